@@ -1,0 +1,11 @@
+// POST /api/v1/ingest/batches: a connector opens an ingest batch.
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { openBatch } from '../shared/batches/repository.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
+
+export const handler = routeEndpoint('openBatch', async ({ event, principal }) => {
+  readJsonBody(event, NoBodySchema);
+  const batch = await openBatch({ workspaceId: principal.workspaceId, connectorId: connectorOf(principal) });
+  return { statusCode: 201, body: { batchId: batch.batchId, connectorId: batch.connectorId } };
+});

@@ -1,0 +1,111 @@
+// The public HTTP API: its access-logged stage, one route per route-table row and the `$default` fallback route.
+import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+  PayloadFormatVersion,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import type { HttpRoute as RouteRow } from '../../shared/routes.ts';
+import { constructId } from './construct-id.ts';
+import { logRetention } from './service-function.ts';
+
+export interface ServiceApiProps {
+  /** Answers every request no route claims. */
+  readonly fallbackFunction: IFunction;
+  /** Applies to the access log group. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+/**
+ * API Gateway has no authorizer for the service API keys: each handler checks the key itself (family, scopes,
+ * workspace feature), so routes are declared without a gateway authorizer and the finding is acknowledged per route.
+ */
+function acknowledgeNoGatewayAuthorizer(route: HttpRoute, reason: string): void {
+  Validations.of(route).acknowledge({ id: 'AwsSolutions-APIG4', reason });
+}
+
+export class ServiceApi extends Construct {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  readonly accessLogGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+
+    this.api = new HttpApi(this, 'HttpApi', {
+      description: 'Pricing service public API',
+      // HttpApi's own default stage takes no access-log settings, so the stage is created below instead.
+      createDefaultStage: false,
+    });
+    const fallbackRoute = new HttpRoute(this, 'FallbackRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: lambdaIntegration('FallbackIntegration', props.fallbackFunction),
+    });
+    acknowledgeNoGatewayAuthorizer(
+      fallbackRoute,
+      'The $default route only answers 404 for paths no route claims; it reads and returns no data.',
+    );
+
+    this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
+      retention: logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    this.stage = new HttpStage(this, 'DefaultStage', {
+      httpApi: this.api,
+      stageName: '$default',
+      autoDeploy: true,
+      accessLogSettings: {
+        destination: new LogGroupLogDestination(this.accessLogGroup),
+        // Request metadata only: no headers, so API keys never reach the logs.
+        format: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: '$context.requestId',
+            requestTime: '$context.requestTime',
+            sourceIp: '$context.identity.sourceIp',
+            userAgent: '$context.identity.userAgent',
+            routeKey: '$context.routeKey',
+            method: '$context.httpMethod',
+            path: '$context.path',
+            status: '$context.status',
+            responseLength: '$context.responseLength',
+            responseLatency: '$context.responseLatency',
+            integrationStatus: '$context.integration.status',
+            integrationLatency: '$context.integration.latency',
+            integrationError: '$context.integration.error',
+          }),
+        ),
+      },
+    });
+  }
+
+  addRoute(route: RouteRow, handler: IFunction): void {
+    const httpRoute = new HttpRoute(this, `${constructId(route.id)}Route`, {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
+      integration: lambdaIntegration(`${constructId(route.id)}Integration`, handler),
+    });
+    acknowledgeNoGatewayAuthorizer(
+      httpRoute,
+      `The ${route.id} handler authorizes every request by its service API key before doing anything else.`,
+    );
+  }
+
+  /** The URL clients call; the `$default` stage serves from the root of the endpoint. */
+  get url(): string {
+    return this.stage.url;
+  }
+}
+
+function lambdaIntegration(id: string, handler: IFunction): HttpLambdaIntegration {
+  return new HttpLambdaIntegration(id, handler, { payloadFormatVersion: PayloadFormatVersion.VERSION_2_0 });
+}

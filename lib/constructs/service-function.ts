@@ -1,0 +1,80 @@
+// One Lambda function of the service: its esbuild bundling, runtime settings, own log group and own narrow role.
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { metricsNamespace, serviceName } from '../../shared/config.ts';
+
+/** Route and worker entries are written relative to this directory, whatever the working directory of the caller. */
+export const projectRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * How every handler is bundled. ESM because the handlers are ESM; the AWS SDK is bundled rather than taken from the
+ * runtime so the version deployed is the version tested. Some dependencies still call `require`, which does not exist
+ * in an ES module, hence the banner; the alias keeps it from clashing with a `createRequire` the bundle imports itself.
+ */
+export const functionBundling: BundlingOptions = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  minify: true,
+  sourceMap: false,
+  bundleAwsSDK: true,
+  mainFields: ['module', 'main'],
+  banner: "import { createRequire as __bannerCreateRequire } from 'node:module'; const require = __bannerCreateRequire(import.meta.url);",
+};
+
+/** Long enough to investigate an incident reported a few weeks late, short enough not to pay for stale logs. */
+export const logRetention = RetentionDays.ONE_MONTH;
+
+export interface ServiceFunctionProps {
+  /** Handler module relative to the project root. */
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly environment: Readonly<Record<string, string>>;
+  /** Applies to the log group; the function itself holds no data. */
+  readonly removalPolicy: RemovalPolicy;
+}
+
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // Instead of the AWSLambdaBasicExecutionRole managed policy, which may create and write any log group in the
+    // account, the role may write to this function's own log group only.
+    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.logGroup.grantWrite(this.role);
+
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: `${projectRoot}${props.entry}`,
+      projectRoot,
+      depsLockFilePath: `${projectRoot}package-lock.json`,
+      handler: 'handler',
+      runtime: Runtime.NODEJS_24_X,
+      architecture: Architecture.ARM_64,
+      memorySize: props.memoryMb,
+      timeout: Duration.seconds(props.timeoutSeconds),
+      role: this.role,
+      logGroup: this.logGroup,
+      bundling: functionBundling,
+      environment: {
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+        ...props.environment,
+      },
+    });
+  }
+}

@@ -1,0 +1,22 @@
+// Loads handler modules by their entry in the route table, once each, as Lambda loads a function's code once per instance.
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+export const projectRoot = resolve(import.meta.dirname, '..', '..');
+
+// biome-ignore lint/suspicious/noExplicitAny: handlers differ in event and result types; callers narrow them.
+export type AnyHandler = (event: any, context: any) => Promise<any>;
+
+const loaded = new Map<string, Promise<AnyHandler>>();
+
+export function loadHandler(entry: string): Promise<AnyHandler> {
+  let handler = loaded.get(entry);
+  if (!handler) {
+    handler = import(pathToFileURL(resolve(projectRoot, entry)).href).then((module: { handler?: AnyHandler }) => {
+      if (typeof module.handler !== 'function') throw new Error(`${entry} does not export a handler`);
+      return module.handler;
+    });
+    loaded.set(entry, handler);
+  }
+  return handler;
+}

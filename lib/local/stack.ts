@@ -1,0 +1,131 @@
+// The whole service on one machine: DynamoDB Local, the SQS emulator, the queue pollers and the HTTP gateway, wired as the stack wires AWS.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { environmentNames, serviceName } from '../../shared/config.ts';
+import { type QueueId, queues } from '../../shared/queues.ts';
+import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } from '../../shared/routes.ts';
+import { table } from '../../shared/table/definition.ts';
+import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
+import { type Gateway, startGateway } from './gateway.ts';
+import { loadHandler } from './handlers.ts';
+import { LOCAL_REGION } from './lambda-context.ts';
+import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
+import { createQueues, type LocalQueue, localSqsClient, type SqsEmulator, startSqsEmulator } from './queues.ts';
+
+export interface LocalStackOptions {
+  readonly host?: string;
+  /** 0 picks a free port. */
+  readonly port?: number;
+  readonly dynamoDbPort?: number;
+  readonly sqsPort?: number;
+  /** Where data persists between starts; without it everything is held in memory and gone at stop. */
+  readonly dataDir?: string;
+  /** Where to describe the running stack for other tools (stack.json); nothing is written without it. */
+  readonly stateDir?: string;
+  readonly tableName?: string;
+  readonly workers?: readonly QueueWorker[];
+  /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
+  readonly visibilityTimeoutSeconds?: number;
+  readonly onWorkerError?: (worker: string, error: unknown) => void;
+}
+
+export interface LocalStackDescription {
+  readonly gatewayUrl: string;
+  readonly dynamoDbEndpoint: string;
+  readonly sqsEndpoint: string;
+  readonly region: string;
+  readonly tableName: string;
+  readonly queues: Record<QueueId, LocalQueue>;
+}
+
+export interface LocalStack extends LocalStackDescription {
+  stop(): Promise<void>;
+}
+
+/** What handlers read from their environment, as the stack sets it for each Lambda function. */
+export function handlerEnvironment(description: Omit<LocalStackDescription, 'gatewayUrl'>): Record<string, string> {
+  return {
+    [environmentNames.tableName]: description.tableName,
+    [environmentNames.drainQueueUrl]: description.queues.drain.url,
+    AWS_REGION: description.region,
+    AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: description.dynamoDbEndpoint,
+    AWS_ENDPOINT_URL_SQS: description.sqsEndpoint,
+    POWERTOOLS_SERVICE_NAME: serviceName,
+    // EMF lines are for CloudWatch; locally the cost log line says the same.
+    POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+  };
+}
+
+export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
+  const stops: Array<() => Promise<void>> = [];
+  const stop = async () => {
+    for (const step of stops.reverse()) await step().catch(() => undefined);
+  };
+  try {
+    if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
+    const dynamo: DynamoDbLocal = await startDynamoDbLocal({
+      port: options.dynamoDbPort,
+      dataDir: options.dataDir && join(options.dataDir, 'dynamodb'),
+    });
+    stops.push(() => dynamo.stop());
+    const sqsEmulator: SqsEmulator = await startSqsEmulator({
+      port: options.sqsPort,
+      dataDir: options.dataDir && join(options.dataDir, 'sqs'),
+    });
+    stops.push(() => sqsEmulator.stop());
+
+    const tableName = options.tableName ?? serviceName;
+    const dynamoClient = localDynamoDbClient(dynamo.endpoint);
+    await createTable(dynamoClient, tableName, table);
+    dynamoClient.destroy();
+    const sqs = localSqsClient(sqsEmulator.endpoint);
+    stops.push(async () => sqs.destroy());
+    const localQueues = await createQueues(sqs, queues, tableName, { visibilityTimeoutSeconds: options.visibilityTimeoutSeconds });
+
+    const description = {
+      dynamoDbEndpoint: dynamo.endpoint,
+      sqsEndpoint: sqsEmulator.endpoint,
+      region: LOCAL_REGION,
+      tableName,
+      queues: localQueues,
+    };
+    // One process serves every function, so the environment is set once, before any handler module loads.
+    Object.assign(process.env, handlerEnvironment(description));
+
+    for (const worker of options.workers ?? definedWorkers) {
+      const queue = queues[worker.queue];
+      const poller: QueuePoller = startQueuePoller({
+        sqs,
+        queueUrl: localQueues[worker.queue].url,
+        queueArn: localQueues[worker.queue].arn,
+        fn: { name: worker.id, memoryMb: worker.memoryMb, timeoutSeconds: queue.consumerTimeoutSeconds },
+        handler: await loadHandler(worker.entry),
+        batchSize: worker.batchSize,
+        onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
+      });
+      stops.push(() => poller.stop());
+    }
+
+    const gateway: Gateway = await startGateway({
+      host: options.host ?? '127.0.0.1',
+      port: options.port ?? 0,
+      routes: routes.map((route) => ({ ...route, name: route.id })),
+      fallback: { ...fallbackRoute, name: fallbackRoute.id },
+    });
+    stops.push(() => gateway.stop());
+
+    const running: LocalStackDescription = { gatewayUrl: gateway.url, ...description };
+    if (options.stateDir) {
+      mkdirSync(options.stateDir, { recursive: true });
+      const stateFile = join(options.stateDir, 'stack.json');
+      writeFileSync(stateFile, `${JSON.stringify(running, null, 2)}\n`);
+      stops.push(async () => rmSync(stateFile, { force: true }));
+    }
+    return { ...running, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

@@ -1,0 +1,130 @@
+// The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { environmentNames } from '../shared/config.ts';
+import { type QueueId, queues } from '../shared/queues.ts';
+import {
+  type FallbackRoute,
+  fallbackRoute,
+  type HttpRoute,
+  type QueueWorker,
+  type RouteAccess,
+  routes,
+  workers,
+} from '../shared/routes.ts';
+import { table as tableDefinition } from '../shared/table/definition.ts';
+import { constructId } from './constructs/construct-id.ts';
+import { ServiceApi } from './constructs/service-api.ts';
+import { ServiceFunction } from './constructs/service-function.ts';
+import { ServiceQueue } from './constructs/service-queue.ts';
+import { ServiceTable } from './constructs/service-table.ts';
+
+/** Context key read by the stack: `cdk synth -c stage=dev`. */
+export const stageContextKey = 'stage';
+
+/** The one stage whose data may be thrown away with the stack; every other value, or none, is treated as production. */
+export const disposableStage = 'dev';
+
+/** Which variable carries a queue's URL; typed per QueueId so a new queue cannot be added without naming one. */
+const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
+  drain: environmentNames.drainQueueUrl,
+};
+
+export interface PricingServiceStackProps extends StackProps {
+  /** Defaults to the shared route table; tests pass their own rows to cover shapes the table does not have yet. */
+  readonly routes?: readonly HttpRoute[];
+  readonly fallbackRoute?: FallbackRoute;
+  readonly workers?: readonly QueueWorker[];
+}
+
+export class PricingServiceStack extends Stack {
+  readonly table: Table;
+  readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
+
+  constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
+    super(scope, id, props);
+
+    const disposable = this.node.tryGetContext(stageContextKey) === disposableStage;
+    const removalPolicy = disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+
+    const { table } = new ServiceTable(this, 'Data', {
+      definition: tableDefinition,
+      deletionProtection: !disposable,
+      removalPolicy,
+    });
+    this.table = table;
+    // The finding cdk-nag reports for the GSI wildcard that every table grant carries, e.g. <DataTable1234.Arn>/index/*.
+    const tableLogicalId = this.resolve((table.node.defaultChild as CfnTable).logicalId) as string;
+    const tableIndexWildcard = `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`;
+
+    const serviceQueues = new Map<QueueId, ServiceQueue>();
+    for (const definition of Object.values(queues)) {
+      serviceQueues.set(definition.id, new ServiceQueue(this, `${constructId(definition.id)}Queue`, { definition }));
+    }
+    this.queues = serviceQueues;
+    const queueFor = (queueId: QueueId): ServiceQueue => {
+      const queue = serviceQueues.get(queueId);
+      if (!queue) throw new Error(`no queue ${queueId} in shared/queues.ts`);
+      return queue;
+    };
+
+    /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
+    const createFunction = (
+      id: string,
+      row: { entry: string; memoryMb: number; access: RouteAccess },
+      timeoutSeconds: number,
+    ): ServiceFunction => {
+      const environment: Record<string, string> = {};
+      if (row.access.table) environment[environmentNames.tableName] = table.tableName;
+      for (const queueId of row.access.sendTo ?? []) {
+        environment[queueUrlEnvironmentNames[queueId]] = queueFor(queueId).queue.queueUrl;
+      }
+
+      const fn = new ServiceFunction(this, id, {
+        entry: row.entry,
+        memoryMb: row.memoryMb,
+        timeoutSeconds,
+        environment,
+        removalPolicy,
+      });
+
+      if (row.access.table === 'read') table.grantReadData(fn.function);
+      if (row.access.table === 'readWrite') table.grantReadWriteData(fn.function);
+      if (row.access.table) {
+        Validations.of(fn.role).acknowledge({
+          id: tableIndexWildcard,
+          reason: 'Queries go through the table GSIs; the wildcard covers the indexes of this one table and nothing else.',
+        });
+      }
+      for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
+      return fn;
+    };
+
+    const fallback = props.fallbackRoute ?? fallbackRoute;
+    const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds);
+    const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy });
+
+    for (const route of props.routes ?? routes) {
+      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
+      api.addRoute(route, fn.function);
+    }
+
+    for (const worker of props.workers ?? workers) {
+      const source = queueFor(worker.queue);
+      // The queue's visibility timeout is derived from this same number, which keeps it at six times the timeout.
+      const fn = createFunction(`${constructId(worker.id)}Worker`, worker, queues[worker.queue].consumerTimeoutSeconds);
+      fn.function.addEventSource(new SqsEventSource(source.queue, { batchSize: worker.batchSize, reportBatchItemFailures: true }));
+    }
+
+    new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
+    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
+    for (const [queueId, serviceQueue] of serviceQueues) {
+      new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
+        value: serviceQueue.queue.queueUrl,
+        description: `URL of the ${queueId} queue`,
+      });
+    }
+  }
+}

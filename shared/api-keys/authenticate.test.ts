@@ -1,0 +1,133 @@
+import { describe, expect, it } from 'vitest';
+import type { RouteAuth } from '../routes.ts';
+import type { Workspace } from '../workspaces/schema.ts';
+import { workspaceDefaults } from '../workspaces/schema.ts';
+import { AUTH_CACHE_MS, authorize, checkFamily, connectorOf, ExpiringCache, readBearerKey } from './authenticate.ts';
+import type { ApiKeyRecord } from './schema.ts';
+
+const workspace: Workspace = {
+  ...workspaceDefaults,
+  features: [...workspaceDefaults.features],
+  workspaceId: 'ws_1',
+  name: 'Seller',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+};
+const connectorKey: ApiKeyRecord = {
+  keyId: 'key_1',
+  workspaceId: 'ws_1',
+  family: 'svc_live',
+  scopes: ['connector'],
+  connectorId: 'con_1',
+  createdAt: '2026-01-01T00:00:00.000Z',
+};
+const ingest: RouteAuth = { family: 'svc_live', scopes: ['connector'] };
+const claim: RouteAuth = { family: 'svc_live', scopes: ['connector'], feature: 'writebacks' };
+const overview: RouteAuth = { family: 'pw_live', scopes: [], feature: 'overview' };
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    return (error as { code?: string }).code;
+  }
+}
+
+describe('reading the bearer key', () => {
+  it('takes a well-formed key of each family', () => {
+    const secret = 'a'.repeat(32);
+    expect(readBearerKey(`Bearer svc_live_${secret}`)).toEqual({ key: `svc_live_${secret}`, family: 'svc_live' });
+    expect(readBearerKey(`Bearer pw_live_${secret}`).family).toBe('pw_live');
+    expect(readBearerKey(`bearer pw_test_${secret}`).family).toBe('pw_test');
+  });
+
+  it.each([
+    undefined,
+    '',
+    'Bearer',
+    'Basic abc',
+    `Token svc_live_${'a'.repeat(32)}`,
+    `Bearer svc_live_${'a'.repeat(31)}`,
+    `Bearer svc_test_${'a'.repeat(32)}`,
+    `Bearer svc_live_${'a'.repeat(31)}!`,
+  ])('refuses %j as unauthorized', (header) => {
+    expect(codeOf(() => readBearerKey(header))).toBe('unauthorized');
+  });
+
+  it('never repeats the key in its message', () => {
+    const key = `svc_live_${'Z'.repeat(31)}`;
+    try {
+      readBearerKey(`Bearer ${key}`);
+    } catch (error) {
+      expect((error as Error).message).not.toContain(key);
+    }
+  });
+});
+
+describe('authorizing a key for a route', () => {
+  it('turns away a key of the other surface by its prefix alone', () => {
+    expect(codeOf(() => checkFamily(ingest, 'pw_live'))).toBe('unauthorized');
+    expect(codeOf(() => checkFamily(overview, 'svc_live'))).toBe('unauthorized');
+    expect(codeOf(() => checkFamily(overview, 'pw_test'))).toBeUndefined();
+  });
+
+  it('lets a connector key of an active workspace through, with its connector', () => {
+    const principal = authorize(ingest, connectorKey, workspace);
+    expect(principal).toMatchObject({ keyId: 'key_1', workspaceId: 'ws_1', connectorId: 'con_1' });
+    expect(connectorOf(principal)).toBe('con_1');
+  });
+
+  it('checks in the order of the contract: key, scope, workspace status, feature', () => {
+    const inactive = { ...workspace, status: 'inactive' as const, features: [] };
+    const revoked = { ...connectorKey, revokedAt: '2026-01-02T00:00:00.000Z' };
+    const erpKey = { ...connectorKey, scopes: ['erp' as const], connectorId: undefined };
+
+    expect(codeOf(() => authorize(claim, undefined, inactive))).toBe('unauthorized');
+    expect(codeOf(() => authorize(claim, revoked, inactive))).toBe('unauthorized');
+    expect(codeOf(() => authorize(claim, { ...connectorKey, family: 'pw_live' }, inactive))).toBe('unauthorized');
+    expect(codeOf(() => authorize(claim, erpKey, inactive))).toBe('forbidden');
+    expect(codeOf(() => authorize(claim, connectorKey, inactive))).toBe('subscription_inactive');
+    expect(codeOf(() => authorize(claim, connectorKey, { ...workspace, features: ['overview'] }))).toBe('feature_not_enabled');
+    expect(codeOf(() => authorize(claim, connectorKey, workspace))).toBeUndefined();
+  });
+
+  it('accepts any one of the scopes a route lists', () => {
+    const prices: RouteAuth = { family: 'svc_live', scopes: ['erp', 'storefront'] };
+    expect(codeOf(() => authorize(prices, { ...connectorKey, scopes: ['storefront'] }, workspace))).toBeUndefined();
+    expect(codeOf(() => authorize(prices, connectorKey, workspace))).toBe('forbidden');
+  });
+
+  it('needs no scope on the overview surface, only the family and the feature', () => {
+    const pwKey: ApiKeyRecord = { ...connectorKey, family: 'pw_test', scopes: [], connectorId: undefined };
+    expect(codeOf(() => authorize(overview, pwKey, workspace))).toBeUndefined();
+    expect(codeOf(() => authorize(overview, pwKey, { ...workspace, features: ['writebacks'] }))).toBe('feature_not_enabled');
+  });
+
+  it('refuses a connector route to a key that belongs to no connector', () => {
+    const principal = authorize(
+      { family: 'svc_live', scopes: [] },
+      { ...connectorKey, scopes: ['erp'], connectorId: undefined },
+      workspace,
+    );
+    expect(codeOf(() => connectorOf(principal))).toBe('forbidden');
+  });
+});
+
+describe('the per-instance credential cache', () => {
+  it('serves a found value for 60 seconds, then reads it again', async () => {
+    const cache = new ExpiringCache<string>();
+    let reads = 0;
+    const load = async () => `value-${++reads}`;
+    expect(await cache.get('k', 0, load)).toBe('value-1');
+    expect(await cache.get('k', AUTH_CACHE_MS - 1, load)).toBe('value-1');
+    expect(await cache.get('k', AUTH_CACHE_MS, load)).toBe('value-2');
+    expect(AUTH_CACHE_MS).toBeLessThanOrEqual(60_000);
+  });
+
+  it('does not remember a miss, so that a key issued a moment later works at once', async () => {
+    const cache = new ExpiringCache<string | undefined>();
+    expect(await cache.get('k', 0, async () => undefined)).toBeUndefined();
+    expect(await cache.get('k', 1, async () => 'issued')).toBe('issued');
+  });
+});

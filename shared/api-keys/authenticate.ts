@@ -1,0 +1,105 @@
+// Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
+import { ApiError } from '../errors.ts';
+import type { RouteAuth } from '../routes.ts';
+import { getWorkspace } from '../workspaces/repository.ts';
+import type { Workspace } from '../workspaces/schema.ts';
+import { findApiKey, hashApiKey } from './repository.ts';
+import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './schema.ts';
+
+export interface Principal {
+  readonly keyId: string;
+  readonly workspaceId: string;
+  readonly scopes: readonly Scope[];
+  /** The connector a connector-scope key belongs to. */
+  readonly connectorId: string | undefined;
+  readonly workspace: Workspace;
+}
+
+const KEY_PATTERN = new RegExp(`^(${keyFamilies.join('|')})_[0-9A-Za-z]{32,128}$`);
+
+function unauthorized(message: string): ApiError {
+  return new ApiError('unauthorized', message);
+}
+
+/** The key from an `Authorization: Bearer …` header, with its family; the key is never put into a message. */
+export function readBearerKey(header: string | undefined): { key: string; family: KeyFamily } {
+  if (!header) throw unauthorized('Send an API key as "Authorization: Bearer <key>".');
+  const match = /^Bearer +(\S+)\s*$/i.exec(header);
+  if (!match?.[1]) throw unauthorized('The Authorization header must use the Bearer scheme: "Bearer <key>".');
+  const key = match[1];
+  const family = KEY_PATTERN.exec(key)?.[1] as KeyFamily | undefined;
+  if (!family) throw unauthorized('The API key is malformed.');
+  return { key, family };
+}
+
+const surfaceOfFamily: Record<KeyFamily, string> = { svc_live: '/api/v1', pw_live: '/v1', pw_test: '/v1' };
+
+/** pw_live and pw_test keys both serve the overview surface; svc_live keys serve /api/v1 alone. */
+export function checkFamily(auth: RouteAuth, family: KeyFamily): void {
+  const fits = auth.family === 'svc_live' ? family === 'svc_live' : family !== 'svc_live';
+  if (!fits) throw unauthorized(`A ${family} key works only on ${surfaceOfFamily[family]}.`);
+}
+
+/**
+ * The checks after the key is found, in the order of the contract: 401 (unknown, revoked, wrong family), 403 scope,
+ * 402 workspace not active, 403 feature off. Pure, so that the order is unit-tested.
+ */
+export function authorize(auth: RouteAuth, record: ApiKeyRecord | undefined, workspace: Workspace | undefined): Principal {
+  if (!record || !workspace) throw unauthorized('The API key is not valid.');
+  if (record.revokedAt) throw unauthorized('The API key has been revoked.');
+  checkFamily(auth, record.family);
+  if (auth.scopes.length > 0 && !auth.scopes.some((scope) => record.scopes.includes(scope))) {
+    throw new ApiError('forbidden', `This key lacks the scope this endpoint needs: ${auth.scopes.join(' or ')}.`);
+  }
+  if (workspace.status !== 'active') throw new ApiError('subscription_inactive', 'The workspace is not active.');
+  if (auth.feature && !workspace.features.includes(auth.feature)) {
+    throw new ApiError('feature_not_enabled', `The workspace does not have the ${auth.feature} feature.`);
+  }
+  return { keyId: record.keyId, workspaceId: record.workspaceId, scopes: record.scopes, connectorId: record.connectorId, workspace };
+}
+
+/** The connector a connector-scope route acts for; a key without one cannot use such a route. */
+export function connectorOf(principal: Principal): string {
+  if (!principal.connectorId) throw new ApiError('forbidden', 'This endpoint needs a connector key.');
+  return principal.connectorId;
+}
+
+/** A revoked key or a changed workspace takes effect within this time on every instance. */
+export const AUTH_CACHE_MS = 60_000;
+
+export class ExpiringCache<T> {
+  readonly #entries = new Map<string, { value: T; until: number }>();
+
+  async get(id: string, now: number, load: () => Promise<T>): Promise<T> {
+    const hit = this.#entries.get(id);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load();
+    // Misses are not kept: a key created a moment ago must work at once.
+    if (value !== undefined) this.#entries.set(id, { value, until: now + AUTH_CACHE_MS });
+    else this.#entries.delete(id);
+    return value;
+  }
+
+  clear(): void {
+    this.#entries.clear();
+  }
+}
+
+const keyCache = new ExpiringCache<ApiKeyRecord | undefined>();
+const workspaceCache = new ExpiringCache<Workspace | undefined>();
+
+export async function authenticate(auth: RouteAuth, authorizationHeader: string | undefined, now = Date.now()): Promise<Principal> {
+  const { key, family } = readBearerKey(authorizationHeader);
+  // The prefix tells the family, so a key for the other surface is turned away without a read.
+  checkFamily(auth, family);
+  const keyHash = hashApiKey(key);
+  const record = await keyCache.get(keyHash, now, () => findApiKey(keyHash));
+  const workspace = record ? await workspaceCache.get(record.workspaceId, now, () => getWorkspace(record.workspaceId)) : undefined;
+  return authorize(auth, record, workspace);
+}
+
+/** For tests that change a key or workspace and must not wait out the cache. */
+export function forgetCachedCredentials(): void {
+  keyCache.clear();
+  workspaceCache.clear();
+}

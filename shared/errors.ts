@@ -1,0 +1,105 @@
+// Errors of the service and the two envelopes they are answered in: v1 (/api/v1) and the overview surface (/v1).
+
+/** Every v1 error code and its HTTP status. */
+export const errorStatuses = {
+  unauthorized: 401,
+  subscription_inactive: 402,
+  forbidden: 403,
+  feature_not_enabled: 403,
+  batch_not_found: 404,
+  idempotency_key_in_flight: 409,
+  batch_already_committed: 409,
+  batch_entity_order_violation: 409,
+  writeback_lease_expired: 409,
+  invalid_json: 422,
+  invalid_request: 422,
+  entity_not_supported: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  monthly_volume_exceeded: 429,
+  internal_error: 500,
+  // The overview surface's own codes.
+  bad_request: 400,
+  not_found: 404,
+  guardrail_violation: 422,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatuses;
+
+export interface ErrorOptions {
+  /** Path of the offending input, e.g. `records[17].lines[0].costCents`, `Idempotency-Key`, `batchId`. */
+  readonly param?: string;
+  /** Extra response headers, such as Retry-After. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Only where the contract gives a code a status other than its own: an unknown route is 404 invalid_request. */
+  readonly status?: number;
+}
+
+/** An error the caller is meant to see. Anything else thrown is a fault and is answered 500 internal_error. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly status: number;
+
+  constructor(code: ErrorCode, message: string, options: ErrorOptions = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = options.param;
+    this.headers = options.headers ?? {};
+    this.status = options.status ?? errorStatuses[code];
+  }
+}
+
+export type Surface = 'v1' | 'overview';
+
+export interface ErrorResponse {
+  readonly statusCode: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** Said for every fault, so that nothing internal ever reaches a caller. */
+const FAULT_MESSAGE = 'The service could not complete the request. Retry later; if it persists, quote the requestId.';
+
+export function internalError(): ApiError {
+  return new ApiError('internal_error', FAULT_MESSAGE);
+}
+
+/**
+ * The overview surface speaks its own dialect: malformed input is 400 bad_request rather than 422, and a fault is
+ * server_error; every other code is shared with v1.
+ */
+function overviewCode(error: ApiError): { code: string; status: number } {
+  switch (error.code) {
+    case 'invalid_json':
+    case 'invalid_request':
+      return { code: 'bad_request', status: 400 };
+    case 'internal_error':
+      return { code: 'server_error', status: 500 };
+    default:
+      return { code: error.code, status: error.status };
+  }
+}
+
+export function errorResponse(error: ApiError, requestId: string, surface: Surface): ErrorResponse {
+  const headers = { 'content-type': 'application/json', 'x-request-id': requestId, ...error.headers };
+  if (surface === 'overview') {
+    const { code, status } = overviewCode(error);
+    return {
+      statusCode: status,
+      headers,
+      body: JSON.stringify({ error: { code, message: error.message, request_id: requestId } }),
+    };
+  }
+  const body = {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      requestId,
+    },
+  };
+  return { statusCode: error.status, headers, body: JSON.stringify(body) };
+}

@@ -1,0 +1,120 @@
+// The HTTP glue every handler shares: a middy chain of request accounting, error envelope and authentication.
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticate, type Principal } from '../api-keys/authenticate.ts';
+import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
+import { logger, reportRequestCost } from '../observability.ts';
+import { type RouteAuth, type RouteId, routeById } from '../routes.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+export interface EndpointRequest {
+  readonly event: HttpEvent;
+  readonly requestId: string;
+}
+
+export interface AuthenticatedRequest extends EndpointRequest {
+  readonly principal: Principal;
+}
+
+/** What a handler returns: a status and a body to send as JSON. */
+export interface Reply {
+  readonly statusCode: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+interface EndpointContext extends Context {
+  principal?: Principal;
+  startedAt?: number;
+}
+
+type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, EndpointContext>;
+
+interface EndpointSpec {
+  readonly id: string;
+  readonly surface: Surface;
+  readonly auth: RouteAuth | undefined;
+}
+
+export function requestIdOf(event: HttpEvent): string {
+  return event.requestContext.requestId;
+}
+
+export function jsonReply(reply: Reply, requestId: string): HttpResult {
+  return {
+    statusCode: reply.statusCode,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...reply.headers },
+    body: JSON.stringify(reply.body),
+  };
+}
+
+/** Outermost: ends every request, answered or failed, with its cost line. */
+function requestCost(spec: EndpointSpec): Middleware {
+  const report = (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
+    reportRequestCost({
+      route: spec.id,
+      workspaceId: request.context.principal?.workspaceId,
+      status: request.response?.statusCode ?? 500,
+      ledger: currentLedger() ?? new CapacityLedger(),
+      durationMs: performance.now() - (request.context.startedAt ?? performance.now()),
+    });
+  };
+  return {
+    before: (request) => {
+      request.context.startedAt = performance.now();
+    },
+    after: report,
+    onError: report,
+  };
+}
+
+/** Turns every error into the surface's envelope; anything that is not an ApiError is a fault and says nothing of itself. */
+function errorEnvelope(spec: EndpointSpec): Middleware {
+  return {
+    onError: (request) => {
+      let error = request.error;
+      if (!(error instanceof ApiError)) {
+        logger.error('unhandled fault', { route: spec.id, error: error as Error });
+        error = internalError();
+      }
+      request.response = errorResponse(error as ApiError, requestIdOf(request.event), spec.surface);
+    },
+  };
+}
+
+function authentication(auth: RouteAuth): Middleware {
+  return {
+    before: async (request) => {
+      request.context.principal = await authenticate(auth, request.event.headers.authorization);
+    },
+  };
+}
+
+function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal }) => Promise<Reply>) {
+  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>().use(requestCost(spec)).use(errorEnvelope(spec));
+  if (spec.auth) chain.use(authentication(spec.auth));
+  const handler = chain.handler(async (event, context) => {
+    const requestId = requestIdOf(event);
+    return jsonReply(await run({ event, requestId, principal: context.principal }), requestId);
+  });
+  // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it.
+  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    withCapacityLedger(new CapacityLedger(), () => handler(event, context as EndpointContext));
+}
+
+/** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
+export function routeEndpoint(routeId: RouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
+  const route = routeById(routeId);
+  return endpoint({ id: route.id, surface: route.surface, auth: route.auth }, (request) => {
+    if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
+    return run({ ...request, principal: request.principal });
+  });
+}
+
+/** A handler open to every caller, such as the one that answers unknown routes. */
+export function openEndpoint(id: string, run: (request: EndpointRequest) => Promise<Reply>) {
+  return endpoint({ id, surface: 'v1', auth: undefined }, run);
+}

@@ -1,0 +1,44 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from './queues.ts';
+import { fallbackRoute, routeKey, routes, workers } from './routes.ts';
+import { accessPatterns } from './table/keys.ts';
+
+const root = resolve(import.meta.dirname, '..');
+
+describe('the route table', () => {
+  it('points every route, worker and the fallback at a handler module that exists', () => {
+    for (const row of [...routes, ...workers, fallbackRoute]) expect(existsSync(resolve(root, row.entry)), row.entry).toBe(true);
+  });
+
+  it('gives every route a distinct id and route key', () => {
+    expect(new Set(routes.map((route) => route.id)).size).toBe(routes.length);
+    expect(new Set(routes.map(routeKey)).size).toBe(routes.length);
+  });
+
+  it('keeps /api/v1 routes for svc_live keys in the v1 envelope and /v1 routes for pw keys in the overview envelope', () => {
+    for (const route of routes) {
+      const v1 = route.path.startsWith('/api/v1/');
+      expect(route.surface).toBe(v1 ? 'v1' : 'overview');
+      expect(route.auth.family === 'svc_live').toBe(v1);
+      if (v1) expect(route.auth.scopes.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('writes down the DynamoDB access of every route that touches the table', () => {
+    for (const route of routes.filter((candidate) => candidate.access.table)) {
+      expect(
+        accessPatterns.some((pattern) => pattern.usedBy.includes(route.id)),
+        route.id,
+      ).toBe(true);
+    }
+  });
+
+  it('keeps each queue visible for at least six times its consumer timeout', () => {
+    for (const queue of Object.values(queues)) {
+      expect(visibilityTimeoutSeconds(queue)).toBeGreaterThanOrEqual(VISIBILITY_TO_TIMEOUT_RATIO * queue.consumerTimeoutSeconds);
+      expect(queue.maxReceiveCount).toBe(5);
+    }
+  });
+});

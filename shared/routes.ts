@@ -1,0 +1,89 @@
+// The route table: every HTTP route and queue worker of the service, read by the CDK stack and by local mode alike.
+import type { KeyFamily, Scope } from './api-keys/schema.ts';
+import type { QueueId } from './queues.ts';
+import type { Feature } from './workspaces/schema.ts';
+
+/** What a function may touch; the stack turns it into IAM grants, so each function gets only these. */
+export interface RouteAccess {
+  readonly table?: 'read' | 'readWrite';
+  readonly sendTo?: readonly QueueId[];
+}
+
+export interface RouteAuth {
+  /** Keys of any other family are answered 401. */
+  readonly family: KeyFamily;
+  /** The key needs at least one of these scopes (pw_ keys carry none, so leave this empty for them). */
+  readonly scopes: readonly Scope[];
+  /** The workspace must have this feature on. */
+  readonly feature?: Feature;
+}
+
+export interface HttpRoute {
+  readonly id: string;
+  readonly method: 'GET' | 'POST';
+  /** API Gateway path syntax, e.g. /api/v1/ingest/batches/{batchId}. */
+  readonly path: string;
+  /** Handler module, relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  /** Which error envelope the route answers with. */
+  readonly surface: 'v1' | 'overview';
+  readonly auth: RouteAuth;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+}
+
+/** Answers every method and path that no route claims: API Gateway's `$default` route. */
+export interface FallbackRoute {
+  readonly id: string;
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+}
+
+export interface QueueWorker {
+  readonly id: string;
+  readonly queue: QueueId;
+  readonly entry: string;
+  readonly batchSize: number;
+  readonly memoryMb: number;
+  readonly access: RouteAccess;
+}
+
+export const routes = [
+  {
+    id: 'openBatch',
+    method: 'POST',
+    path: '/api/v1/ingest/batches',
+    entry: 'functions/open-batch.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+] as const satisfies readonly HttpRoute[];
+
+export const fallbackRoute: FallbackRoute = {
+  id: 'routeNotFound',
+  entry: 'functions/route-not-found.ts',
+  memoryMb: 128,
+  timeoutSeconds: 3,
+  access: {},
+};
+
+export const workers: readonly QueueWorker[] = [];
+
+export type RouteId = (typeof routes)[number]['id'];
+
+export function routeById(id: RouteId): HttpRoute {
+  const route = routes.find((candidate) => candidate.id === id);
+  if (!route) throw new Error(`no route ${id}`);
+  return route;
+}
+
+/** API Gateway's route key, e.g. "POST /api/v1/ingest/batches". */
+export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { CapacityLedger } from './capacity.ts';
+import { chargeCall, transactWriteUnits } from './client.ts';
+
+describe('charging DynamoDB calls to a request', () => {
+  it('charges reads and writes as DynamoDB reports them', () => {
+    const ledger = new CapacityLedger();
+    chargeCall(ledger, 'GetItemCommand', {}, { output: { ConsumedCapacity: { CapacityUnits: 0.5 } } });
+    chargeCall(ledger, 'BatchGetItemCommand', {}, { output: { ConsumedCapacity: [{ CapacityUnits: 1.5 }, { CapacityUnits: 1 }] } });
+    chargeCall(ledger, 'PutItemCommand', {}, { output: { ConsumedCapacity: { CapacityUnits: 3 } } });
+    expect(ledger).toMatchObject({ readUnits: 3, writeUnits: 3, calls: 3 });
+  });
+
+  it('charges a transaction from its item sizes, two units per started KB of each item, whatever is reported', () => {
+    const big = { PK: { S: 'A' }, SK: { S: 'B' }, data: { S: 'x'.repeat(2500) } };
+    const items = [{ Put: { Item: big } }, { ConditionCheck: { Key: { PK: { S: 'W' }, SK: { S: 'X' } } } }];
+    expect(transactWriteUnits(items)).toBe(6 + 2);
+
+    const ledger = new CapacityLedger();
+    chargeCall(ledger, 'TransactWriteItemsCommand', { TransactItems: items }, { output: { ConsumedCapacity: [{ CapacityUnits: 99 }] } });
+    expect(ledger.writeUnits).toBe(8);
+  });
+
+  it('charges a write that its condition rejected, since DynamoDB bills the attempt', () => {
+    const ledger = new CapacityLedger();
+    const error = Object.assign(new Error('rejected'), { name: 'ConditionalCheckFailedException' });
+    chargeCall(ledger, 'PutItemCommand', { Item: { PK: { S: 'A' }, SK: { S: 'B' } } }, { error });
+    expect(ledger.writeUnits).toBe(1);
+  });
+
+  it('charges nothing for control-plane calls or for errors that consumed nothing', () => {
+    const ledger = new CapacityLedger();
+    chargeCall(ledger, 'CreateTableCommand', {}, { output: {} });
+    chargeCall(ledger, 'GetItemCommand', {}, { error: Object.assign(new Error('x'), { name: 'ResourceNotFoundException' }) });
+    expect(ledger).toMatchObject({ readUnits: 0, writeUnits: 0 });
+  });
+});

@@ -1,0 +1,30 @@
+// The one DynamoDB table: its key schema, indexes and TTL, read by the CDK stack and by local mode alike.
+
+export interface IndexDefinition {
+  /** Named after the access patterns it serves (see access-patterns.ts). */
+  readonly name: string;
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  /** KEYS_ONLY keeps index writes at their minimum: readers follow the key back to the base item. */
+  readonly projection: 'KEYS_ONLY' | 'ALL';
+}
+
+export interface TableDefinition {
+  readonly partitionKey: string;
+  readonly sortKey: string;
+  /** Epoch seconds; DynamoDB deletes the item some time after it passes. */
+  readonly ttlAttribute: string;
+  readonly indexes: readonly IndexDefinition[];
+}
+
+export const table = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  ttlAttribute: 'expiresAt',
+  indexes: [
+    // Alternate keys: an item found by something other than its primary key (an API key by its id).
+    { name: 'lookup', partitionKey: 'lookupPk', sortKey: 'lookupSk', projection: 'KEYS_ONLY' },
+  ],
+} as const satisfies TableDefinition;
+
+export type IndexName = (typeof table.indexes)[number]['name'];

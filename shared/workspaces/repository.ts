@@ -1,0 +1,69 @@
+// Workspace items in the table: create, read and update the tenant record.
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import { type Workspace, WorkspaceSchema, workspaceDefaults } from './schema.ts';
+
+export interface NewWorkspace {
+  readonly name: string;
+  readonly baseCurrency?: string;
+}
+
+export async function createWorkspace(input: NewWorkspace, now = new Date()): Promise<Workspace> {
+  const at = now.toISOString();
+  const workspace = v.parse(WorkspaceSchema, {
+    ...workspaceDefaults,
+    features: [...workspaceDefaults.features],
+    workspaceId: newId('ws'),
+    name: input.name,
+    baseCurrency: input.baseCurrency ?? workspaceDefaults.baseCurrency,
+    createdAt: at,
+    updatedAt: at,
+  });
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...keys.workspace(workspace.workspaceId), type: 'workspace', ...workspace },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
+  );
+  return workspace;
+}
+
+export async function getWorkspace(workspaceId: string): Promise<Workspace | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.workspace(workspaceId) }));
+  return Item ? v.parse(WorkspaceSchema, Item) : undefined;
+}
+
+export const WorkspaceChangesSchema = v.partial(
+  v.pick(WorkspaceSchema, ['status', 'features', 'rateLimit', 'overviewRateLimit', 'monthlyLines', 'batchRecordCap']),
+);
+export type WorkspaceChanges = v.InferOutput<typeof WorkspaceChangesSchema>;
+
+export async function updateWorkspace(workspaceId: string, changes: WorkspaceChanges, now = new Date()): Promise<Workspace> {
+  const valid = v.parse(WorkspaceChangesSchema, changes);
+  const entries = Object.entries({ ...valid, updatedAt: now.toISOString() }).filter(([, value]) => value !== undefined);
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.workspace(workspaceId),
+        UpdateExpression: `SET ${entries.map(([name]) => `#${name} = :${name}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(entries.map(([name]) => [`#${name}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(entries.map(([name, value]) => [`:${name}`, value])),
+        ConditionExpression: 'attribute_exists(PK)',
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return v.parse(WorkspaceSchema, Attributes);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') {
+      throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,48 @@
+// Workspaces: the tenant record with its status, base currency, features and limits.
+import * as v from 'valibot';
+
+export const features = ['writebacks', 'storefront', 'overview'] as const;
+export const FeatureSchema = v.picklist(features);
+export type Feature = v.InferOutput<typeof FeatureSchema>;
+
+export const WorkspaceStatusSchema = v.picklist(['active', 'inactive']);
+export type WorkspaceStatus = v.InferOutput<typeof WorkspaceStatusSchema>;
+
+const positiveInteger = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
+
+/** The limits of a workspace; each has a service-wide default (workspaceDefaults) and may be overridden. */
+export const WorkspaceLimitsSchema = v.object({
+  /** Requests per second across all of /api/v1. */
+  rateLimit: positiveInteger,
+  /** Requests per second on the overview surface. */
+  overviewRateLimit: positiveInteger,
+  /** Priced lines per calendar month (UTC). */
+  monthlyLines: positiveInteger,
+  /** Records one ingest batch takes before the rest are skipped. */
+  batchRecordCap: positiveInteger,
+});
+export type WorkspaceLimits = v.InferOutput<typeof WorkspaceLimitsSchema>;
+
+export const CurrencyCodeSchema = v.pipe(v.string(), v.regex(/^[A-Z]{3}$/, 'a three-letter ISO 4217 code'));
+
+export const WorkspaceSchema = v.object({
+  workspaceId: v.string(),
+  name: v.pipe(v.string(), v.minLength(1)),
+  status: WorkspaceStatusSchema,
+  baseCurrency: CurrencyCodeSchema,
+  features: v.array(FeatureSchema),
+  ...WorkspaceLimitsSchema.entries,
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+export type Workspace = v.InferOutput<typeof WorkspaceSchema>;
+
+export const workspaceDefaults = {
+  status: 'active',
+  baseCurrency: 'USD',
+  features: [...features],
+  rateLimit: 100,
+  overviewRateLimit: 20,
+  monthlyLines: 1_000_000,
+  batchRecordCap: 100_000,
+} as const satisfies Omit<Workspace, 'workspaceId' | 'name' | 'createdAt' | 'updatedAt'>;

@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../lib/local/handlers.ts';
+import { call } from './support.ts';
+
+const run = promisify(execFile);
+
+/** Runs the admin CLI as an operator would, against the test run's local stack. */
+async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/admin.ts', ...args, '--stack', inject('stackFile')], { cwd: projectRoot });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+/** Exactly one JSON document on stdout, or the test fails. */
+async function adminJson(...args: string[]) {
+  const result = await admin(...args, '--json');
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout);
+}
+
+describe('the admin CLI', () => {
+  it('creates a workspace, a connector and keys that work on the API, each printing one JSON document', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Acme', '--base-currency', 'EUR');
+    expect(workspaceId).toMatch(/^ws_/);
+    const { connectorId } = await adminJson('connector', 'create', '--workspace', workspaceId, '--name', 'SAP');
+    expect(connectorId).toMatch(/^con_/);
+    const created = await adminJson(
+      'key',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--family',
+      'svc_live',
+      '--scopes',
+      'erp,connector',
+      '--connector',
+      connectorId,
+    );
+    expect(created).toEqual({ keyId: expect.stringMatching(/^key_/), key: expect.stringMatching(/^svc_live_[0-9A-Za-z]{32,}$/) });
+
+    const opened = await call('/api/v1/ingest/batches', { method: 'POST', key: created.key });
+    expect(opened.status).toBe(201);
+    expect(opened.json.connectorId).toBe(connectorId);
+  });
+
+  it('creates overview keys of both families', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Overview');
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live')).key).toMatch(/^pw_live_/);
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_test')).key).toMatch(/^pw_test_/);
+  });
+
+  it("updates a workspace's settings and prints them all", async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Limits');
+    const settings = await adminJson(
+      'workspace',
+      'update',
+      workspaceId,
+      '--status',
+      'inactive',
+      '--features',
+      'writebacks,overview',
+      '--rate-limit',
+      '50',
+      '--overview-rate-limit',
+      '5',
+      '--monthly-lines',
+      '2000',
+      '--batch-record-cap',
+      '500',
+    );
+    expect(settings).toEqual({
+      workspaceId,
+      name: 'Limits',
+      status: 'inactive',
+      baseCurrency: 'USD',
+      features: ['writebacks', 'overview'],
+      rateLimit: 50,
+      overviewRateLimit: 5,
+      monthlyLines: 2000,
+      batchRecordCap: 500,
+    });
+  });
+
+  it('revokes a key, which then stops working', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Revoke');
+    const { connectorId } = await adminJson('connector', 'create', '--workspace', workspaceId, '--name', 'ERP', '--no-writebacks');
+    const { keyId, key } = await adminJson(
+      'key',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--family',
+      'svc_live',
+      '--scopes',
+      'connector',
+      '--connector',
+      connectorId,
+    );
+    const revoked = await adminJson('key', 'revoke', keyId);
+    expect(revoked).toEqual({ keyId, revokedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
+    expect((await call('/api/v1/ingest/batches', { method: 'POST', key })).status).toBe(401);
+  });
+
+  it.each([
+    [['workspace', 'update', 'ws_doesnotexist', '--status', 'active'], /does not exist/],
+    [['key', 'revoke', 'key_doesnotexist'], /does not exist/],
+    [['workspace', 'create'], /--name is required/],
+    [['workspace', 'create', '--name', 'X', '--base-currency', 'euro'], /ISO 4217/],
+    [['connector', 'create', '--workspace', 'ws_doesnotexist', '--name', 'X'], /does not exist/],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_live', '--scopes', 'connector'], /connector/],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'pw_live', '--scopes', 'erp'], /no scopes/],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_test', '--scopes', 'erp'], /invalid/],
+    [['workspace', 'update', 'ws_x', '--rate-limit', '0'], /whole number/],
+    [['workspace', 'launch'], /unknown command/],
+    [['workspace', 'create', '--colour', 'blue'], /colour/],
+  ])('fails %j with a message on stderr, a non-zero exit and nothing on stdout', async (args, message) => {
+    const result = await admin(...args, '--json');
+    expect(result.code).not.toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+  });
+});

@@ -1,0 +1,121 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
+import { loadHandler } from '../../lib/local/handlers.ts';
+import { openEndpoint } from '../../shared/http/endpoint.ts';
+import { logger } from '../../shared/observability.ts';
+import { fallbackRoute, routeById } from '../../shared/routes.ts';
+import { call, newWorkspace, type TestWorkspace } from './support.ts';
+
+describe('the error envelope and request ids', () => {
+  let workspace: TestWorkspace;
+  beforeAll(async () => {
+    workspace = await newWorkspace();
+  });
+
+  it('puts x-request-id on a success', async () => {
+    const response = await call('/api/v1/ingest/batches', { method: 'POST', key: workspace.keys.connector });
+    expect(response.status).toBe(201);
+    expect(response.headers.get('x-request-id')).toMatch(/.{8,}/);
+  });
+
+  it('puts the same request id in the header and the body of an error', async () => {
+    const response = await call('/api/v1/ingest/batches', { method: 'POST' });
+    expect(Object.keys(response.json)).toEqual(['error']);
+    expect(response.json.error).toEqual({
+      code: 'unauthorized',
+      message: expect.any(String),
+      requestId: response.headers.get('x-request-id'),
+    });
+  });
+
+  it.each([
+    ['GET', '/api/v1/nothing-here'],
+    ['GET', '/api/v1/ingest/batches'],
+    ['DELETE', '/api/v1/ingest/batches'],
+    ['POST', '/'],
+  ])('answers %s %s, which no route serves, with 404 invalid_request', async (method, path) => {
+    const response = await call(path, { method, key: workspace.keys.connector });
+    expect(response.status).toBe(404);
+    expect(response.json.error).toMatchObject({ code: 'invalid_request', requestId: response.headers.get('x-request-id') });
+  });
+});
+
+describe('faults and the cost of each request', () => {
+  let gateway: Gateway;
+  const faulty = openEndpoint('faulty', async () => {
+    throw new Error('connection to 10.0.0.7 refused: table pricing-secret');
+  });
+
+  beforeAll(async () => {
+    const openBatch = routeById('openBatch');
+    // Handlers in this process, so that their log lines can be read.
+    gateway = await startGateway({
+      host: '127.0.0.1',
+      port: 0,
+      routes: [
+        { ...openBatch, name: openBatch.id },
+        { method: 'GET', path: '/faulty', entry: 'faulty', name: 'faulty', memoryMb: 128, timeoutSeconds: 3 },
+      ],
+      fallback: { ...fallbackRoute, name: fallbackRoute.id },
+      load: (entry) => (entry === 'faulty' ? Promise.resolve(faulty) : loadHandler(entry)),
+    });
+  });
+  afterAll(() => gateway.stop());
+
+  function captureStdout() {
+    const lines: string[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(...String(chunk).split('\n').filter(Boolean));
+      return true;
+    });
+    return { lines, restore: () => spy.mockRestore() };
+  }
+
+  it('answers an unexpected fault with 500 internal_error that reveals nothing of it', async () => {
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const response = await call('/faulty', { baseUrl: gateway.url });
+    errors.mockRestore();
+    expect(response.status).toBe(500);
+    expect(response.json.error.code).toBe('internal_error');
+    expect(response.text).not.toMatch(/10\.0\.0\.7|pricing-secret|refused|Error/);
+  });
+
+  it('ends each request with one log line of its route, workspace, capacity units and duration, and never logs the key', async () => {
+    const workspace = await newWorkspace();
+    logger.setLogLevel('INFO');
+    const output = captureStdout();
+    try {
+      const response = await call('/api/v1/ingest/batches', { method: 'POST', key: workspace.keys.connector, baseUrl: gateway.url });
+      expect(response.status).toBe(201);
+    } finally {
+      output.restore();
+      logger.setLogLevel('WARN');
+    }
+    const records = output.lines.map((line) => JSON.parse(line));
+    const completed = records.filter((record) => record.message === 'request completed');
+    expect(completed).toHaveLength(1);
+    expect(completed[0]).toMatchObject({ route: 'openBatch', workspaceId: workspace.workspaceId, status: 201, writeUnits: 1 });
+    expect(completed[0].readUnits).toBeGreaterThanOrEqual(0);
+    expect(completed[0].durationMs).toBeGreaterThan(0);
+    expect(output.lines.join('\n')).not.toContain(workspace.keys.connector);
+    expect(output.lines.join('\n').toLowerCase()).not.toContain('bearer');
+  });
+
+  it('emits ReadRequestUnits and WriteRequestUnits as EMF metrics per route', async () => {
+    const workspace = await newWorkspace();
+    process.env.POWERTOOLS_METRICS_DISABLED = 'false';
+    const output = captureStdout();
+    try {
+      await call('/api/v1/ingest/batches', { method: 'POST', key: workspace.keys.connector, baseUrl: gateway.url });
+    } finally {
+      output.restore();
+      process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    }
+    const emf = output.lines.map((line) => JSON.parse(line)).find((record) => record._aws?.CloudWatchMetrics);
+    expect(emf).toBeDefined();
+    const [directive] = emf._aws.CloudWatchMetrics;
+    expect(directive.Dimensions).toEqual([expect.arrayContaining(['route'])]);
+    expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(['ReadRequestUnits', 'WriteRequestUnits']);
+    expect(emf).toMatchObject({ route: 'openBatch', WriteRequestUnits: 1 });
+  });
+});

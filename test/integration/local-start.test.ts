@@ -1,0 +1,119 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../lib/local/handlers.ts';
+import { call } from './support.ts';
+
+const stateDir = mkdtempSync(join(tmpdir(), 'pricing-start-'));
+afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+
+interface Started {
+  readonly child: ChildProcess;
+  readonly output: () => string;
+  readonly url: string;
+}
+
+/** Runs `npm start` as a newcomer would (the same command behind it), on a free port and a state folder of its own. */
+async function start(...args: string[]): Promise<Started> {
+  const child = spawn(process.execPath, ['bin/start.ts', ...args], {
+    cwd: projectRoot,
+    env: { ...process.env, PORT: '0', PRICING_LOCAL_DIR: stateDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    output += chunk.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ready line within 60 s:\n${output}`)), 60_000);
+    child.stdout?.on('data', () => {
+      const ready = /ready at (http:\/\/\S+)/.exec(output);
+      if (ready?.[1]) {
+        clearTimeout(timer);
+        resolve(ready[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
+  });
+  return { child, output: () => output, url };
+}
+
+function stop(started: Started): Promise<number | null> {
+  return new Promise((resolve) => {
+    started.child.once('exit', (code) => resolve(code));
+    started.child.kill('SIGTERM');
+  });
+}
+
+function printedKey(output: string, kind: string): string {
+  const key = new RegExp(`^\\s+${kind}\\s+(\\S+)$`, 'm').exec(output)?.[1];
+  if (!key) throw new Error(`no ${kind} key printed:\n${output}`);
+  return key;
+}
+
+function portIsOpen(endpoint: string): Promise<boolean> {
+  const { hostname, port } = new URL(endpoint);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+describe('npm start', () => {
+  it('prints the ready line and demo keys, serves the printed connector key, and stops everything on SIGTERM', async () => {
+    const started = await start('--fresh');
+    const output = started.output();
+    for (const kind of ['erp', 'storefront', 'connector', 'pw_live', 'pw_test']) expect(printedKey(output, kind)).toBeTruthy();
+
+    const stackFile = join(stateDir, 'stack.json');
+    const description = JSON.parse(readFileSync(stackFile, 'utf8'));
+    expect(description).toMatchObject({
+      gatewayUrl: started.url,
+      tableName: 'pricing-service',
+      queues: { drain: { url: expect.any(String) } },
+    });
+
+    const opened = await call('/api/v1/ingest/batches', { method: 'POST', key: printedKey(output, 'connector'), baseUrl: started.url });
+    expect(opened.status).toBe(201);
+
+    expect(await stop(started)).toBe(0);
+    expect(await portIsOpen(description.dynamoDbEndpoint)).toBe(false);
+    expect(await portIsOpen(started.url)).toBe(false);
+    expect(existsSync(stackFile)).toBe(false);
+  });
+
+  it('keeps data and the demo keys across restarts unless started --fresh', async () => {
+    const first = await start();
+    const key = printedKey(first.output(), 'connector');
+    expect(first.output()).toMatch(/Created the demo workspace/);
+    expect(await stop(first)).toBe(0);
+
+    const second = await start();
+    try {
+      expect(second.output()).toMatch(/from an earlier start/);
+      expect(printedKey(second.output(), 'connector')).toBe(key);
+      expect((await call('/api/v1/ingest/batches', { method: 'POST', key, baseUrl: second.url })).status).toBe(201);
+    } finally {
+      await stop(second);
+    }
+  });
+
+  it('starts without a demo workspace when asked not to seed', async () => {
+    const started = await start('--fresh', '--no-seed');
+    try {
+      expect(started.output()).not.toMatch(/demo workspace/i);
+    } finally {
+      await stop(started);
+    }
+  });
+});

@@ -1,0 +1,96 @@
+import { randomUUID } from 'node:crypto';
+import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { afterAll, describe, expect, inject, it } from 'vitest';
+import { type QueuePoller, startQueuePoller } from '../../lib/local/queue-poller.ts';
+import { createQueue, localSqsClient } from '../../lib/local/queues.ts';
+import { queues } from '../../shared/queues.ts';
+
+const sqs = localSqsClient(inject('stack').sqsEndpoint);
+const pollers: QueuePoller[] = [];
+afterAll(async () => {
+  await Promise.all(pollers.map((poller) => poller.stop()));
+  sqs.destroy();
+});
+
+async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A queue of its own with the drain queue's redrive, and a visibility timeout of 1 s so that redeliveries come quickly. */
+async function pollQueue(handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>) {
+  const queue = await createQueue(sqs, `poller-${randomUUID()}`, queues.drain, { visibilityTimeoutSeconds: 1 });
+  pollers.push(
+    startQueuePoller({
+      sqs,
+      queueUrl: queue.url,
+      queueArn: queue.arn,
+      fn: { name: 'test-worker', memoryMb: 128, timeoutSeconds: 5 },
+      handler,
+      batchSize: 10,
+      onInvocationError: () => undefined,
+    }),
+  );
+  return queue;
+}
+
+describe('the local SQS event source mapping', () => {
+  it('redelivers only the messages a partial batch response reports as failed', async () => {
+    const deliveries = new Map<string, number>();
+    const queue = await pollQueue(async (event) => {
+      const failures = [];
+      for (const record of event.Records) {
+        const seen = (deliveries.get(record.body) ?? 0) + 1;
+        deliveries.set(record.body, seen);
+        if (record.body === 'b' && seen === 1) failures.push({ itemIdentifier: record.messageId });
+      }
+      return { batchItemFailures: failures };
+    });
+    for (const body of ['a', 'b', 'c']) await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: body }));
+
+    await eventually(() => deliveries.get('b') === 2, 10_000);
+    // Past one more visibility timeout: anything not deleted would have come back by now.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(Object.fromEntries(deliveries)).toEqual({ a: 1, b: 2, c: 1 });
+  });
+
+  it('hands the worker SQS records with their receive count and the queue ARN', async () => {
+    const records: SQSEvent['Records'] = [];
+    const queue = await pollQueue(async (event) => {
+      records.push(...event.Records);
+      return { batchItemFailures: [] };
+    });
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: '{"batchId":"x"}' }));
+    await eventually(() => records.length === 1, 5_000);
+    expect(records[0]).toMatchObject({
+      body: '{"batchId":"x"}',
+      eventSource: 'aws:sqs',
+      eventSourceARN: queue.arn,
+      attributes: { ApproximateReceiveCount: '1' },
+    });
+  });
+
+  it('moves a message that always fails to the dead-letter queue after maxReceiveCount receives', async () => {
+    let attempts = 0;
+    const queue = await pollQueue(async () => {
+      attempts += 1;
+      throw new Error('poison');
+    });
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'poison' }));
+
+    const dead: string[] = [];
+    await eventually(async () => {
+      const { Messages } = await sqs.send(
+        new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }),
+      );
+      dead.push(...(Messages ?? []).map((message) => message.Body ?? ''));
+      return dead.length > 0;
+    }, 20_000);
+    expect(dead).toEqual(['poison']);
+    expect(attempts).toBe(queues.drain.maxReceiveCount);
+  });
+});

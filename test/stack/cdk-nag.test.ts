@@ -1,0 +1,104 @@
+// The cdk-nag AwsSolutions rules against the stack: no unacknowledged error, and every acknowledgement narrow.
+import { readFileSync } from 'node:fs';
+import { App, type Stack, Validations } from 'aws-cdk-lib';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
+import cdkNag from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { PricingServiceStack } from '../../lib/pricing-service-stack.ts';
+import { type HttpRoute, type QueueWorker, routes } from '../../shared/routes.ts';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+
+/** Rows of every access shape, so the rules see the grants that later rows of the route table will produce. */
+const fakeWorker: QueueWorker = {
+  id: 'drainBatches',
+  queue: 'drain',
+  entry: 'functions/open-batch.ts',
+  batchSize: 10,
+  memoryMb: 512,
+  access: { table: 'readWrite', sendTo: ['drain'] },
+};
+const fakeReadRoute: HttpRoute = {
+  id: 'readAndEnqueue',
+  method: 'GET',
+  path: '/api/v1/test/{thingId}',
+  entry: 'functions/open-batch.ts',
+  surface: 'v1',
+  auth: { family: 'svc_live', scopes: [] },
+  memoryMb: 256,
+  timeoutSeconds: 5,
+  access: { table: 'read', sendTo: ['drain'] },
+};
+
+function buildStack(stage?: string) {
+  const app = new App({
+    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...(stage ? { stage } : {}) },
+  });
+  const stack = new PricingServiceStack(app, 'PricingService', {
+    routes: [...routes, fakeReadRoute],
+    workers: [fakeWorker],
+  });
+  return { app, stack };
+}
+
+function errorsOf(stack: Stack) {
+  const report = new cdkNag.AwsSolutionsChecks().validateScope(stack);
+  return report.violations
+    .filter((violation) => violation.severity === 'error')
+    .map((violation) => ({
+      rule: violation.ruleName,
+      resources: violation.violatingResources.map((resource) => resource.constructPath),
+    }));
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  it.each([
+    { name: 'production', stage: undefined },
+    { name: 'dev', stage: 'dev' },
+  ])('finds no unacknowledged error in the $name stack', ({ stage }) => {
+    const { stack } = buildStack(stage);
+    expect(errorsOf(stack)).toEqual([]);
+  });
+
+  it('lets a synth with the rules registered as a validation plugin succeed, with no error annotation', () => {
+    const { app, stack } = buildStack();
+    Validations.of(app).addPlugins(new cdkNag.AwsSolutionsChecks(app));
+    expect(() => app.synth()).not.toThrow();
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+  });
+
+  it('really checks this stack: a bare queue added to it is reported', () => {
+    const { stack } = buildStack();
+    new Queue(stack, 'BareQueue');
+    expect(errorsOf(stack).map((error) => error.rule)).toEqual(expect.arrayContaining(['AwsSolutions-SQS3', 'AwsSolutions-SQS4']));
+  });
+
+  it('acknowledges findings only on the resources they concern, each wildcard by name, each with a reason', () => {
+    const { app, stack } = buildStack();
+    const acknowledgements = stack.node.findAll().flatMap((construct) =>
+      construct.node.metadata
+        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((entry) =>
+          Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+            path: construct.node.path,
+            id: id.replace(/^annotation::/i, ''),
+            reason,
+          })),
+        ),
+    );
+    expect(app.node.metadata.filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)).toEqual([]);
+    expect(acknowledgements.length).toBeGreaterThan(0);
+    for (const acknowledgement of acknowledgements) {
+      expect(acknowledgement.path).not.toBe(stack.node.path);
+      expect(acknowledgement.id).toMatch(/^AwsSolutions-(APIG4|IAM5\[Resource::<\w+\.Arn>\/index\/\*\])$/);
+      expect(acknowledgement.reason.length).toBeGreaterThan(40);
+    }
+    // The gateway-authorizer finding is acknowledged route by route, never on the whole API.
+    const apig4Paths = acknowledgements.filter((a) => a.id === 'AwsSolutions-APIG4').map((a) => a.path);
+    expect(apig4Paths.every((path) => /\/Api\/\w+Route$/.test(path))).toBe(true);
+    expect(apig4Paths).toHaveLength(routes.length + 2);
+  });
+});

@@ -1,0 +1,462 @@
+// Template tests of the pricing service stack: what each definition in shared/ turns into, and what it is allowed.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, type CfnElement } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { functionBundling, logRetention } from '../../lib/constructs/service-function.ts';
+import { PricingServiceStack, type PricingServiceStackProps } from '../../lib/pricing-service-stack.ts';
+import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
+import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
+import { fallbackRoute, type HttpRoute, type QueueWorker, routeKey, routes } from '../../shared/routes.ts';
+import { table as tableDefinition } from '../../shared/table/definition.ts';
+
+const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
+  context: Record<string, unknown>;
+};
+
+/** Rows the route table does not have yet, pointing at existing handlers so the stack can be built around them. */
+const fakeWorker: QueueWorker = {
+  id: 'drainBatches',
+  queue: 'drain',
+  entry: 'functions/open-batch.ts',
+  batchSize: 10,
+  memoryMb: 512,
+  access: { table: 'readWrite' },
+};
+const fakeReadRoute: HttpRoute = {
+  id: 'readAndEnqueue',
+  method: 'GET',
+  path: '/api/v1/test/{thingId}',
+  entry: 'functions/open-batch.ts',
+  surface: 'v1',
+  auth: { family: 'svc_live', scopes: [] },
+  memoryMb: 256,
+  timeoutSeconds: 5,
+  access: { table: 'read', sendTo: ['drain'] },
+};
+
+interface SynthOptions extends PricingServiceStackProps {
+  readonly stage?: string;
+  /** Real esbuild bundling; every other test skips it to stay fast. */
+  readonly bundle?: boolean;
+}
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const outdir of outdirs) rmSync(outdir, { recursive: true, force: true });
+});
+
+function synthesize(options: SynthOptions = {}) {
+  const { stage, bundle, ...props } = options;
+  const outdir = mkdtempSync(join(tmpdir(), 'pricing-stack-'));
+  outdirs.push(outdir);
+  const app = new App({
+    outdir,
+    context: {
+      ...cdkJson.context,
+      ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
+      ...(stage ? { stage } : {}),
+    },
+  });
+  const stack = new PricingServiceStack(app, 'PricingService', props);
+  return { outdir, stack, template: Template.fromStack(stack) };
+}
+
+const defaultSynth = synthesize();
+const extendedSynth = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] });
+const defaultTemplate = defaultSynth.template;
+const extendedTemplate = extendedSynth.template;
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown> } & Record<string, unknown>>;
+
+function resourcesOf(template: Template): Resources {
+  return template.toJSON().Resources as Resources;
+}
+
+function onlyResource(template: Template, type: string, props?: object): [string, Resources[string]] {
+  const found = Object.entries(template.findResources(type, props ? { Properties: props } : undefined));
+  expect(found, `one ${type} matching ${JSON.stringify(props)}`).toHaveLength(1);
+  return found[0] as [string, Resources[string]];
+}
+
+/** The logical id of the Lambda function an API Gateway route key is integrated with. */
+function functionBehindRoute(template: Template, key: string): string {
+  const [, route] = onlyResource(template, 'AWS::ApiGatewayV2::Route', { RouteKey: key });
+  const target = route.Properties.Target as { 'Fn::Join': [string, [string, { Ref: string }]] };
+  const integration = resourcesOf(template)[target['Fn::Join'][1][1].Ref];
+  const uri = integration?.Properties.IntegrationUri as { 'Fn::GetAtt': [string, string] };
+  return uri['Fn::GetAtt'][0];
+}
+
+function functionProperties(template: Template, functionId: string): Record<string, unknown> {
+  const fn = resourcesOf(template)[functionId];
+  expect(fn?.Type).toBe('AWS::Lambda::Function');
+  return fn?.Properties ?? {};
+}
+
+function environmentOf(template: Template, functionId: string): Record<string, unknown> {
+  const environment = functionProperties(template, functionId).Environment as { Variables: Record<string, unknown> };
+  return environment.Variables;
+}
+
+interface Statement {
+  readonly Action: string | string[];
+  readonly Effect: string;
+  readonly Resource: unknown;
+}
+
+/** Every statement of every policy attached to the function's role, plus its managed policies. */
+function permissionsOf(template: Template, functionId: string) {
+  const roleId = (functionProperties(template, functionId).Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+  const role = resourcesOf(template)[roleId];
+  const statements = Object.values(template.findResources('AWS::IAM::Policy'))
+    .filter((policy) => JSON.stringify(policy.Properties.Roles).includes(`"${roleId}"`))
+    .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Statement[]);
+  const actions = statements.flatMap((statement) => [statement.Action].flat());
+  return { statements, actions, managedPolicies: role?.Properties.ManagedPolicyArns };
+}
+
+function functionIdOfWorker(template: Template): string {
+  const [, mapping] = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
+  return (mapping.Properties.FunctionName as { Ref: string }).Ref;
+}
+
+/** Both synths build the table and queues at the same construct paths, so their logical ids agree. */
+const { stack } = defaultSynth;
+const logicalIdOf = (construct: IConstruct) => stack.getLogicalId(construct.node.defaultChild as CfnElement);
+const tableId = () => logicalIdOf(stack.table);
+const drainQueue = () => {
+  const queue = stack.queues.get('drain');
+  if (!queue) throw new Error('no drain queue');
+  return queue;
+};
+const drainQueueId = () => logicalIdOf(drainQueue().queue);
+const drainDeadLetterQueueId = () => logicalIdOf(drainQueue().deadLetterQueue);
+
+describe('routes and functions', () => {
+  it('every route in the route table has its own arm64 nodejs24.x function', () => {
+    const functionIds = routes.map((route) => {
+      const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
+      expect(functionProperties(defaultTemplate, functionId)).toMatchObject({
+        Architectures: ['arm64'],
+        Runtime: 'nodejs24.x',
+        MemorySize: route.memoryMb,
+        Timeout: route.timeoutSeconds,
+        Handler: 'index.handler',
+      });
+      return functionId;
+    });
+    expect(new Set(functionIds).size).toBe(routes.length);
+  });
+
+  it('a route added to the table gets its route and function without any change to the stack', () => {
+    const functionId = functionBehindRoute(extendedTemplate, routeKey(fakeReadRoute));
+    expect(functionProperties(extendedTemplate, functionId)).toMatchObject({
+      Architectures: ['arm64'],
+      Runtime: 'nodejs24.x',
+      Timeout: fakeReadRoute.timeoutSeconds,
+    });
+  });
+
+  it('any method and path no route claims goes to the $default route and its fallback function', () => {
+    const functionId = functionBehindRoute(defaultTemplate, '$default');
+    expect(functionProperties(defaultTemplate, functionId)).toMatchObject({
+      Architectures: ['arm64'],
+      Runtime: 'nodejs24.x',
+      MemorySize: fallbackRoute.memoryMb,
+      Timeout: fallbackRoute.timeoutSeconds,
+    });
+    const routeFunctions = routes.map((route) => functionBehindRoute(defaultTemplate, routeKey(route)));
+    expect(routeFunctions).not.toContain(functionId);
+  });
+
+  it('every integration hands the Lambda the 2.0 event payload', () => {
+    const integrations = Object.values(defaultTemplate.findResources('AWS::ApiGatewayV2::Integration'));
+    expect(integrations).toHaveLength(routes.length + 1);
+    for (const integration of integrations) {
+      expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
+    }
+  });
+
+  it('every function carries the Powertools settings', () => {
+    for (const fn of Object.values(extendedTemplate.findResources('AWS::Lambda::Function'))) {
+      expect(fn.Properties.Environment.Variables).toMatchObject({
+        POWERTOOLS_SERVICE_NAME: serviceName,
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
+        POWERTOOLS_LOG_LEVEL: 'INFO',
+      });
+    }
+  });
+
+  it('a function learns the table name and queue URLs only when its access names them', () => {
+    const fallback = environmentOf(defaultTemplate, functionBehindRoute(defaultTemplate, '$default'));
+    expect(fallback).not.toHaveProperty(environmentNames.tableName);
+    expect(fallback).not.toHaveProperty(environmentNames.drainQueueUrl);
+
+    const reader = environmentOf(extendedTemplate, functionBehindRoute(extendedTemplate, routeKey(fakeReadRoute)));
+    expect(reader[environmentNames.tableName]).toEqual({ Ref: tableId() });
+    expect(reader[environmentNames.drainQueueUrl]).toEqual({ Ref: drainQueueId() });
+
+    for (const route of routes) {
+      const environment = environmentOf(defaultTemplate, functionBehindRoute(defaultTemplate, routeKey(route)));
+      const access: HttpRoute['access'] = route.access;
+      expect(environmentNames.tableName in environment).toBe(access.table !== undefined);
+      expect(environmentNames.drainQueueUrl in environment).toBe(access.sendTo?.includes('drain') ?? false);
+    }
+  });
+
+  it('handlers are bundled as minified ESM for node24 with the AWS SDK inside and a require shim', () => {
+    expect(functionBundling).toMatchObject({
+      format: 'esm',
+      target: 'node24',
+      minify: true,
+      sourceMap: false,
+      bundleAwsSDK: true,
+      mainFields: ['module', 'main'],
+    });
+    expect(functionBundling.banner).toMatch(/createRequire.*import\.meta\.url/);
+  });
+});
+
+describe('bundling', () => {
+  it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
+    const { outdir } = synthesize({ bundle: true });
+    const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
+    expect(assets).toHaveLength(routes.length + 1);
+    for (const asset of assets) {
+      expect(readdirSync(join(outdir, asset))).toEqual(['index.mjs']);
+      const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
+      expect(code.startsWith(functionBundling.banner ?? '')).toBe(true);
+      // Minified output is a few dozen very long lines, not one statement per line.
+      expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+      expect(code.trimEnd()).not.toMatch(/sourceMappingURL=\S+$/);
+    }
+  });
+
+  it('the stack tests skip esbuild: an empty bundling-stacks context leaves no bundle in the assembly', () => {
+    const { outdir } = synthesize();
+    expect(existsSync(outdir)).toBe(true);
+    expect(readdirSync(outdir).filter((name) => name.startsWith('asset.'))).toEqual([]);
+  });
+});
+
+describe('workers', () => {
+  it('a worker gets its own function, fed by its queue with partial batch failure reporting', () => {
+    const [, mapping] = onlyResource(extendedTemplate, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties).toMatchObject({
+      BatchSize: fakeWorker.batchSize,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
+    });
+    expect(functionProperties(extendedTemplate, functionIdOfWorker(extendedTemplate))).toMatchObject({
+      Architectures: ['arm64'],
+      Runtime: 'nodejs24.x',
+      MemorySize: fakeWorker.memoryMb,
+    });
+  });
+
+  it("a worker's timeout is its queue's consumer timeout, and the queue hides a message for at least six times that", () => {
+    const timeout = functionProperties(extendedTemplate, functionIdOfWorker(extendedTemplate)).Timeout as number;
+    expect(timeout).toBe(queues[fakeWorker.queue].consumerTimeoutSeconds);
+    const queue = resourcesOf(extendedTemplate)[drainQueueId()];
+    expect(queue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * timeout);
+  });
+
+  it('a worker may consume from its queue, and gets table access only as its row says', () => {
+    const { statements, actions } = permissionsOf(extendedTemplate, functionIdOfWorker(extendedTemplate));
+    const consume = statements.find((statement) => [statement.Action].flat().includes('sqs:ReceiveMessage'));
+    expect(consume?.Resource).toEqual({ 'Fn::GetAtt': [drainQueueId(), 'Arn'] });
+    expect(actions).toEqual(expect.arrayContaining(['sqs:DeleteMessage', 'dynamodb:PutItem']));
+    expect(actions).not.toContain('sqs:SendMessage');
+  });
+
+  it('with no workers in the table there are no event source mappings', () => {
+    defaultTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  });
+});
+
+describe('queues', () => {
+  it('the drain queue hides a message for at least six times the drain consumer timeout', () => {
+    expect(VISIBILITY_TO_TIMEOUT_RATIO).toBeGreaterThanOrEqual(6);
+    const queue = resourcesOf(defaultTemplate)[drainQueueId()];
+    expect(queue?.Properties.VisibilityTimeout).toBeGreaterThanOrEqual(6 * queues.drain.consumerTimeoutSeconds);
+  });
+
+  it('a message moves to the dead-letter queue after five receives, which keeps it for its retention', () => {
+    const queue = resourcesOf(defaultTemplate)[drainQueueId()];
+    expect(queue?.Properties.RedrivePolicy).toEqual({
+      deadLetterTargetArn: { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] },
+      maxReceiveCount: 5,
+    });
+    const deadLetters = resourcesOf(defaultTemplate)[drainDeadLetterQueueId()];
+    expect(deadLetters?.Properties.MessageRetentionPeriod).toBe(queues.drain.deadLetterRetentionDays * 24 * 60 * 60);
+  });
+
+  it('every queue is encrypted at rest by SQS and refuses requests without TLS', () => {
+    const queueIds = Object.keys(defaultTemplate.findResources('AWS::SQS::Queue'));
+    expect(queueIds).toHaveLength(Object.keys(queues).length * 2);
+    for (const queueId of queueIds) {
+      expect(resourcesOf(defaultTemplate)[queueId]?.Properties.SqsManagedSseEnabled).toBe(true);
+      defaultTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+        Queues: [{ Ref: queueId }],
+        PolicyDocument: {
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+        },
+      });
+    }
+  });
+});
+
+describe('table', () => {
+  it('the table is keyed by string PK and SK, billed on demand, with point-in-time recovery and TTL on', () => {
+    defaultTemplate.resourceCountIs('AWS::DynamoDB::Table', 1);
+    defaultTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' },
+        { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: Match.arrayWith([
+        { AttributeName: tableDefinition.partitionKey, AttributeType: 'S' },
+        { AttributeName: tableDefinition.sortKey, AttributeType: 'S' },
+      ]),
+      BillingMode: 'PAY_PER_REQUEST',
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+    });
+  });
+
+  it('every index of the table definition exists with its keys and projection', () => {
+    defaultTemplate.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: tableDefinition.indexes.map((index) => ({
+        IndexName: index.name,
+        KeySchema: [
+          { AttributeName: index.partitionKey, KeyType: 'HASH' },
+          { AttributeName: index.sortKey, KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: index.projection },
+      })),
+    });
+  });
+
+  it('by default the table is deletion-protected and retained, and so are the logs', () => {
+    defaultTemplate.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+    for (const logGroup of Object.values(defaultTemplate.findResources('AWS::Logs::LogGroup'))) {
+      expect(logGroup.DeletionPolicy).toBe('Retain');
+    }
+  });
+
+  it('stage dev lifts deletion protection and lets the table and the logs be destroyed', () => {
+    const { template } = synthesize({ stage: 'dev' });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Delete',
+      UpdateReplacePolicy: 'Delete',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
+    });
+    for (const logGroup of Object.values(template.findResources('AWS::Logs::LogGroup'))) {
+      expect(logGroup.DeletionPolicy).toBe('Delete');
+    }
+  });
+
+  it('any stage other than dev keeps the production protections', () => {
+    const { template } = synthesize({ stage: 'prod' });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
+  });
+});
+
+describe('least privilege', () => {
+  const dynamoOrSqs = (action: string) => action.startsWith('dynamodb:') || action.startsWith('sqs:');
+
+  it("the fallback function's role has no DynamoDB or SQS permission", () => {
+    const { actions } = permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, '$default'));
+    expect(actions.filter(dynamoOrSqs)).toEqual([]);
+  });
+
+  it("a readWrite route's policy lets it write to the table, naming the table and its indexes only", () => {
+    for (const route of routes.filter((candidate) => candidate.access.table === 'readWrite')) {
+      const { statements } = permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, routeKey(route)));
+      const writes = statements.filter((statement) => [statement.Action].flat().includes('dynamodb:PutItem'));
+      expect(writes).toHaveLength(1);
+      expect(writes[0]?.Resource).toEqual([
+        { 'Fn::GetAtt': [tableId(), 'Arn'] },
+        { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId(), 'Arn'] }, '/index/*']] },
+      ]);
+    }
+  });
+
+  it('a read route may read the table but not write it, and may send only to the queues it names', () => {
+    const { actions, statements } = permissionsOf(extendedTemplate, functionBehindRoute(extendedTemplate, routeKey(fakeReadRoute)));
+    expect(actions).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'sqs:SendMessage']));
+    for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem']) {
+      expect(actions).not.toContain(write);
+    }
+    const sends = statements.filter((statement) => [statement.Action].flat().includes('sqs:SendMessage'));
+    expect(sends.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [drainQueueId(), 'Arn'] }]);
+  });
+
+  it('a route without sendTo may not send to any queue', () => {
+    for (const route of routes) {
+      const access: HttpRoute['access'] = route.access;
+      if (access.sendTo?.length) continue;
+      const { actions } = permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, routeKey(route)));
+      expect(actions.filter((action) => action.startsWith('sqs:'))).toEqual([]);
+    }
+  });
+
+  it('no role has a managed policy, and each may write only to its own function log group', () => {
+    for (const functionId of Object.keys(extendedTemplate.findResources('AWS::Lambda::Function'))) {
+      const { statements, managedPolicies } = permissionsOf(extendedTemplate, functionId);
+      expect(managedPolicies).toBeUndefined();
+      const logs = statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('logs:')));
+      const logGroup = (functionProperties(extendedTemplate, functionId).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+      expect(logs.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [logGroup, 'Arn'] }]);
+    }
+  });
+
+  it('no policy allows a wildcard action', () => {
+    for (const functionId of Object.keys(extendedTemplate.findResources('AWS::Lambda::Function'))) {
+      expect(permissionsOf(extendedTemplate, functionId).actions.filter((action) => action.includes('*'))).toEqual([]);
+    }
+  });
+});
+
+describe('logs', () => {
+  it('every function logs to a log group of its own with a set retention', () => {
+    const logGroups = resourcesOf(extendedTemplate);
+    const functions = Object.values(extendedTemplate.findResources('AWS::Lambda::Function'));
+    const logGroupIds = functions.map((fn) => fn.Properties.LoggingConfig.LogGroup.Ref as string);
+    expect(new Set(logGroupIds).size).toBe(functions.length);
+    for (const logGroupId of logGroupIds) {
+      expect(logGroups[logGroupId]?.Type).toBe('AWS::Logs::LogGroup');
+      expect(logGroups[logGroupId]?.Properties.RetentionInDays).toBe(logRetention);
+    }
+  });
+
+  it('the API stage writes access logs to a log group with a set retention', () => {
+    const [, stage] = onlyResource(defaultTemplate, 'AWS::ApiGatewayV2::Stage', { StageName: '$default' });
+    const destination = (stage.Properties.AccessLogSettings as { DestinationArn: { 'Fn::GetAtt': [string, string] } }).DestinationArn[
+      'Fn::GetAtt'
+    ][0];
+    expect(resourcesOf(defaultTemplate)[destination]?.Properties.RetentionInDays).toBe(logRetention);
+    expect(stage.Properties).toMatchObject({ AutoDeploy: true });
+  });
+});
+
+describe('outputs', () => {
+  it('the stack outputs the API URL, the table name and the drain queue URL', () => {
+    defaultTemplate.hasOutput('ApiUrl', {
+      Value: { 'Fn::Join': ['', Match.arrayWith(['https://', Match.objectLike({ Ref: Match.anyValue() })])] },
+    });
+    defaultTemplate.hasOutput('TableName', { Value: { Ref: tableId() } });
+    defaultTemplate.hasOutput('DrainQueueUrl', { Value: { Ref: drainQueueId() } });
+  });
+});

@@ -1,0 +1,21 @@
+// Test projects: unit tests beside the domain, integration tests against the local stack, stack tests on the template.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'unit', include: ['shared/**/*.test.ts', 'lib/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/integration/global-setup.ts'],
+          setupFiles: ['test/integration/environment.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      { test: { name: 'stack', include: ['test/stack/**/*.test.ts'], testTimeout: 120_000 } },
+    ],
+  },
+});
