@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       { test: { name: 'unit', include: ['shared/**/*.test.ts', 'lib/**/*.test.ts'] } },
       {

@@ -3,8 +3,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
-import { projectRoot } from '../lib/local/handlers.ts';
 import { handlerEnvironment, type LocalStackDescription } from '../lib/local/stack.ts';
+import { projectRoot } from '../lib/project.ts';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json] [--aws --table NAME] [--stack FILE]
 

@@ -2,8 +2,8 @@
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { projectRoot } from '../lib/local/handlers.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
+import { projectRoot } from '../lib/project.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,8 +1,7 @@
 // Loads handler modules by their entry in the route table, once each, as Lambda loads a function's code once per instance.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-export const projectRoot = resolve(import.meta.dirname, '..', '..');
+import { projectRoot } from '../project.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: handlers differ in event and result types; callers narrow them.
 export type AnyHandler = (event: any, context: any) => Promise<any>;

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/local/handlers.ts';
+import { projectRoot } from '../../lib/project.ts';
 import { call } from './support.ts';
 
 const run = promisify(execFile);

@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../lib/local/handlers.ts';
+import { projectRoot } from '../../lib/project.ts';
 import { call } from './support.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pricing-start-'));

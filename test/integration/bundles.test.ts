@@ -1,0 +1,48 @@
+import { rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type FunctionBundle, synthesizeBundles } from '../../lib/bundles.ts';
+import { buildEvent } from '../../lib/local/gateway.ts';
+import { createLambdaContext } from '../../lib/local/lambda-context.ts';
+import { newWorkspace } from './support.ts';
+
+describe('the deployed bundles', () => {
+  let bundles: FunctionBundle[];
+  beforeAll(() => {
+    bundles = synthesizeBundles();
+  }, 120_000);
+  afterAll(() => {
+    const outdir = bundles[0] && dirname(dirname(bundles[0].path));
+    if (outdir) rmSync(outdir, { recursive: true, force: true });
+  });
+
+  it('open a batch as the source does, with credentials from the environment alone', async () => {
+    const workspace = await newWorkspace();
+    const bundle = bundles.find((candidate) => candidate.id === 'openBatch');
+    if (!bundle) throw new Error('no openBatch bundle');
+    const { handler } = await import(pathToFileURL(bundle.path).href);
+    const event = buildEvent(
+      {
+        method: 'POST',
+        url: '/api/v1/ingest/batches',
+        headers: { authorization: `Bearer ${workspace.keys.connector}`, host: 'api.example.com' },
+        body: Buffer.alloc(0),
+        sourceIp: '203.0.113.9',
+      },
+      'POST /api/v1/ingest/batches',
+      undefined,
+    );
+    const result = await handler(event, createLambdaContext({ name: 'openBatch', memoryMb: 256, timeoutSeconds: 10 }));
+    expect(result.statusCode).toBe(201);
+    expect(JSON.parse(result.body).connectorId).toBe(workspace.connectorId);
+  });
+
+  it('leave the SDK credential chain (SSO, STS web identity) out of every bundle', async () => {
+    const { readFileSync } = await import('node:fs');
+    for (const bundle of bundles) {
+      const code = readFileSync(bundle.path, 'utf8');
+      expect(code.includes('AssumeRoleWithWebIdentity') || code.includes('GetRoleCredentials'), bundle.id).toBe(false);
+    }
+  });
+});
