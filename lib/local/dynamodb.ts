@@ -85,7 +85,7 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
         await client.send(new ListTablesCommand({ Limit: 1 }));
         break;
       } catch (error) {
-        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within 60 s: ${String(error)}\n${output}`);
+        if (Date.now() > deadline) throw new Error(`DynamoDB Local did not answer within 60 s:\n${output}`, { cause: error });
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

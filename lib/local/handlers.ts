@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { projectRoot } from '../project.ts';
 
-// biome-ignore lint/suspicious/noExplicitAny: handlers differ in event and result types; callers narrow them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers differ in event and result types; callers narrow them.
 export type AnyHandler = (event: any, context: any) => Promise<any>;
 
 const loaded = new Map<string, Promise<AnyHandler>>();

@@ -8,7 +8,7 @@ export interface ApiResponse {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field.
   readonly json: any;
 }
 
