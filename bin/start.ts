@@ -2,7 +2,7 @@
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalStack } from '../lib/local/stack.ts';
+import { type LocalStack, startLocalStack } from '../lib/local/stack.ts';
 import { projectRoot } from '../lib/project.ts';
 
 const { values } = parseArgs({
@@ -24,25 +24,47 @@ function portFrom(name: string): number | undefined {
 const stateDir = process.env.PRICING_LOCAL_DIR || join(projectRoot, '.local');
 const host = process.env.HOST || '127.0.0.1';
 
-const stack = await startLocalStack({
-  host,
-  port: portFrom('PORT') ?? 3000,
-  dynamoDbPort: portFrom('DYNAMODB_PORT'),
-  sqsPort: portFrom('SQS_PORT'),
-  dataDir: values.fresh ? undefined : stateDir,
-  stateDir,
-  onWorkerError: (worker, error) => console.error(`[${worker}] invocation failed:`, error),
-});
-
+let stack: LocalStack | undefined;
 let stopping = false;
-async function shutdown(signal: string): Promise<void> {
+
+/** Stops everything that was started; a signal during startup is honoured once startup has finished. */
+async function shutdown(reason: string, exitCode: number): Promise<void> {
   if (stopping) return;
   stopping = true;
-  console.log(`\n${signal}: stopping the local stack…`);
+  if (!stack) {
+    if (exitCode !== 0) process.exit(exitCode);
+    return;
+  }
+  console.log(`\n${reason}: stopping the local stack…`);
   await stack.stop();
-  process.exit(0);
+  process.exit(exitCode);
 }
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(signal, 0));
+process.on('uncaughtException', (error) => {
+  console.error(error);
+  void shutdown('unexpected error', 1);
+});
+
+const port = portFrom('PORT') ?? 3000;
+try {
+  stack = await startLocalStack({
+    host,
+    port,
+    dynamoDbPort: portFrom('DYNAMODB_PORT'),
+    sqsPort: portFrom('SQS_PORT'),
+    dataDir: values.fresh ? undefined : stateDir,
+    stateDir,
+    onWorkerError: (worker, error) => console.error(`[${worker}] invocation failed:`, error),
+  });
+} catch (error) {
+  const inUse = (error as { code?: string }).code === 'EADDRINUSE';
+  console.error(inUse ? `Port ${port} on ${host} is in use: stop whatever holds it, or start with PORT=<another port>.` : error);
+  process.exit(1);
+}
+if (stopping) {
+  stopping = false;
+  await shutdown('stopped during startup', 0);
+}
 
 if (!values['no-seed']) {
   // Loaded only now: repository modules read the environment the stack has just set.
@@ -55,8 +77,8 @@ if (!values['no-seed']) {
   console.log(`    erp         ${demo.keys.erp}`);
   console.log(`    storefront  ${demo.keys.storefront}`);
   console.log(`    connector   ${demo.keys.connector}`);
-  console.log(`    pw_live     ${demo.keys.overviewLive}`);
-  console.log(`    pw_test     ${demo.keys.overviewTest}`);
+  console.log(`    pw_live     ${demo.keys.pwLive}`);
+  console.log(`    pw_test     ${demo.keys.pwTest}`);
 }
 
 console.log(`DynamoDB Local at ${stack.dynamoDbEndpoint}, SQS at ${stack.sqsEndpoint}, table ${stack.tableName}`);

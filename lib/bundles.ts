@@ -1,5 +1,5 @@
 // The function bundles as the stack deploys them: synthesizes the app with real esbuild bundling and finds each row's code.
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
@@ -8,7 +8,7 @@ import { fallbackRoute, routes, workers } from '../shared/routes.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
 import { PricingServiceStack } from './pricing-service-stack.ts';
-import { projectRoot } from './project.ts';
+import { cdkJsonContext } from './project.ts';
 
 export interface FunctionBundle {
   /** The route-table id of the function. */
@@ -20,8 +20,7 @@ export interface FunctionBundle {
 }
 
 export function synthesizeBundles(outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'))): FunctionBundle[] {
-  const { context } = JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> };
-  const app = new App({ outdir, context });
+  const app = new App({ outdir, context: cdkJsonContext() });
   const stack = new PricingServiceStack(app, 'PricingService');
   app.synth();
   const rows = [

@@ -1,43 +1,46 @@
-// The demo workspace local mode creates on first start: a workspace, a connector and one key of each kind.
+// Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { createWorkspace, getWorkspace } from '../../shared/workspaces/repository.ts';
 
-export interface DemoWorkspace {
+type KeyKind = 'erp' | 'storefront' | 'connector' | 'pwLive' | 'pwTest';
+
+export interface WorkspaceWithKeys {
   readonly workspaceId: string;
   readonly connectorId: string;
-  /** Plaintext keys by kind. Only a local demo keeps them: the service itself stores hashes alone. */
-  readonly keys: {
-    readonly erp: string;
-    readonly storefront: string;
-    readonly connector: string;
-    readonly overviewLive: string;
-    readonly overviewTest: string;
+  /** Plaintext keys, one of each kind. Only local tools keep them: the service itself stores hashes alone. */
+  readonly keys: Readonly<Record<KeyKind, string>>;
+  readonly keyIds: Readonly<Record<KeyKind, string>>;
+}
+
+/** A workspace, one connector that receives write-backs, and a key of each kind. */
+export async function createWorkspaceWithKeys(name: string): Promise<WorkspaceWithKeys> {
+  const { workspaceId } = await createWorkspace({ name, baseCurrency: 'USD' });
+  const { connectorId } = await createConnector({ workspaceId, name: `${name} ERP`, receivesWritebacks: true });
+  const issued = await Promise.all([
+    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['erp'] }),
+    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['storefront'] }),
+    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['connector'], connectorId }),
+    issueApiKey({ workspaceId, family: 'pw_live', scopes: [] }),
+    issueApiKey({ workspaceId, family: 'pw_test', scopes: [] }),
+  ]);
+  const kinds: KeyKind[] = ['erp', 'storefront', 'connector', 'pwLive', 'pwTest'];
+  return {
+    workspaceId,
+    connectorId,
+    keys: Object.fromEntries(kinds.map((kind, index) => [kind, issued[index]?.key])) as Record<KeyKind, string>,
+    keyIds: Object.fromEntries(kinds.map((kind, index) => [kind, issued[index]?.keyId])) as Record<KeyKind, string>,
   };
 }
 
 /** Reuses the demo of an earlier start when its workspace is still in the table; otherwise creates one. */
-export async function seedDemo(savedAt: string | undefined): Promise<{ demo: DemoWorkspace; created: boolean }> {
+export async function seedDemo(savedAt: string | undefined): Promise<{ demo: WorkspaceWithKeys; created: boolean }> {
   if (savedAt && existsSync(savedAt)) {
-    const saved = JSON.parse(readFileSync(savedAt, 'utf8')) as DemoWorkspace;
+    const saved = JSON.parse(readFileSync(savedAt, 'utf8')) as WorkspaceWithKeys;
     if (await getWorkspace(saved.workspaceId)) return { demo: saved, created: false };
   }
-  const workspace = await createWorkspace({ name: 'Demo Seller', baseCurrency: 'USD' });
-  const workspaceId = workspace.workspaceId;
-  const connector = await createConnector({ workspaceId, name: 'Demo ERP', receivesWritebacks: true });
-  const key = async (grant: Omit<Parameters<typeof issueApiKey>[0], 'workspaceId'>) => (await issueApiKey({ workspaceId, ...grant })).key;
-  const demo: DemoWorkspace = {
-    workspaceId,
-    connectorId: connector.connectorId,
-    keys: {
-      erp: await key({ family: 'svc_live', scopes: ['erp'] }),
-      storefront: await key({ family: 'svc_live', scopes: ['storefront'] }),
-      connector: await key({ family: 'svc_live', scopes: ['connector'], connectorId: connector.connectorId }),
-      overviewLive: await key({ family: 'pw_live', scopes: [] }),
-      overviewTest: await key({ family: 'pw_test', scopes: [] }),
-    },
-  };
+  const demo = await createWorkspaceWithKeys('Demo Seller');
   if (savedAt) writeFileSync(savedAt, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, created: true };
 }

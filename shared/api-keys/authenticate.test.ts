@@ -25,15 +25,6 @@ const ingest: RouteAuth = { family: 'svc_live', scopes: ['connector'] };
 const claim: RouteAuth = { family: 'svc_live', scopes: ['connector'], feature: 'writebacks' };
 const overview: RouteAuth = { family: 'pw_live', scopes: [], feature: 'overview' };
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-}
-
 describe('reading the bearer key', () => {
   it('takes a well-formed key of each family', () => {
     const secret = 'a'.repeat(32);
@@ -52,7 +43,7 @@ describe('reading the bearer key', () => {
     `Bearer svc_test_${'a'.repeat(32)}`,
     `Bearer svc_live_${'a'.repeat(31)}!`,
   ])('refuses %j as unauthorized', (header) => {
-    expect(codeOf(() => readBearerKey(header))).toBe('unauthorized');
+    expect(() => readBearerKey(header)).toThrow(expect.objectContaining({ code: 'unauthorized' }));
   });
 
   it('never repeats the key in its message', () => {
@@ -67,9 +58,9 @@ describe('reading the bearer key', () => {
 
 describe('authorizing a key for a route', () => {
   it('turns away a key of the other surface by its prefix alone', () => {
-    expect(codeOf(() => checkFamily(ingest, 'pw_live'))).toBe('unauthorized');
-    expect(codeOf(() => checkFamily(overview, 'svc_live'))).toBe('unauthorized');
-    expect(codeOf(() => checkFamily(overview, 'pw_test'))).toBeUndefined();
+    expect(() => checkFamily(ingest, 'pw_live')).toThrow(expect.objectContaining({ code: 'unauthorized' }));
+    expect(() => checkFamily(overview, 'svc_live')).toThrow(expect.objectContaining({ code: 'unauthorized' }));
+    expect(() => checkFamily(overview, 'pw_test')).not.toThrow();
   });
 
   it('lets a connector key of an active workspace through, with its connector', () => {
@@ -83,25 +74,31 @@ describe('authorizing a key for a route', () => {
     const revoked = { ...connectorKey, revokedAt: '2026-01-02T00:00:00.000Z' };
     const erpKey = { ...connectorKey, scopes: ['erp' as const], connectorId: undefined };
 
-    expect(codeOf(() => authorize(claim, undefined, inactive))).toBe('unauthorized');
-    expect(codeOf(() => authorize(claim, revoked, inactive))).toBe('unauthorized');
-    expect(codeOf(() => authorize(claim, { ...connectorKey, family: 'pw_live' }, inactive))).toBe('unauthorized');
-    expect(codeOf(() => authorize(claim, erpKey, inactive))).toBe('forbidden');
-    expect(codeOf(() => authorize(claim, connectorKey, inactive))).toBe('subscription_inactive');
-    expect(codeOf(() => authorize(claim, connectorKey, { ...workspace, features: ['overview'] }))).toBe('feature_not_enabled');
-    expect(codeOf(() => authorize(claim, connectorKey, workspace))).toBeUndefined();
+    expect(() => authorize(claim, undefined, inactive)).toThrow(expect.objectContaining({ code: 'unauthorized' }));
+    expect(() => authorize(claim, revoked, inactive)).toThrow(expect.objectContaining({ code: 'unauthorized' }));
+    expect(() => authorize(claim, { ...connectorKey, family: 'pw_live' }, inactive)).toThrow(
+      expect.objectContaining({ code: 'unauthorized' }),
+    );
+    expect(() => authorize(claim, erpKey, inactive)).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(() => authorize(claim, connectorKey, inactive)).toThrow(expect.objectContaining({ code: 'subscription_inactive' }));
+    expect(() => authorize(claim, connectorKey, { ...workspace, features: ['overview'] })).toThrow(
+      expect.objectContaining({ code: 'feature_not_enabled' }),
+    );
+    expect(() => authorize(claim, connectorKey, workspace)).not.toThrow();
   });
 
   it('accepts any one of the scopes a route lists', () => {
     const prices: RouteAuth = { family: 'svc_live', scopes: ['erp', 'storefront'] };
-    expect(codeOf(() => authorize(prices, { ...connectorKey, scopes: ['storefront'] }, workspace))).toBeUndefined();
-    expect(codeOf(() => authorize(prices, connectorKey, workspace))).toBe('forbidden');
+    expect(() => authorize(prices, { ...connectorKey, scopes: ['storefront'] }, workspace)).not.toThrow();
+    expect(() => authorize(prices, connectorKey, workspace)).toThrow(expect.objectContaining({ code: 'forbidden' }));
   });
 
   it('needs no scope on the overview surface, only the family and the feature', () => {
     const pwKey: ApiKeyRecord = { ...connectorKey, family: 'pw_test', scopes: [], connectorId: undefined };
-    expect(codeOf(() => authorize(overview, pwKey, workspace))).toBeUndefined();
-    expect(codeOf(() => authorize(overview, pwKey, { ...workspace, features: ['writebacks'] }))).toBe('feature_not_enabled');
+    expect(() => authorize(overview, pwKey, workspace)).not.toThrow();
+    expect(() => authorize(overview, pwKey, { ...workspace, features: ['writebacks'] })).toThrow(
+      expect.objectContaining({ code: 'feature_not_enabled' }),
+    );
   });
 
   it('refuses a connector route to a key that belongs to no connector', () => {
@@ -110,7 +107,7 @@ describe('authorizing a key for a route', () => {
       { ...connectorKey, scopes: ['erp'], connectorId: undefined },
       workspace,
     );
-    expect(codeOf(() => connectorOf(principal))).toBe('forbidden');
+    expect(() => connectorOf(principal)).toThrow(expect.objectContaining({ code: 'forbidden' }));
   });
 });
 

@@ -2,15 +2,6 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkGrant, hashApiKey } from './repository.ts';
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    return (error as { code?: string }).code;
-  }
-}
-
 describe('issuing keys', () => {
   it('stores a key as the hex SHA-256 of its plaintext', () => {
     const key = 'svc_live_abc';
@@ -19,22 +10,26 @@ describe('issuing keys', () => {
   });
 
   it('needs at least one scope on a svc_live key', () => {
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: [] }))).toBe('invalid_request');
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp', 'storefront'] }))).toBeUndefined();
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: [] })).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp', 'storefront'] })).not.toThrow();
   });
 
   it('gives overview keys no scopes', () => {
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'pw_live', scopes: ['erp'] }))).toBe('invalid_request');
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'pw_test', scopes: [] }))).toBeUndefined();
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'pw_live', scopes: ['erp'] })).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'pw_test', scopes: [] })).not.toThrow();
   });
 
   it('ties a connector-scope key to exactly one connector, and no other key to any', () => {
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['connector'] }))).toBe('invalid_request');
-    expect(codeOf(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp'], connectorId: 'con' }))).toBe(
-      'invalid_request',
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['connector'] })).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
     );
-    expect(
-      codeOf(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp', 'connector'], connectorId: 'con' })),
-    ).toBeUndefined();
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp'], connectorId: 'con' })).toThrow(
+      expect.objectContaining({ code: 'invalid_request' }),
+    );
+    expect(() => checkGrant({ workspaceId: 'ws', family: 'svc_live', scopes: ['erp', 'connector'], connectorId: 'con' })).not.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 // API key items in the table: issue a key (stored as its SHA-256 only), find it, revoke it.
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { getConnector } from '../connectors/repository.ts';
@@ -9,6 +9,7 @@ import { newId, randomBase62 } from '../ids.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { keys, lookupKeys } from '../table/keys.ts';
+import { putWorkspaceItem } from '../workspaces/repository.ts';
 import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
 
 /** 40 base62 characters: about 238 bits, above the 32 characters the contract asks for. */
@@ -64,28 +65,12 @@ export async function issueApiKey(grant: KeyGrant, now = new Date()): Promise<Is
     connectorId: grant.connectorId,
     createdAt: now.toISOString(),
   });
-  const name = tableName();
-  try {
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { ConditionCheck: { TableName: name, Key: keys.workspace(grant.workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
-          {
-            Put: {
-              TableName: name,
-              Item: { ...keys.apiKey(hashApiKey(key)), ...lookupKeys.apiKeyById(record.keyId), type: 'apiKey', ...record },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-        ],
-      }),
-    );
-  } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') {
-      throw new ApiError('not_found', `workspace ${grant.workspaceId} does not exist`);
-    }
-    throw error;
-  }
+  await putWorkspaceItem(grant.workspaceId, {
+    ...keys.apiKey(hashApiKey(key)),
+    ...lookupKeys.apiKeyById(record.keyId),
+    type: 'apiKey',
+    ...record,
+  });
   return { keyId: record.keyId, key, record };
 }
 

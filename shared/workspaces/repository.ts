@@ -1,5 +1,5 @@
 // Workspace items in the table: create, read and update the tenant record.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
@@ -62,6 +62,30 @@ export async function updateWorkspace(workspaceId: string, changes: WorkspaceCha
     return v.parse(WorkspaceSchema, Attributes);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') {
+      throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
+    }
+    throw error;
+  }
+}
+
+/**
+ * Writes a new item that belongs to a workspace, only while the workspace exists, in one transaction. Without the
+ * check an item could outlive, or never have had, its workspace.
+ */
+export async function putWorkspaceItem(workspaceId: string, item: Record<string, unknown> & { PK: string; SK: string }): Promise<void> {
+  const TableName = tableName();
+  try {
+    await tableClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName, Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
+          { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+    if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
       throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
     }
     throw error;

@@ -6,10 +6,14 @@ import { call } from './support.ts';
 
 const run = promisify(execFile);
 
-/** Runs the admin CLI as an operator would, against the test run's local stack. */
+/** Runs the admin CLI as an operator would, against the test run's local stack unless told otherwise. */
 async function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runAdmin([...args, '--stack', inject('stackFile')]);
+}
+
+async function runAdmin(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/admin.ts', ...args, '--stack', inject('stackFile')], { cwd: projectRoot });
+    const { stdout, stderr } = await run(process.execPath, ['bin/admin.ts', ...args], { cwd: projectRoot, env });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
@@ -105,6 +109,26 @@ describe('the admin CLI', () => {
     const revoked = await adminJson('key', 'revoke', keyId);
     expect(revoked).toEqual({ keyId, revokedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) });
     expect((await call('/api/v1/ingest/batches', { method: 'POST', key })).status).toBe(401);
+  });
+
+  it('works on a deployed table with --aws --table, through the SDK endpoint and credentials of the environment', async () => {
+    const stack = inject('stack');
+    const env = {
+      PATH: process.env.PATH,
+      AWS_REGION: stack.region,
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_ENDPOINT_URL_DYNAMODB: stack.dynamoDbEndpoint,
+    };
+    const created = await runAdmin(['workspace', 'create', '--name', 'Deployed', '--aws', '--table', stack.tableName, '--json'], env);
+    expect(created.code, created.stderr).toBe(0);
+    const { workspaceId } = JSON.parse(created.stdout);
+    const settings = await adminJson('workspace', 'update', workspaceId, '--monthly-lines', '5');
+    expect(settings).toMatchObject({ workspaceId, name: 'Deployed', monthlyLines: 5 });
+
+    const withoutTable = await runAdmin(['workspace', 'create', '--name', 'X', '--aws', '--json'], env);
+    expect(withoutTable.code).not.toBe(0);
+    expect(withoutTable.stderr).toMatch(/--table/);
   });
 
   it.each([

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,12 @@ import { projectRoot } from '../../lib/project.ts';
 import { call } from './support.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pricing-start-'));
-afterAll(() => rmSync(stateDir, { recursive: true, force: true }));
+const children: ChildProcess[] = [];
+afterAll(() => {
+  // A test that failed half-way must not leave a stack (and its Java process) running.
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  rmSync(stateDir, { recursive: true, force: true });
+});
 
 interface Started {
   readonly child: ChildProcess;
@@ -23,6 +28,7 @@ async function start(...args: string[]): Promise<Started> {
     env: { ...process.env, PORT: '0', PRICING_LOCAL_DIR: stateDir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.push(child);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => {
     output += chunk.toString();
@@ -42,6 +48,22 @@ async function start(...args: string[]): Promise<Started> {
     child.once('exit', (code) => reject(new Error(`exited with ${code}:\n${output}`)));
   });
   return { child, output: () => output, url };
+}
+
+/** Runs `npm start --fresh` where it cannot start, and waits for it to give up. */
+function startExpectingExit(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['bin/start.ts', '--fresh'], {
+      cwd: projectRoot,
+      env: { ...process.env, PRICING_LOCAL_DIR: stateDir, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code, output }));
+  });
 }
 
 function stop(started: Started): Promise<number | null> {
@@ -106,6 +128,26 @@ describe('npm start', () => {
     } finally {
       await stop(second);
     }
+  });
+
+  it('says which port is taken and exits non-zero when PORT is in use', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const { port } = blocker.address() as AddressInfo;
+    try {
+      const result = await startExpectingExit({ PORT: String(port) });
+      expect(result.code).toBe(1);
+      expect(result.output).toContain(`Port ${port} on 127.0.0.1 is in use`);
+      expect(existsSync(join(stateDir, 'stack.json'))).toBe(false);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it('says how to install Java when it is missing, and exits non-zero', async () => {
+    const result = await startExpectingExit({ PATH: '/nonexistent', PORT: '0' });
+    expect(result.code).toBe(1);
+    expect(result.output).toMatch(/Java 17 or newer.*apt-get install -y openjdk-17-jre-headless/s);
   });
 
   it('starts without a demo workspace when asked not to seed', async () => {

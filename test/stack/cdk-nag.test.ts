@@ -1,41 +1,17 @@
 // The cdk-nag AwsSolutions rules against the stack: no unacknowledged error, and every acknowledgement narrow.
-import { readFileSync } from 'node:fs';
 import { App, type Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import cdkNag from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { cdkJsonContext } from '../../lib/project.ts';
+import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack } from '../../lib/pricing-service-stack.ts';
-import { type HttpRoute, type QueueWorker, routes } from '../../shared/routes.ts';
-
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context: Record<string, unknown>;
-};
-
-/** Rows of every access shape, so the rules see the grants that later rows of the route table will produce. */
-const fakeWorker: QueueWorker = {
-  id: 'drainBatches',
-  queue: 'drain',
-  entry: 'functions/open-batch.ts',
-  batchSize: 10,
-  memoryMb: 512,
-  access: { table: 'readWrite', sendTo: ['drain'] },
-};
-const fakeReadRoute: HttpRoute = {
-  id: 'readAndEnqueue',
-  method: 'GET',
-  path: '/api/v1/test/{thingId}',
-  entry: 'functions/open-batch.ts',
-  surface: 'v1',
-  auth: { family: 'svc_live', scopes: [] },
-  memoryMb: 256,
-  timeoutSeconds: 5,
-  access: { table: 'read', sendTo: ['drain'] },
-};
+import { routes } from '../../shared/routes.ts';
 
 function buildStack(stage?: string) {
   const app = new App({
-    context: { ...cdkJson.context, 'aws:cdk:bundling-stacks': [], ...(stage ? { stage } : {}) },
+    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...(stage ? { stage } : {}) },
   });
   const stack = new PricingServiceStack(app, 'PricingService', {
     routes: [...routes, fakeReadRoute],

@@ -7,36 +7,13 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { functionBundling, logRetention } from '../../lib/constructs/service-function.ts';
+import { cdkJsonContext } from '../../lib/project.ts';
+import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { fallbackRoute, type HttpRoute, type QueueWorker, routeKey, routes } from '../../shared/routes.ts';
+import { fallbackRoute, type HttpRoute, routeKey, routes } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
-
-const cdkJson = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8')) as {
-  context: Record<string, unknown>;
-};
-
-/** Rows the route table does not have yet, pointing at existing handlers so the stack can be built around them. */
-const fakeWorker: QueueWorker = {
-  id: 'drainBatches',
-  queue: 'drain',
-  entry: 'functions/open-batch.ts',
-  batchSize: 10,
-  memoryMb: 512,
-  access: { table: 'readWrite' },
-};
-const fakeReadRoute: HttpRoute = {
-  id: 'readAndEnqueue',
-  method: 'GET',
-  path: '/api/v1/test/{thingId}',
-  entry: 'functions/open-batch.ts',
-  surface: 'v1',
-  auth: { family: 'svc_live', scopes: [] },
-  memoryMb: 256,
-  timeoutSeconds: 5,
-  access: { table: 'read', sendTo: ['drain'] },
-};
 
 interface SynthOptions extends PricingServiceStackProps {
   readonly stage?: string;
@@ -56,7 +33,7 @@ function synthesize(options: SynthOptions = {}) {
   const app = new App({
     outdir,
     context: {
-      ...cdkJson.context,
+      ...cdkJsonContext(),
       ...(bundle ? {} : { 'aws:cdk:bundling-stacks': [] }),
       ...(stage ? { stage } : {}),
     },

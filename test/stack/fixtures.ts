@@ -1,0 +1,23 @@
+// Rows the route table does not have yet, of every access shape, pointing at existing handlers so stacks can be built around them.
+import type { HttpRoute, QueueWorker } from '../../shared/routes.ts';
+
+export const fakeWorker: QueueWorker = {
+  id: 'drainBatches',
+  queue: 'drain',
+  entry: 'functions/open-batch.ts',
+  batchSize: 10,
+  memoryMb: 512,
+  access: { table: 'readWrite' },
+};
+
+export const fakeReadRoute: HttpRoute = {
+  id: 'readAndEnqueue',
+  method: 'GET',
+  path: '/api/v1/test/{thingId}',
+  entry: 'functions/open-batch.ts',
+  surface: 'v1',
+  auth: { family: 'svc_live', scopes: [] },
+  memoryMb: 256,
+  timeoutSeconds: 5,
+  access: { table: 'read', sendTo: ['drain'] },
+};
