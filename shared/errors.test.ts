@@ -1,3 +1,4 @@
+// Unit tests of the error codes, their statuses and the two envelopes.
 import { describe, expect, it } from 'vitest';
 import { ApiError, errorResponse, errorStatuses, internalError } from './errors.ts';
 

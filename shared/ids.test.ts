@@ -1,3 +1,4 @@
+// Unit tests of the identifiers the service mints.
 import { describe, expect, it } from 'vitest';
 import { newBatchId, newId, randomBase62 } from './ids.ts';
 

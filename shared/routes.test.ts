@@ -1,3 +1,4 @@
+// Unit tests of the route table's own consistency: entries, surfaces, access patterns and queue timeouts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';

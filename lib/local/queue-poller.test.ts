@@ -1,3 +1,4 @@
+// Unit tests of the local event source mapping: which messages a batch response deletes.
 import type { SQSRecord } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { messagesToDelete, toSqsRecord } from './queue-poller.ts';

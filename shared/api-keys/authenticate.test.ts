@@ -1,3 +1,4 @@
+// Unit tests of authentication: reading the bearer key, the order of checks, and the credential cache.
 import { describe, expect, it } from 'vitest';
 import type { RouteAuth } from '../routes.ts';
 import type { Workspace } from '../workspaces/schema.ts';

@@ -1,3 +1,4 @@
+// Unit tests of issuing keys: the hash that is stored and the rules a grant must meet.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { checkGrant, hashApiKey } from './repository.ts';

@@ -88,7 +88,7 @@ function errorEnvelope(spec: EndpointSpec): Middleware {
 function authentication(auth: RouteAuth): Middleware {
   return {
     before: async (request) => {
-      request.context.principal = await authenticate(auth, request.event.headers.authorization);
+      request.context.principal = await authenticate(auth, request.event.headers?.authorization);
     },
   };
 }

@@ -1,3 +1,4 @@
+// Unit tests of reading input: JSON bodies, schema failures and the param paths they name.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';

@@ -1,3 +1,4 @@
+// Unit tests of item sizes and the per-request capacity ledger.
 import { describe, expect, it } from 'vitest';
 import {
   attributeValueSize,

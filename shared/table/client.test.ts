@@ -1,3 +1,4 @@
+// Unit tests of how DynamoDB calls are charged to a request.
 import { describe, expect, it } from 'vitest';
 import { CapacityLedger } from './capacity.ts';
 import { chargeCall, transactWriteUnits } from './client.ts';

@@ -1,3 +1,4 @@
+// The admin CLI run as an operator runs it, against the local stack and, with --aws, a named table.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';

@@ -1,3 +1,4 @@
+// The authentication matrix on the first endpoint, through the local gateway.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../shared/api-keys/repository.ts';
 import { randomBase62 } from '../../shared/ids.ts';

@@ -1,3 +1,4 @@
+// The bundles the stack deploys, loaded and invoked as Lambda would against DynamoDB Local.
 import { rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -1,3 +1,4 @@
+// Request ids, the error envelope, faults, and the cost line and metrics that end each request.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
 import { loadHandler } from '../../lib/local/handlers.ts';

@@ -1,6 +1,7 @@
+// The local gateway: the payload 2.0 events it builds and how it answers as API Gateway does.
 import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
 import { call } from './support.ts';
 
@@ -102,7 +103,10 @@ describe('the local gateway', () => {
   });
 
   it('answers a function that throws with 500 and none of its error', async () => {
+    const logged = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const response = await call('/broken', { baseUrl: gateway.url });
+    expect(logged).toHaveBeenCalled();
+    logged.mockRestore();
     expect(response.status).toBe(500);
     expect(response.text).not.toContain('boom');
   });

@@ -1,3 +1,4 @@
+// `npm start` as a newcomer runs it: ready line, demo keys, persistence, failures and a clean stop.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';

@@ -1,3 +1,4 @@
+// POST /api/v1/ingest/batches through the local gateway against DynamoDB Local.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { tableName } from '../../shared/config.ts';

@@ -1,3 +1,4 @@
+// The local SQS event source mapping against the SQS emulator: partial failures and the dead-letter queue.
 import { randomUUID } from 'node:crypto';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
