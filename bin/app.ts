@@ -1,16 +1,12 @@
 // The CDK app: one environment-agnostic pricing service stack, held to the cdk-nag AwsSolutions rules at every synth.
 import { App, Validations } from 'aws-cdk-lib';
 import cdkNag from 'cdk-nag';
-import { PricingServiceStack, stageContextKey } from '../lib/pricing-service-stack.ts';
+import { PricingServiceStack, stackNameFor, stageContextKey } from '../lib/pricing-service-stack.ts';
 
 const app = new App();
 
-// Each stage is a stack of its own, so that a dev stack and a production stack can share an account and region.
-const stage: unknown = app.node.tryGetContext(stageContextKey);
-const stackName = typeof stage === 'string' && stage !== '' ? `PricingService-${stage}` : 'PricingService';
-
 // No env: the stack must synthesize without an account or credentials, so it uses no lookups.
-new PricingServiceStack(app, stackName, {
+new PricingServiceStack(app, stackNameFor(app.node.tryGetContext(stageContextKey)), {
   description: 'Pricing service: HTTP API, queue workers and the service table',
 });
 

@@ -1,6 +1,7 @@
 // `npm run bench`: the service's speed, size and cost figures, measured on this machine and printed with their targets.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
 
@@ -14,7 +15,9 @@ function verdict(ok: boolean): string {
 const results: Record<string, unknown> = {};
 
 console.log('Function bundles (esbuild, minified ESM, as deployed)');
-const bundles = synthesizeBundles();
+const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
+const bundles = synthesizeBundles(outdir);
+rmSync(outdir, { recursive: true, force: true });
 for (const bundle of bundles) {
   const kb = bundle.bytes / 1024;
   console.log(
@@ -22,8 +25,6 @@ for (const bundle of bundles) {
   );
 }
 results.bundlesKb = Object.fromEntries(bundles.map((bundle) => [bundle.id, Math.round(bundle.bytes / 102.4) / 10]));
-const outdir = bundles[0] && dirname(dirname(bundles[0].path));
-if (outdir) rmSync(outdir, { recursive: true, force: true });
 
 console.log('\nLocal gateway overhead (no-op route, one keep-alive connection)');
 const overhead = await measureGatewayOverhead(1_000);

@@ -1,12 +1,9 @@
 // The function bundles as the stack deploys them: synthesizes the app with real esbuild bundling and finds each row's code.
-import { mkdtempSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { fallbackRoute, routes, workers } from '../shared/routes.ts';
-import { constructId } from './constructs/construct-id.ts';
-import { ServiceFunction } from './constructs/service-function.ts';
 import { PricingServiceStack } from './pricing-service-stack.ts';
 import { cdkJsonContext } from './project.ts';
 
@@ -19,20 +16,15 @@ export interface FunctionBundle {
   readonly bytes: number;
 }
 
-export function synthesizeBundles(outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'))): FunctionBundle[] {
+/** Synthesizes into `outdir` (the caller removes it) and returns every function's bundle. */
+export function synthesizeBundles(outdir: string): FunctionBundle[] {
   const app = new App({ outdir, context: cdkJsonContext() });
   const stack = new PricingServiceStack(app, 'PricingService');
   app.synth();
-  const rows = [
-    ...routes.map((row) => ({ ...row, constructId: `${constructId(row.id)}Function` })),
-    { ...fallbackRoute, constructId: `${constructId(fallbackRoute.id)}Function` },
-    ...workers.map((row) => ({ ...row, constructId: `${constructId(row.id)}Worker` })),
-  ];
-  return rows.map((row) => {
-    const fn = stack.node.findChild(row.constructId);
-    if (!(fn instanceof ServiceFunction)) throw new Error(`${row.constructId} is not a service function`);
+  const entries = new Map([...routes, fallbackRoute, ...workers].map((row) => [row.id, row.entry]));
+  return [...stack.functions].map(([id, fn]) => {
     const code = stack.resolve((fn.function.node.defaultChild as CfnFunction).code) as { s3Key: string };
     const path = join(outdir, `asset.${code.s3Key.replace(/\.zip$/, '')}`, 'index.mjs');
-    return { id: row.id, entry: row.entry, path, bytes: statSync(path).size };
+    return { id, entry: entries.get(id) ?? '', path, bytes: statSync(path).size };
   });
 }

@@ -24,6 +24,11 @@ import { ServiceTable } from './constructs/service-table.ts';
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
 export const stageContextKey = 'stage';
 
+/** Each stage is a stack of its own, so that a dev stack and a production stack can share an account and region. */
+export function stackNameFor(stage: unknown): string {
+  return typeof stage === 'string' && stage !== '' ? `PricingService-${stage}` : 'PricingService';
+}
+
 /** The one stage whose data may be thrown away with the stack; every other value, or none, is treated as production. */
 export const disposableStage = 'dev';
 
@@ -42,6 +47,8 @@ export interface PricingServiceStackProps extends StackProps {
 export class PricingServiceStack extends Stack {
   readonly table: Table;
   readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
+  /** Every function of the stack, by the id of its row in the route table (routes, fallback and workers). */
+  readonly functions: ReadonlyMap<string, ServiceFunction>;
 
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
@@ -71,9 +78,11 @@ export class PricingServiceStack extends Stack {
     };
 
     /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
+    const serviceFunctions = new Map<string, ServiceFunction>();
+    this.functions = serviceFunctions;
     const createFunction = (
       id: string,
-      row: { entry: string; memoryMb: number; access: RouteAccess },
+      row: { id: string; entry: string; memoryMb: number; access: RouteAccess },
       timeoutSeconds: number,
     ): ServiceFunction => {
       const environment: Record<string, string> = {};
@@ -99,6 +108,7 @@ export class PricingServiceStack extends Stack {
         });
       }
       for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
+      serviceFunctions.set(row.id, fn);
       return fn;
     };
 

@@ -1,22 +1,22 @@
 // The bundles the stack deploys, loaded and invoked as Lambda would against DynamoDB Local.
-import { rmSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionBundle, synthesizeBundles } from '../../lib/bundles.ts';
 import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
+import { fallbackRoute, routes, workers } from '../../shared/routes.ts';
 import { newWorkspace } from './support.ts';
 
 describe('the deployed bundles', () => {
+  const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
   let bundles: FunctionBundle[];
   beforeAll(() => {
-    bundles = synthesizeBundles();
+    bundles = synthesizeBundles(outdir);
   }, 120_000);
-  afterAll(() => {
-    const outdir = bundles[0] && dirname(dirname(bundles[0].path));
-    if (outdir) rmSync(outdir, { recursive: true, force: true });
-  });
+  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
   it('open a batch as the source does, with credentials from the environment alone', async () => {
     const workspace = await newWorkspace();
@@ -39,8 +39,12 @@ describe('the deployed bundles', () => {
     expect(JSON.parse(result.body).connectorId).toBe(workspace.connectorId);
   });
 
-  it('leave the SDK credential chain (SSO, STS web identity) out of every bundle', async () => {
-    const { readFileSync } = await import('node:fs');
+  it('exist for every route, the fallback route and every worker of the route table', () => {
+    const rows = [...routes, fallbackRoute, ...workers].map((row) => row.id).sort();
+    expect(bundles.map((bundle) => bundle.id).sort()).toEqual(rows);
+  });
+
+  it('leave the SDK credential chain (SSO, STS web identity) out of every bundle', () => {
     for (const bundle of bundles) {
       const code = readFileSync(bundle.path, 'utf8');
       expect(code.includes('AssumeRoleWithWebIdentity') || code.includes('GetRoleCredentials'), bundle.id).toBe(false);

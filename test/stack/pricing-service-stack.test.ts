@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { functionBundling, logRetention } from '../../lib/constructs/service-function.ts';
 import { cdkJsonContext } from '../../lib/project.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
-import { PricingServiceStack, type PricingServiceStackProps } from '../../lib/pricing-service-stack.ts';
+import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
 import { fallbackRoute, type HttpRoute, routeKey, routes } from '../../shared/routes.ts';
@@ -339,6 +339,13 @@ describe('table', () => {
     for (const logGroup of Object.values(template.findResources('AWS::Logs::LogGroup'))) {
       expect(logGroup.DeletionPolicy).toBe('Delete');
     }
+  });
+
+  it('names the stack after its stage, so that stages can share an account', () => {
+    expect(stackNameFor(undefined)).toBe('PricingService');
+    expect(stackNameFor('')).toBe('PricingService');
+    expect(stackNameFor('dev')).toBe('PricingService-dev');
+    expect(stackNameFor('staging')).toBe('PricingService-staging');
   });
 
   it('any stage other than dev keeps the production protections', () => {
