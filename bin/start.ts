@@ -26,15 +26,17 @@ const host = process.env.HOST || '127.0.0.1';
 
 let stack: LocalStack | undefined;
 let stopping = false;
+/** A signal that came while the stack was starting: honoured as soon as it has started, so nothing is left behind. */
+let signalledDuringStartup: string | undefined;
 
-/** Stops everything that was started; a signal during startup is honoured once startup has finished. */
 async function shutdown(reason: string, exitCode: number): Promise<void> {
-  if (stopping) return;
-  stopping = true;
   if (!stack) {
     if (exitCode !== 0) process.exit(exitCode);
+    signalledDuringStartup ??= reason;
     return;
   }
+  if (stopping) return;
+  stopping = true;
   console.log(`\n${reason}: stopping the local stack…`);
   await stack.stop();
   process.exit(exitCode);
@@ -61,10 +63,7 @@ try {
   console.error(inUse ? `Port ${port} on ${host} is in use: stop whatever holds it, or start with PORT=<another port>.` : error);
   process.exit(1);
 }
-if (stopping) {
-  stopping = false;
-  await shutdown('stopped during startup', 0);
-}
+if (signalledDuringStartup) await shutdown(signalledDuringStartup, 0);
 
 if (!values['no-seed']) {
   // Loaded only now: repository modules read the environment the stack has just set.

@@ -18,19 +18,18 @@ export interface WorkspaceWithKeys {
 export async function createWorkspaceWithKeys(name: string): Promise<WorkspaceWithKeys> {
   const { workspaceId } = await createWorkspace({ name, baseCurrency: 'USD' });
   const { connectorId } = await createConnector({ workspaceId, name: `${name} ERP`, receivesWritebacks: true });
-  const issued = await Promise.all([
+  const [erp, storefront, connector, pwLive, pwTest] = await Promise.all([
     issueApiKey({ workspaceId, family: 'svc_live', scopes: ['erp'] }),
     issueApiKey({ workspaceId, family: 'svc_live', scopes: ['storefront'] }),
     issueApiKey({ workspaceId, family: 'svc_live', scopes: ['connector'], connectorId }),
     issueApiKey({ workspaceId, family: 'pw_live', scopes: [] }),
     issueApiKey({ workspaceId, family: 'pw_test', scopes: [] }),
   ]);
-  const kinds: KeyKind[] = ['erp', 'storefront', 'connector', 'pwLive', 'pwTest'];
   return {
     workspaceId,
     connectorId,
-    keys: Object.fromEntries(kinds.map((kind, index) => [kind, issued[index]?.key])) as Record<KeyKind, string>,
-    keyIds: Object.fromEntries(kinds.map((kind, index) => [kind, issued[index]?.keyId])) as Record<KeyKind, string>,
+    keys: { erp: erp.key, storefront: storefront.key, connector: connector.key, pwLive: pwLive.key, pwTest: pwTest.key },
+    keyIds: { erp: erp.keyId, storefront: storefront.keyId, connector: connector.keyId, pwLive: pwLive.keyId, pwTest: pwTest.keyId },
   };
 }
 

@@ -1,5 +1,5 @@
 // `npm start` as a newcomer runs it: ready line, demo keys, persistence, failures and a clean stop.
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -74,6 +74,12 @@ function stop(started: Started): Promise<number | null> {
   });
 }
 
+/** How many DynamoDB Local processes run on this machine. */
+function dynamoDbLocalProcesses(): number {
+  const listed = spawnSync('pgrep', ['-fc', 'DynamoDBLocal.jar'], { encoding: 'utf8' });
+  return Number(listed.stdout.trim() || '0');
+}
+
 function printedKey(output: string, kind: string): string {
   const key = new RegExp(`^\\s+${kind}\\s+(\\S+)$`, 'm').exec(output)?.[1];
   if (!key) throw new Error(`no ${kind} key printed:\n${output}`);
@@ -129,6 +135,22 @@ describe('npm start', () => {
     } finally {
       await stop(second);
     }
+  });
+
+  it('stops what it had started when SIGTERM comes during startup, and exits 0', async () => {
+    const javaBefore = dynamoDbLocalProcesses();
+    const child = spawn(process.execPath, ['bin/start.ts', '--fresh'], {
+      cwd: projectRoot,
+      env: { ...process.env, PORT: '0', PRICING_LOCAL_DIR: stateDir },
+      stdio: 'ignore',
+    });
+    children.push(child);
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    // DynamoDB Local takes seconds to answer; this lands while it is still starting.
+    await new Promise((resolve) => setTimeout(resolve, 700));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(dynamoDbLocalProcesses()).toBe(javaBefore);
   });
 
   it('says which port is taken and exits non-zero when PORT is in use', async () => {
