@@ -36,6 +36,9 @@ export const disposableStage = 'dev';
 const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
   drain: environmentNames.drainQueueUrl,
 };
+const deadLetterUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
+  drain: environmentNames.drainDeadLetterQueueUrl,
+};
 
 export interface PricingServiceStackProps extends StackProps {
   /** Defaults to the shared route table; tests pass their own rows to cover shapes the table does not have yet. */
@@ -90,6 +93,9 @@ export class PricingServiceStack extends Stack {
       for (const queueId of row.access.sendTo ?? []) {
         environment[queueUrlEnvironmentNames[queueId]] = queueFor(queueId).queue.queueUrl;
       }
+      for (const queueId of row.access.sendToDeadLetter ?? []) {
+        environment[deadLetterUrlEnvironmentNames[queueId]] = queueFor(queueId).deadLetterQueue.queueUrl;
+      }
 
       const fn = new ServiceFunction(this, id, {
         entry: row.entry,
@@ -108,6 +114,7 @@ export class PricingServiceStack extends Stack {
         });
       }
       for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
+      for (const queueId of row.access.sendToDeadLetter ?? []) queueFor(queueId).deadLetterQueue.grantSendMessages(fn.function);
       serviceFunctions.set(row.id, fn);
       return fn;
     };

@@ -5,6 +5,8 @@ export const environmentNames = {
   tableName: 'TABLE_NAME',
   /** Set only for functions whose route may send to the drain queue. */
   drainQueueUrl: 'DRAIN_QUEUE_URL',
+  /** Set only for the drain worker, which moves a job it gives up on to the dead-letter queue itself. */
+  drainDeadLetterQueueUrl: 'DRAIN_DEAD_LETTER_QUEUE_URL',
 } as const;
 
 export const serviceName = 'pricing-service';
@@ -22,4 +24,8 @@ export function tableName(): string {
 
 export function drainQueueUrl(): string {
   return required(environmentNames.drainQueueUrl);
+}
+
+export function drainDeadLetterQueueUrl(): string {
+  return required(environmentNames.drainDeadLetterQueueUrl);
 }

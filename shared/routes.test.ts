@@ -27,8 +27,8 @@ describe('the route table', () => {
     }
   });
 
-  it('writes down the DynamoDB access of every route that touches the table', () => {
-    for (const route of routes.filter((candidate) => candidate.access.table)) {
+  it('writes down the DynamoDB access of every route and worker that touches the table', () => {
+    for (const route of [...routes, ...workers].filter((candidate) => candidate.access.table)) {
       expect(
         accessPatterns.some((pattern) => pattern.usedBy.includes(route.id)),
         route.id,

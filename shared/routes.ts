@@ -7,6 +7,8 @@ import type { Feature } from './workspaces/schema.ts';
 export interface RouteAccess {
   readonly table?: 'read' | 'readWrite';
   readonly sendTo?: readonly QueueId[];
+  /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
+  readonly sendToDeadLetter?: readonly QueueId[];
 }
 
 export interface RouteAuth {
@@ -63,6 +65,41 @@ export const routes = [
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
   },
+  {
+    id: 'stageRecords',
+    method: 'POST',
+    path: '/api/v1/ingest/batches/{batchId}/records',
+    entry: 'functions/stage-records.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    // Up to 1,000 records parsed, checked and compressed per call: memory buys CPU on Lambda.
+    memoryMb: 1024,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'batchStatus',
+    method: 'GET',
+    path: '/api/v1/ingest/batches/{batchId}',
+    entry: 'functions/batch-status.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Read and write: an open batch past its life is recorded as failed the first time its status is read.
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'commitBatch',
+    method: 'POST',
+    path: '/api/v1/ingest/batches/{batchId}/commit',
+    entry: 'functions/commit-batch.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite', sendTo: ['drain'] },
+  },
 ] as const satisfies readonly HttpRoute[];
 
 export const fallbackRoute: FallbackRoute = {
@@ -73,7 +110,18 @@ export const fallbackRoute: FallbackRoute = {
   access: {},
 };
 
-export const workers: readonly QueueWorker[] = [];
+export const workers: readonly QueueWorker[] = [
+  {
+    id: 'drain',
+    queue: 'drain',
+    entry: 'functions/drain.ts',
+    // One job per invocation: each drain gets the whole timeout, and a slow batch never delays another.
+    batchSize: 1,
+    memoryMb: 1024,
+    // It re-enqueues itself to continue, and parks a job it gives up on in the dead-letter queue.
+    access: { table: 'readWrite', sendTo: ['drain'], sendToDeadLetter: ['drain'] },
+  },
+];
 
 export type RouteId = (typeof routes)[number]['id'];
 

@@ -7,7 +7,7 @@ import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } fr
 import { table } from '../../shared/table/definition.ts';
 import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
 import { type Gateway, startGateway } from './gateway.ts';
-import { loadHandler } from './handlers.ts';
+import { type AnyHandler, loadHandler } from './handlers.ts';
 import { LOCAL_REGION } from './lambda-context.ts';
 import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
 import { createQueues, type LocalQueue, localSqsClient, type SqsEmulator, startSqsEmulator } from './queues.ts';
@@ -24,6 +24,8 @@ export interface LocalStackOptions {
   readonly stateDir?: string;
   readonly tableName?: string;
   readonly workers?: readonly QueueWorker[];
+  /** Handlers that replace a worker's own by its id: tests wrap the drain to inject faults. */
+  readonly workerHandlers?: Readonly<Record<string, AnyHandler>>;
   /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
   readonly visibilityTimeoutSeconds?: number;
   readonly onWorkerError?: (worker: string, error: unknown) => void;
@@ -47,6 +49,7 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
   return {
     [environmentNames.tableName]: description.tableName,
     [environmentNames.drainQueueUrl]: description.queues.drain.url,
+    [environmentNames.drainDeadLetterQueueUrl]: description.queues.drain.deadLetterUrl,
     AWS_REGION: description.region,
     AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
@@ -101,7 +104,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         queueUrl: localQueues[worker.queue].url,
         queueArn: localQueues[worker.queue].arn,
         fn: { name: worker.id, memoryMb: worker.memoryMb, timeoutSeconds: queue.consumerTimeoutSeconds },
-        handler: await loadHandler(worker.entry),
+        handler: options.workerHandlers?.[worker.id] ?? (await loadHandler(worker.entry)),
         batchSize: worker.batchSize,
         onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
       });

@@ -1,11 +1,19 @@
-// Ingest batches: the record of a batch and the states it moves through.
+// Ingest batches: the record of a batch, the states it moves through, and the status a connector reads.
 import * as v from 'valibot';
+import { entityRank, EntityKindSchema, type EntityKind } from '../records/schema.ts';
+
+export { EntityKindSchema, type EntityKind };
 
 export const BatchStatusSchema = v.picklist(['open', 'committed', 'draining', 'drained', 'failed']);
 export type BatchStatus = v.InferOutput<typeof BatchStatusSchema>;
 
-export const EntityKindSchema = v.picklist(['product', 'customer', 'quote', 'order']);
-export type EntityKind = v.InferOutput<typeof EntityKindSchema>;
+const count = v.pipe(v.number(), v.safeInteger());
+
+/** Stored as a DynamoDB string set (so that parallel staging calls can add to it atomically); read as a list in rank order. */
+const EntitiesSchema = v.pipe(
+  v.optional(v.union([v.array(EntityKindSchema), v.set(EntityKindSchema)]), []),
+  v.transform((kinds): EntityKind[] => [...kinds].sort((a, b) => entityRank[a] - entityRank[b])),
+);
 
 export const BatchSchema = v.object({
   batchId: v.pipe(v.string(), v.uuid()),
@@ -13,9 +21,40 @@ export const BatchSchema = v.object({
   /** A batch belongs to the connector that opened it; no other connector can see it. */
   connectorId: v.string(),
   status: BatchStatusSchema,
-  entities: v.array(EntityKindSchema),
-  recordCount: v.pipe(v.number(), v.safeInteger()),
-  skippedOverCap: v.pipe(v.number(), v.safeInteger()),
+  entities: EntitiesSchema,
+  recordCount: count,
+  skippedOverCap: count,
   createdAt: v.string(),
+  /** The last staging sequence number handed out; each staging call takes the next one for its chunk key. */
+  chunkSeq: v.optional(count, 0),
+  jobId: v.optional(v.string()),
+  committedAt: v.optional(v.string()),
+  drainStartedAt: v.optional(v.string()),
+  drainedAt: v.optional(v.string()),
+  /** Records written to canonical data so far; it only moves forward, with the checkpoint. */
+  drainedCount: v.optional(count),
+  /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
+  drainCursor: v.optional(v.string()),
+  /** Which drain invocation may write, and until when; a drain that died lets go when its lease runs out. */
+  leaseOwner: v.optional(v.string()),
+  leaseUntil: v.optional(v.number()),
+  failedAt: v.optional(v.string()),
+  error: v.optional(v.string()),
 });
 export type Batch = v.InferOutput<typeof BatchSchema>;
+
+/** What GET /api/v1/ingest/batches/{batchId} answers. */
+export interface BatchStatusView {
+  readonly status: BatchStatus;
+  readonly entities: readonly EntityKind[];
+  readonly recordCount: number;
+  readonly skippedOverCap: number;
+  readonly createdAt: string;
+  readonly committedAt?: string;
+  readonly drainedAt?: string;
+  readonly drainedCount?: number;
+  readonly error?: string;
+}
+
+/** Batch ids are v4 UUIDs; anything else in the path is refused before any read. */
+export const BatchIdSchema = v.pipe(v.string('a batch id (a UUID)'), v.uuid('a batch id (a UUID)'));

@@ -63,3 +63,12 @@ export function readJsonBody<const TSchema extends v.GenericSchema>(
 
 /** For endpoints that take no body: nothing, or an empty object, is accepted; anything else names its first field. */
 export const NoBodySchema = v.optional(v.strictObject({}));
+
+/** A path parameter checked against its schema; a bad one is 422 invalid_request naming the parameter. */
+export function readPathParameter<const TSchema extends v.GenericSchema>(
+  event: APIGatewayProxyEventV2,
+  name: string,
+  schema: TSchema,
+): v.InferOutput<TSchema> {
+  return parseInput(schema, event.pathParameters?.[name], name);
+}

@@ -1,7 +1,7 @@
 // The one DynamoDB table: its key schema, indexes and TTL, read by the CDK stack and by local mode alike.
 
 export interface IndexDefinition {
-  /** Named after the access patterns it serves (see access-patterns.ts). */
+  /** Named after the access patterns it serves (see keys.ts). */
   readonly name: string;
   readonly partitionKey: string;
   readonly sortKey: string;
@@ -22,8 +22,13 @@ export const table = {
   sortKey: 'SK',
   ttlAttribute: 'expiresAt',
   indexes: [
-    // Alternate keys: an item found by something other than its primary key (an API key by its id).
+    // Alternate keys: an item found by something other than its primary key (an API key by its id, a product by
+    // its external id, the history lines of one product).
     { name: 'lookup', partitionKey: 'lookupPk', sortKey: 'lookupSk', projection: 'KEYS_ONLY' },
+    // History lines by category and customer segment. Band computations read whole categories, so the lines are
+    // projected whole rather than fetched back one by one. CloudFormation adds one index per stack update: a release
+    // adds at most one.
+    { name: 'history', partitionKey: 'historyPk', sortKey: 'historySk', projection: 'ALL' },
   ],
 } as const satisfies TableDefinition;
 

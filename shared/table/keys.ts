@@ -1,4 +1,5 @@
 // The table's keys: every key builder, and beside them every access pattern with the call that serves it and its cost.
+import { createHash } from 'node:crypto';
 import { table } from './definition.ts';
 
 export interface PrimaryKey {
@@ -17,13 +18,119 @@ export const keys = {
    */
   apiKey: (keyHash: string): PrimaryKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
   /** The workspace id is part of the partition key, so another workspace's batch id can never be found. */
-  batch: (workspaceId: string, batchId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#BATCH#${batchId}`, SK: 'BATCH' }),
+  batch: (workspaceId: string, batchId: string): PrimaryKey => ({ PK: batchPartition(workspaceId, batchId), SK: 'BATCH' }),
+  /**
+   * Staged records live in their batch's partition, so the drain reads them back in staging order with one Query.
+   * `seq` is the staging call's place in the batch, `part` the piece of a call too large for one item.
+   */
+  batchChunk: (workspaceId: string, batchId: string, seq: number, part: number): PrimaryKey => ({
+    PK: batchPartition(workspaceId, batchId),
+    SK: `${CHUNK_PREFIX}${pad(seq, 10)}#${pad(part, 3)}`,
+  }),
+  batchChunkPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: CHUNK_PREFIX }),
+  /** What one drained chunk touched; the pricing side recomputes from these instead of from the whole catalogue. */
+  batchTouched: (workspaceId: string, batchId: string, chunkSk: string, part: number): PrimaryKey => ({
+    PK: batchPartition(workspaceId, batchId),
+    SK: `${TOUCHED_PREFIX}${chunkSk.slice(CHUNK_PREFIX.length)}#${pad(part, 3)}`,
+  }),
+  batchTouchedPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: TOUCHED_PREFIX }),
+  /** One partition per product, so that price requests for a large catalogue spread over many partitions. */
+  product: (workspaceId: string, sku: string): PrimaryKey => ({ PK: `WS#${workspaceId}#PRODUCT#${sku}`, SK: 'PRODUCT' }),
+  customer: (workspaceId: string, externalId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#CUSTOMER#${externalId}`, SK: 'CUSTOMER' }),
+  /**
+   * A quote or an order is the set of its line items in one partition: line 0 carries the whole header and the line
+   * count, so one strongly consistent read of line 0 says which lines an update must remove.
+   */
+  documentLine: (workspaceId: string, kind: DocumentKind, externalId: string, index: number): PrimaryKey => ({
+    PK: documentPartition(workspaceId, kind, externalId),
+    SK: `LINE#${pad(index, 5)}`,
+  }),
+  documentLines: (workspaceId: string, kind: DocumentKind, externalId: string) => ({
+    PK: documentPartition(workspaceId, kind, externalId),
+    SKPrefix: 'LINE#',
+  }),
+  /** The newest rate seen for a currency, in units of the workspace's base currency. */
+  fxRate: (workspaceId: string, currency: string): PrimaryKey => ({ PK: `WS#${workspaceId}#FX#${currency}`, SK: 'FX' }),
 } as const;
+
+export type DocumentKind = 'quote' | 'order';
+
+const CHUNK_PREFIX = 'CHUNK#';
+const TOUCHED_PREFIX = 'TOUCHED#';
+
+function batchPartition(workspaceId: string, batchId: string): string {
+  return `WS#${workspaceId}#BATCH#${batchId}`;
+}
+
+function documentPartition(workspaceId: string, kind: DocumentKind, externalId: string): string {
+  return `WS#${workspaceId}#${kind.toUpperCase()}#${externalId}`;
+}
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, '0');
+}
+
+/**
+ * A fixed-length stand-in for a caller's text inside a sort key: sort keys are capped at 1 KB, and ids may hold any
+ * character, including the `#` that separates key parts. 96 bits make a collision vanishingly unlikely.
+ */
+export function keyDigest(text: string): string {
+  return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+function lineDigest(kind: DocumentKind, externalId: string, index: number): string {
+  return keyDigest(`${kind}#${externalId}#${index}`);
+}
+
+const [lookupIndex, historyIndex] = table.indexes;
 
 /** Alternate keys, written on the base item and served by the `lookup` index (KEYS_ONLY). */
 export const lookupKeys = {
-  apiKeyById: (keyId: string) => ({ [table.indexes[0].partitionKey]: `APIKEYID#${keyId}`, [table.indexes[0].sortKey]: 'APIKEY' }),
+  apiKeyById: (keyId: string) => ({ [lookupIndex.partitionKey]: `APIKEYID#${keyId}`, [lookupIndex.sortKey]: 'APIKEY' }),
+  productByExternalId: (workspaceId: string, externalId: string) => ({
+    [lookupIndex.partitionKey]: `WS#${workspaceId}#PRODUCTEXT#${externalId}`,
+    [lookupIndex.sortKey]: 'PRODUCT',
+  }),
+  /** Every history line of a product; the sort key starts with the customer, so one customer's lines are a prefix. */
+  productLine: (workspaceId: string, sku: string, customerExternalId: string | null, kind: DocumentKind, externalId: string, index: number) => ({
+    [lookupIndex.partitionKey]: productLinesPartition(workspaceId, sku),
+    [lookupIndex.sortKey]: `${customerLinesPrefix(customerExternalId)}${lineDigest(kind, externalId, index)}`,
+  }),
+  productLines: (workspaceId: string, sku: string) => ({ partitionKey: productLinesPartition(workspaceId, sku) }),
+  customerProductLines: (workspaceId: string, sku: string, customerExternalId: string | null) => ({
+    partitionKey: productLinesPartition(workspaceId, sku),
+    sortKeyPrefix: customerLinesPrefix(customerExternalId),
+  }),
 } as const;
+
+function productLinesPartition(workspaceId: string, sku: string): string {
+  return `WS#${workspaceId}#SKU#${sku}`;
+}
+
+function customerLinesPrefix(customerExternalId: string | null): string {
+  return `LINE#${keyDigest(customerExternalId ?? '')}#`;
+}
+
+/** History lines by the product's category and the customer's segment, served by the `history` index (ALL). */
+export const historyKeys = {
+  categoryLine: (workspaceId: string, category: string, segment: string, kind: DocumentKind, externalId: string, index: number) => ({
+    [historyIndex.partitionKey]: categoryPartition(workspaceId, category),
+    [historyIndex.sortKey]: `${segmentPrefix(segment)}${lineDigest(kind, externalId, index)}`,
+  }),
+  categoryLines: (workspaceId: string, category: string) => ({ partitionKey: categoryPartition(workspaceId, category) }),
+  categorySegmentLines: (workspaceId: string, category: string, segment: string) => ({
+    partitionKey: categoryPartition(workspaceId, category),
+    sortKeyPrefix: segmentPrefix(segment),
+  }),
+} as const;
+
+function categoryPartition(workspaceId: string, category: string): string {
+  return `WS#${workspaceId}#CAT#${category}`;
+}
+
+function segmentPrefix(segment: string): string {
+  return `${keyDigest(segment)}#`;
+}
 
 export interface AccessPattern {
   readonly name: string;
@@ -36,8 +143,9 @@ export interface AccessPattern {
 }
 
 /**
- * Every way the service touches the table. Sizes assume the items as written today (all well under 1 KB).
- * Eventually consistent reads cost 0.5 units per 4 KB; writes 1 unit per KB; transactional writes 2 per KB.
+ * Every way the service touches the table. Items are under 1 KB unless the pattern says otherwise (chunks are tens of
+ * KB). Eventually consistent reads cost 0.5 units per 4 KB, strongly consistent 1; writes 1 unit per KB, plus 1 per
+ * index entry they change; transactional writes 2 per KB. docs/cost.md turns these into dollars.
  */
 export const accessPatterns: readonly AccessPattern[] = [
   {
@@ -109,5 +217,138 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'UpdateItem with attribute_exists(PK)',
     key: 'apiKey(hash)',
     cost: '1 WRU, plus 1 WRU for the lookup index entry',
+  },
+  {
+    name: 'Stage: take the next chunk sequence number',
+    usedBy: ['stageRecords'],
+    call: 'UpdateItem ADD chunkSeq, conditional on owner, open, unexpired and entity order, ReturnValues ALL_NEW',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU (the batch item is under 1 KB)',
+  },
+  {
+    name: "Stage: count a call's records and write its chunk, all or nothing",
+    usedBy: ['stageRecords'],
+    call: 'TransactWriteItems: Update batch (ADD counts and entity, conditional on the cap) + Put chunk piece(s)',
+    key: 'batch(workspaceId, batchId), batchChunk(workspaceId, batchId, seq, part)',
+    cost: '2 WRU for the batch + 2 WRU per started KB of compressed chunk; 1,000 mixed records (~300 KB of JSON) ≈ 35 KB ≈ 72 WRU',
+  },
+  {
+    name: 'Stage: count records skipped over the cap when none fit',
+    usedBy: ['stageRecords'],
+    call: 'UpdateItem ADD skippedOverCap, with the staging condition',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU',
+  },
+  {
+    name: 'Read a batch',
+    usedBy: ['batchStatus', 'commitBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain'],
+    call: 'GetItem, strongly consistent',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 RRU',
+  },
+  {
+    name: 'Record that an open batch expired',
+    usedBy: ['batchStatus', 'commitBatch'],
+    call: 'UpdateItem open → failed, conditional on createdAt being over 24 h old',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU, once per expired batch',
+  },
+  {
+    name: 'Commit a batch',
+    usedBy: ['commitBatch'],
+    call: 'UpdateItem open → committed with jobId, conditional on owner, open and unexpired (after SQS SendMessage)',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU, plus one SQS request',
+  },
+  {
+    name: 'Drain: take, renew, release and end the lease; move the checkpoint',
+    usedBy: ['drain'],
+    call: 'UpdateItem, conditional on the job and the lease holder',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU each: 1 to start, 1 per chunk applied, 1 to finish',
+  },
+  {
+    name: 'Drain: read staged chunks after the checkpoint, in staging order',
+    usedBy: ['drain'],
+    call: 'Query SK BETWEEN cursor and the end of CHUNK#, strongly consistent, Limit 3',
+    key: 'batchChunkPrefix(workspaceId, batchId)',
+    cost: '1 RRU per 4 KB of compressed chunk (≈ 9 RRU per 1,000 records)',
+  },
+  {
+    name: 'Drain: upsert products and customers',
+    usedBy: ['drain'],
+    call: 'BatchWriteItem PutRequest, 25 per call, unprocessed items retried with backoff',
+    key: 'product(workspaceId, sku) with lookup key productByExternalId; customer(workspaceId, externalId)',
+    cost: '1 WRU per started KB of item, plus 1 WRU for the lookup index entry of a product with an externalId',
+  },
+  {
+    name: 'Drain: read the stored line count of quotes and orders being replaced',
+    usedBy: ['drain'],
+    call: 'BatchGetItem of line 0, strongly consistent, projection externalId and lineCount',
+    key: 'documentLine(workspaceId, kind, externalId, 0)',
+    cost: '1 RRU per document (billed on the item, under 4 KB)',
+  },
+  {
+    name: 'Drain: read categories and segments not written earlier in the same drain',
+    usedBy: ['drain'],
+    call: 'BatchGetItem, strongly consistent, projection sku/category or externalId/segment; cached per drain',
+    key: 'product(workspaceId, sku), customer(workspaceId, externalId)',
+    cost: '1 RRU per item not already known; 0 when the batch carried the products and customers itself',
+  },
+  {
+    name: 'Drain: write quote and order lines (the pricing history)',
+    usedBy: ['drain'],
+    call: 'BatchWriteItem PutRequest after DeleteRequests for lines a new version no longer has',
+    key: 'documentLine(workspaceId, kind, externalId, index), with lookup key productLine and history key categoryLine',
+    cost: '≈ 3 WRU per line under 1 KB: the item, its lookup index entry and its history index entry; a removed line the same',
+  },
+  {
+    name: 'Drain: keep the newest FX rate per currency',
+    usedBy: ['drain'],
+    call: 'UpdateItem, conditional on asOfMs not being newer; one per currency per chunk',
+    key: 'fxRate(workspaceId, currency)',
+    cost: '1 WRU per currency per chunk, charged when the condition refuses too',
+  },
+  {
+    name: 'Drain: write what a chunk touched',
+    usedBy: ['drain'],
+    call: 'PutItem per part (string sets, under 200 KB each)',
+    key: 'batchTouched(workspaceId, batchId, chunkSk, part)',
+    cost: '1 WRU per started KB; ≈ 15 WRU for 1,000 orders of 2 lines',
+  },
+  {
+    name: 'History: every line of one product, or of one customer and product',
+    usedBy: ['band recompute (price serving)'],
+    call: 'Query on the lookup index (KEYS_ONLY), begins_with on the customer prefix for one customer, then BatchGetItem of the lines',
+    key: 'lookupKeys.productLines(workspaceId, sku) / customerProductLines(workspaceId, sku, customer)',
+    cost: '0.5 RRU per 4 KB of keys (~25 lines), then 0.5 RRU per line read back',
+  },
+  {
+    name: 'History: every line of one category, or of one category and customer segment',
+    usedBy: ['band recompute (price serving)'],
+    call: 'Query on the history index (ALL), begins_with on the segment prefix for one segment',
+    key: 'historyKeys.categoryLines(workspaceId, category) / categorySegmentLines(workspaceId, category, segment)',
+    cost: '0.5 RRU per 4 KB of lines (~10 lines of ~400 B)',
+  },
+  {
+    name: 'Read the newest FX rate of a currency',
+    usedBy: ['price serving'],
+    call: 'GetItem (or one key of a BatchGetItem), eventually consistent',
+    key: 'fxRate(workspaceId, currency)',
+    cost: '0.5 RRU',
+  },
+  {
+    name: 'Find a product by its external id',
+    usedBy: ['price serving'],
+    call: 'Query on the lookup index (KEYS_ONLY), then GetItem',
+    key: 'lookupKeys.productByExternalId(workspaceId, externalId)',
+    cost: '0.5 RRU + 0.5 RRU',
+  },
+  {
+    name: 'Read what a drained batch touched',
+    usedBy: ['band recompute (price serving)'],
+    call: 'Query begins_with TOUCHED#',
+    key: 'batchTouchedPrefix(workspaceId, batchId)',
+    cost: '0.5 RRU per 4 KB',
   },
 ];

@@ -26,7 +26,6 @@ describe('POST /api/v1/ingest/batches', () => {
       status: 'open',
       connectorId: workspace.connectorId,
       workspaceId: workspace.workspaceId,
-      entities: [],
       recordCount: 0,
       skippedOverCap: 0,
     });

@@ -12,7 +12,7 @@ import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { fallbackRoute, type HttpRoute, routeKey, routes } from '../../shared/routes.ts';
+import { fallbackRoute, type HttpRoute, routeKey, routes, workers } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
 
 interface SynthOptions extends PricingServiceStackProps {
@@ -202,7 +202,7 @@ describe('bundling', () => {
   it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
     const { outdir } = synthesize({ bundle: true });
     const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-    expect(assets).toHaveLength(routes.length + 1);
+    expect(assets).toHaveLength(routes.length + workers.length + 1);
     for (const asset of assets) {
       expect(readdirSync(join(outdir, asset))).toEqual(['index.mjs']);
       const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
@@ -250,8 +250,25 @@ describe('workers', () => {
     expect(actions).not.toContain('sqs:SendMessage');
   });
 
-  it('with no workers in the table there are no event source mappings', () => {
-    defaultTemplate.resourceCountIs('AWS::Lambda::EventSourceMapping', 0);
+  it('the drain worker takes one job at a time and may send only to the drain queue and its dead-letter queue', () => {
+    const [, mapping] = onlyResource(defaultTemplate, 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties).toMatchObject({
+      BatchSize: 1,
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      EventSourceArn: { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
+    });
+    const functionId = functionIdOfWorker(defaultTemplate);
+    const sends = permissionsOf(defaultTemplate, functionId).statements.filter((statement) =>
+      [statement.Action].flat().includes('sqs:SendMessage'),
+    );
+    const targets = sends.flatMap((statement) => [statement.Resource].flat());
+    expect(targets).toHaveLength(2);
+    expect(targets).toEqual(
+      expect.arrayContaining([{ 'Fn::GetAtt': [drainQueueId(), 'Arn'] }, { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] }]),
+    );
+    const environment = environmentOf(defaultTemplate, functionId);
+    expect(environment[environmentNames.drainQueueUrl]).toEqual({ Ref: drainQueueId() });
+    expect(environment[environmentNames.drainDeadLetterQueueUrl]).toEqual({ Ref: drainDeadLetterQueueId() });
   });
 });
 

@@ -1,0 +1,13 @@
+// GET /api/v1/ingest/batches/{batchId}: where a connector's batch stands.
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { readOwnBatch } from '../shared/batches/repository.ts';
+import { statusView } from '../shared/batches/rules.ts';
+import { BatchIdSchema } from '../shared/batches/schema.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readPathParameter } from '../shared/http/request.ts';
+
+export const handler = routeEndpoint('batchStatus', async ({ event, principal }) => {
+  const batchId = readPathParameter(event, 'batchId', BatchIdSchema);
+  const batch = await readOwnBatch({ workspaceId: principal.workspaceId, connectorId: connectorOf(principal) }, batchId);
+  return { statusCode: 200, body: statusView(batch) };
+});

@@ -1,0 +1,16 @@
+// POST /api/v1/ingest/batches/{batchId}/records: a connector stages one call's records of one entity kind.
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { stageRecords } from '../shared/batches/repository.ts';
+import { BatchIdSchema } from '../shared/batches/schema.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
+import { readStageRequest } from '../shared/records/stage-request.ts';
+import * as v from 'valibot';
+
+export const handler = routeEndpoint('stageRecords', async ({ event, principal }) => {
+  const batchId = readPathParameter(event, 'batchId', BatchIdSchema);
+  const { entity, records } = readStageRequest(readJsonBody(event, v.unknown()));
+  const owner = { workspaceId: principal.workspaceId, connectorId: connectorOf(principal) };
+  const { staged } = await stageRecords(owner, batchId, entity, records, principal.workspace.batchRecordCap);
+  return { statusCode: 202, body: { staged } };
+});

@@ -1,0 +1,32 @@
+// Drain jobs on the queue: the message a commit sends, and the worker's continuation, bounce and dead-letter sends.
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import * as v from 'valibot';
+import { drainDeadLetterQueueUrl, drainQueueUrl } from '../config.ts';
+import { queueClient } from '../queue-client.ts';
+
+export const DrainMessageSchema = v.object({
+  workspaceId: v.string(),
+  batchId: v.string(),
+  jobId: v.string(),
+  sentAt: v.string(),
+  /** How many times this job has handed itself on to a fresh invocation; for logs and limits. */
+  continuation: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+});
+export type DrainMessage = v.InferOutput<typeof DrainMessageSchema>;
+
+export async function sendDrainMessage(message: DrainMessage, delaySeconds = 0): Promise<void> {
+  await queueClient().send(
+    new SendMessageCommand({ QueueUrl: drainQueueUrl(), MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }),
+  );
+}
+
+/** Parks a job the worker gave up on where an operator looks for failed messages, with the reason beside it. */
+export async function sendToDrainDeadLetter(body: string, reason: string): Promise<void> {
+  await queueClient().send(
+    new SendMessageCommand({
+      QueueUrl: drainDeadLetterQueueUrl(),
+      MessageBody: body,
+      MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
+    }),
+  );
+}

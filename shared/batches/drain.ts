@@ -1,0 +1,143 @@
+// The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
+import { randomUUID } from 'node:crypto';
+import { DrainMemory, upsertRecords } from '../canonical/upsert.ts';
+import { recordTouched } from '../canonical/repository.ts';
+import { logger } from '../observability.ts';
+import { decompressRecords } from './chunks.ts';
+import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
+import {
+  acquireDrainLease,
+  DrainLeaseHeld,
+  failDrain,
+  finishDrain,
+  getBatch,
+  readChunksAfter,
+  releaseDrainLease,
+  saveCheckpoint,
+} from './repository.ts';
+import { chunkExpiresAt } from './rules.ts';
+import type { Batch } from './schema.ts';
+
+/** Receives of one job before the batch is failed and the message parked in the dead-letter queue. */
+export const DRAIN_ATTEMPTS = 3;
+/** A message for a batch that is still open may race its own commit; past this age its commit never landed. */
+const COMMIT_RACE_WINDOW_MS = 60_000;
+const BOUNCE_DELAY_SECONDS = 2;
+/** Chunks read per Query; at most a few hundred KB each, so memory stays flat whatever the batch's size. */
+const CHUNKS_PER_READ = 3;
+/** Never start a chunk with less time left than this, or than twice the slowest chunk so far. */
+const MIN_TIME_LEFT_MS = 15_000;
+/** The lease outlives the invocation's deadline by this much, for writes still in flight when it stops. */
+const LEASE_GRACE_MS = 5_000;
+
+export interface DrainInvocation {
+  readonly message: DrainMessage;
+  /** The message as received, parked unchanged if the job is given up. */
+  readonly body: string;
+  /** SQS ApproximateReceiveCount: which attempt at this message this is. */
+  readonly receiveCount: number;
+  readonly remainingMs: () => number;
+  readonly now?: () => Date;
+}
+
+/** Test seams: called after each chunk is applied and checkpointed. */
+export interface DrainHooks {
+  readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
+}
+
+export type DrainOutcome = 'drained' | 'continued' | 'failed' | 'bounced' | 'ignored';
+
+export interface DrainResult {
+  readonly outcome: DrainOutcome;
+  readonly chunks: number;
+  readonly records: number;
+}
+
+/** The text a connector reads in the batch status; internals stay in the logs. */
+function failureText(cause: string): string {
+  return `The drain failed after ${DRAIN_ATTEMPTS} attempts (${cause}). The staged records are kept for 7 days; stage them into a new batch to retry.`;
+}
+
+async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, now: Date): Promise<DrainResult> {
+  const text = failureText(cause);
+  // Parked first: if failing the batch then breaks, the redelivery gives up again rather than losing the message.
+  await sendToDrainDeadLetter(invocation.body, text);
+  await failDrain(batch, text, now);
+  logger.error('drain gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
+  return { outcome: 'failed', chunks: 0, records: 0 };
+}
+
+export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks = {}): Promise<DrainResult> {
+  const clock = invocation.now ?? (() => new Date());
+  const { message } = invocation;
+  const ignored: DrainResult = { outcome: 'ignored', chunks: 0, records: 0 };
+  const batch = await getBatch(message.workspaceId, message.batchId);
+  if (!batch) {
+    logger.warn('drain message for an unknown batch', { batchId: message.batchId });
+    return ignored;
+  }
+  if (batch.jobId !== message.jobId) {
+    if (batch.status === 'open' && clock().getTime() - Date.parse(message.sentAt) < COMMIT_RACE_WINDOW_MS) {
+      // The commit sends before it writes: its state change may be a moment behind. Look again shortly.
+      await sendDrainMessage(message, BOUNCE_DELAY_SECONDS);
+      return { outcome: 'bounced', chunks: 0, records: 0 };
+    }
+    logger.warn('drain message for a job the batch never took', { batchId: batch.batchId, jobId: message.jobId });
+    return ignored;
+  }
+  if (batch.status === 'drained' || batch.status === 'failed') return ignored;
+  if (invocation.receiveCount > DRAIN_ATTEMPTS) {
+    return giveUp(batch, invocation, 'each attempt stopped without finishing: it ran out of time or memory', clock());
+  }
+
+  const owner = randomUUID();
+  const leaseUntil = () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
+  let current: Batch;
+  try {
+    current = await acquireDrainLease(batch, owner, leaseUntil(), clock());
+  } catch (error) {
+    if (error instanceof DrainLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
+      // The live holder carries the job on; this duplicate delivery has nothing left to do.
+      logger.warn('drain duplicate dropped', { batchId: batch.batchId });
+      return ignored;
+    }
+    throw error;
+  }
+
+  const memory = new DrainMemory();
+  const from = { workspaceId: current.workspaceId, batchId: current.batchId, syncedAt: current.committedAt ?? current.createdAt };
+  let chunks = 0;
+  let records = 0;
+  let slowestChunkMs = 0;
+  try {
+    for (;;) {
+      const page = await readChunksAfter(current, current.drainCursor, CHUNKS_PER_READ);
+      if (page.length === 0) {
+        await finishDrain(current, owner, clock());
+        return { outcome: 'drained', chunks, records };
+      }
+      for (const chunk of page) {
+        if (invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * slowestChunkMs)) {
+          await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+          await releaseDrainLease(current, owner);
+          return { outcome: 'continued', chunks, records };
+        }
+        const started = performance.now();
+        const touched = await upsertRecords(chunk.entity, decompressRecords(chunk.data), from, memory);
+        await recordTouched(current.workspaceId, current.batchId, chunk.sk, touched, chunkExpiresAt(current));
+        current = await saveCheckpoint(current, owner, chunk.sk, (current.drainedCount ?? 0) + chunk.count, leaseUntil());
+        slowestChunkMs = Math.max(slowestChunkMs, performance.now() - started);
+        chunks += 1;
+        records += chunk.count;
+        await hooks.afterChunk?.(chunks, invocation);
+      }
+    }
+  } catch (error) {
+    await releaseDrainLease(current, owner).catch(() => undefined);
+    if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
+      logger.error('drain attempt failed', { batchId: batch.batchId, error: error as Error });
+      return giveUp(current, invocation, 'an internal fault; quote the batch id to support', clock());
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,165 @@
+// Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
+import { type DocumentKind, historyKeys, keys, lookupKeys } from '../table/keys.ts';
+
+const DAY_MS = 86_400_000;
+/** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */
+export const HISTORY_RETENTION_DAYS = 400;
+
+/** Where an item came from; the same for every item of a batch, so a redelivered drain writes identical items. */
+export interface Provenance {
+  readonly workspaceId: string;
+  readonly batchId: string;
+  /** The batch's commit time: the moment the connector said this data was complete. */
+  readonly syncedAt: string;
+}
+
+export type TableItem = Record<string, unknown>;
+
+/** Free-form attributes are stored as JSON text: DynamoDB maps refuse empty keys and nesting beyond 32 levels. */
+function attributesJson(attributes: Record<string, unknown> | undefined): { attributesJson?: string } {
+  return attributes === undefined ? {} : { attributesJson: JSON.stringify(attributes) };
+}
+
+export function productItem(record: ProductRecord, from: Provenance): TableItem {
+  const { attributes, ...fields } = record;
+  return {
+    ...keys.product(from.workspaceId, record.sku),
+    ...(record.externalId ? lookupKeys.productByExternalId(from.workspaceId, record.externalId) : {}),
+    type: 'product',
+    ...fields,
+    ...attributesJson(attributes),
+    batchId: from.batchId,
+    syncedAt: from.syncedAt,
+  };
+}
+
+export function customerItem(record: CustomerRecord, from: Provenance): TableItem {
+  const { attributes, ...fields } = record;
+  return {
+    ...keys.customer(from.workspaceId, record.externalId),
+    type: 'customer',
+    ...fields,
+    ...attributesJson(attributes),
+    batchId: from.batchId,
+    syncedAt: from.syncedAt,
+  };
+}
+
+export type DocumentRecord = { kind: 'quote'; record: QuoteRecord } | { kind: 'order'; record: OrderRecord };
+
+/** What a line is keyed by besides its document: known from the product and customer items at drain time. */
+export interface LineContext {
+  categoryOf(sku: string): string | undefined;
+  segmentOf(customerExternalId: string): string | undefined;
+}
+
+function documentDate(document: DocumentRecord): string {
+  return document.kind === 'quote' ? document.record.createdAt : document.record.soldAt;
+}
+
+/** Kept for the retention period after the document's date, or after the sync that brought it if that is later. */
+export function historyExpiresAt(document: DocumentRecord, from: Provenance): number {
+  const latest = Math.max(Date.parse(documentDate(document)), Date.parse(from.syncedAt));
+  return Math.floor((latest + HISTORY_RETENTION_DAYS * DAY_MS) / 1000);
+}
+
+/**
+ * One item per line, all in the document's partition. Every line carries the document's header, so that a line read
+ * through an index stands on its own; line 0 also carries the line count, which a later version of the document
+ * reads to remove lines it no longer has.
+ */
+export function documentLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {
+  const { kind, record } = document;
+  const { lines, ...header } = record;
+  const customer = record.customerExternalId ?? null;
+  const segment = customer === null ? undefined : context.segmentOf(customer);
+  const at = documentDate(document);
+  const expiresAt = historyExpiresAt(document, from);
+  return lines.map((line, index) => {
+    const { attributes, ...lineFields } = line;
+    const category = context.categoryOf(line.productSku);
+    const priceCents = 'quotedPriceCents' in line ? line.quotedPriceCents : line.soldPriceCents;
+    return {
+      ...keys.documentLine(from.workspaceId, kind, record.externalId, index),
+      ...lookupKeys.productLine(from.workspaceId, line.productSku, customer, kind, record.externalId, index),
+      // Lines of products not yet known have no category; they stay out of the category index until re-synced.
+      ...(category === undefined ? {} : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
+      type: `${kind}Line`,
+      kind,
+      ...header,
+      lineIndex: index,
+      lineCount: lines.length,
+      ...lineFields,
+      ...attributesJson(attributes),
+      priceCents,
+      at,
+      atMs: Date.parse(at),
+      ...(segment === undefined ? {} : { segment }),
+      ...(category === undefined ? {} : { category }),
+      batchId: from.batchId,
+      syncedAt: from.syncedAt,
+      expiresAt,
+    };
+  });
+}
+
+export interface FxObservation {
+  readonly currency: string;
+  /** Units of the workspace's base currency per one unit of `currency`. */
+  readonly rate: number;
+  readonly asOf: string;
+  readonly asOfMs: number;
+  readonly source: string;
+}
+
+/** A document's rate, when it names both a currency and a usable rate. */
+export function fxObservation(document: DocumentRecord): FxObservation | undefined {
+  const { currency, exchangeRate, externalId } = document.record;
+  if (!currency || exchangeRate === null || exchangeRate === undefined || !(exchangeRate > 0)) return undefined;
+  const asOf = documentDate(document);
+  return { currency, rate: exchangeRate, asOf, asOfMs: Date.parse(asOf), source: `${document.kind}:${externalId}` };
+}
+
+/** The newest observation per currency; of two at the same moment, the later-staged one wins, as records do. */
+export function newestRates(observations: Iterable<FxObservation>): FxObservation[] {
+  const newest = new Map<string, FxObservation>();
+  for (const observation of observations) {
+    const seen = newest.get(observation.currency);
+    if (!seen || observation.asOfMs >= seen.asOfMs) newest.set(observation.currency, observation);
+  }
+  return [...newest.values()];
+}
+
+/** A node of the pricing hierarchy, written as a JSON array so that ids holding any character stay unambiguous. */
+export type TouchedNode =
+  | readonly ['customerSku', string, string]
+  | readonly ['segmentSku', string, string]
+  | readonly ['segmentCategory', string, string]
+  | readonly ['category', string];
+
+export class TouchedSet {
+  readonly products = new Set<string>();
+  readonly customers = new Set<string>();
+  readonly nodes = new Set<string>();
+
+  addNode(node: TouchedNode): void {
+    this.nodes.add(JSON.stringify(node));
+  }
+
+  /** The nodes whose bands a line feeds. */
+  addLine(line: { productSku: string; customer: string | null; segment: string | undefined; category: string | undefined }): void {
+    const segment = line.segment ?? '';
+    this.products.add(line.productSku);
+    if (line.customer !== null) this.addNode(['customerSku', line.customer, line.productSku]);
+    this.addNode(['segmentSku', segment, line.productSku]);
+    if (line.category !== undefined) {
+      this.addNode(['segmentCategory', segment, line.category]);
+      this.addNode(['category', line.category]);
+    }
+  }
+
+  get size(): number {
+    return this.products.size + this.customers.size + this.nodes.size;
+  }
+}

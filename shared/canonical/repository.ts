@@ -1,0 +1,175 @@
+// Canonical items in the table: batched upserts and deletes, the reads a drain needs, FX rates and touched lists.
+import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.ts';
+import { tableClient } from '../table/client.ts';
+import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
+import type { FxObservation, TableItem, TouchedSet } from './items.ts';
+
+const WRITE_BATCH_SIZE = 25;
+const READ_BATCH_SIZE = 100;
+const MAX_RETRIES = 10;
+/** Parallel BatchWriteItem calls per drain: enough to hide round trips, few enough not to throttle a new table. */
+export const WRITE_CONCURRENCY = 8;
+
+function pause(attempt: number): Promise<void> {
+  const ceiling = Math.min(2000, 25 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+async function inParallel<T>(tasks: readonly T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(concurrency, tasks.length) }, async () => {
+    while (next < tasks.length) {
+      const task = tasks[next++] as T;
+      await run(task);
+    }
+  });
+  await Promise.all(workers);
+}
+
+type WriteRequest = { PutRequest: { Item: TableItem } } | { DeleteRequest: { Key: PrimaryKey } };
+
+/** BatchWriteItem in groups of 25, retrying what DynamoDB leaves unprocessed with backoff until all of it is written. */
+async function batchWrite(requests: readonly WriteRequest[]): Promise<void> {
+  const groups: WriteRequest[][] = [];
+  for (let i = 0; i < requests.length; i += WRITE_BATCH_SIZE) groups.push(requests.slice(i, i + WRITE_BATCH_SIZE));
+  await inParallel(groups, WRITE_CONCURRENCY, async (group) => {
+    let pending: WriteRequest[] = group;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > MAX_RETRIES) throw new Error(`BatchWriteItem left ${pending.length} items unprocessed after ${MAX_RETRIES} retries`);
+      if (attempt > 0) await pause(attempt);
+      const { UnprocessedItems } = await tableClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (UnprocessedItems?.[tableName()] ?? []) as WriteRequest[];
+    }
+  });
+}
+
+export function putItems(items: readonly TableItem[]): Promise<void> {
+  return batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+}
+
+export function deleteItems(itemKeys: readonly PrimaryKey[]): Promise<void> {
+  return batchWrite(itemKeys.map((Key) => ({ DeleteRequest: { Key } })));
+}
+
+/** BatchGetItem, strongly consistent so that what the previous chunk wrote is seen, retrying unprocessed keys. */
+async function batchGet(itemKeys: readonly PrimaryKey[], projection: string, names: Record<string, string>): Promise<TableItem[]> {
+  const found: TableItem[] = [];
+  const groups: PrimaryKey[][] = [];
+  for (let i = 0; i < itemKeys.length; i += READ_BATCH_SIZE) groups.push(itemKeys.slice(i, i + READ_BATCH_SIZE));
+  await inParallel(groups, WRITE_CONCURRENCY, async (group) => {
+    let pending: Record<string, unknown>[] = group.map((key) => ({ ...key }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > MAX_RETRIES) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_RETRIES} retries`);
+      if (attempt > 0) await pause(attempt);
+      const input: BatchGetCommandInput = {
+        RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection, ExpressionAttributeNames: names } },
+      };
+      const { Responses, UnprocessedKeys } = await tableClient().send(new BatchGetCommand(input));
+      found.push(...((Responses?.[tableName()] ?? []) as TableItem[]));
+      pending = (UnprocessedKeys?.[tableName()]?.Keys ?? []) as Record<string, unknown>[];
+    }
+  });
+  return found;
+}
+
+/** Each product's category, for the skus asked about that exist. */
+export async function readCategories(workspaceId: string, skus: readonly string[]): Promise<Map<string, string>> {
+  const items = await batchGet(
+    skus.map((sku) => keys.product(workspaceId, sku)),
+    '#sku, #category',
+    { '#sku': 'sku', '#category': 'category' },
+  );
+  return new Map(items.map((item) => [item.sku as string, item.category as string]));
+}
+
+/** Each customer's segment ('' when it has none), for the customers asked about that exist. */
+export async function readSegments(workspaceId: string, customerIds: readonly string[]): Promise<Map<string, string>> {
+  const items = await batchGet(
+    customerIds.map((id) => keys.customer(workspaceId, id)),
+    '#id, #segment',
+    { '#id': 'externalId', '#segment': 'segment' },
+  );
+  return new Map(items.map((item) => [item.externalId as string, (item.segment as string | undefined) ?? '']));
+}
+
+/** How many lines the stored version of each document has, for the documents asked about that exist. */
+export async function readLineCounts(workspaceId: string, kind: DocumentKind, externalIds: readonly string[]): Promise<Map<string, number>> {
+  const items = await batchGet(
+    externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
+    '#id, #count',
+    { '#id': 'externalId', '#count': 'lineCount' },
+  );
+  return new Map(items.map((item) => [item.externalId as string, item.lineCount as number]));
+}
+
+/** Keeps the newest rate per currency: an older observation, from this batch or a later-synced one, never replaces a newer. */
+export async function recordFxRates(workspaceId: string, observations: readonly FxObservation[], syncedAt: string): Promise<void> {
+  await inParallel(observations, WRITE_CONCURRENCY, async (observation) => {
+    try {
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.fxRate(workspaceId, observation.currency),
+          UpdateExpression: 'SET #type = :type, currency = :currency, rate = :rate, asOf = :asOf, asOfMs = :asOfMs, #source = :source, syncedAt = :syncedAt',
+          ConditionExpression: 'attribute_not_exists(asOfMs) OR asOfMs <= :asOfMs',
+          ExpressionAttributeNames: { '#type': 'type', '#source': 'source' },
+          ExpressionAttributeValues: {
+            ':type': 'fxRate',
+            ':currency': observation.currency,
+            ':rate': observation.rate,
+            ':asOf': observation.asOf,
+            ':asOfMs': observation.asOfMs,
+            ':source': observation.source,
+            ':syncedAt': syncedAt,
+          },
+        }),
+      );
+    } catch (error) {
+      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  });
+}
+
+/** A touched item stays well under the item limit; a chunk that touched more is written in several parts. */
+const TOUCHED_PART_BYTES = 200 * 1024;
+
+/**
+ * What one chunk touched, keyed by that chunk: a redelivered drain that applies the chunk again writes the same
+ * items again instead of adding to a list.
+ */
+export async function recordTouched(workspaceId: string, batchId: string, chunkSk: string, touched: TouchedSet, expiresAt: number): Promise<void> {
+  const entries: Array<['products' | 'customers' | 'nodes', string]> = [
+    ...[...touched.products].map((value) => ['products', value] as ['products', string]),
+    ...[...touched.customers].map((value) => ['customers', value] as ['customers', string]),
+    ...[...touched.nodes].map((value) => ['nodes', value] as ['nodes', string]),
+  ];
+  const parts: Array<Record<'products' | 'customers' | 'nodes', Set<string>>> = [];
+  let bytes = Infinity;
+  for (const [field, value] of entries) {
+    if (bytes + value.length > TOUCHED_PART_BYTES) {
+      parts.push({ products: new Set(), customers: new Set(), nodes: new Set() });
+      bytes = 0;
+    }
+    (parts.at(-1) as Record<typeof field, Set<string>>)[field].add(value);
+    bytes += Buffer.byteLength(value, 'utf8') + 1;
+  }
+  await inParallel(
+    parts.map((part, index) => ({ part, index })),
+    WRITE_CONCURRENCY,
+    async ({ part, index }) => {
+      await tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.batchTouched(workspaceId, batchId, chunkSk, index),
+            type: 'touched',
+            // DynamoDB has no empty sets: an empty field is left out.
+            ...Object.fromEntries(Object.entries(part).filter(([, values]) => values.size > 0)),
+            expiresAt,
+          },
+        }),
+      );
+    },
+  );
+}
