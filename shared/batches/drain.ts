@@ -23,6 +23,9 @@ export const DRAIN_ATTEMPTS = 3;
 /** A message for a batch that is still open may race its own commit; past this age its commit never landed. */
 const COMMIT_RACE_WINDOW_MS = 60_000;
 const BOUNCE_DELAY_SECONDS = 2;
+/** The commit's state change is usually milliseconds behind its message: look again a few times before bouncing. */
+const COMMIT_RACE_RETRIES = 5;
+const COMMIT_RACE_PAUSE_MS = 100;
 /** Chunks read per Query; at most a few hundred KB each, so memory stays flat whatever the batch's size. */
 const CHUNKS_PER_READ = 3;
 /** Never start a chunk with less time left than this, or than twice the slowest chunk so far. */
@@ -71,14 +74,20 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
   const clock = invocation.now ?? (() => new Date());
   const { message } = invocation;
   const ignored: DrainResult = { outcome: 'ignored', chunks: 0, records: 0 };
-  const batch = await getBatch(message.workspaceId, message.batchId);
+  let batch = await getBatch(message.workspaceId, message.batchId);
+  const racingItsCommit = () =>
+    batch?.jobId !== message.jobId && batch?.status === 'open' && clock().getTime() - Date.parse(message.sentAt) < COMMIT_RACE_WINDOW_MS;
+  for (let retry = 0; retry < COMMIT_RACE_RETRIES && racingItsCommit(); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, COMMIT_RACE_PAUSE_MS));
+    batch = await getBatch(message.workspaceId, message.batchId);
+  }
   if (!batch) {
     logger.warn('drain message for an unknown batch', { batchId: message.batchId });
     return ignored;
   }
   if (batch.jobId !== message.jobId) {
-    if (batch.status === 'open' && clock().getTime() - Date.parse(message.sentAt) < COMMIT_RACE_WINDOW_MS) {
-      // The commit sends before it writes: its state change may be a moment behind. Look again shortly.
+    if (racingItsCommit()) {
+      // The commit sends before it writes, and its state change is still not visible: look again later.
       await sendDrainMessage(message, BOUNCE_DELAY_SECONDS);
       return { outcome: 'bounced', chunks: 0, records: 0 };
     }

@@ -321,9 +321,12 @@ export async function readChunksAfter(batch: Pick<Batch, 'workspaceId' | 'batchI
       Limit: limit,
     }),
   );
-  return (Items ?? []).map(
-    (item): StagedChunk => ({ sk: item.SK as string, entity: item.entity as EntityKind, count: item.count as number, data: item.data as Uint8Array }),
-  );
+  return (Items ?? []).map((item): StagedChunk => ({
+    sk: item.SK as string,
+    entity: item.entity as EntityKind,
+    count: item.count as number,
+    data: item.data as Uint8Array,
+  }));
 }
 
 /** Another invocation is draining the batch and its lease has not run out. */
@@ -370,7 +373,13 @@ export async function acquireDrainLease(batch: Batch, owner: string, leaseUntil:
 }
 
 /** Moves the checkpoint past one applied chunk and renews the lease; fails if this invocation no longer holds it. */
-export async function saveCheckpoint(batch: Batch, owner: string, cursor: string, drainedCount: number, leaseUntil: number): Promise<Batch> {
+export async function saveCheckpoint(
+  batch: Batch,
+  owner: string,
+  cursor: string,
+  drainedCount: number,
+  leaseUntil: number,
+): Promise<Batch> {
   await tableClient().send(
     new UpdateCommand({
       TableName: tableName(),
@@ -378,7 +387,13 @@ export async function saveCheckpoint(batch: Batch, owner: string, cursor: string
       UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, leaseUntil = :until',
       ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':cursor': cursor, ':count': drainedCount, ':until': leaseUntil, ':owner': owner, ':draining': 'draining' },
+      ExpressionAttributeValues: {
+        ':cursor': cursor,
+        ':count': drainedCount,
+        ':until': leaseUntil,
+        ':owner': owner,
+        ':draining': 'draining',
+      },
     }),
   );
   return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };

@@ -81,7 +81,12 @@ export function stagingRefusal(batch: Batch | undefined, connectorId: string, en
 /** The batch as it stands now: an open batch past its life is failed, whether or not that has been written yet. */
 export function expired(batch: Batch, now: Date): Batch {
   if (!isExpired(batch, now)) return batch;
-  return { ...batch, status: 'failed', error: EXPIRED_ERROR, failedAt: new Date(Date.parse(batch.createdAt) + OPEN_BATCH_LIFETIME_MS).toISOString() };
+  return {
+    ...batch,
+    status: 'failed',
+    error: EXPIRED_ERROR,
+    failedAt: new Date(Date.parse(batch.createdAt) + OPEN_BATCH_LIFETIME_MS).toISOString(),
+  };
 }
 
 export function statusView(batch: Batch): BatchStatusView {

@@ -56,5 +56,5 @@ export interface BatchStatusView {
   readonly error?: string;
 }
 
-/** Batch ids are v4 UUIDs; anything else in the path is refused before any read. */
+/** Batch ids are UUIDs (the service mints v4); anything else in the path is refused before any read. */
 export const BatchIdSchema = v.pipe(v.string('a batch id (a UUID)'), v.uuid('a batch id (a UUID)'));

@@ -1,6 +1,6 @@
 // Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
-import { type DocumentKind, historyKeys, keys, lookupKeys } from '../table/keys.ts';
+import { historyKeys, keys, lookupKeys } from '../table/keys.ts';
 
 const DAY_MS = 86_400_000;
 /** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */
@@ -84,7 +84,9 @@ export function documentLineItems(document: DocumentRecord, context: LineContext
       ...keys.documentLine(from.workspaceId, kind, record.externalId, index),
       ...lookupKeys.productLine(from.workspaceId, line.productSku, customer, kind, record.externalId, index),
       // Lines of products not yet known have no category; they stay out of the category index until re-synced.
-      ...(category === undefined ? {} : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
+      ...(category === undefined
+        ? {}
+        : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
       type: `${kind}Line`,
       kind,
       ...header,

@@ -63,7 +63,9 @@ async function batchGet(itemKeys: readonly PrimaryKey[], projection: string, nam
       if (attempt > MAX_RETRIES) throw new Error(`BatchGetItem left ${pending.length} keys unprocessed after ${MAX_RETRIES} retries`);
       if (attempt > 0) await pause(attempt);
       const input: BatchGetCommandInput = {
-        RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection, ExpressionAttributeNames: names } },
+        RequestItems: {
+          [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection, ExpressionAttributeNames: names },
+        },
       };
       const { Responses, UnprocessedKeys } = await tableClient().send(new BatchGetCommand(input));
       found.push(...((Responses?.[tableName()] ?? []) as TableItem[]));
@@ -94,7 +96,11 @@ export async function readSegments(workspaceId: string, customerIds: readonly st
 }
 
 /** How many lines the stored version of each document has, for the documents asked about that exist. */
-export async function readLineCounts(workspaceId: string, kind: DocumentKind, externalIds: readonly string[]): Promise<Map<string, number>> {
+export async function readLineCounts(
+  workspaceId: string,
+  kind: DocumentKind,
+  externalIds: readonly string[],
+): Promise<Map<string, number>> {
   const items = await batchGet(
     externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
     '#id, #count',
@@ -111,7 +117,8 @@ export async function recordFxRates(workspaceId: string, observations: readonly 
         new UpdateCommand({
           TableName: tableName(),
           Key: keys.fxRate(workspaceId, observation.currency),
-          UpdateExpression: 'SET #type = :type, currency = :currency, rate = :rate, asOf = :asOf, asOfMs = :asOfMs, #source = :source, syncedAt = :syncedAt',
+          UpdateExpression:
+            'SET #type = :type, currency = :currency, rate = :rate, asOf = :asOf, asOfMs = :asOfMs, #source = :source, syncedAt = :syncedAt',
           ConditionExpression: 'attribute_not_exists(asOfMs) OR asOfMs <= :asOfMs',
           ExpressionAttributeNames: { '#type': 'type', '#source': 'source' },
           ExpressionAttributeValues: {
@@ -138,7 +145,13 @@ const TOUCHED_PART_BYTES = 200 * 1024;
  * What one chunk touched, keyed by that chunk: a redelivered drain that applies the chunk again writes the same
  * items again instead of adding to a list.
  */
-export async function recordTouched(workspaceId: string, batchId: string, chunkSk: string, touched: TouchedSet, expiresAt: number): Promise<void> {
+export async function recordTouched(
+  workspaceId: string,
+  batchId: string,
+  chunkSk: string,
+  touched: TouchedSet,
+  expiresAt: number,
+): Promise<void> {
   const entries: Array<['products' | 'customers' | 'nodes', string]> = [
     ...[...touched.products].map((value) => ['products', value] as ['products', string]),
     ...[...touched.customers].map((value) => ['customers', value] as ['customers', string]),

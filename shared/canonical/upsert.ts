@@ -128,7 +128,12 @@ async function upsertDocuments(documents: readonly DocumentRecord[], from: Prove
 }
 
 /** Upserts one chunk's records (validated when they were staged) and says what they touched. */
-export async function upsertRecords(entity: EntityKind, records: readonly unknown[], from: Provenance, memory: DrainMemory): Promise<TouchedSet> {
+export async function upsertRecords(
+  entity: EntityKind,
+  records: readonly unknown[],
+  from: Provenance,
+  memory: DrainMemory,
+): Promise<TouchedSet> {
   const touched = new TouchedSet();
   switch (entity) {
     case 'product':

@@ -60,7 +60,11 @@ const QuantitySchema = v.pipe(
   v.check(isStorableNumber, 'a number greater than 0, from 1e-130 to 1e126'),
 );
 const exchangeRateMessage = 'a number from 1e-130 to 1e126 in magnitude, or 0';
-const ExchangeRateSchema = v.pipe(v.number(exchangeRateMessage), v.finite(exchangeRateMessage), v.check(isStorableNumber, exchangeRateMessage));
+const ExchangeRateSchema = v.pipe(
+  v.number(exchangeRateMessage),
+  v.finite(exchangeRateMessage),
+  v.check(isStorableNumber, exchangeRateMessage),
+);
 
 const DateTimeSchema = v.pipe(v.string(), dateTime());
 

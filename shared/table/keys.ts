@@ -92,7 +92,14 @@ export const lookupKeys = {
     [lookupIndex.sortKey]: 'PRODUCT',
   }),
   /** Every history line of a product; the sort key starts with the customer, so one customer's lines are a prefix. */
-  productLine: (workspaceId: string, sku: string, customerExternalId: string | null, kind: DocumentKind, externalId: string, index: number) => ({
+  productLine: (
+    workspaceId: string,
+    sku: string,
+    customerExternalId: string | null,
+    kind: DocumentKind,
+    externalId: string,
+    index: number,
+  ) => ({
     [lookupIndex.partitionKey]: productLinesPartition(workspaceId, sku),
     [lookupIndex.sortKey]: `${customerLinesPrefix(customerExternalId)}${lineDigest(kind, externalId, index)}`,
   }),

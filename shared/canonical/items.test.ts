@@ -1,0 +1,529 @@
+// Unit tests of canonical data as table items: products, customers, document lines, history expiry, FX observations and touched nodes.
+import { describe, expect, it } from 'vitest';
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
+import { historyKeys, keys, lookupKeys } from '../table/keys.ts';
+import {
+  customerItem,
+  type DocumentRecord,
+  documentLineItems,
+  type FxObservation,
+  fxObservation,
+  HISTORY_RETENTION_DAYS,
+  historyExpiresAt,
+  type LineContext,
+  newestRates,
+  productItem,
+  type Provenance,
+  TouchedSet,
+} from './items.ts';
+
+const DAY_MS = 86_400_000;
+const from: Provenance = { workspaceId: 'ws-1', batchId: 'batch-1', syncedAt: '2026-03-01T00:00:00.000Z' };
+
+function seconds(iso: string, plusDays = 0): number {
+  return Math.floor((Date.parse(iso) + plusDays * DAY_MS) / 1000);
+}
+
+/** A drain's knowledge of categories and segments, recording which customers it was asked about. */
+function context(categories: Record<string, string>, segments: Record<string, string>): LineContext & { askedSegments: string[] } {
+  const askedSegments: string[] = [];
+  return {
+    askedSegments,
+    categoryOf: (sku) => categories[sku],
+    segmentOf: (customer) => {
+      askedSegments.push(customer);
+      return segments[customer];
+    },
+  };
+}
+
+describe('product items', () => {
+  const product: ProductRecord = {
+    sku: 'SKU-1',
+    externalId: 'ERP-1',
+    name: 'Hex bolt',
+    category: 'Fasteners',
+    costCents: 100,
+    currentPriceCents: 150,
+    floorCents: 110,
+    isActive: true,
+    currency: 'USD',
+    attributes: { uom: 'box', '': 'empty key', deep: { a: [1, { b: null }] } },
+  };
+
+  it('keys a product by workspace and sku, with a lookup by external id, and keeps its fields and provenance', () => {
+    const { attributes: _attributes, ...fields } = product;
+    expect(productItem(product, from)).toEqual({
+      ...keys.product('ws-1', 'SKU-1'),
+      ...lookupKeys.productByExternalId('ws-1', 'ERP-1'),
+      type: 'product',
+      ...fields,
+      attributesJson: JSON.stringify(product.attributes),
+      batchId: 'batch-1',
+      syncedAt: '2026-03-01T00:00:00.000Z',
+    });
+  });
+
+  it('stores attributes as JSON text that reads back as they came, and no attributes map', () => {
+    const item = productItem(product, from);
+    expect(item).not.toHaveProperty('attributes');
+    expect(JSON.parse(item.attributesJson as string)).toEqual(product.attributes);
+  });
+
+  it('has no lookup key without an external id, and no attributesJson without attributes', () => {
+    const item = productItem({ sku: 'SKU-2', name: 'Nut', category: 'Fasteners', costCents: 5, currentPriceCents: 9 }, from);
+    expect(item).toEqual({
+      ...keys.product('ws-1', 'SKU-2'),
+      type: 'product',
+      sku: 'SKU-2',
+      name: 'Nut',
+      category: 'Fasteners',
+      costCents: 5,
+      currentPriceCents: 9,
+      batchId: 'batch-1',
+      syncedAt: '2026-03-01T00:00:00.000Z',
+    });
+    expect(item).not.toHaveProperty('lookupPk');
+    expect(item).not.toHaveProperty('attributesJson');
+  });
+
+  it('keeps an empty attributes object as "{}"', () => {
+    const item = productItem(
+      { sku: 'SKU-3', name: 'Washer', category: 'Fasteners', costCents: 1, currentPriceCents: 2, attributes: {} },
+      from,
+    );
+    expect(item.attributesJson).toBe('{}');
+  });
+});
+
+describe('customer items', () => {
+  it('keys a customer by workspace and external id and keeps its fields, attributes as JSON text and provenance', () => {
+    const customer: CustomerRecord = { name: 'Acme', externalId: 'C-1', segment: 'enterprise', region: null, attributes: { tier: 2 } };
+    const item = customerItem(customer, from);
+    expect(item).toEqual({
+      ...keys.customer('ws-1', 'C-1'),
+      type: 'customer',
+      name: 'Acme',
+      externalId: 'C-1',
+      segment: 'enterprise',
+      region: null,
+      attributesJson: '{"tier":2}',
+      batchId: 'batch-1',
+      syncedAt: '2026-03-01T00:00:00.000Z',
+    });
+    expect(JSON.parse(item.attributesJson as string)).toEqual({ tier: 2 });
+  });
+
+  it('has no lookup key and no attributesJson when it has no attributes', () => {
+    const item = customerItem({ name: 'Bolt Co', externalId: 'C-2' }, from);
+    expect(item).toEqual({
+      ...keys.customer('ws-1', 'C-2'),
+      type: 'customer',
+      name: 'Bolt Co',
+      externalId: 'C-2',
+      batchId: 'batch-1',
+      syncedAt: from.syncedAt,
+    });
+  });
+});
+
+describe('quote line items', () => {
+  const quote: QuoteRecord = {
+    externalId: 'Q-1',
+    customerExternalId: 'C-1',
+    outcome: 'won',
+    currency: 'EUR',
+    exchangeRate: 1.08,
+    createdAt: '2026-02-01T10:00:00Z',
+    decidedAt: '2026-02-03T10:00:00Z',
+    lines: [
+      { productSku: 'SKU-1', quantity: 10, costCents: 100, quotedPriceCents: 150, pricingDecisionId: 'pd_1', attributes: { note: 'rush' } },
+      { productSku: 'SKU-2', quantity: 2, costCents: 500, quotedPriceCents: 800, pricingDecisionId: null },
+      { productSku: 'SKU-3', quantity: 1.5, costCents: 40, quotedPriceCents: 55, pricingDecisionId: null, salespersonPriceReason: 'match' },
+    ],
+  };
+  const document: DocumentRecord = { kind: 'quote', record: quote };
+  // SKU-2 is not known yet: it has no category.
+  const known = () => context({ 'SKU-1': 'Fasteners', 'SKU-3': 'Safety' }, { 'C-1': 'enterprise' });
+
+  it('writes one item per line, all in the quote partition, lines 0 to 2', () => {
+    const items = documentLineItems(document, known(), from);
+    expect(items).toHaveLength(3);
+    items.forEach((item, index) => {
+      expect(item).toMatchObject({ ...keys.documentLine('ws-1', 'quote', 'Q-1', index), lineIndex: index, lineCount: 3 });
+      expect(item.PK).toBe(keys.documentLines('ws-1', 'quote', 'Q-1').PK);
+    });
+  });
+
+  it('puts the header, the line, the price, the time, the keys and provenance on a line', () => {
+    const [first] = documentLineItems(document, known(), from);
+    expect(first).toEqual({
+      ...keys.documentLine('ws-1', 'quote', 'Q-1', 0),
+      ...lookupKeys.productLine('ws-1', 'SKU-1', 'C-1', 'quote', 'Q-1', 0),
+      ...historyKeys.categoryLine('ws-1', 'Fasteners', 'enterprise', 'quote', 'Q-1', 0),
+      type: 'quoteLine',
+      kind: 'quote',
+      externalId: 'Q-1',
+      customerExternalId: 'C-1',
+      outcome: 'won',
+      currency: 'EUR',
+      exchangeRate: 1.08,
+      createdAt: '2026-02-01T10:00:00Z',
+      decidedAt: '2026-02-03T10:00:00Z',
+      lineIndex: 0,
+      lineCount: 3,
+      productSku: 'SKU-1',
+      quantity: 10,
+      costCents: 100,
+      quotedPriceCents: 150,
+      pricingDecisionId: 'pd_1',
+      attributesJson: '{"note":"rush"}',
+      priceCents: 150,
+      at: '2026-02-01T10:00:00Z',
+      atMs: Date.parse('2026-02-01T10:00:00Z'),
+      segment: 'enterprise',
+      category: 'Fasteners',
+      batchId: 'batch-1',
+      syncedAt: '2026-03-01T00:00:00.000Z',
+      expiresAt: seconds('2026-03-01T00:00:00.000Z', HISTORY_RETENTION_DAYS),
+    });
+  });
+
+  it("carries the header on every line and takes each line's own quoted price", () => {
+    const items = documentLineItems(document, known(), from);
+    for (const item of items) {
+      expect(item).toMatchObject({
+        externalId: 'Q-1',
+        customerExternalId: 'C-1',
+        outcome: 'won',
+        decidedAt: '2026-02-03T10:00:00Z',
+        kind: 'quote',
+      });
+      expect(item).not.toHaveProperty('lines');
+    }
+    expect(items.map((item) => item.priceCents)).toEqual([150, 800, 55]);
+    expect(items.map((item) => item.productSku)).toEqual(['SKU-1', 'SKU-2', 'SKU-3']);
+    expect(items[2]).toMatchObject({ quantity: 1.5, salespersonPriceReason: 'match' });
+    expect(items[1]).not.toHaveProperty('attributesJson');
+  });
+
+  it("looks lines up by product under the customer's prefix", () => {
+    const items = documentLineItems(document, known(), from);
+    items.forEach((item, index) => {
+      const sku = quote.lines[index]?.productSku ?? '';
+      const prefix = lookupKeys.customerProductLines('ws-1', sku, 'C-1');
+      expect(item.lookupPk).toBe(prefix.partitionKey);
+      expect(item.lookupPk).toBe(lookupKeys.productLines('ws-1', sku).partitionKey);
+      expect(String(item.lookupSk).startsWith(prefix.sortKeyPrefix)).toBe(true);
+    });
+  });
+
+  it('files a line under its category and segment, and a line of a product without a known category under none', () => {
+    const items = documentLineItems(document, known(), from);
+    expect(items[0]).toMatchObject({ category: 'Fasteners', segment: 'enterprise' });
+    expect(String(items[0]?.historySk).startsWith(historyKeys.categorySegmentLines('ws-1', 'Fasteners', 'enterprise').sortKeyPrefix)).toBe(
+      true,
+    );
+    expect(items[2]).toMatchObject({
+      ...historyKeys.categoryLine('ws-1', 'Safety', 'enterprise', 'quote', 'Q-1', 2),
+      category: 'Safety',
+      segment: 'enterprise',
+    });
+    expect(items[1]).not.toHaveProperty('historyPk');
+    expect(items[1]).not.toHaveProperty('historySk');
+    expect(items[1]).not.toHaveProperty('category');
+    expect(items[1]).toMatchObject({ segment: 'enterprise', ...lookupKeys.productLine('ws-1', 'SKU-2', 'C-1', 'quote', 'Q-1', 1) });
+  });
+
+  it('gives every line distinct lookup and history sort keys, even for the same product twice', () => {
+    const twice: DocumentRecord = {
+      kind: 'quote',
+      record: { ...quote, lines: [quote.lines[0], quote.lines[0]].filter((line) => line !== undefined) },
+    };
+    const items = documentLineItems(twice, known(), from);
+    expect(items).toHaveLength(2);
+    expect(items[0]?.lookupSk).not.toBe(items[1]?.lookupSk);
+    expect(items[0]?.historySk).not.toBe(items[1]?.historySk);
+  });
+
+  it('keeps the category key with an empty segment when the customer has no known segment', () => {
+    const items = documentLineItems(document, context({ 'SKU-1': 'Fasteners' }, {}), from);
+    expect(items[0]).toMatchObject(historyKeys.categoryLine('ws-1', 'Fasteners', '', 'quote', 'Q-1', 0));
+    expect(items[0]).not.toHaveProperty('segment');
+  });
+});
+
+describe('order line items', () => {
+  const order: OrderRecord = {
+    externalId: 'O-9',
+    customerExternalId: null,
+    currency: 'USD',
+    exchangeRate: 1,
+    soldAt: '2026-02-15T08:30:00.000Z',
+    lines: [
+      { productSku: 'SKU-1', quantity: 4, costCents: 100, soldPriceCents: 140 },
+      { productSku: 'SKU-7', quantity: 1, costCents: 900, soldPriceCents: 1_250, attributes: { serial: 'X' } },
+    ],
+  };
+  const document: DocumentRecord = { kind: 'order', record: order };
+
+  it('writes one item per line in the order partition, priced by what was sold, timed by the sale', () => {
+    const items = documentLineItems(document, context({ 'SKU-1': 'Fasteners', 'SKU-7': 'Power Tools' }, {}), from);
+    expect(items).toHaveLength(2);
+    items.forEach((item, index) => {
+      expect(item).toMatchObject({
+        ...keys.documentLine('ws-1', 'order', 'O-9', index),
+        type: 'orderLine',
+        kind: 'order',
+        externalId: 'O-9',
+        customerExternalId: null,
+        currency: 'USD',
+        soldAt: '2026-02-15T08:30:00.000Z',
+        lineIndex: index,
+        lineCount: 2,
+        at: '2026-02-15T08:30:00.000Z',
+        atMs: Date.parse('2026-02-15T08:30:00.000Z'),
+        batchId: 'batch-1',
+        syncedAt: from.syncedAt,
+      });
+    });
+    expect(items.map((item) => item.priceCents)).toEqual([140, 1_250]);
+    expect(items.map((item) => item.soldPriceCents)).toEqual([140, 1_250]);
+    expect(items[1]?.attributesJson).toBe('{"serial":"X"}');
+  });
+
+  it('asks no segment for an order without a customer, and leaves the segment unknown', () => {
+    const known = context({ 'SKU-1': 'Fasteners', 'SKU-7': 'Power Tools' }, { '': 'enterprise' });
+    const items = documentLineItems(document, known, from);
+    expect(known.askedSegments).toEqual([]);
+    for (const item of items) expect(item).not.toHaveProperty('segment');
+    expect(items[0]).toMatchObject(historyKeys.categoryLine('ws-1', 'Fasteners', '', 'order', 'O-9', 0));
+    expect(items[1]).toMatchObject(historyKeys.categoryLine('ws-1', 'Power Tools', '', 'order', 'O-9', 1));
+  });
+
+  it("looks lines without a customer up under the no-customer prefix, apart from any customer's", () => {
+    const items = documentLineItems(document, context({}, {}), from);
+    const none = lookupKeys.customerProductLines('ws-1', 'SKU-1', null).sortKeyPrefix;
+    expect(items[0]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-1', null, 'order', 'O-9', 0));
+    expect(String(items[0]?.lookupSk).startsWith(none)).toBe(true);
+    expect(none).not.toBe(lookupKeys.customerProductLines('ws-1', 'SKU-1', 'C-1').sortKeyPrefix);
+    expect(items[1]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-7', null, 'order', 'O-9', 1));
+  });
+
+  it('treats a missing customer like a null one', () => {
+    const { customerExternalId: _customer, ...rest } = order;
+    const items = documentLineItems({ kind: 'order', record: rest }, context({}, {}), from);
+    expect(items[0]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-1', null, 'order', 'O-9', 0));
+  });
+
+  it('files no line under a category when no category is known', () => {
+    for (const item of documentLineItems(document, context({}, {}), from)) {
+      expect(item).not.toHaveProperty('historyPk');
+      expect(item).not.toHaveProperty('category');
+    }
+  });
+});
+
+describe('history expiry', () => {
+  const order = (soldAt: string): DocumentRecord => ({
+    kind: 'order',
+    record: { externalId: 'O-1', currency: 'USD', soldAt, lines: [{ productSku: 'SKU-1', quantity: 1, costCents: 1, soldPriceCents: 2 }] },
+  });
+
+  it('keeps history 400 days', () => {
+    expect(HISTORY_RETENTION_DAYS).toBe(400);
+  });
+
+  it('counts from the sync for a document older than it', () => {
+    expect(historyExpiresAt(order('2024-06-01T00:00:00Z'), from)).toBe(seconds(from.syncedAt, 400));
+    const [line] = documentLineItems(order('2024-06-01T00:00:00Z'), context({}, {}), from);
+    expect(line?.expiresAt).toBe(seconds(from.syncedAt, 400));
+  });
+
+  it('counts from the document date for a document dated after the sync', () => {
+    const future = '2026-09-30T12:34:56.789Z';
+    expect(historyExpiresAt(order(future), from)).toBe(seconds(future, 400));
+    const quote: DocumentRecord = {
+      kind: 'quote',
+      record: {
+        externalId: 'Q-1',
+        customerExternalId: 'C-1',
+        outcome: 'open',
+        createdAt: future,
+        lines: [{ productSku: 'SKU-1', quantity: 1, costCents: 1, quotedPriceCents: 2, pricingDecisionId: null }],
+      },
+    };
+    expect(documentLineItems(quote, context({}, {}), from)[0]?.expiresAt).toBe(seconds(future, 400));
+  });
+
+  it('gives whole epoch seconds, rounded down', () => {
+    const expiresAt = historyExpiresAt(order('2026-09-30T12:34:56.789Z'), from);
+    expect(Number.isInteger(expiresAt)).toBe(true);
+    expect(expiresAt).toBe((Date.parse('2026-09-30T12:34:56.000Z') + 400 * DAY_MS) / 1000);
+  });
+
+  it('reads a date with an offset by the moment it names', () => {
+    const later = { ...from, syncedAt: '2020-01-01T00:00:00Z' };
+    expect(historyExpiresAt(order('2026-03-01T01:00:00+01:00'), later)).toBe(seconds('2026-03-01T00:00:00Z', 400));
+  });
+});
+
+describe('FX observations', () => {
+  const quote = (currency: string | null | undefined, exchangeRate: number | null | undefined): DocumentRecord => ({
+    kind: 'quote',
+    record: {
+      externalId: 'Q-7',
+      customerExternalId: 'C-1',
+      outcome: 'open',
+      ...(currency === undefined ? {} : { currency }),
+      ...(exchangeRate === undefined ? {} : { exchangeRate }),
+      createdAt: '2026-02-01T10:00:00Z',
+      lines: [{ productSku: 'SKU-1', quantity: 1, costCents: 1, quotedPriceCents: 2, pricingDecisionId: null }],
+    },
+  });
+
+  it("observes a quote's currency and rate as of its creation, naming the quote", () => {
+    expect(fxObservation(quote('EUR', 1.08))).toEqual({
+      currency: 'EUR',
+      rate: 1.08,
+      asOf: '2026-02-01T10:00:00Z',
+      asOfMs: Date.parse('2026-02-01T10:00:00Z'),
+      source: 'quote:Q-7',
+    });
+  });
+
+  it("observes an order's rate as of its sale", () => {
+    const order: DocumentRecord = {
+      kind: 'order',
+      record: {
+        externalId: 'O-3',
+        currency: 'GBP',
+        exchangeRate: 1.27,
+        soldAt: '2026-02-02T00:00:00Z',
+        lines: [{ productSku: 'SKU-1', quantity: 1, costCents: 1, soldPriceCents: 2 }],
+      },
+    };
+    expect(fxObservation(order)).toMatchObject({ currency: 'GBP', rate: 1.27, asOf: '2026-02-02T00:00:00Z', source: 'order:O-3' });
+  });
+
+  it('observes nothing without a currency or without a rate above zero', () => {
+    const cases: [string | null | undefined, number | null | undefined][] = [
+      [undefined, 1.08],
+      [null, 1.08],
+      ['', 1.08],
+      ['EUR', undefined],
+      ['EUR', null],
+      ['EUR', 0],
+      ['EUR', -1.08],
+      ['EUR', Number.NaN],
+    ];
+    for (const [currency, rate] of cases) expect(fxObservation(quote(currency, rate)), `${currency} ${rate}`).toBeUndefined();
+  });
+});
+
+describe('newest rates', () => {
+  const observation = (currency: string, asOf: string, rate: number, source: string): FxObservation => ({
+    currency,
+    rate,
+    asOf,
+    asOfMs: Date.parse(asOf),
+    source,
+  });
+
+  it('keeps the newest observation per currency, whatever order they come in', () => {
+    const eurOld = observation('EUR', '2026-01-01T00:00:00Z', 1.05, 'quote:Q-1');
+    const eurNew = observation('EUR', '2026-02-01T00:00:00Z', 1.08, 'order:O-1');
+    const gbp = observation('GBP', '2026-01-15T00:00:00Z', 1.27, 'order:O-2');
+    expect(newestRates([eurOld, gbp, eurNew])).toEqual([eurNew, gbp]);
+    expect(newestRates([eurNew, gbp, eurOld])).toEqual([eurNew, gbp]);
+  });
+
+  it('lets the later one in the input win a tie', () => {
+    const first = observation('EUR', '2026-02-01T00:00:00Z', 1.08, 'quote:Q-1');
+    const second = observation('EUR', '2026-02-01T00:00:00Z', 1.09, 'quote:Q-2');
+    expect(newestRates([first, second])).toEqual([second]);
+    expect(newestRates([second, first])).toEqual([first]);
+  });
+
+  it('reads any iterable and gives nothing for nothing', () => {
+    expect(newestRates([])).toEqual([]);
+    const only = observation('CHF', '2026-01-01T00:00:00Z', 1.1, 'order:O-5');
+    expect(newestRates(new Set([only]))).toEqual([only]);
+  });
+});
+
+describe('touched nodes', () => {
+  const nodes = (touched: TouchedSet) => [...touched.nodes].map((node) => JSON.parse(node) as unknown);
+
+  it('touches the customer, segment and category nodes of a line whose customer, segment and category are known', () => {
+    const touched = new TouchedSet();
+    touched.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'enterprise', category: 'Fasteners' });
+    expect([...touched.products]).toEqual(['SKU-1']);
+    expect(nodes(touched)).toEqual([
+      ['customerSku', 'C-1', 'SKU-1'],
+      ['segmentSku', 'enterprise', 'SKU-1'],
+      ['segmentCategory', 'enterprise', 'Fasteners'],
+      ['category', 'Fasteners'],
+    ]);
+    expect(touched.size).toBe(5);
+  });
+
+  it('touches only the empty-segment sku node of a line with no customer and no known category', () => {
+    const touched = new TouchedSet();
+    touched.addLine({ productSku: 'SKU-2', customer: null, segment: undefined, category: undefined });
+    expect(nodes(touched)).toEqual([['segmentSku', '', 'SKU-2']]);
+    expect([...touched.customers]).toEqual([]);
+  });
+
+  it('touches the empty-segment category nodes of a customer with no known segment', () => {
+    const touched = new TouchedSet();
+    touched.addLine({ productSku: 'SKU-3', customer: 'C-2', segment: undefined, category: 'Safety' });
+    expect(nodes(touched)).toEqual([
+      ['customerSku', 'C-2', 'SKU-3'],
+      ['segmentSku', '', 'SKU-3'],
+      ['segmentCategory', '', 'Safety'],
+      ['category', 'Safety'],
+    ]);
+  });
+
+  it('touches no category node for a customer line of unknown category', () => {
+    const touched = new TouchedSet();
+    touched.addLine({ productSku: 'SKU-4', customer: 'C-1', segment: 'smb', category: undefined });
+    expect(nodes(touched)).toEqual([
+      ['customerSku', 'C-1', 'SKU-4'],
+      ['segmentSku', 'smb', 'SKU-4'],
+    ]);
+  });
+
+  it('counts a node once however many lines feed it', () => {
+    const touched = new TouchedSet();
+    touched.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    touched.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    touched.addLine({ productSku: 'SKU-2', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    expect(touched.products.size).toBe(2);
+    expect(touched.nodes.size).toBe(4 + 2);
+    expect(touched.size).toBe(8);
+  });
+
+  it('keeps ids holding separators and quotes apart', () => {
+    const touched = new TouchedSet();
+    touched.addNode(['customerSku', 'a#b', 'c']);
+    touched.addNode(['customerSku', 'a', 'b#c']);
+    touched.addNode(['customerSku', 'a","b', 'c']);
+    expect(touched.nodes.size).toBe(3);
+    expect(nodes(touched)).toEqual([
+      ['customerSku', 'a#b', 'c'],
+      ['customerSku', 'a', 'b#c'],
+      ['customerSku', 'a","b', 'c'],
+    ]);
+  });
+
+  it('counts products, customers and nodes in its size', () => {
+    const touched = new TouchedSet();
+    expect(touched.size).toBe(0);
+    touched.products.add('SKU-1');
+    touched.customers.add('C-1');
+    touched.addNode(['category', 'Fasteners']);
+    expect(touched.size).toBe(3);
+  });
+});

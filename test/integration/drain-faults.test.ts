@@ -1,0 +1,129 @@
+// Drain faults on a local stack of this file's own, whose drain worker can be made to throw or run short of time.
+import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDrainHandler } from '../../functions/drain.ts';
+import { localSqsClient } from '../../lib/local/queues.ts';
+import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
+import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { commit, dumpCanonical, openBatch, stageCatalogue, waitForBatch } from './canonical-dump.ts';
+import { newWorkspace } from './support.ts';
+
+/** Per batch: what to do after each chunk an attempt applies. */
+const faults = new Map<string, (appliedChunks: number, receiveCount: number) => void>();
+/** Per batch: how many chunks each invocation applied. */
+const applied = new Map<string, number[]>();
+/** Invocations that applied chunks; a message that arrived before its commit's state change and was looked at again applies none. */
+const chunksPerInvocation = (batchId: string) => (applied.get(batchId) ?? []).filter((count) => count > 0);
+/** Batches whose invocations run short of time once they have applied two chunks. */
+const shortOfTime = new Set<string>();
+let chunksThisInvocation = 0;
+
+const drain = createDrainHandler({
+  afterChunk: (appliedChunks, invocation) => {
+    chunksThisInvocation = appliedChunks;
+    const { batchId } = invocation.message;
+    const counts = applied.get(batchId) ?? [];
+    counts[counts.length - 1] = appliedChunks;
+    applied.set(batchId, counts);
+    faults.get(batchId)?.(appliedChunks, invocation.receiveCount);
+  },
+});
+
+/** The deployed handler, with the clock of the invocation bent for the batches under test. */
+async function drainUnderTest(event: SQSEvent, context: Context) {
+  chunksThisInvocation = 0;
+  const batchId = (JSON.parse(event.Records[0]?.body ?? '{}') as { batchId?: string }).batchId ?? '';
+  applied.set(batchId, [...(applied.get(batchId) ?? []), 0]);
+  return drain(event, {
+    ...context,
+    getRemainingTimeInMillis: () => (shortOfTime.has(batchId) && chunksThisInvocation >= 2 ? 1_000 : context.getRemainingTimeInMillis()),
+  });
+}
+
+let stack: LocalStack;
+const base = () => stack.gatewayUrl;
+
+beforeAll(async () => {
+  // A one-second visibility timeout brings a failed message back at once instead of after twelve minutes.
+  stack = await startLocalStack({ port: 0, visibilityTimeoutSeconds: 1, workerHandlers: { drain: drainUnderTest } });
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 60, orders: 100 }, { seed: 3 });
+
+async function ingest(setUp?: (batchId: string) => void) {
+  const workspace = await newWorkspace();
+  const key = workspace.keys.connector;
+  const batchId = await openBatch(key, base());
+  await stageCatalogue(key, batchId, catalogue, { perCall: 20, baseUrl: base() });
+  setUp?.(batchId);
+  await commit(key, batchId, base());
+  const status = await waitForBatch(key, batchId, ['drained', 'failed'], { baseUrl: base(), timeoutMs: 25_000 });
+  return { workspace, batchId, status };
+}
+
+describe('a drain that fails part way', () => {
+  it('resumes from its checkpoint on redelivery and ends with the same canonical data as a clean run', async () => {
+    const clean = await ingest();
+    expect(clean.status).toMatchObject({ status: 'drained', drainedCount: 235 });
+
+    let thrown = 0;
+    const faulty = await ingest((batchId) =>
+      faults.set(batchId, (appliedChunks, receiveCount) => {
+        if (receiveCount === 1 && appliedChunks === 4) {
+          thrown += 1;
+          throw new Error('injected fault after 4 chunks');
+        }
+      }),
+    );
+    expect(faulty.status).toMatchObject({ status: 'drained', recordCount: 235, drainedCount: 235 });
+    expect(thrown).toBe(1);
+    // 12 chunks in all (60/20 + 15/20 + 60/20 + 100/20); the second attempt started after the four the first finished.
+    expect(chunksPerInvocation(faulty.batchId)).toEqual([4, 8]);
+
+    const [cleanDump, faultyDump] = await Promise.all([
+      dumpCanonical(clean.workspace.workspaceId),
+      dumpCanonical(faulty.workspace.workspaceId),
+    ]);
+    expect(faultyDump).toEqual(cleanDump);
+    const lines = faultyDump.filter((item) => item.type === 'quoteLine' || item.type === 'orderLine');
+    const expectedLines = [...catalogue.quote, ...catalogue.order].reduce((sum, record) => sum + record.lines.length, 0);
+    expect(lines).toHaveLength(expectedLines);
+  });
+
+  it('fails the batch with a readable error after three attempts and leaves the message in the dead-letter queue', async () => {
+    const failing = await ingest((batchId) =>
+      faults.set(batchId, () => {
+        throw new Error('injected fault on every attempt');
+      }),
+    );
+    expect(failing.status).toMatchObject({ status: 'failed', recordCount: 235 });
+    expect(failing.status.error).toMatch(/^The drain failed after 3 attempts/);
+    expect(failing.status.error).not.toMatch(/injected/);
+    expect(chunksPerInvocation(failing.batchId)).toEqual([1, 1, 1]);
+
+    const sqs = localSqsClient(stack.sqsEndpoint);
+    const { Messages } = await sqs.send(
+      new ReceiveMessageCommand({ QueueUrl: stack.queues.drain.deadLetterUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }),
+    );
+    sqs.destroy();
+    const parked = (Messages ?? []).filter((message) => message.Body?.includes(failing.batchId));
+    expect(parked).toHaveLength(1);
+    expect(parked[0]?.MessageAttributes?.reason?.StringValue).toMatch(/failed after 3 attempts/);
+  });
+});
+
+describe('a drain that runs short of time', () => {
+  it('hands the rest of the batch to a fresh invocation from its checkpoint', async () => {
+    const { batchId, status, workspace } = await ingest((id) => shortOfTime.add(id));
+    expect(status).toMatchObject({ status: 'drained', drainedCount: 235 });
+    // Twelve chunks, two per invocation before time runs short.
+    expect(chunksPerInvocation(batchId)).toEqual([2, 2, 2, 2, 2, 2]);
+    const products = (await dumpCanonical(workspace.workspaceId)).filter((item) => item.type === 'product');
+    expect(products).toHaveLength(60);
+  });
+});

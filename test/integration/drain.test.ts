@@ -1,0 +1,279 @@
+// The drain through the shared local stack: staged records reach canonical data as products, customers, history lines, FX rates and touched lists.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { runDrainJob } from '../../shared/batches/drain.ts';
+import { openBatch as openBatchItem } from '../../shared/batches/repository.ts';
+import { tableName } from '../../shared/config.ts';
+import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { table } from '../../shared/table/definition.ts';
+import { historyKeys, keys, lookupKeys } from '../../shared/table/keys.ts';
+import { commit, dumpCanonical, openBatch, stageCatalogue, waitForBatch } from './canonical-dump.ts';
+import { call, newWorkspace, type TestWorkspace } from './support.ts';
+
+const [lookupIndex, historyIndex] = table.indexes;
+
+async function getItem(key: { PK: string; SK: string }) {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return Item;
+}
+
+async function stage(workspace: TestWorkspace, batchId: string, entity: string, records: unknown[]) {
+  const response = await call(`/api/v1/ingest/batches/${batchId}/records`, {
+    method: 'POST',
+    key: workspace.keys.connector,
+    body: { entity, records },
+  });
+  expect(response.status, response.text).toBe(202);
+  return response.json.staged as number;
+}
+
+async function drainAll(workspace: TestWorkspace, batchId: string) {
+  await commit(workspace.keys.connector, batchId);
+  return waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed']);
+}
+
+const product = (sku: string, overrides: Partial<ProductRecord> = {}): ProductRecord => ({
+  sku,
+  name: `Product ${sku}`,
+  category: 'Fasteners',
+  costCents: 100,
+  currentPriceCents: 150,
+  ...overrides,
+});
+
+const quote = (externalId: string, skus: string[], overrides: Partial<QuoteRecord> = {}): QuoteRecord => ({
+  externalId,
+  customerExternalId: 'C-1',
+  outcome: 'won',
+  createdAt: '2026-10-01T10:00:00Z',
+  lines: skus.map((productSku) => ({ productSku, quantity: 2, costCents: 100, quotedPriceCents: 140, pricingDecisionId: null })),
+  ...overrides,
+});
+
+const order = (externalId: string, soldAt: string, currency: string, exchangeRate: number | null): OrderRecord => ({
+  externalId,
+  customerExternalId: null,
+  currency,
+  exchangeRate,
+  soldAt,
+  lines: [{ productSku: 'A', quantity: 1, costCents: 100, soldPriceCents: 150 }],
+});
+
+describe('draining a committed batch', () => {
+  let workspace: TestWorkspace;
+  beforeAll(async () => {
+    workspace = await newWorkspace();
+  });
+
+  it('stages all four kinds, commits, and reaches drained with every record in canonical data', async () => {
+    const catalogue = sampleCatalogue({ products: 40, customers: 10, quotes: 30, orders: 50 }, { seed: 7 });
+    const batchId = await openBatch(workspace.keys.connector);
+    await stageCatalogue(workspace.keys.connector, batchId, catalogue, { perCall: 25 });
+
+    const status = await drainAll(workspace, batchId);
+    expect(status).toMatchObject({
+      status: 'drained',
+      entities: ['product', 'customer', 'quote', 'order'],
+      recordCount: 130,
+      drainedCount: 130,
+    });
+    expect(status.drainedAt).toBeDefined();
+    expect(status).not.toHaveProperty('error');
+
+    const first = catalogue.product[0] as ProductRecord;
+    expect(await getItem(keys.product(workspace.workspaceId, first.sku))).toMatchObject({
+      sku: first.sku,
+      category: first.category,
+      costCents: first.costCents,
+      attributesJson: JSON.stringify(first.attributes),
+    });
+    const customer = catalogue.customer[3];
+    expect(await getItem(keys.customer(workspace.workspaceId, customer?.externalId ?? ''))).toMatchObject({ segment: customer?.segment });
+
+    const dump = await dumpCanonical(workspace.workspaceId);
+    const lines = (type: string) => dump.filter((item) => item.type === type).length;
+    expect(dump.filter((item) => item.type === 'product')).toHaveLength(40);
+    expect(dump.filter((item) => item.type === 'customer')).toHaveLength(10);
+    expect(lines('quoteLine')).toBe(catalogue.quote.reduce((sum, record) => sum + record.lines.length, 0));
+    expect(lines('orderLine')).toBe(catalogue.order.reduce((sum, record) => sum + record.lines.length, 0));
+  });
+
+  it('finds a product by its external id through the lookup index', async () => {
+    const batchId = await openBatch(workspace.keys.connector);
+    await stage(workspace, batchId, 'product', [product('EXT-1', { externalId: 'ERP-77' })]);
+    await drainAll(workspace, batchId);
+    const { Items } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: lookupIndex.name,
+        KeyConditionExpression: `${lookupIndex.partitionKey} = :pk`,
+        ExpressionAttributeValues: { ':pk': lookupKeys.productByExternalId(workspace.workspaceId, 'ERP-77')[lookupIndex.partitionKey] },
+      }),
+    );
+    expect(Items?.map((item) => item.PK)).toEqual([keys.product(workspace.workspaceId, 'EXT-1').PK]);
+  });
+
+  it('keeps the later record for the same key, within a call and across calls', async () => {
+    const batchId = await openBatch(workspace.keys.connector);
+    await stage(workspace, batchId, 'product', [product('LW-1', { name: 'first' }), product('LW-1', { name: 'second' })]);
+    await stage(workspace, batchId, 'product', [product('LW-2', { name: 'first' })]);
+    await stage(workspace, batchId, 'product', [product('LW-2', { name: 'third' })]);
+    const status = await drainAll(workspace, batchId);
+    expect(status).toMatchObject({ status: 'drained', recordCount: 4 });
+    expect(await getItem(keys.product(workspace.workspaceId, 'LW-1'))).toMatchObject({ name: 'second' });
+    expect(await getItem(keys.product(workspace.workspaceId, 'LW-2'))).toMatchObject({ name: 'third' });
+  });
+
+  it('reads lines by product, by customer and product, and by category and segment, without a scan', async () => {
+    const batchId = await openBatch(workspace.keys.connector);
+    await stage(workspace, batchId, 'product', [product('H-1', { category: 'Eyewear' }), product('H-2', { category: 'Eyewear' })]);
+    await stage(workspace, batchId, 'customer', [
+      { name: 'One', externalId: 'HC-1', segment: 'smb' },
+      { name: 'Two', externalId: 'HC-2', segment: 'enterprise' },
+    ]);
+    await stage(workspace, batchId, 'quote', [
+      quote('HQ-1', ['H-1', 'H-2'], { customerExternalId: 'HC-1' }),
+      quote('HQ-2', ['H-1'], { customerExternalId: 'HC-2' }),
+    ]);
+    await drainAll(workspace, batchId);
+
+    const byLookup = async (partition: string, prefix?: string) => {
+      const { Items } = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: lookupIndex.name,
+          KeyConditionExpression: `${lookupIndex.partitionKey} = :pk${prefix ? ` AND begins_with(${lookupIndex.sortKey}, :prefix)` : ''}`,
+          ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+        }),
+      );
+      return Items ?? [];
+    };
+    const product1 = lookupKeys.productLines(workspace.workspaceId, 'H-1');
+    expect(await byLookup(product1.partitionKey)).toHaveLength(2);
+    const customerProduct = lookupKeys.customerProductLines(workspace.workspaceId, 'H-1', 'HC-1');
+    const found = await byLookup(customerProduct.partitionKey, customerProduct.sortKeyPrefix);
+    expect(found.map((item) => item.PK)).toEqual([keys.documentLine(workspace.workspaceId, 'quote', 'HQ-1', 0).PK]);
+
+    const byCategory = async (partition: string, prefix?: string) => {
+      const { Items } = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: historyIndex.name,
+          KeyConditionExpression: `${historyIndex.partitionKey} = :pk${prefix ? ` AND begins_with(${historyIndex.sortKey}, :prefix)` : ''}`,
+          ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
+        }),
+      );
+      return Items ?? [];
+    };
+    expect(await byCategory(historyKeys.categoryLines(workspace.workspaceId, 'Eyewear').partitionKey)).toHaveLength(3);
+    const smb = historyKeys.categorySegmentLines(workspace.workspaceId, 'Eyewear', 'smb');
+    const smbLines = await byCategory(smb.partitionKey, smb.sortKeyPrefix);
+    expect(smbLines).toHaveLength(2);
+    expect(smbLines[0]).toMatchObject({ segment: 'smb', category: 'Eyewear', customerExternalId: 'HC-1', outcome: 'won', priceCents: 140 });
+  });
+
+  it('removes the lines a newer version of a document no longer has', async () => {
+    const first = await openBatch(workspace.keys.connector);
+    await stage(workspace, first, 'quote', [quote('SHRINK-1', ['S-1', 'S-2', 'S-3'])]);
+    await drainAll(workspace, first);
+    const second = await openBatch(workspace.keys.connector);
+    await stage(workspace, second, 'quote', [quote('SHRINK-1', ['S-9'])]);
+    await drainAll(workspace, second);
+
+    const lines = keys.documentLines(workspace.workspaceId, 'quote', 'SHRINK-1');
+    const { Items } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': lines.PK, ':prefix': lines.SKPrefix },
+        ConsistentRead: true,
+      }),
+    );
+    expect(Items?.map((item) => [item.lineIndex, item.productSku, item.lineCount])).toEqual([[0, 'S-9', 1]]);
+  });
+
+  it('keeps the newest exchange rate per currency, whatever order the documents arrive in', async () => {
+    const batchId = await openBatch(workspace.keys.connector);
+    await stage(workspace, batchId, 'order', [
+      order('FX-2', '2026-10-05T00:00:00Z', 'EUR', 1.1),
+      order('FX-1', '2026-09-01T00:00:00Z', 'EUR', 1.05),
+      order('FX-3', '2026-10-04T00:00:00+02:00', 'GBP', 1.3),
+      order('FX-4', '2026-10-06T00:00:00Z', 'JPY', null),
+    ]);
+    await drainAll(workspace, batchId);
+    const later = await openBatch(workspace.keys.connector);
+    await stage(workspace, later, 'order', [order('FX-5', '2026-08-01T00:00:00Z', 'EUR', 0.9)]);
+    await drainAll(workspace, later);
+
+    expect(await getItem(keys.fxRate(workspace.workspaceId, 'EUR'))).toMatchObject({
+      rate: 1.1,
+      asOf: '2026-10-05T00:00:00Z',
+      source: 'order:FX-2',
+    });
+    expect(await getItem(keys.fxRate(workspace.workspaceId, 'GBP'))).toMatchObject({ rate: 1.3 });
+    expect(await getItem(keys.fxRate(workspace.workspaceId, 'JPY'))).toBeUndefined();
+  });
+
+  it('lists the products, customers and pricing nodes the batch touched', async () => {
+    const batchId = await openBatch(workspace.keys.connector);
+    await stage(workspace, batchId, 'product', [product('T-1', { category: 'Plumbing' })]);
+    await stage(workspace, batchId, 'customer', [{ name: 'T', externalId: 'TC-1', segment: 'smb' }]);
+    await stage(workspace, batchId, 'quote', [quote('TQ-1', ['T-1'], { customerExternalId: 'TC-1' })]);
+    await drainAll(workspace, batchId);
+
+    const prefix = keys.batchTouchedPrefix(workspace.workspaceId, batchId);
+    const { Items } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+      }),
+    );
+    const union = (field: string) => new Set((Items ?? []).flatMap((item) => [...((item[field] as Set<string> | undefined) ?? [])]));
+    expect(union('products')).toEqual(new Set(['T-1']));
+    expect(union('customers')).toEqual(new Set(['TC-1']));
+    expect(union('nodes')).toEqual(
+      new Set([
+        JSON.stringify(['customerSku', 'TC-1', 'T-1']),
+        JSON.stringify(['segmentSku', 'smb', 'T-1']),
+        JSON.stringify(['segmentCategory', 'smb', 'Plumbing']),
+        JSON.stringify(['category', 'Plumbing']),
+      ]),
+    );
+  });
+
+  it('keeps counts exact when 10 calls of 100 records stage into one batch at once', async () => {
+    const catalogue = sampleCatalogue({ products: 1000, customers: 0, quotes: 0, orders: 0 }, { seed: 11, prefix: 'PAR-' });
+    const batchId = await openBatch(workspace.keys.connector);
+    const staged = await Promise.all(
+      Array.from({ length: 10 }, (_, call) => stage(workspace, batchId, 'product', catalogue.product.slice(call * 100, call * 100 + 100))),
+    );
+    expect(staged).toEqual(Array.from({ length: 10 }, () => 100));
+    expect(await waitForBatch(workspace.keys.connector, batchId, ['open'])).toMatchObject({ recordCount: 1000, skippedOverCap: 0 });
+
+    const status = await drainAll(workspace, batchId);
+    expect(status).toMatchObject({ status: 'drained', recordCount: 1000, drainedCount: 1000 });
+    const products = (await dumpCanonical(workspace.workspaceId)).filter(
+      (item) => item.type === 'product' && String(item.sku).startsWith('PAR-'),
+    );
+    expect(products).toHaveLength(1000);
+  });
+});
+
+describe('drain messages that do not match their batch', () => {
+  it('looks again shortly when the batch is still open and the message is fresh, and drops a stale one', async () => {
+    const workspace = await newWorkspace();
+    const batch = await openBatchItem({ workspaceId: workspace.workspaceId, connectorId: workspace.connectorId });
+    const invocation = (sentAt: Date) => ({
+      message: { workspaceId: workspace.workspaceId, batchId: batch.batchId, jobId: 'job_never_committed', sentAt: sentAt.toISOString() },
+      body: '{}',
+      receiveCount: 1,
+      remainingMs: () => 60_000,
+    });
+    expect((await runDrainJob(invocation(new Date()))).outcome).toBe('bounced');
+    expect((await runDrainJob(invocation(new Date(Date.now() - 5 * 60_000)))).outcome).toBe('ignored');
+    expect(await getItem(keys.batch(workspace.workspaceId, batch.batchId))).toMatchObject({ status: 'open' });
+  });
+});

@@ -1,0 +1,242 @@
+// What the ingest input tests share: batch calls through the gateway, a batch's state seen from outside and in the table, and record builders.
+import { randomUUID } from 'node:crypto';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { expect } from 'vitest';
+import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { issueApiKey } from '../../shared/api-keys/repository.ts';
+import { decompressRecords } from '../../shared/batches/chunks.ts';
+import { tableName } from '../../shared/config.ts';
+import { createConnector } from '../../shared/connectors/repository.ts';
+import type { ProductRecord } from '../../shared/records/schema.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
+
+export const BATCHES_PATH = '/api/v1/ingest/batches';
+
+/** A connector-scope key and the workspace and connector it acts for. */
+export interface ConnectorCaller {
+  readonly workspaceId: string;
+  readonly connectorId: string;
+  readonly key: string;
+}
+
+export interface TestBatch extends ConnectorCaller {
+  readonly batchId: string;
+}
+
+export function connectorCaller(workspace: TestWorkspace): ConnectorCaller {
+  return { workspaceId: workspace.workspaceId, connectorId: workspace.connectorId, key: workspace.keys.connector };
+}
+
+/** A second connector of the same workspace, with its own connector key. */
+export async function secondConnector(workspaceId: string): Promise<ConnectorCaller> {
+  const { connectorId } = await createConnector({ workspaceId, name: 'Second ERP', receivesWritebacks: false });
+  const { key } = await issueApiKey({ workspaceId, family: 'svc_live', scopes: ['connector'], connectorId });
+  return { workspaceId, connectorId, key };
+}
+
+/** Auth caches a workspace for 60 s, so the cap is set on a workspace that has not yet served a request. */
+export async function workspaceWithCap(batchRecordCap: number): Promise<TestWorkspace> {
+  const workspace = await newWorkspace('Capped Seller');
+  await updateWorkspace(workspace.workspaceId, { batchRecordCap });
+  return workspace;
+}
+
+export async function openTestBatch(caller: ConnectorCaller): Promise<TestBatch> {
+  const response = await call(BATCHES_PATH, { method: 'POST', key: caller.key });
+  expect(response.status, response.text).toBe(201);
+  return { ...caller, batchId: response.json.batchId as string };
+}
+
+export function stage(batch: TestBatch, body: unknown, key = batch.key): Promise<ApiResponse> {
+  return call(`${BATCHES_PATH}/${batch.batchId}/records`, { method: 'POST', key, body });
+}
+
+export function readStatus(batch: TestBatch, key = batch.key): Promise<ApiResponse> {
+  return call(`${BATCHES_PATH}/${batch.batchId}`, { key });
+}
+
+export function commit(batch: TestBatch, key = batch.key, body?: unknown): Promise<ApiResponse> {
+  return call(`${BATCHES_PATH}/${batch.batchId}/commit`, { method: 'POST', key, body });
+}
+
+/** The three routes that take a batch id, each as one call for a given id and key. */
+export const batchRoutes = {
+  stage: (batchId: string, key: string) =>
+    call(`${BATCHES_PATH}/${batchId}/records`, { method: 'POST', key, body: { entity: 'product', records: [productRecord()] } }),
+  status: (batchId: string, key: string) => call(`${BATCHES_PATH}/${batchId}`, { key }),
+  commit: (batchId: string, key: string) => call(`${BATCHES_PATH}/${batchId}/commit`, { method: 'POST', key }),
+} as const;
+
+export type BatchRoute = keyof typeof batchRoutes;
+export const batchRouteNames = Object.keys(batchRoutes) as BatchRoute[];
+
+/** A v4 uuid that no batch has. */
+export function unknownBatchId(): string {
+  return randomUUID();
+}
+
+export interface ExpectedError {
+  readonly status: number;
+  readonly code: string;
+  readonly param?: string;
+}
+
+/** The v1 error envelope with the expected status, code and (when given) param, and the response's request id. */
+export function expectError(response: ApiResponse, expected: ExpectedError): void {
+  expect(response.status, response.text).toBe(expected.status);
+  expect(response.json?.error).toMatchObject({
+    code: expected.code,
+    message: expect.any(String),
+    requestId: response.headers.get('x-request-id'),
+  });
+  if (expected.param !== undefined) expect(response.json.error.param).toBe(expected.param);
+}
+
+/** The sort keys of a batch's staged chunks, read straight from the table. */
+export async function chunkKeys(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<string[]> {
+  return (await chunkItems(batch)).map((item) => item.SK as string);
+}
+
+/** Every record staged into a batch, in staging order, decoded from its chunks. */
+export async function stagedRecords(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<unknown[]> {
+  return (await chunkItems(batch)).flatMap((item) => decompressRecords(item.data as Uint8Array));
+}
+
+async function chunkItems(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
+  const prefix = keys.batchChunkPrefix(batch.workspaceId, batch.batchId);
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ConsistentRead: true,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+export interface BatchSnapshot {
+  readonly status: string;
+  readonly entities: readonly string[];
+  readonly recordCount: number;
+  readonly skippedOverCap: number;
+  readonly chunks: readonly string[];
+}
+
+/** What a connector reads in the batch status, and which chunks the table holds for the batch. */
+export async function snapshot(batch: TestBatch): Promise<BatchSnapshot> {
+  const response = await readStatus(batch);
+  expect(response.status, response.text).toBe(200);
+  const { status, entities, recordCount, skippedOverCap } = response.json;
+  return { status, entities, recordCount, skippedOverCap, chunks: await chunkKeys(batch) };
+}
+
+/** The drain may move a committed batch on at any moment; every other status stays put unless a call moves it. */
+function statusMayMove(status: string): boolean {
+  return status === 'committed' || status === 'draining';
+}
+
+export async function expectUnchanged(batch: TestBatch, before: BatchSnapshot): Promise<void> {
+  const after = await snapshot(batch);
+  expect({ ...after, status: statusMayMove(before.status) ? before.status : after.status }).toEqual(before);
+  if (statusMayMove(before.status)) expect(['committed', 'draining', 'drained']).toContain(after.status);
+}
+
+/** Sends a call the service must refuse, checks the error, and checks that the batch is exactly as it was before. */
+export async function expectRefusedWithoutEffect(
+  batch: TestBatch,
+  send: () => Promise<ApiResponse>,
+  expected: ExpectedError,
+): Promise<void> {
+  const before = await snapshot(batch);
+  const response = await send();
+  expectError(response, expected);
+  await expectUnchanged(batch, before);
+}
+
+/** Stages a valid call and checks that exactly its records were added, after those already in the batch. */
+export async function expectStaged(batch: TestBatch, body: { entity: string; records: readonly unknown[] }): Promise<void> {
+  const before = await snapshot(batch);
+  const storedBefore = await stagedRecords(batch);
+  const response = await stage(batch, body);
+  expect(response.status, response.text).toBe(202);
+  expect(response.json).toEqual({ staged: body.records.length });
+  const after = await snapshot(batch);
+  expect(after).toMatchObject({
+    status: 'open',
+    recordCount: before.recordCount + body.records.length,
+    skippedOverCap: before.skippedOverCap,
+  });
+  expect(after.entities).toContain(body.entity);
+  expect(await stagedRecords(batch)).toEqual([...storedBefore, ...body.records]);
+}
+
+export async function waitForStatus(batch: TestBatch, wanted: string, timeoutMs = 10_000): Promise<ApiResponse> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await readStatus(batch);
+    if (response.json?.status === wanted || Date.now() > deadline) return response;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Valid product records with distinct skus, from the sample catalogue. */
+export function sampleProducts(count: number, prefix = `${randomUUID().slice(0, 8)}-`): ProductRecord[] {
+  return sampleCatalogue({ products: count, customers: 0, quotes: 0, orders: 0 }, { seed: 7, prefix }).product;
+}
+
+/** An open batch that already holds one accepted call of three products: a refused call must leave that call as it is. */
+export async function batchWithProducts(caller: ConnectorCaller): Promise<TestBatch> {
+  const batch = await openTestBatch(caller);
+  const response = await stage(batch, { entity: 'product', records: sampleProducts(3) });
+  expect(response.status, response.text).toBe(202);
+  return batch;
+}
+
+type Fields = Record<string, unknown>;
+
+/** A copy of `record` without `field`, for testing a field that must be sent. */
+export function without(record: Fields, field: string): Fields {
+  return Object.fromEntries(Object.entries(record).filter(([name]) => name !== field));
+}
+
+export function productRecord(fields: Fields = {}): Fields {
+  return { sku: 'SKU-1', name: 'Hex bolt M8', category: 'Fasteners', costCents: 120, currentPriceCents: 180, ...fields };
+}
+
+export function customerRecord(fields: Fields = {}): Fields {
+  return { name: 'Acme Ltd', externalId: 'C-1', ...fields };
+}
+
+export function quoteLine(fields: Fields = {}): Fields {
+  return { productSku: 'SKU-1', quantity: 10, costCents: 120, quotedPriceCents: 170, pricingDecisionId: null, ...fields };
+}
+
+export function quoteRecord(fields: Fields = {}): Fields {
+  return {
+    externalId: 'Q-1',
+    customerExternalId: 'C-1',
+    outcome: 'open',
+    createdAt: '2024-03-01T10:00:00Z',
+    lines: [quoteLine()],
+    ...fields,
+  };
+}
+
+export function orderLine(fields: Fields = {}): Fields {
+  return { productSku: 'SKU-1', quantity: 10, costCents: 120, soldPriceCents: 175, ...fields };
+}
+
+export function orderRecord(fields: Fields = {}): Fields {
+  return { externalId: 'O-1', customerExternalId: 'C-1', currency: 'USD', soldAt: '2024-03-01T10:00:00Z', lines: [orderLine()], ...fields };
+}
