@@ -1,7 +1,6 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
-import { DrainMemory, upsertRecords } from '../canonical/upsert.ts';
-import { recordTouched } from '../canonical/repository.ts';
+import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
 import { logger } from '../observability.ts';
 import { decompressRecords } from './chunks.ts';
 import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
@@ -12,8 +11,10 @@ import {
   finishDrain,
   getBatch,
   readChunksAfter,
+  recordTouched,
   releaseDrainLease,
   saveCheckpoint,
+  type StagedChunk,
 } from './repository.ts';
 import { chunkExpiresAt } from './rules.ts';
 import type { Batch } from './schema.ts';
@@ -115,36 +116,70 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
 
   const memory = new DrainMemory();
   const from = { workspaceId: current.workspaceId, batchId: current.batchId, syncedAt: current.committedAt ?? current.createdAt };
+  let readCursor = current.drainCursor;
+  let buffered: StagedChunk[] = [];
+  const nextChunk = async (): Promise<StagedChunk | undefined> => {
+    if (buffered.length === 0) buffered = await readChunksAfter(current, readCursor, CHUNKS_PER_READ);
+    const chunk = buffered.shift();
+    if (chunk) readCursor = chunk.sk;
+    return chunk;
+  };
+  // The next chunk is read and prepared while this one is written; a promise is marked handled here and awaited later.
+  const handled = <T>(promise: Promise<T>): Promise<T> => {
+    promise.catch(() => undefined);
+    return promise;
+  };
+  const prepare = (chunk: StagedChunk) => handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory));
   let chunks = 0;
   let records = 0;
   let slowestChunkMs = 0;
+  /** The chunk being written while the next is prepared; it is checkpointed before the next one is. */
+  let writing: { chunk: StagedChunk; prepared: PreparedChunk; written: Promise<void>; started: number } | undefined;
+  const checkpointWritten = async () => {
+    if (!writing) return;
+    const { chunk, prepared, written, started } = writing;
+    writing = undefined;
+    await written;
+    await recordChunkRates(prepared, from);
+    await recordTouched(current, chunk.sk, prepared.touched, chunkExpiresAt(current));
+    current = await saveCheckpoint(current, owner, chunk.sk, (current.drainedCount ?? 0) + chunk.count, leaseUntil());
+    slowestChunkMs = Math.max(slowestChunkMs, performance.now() - started);
+    chunks += 1;
+    records += chunk.count;
+    await hooks.afterChunk?.(chunks, invocation);
+  };
   try {
-    for (;;) {
-      const page = await readChunksAfter(current, current.drainCursor, CHUNKS_PER_READ);
-      if (page.length === 0) {
-        await finishDrain(current, owner, clock());
-        return { outcome: 'drained', chunks, records };
+    let chunk = await nextChunk();
+    let preparing = chunk && prepare(chunk);
+    while (chunk && preparing) {
+      if (invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * slowestChunkMs)) {
+        await checkpointWritten();
+        await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+        await releaseDrainLease(current, owner);
+        return { outcome: 'continued', chunks, records };
       }
-      for (const chunk of page) {
-        if (invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * slowestChunkMs)) {
-          await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
-          await releaseDrainLease(current, owner);
-          return { outcome: 'continued', chunks, records };
-        }
-        const started = performance.now();
-        const touched = await upsertRecords(chunk.entity, decompressRecords(chunk.data), from, memory);
-        await recordTouched(current.workspaceId, current.batchId, chunk.sk, touched, chunkExpiresAt(current));
-        current = await saveCheckpoint(current, owner, chunk.sk, (current.drainedCount ?? 0) + chunk.count, leaseUntil());
-        slowestChunkMs = Math.max(slowestChunkMs, performance.now() - started);
-        chunks += 1;
-        records += chunk.count;
-        await hooks.afterChunk?.(chunks, invocation);
+      const started = performance.now();
+      let prepared = await preparing;
+      if (writing && dependsOn(prepared, writing.prepared)) {
+        await checkpointWritten();
+        prepared = await prepare(chunk);
       }
+      const written = handled(writeChunk(prepared));
+      // The chunk before is written in full before the one after is read, so that is checked against this one alone.
+      await checkpointWritten();
+      writing = { chunk, prepared, written, started };
+      chunk = await nextChunk();
+      preparing = chunk && prepare(chunk);
     }
+    await checkpointWritten();
+    await finishDrain(current, owner, clock());
+    return { outcome: 'drained', chunks, records };
   } catch (error) {
+    // Writes still in flight land before anyone else may drain, so they can never overwrite what a later chunk wrote.
+    await writing?.written.catch(() => undefined);
     await releaseDrainLease(current, owner).catch(() => undefined);
+    logger.error('drain attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
     if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
-      logger.error('drain attempt failed', { batchId: batch.batchId, error: error as Error });
       return giveUp(current, invocation, 'an internal fault; quote the batch id to support', clock());
     }
     throw error;

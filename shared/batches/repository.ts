@@ -8,7 +8,8 @@ import { newBatchId, newId } from '../ids.ts';
 import type { EntityKind } from '../records/schema.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
-import { MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
+import type { TouchedSet } from '../canonical/items.ts';
+import { decompressRecords, MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
 import {
   admitRecords,
   batchNotFound,
@@ -452,4 +453,67 @@ export async function failDrain(batch: Batch, error: string, now: Date): Promise
   } catch (caught) {
     if (!isConditionFailure(caught)) throw caught;
   }
+}
+
+/**
+ * What one chunk touched, compressed like the chunk itself and keyed by it: a redelivered drain that applies the
+ * chunk again writes the same items again instead of adding to a list.
+ */
+export async function recordTouched(
+  batch: Pick<Batch, 'workspaceId' | 'batchId'>,
+  chunkSk: string,
+  touched: TouchedSet,
+  expiresAt: number,
+) {
+  const entries = [
+    ...[...touched.products].map((sku) => ['product', sku]),
+    ...[...touched.customers].map((id) => ['customer', id]),
+    ...[...touched.nodes].map((node) => ['node', node]),
+  ];
+  if (entries.length === 0) return;
+  const pieces = packChunk(entries) ?? [];
+  await Promise.all(
+    pieces.map((piece, part) =>
+      tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: {
+            ...keys.batchTouched(batch.workspaceId, batch.batchId, chunkSk, part),
+            type: 'touched',
+            count: piece.count,
+            data: piece.data,
+            expiresAt,
+          },
+        }),
+      ),
+    ),
+  );
+}
+
+/** Every product, customer and pricing node a drained batch touched, for the recomputation that follows a drain. */
+export async function readTouched(
+  batch: Pick<Batch, 'workspaceId' | 'batchId'>,
+): Promise<{ products: Set<string>; customers: Set<string>; nodes: Set<string> }> {
+  const touched = { products: new Set<string>(), customers: new Set<string>(), nodes: new Set<string>() };
+  const prefix = keys.batchTouchedPrefix(batch.workspaceId, batch.batchId);
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      for (const [kind, value] of decompressRecords(item.data as Uint8Array) as Array<[string, string]>) {
+        if (kind === 'product') touched.products.add(value);
+        else if (kind === 'customer') touched.customers.add(value);
+        else touched.nodes.add(value);
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return touched;
 }

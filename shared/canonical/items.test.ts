@@ -6,6 +6,7 @@ import {
   customerItem,
   type DocumentRecord,
   documentLineItems,
+  documentOf,
   type FxObservation,
   fxObservation,
   HISTORY_RETENTION_DAYS,
@@ -146,65 +147,60 @@ describe('quote line items', () => {
   // SKU-2 is not known yet: it has no category.
   const known = () => context({ 'SKU-1': 'Fasteners', 'SKU-3': 'Safety' }, { 'C-1': 'enterprise' });
 
-  it('writes one item per line, all in the quote partition, lines 0 to 2', () => {
+  it('writes one item per line, all in the quote partition, lines 0 to 2, with the line count and the document on line 0', () => {
     const items = documentLineItems(document, known(), from);
     expect(items).toHaveLength(3);
     items.forEach((item, index) => {
-      expect(item).toMatchObject({ ...keys.documentLine('ws-1', 'quote', 'Q-1', index), lineIndex: index, lineCount: 3 });
+      expect(item).toMatchObject({ ...keys.documentLine('ws-1', 'quote', 'Q-1', index), lineIndex: index });
       expect(item.PK).toBe(keys.documentLines('ws-1', 'quote', 'Q-1').PK);
     });
+    expect(items[0]).toMatchObject({ lineCount: 3 });
+    expect(documentOf(items[0] ?? {})).toEqual(quote);
+    expect(items[1]).not.toHaveProperty('lineCount');
+    expect(items[1]).not.toHaveProperty('document');
   });
 
-  it('puts the header, the line, the price, the time, the keys and provenance on a line', () => {
+  it('puts what pricing reads, the keys and provenance on line 0', () => {
     const [first] = documentLineItems(document, known(), from);
     expect(first).toEqual({
       ...keys.documentLine('ws-1', 'quote', 'Q-1', 0),
       ...lookupKeys.productLine('ws-1', 'SKU-1', 'C-1', 'quote', 'Q-1', 0),
       ...historyKeys.categoryLine('ws-1', 'Fasteners', 'enterprise', 'quote', 'Q-1', 0),
       type: 'quoteLine',
-      kind: 'quote',
       externalId: 'Q-1',
-      customerExternalId: 'C-1',
-      outcome: 'won',
-      currency: 'EUR',
-      exchangeRate: 1.08,
-      createdAt: '2026-02-01T10:00:00Z',
-      decidedAt: '2026-02-03T10:00:00Z',
       lineIndex: 0,
-      lineCount: 3,
       productSku: 'SKU-1',
-      quantity: 10,
-      costCents: 100,
-      quotedPriceCents: 150,
-      pricingDecisionId: 'pd_1',
-      attributesJson: '{"note":"rush"}',
-      priceCents: 150,
-      at: '2026-02-01T10:00:00Z',
-      atMs: Date.parse('2026-02-01T10:00:00Z'),
+      customerExternalId: 'C-1',
       segment: 'enterprise',
       category: 'Fasteners',
+      currency: 'EUR',
+      exchangeRate: 1.08,
+      atMs: Date.parse('2026-02-01T10:00:00Z'),
+      outcome: 'won',
+      decidedAtMs: Date.parse('2026-02-03T10:00:00Z'),
+      quantity: 10,
+      costCents: 100,
+      priceCents: 150,
+      pricingDecisionId: 'pd_1',
+      lineCount: 3,
+      document: JSON.stringify(quote),
       batchId: 'batch-1',
       syncedAt: '2026-03-01T00:00:00.000Z',
       expiresAt: seconds('2026-03-01T00:00:00.000Z', HISTORY_RETENTION_DAYS),
     });
   });
 
-  it("carries the header on every line and takes each line's own quoted price", () => {
+  it("carries the document's pricing fields on every line and takes each line's own quoted price", () => {
     const items = documentLineItems(document, known(), from);
     for (const item of items) {
-      expect(item).toMatchObject({
-        externalId: 'Q-1',
-        customerExternalId: 'C-1',
-        outcome: 'won',
-        decidedAt: '2026-02-03T10:00:00Z',
-        kind: 'quote',
-      });
+      expect(item).toMatchObject({ externalId: 'Q-1', customerExternalId: 'C-1', outcome: 'won', currency: 'EUR', exchangeRate: 1.08 });
       expect(item).not.toHaveProperty('lines');
+      expect(item).not.toHaveProperty('attributesJson');
     }
     expect(items.map((item) => item.priceCents)).toEqual([150, 800, 55]);
     expect(items.map((item) => item.productSku)).toEqual(['SKU-1', 'SKU-2', 'SKU-3']);
-    expect(items[2]).toMatchObject({ quantity: 1.5, salespersonPriceReason: 'match' });
-    expect(items[1]).not.toHaveProperty('attributesJson');
+    expect(items[2]).toMatchObject({ quantity: 1.5, pricingDecisionId: null });
+    expect(items[2]).not.toHaveProperty('salespersonPriceReason');
   });
 
   it("looks lines up by product under the customer's prefix", () => {
@@ -274,22 +270,17 @@ describe('order line items', () => {
       expect(item).toMatchObject({
         ...keys.documentLine('ws-1', 'order', 'O-9', index),
         type: 'orderLine',
-        kind: 'order',
         externalId: 'O-9',
-        customerExternalId: null,
         currency: 'USD',
-        soldAt: '2026-02-15T08:30:00.000Z',
+        exchangeRate: 1,
         lineIndex: index,
-        lineCount: 2,
-        at: '2026-02-15T08:30:00.000Z',
         atMs: Date.parse('2026-02-15T08:30:00.000Z'),
-        batchId: 'batch-1',
-        syncedAt: from.syncedAt,
       });
+      expect(item).not.toHaveProperty('customerExternalId');
     });
+    expect(items[0]).toMatchObject({ lineCount: 2, batchId: 'batch-1', syncedAt: from.syncedAt });
     expect(items.map((item) => item.priceCents)).toEqual([140, 1_250]);
-    expect(items.map((item) => item.soldPriceCents)).toEqual([140, 1_250]);
-    expect(items[1]?.attributesJson).toBe('{"serial":"X"}');
+    expect(documentOf(items[0] ?? {})).toEqual(order);
   });
 
   it('asks no segment for an order without a customer, and leaves the segment unknown', () => {

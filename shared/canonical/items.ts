@@ -64,22 +64,46 @@ export function historyExpiresAt(document: DocumentRecord, from: Provenance): nu
   return Math.floor((latest + HISTORY_RETENTION_DAYS * DAY_MS) / 1000);
 }
 
+/** The fields of a line that pricing reads, with the document's own that it needs beside them. */
+function pricingFields(document: DocumentRecord, index: number) {
+  if (document.kind === 'quote') {
+    const { record } = document;
+    const line = record.lines[index] as QuoteRecord['lines'][number];
+    return {
+      outcome: record.outcome,
+      ...(record.decidedAt ? { decidedAtMs: Date.parse(record.decidedAt) } : {}),
+      quantity: line.quantity,
+      costCents: line.costCents,
+      priceCents: line.quotedPriceCents,
+      pricingDecisionId: line.pricingDecisionId,
+      ...(line.serviceQuotedPriceCents === undefined || line.serviceQuotedPriceCents === null
+        ? {}
+        : { serviceQuotedPriceCents: line.serviceQuotedPriceCents }),
+    };
+  }
+  const { record } = document;
+  const line = record.lines[index] as OrderRecord['lines'][number];
+  return {
+    ...(record.sourceQuoteExternalId === undefined ? {} : { sourceQuoteExternalId: record.sourceQuoteExternalId }),
+    quantity: line.quantity,
+    costCents: line.costCents,
+    priceCents: line.soldPriceCents,
+  };
+}
+
 /**
- * One item per line, all in the document's partition. Every line carries the document's header, so that a line read
- * through an index stands on its own; line 0 also carries the line count, which a later version of the document
- * reads to remove lines it no longer has.
+ * One item per line, all in the document's partition. A line carries only what pricing reads, so that the history
+ * stays small to write and to read; line 0 also carries the document as it was staged and its line count, which a
+ * later version of the document reads to remove the lines it no longer has.
  */
 export function documentLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {
   const { kind, record } = document;
-  const { lines, ...header } = record;
   const customer = record.customerExternalId ?? null;
   const segment = customer === null ? undefined : context.segmentOf(customer);
-  const at = documentDate(document);
+  const atMs = Date.parse(documentDate(document));
   const expiresAt = historyExpiresAt(document, from);
-  return lines.map((line, index) => {
-    const { attributes, ...lineFields } = line;
+  return record.lines.map((line, index) => {
     const category = context.categoryOf(line.productSku);
-    const priceCents = 'quotedPriceCents' in line ? line.quotedPriceCents : line.soldPriceCents;
     return {
       ...keys.documentLine(from.workspaceId, kind, record.externalId, index),
       ...lookupKeys.productLine(from.workspaceId, line.productSku, customer, kind, record.externalId, index),
@@ -88,22 +112,27 @@ export function documentLineItems(document: DocumentRecord, context: LineContext
         ? {}
         : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
       type: `${kind}Line`,
-      kind,
-      ...header,
+      externalId: record.externalId,
       lineIndex: index,
-      lineCount: lines.length,
-      ...lineFields,
-      ...attributesJson(attributes),
-      priceCents,
-      at,
-      atMs: Date.parse(at),
+      productSku: line.productSku,
+      ...(customer === null ? {} : { customerExternalId: customer }),
       ...(segment === undefined ? {} : { segment }),
       ...(category === undefined ? {} : { category }),
-      batchId: from.batchId,
-      syncedAt: from.syncedAt,
+      ...(record.currency ? { currency: record.currency } : {}),
+      ...(record.exchangeRate === undefined || record.exchangeRate === null ? {} : { exchangeRate: record.exchangeRate }),
+      atMs,
+      ...pricingFields(document, index),
+      ...(index === 0
+        ? { lineCount: record.lines.length, document: JSON.stringify(record), batchId: from.batchId, syncedAt: from.syncedAt }
+        : {}),
       expiresAt,
     };
   });
+}
+
+/** The document as staged, from its line 0. */
+export function documentOf(lineZero: TableItem): QuoteRecord | OrderRecord {
+  return JSON.parse(String(lineZero.document)) as QuoteRecord | OrderRecord;
 }
 
 export interface FxObservation {

@@ -1,9 +1,9 @@
-// Canonical items in the table: batched upserts and deletes, the reads a drain needs, FX rates and touched lists.
-import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// Canonical items in the table: batched upserts and deletes, the reads a drain needs, and FX rates.
+import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { tableClient } from '../table/client.ts';
 import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
-import type { FxObservation, TableItem, TouchedSet } from './items.ts';
+import type { FxObservation, TableItem } from './items.ts';
 
 const WRITE_BATCH_SIZE = 25;
 const READ_BATCH_SIZE = 100;
@@ -136,53 +136,4 @@ export async function recordFxRates(workspaceId: string, observations: readonly 
       if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
     }
   });
-}
-
-/** A touched item stays well under the item limit; a chunk that touched more is written in several parts. */
-const TOUCHED_PART_BYTES = 200 * 1024;
-
-/**
- * What one chunk touched, keyed by that chunk: a redelivered drain that applies the chunk again writes the same
- * items again instead of adding to a list.
- */
-export async function recordTouched(
-  workspaceId: string,
-  batchId: string,
-  chunkSk: string,
-  touched: TouchedSet,
-  expiresAt: number,
-): Promise<void> {
-  const entries: Array<['products' | 'customers' | 'nodes', string]> = [
-    ...[...touched.products].map((value) => ['products', value] as ['products', string]),
-    ...[...touched.customers].map((value) => ['customers', value] as ['customers', string]),
-    ...[...touched.nodes].map((value) => ['nodes', value] as ['nodes', string]),
-  ];
-  const parts: Array<Record<'products' | 'customers' | 'nodes', Set<string>>> = [];
-  let bytes = Infinity;
-  for (const [field, value] of entries) {
-    if (bytes + value.length > TOUCHED_PART_BYTES) {
-      parts.push({ products: new Set(), customers: new Set(), nodes: new Set() });
-      bytes = 0;
-    }
-    (parts.at(-1) as Record<typeof field, Set<string>>)[field].add(value);
-    bytes += Buffer.byteLength(value, 'utf8') + 1;
-  }
-  await inParallel(
-    parts.map((part, index) => ({ part, index })),
-    WRITE_CONCURRENCY,
-    async ({ part, index }) => {
-      await tableClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.batchTouched(workspaceId, batchId, chunkSk, index),
-            type: 'touched',
-            // DynamoDB has no empty sets: an empty field is left out.
-            ...Object.fromEntries(Object.entries(part).filter(([, values]) => values.size > 0)),
-            expiresAt,
-          },
-        }),
-      );
-    },
-  );
 }

@@ -5,10 +5,12 @@ import {
   customerItem,
   type DocumentRecord,
   documentLineItems,
+  type FxObservation,
   fxObservation,
   newestRates,
   productItem,
   type Provenance,
+  type TableItem,
   TouchedSet,
 } from './items.ts';
 import { deleteItems, putItems, readCategories, readLineCounts, readSegments, recordFxRates } from './repository.ts';
@@ -61,38 +63,61 @@ async function fillSegments(from: Provenance, customerIds: Iterable<string>, mem
   for (const id of missing) memory.segments.set(id, found.get(id) ?? null);
 }
 
-async function upsertProducts(records: readonly ProductRecord[], from: Provenance, memory: DrainMemory, touched: TouchedSet) {
+/**
+ * A chunk made ready to write: its items, the stale lines to remove first, the rates it observed and what it touches.
+ * Preparing reads; applying only writes, so the next chunk can be prepared while this one is applied.
+ */
+export interface PreparedChunk {
+  readonly puts: TableItem[];
+  readonly deletes: PrimaryKey[];
+  readonly rates: FxObservation[];
+  readonly touched: TouchedSet;
+  /** Quotes or orders whose stored line counts were read: a chunk that rewrites any of them must be applied first. */
+  readonly documents: ReadonlySet<string>;
+}
+
+function keyText(key: { PK?: unknown; SK?: unknown }): string {
+  return `${String(key.PK)}|${String(key.SK)}`;
+}
+
+/**
+ * Whether `next` must wait for `current` to be written before it is prepared and written itself: when it read line
+ * counts `current` changes, or writes an item `current` writes too (the later record must land last).
+ */
+export function dependsOn(next: PreparedChunk, current: PreparedChunk): boolean {
+  for (const document of next.documents) if (current.documents.has(document)) return true;
+  const written = new Set([...current.puts.map(keyText), ...current.deletes.map(keyText)]);
+  return next.puts.some((item) => written.has(keyText(item))) || next.deletes.some((key) => written.has(keyText(key)));
+}
+
+function prepareProducts(records: readonly ProductRecord[], from: Provenance, memory: DrainMemory): PreparedChunk {
   const latest = lastByKey(records, (record) => record.sku);
-  await putItems(latest.map((record) => productItem(record, from)));
+  const touched = new TouchedSet();
   for (const record of latest) {
     memory.categories.set(record.sku, record.category);
     touched.products.add(record.sku);
   }
+  return { puts: latest.map((record) => productItem(record, from)), deletes: [], rates: [], touched, documents: new Set() };
 }
 
-async function upsertCustomers(records: readonly CustomerRecord[], from: Provenance, memory: DrainMemory, touched: TouchedSet) {
+function prepareCustomers(records: readonly CustomerRecord[], from: Provenance, memory: DrainMemory): PreparedChunk {
   const latest = lastByKey(records, (record) => record.externalId);
-  await putItems(latest.map((record) => customerItem(record, from)));
+  const touched = new TouchedSet();
   for (const record of latest) {
     memory.segments.set(record.externalId, record.segment ?? '');
     touched.customers.add(record.externalId);
   }
+  return { puts: latest.map((record) => customerItem(record, from)), deletes: [], rates: [], touched, documents: new Set() };
 }
 
-/**
- * Removes the lines a document no longer has, then writes its lines. In that order a drain that dies halfway and
- * runs again still finds the old line count on line 0 and removes the same lines.
- */
-async function upsertDocuments(documents: readonly DocumentRecord[], from: Provenance, memory: DrainMemory, touched: TouchedSet) {
+async function prepareDocuments(documents: readonly DocumentRecord[], from: Provenance, memory: DrainMemory): Promise<PreparedChunk> {
   const latest = lastByKey(documents, (document) => document.record.externalId);
+  const touched = new TouchedSet();
   const kind: DocumentKind | undefined = latest[0]?.kind;
-  if (!kind) return;
+  if (!kind) return { puts: [], deletes: [], rates: [], touched, documents: new Set() };
+  const externalIds = latest.map((document) => document.record.externalId);
   const [lineCounts] = await Promise.all([
-    readLineCounts(
-      from.workspaceId,
-      kind,
-      latest.map((document) => document.record.externalId),
-    ),
+    readLineCounts(from.workspaceId, kind, externalIds),
     fillCategories(
       from,
       latest.flatMap((document) => document.record.lines.map((line) => line.productSku)),
@@ -108,56 +133,64 @@ async function upsertDocuments(documents: readonly DocumentRecord[], from: Prove
     categoryOf: (sku: string) => memory.categories.get(sku) ?? undefined,
     segmentOf: (customer: string) => memory.segments.get(customer) ?? undefined,
   };
-  const stale: PrimaryKey[] = [];
+  const deletes: PrimaryKey[] = [];
   for (const document of latest) {
     const stored = lineCounts.get(document.record.externalId) ?? 0;
     for (let index = document.record.lines.length; index < stored; index++) {
-      stale.push(keys.documentLine(from.workspaceId, kind, document.record.externalId, index));
+      deletes.push(keys.documentLine(from.workspaceId, kind, document.record.externalId, index));
     }
-  }
-  await deleteItems(stale);
-  await putItems(latest.flatMap((document) => documentLineItems(document, context, from)));
-  await recordFxRates(from.workspaceId, newestRates(latest.flatMap((document) => fxObservation(document) ?? [])), from.syncedAt);
-  for (const document of latest) {
     const customer = document.record.customerExternalId ?? null;
     const segment = customer === null ? undefined : context.segmentOf(customer);
     for (const line of document.record.lines) {
       touched.addLine({ productSku: line.productSku, customer, segment, category: context.categoryOf(line.productSku) });
     }
   }
+  return {
+    puts: latest.flatMap((document) => documentLineItems(document, context, from)),
+    deletes,
+    rates: newestRates(latest.flatMap((document) => fxObservation(document) ?? [])),
+    touched,
+    documents: new Set(externalIds.map((id) => `${kind}#${id}`)),
+  };
 }
 
-/** Upserts one chunk's records (validated when they were staged) and says what they touched. */
-export async function upsertRecords(
+/** Reads what a chunk's records need (validated when they were staged) and builds its items; writes nothing. */
+export async function prepareChunk(
   entity: EntityKind,
   records: readonly unknown[],
   from: Provenance,
   memory: DrainMemory,
-): Promise<TouchedSet> {
-  const touched = new TouchedSet();
+): Promise<PreparedChunk> {
   switch (entity) {
     case 'product':
-      await upsertProducts(records as ProductRecord[], from, memory, touched);
-      break;
+      return prepareProducts(records as ProductRecord[], from, memory);
     case 'customer':
-      await upsertCustomers(records as CustomerRecord[], from, memory, touched);
-      break;
+      return prepareCustomers(records as CustomerRecord[], from, memory);
     case 'quote':
-      await upsertDocuments(
+      return prepareDocuments(
         (records as QuoteRecord[]).map((record) => ({ kind: 'quote', record })),
         from,
         memory,
-        touched,
       );
-      break;
     case 'order':
-      await upsertDocuments(
+      return prepareDocuments(
         (records as OrderRecord[]).map((record) => ({ kind: 'order', record })),
         from,
         memory,
-        touched,
       );
-      break;
   }
-  return touched;
+}
+
+/**
+ * Writes a prepared chunk's items: stale lines are removed before any line is written, so a drain that dies halfway
+ * and runs again still finds the old line count on line 0 and removes the same lines.
+ */
+export async function writeChunk(prepared: PreparedChunk): Promise<void> {
+  await deleteItems(prepared.deletes);
+  await putItems(prepared.puts);
+}
+
+/** Rates are recorded in chunk order, after the chunk's items, so that of two rates at one moment the later-staged wins. */
+export async function recordChunkRates(prepared: PreparedChunk, from: Provenance): Promise<void> {
+  await recordFxRates(from.workspaceId, prepared.rates, from.syncedAt);
 }

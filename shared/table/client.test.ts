@@ -1,7 +1,7 @@
 // Unit tests of how DynamoDB calls are charged to a request.
 import { describe, expect, it } from 'vitest';
 import { CapacityLedger } from './capacity.ts';
-import { chargeCall, transactWriteUnits } from './client.ts';
+import { batchWriteUnits, chargeCall, transactWriteUnits } from './client.ts';
 
 describe('charging DynamoDB calls to a request', () => {
   it('charges reads and writes as DynamoDB reports them', () => {
@@ -34,5 +34,30 @@ describe('charging DynamoDB calls to a request', () => {
     chargeCall(ledger, 'CreateTableCommand', {}, { output: {} });
     chargeCall(ledger, 'GetItemCommand', {}, { error: Object.assign(new Error('x'), { name: 'ResourceNotFoundException' }) });
     expect(ledger).toMatchObject({ readUnits: 0, writeUnits: 0 });
+  });
+
+  it('charges a batch write from item sizes and index entries, and not for the items it left unprocessed', () => {
+    const line = {
+      PK: { S: 'WS#w#ORDER#O-1' },
+      SK: { S: 'LINE#00000' },
+      lookupPk: { S: 'WS#w#SKU#A' },
+      lookupSk: { S: 'LINE#x#y' },
+      historyPk: { S: 'WS#w#CAT#c' },
+      historySk: { S: 's#y' },
+      padding: { S: 'x'.repeat(1200) },
+    };
+    // The item is two started KB; its keys-only lookup entry one unit; its whole-item history entry two.
+    expect(batchWriteUnits([{ PutRequest: { Item: line } }])).toBe(2 + 1 + 2);
+    expect(batchWriteUnits([{ DeleteRequest: { Key: { PK: { S: 'A' }, SK: { S: 'B' } } } }])).toBe(1);
+
+    const ledger = new CapacityLedger();
+    const plain = { PutRequest: { Item: { PK: { S: 'A' }, SK: { S: 'B' } } } };
+    chargeCall(
+      ledger,
+      'BatchWriteItemCommand',
+      { RequestItems: { service: [{ PutRequest: { Item: line } }, plain] } },
+      { output: { UnprocessedItems: { service: [plain] } } },
+    );
+    expect(ledger.writeUnits).toBe(5);
   });
 });

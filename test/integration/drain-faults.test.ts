@@ -121,8 +121,11 @@ describe('a drain that runs short of time', () => {
   it('hands the rest of the batch to a fresh invocation from its checkpoint', async () => {
     const { batchId, status, workspace } = await ingest((id) => shortOfTime.add(id));
     expect(status).toMatchObject({ status: 'drained', drainedCount: 235 });
-    // Twelve chunks, two per invocation before time runs short.
-    expect(chunksPerInvocation(batchId)).toEqual([2, 2, 2, 2, 2, 2]);
+    // Twelve chunks: each invocation stops within a chunk of running short, and the next takes over from its checkpoint.
+    const perInvocation = chunksPerInvocation(batchId);
+    expect(perInvocation.reduce((sum, count) => sum + count, 0)).toBe(12);
+    expect(perInvocation.length).toBeGreaterThanOrEqual(4);
+    for (const count of perInvocation) expect(count).toBeLessThanOrEqual(3);
     const products = (await dumpCanonical(workspace.workspaceId)).filter((item) => item.type === 'product');
     expect(products).toHaveLength(60);
   });

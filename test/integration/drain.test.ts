@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { runDrainJob } from '../../shared/batches/drain.ts';
-import { openBatch as openBatchItem } from '../../shared/batches/repository.ts';
+import { openBatch as openBatchItem, readTouched } from '../../shared/batches/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
@@ -223,18 +223,10 @@ describe('draining a committed batch', () => {
     await stage(workspace, batchId, 'quote', [quote('TQ-1', ['T-1'], { customerExternalId: 'TC-1' })]);
     await drainAll(workspace, batchId);
 
-    const prefix = keys.batchTouchedPrefix(workspace.workspaceId, batchId);
-    const { Items } = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-      }),
-    );
-    const union = (field: string) => new Set((Items ?? []).flatMap((item) => [...((item[field] as Set<string> | undefined) ?? [])]));
-    expect(union('products')).toEqual(new Set(['T-1']));
-    expect(union('customers')).toEqual(new Set(['TC-1']));
-    expect(union('nodes')).toEqual(
+    const touched = await readTouched({ workspaceId: workspace.workspaceId, batchId });
+    expect(touched.products).toEqual(new Set(['T-1']));
+    expect(touched.customers).toEqual(new Set(['TC-1']));
+    expect(touched.nodes).toEqual(
       new Set([
         JSON.stringify(['customerSku', 'TC-1', 'T-1']),
         JSON.stringify(['segmentSku', 'smb', 'T-1']),
