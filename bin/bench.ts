@@ -3,10 +3,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
+import { measureIngest } from '../lib/bench/ingest.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
+import { startLocalStack } from '../lib/local/stack.ts';
 
 const BUNDLE_TARGET_KB = 400;
 const GATEWAY_OVERHEAD_TARGET_MS = 2;
+const INGEST_RECORDS = Number(process.env.BENCH_INGEST_RECORDS ?? 100_000);
+const INGEST_RATIO_TARGET = 0.5;
+const WRITE_UNITS_PER_KB_TARGET = 0.35;
+/** Flat: a batch ten times the size may not need more than half as much again at its peak. */
+const FLAT_MEMORY_FACTOR = 1.5;
 
 function verdict(ok: boolean): string {
   return ok ? 'meets target' : 'MISSES TARGET';
@@ -34,5 +41,42 @@ console.log(
   `  gateway's own cost    median ${overhead.overheadMedianMs.toFixed(3)} ms per request over ${overhead.requests} requests   ${verdict(overhead.overheadMedianMs <= GATEWAY_OVERHEAD_TARGET_MS)} (<= ${GATEWAY_OVERHEAD_TARGET_MS} ms)`,
 );
 results.gatewayOverhead = overhead;
+
+console.log(`\nIngest on the local stack (${INGEST_RECORDS.toLocaleString('en-US')} mixed records, after a raw load of the same records)`);
+// Handlers share this process: keep their per-request log lines out of the figures.
+process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+const stack = await startLocalStack({ port: 0 });
+try {
+  const small = await measureIngest(stack, INGEST_RECORDS / 10, { baseline: false });
+  const ingest = await measureIngest(stack, INGEST_RECORDS);
+  const itemsPerRecord = ingest.canonicalItemsWritten / ingest.records;
+  console.log(
+    `  raw BatchWriteItem      ${ingest.rawSeconds.toFixed(1).padStart(6)} s   ${Math.round(ingest.rawRecordsPerSecond).toLocaleString('en-US').padStart(6)} records/s (one item per record)`,
+  );
+  console.log(
+    `  stage + commit + drain  ${ingest.endToEndSeconds.toFixed(1).padStart(6)} s   ${Math.round(ingest.endToEndRecordsPerSecond).toLocaleString('en-US').padStart(6)} records/s (staging ${ingest.stagingSeconds.toFixed(1)} s, drain ${ingest.drainSeconds.toFixed(1)} s)`,
+  );
+  console.log(
+    `  throughput ratio        ${ingest.throughputRatio.toFixed(2)}   ${verdict(ingest.throughputRatio >= INGEST_RATIO_TARGET)} (>= ${INGEST_RATIO_TARGET})`,
+  );
+  const drainItemsPerSecond = ingest.canonicalItemsWritten / ingest.drainSeconds;
+  console.log(
+    `  canonical items         ${ingest.canonicalItemsWritten.toLocaleString('en-US')} (${itemsPerRecord.toFixed(2)} per record: products, customers and one per quote or order line)`,
+  );
+  console.log(
+    `  per item written        drain ${Math.round(drainItemsPerSecond).toLocaleString('en-US')} items/s = ${((drainItemsPerSecond / ingest.rawRecordsPerSecond) * 100).toFixed(0)}% of the raw load's rate`,
+  );
+  console.log(
+    `  staging write units     ${ingest.stagingWriteUnits.toLocaleString('en-US')} WRU for ${Math.round(ingest.stagedJsonKb).toLocaleString('en-US')} KB of JSON = ${ingest.writeUnitsPerStagedKb.toFixed(3)} WRU/KB   ${verdict(ingest.writeUnitsPerStagedKb <= WRITE_UNITS_PER_KB_TARGET)} (<= ${WRITE_UNITS_PER_KB_TARGET})`,
+  );
+  const flat = ingest.drainHeapPeakMb <= Math.max(small.drainHeapPeakMb, 16) * FLAT_MEMORY_FACTOR;
+  console.log(
+    `  drain heap peak         ${small.drainHeapPeakMb.toFixed(0)} MB for ${small.records.toLocaleString('en-US')} records, ${ingest.drainHeapPeakMb.toFixed(0)} MB for ${ingest.records.toLocaleString('en-US')}   ${verdict(flat)} (flat: <= ${FLAT_MEMORY_FACTOR}x)`,
+  );
+  results.ingest = ingest;
+  results.ingestSmall = small;
+} finally {
+  await stack.stop();
+}
 
 console.log(`\n${JSON.stringify(results)}`);

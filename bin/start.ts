@@ -67,7 +67,7 @@ if (signalledDuringStartup) await shutdown(signalledDuringStartup, 0);
 
 if (!values['no-seed']) {
   // Loaded only now: repository modules read the environment the stack has just set.
-  const { seedDemo } = await import('../lib/local/seed.ts');
+  const { demoCatalogueSize, ingestSampleCatalogue, seedDemo } = await import('../lib/local/seed.ts');
   const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'));
   console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
   console.log(`  workspace id  ${demo.workspaceId}`);
@@ -78,6 +78,12 @@ if (!values['no-seed']) {
   console.log(`    connector   ${demo.keys.connector}`);
   console.log(`    pw_live     ${demo.keys.pwLive}`);
   console.log(`    pw_test     ${demo.keys.pwTest}`);
+  if (created) {
+    const batchId = await ingestSampleCatalogue(stack.gatewayUrl, demo.keys.connector);
+    const { products, customers, quotes, orders } = demoCatalogueSize;
+    console.log(`Staged a sample catalogue through the ingest API and committed it (batch ${batchId}):`);
+    console.log(`  ${products} products, ${customers} customers, ${quotes} quotes and ${orders} orders, draining now`);
+  }
 }
 
 console.log(`DynamoDB Local at ${stack.dynamoDbEndpoint}, SQS at ${stack.sqsEndpoint}, table ${stack.tableName}`);

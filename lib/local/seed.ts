@@ -2,7 +2,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
+import { entityKinds } from '../../shared/records/schema.ts';
 import { createWorkspace, getWorkspace } from '../../shared/workspaces/repository.ts';
+import { type CatalogueSize, sampleCatalogue } from '../sample-catalogue.ts';
 
 type KeyKind = 'erp' | 'storefront' | 'connector' | 'pwLive' | 'pwTest';
 
@@ -42,4 +44,30 @@ export async function seedDemo(savedAt: string | undefined): Promise<{ demo: Wor
   const demo = await createWorkspaceWithKeys('Demo Seller');
   if (savedAt) writeFileSync(savedAt, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
   return { demo, created: true };
+}
+
+/** A small seller's worth of data for the demo: enough to see ingest work and, later, prices with history behind them. */
+export const demoCatalogueSize: CatalogueSize = { products: 50, customers: 12, quotes: 60, orders: 120 };
+
+/**
+ * Stages a sample catalogue through the service's own ingest endpoints, as a connector would, and commits it; the
+ * drain then runs in the background. Returns the batch id.
+ */
+export async function ingestSampleCatalogue(gatewayUrl: string, connectorKey: string): Promise<string> {
+  const headers = { authorization: `Bearer ${connectorKey}`, 'content-type': 'application/json' };
+  const send = async (path: string, body?: unknown) => {
+    const response = await fetch(`${gatewayUrl}/api/v1/ingest/batches${path}`, {
+      method: 'POST',
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`POST /api/v1/ingest/batches${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as Record<string, string>;
+  };
+  const { batchId } = await send('');
+  const catalogue = sampleCatalogue(demoCatalogueSize, { now: new Date() });
+  for (const entity of entityKinds) await send(`/${batchId}/records`, { entity, records: catalogue[entity] });
+  await send(`/${batchId}/commit`);
+  return batchId as string;
 }

@@ -490,30 +490,42 @@ export async function recordTouched(
   );
 }
 
-/** Every product, customer and pricing node a drained batch touched, for the recomputation that follows a drain. */
-export async function readTouched(
-  batch: Pick<Batch, 'workspaceId' | 'batchId'>,
-): Promise<{ products: Set<string>; customers: Set<string>; nodes: Set<string> }> {
-  const touched = { products: new Set<string>(), customers: new Set<string>(), nodes: new Set<string>() };
-  const prefix = keys.batchTouchedPrefix(batch.workspaceId, batch.batchId);
+/** Every item of a batch partition under one sort-key prefix, page by page, strongly consistent. */
+async function readBatchItems(partition: { PK: string; SKPrefix: string }): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await tableClient().send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+        ConsistentRead: true,
         ExclusiveStartKey,
       }),
     );
-    for (const item of page.Items ?? []) {
-      for (const [kind, value] of decompressRecords(item.data as Uint8Array) as Array<[string, string]>) {
-        if (kind === 'product') touched.products.add(value);
-        else if (kind === 'customer') touched.customers.add(value);
-        else touched.nodes.add(value);
-      }
-    }
+    items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
+  return items;
+}
+
+/** Every staged chunk item of a batch, in staging order: for inspecting a batch, never on the drain's path. */
+export function readStagedChunks(batch: Pick<Batch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
+  return readBatchItems(keys.batchChunkPrefix(batch.workspaceId, batch.batchId));
+}
+
+/** Every product, customer and pricing node a drained batch touched, for the recomputation that follows a drain. */
+export async function readTouched(
+  batch: Pick<Batch, 'workspaceId' | 'batchId'>,
+): Promise<{ products: Set<string>; customers: Set<string>; nodes: Set<string> }> {
+  const touched = { products: new Set<string>(), customers: new Set<string>(), nodes: new Set<string>() };
+  for (const item of await readBatchItems(keys.batchTouchedPrefix(batch.workspaceId, batch.batchId))) {
+    for (const [kind, value] of decompressRecords(item.data as Uint8Array) as Array<[string, string]>) {
+      if (kind === 'product') touched.products.add(value);
+      else if (kind === 'customer') touched.customers.add(value);
+      else touched.nodes.add(value);
+    }
+  }
   return touched;
 }

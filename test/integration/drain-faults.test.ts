@@ -6,7 +6,7 @@ import { createDrainHandler } from '../../functions/drain.ts';
 import { localSqsClient } from '../../lib/local/queues.ts';
 import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
-import { commit, dumpCanonical, openBatch, stageCatalogue, waitForBatch } from './canonical-dump.ts';
+import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
 /** Per batch: what to do after each chunk an attempt applies. */
@@ -58,10 +58,10 @@ const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 60, ord
 async function ingest(setUp?: (batchId: string) => void) {
   const workspace = await newWorkspace();
   const key = workspace.keys.connector;
-  const batchId = await openBatch(key, base());
+  const batchId = await openBatchWith(key, base());
   await stageCatalogue(key, batchId, catalogue, { perCall: 20, baseUrl: base() });
   setUp?.(batchId);
-  await commit(key, batchId, base());
+  await commitBatch(key, batchId, base());
   const status = await waitForBatch(key, batchId, ['drained', 'failed'], { baseUrl: base(), timeoutMs: 25_000 });
   return { workspace, batchId, status };
 }

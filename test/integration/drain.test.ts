@@ -9,7 +9,7 @@ import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/recor
 import { tableClient } from '../../shared/table/client.ts';
 import { table } from '../../shared/table/definition.ts';
 import { historyKeys, keys, lookupKeys } from '../../shared/table/keys.ts';
-import { commit, dumpCanonical, openBatch, stageCatalogue, waitForBatch } from './canonical-dump.ts';
+import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const [lookupIndex, historyIndex] = table.indexes;
@@ -30,7 +30,7 @@ async function stage(workspace: TestWorkspace, batchId: string, entity: string, 
 }
 
 async function drainAll(workspace: TestWorkspace, batchId: string) {
-  await commit(workspace.keys.connector, batchId);
+  await commitBatch(workspace.keys.connector, batchId);
   return waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed']);
 }
 
@@ -69,7 +69,7 @@ describe('draining a committed batch', () => {
 
   it('stages all four kinds, commits, and reaches drained with every record in canonical data', async () => {
     const catalogue = sampleCatalogue({ products: 40, customers: 10, quotes: 30, orders: 50 }, { seed: 7 });
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stageCatalogue(workspace.keys.connector, batchId, catalogue, { perCall: 25 });
 
     const status = await drainAll(workspace, batchId);
@@ -101,7 +101,7 @@ describe('draining a committed batch', () => {
   });
 
   it('finds a product by its external id through the lookup index', async () => {
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'product', [product('EXT-1', { externalId: 'ERP-77' })]);
     await drainAll(workspace, batchId);
     const { Items } = await tableClient().send(
@@ -116,7 +116,7 @@ describe('draining a committed batch', () => {
   });
 
   it('keeps the later record for the same key, within a call and across calls', async () => {
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'product', [product('LW-1', { name: 'first' }), product('LW-1', { name: 'second' })]);
     await stage(workspace, batchId, 'product', [product('LW-2', { name: 'first' })]);
     await stage(workspace, batchId, 'product', [product('LW-2', { name: 'third' })]);
@@ -127,7 +127,7 @@ describe('draining a committed batch', () => {
   });
 
   it('reads lines by product, by customer and product, and by category and segment, without a scan', async () => {
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'product', [product('H-1', { category: 'Eyewear' }), product('H-2', { category: 'Eyewear' })]);
     await stage(workspace, batchId, 'customer', [
       { name: 'One', externalId: 'HC-1', segment: 'smb' },
@@ -175,10 +175,10 @@ describe('draining a committed batch', () => {
   });
 
   it('removes the lines a newer version of a document no longer has', async () => {
-    const first = await openBatch(workspace.keys.connector);
+    const first = await openBatchWith(workspace.keys.connector);
     await stage(workspace, first, 'quote', [quote('SHRINK-1', ['S-1', 'S-2', 'S-3'])]);
     await drainAll(workspace, first);
-    const second = await openBatch(workspace.keys.connector);
+    const second = await openBatchWith(workspace.keys.connector);
     await stage(workspace, second, 'quote', [quote('SHRINK-1', ['S-9'])]);
     await drainAll(workspace, second);
 
@@ -195,7 +195,7 @@ describe('draining a committed batch', () => {
   });
 
   it('keeps the newest exchange rate per currency, whatever order the documents arrive in', async () => {
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'order', [
       order('FX-2', '2026-10-05T00:00:00Z', 'EUR', 1.1),
       order('FX-1', '2026-09-01T00:00:00Z', 'EUR', 1.05),
@@ -203,7 +203,7 @@ describe('draining a committed batch', () => {
       order('FX-4', '2026-10-06T00:00:00Z', 'JPY', null),
     ]);
     await drainAll(workspace, batchId);
-    const later = await openBatch(workspace.keys.connector);
+    const later = await openBatchWith(workspace.keys.connector);
     await stage(workspace, later, 'order', [order('FX-5', '2026-08-01T00:00:00Z', 'EUR', 0.9)]);
     await drainAll(workspace, later);
 
@@ -217,7 +217,7 @@ describe('draining a committed batch', () => {
   });
 
   it('lists the products, customers and pricing nodes the batch touched', async () => {
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'product', [product('T-1', { category: 'Plumbing' })]);
     await stage(workspace, batchId, 'customer', [{ name: 'T', externalId: 'TC-1', segment: 'smb' }]);
     await stage(workspace, batchId, 'quote', [quote('TQ-1', ['T-1'], { customerExternalId: 'TC-1' })]);
@@ -238,7 +238,7 @@ describe('draining a committed batch', () => {
 
   it('keeps counts exact when 10 calls of 100 records stage into one batch at once', async () => {
     const catalogue = sampleCatalogue({ products: 1000, customers: 0, quotes: 0, orders: 0 }, { seed: 11, prefix: 'PAR-' });
-    const batchId = await openBatch(workspace.keys.connector);
+    const batchId = await openBatchWith(workspace.keys.connector);
     const staged = await Promise.all(
       Array.from({ length: 10 }, (_, call) => stage(workspace, batchId, 'product', catalogue.product.slice(call * 100, call * 100 + 100))),
     );

@@ -357,7 +357,7 @@ describe('a batch that is no longer open', () => {
     await expectRefusedWithoutEffect(batch, () => stage(batch, { entity: 'product', records: sampleProducts(2) }), refusal);
     await expectRefusedWithoutEffect(batch, () => commit(batch), refusal);
 
-    expect((await waitForStatus(batch, 'drained')).json).toMatchObject({ status: 'drained', recordCount: 3 });
+    expect(await waitForStatus(batch, 'drained')).toMatchObject({ status: 'drained', recordCount: 3 });
     await expectRefusedWithoutEffect(batch, () => stage(batch, { entity: 'order', records: [orderRecord()] }), refusal);
     await expectRefusedWithoutEffect(batch, () => commit(batch), refusal);
   });
@@ -405,7 +405,7 @@ describe('the commit body', () => {
     expect(response.json).toEqual({ jobId: expect.stringMatching(/^job_/) });
 
     const status = await waitForStatus(batch, 'drained');
-    expect(status.json).toMatchObject({ status: 'drained', entities: [], recordCount: 0, skippedOverCap: 0 });
+    expect(status).toMatchObject({ status: 'drained', entities: [], recordCount: 0, skippedOverCap: 0 });
   });
 });
 

@@ -1,15 +1,15 @@
-// What the ingest input tests share: batch calls through the gateway, a batch's state seen from outside and in the table, and record builders.
+// What the ingest tests share: batch calls through the gateway, a batch's state seen from outside and in the table, record builders, and a dump of canonical data.
 import { randomUUID } from 'node:crypto';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { type SampleCatalogue, sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { decompressRecords } from '../../shared/batches/chunks.ts';
+import { readStagedChunks } from '../../shared/batches/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
-import type { ProductRecord } from '../../shared/records/schema.ts';
+import { entityKinds, type ProductRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 
@@ -105,24 +105,8 @@ export async function stagedRecords(batch: Pick<TestBatch, 'workspaceId' | 'batc
   return (await chunkItems(batch)).flatMap((item) => decompressRecords(item.data as Uint8Array));
 }
 
-async function chunkItems(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
-  const prefix = keys.batchChunkPrefix(batch.workspaceId, batch.batchId);
-  const items: Record<string, unknown>[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-  return items;
+function chunkItems(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
+  return readStagedChunks(batch);
 }
 
 export interface BatchSnapshot {
@@ -181,13 +165,8 @@ export async function expectStaged(batch: TestBatch, body: { entity: string; rec
   expect(await stagedRecords(batch)).toEqual([...storedBefore, ...body.records]);
 }
 
-export async function waitForStatus(batch: TestBatch, wanted: string, timeoutMs = 10_000): Promise<ApiResponse> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const response = await readStatus(batch);
-    if (response.json?.status === wanted || Date.now() > deadline) return response;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+export async function waitForStatus(batch: TestBatch, wanted: string, timeoutMs = 10_000): Promise<ApiResponse['json']> {
+  return waitForBatch(batch.key, batch.batchId, [wanted], { timeoutMs });
 }
 
 /** Valid product records with distinct skus, from the sample catalogue. */
@@ -239,4 +218,85 @@ export function orderLine(fields: Fields = {}): Fields {
 
 export function orderRecord(fields: Fields = {}): Fields {
   return { externalId: 'O-1', customerExternalId: 'C-1', currency: 'USD', soldAt: '2024-03-01T10:00:00Z', lines: [orderLine()], ...fields };
+}
+
+// Whole ingest runs, by key and batch id, against the shared stack or a stack of a test's own (baseUrl).
+
+export async function openBatchWith(key: string, baseUrl?: string): Promise<string> {
+  const opened = await call('/api/v1/ingest/batches', { method: 'POST', key, baseUrl });
+  expect(opened.status).toBe(201);
+  return opened.json.batchId as string;
+}
+
+/** Stages every kind of a catalogue in rank order, in calls of at most `perCall` records. */
+export async function stageCatalogue(
+  key: string,
+  batchId: string,
+  catalogue: SampleCatalogue,
+  options: { perCall?: number; baseUrl?: string } = {},
+) {
+  const perCall = options.perCall ?? 1000;
+  for (const entity of entityKinds) {
+    const records = catalogue[entity];
+    for (let start = 0; start < records.length; start += perCall) {
+      const response = await call(`/api/v1/ingest/batches/${batchId}/records`, {
+        method: 'POST',
+        key,
+        body: { entity, records: records.slice(start, start + perCall) },
+        baseUrl: options.baseUrl,
+      });
+      expect(response.status, response.text).toBe(202);
+    }
+  }
+}
+
+export async function commitBatch(key: string, batchId: string, baseUrl?: string): Promise<string> {
+  const response = await call(`/api/v1/ingest/batches/${batchId}/commit`, { method: 'POST', key, baseUrl });
+  expect(response.status, response.text).toBe(202);
+  return response.json.jobId as string;
+}
+
+/** Polls the batch status until it reaches one of `until`; the body is ApiResponse's, asserted field by field. */
+export async function waitForBatch(
+  key: string,
+  batchId: string,
+  until: readonly string[],
+  options: { baseUrl?: string; timeoutMs?: number } = {},
+): Promise<ApiResponse['json']> {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    const response = await call(`/api/v1/ingest/batches/${batchId}`, { key, baseUrl: options.baseUrl });
+    expect(response.status).toBe(200);
+    if (until.includes(response.json.status)) return response.json;
+    if (Date.now() > deadline) throw new Error(`batch ${batchId} still ${response.json.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/**
+ * A workspace's canonical data (everything but batch partitions), with what differs between two runs of the same
+ * records taken out: the workspace id, the batch that brought each item and when.
+ */
+export async function dumpCanonical(workspaceId: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: 'begins_with(PK, :workspace)',
+        ExpressionAttributeValues: { ':workspace': `WS#${workspaceId}#` },
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items
+    .filter((item) => !String(item.PK).includes('#BATCH#'))
+    .map((item) => {
+      const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, ...rest } = item;
+      return JSON.parse(JSON.stringify(rest).replaceAll(workspaceId, 'WS')) as Record<string, unknown>;
+    })
+    .sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
 }

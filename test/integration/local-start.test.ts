@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
+import { waitForBatch } from './ingest-support.ts';
 import { call } from './support.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pricing-start-'));
@@ -114,6 +115,12 @@ describe('npm start', () => {
 
     const opened = await call('/api/v1/ingest/batches', { method: 'POST', key: printedKey(output, 'connector'), baseUrl: started.url });
     expect(opened.status).toBe(201);
+
+    // The demo's sample catalogue went in through the ingest API and drains in the background.
+    const sampleBatch = /sample catalogue .*\(batch ([0-9a-f-]{36})\)/.exec(output)?.[1];
+    expect(sampleBatch).toBeDefined();
+    const sample = await waitForBatch(printedKey(output, 'connector'), sampleBatch ?? '', ['drained', 'failed'], { baseUrl: started.url });
+    expect(sample).toMatchObject({ status: 'drained', entities: ['product', 'customer', 'quote', 'order'], recordCount: 242 });
 
     expect(await stop(started)).toBe(0);
     expect(await portIsOpen(description.dynamoDbEndpoint)).toBe(false);
