@@ -3,7 +3,7 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { runDrainJob } from '../../shared/batches/drain.ts';
-import { openBatch as openBatchItem, readTouched } from '../../shared/batches/repository.ts';
+import { commitBatch as commitBatchItem, openBatch as openBatchItem, readTouched } from '../../shared/batches/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
@@ -267,5 +267,25 @@ describe('drain messages that do not match their batch', () => {
     expect((await runDrainJob(invocation(new Date()))).outcome).toBe('bounced');
     expect((await runDrainJob(invocation(new Date(Date.now() - 5 * 60_000)))).outcome).toBe('ignored');
     expect(await getItem(keys.batch(workspace.workspaceId, batch.batchId))).toMatchObject({ status: 'open' });
+  });
+});
+
+describe('committing when the drain message cannot be sent', () => {
+  it('leaves the batch open and committable, and a retry commits it', async () => {
+    const workspace = await newWorkspace();
+    const owner = { workspaceId: workspace.workspaceId, connectorId: workspace.connectorId };
+    const batch = await openBatchItem(owner);
+    const unreachable = async () => {
+      throw new Error('queue unreachable');
+    };
+    await expect(commitBatchItem(owner, batch.batchId, unreachable)).rejects.toThrow('queue unreachable');
+    expect(await getItem(keys.batch(workspace.workspaceId, batch.batchId))).toMatchObject({ status: 'open' });
+
+    const sent: string[] = [];
+    const { jobId } = await commitBatchItem(owner, batch.batchId, async (job) => {
+      sent.push(job.jobId);
+    });
+    expect(sent).toEqual([jobId]);
+    expect(await getItem(keys.batch(workspace.workspaceId, batch.batchId))).toMatchObject({ status: 'committed', jobId });
   });
 });
