@@ -133,12 +133,17 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
   let chunks = 0;
   let records = 0;
   let slowestChunkMs = 0;
+  interface Writing {
+    readonly chunk: StagedChunk;
+    readonly prepared: PreparedChunk;
+    readonly written: Promise<void>;
+    readonly started: number;
+  }
   /** The chunk being written while the next is prepared; it is checkpointed before the next one is. */
-  let writing: { chunk: StagedChunk; prepared: PreparedChunk; written: Promise<void>; started: number } | undefined;
-  const checkpointWritten = async () => {
-    if (!writing) return;
-    const { chunk, prepared, written, started } = writing;
-    writing = undefined;
+  let writing: Writing | undefined;
+  const checkpoint = async (done: Writing | undefined) => {
+    if (!done) return;
+    const { chunk, prepared, written, started } = done;
     await written;
     await recordChunkRates(prepared, from);
     await recordTouched(current, chunk.sk, prepared.touched, chunkExpiresAt(current));
@@ -153,7 +158,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     let preparing = chunk && prepare(chunk);
     while (chunk && preparing) {
       if (invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * slowestChunkMs)) {
-        await checkpointWritten();
+        await checkpoint(writing);
         await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
         await releaseDrainLease(current, owner);
         return { outcome: 'continued', chunks, records };
@@ -161,17 +166,19 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
       const started = performance.now();
       let prepared = await preparing;
       if (writing && dependsOn(prepared, writing.prepared)) {
-        await checkpointWritten();
+        await checkpoint(writing);
+        writing = undefined;
         prepared = await prepare(chunk);
       }
-      const written = handled(writeChunk(prepared));
+      const previous = writing;
+      // Known as in flight before the chunk before is checkpointed, so that a fault there still waits for its writes.
+      writing = { chunk, prepared, written: handled(writeChunk(prepared)), started };
       // The chunk before is written in full before the one after is read, so that is checked against this one alone.
-      await checkpointWritten();
-      writing = { chunk, prepared, written, started };
+      await checkpoint(previous);
       chunk = await nextChunk();
       preparing = chunk && prepare(chunk);
     }
-    await checkpointWritten();
+    await checkpoint(writing);
     await finishDrain(current, owner, clock());
     return { outcome: 'drained', chunks, records };
   } catch (error) {
