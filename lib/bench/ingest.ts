@@ -3,7 +3,7 @@ import { type DynamoDBClient, QueryCommand, type QueryCommandOutput } from '@aws
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/table/keys.ts';
 import { entityKinds, type EntityKind } from '../../shared/records/schema.ts';
-import { WRITE_CONCURRENCY } from '../../shared/canonical/repository.ts';
+import { inParallel, WRITE_CONCURRENCY } from '../../shared/canonical/repository.ts';
 import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '../../shared/table/capacity.ts';
 import { table } from '../../shared/table/definition.ts';
 import { tableName } from '../../shared/config.ts';
@@ -19,15 +19,6 @@ const STAGING_CONCURRENCY = 4;
 
 function recordKey(entity: EntityKind, record: Record<string, unknown>): string {
   return String(entity === 'product' ? record.sku : record.externalId);
-}
-
-async function inParallel<T>(tasks: readonly T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < tasks.length) await run(tasks[next++] as T);
-    }),
-  );
 }
 
 /** Writes groups of up to 25 items with BatchWriteItem at the drain's concurrency, retrying what is left unprocessed. */

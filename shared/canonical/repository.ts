@@ -16,7 +16,8 @@ function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
-async function inParallel<T>(tasks: readonly T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
+/** Runs `run` over the tasks with at most `concurrency` at a time. */
+export async function inParallel<T>(tasks: readonly T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
   let next = 0;
   const workers = Array.from({ length: Math.min(concurrency, tasks.length) }, async () => {
     while (next < tasks.length) {

@@ -97,16 +97,12 @@ export function expectError(response: ApiResponse, expected: ExpectedError): voi
 
 /** The sort keys of a batch's staged chunks, read straight from the table. */
 export async function chunkKeys(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<string[]> {
-  return (await chunkItems(batch)).map((item) => item.SK as string);
+  return (await readStagedChunks(batch)).map((item) => item.SK as string);
 }
 
 /** Every record staged into a batch, in staging order, decoded from its chunks. */
 export async function stagedRecords(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<unknown[]> {
-  return (await chunkItems(batch)).flatMap((item) => decompressRecords(item.data as Uint8Array));
-}
-
-function chunkItems(batch: Pick<TestBatch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
-  return readStagedChunks(batch);
+  return (await readStagedChunks(batch)).flatMap((item) => decompressRecords(item.data as Uint8Array));
 }
 
 export interface BatchSnapshot {
