@@ -3,13 +3,20 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { runDrainJob } from '../../shared/batches/drain.ts';
-import { commitBatch as commitBatchItem, openBatch as openBatchItem, readTouched } from '../../shared/batches/repository.ts';
+import {
+  acquireDrainLease,
+  commitBatch as commitBatchItem,
+  DrainLeaseHeld,
+  getBatch,
+  openBatch as openBatchItem,
+  readTouched,
+} from '../../shared/batches/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { table } from '../../shared/table/definition.ts';
 import { historyKeys, keys, lookupKeys } from '../../shared/table/keys.ts';
-import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
+import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch, workspaceWithCap } from './ingest-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const [lookupIndex, historyIndex] = table.indexes;
@@ -287,5 +294,54 @@ describe('committing when the drain message cannot be sent', () => {
     });
     expect(sent).toEqual([jobId]);
     expect(await getItem(keys.batch(workspace.workspaceId, batch.batchId))).toMatchObject({ status: 'committed', jobId });
+  });
+});
+
+describe('parallel staging at the cap', () => {
+  it('stages exactly up to the cap when three calls race for the last room, and counts the rest as skipped', async () => {
+    const workspace = await workspaceWithCap(150);
+    const catalogue = sampleCatalogue({ products: 300, customers: 0, quotes: 0, orders: 0 }, { seed: 5, prefix: 'CAP-' });
+    const batchId = await openBatchWith(workspace.keys.connector);
+    const staged = await Promise.all(
+      [0, 1, 2].map((call) => stage(workspace, batchId, 'product', catalogue.product.slice(call * 100, call * 100 + 100))),
+    );
+    expect(staged.reduce((sum, count) => sum + count, 0)).toBe(150);
+    expect(await waitForBatch(workspace.keys.connector, batchId, ['open'])).toMatchObject({ recordCount: 150, skippedOverCap: 150 });
+  });
+});
+
+describe('drain attempts', () => {
+  async function committedBatch() {
+    const workspace = await newWorkspace();
+    const owner = { workspaceId: workspace.workspaceId, connectorId: workspace.connectorId };
+    const batch = await openBatchItem(owner);
+    const sent: Array<{ workspaceId: string; batchId: string; jobId: string; sentAt: string }> = [];
+    await commitBatchItem(owner, batch.batchId, async (job) => {
+      sent.push(job);
+    });
+    const message = sent[0];
+    if (!message) throw new Error('no drain job');
+    return { workspace, message };
+  }
+
+  it('fails the batch and parks the job when earlier attempts all died without reporting', async () => {
+    const { workspace, message } = await committedBatch();
+    const result = await runDrainJob({ message, body: JSON.stringify(message), receiveCount: 4, remainingMs: () => 60_000 });
+    expect(result.outcome).toBe('failed');
+    const batch = await getBatch(workspace.workspaceId, message.batchId);
+    expect(batch).toMatchObject({ status: 'failed' });
+    expect(batch?.error).toMatch(/^The drain failed after 3 attempts \(each attempt stopped without finishing/);
+  });
+
+  it('leaves a batch another live drain holds alone: retried later, or dropped on the last attempt', async () => {
+    const { workspace, message } = await committedBatch();
+    const batch = await getBatch(workspace.workspaceId, message.batchId);
+    if (!batch) throw new Error('no batch');
+    await acquireDrainLease(batch, 'another-drain', Date.now() + 60_000, new Date());
+    const invocation = (receiveCount: number) => ({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 60_000 });
+
+    await expect(runDrainJob(invocation(1))).rejects.toBeInstanceOf(DrainLeaseHeld);
+    expect((await runDrainJob(invocation(3))).outcome).toBe('ignored');
+    expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'draining', leaseOwner: 'another-drain' });
   });
 });
