@@ -12,7 +12,6 @@ import {
   isExpired,
   isOwnBatch,
   kindsRankedAbove,
-  kindsRankedBelow,
   OPEN_BATCH_LIFETIME_MS,
   STAGED_RETENTION_MS,
   stagingRefusal,
@@ -105,11 +104,7 @@ describe('chunk expiry', () => {
 });
 
 describe('entity order', () => {
-  it('lists the kinds ranked below and above each kind', () => {
-    expect(kindsRankedBelow('product')).toEqual([]);
-    expect(kindsRankedBelow('customer')).toEqual(['product']);
-    expect(kindsRankedBelow('quote')).toEqual(['product', 'customer']);
-    expect(kindsRankedBelow('order')).toEqual(['product', 'customer', 'quote']);
+  it('lists the kinds ranked above each kind', () => {
     expect(kindsRankedAbove('product')).toEqual(['customer', 'quote', 'order']);
     expect(kindsRankedAbove('customer')).toEqual(['quote', 'order']);
     expect(kindsRankedAbove('quote')).toEqual(['order']);

@@ -30,11 +30,6 @@ export function chunkExpiresAt(batch: Pick<Batch, 'createdAt'>): number {
   return Math.floor((Date.parse(batch.createdAt) + OPEN_BATCH_LIFETIME_MS + STAGED_RETENTION_MS) / 1000);
 }
 
-/** The kinds a batch may no longer take once it holds `entity`: those of lower rank. */
-export function kindsRankedBelow(entity: EntityKind): EntityKind[] {
-  return entityKinds.filter((kind) => entityRank[kind] < entityRank[entity]);
-}
-
 /** The kinds already staged that forbid staging `entity`: those of higher rank. */
 export function kindsRankedAbove(entity: EntityKind): EntityKind[] {
   return entityKinds.filter((kind) => entityRank[kind] > entityRank[entity]);

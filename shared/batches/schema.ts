@@ -2,8 +2,6 @@
 import * as v from 'valibot';
 import { entityRank, EntityKindSchema, type EntityKind } from '../records/schema.ts';
 
-export { EntityKindSchema, type EntityKind };
-
 export const BatchStatusSchema = v.picklist(['open', 'committed', 'draining', 'drained', 'failed']);
 export type BatchStatus = v.InferOutput<typeof BatchStatusSchema>;
 
