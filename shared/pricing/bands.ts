@@ -1,0 +1,346 @@
+// Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
+import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
+import type { PricingSettings } from './settings.ts';
+import { fitWinModel, type WinSample } from './win-model.ts';
+
+const DAY_MS = 86_400_000;
+
+/** One realised line as a band reads it. */
+export interface BandSample {
+  readonly margin: number;
+  readonly weight: number;
+  readonly quantity: number;
+  readonly atMs: number;
+}
+
+/** 0.5 ^ (age in days / half-life); a line dated after asOfMs counts as new, not as more than new. */
+export function recencyWeight(atMs: number, asOfMs: number, halfLifeDays: number): number {
+  const ageDays = Math.max(0, (asOfMs - atMs) / DAY_MS);
+  return 0.5 ** (ageDays / halfLifeDays);
+}
+
+/** (price − cost) / price, or undefined for a line without a cost basis or a positive price. */
+export function lineMargin(line: { readonly priceCents: number; readonly costCents: number }): number | undefined {
+  // A negative cost is as meaningless as a missing one; both would give margins above 1 anyway.
+  if (!(line.costCents > 0) || !(line.priceCents > 0)) return undefined;
+  return (line.priceCents - line.costCents) / line.priceCents;
+}
+
+/**
+ * One node's running totals. A node never holds its own list of lines: the realised lines are kept once, in columns,
+ * each with the nodes it belongs to, and two passes over all of them, one in margin order and one in quantity order,
+ * settle every node's percentiles. That is two sorts per category however many nodes it has, and memory linear in its
+ * lines with no object per line.
+ */
+interface Accumulator {
+  sumW: number;
+  sumW2: number;
+  sumWM: number;
+  newestAtMs: number;
+  squares: number;
+  byMargin: number;
+  byQuantity: number;
+  /** Bit flags: floor, target, stretch, median quantity found. */
+  found: number;
+  floor: number;
+  target: number;
+  stretch: number;
+  medianQuantity: number;
+  lastMargin: number;
+  lastQuantity: number;
+}
+
+const FLOOR = 1;
+const TARGET = 2;
+const STRETCH = 4;
+const MEDIAN = 8;
+
+function newAccumulator(): Accumulator {
+  return {
+    sumW: 0,
+    sumW2: 0,
+    sumWM: 0,
+    newestAtMs: -Infinity,
+    squares: 0,
+    byMargin: 0,
+    byQuantity: 0,
+    found: 0,
+    floor: Number.NaN,
+    target: Number.NaN,
+    stretch: Number.NaN,
+    medianQuantity: Number.NaN,
+    lastMargin: Number.NaN,
+    lastQuantity: Number.NaN,
+  };
+}
+
+/** Realised lines, column by column; line i belongs to nodes[i·stride … i·stride + stride − 1] (undefined for none). */
+interface Lines {
+  readonly margins: number[];
+  readonly weights: number[];
+  readonly quantities: number[];
+  readonly nodes: (Accumulator | undefined)[];
+  readonly stride: number;
+}
+
+function addLine(
+  lines: Lines,
+  margin: number,
+  weight: number,
+  quantity: number,
+  atMs: number,
+  nodes: readonly (Accumulator | undefined)[],
+): void {
+  lines.margins.push(margin);
+  lines.weights.push(weight);
+  lines.quantities.push(quantity);
+  for (const node of nodes) {
+    lines.nodes.push(node);
+    if (!node) continue;
+    node.sumW += weight;
+    node.sumW2 += weight * weight;
+    node.sumWM += weight * margin;
+    if (atMs > node.newestAtMs) node.newestAtMs = atMs;
+  }
+}
+
+/**
+ * Line indices in ascending order of a column: a bottom-up merge sort of the indices on a typed copy of the keys. It is
+ * several times faster than Array or TypedArray sort with a comparator, which calls back into JS for every comparison,
+ * and its n log n holds for any input.
+ */
+function orderBy(column: readonly number[]): Uint32Array {
+  const n = column.length;
+  const keys = Float64Array.from(column);
+  let from = new Uint32Array(n);
+  let to = new Uint32Array(n);
+  for (let i = 0; i < n; i++) from[i] = i;
+  for (let width = 1; width < n; width *= 2) {
+    for (let lo = 0; lo < n; lo += 2 * width) {
+      const mid = Math.min(lo + width, n);
+      const hi = Math.min(lo + 2 * width, n);
+      let i = lo;
+      let j = mid;
+      let k = lo;
+      while (i < mid && j < hi) {
+        const left = from[i] ?? 0;
+        const right = from[j] ?? 0;
+        if ((keys[right] ?? 0) < (keys[left] ?? 0)) {
+          to[k++] = right;
+          j++;
+        } else {
+          to[k++] = left;
+          i++;
+        }
+      }
+      to.set(from.subarray(i, mid), k);
+      to.set(from.subarray(j, hi), k + mid - i);
+    }
+    [from, to] = [to, from];
+  }
+  return from;
+}
+
+/**
+ * Weighted percentiles: for each p, the first value whose cumulative weight reaches p/100 · Σw. The squares for the
+ * coefficient of variation ride along on the margin pass, once every node's Σw·m, and so its mean, is known.
+ */
+function settle(lines: Lines, settings: PricingSettings): void {
+  const { margins, weights, quantities, nodes, stride } = lines;
+  const floorShare = settings.floorPercentile / 100;
+  const targetShare = settings.targetPercentile / 100;
+  const stretchShare = settings.stretchPercentile / 100;
+  for (const i of orderBy(margins)) {
+    const margin = margins[i] ?? 0;
+    const weight = weights[i] ?? 0;
+    for (let j = i * stride; j < (i + 1) * stride; j++) {
+      const node = nodes[j];
+      if (!node) continue;
+      const deviation = margin - node.sumWM / node.sumW;
+      node.squares += weight * deviation * deviation;
+      node.byMargin += weight;
+      node.lastMargin = margin;
+      if (!(node.found & FLOOR) && node.byMargin >= floorShare * node.sumW) {
+        node.floor = margin;
+        node.found |= FLOOR;
+      }
+      if (!(node.found & TARGET) && node.byMargin >= targetShare * node.sumW) {
+        node.target = margin;
+        node.found |= TARGET;
+      }
+      if (!(node.found & STRETCH) && node.byMargin >= stretchShare * node.sumW) {
+        node.stretch = margin;
+        node.found |= STRETCH;
+      }
+    }
+  }
+  for (const i of orderBy(quantities)) {
+    const quantity = quantities[i] ?? 0;
+    const weight = weights[i] ?? 0;
+    for (let j = i * stride; j < (i + 1) * stride; j++) {
+      const node = nodes[j];
+      if (!node) continue;
+      node.byQuantity += weight;
+      node.lastQuantity = quantity;
+      if (!(node.found & MEDIAN) && node.byQuantity >= 0.5 * node.sumW) {
+        node.medianQuantity = quantity;
+        node.found |= MEDIAN;
+      }
+    }
+  }
+}
+
+/** The node's band; float sums can leave a percentile at 100 a hair short of Σw, which then falls back to the last value. */
+function bandOf(node: Accumulator, asOfMs: number): Band | undefined {
+  const { sumW, sumW2 } = node;
+  if (!(sumW > 0)) return undefined;
+  const mean = node.sumWM / sumW;
+  return {
+    floor: node.found & FLOOR ? node.floor : node.lastMargin,
+    target: node.found & TARGET ? node.target : node.lastMargin,
+    stretch: node.found & STRETCH ? node.stretch : node.lastMargin,
+    nEff: (sumW * sumW) / sumW2,
+    medianQuantity: node.found & MEDIAN ? node.medianQuantity : node.lastQuantity,
+    cov: mean === 0 ? 0 : Math.sqrt(node.squares / sumW) / Math.abs(mean),
+    newestAtMs: node.newestAtMs,
+    sumW,
+    sumW2,
+    asOfMs,
+  };
+}
+
+export function computeBand(samples: readonly BandSample[], settings: PricingSettings, asOfMs: number): Band | undefined {
+  if (samples.length === 0) return undefined;
+  const node = newAccumulator();
+  const lines: Lines = { margins: [], weights: [], quantities: [], nodes: [], stride: 1 };
+  const nodes = [node];
+  for (const sample of samples) addLine(lines, sample.margin, sample.weight, sample.quantity, sample.atMs, nodes);
+  if (!(node.sumW > 0)) return undefined;
+  settle(lines, settings);
+  return bandOf(node, asOfMs);
+}
+
+function nested(map: Map<string, Map<string, Accumulator>>, outer: string, inner: string): Accumulator {
+  let byInner = map.get(outer);
+  if (!byInner) {
+    byInner = new Map();
+    map.set(outer, byInner);
+  }
+  let node = byInner.get(inner);
+  if (!node) {
+    node = newAccumulator();
+    byInner.set(inner, node);
+  }
+  return node;
+}
+
+function bandsOf(nodes: Map<string, Map<string, Accumulator>>, asOfMs: number): Map<string, Map<string, Band>> {
+  const result = new Map<string, Map<string, Band>>();
+  for (const [outer, inner] of nodes) {
+    const bands = new Map<string, Band>();
+    for (const [key, node] of inner) {
+      const band = bandOf(node, asOfMs);
+      if (band) bands.set(key, band);
+    }
+    if (bands.size > 0) result.set(outer, bands);
+  }
+  return result;
+}
+
+/** Every band of one category from one pass over its lines, then the two ordered passes of `settle`. */
+export function computeCategoryBands(lines: readonly HistoryLine[], settings: PricingSettings, asOfMs: number): CategoryBands {
+  // A won quote that an order names is already counted through that order.
+  const ordered = new Set<string>();
+  for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
+
+  const minMargin = settings.minHistoryMarginPct / 100;
+  const maxMargin = settings.maxHistoryMarginPct / 100;
+  const category = newAccumulator();
+  const bySegment = new Map<string, Accumulator>();
+  const bySkuSegment = new Map<string, Map<string, Accumulator>>();
+  const byCustomerSku = new Map<string, Map<string, Accumulator>>();
+  const closedBySegment = new Map<string, WinSample[]>();
+  const realised: Lines = { margins: [], weights: [], quantities: [], nodes: [], stride: 4 };
+  const nodes: (Accumulator | undefined)[] = [category, undefined, undefined, undefined];
+
+  for (const line of lines) {
+    const margin = lineMargin(line);
+    if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
+    const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
+    if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
+      const closed = closedBySegment.get(line.segment);
+      const sample = { margin, won: line.outcome === 'won', weight };
+      if (closed) closed.push(sample);
+      else closedBySegment.set(line.segment, [sample]);
+    }
+    // Realised: an order line, or a won quote line that no order names.
+    if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
+    let segment = bySegment.get(line.segment);
+    if (!segment) {
+      segment = newAccumulator();
+      bySegment.set(line.segment, segment);
+    }
+    nodes[1] = segment;
+    nodes[2] = nested(bySkuSegment, line.productSku, line.segment);
+    nodes[3] = line.customerExternalId ? nested(byCustomerSku, line.customerExternalId, line.productSku) : undefined;
+    addLine(realised, margin, weight, line.quantity, line.atMs, nodes);
+  }
+  settle(realised, settings);
+
+  // A segment is listed only with a band, which takes realised lines: a segment with closed quotes alone has no target
+  // for its win model to move, so its model is not fitted at all.
+  const segments = new Map<string, { band: Band; winModel: WinModel | undefined }>();
+  for (const [key, node] of bySegment) {
+    const band = bandOf(node, asOfMs);
+    if (!band) continue;
+    const closed = closedBySegment.get(key);
+    segments.set(key, { band, winModel: closed ? fitWinModel(closed, settings) : undefined });
+  }
+  return {
+    category: bandOf(category, asOfMs),
+    segments,
+    segmentSkus: bandsOf(bySkuSegment, asOfMs),
+    customerSkus: bandsOf(byCustomerSku, asOfMs),
+  };
+}
+
+/**
+ * The workspace band from its categories' bands. Each part's Σw and Σw² are first aged to asOfMs, so that a category
+ * recomputed long ago weighs what its evidence weighs today. The percentiles are Σw-weighted means of the parts'
+ * percentiles: an approximation of the union's percentiles, which would need every line of every category again.
+ */
+export function combineBands(bands: readonly Band[], asOfMs: number, settings: PricingSettings): Band | undefined {
+  let sumW = 0;
+  let sumW2 = 0;
+  let floor = 0;
+  let target = 0;
+  let stretch = 0;
+  let cov = 0;
+  let medianQuantity = 0;
+  let newestAtMs = -Infinity;
+  for (const band of bands) {
+    const factor = 0.5 ** ((asOfMs - band.asOfMs) / DAY_MS / settings.halfLifeDays);
+    const w = band.sumW * factor;
+    sumW += w;
+    sumW2 += band.sumW2 * factor * factor;
+    floor += w * band.floor;
+    target += w * band.target;
+    stretch += w * band.stretch;
+    cov += w * band.cov;
+    medianQuantity += w * band.medianQuantity;
+    if (band.newestAtMs > newestAtMs) newestAtMs = band.newestAtMs;
+  }
+  if (!(sumW > 0)) return undefined;
+  return {
+    floor: floor / sumW,
+    target: target / sumW,
+    stretch: stretch / sumW,
+    nEff: (sumW * sumW) / sumW2,
+    medianQuantity: medianQuantity / sumW,
+    cov: cov / sumW,
+    newestAtMs,
+    sumW,
+    sumW2,
+    asOfMs,
+  };
+}

@@ -1,0 +1,44 @@
+// Currencies: ISO 4217 minor units, and moving an amount in minor units from one currency into another at the service's rates.
+
+/** Currencies whose minor unit is not the cent; every other code has two decimals. */
+const MINOR_UNIT_DIGITS: Readonly<Record<string, number>> = {
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
+};
+
+export function minorUnitDigits(currency: string): number {
+  return MINOR_UNIT_DIGITS[currency] ?? 2;
+}
+
+/**
+ * The factor that turns minor units of `from` into minor units of `to`, given each currency's rate in units of the base
+ * currency per unit (the base's own rate is 1).
+ */
+export function conversionFactor(from: { currency: string; rate: number }, to: { currency: string; rate: number }): number {
+  if (from.currency === to.currency) return 1;
+  return (from.rate / to.rate) * 10 ** (minorUnitDigits(to.currency) - minorUnitDigits(from.currency));
+}

@@ -1,0 +1,142 @@
+// The pricing method's vocabulary: history lines, bands per node of the hierarchy, and what pricing a line takes and gives.
+
+/** One quote or order line as pricing reads it from history. Amounts are in the document's currency; margins ignore it. */
+export interface HistoryLine {
+  readonly kind: 'quote' | 'order';
+  /** The quote's or order's external id. */
+  readonly documentId: string;
+  readonly productSku: string;
+  readonly customerExternalId: string | undefined;
+  /** The customer's segment when the line was drained; '' for none. */
+  readonly segment: string;
+  readonly quantity: number;
+  readonly costCents: number;
+  /** Quoted price for a quote line, sold price for an order line. */
+  readonly priceCents: number;
+  /** Quote created / order sold, in ms since the epoch. */
+  readonly atMs: number;
+  /** Quotes only. */
+  readonly outcome?: 'open' | 'won' | 'lost';
+  /** Orders only: the quote this order came from. Its won lines are then not counted a second time. */
+  readonly sourceQuoteExternalId?: string;
+}
+
+/**
+ * A node's margins, weighted by recency at `asOfMs`. Scaling every weight by the same factor changes neither the
+ * percentiles nor n_eff, so a band stays valid as it ages; only `newestAtMs` says how old its evidence is.
+ */
+export interface Band {
+  /** Weighted percentile margins (fractions, 0.25 = 25%). */
+  readonly floor: number;
+  readonly target: number;
+  readonly stretch: number;
+  /** Effective sample size (Σw)² / Σw². */
+  readonly nEff: number;
+  /** Weighted median quantity of the node's lines. */
+  readonly medianQuantity: number;
+  /** Weighted coefficient of variation of the margins: standard deviation / |mean|, 0 when the mean is 0. */
+  readonly cov: number;
+  /** The newest line's date. */
+  readonly newestAtMs: number;
+  /** Σw and Σw² at asOfMs, so that bands can be combined into a parent's. */
+  readonly sumW: number;
+  readonly sumW2: number;
+  readonly asOfMs: number;
+}
+
+/** P(win | margin m) = 1 / (1 + exp(−(intercept + slope · m))), fitted on one segment × category's closed quotes. */
+export interface WinModel {
+  readonly intercept: number;
+  readonly slope: number;
+  /** Closed quote lines it was fitted on. */
+  readonly closedQuotes: number;
+  /** Effective sample size of those lines, for its credibility. */
+  readonly nEff: number;
+}
+
+/** Every band one category's history gives: computed together, from one read of the category's lines. */
+export interface CategoryBands {
+  readonly category: Band | undefined;
+  /** segment → the segment × category band and its win model, if it has one. */
+  readonly segments: ReadonlyMap<string, { readonly band: Band; readonly winModel: WinModel | undefined }>;
+  /** sku → segment → segment × SKU band. */
+  readonly segmentSkus: ReadonlyMap<string, ReadonlyMap<string, Band>>;
+  /** customer external id → sku → customer × SKU band. */
+  readonly customerSkus: ReadonlyMap<string, ReadonlyMap<string, Band>>;
+}
+
+/** The bands on one line's path up the hierarchy, most specific first; any may be missing. */
+export interface LineBands {
+  readonly customerSku?: Band;
+  readonly segmentSku?: Band;
+  readonly segmentCategory?: Band;
+  readonly category?: Band;
+  readonly workspace?: Band;
+  readonly winModel?: WinModel;
+}
+
+/** The product as a line is priced: every amount already in the line's currency, in minor units (may be fractional). */
+export interface PricingProduct {
+  readonly sku: string;
+  readonly costCents: number;
+  readonly currentPriceCents: number;
+  readonly mapCents?: number;
+  readonly floorCents?: number;
+  readonly ceilingCents?: number;
+  readonly inStock?: boolean;
+  readonly stockOnHand?: number;
+}
+
+export interface LineInputs {
+  readonly product: PricingProduct;
+  /** Whether a customer was named (customer × SKU evidence can only exist then). */
+  readonly hasCustomer: boolean;
+  readonly quantity: number;
+  readonly orderValueCents?: number;
+  readonly orderTotalQuantity?: number;
+  /** MAP applies to this caller: always for storefront keys, for erp keys by setting. */
+  readonly enforceMap: boolean;
+  /** The time of the request, for the recency of the evidence. */
+  readonly nowMs: number;
+}
+
+export type ReasonScope = 'customer' | 'segment' | 'category' | 'product' | 'workspace';
+export type Guardrail = 'min_margin' | 'floor' | 'map' | 'ceiling' | 'max_change';
+
+export interface ReasonEntry {
+  /** What moved the margin: segment_target, customer_history, quantity, win_model, stock, or a guardrail's name. */
+  readonly param: string;
+  readonly marginDeltaBps: number;
+  readonly label: string;
+  readonly scope: ReasonScope;
+}
+
+export interface Driver {
+  readonly param: string;
+  readonly label: string;
+  readonly points: number;
+  readonly direction: 'up' | 'down';
+}
+
+export type ConfidenceLabel = 'high' | 'medium' | 'low';
+export type Stance = 'hold_firm' | 'negotiable' | 'at_floor';
+
+export interface Explanation {
+  readonly short: string;
+  readonly drivers: Driver[];
+  readonly stance: Stance;
+  readonly marginPct: number;
+  readonly targetMarginPct: number;
+  readonly confidence: ConfidenceLabel;
+}
+
+/** A priced line, without the currency and decision id the caller adds. */
+export interface PricedLine {
+  readonly priceCents: number;
+  readonly reason: ReasonEntry[];
+  readonly reasonSummary: string;
+  readonly explanation: Explanation;
+  readonly guardrailsApplied: Guardrail[];
+  readonly confidence: ConfidenceLabel;
+  readonly confidenceScore: number;
+}
