@@ -12,6 +12,9 @@ Commands:
   workspace create --name N [--base-currency USD]
   workspace update W [--status active|inactive] [--features writebacks,storefront,overview]
                      [--rate-limit N] [--overview-rate-limit N] [--monthly-lines N] [--batch-record-cap N]
+                     [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults
+  bands rebuild --workspace W           recompute every band of the workspace from its history
+  decision show --workspace W pd_…      the priced line a decision id names, with its call's time
   connector create --workspace W --name N [--no-writebacks]
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
@@ -38,6 +41,7 @@ function parseCommandLine() {
       'overview-rate-limit': { type: 'string' },
       'monthly-lines': { type: 'string' },
       'batch-record-cap': { type: 'string' },
+      pricing: { type: 'string' },
       workspace: { type: 'string' },
       'no-writebacks': { type: 'boolean', default: false },
       family: { type: 'string' },
@@ -82,6 +86,14 @@ function count(name: keyof typeof values): number | undefined {
   return number;
 }
 
+function jsonOption(name: keyof typeof values): unknown {
+  try {
+    return JSON.parse(String(values[name]));
+  } catch {
+    throw new UsageError(`--${name} must be JSON`);
+  }
+}
+
 /** Points the repositories at the chosen table: set before they load, as Lambda sets a function's environment. */
 function connect(): void {
   if (values.aws) {
@@ -121,6 +133,7 @@ async function run(): Promise<{ json: unknown; text: string }> {
         overviewRateLimit: count('overview-rate-limit'),
         monthlyLines: count('monthly-lines'),
         batchRecordCap: count('batch-record-cap'),
+        pricing: values.pricing === undefined ? undefined : jsonOption('pricing'),
       });
       const workspace = await workspaces.updateWorkspace(target, changes);
       const { createdAt: _created, updatedAt: _updated, ...settings } = workspace;
@@ -162,6 +175,25 @@ async function run(): Promise<{ json: unknown; text: string }> {
         json: revoked,
         text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}`,
       };
+    }
+    case 'bands rebuild': {
+      const workspaceId = required('workspace');
+      const workspace = await workspaces.getWorkspace(workspaceId);
+      if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+      const { rebuildScope, recomputeBands } = await import('../shared/bands/recompute.ts');
+      const { pricingSettings } = await import('../shared/pricing/settings.ts');
+      const result = await recomputeBands(workspaceId, pricingSettings(workspace.pricing), await rebuildScope(workspaceId), new Date());
+      return {
+        json: result,
+        text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items)`,
+      };
+    }
+    case 'decision show': {
+      if (!target) throw new UsageError('decision show needs the decision id');
+      const { findDecision } = await import('../shared/prices/calls.ts');
+      const decision = await findDecision(required('workspace'), target);
+      if (!decision) throw new Error(`no decision ${target} in workspace ${required('workspace')}`);
+      return { json: decision, text: JSON.stringify(decision, null, 2) };
     }
     default:
       throw new UsageError(noun ? `unknown command: ${positionals.join(' ')}` : 'no command given');

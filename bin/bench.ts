@@ -3,7 +3,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
+import { benchEngine } from '../lib/bench/engine.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
+import { LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
+import { type CostBreakdown, measurePriceServing } from '../lib/bench/prices.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
 
@@ -14,6 +17,11 @@ const INGEST_RATIO_TARGET = 0.5;
 const WRITE_UNITS_PER_KB_TARGET = 0.35;
 /** Flat: a batch ten times the size may not need more than half as much again at its peak. */
 const FLAT_MEMORY_FACTOR = 1.5;
+const PRICING_RECORDS = Number(process.env.BENCH_PRICING_RECORDS ?? 20_000);
+const PRICING_CALLS = Number(process.env.BENCH_PRICING_CALLS ?? 200);
+const COST_PER_MILLION_LINES_TARGET = 0.2;
+const LATENCY_RATIO_TARGET = 2;
+const ENGINE_MICROS_TARGET = 20;
 /** Below this, differences are the noise of one collection to the next. */
 const MEMORY_NOISE_MB = 16;
 
@@ -77,8 +85,55 @@ try {
   );
   results.ingest = ingest;
   results.ingestSmall = small;
+
+  console.log(
+    `\nPrice serving on the local stack (100-line calls, one customer each, on a ${PRICING_RECORDS.toLocaleString('en-US')}-record catalogue)`,
+  );
+  const pricing = await measurePriceServing(stack, { records: PRICING_RECORDS, calls: PRICING_CALLS });
+  console.log(
+    `  catalogue               ${pricing.catalogue.products.toLocaleString('en-US')} products, ${pricing.catalogue.customers.toLocaleString('en-US')} customers, ${pricing.catalogue.quotes.toLocaleString('en-US')} quotes, ${pricing.catalogue.orders.toLocaleString('en-US')} orders`,
+  );
+  console.log(
+    `  latency, warm           p50 ${pricing.p50Ms.toFixed(1)} ms, p99 ${pricing.p99Ms.toFixed(1)} ms over ${pricing.calls} calls`,
+  );
+  console.log(
+    `  floor (same keys: one BatchGetItem round + one PutItem of the stored size)   p50 ${pricing.floorP50Ms.toFixed(1)} ms, p99 ${pricing.floorP99Ms.toFixed(1)} ms`,
+  );
+  console.log(
+    `  p50 against the floor   ${pricing.ratioToFloor.toFixed(2)}x   ${verdict(pricing.ratioToFloor <= LATENCY_RATIO_TARGET)} (<= ${LATENCY_RATIO_TARGET}x)`,
+  );
+  console.log(
+    `  per call                ${pricing.readUnits.toFixed(1)} RRU (${pricing.readKeys.toFixed(0)} keys), ${pricing.writeUnits.toFixed(1)} WRU, ${pricing.lambdaMs.toFixed(1)} ms at ${pricing.memoryMb} MB; response ${(pricing.responseBytes / 1024).toFixed(1)} KB, stored ${(pricing.storedBytes / 1024).toFixed(1)} KB`,
+  );
+  const row = (name: string, ours: number, naive: number) =>
+    console.log(`    ${name.padEnd(22)} $${ours.toFixed(4).padStart(8)}   $${naive.toFixed(4).padStart(8)}`);
+  const breakdown = (ours: CostBreakdown, naive: CostBreakdown) => {
+    console.log(`    ${''.padEnd(22)} ${'this design'.padStart(9)}   ${'naive'.padStart(9)}`);
+    row('DynamoDB reads', ours.dynamoDbReads, naive.dynamoDbReads);
+    row('DynamoDB writes', ours.dynamoDbWrites, naive.dynamoDbWrites);
+    row('Lambda compute', ours.lambdaCompute, naive.lambdaCompute);
+    row('Lambda requests', ours.lambdaRequests, naive.lambdaRequests);
+    row('API Gateway', ours.apiGateway, naive.apiGateway);
+    row('total', ours.total, naive.total);
+  };
+  console.log(`  cost per 1M priced lines at ${LIST_PRICES_REGION} list prices as of ${LIST_PRICES_AS_OF} (${JSON.stringify(listPrices)})`);
+  breakdown(pricing.costPerMillionLines, pricing.naivePerMillionLines);
+  console.log(
+    `    naive per call: ${pricing.naiveReadUnits.toFixed(0)} RRU (a GetItem per line for the product, the customer and 5 bands), ${pricing.naiveWriteUnits.toFixed(0)} WRU (the response uncompressed, a decision item per line)`,
+  );
+  console.log(
+    `  cost per 1M lines       $${pricing.costPerMillionLines.total.toFixed(3)}   ${verdict(pricing.costPerMillionLines.total <= COST_PER_MILLION_LINES_TARGET)} (<= $${COST_PER_MILLION_LINES_TARGET})`,
+  );
+  results.pricing = pricing;
 } finally {
   await stack.stop();
 }
+
+console.log('\nPricing engine, in-process');
+const engine = await benchEngine();
+console.log(
+  `  priceLine               ${engine.microsPerLine.toFixed(2)} µs per line over ${engine.lines.toLocaleString('en-US')} lines   ${verdict(engine.microsPerLine <= ENGINE_MICROS_TARGET)} (<= ${ENGINE_MICROS_TARGET} µs)`,
+);
+results.engine = engine;
 
 console.log(`\n${JSON.stringify(results)}`);

@@ -23,7 +23,16 @@ function units(value: number): number {
  * Finance reads cost per request from this: one log line with the capacity units it consumed, and the same units
  * as CloudWatch metrics per route. A Metrics object per request keeps concurrent local requests from mixing dimensions.
  */
+/** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
+const costListeners = new Set<(cost: RequestCost) => void>();
+
+export function listenToRequestCosts(listener: (cost: RequestCost) => void): () => void {
+  costListeners.add(listener);
+  return () => costListeners.delete(listener);
+}
+
 export function reportRequestCost(cost: RequestCost): void {
+  for (const listener of costListeners) listener(cost);
   const readUnits = units(cost.ledger.readUnits);
   const writeUnits = units(cost.ledger.writeUnits);
   logger.info('request completed', {

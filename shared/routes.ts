@@ -55,6 +55,18 @@ export interface QueueWorker {
 
 export const routes = [
   {
+    id: 'priceLines',
+    method: 'POST',
+    path: '/api/v1/prices',
+    entry: 'functions/price-lines.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['erp', 'storefront'] },
+    // Memory buys CPU on Lambda: 100 lines priced, serialised and compressed stay within a few tens of milliseconds.
+    memoryMb: 1024,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
     id: 'openBatch',
     method: 'POST',
     path: '/api/v1/ingest/batches',

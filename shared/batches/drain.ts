@@ -1,7 +1,10 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
+import { recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
 import { logger } from '../observability.ts';
+import { pricingSettings } from '../pricing/settings.ts';
+import { getWorkspace } from '../workspaces/repository.ts';
 import { decompressRecords } from './chunks.ts';
 import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
 import {
@@ -9,6 +12,8 @@ import {
   DrainLeaseHeld,
   failDrain,
   finishDrain,
+  readTouched,
+  saveBandCursor,
   getBatch,
   readChunksAfter,
   recordTouched,
@@ -179,6 +184,27 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
       preparing = chunk && prepare(chunk);
     }
     await checkpoint(writing);
+    writing = undefined;
+    // Bands of what the batch touched are recomputed before it reads as drained: pricing sees the batch then.
+    const workspace = await getWorkspace(current.workspaceId);
+    const recompute = await recomputeBands(
+      current.workspaceId,
+      pricingSettings(workspace?.pricing),
+      touchedScope(await readTouched(current)),
+      clock(),
+      {
+        after: current.bandCursor,
+        shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
+        afterCategory: async (category) => {
+          current = await saveBandCursor(current, owner, category, leaseUntil());
+        },
+      },
+    );
+    if (!recompute.done) {
+      await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+      await releaseDrainLease(current, owner);
+      return { outcome: 'continued', chunks, records };
+    }
     await finishDrain(current, owner, clock());
     return { outcome: 'drained', chunks, records };
   } catch (error) {

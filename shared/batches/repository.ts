@@ -400,6 +400,21 @@ export async function saveCheckpoint(
   return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };
 }
 
+/** After the chunks, the drain recomputes bands category by category and moves this cursor after each. */
+export async function saveBandCursor(batch: Batch, owner: string, category: string, leaseUntil: number): Promise<Batch> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET bandCursor = :category, leaseUntil = :until',
+      ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':category': category, ':until': leaseUntil, ':owner': owner, ':draining': 'draining' },
+    }),
+  );
+  return { ...batch, bandCursor: category, leaseUntil };
+}
+
 export async function finishDrain(batch: Batch, owner: string, now: Date): Promise<void> {
   await tableClient().send(
     new UpdateCommand({

@@ -33,6 +33,8 @@ export const BatchSchema = v.object({
   drainedCount: v.optional(count),
   /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
   drainCursor: v.optional(v.string()),
+  /** The last category whose bands were recomputed after the chunks were applied: where a resumed recompute goes on. */
+  bandCursor: v.optional(v.string()),
   /** Which drain invocation may write, and until when; a drain that died lets go when its lease runs out. */
   leaseOwner: v.optional(v.string()),
   leaseUntil: v.optional(v.number()),

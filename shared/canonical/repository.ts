@@ -53,11 +53,21 @@ export function deleteItems(itemKeys: readonly PrimaryKey[]): Promise<void> {
   return batchWrite(itemKeys.map((Key) => ({ DeleteRequest: { Key } })));
 }
 
-/** BatchGetItem, strongly consistent so that what the previous chunk wrote is seen, retrying unprocessed keys. */
-async function batchGet(itemKeys: readonly PrimaryKey[], projection: string, names: Record<string, string>): Promise<TableItem[]> {
+export interface ItemRead {
+  /** The drain reads strongly, to see what its previous chunk wrote; price calls read eventually, at half the cost. */
+  readonly consistent: boolean;
+  readonly projection?: string;
+  readonly names?: Record<string, string>;
+  /** Keys per BatchGetItem call (at most 100): smaller groups, sent in parallel, come back sooner. */
+  readonly groupSize?: number;
+}
+
+/** BatchGetItem over any number of keys, 100 per call, in parallel, retrying unprocessed keys with backoff. */
+export async function getItems(itemKeys: readonly PrimaryKey[], read: ItemRead): Promise<TableItem[]> {
   const found: TableItem[] = [];
   const groups: PrimaryKey[][] = [];
-  for (let i = 0; i < itemKeys.length; i += READ_BATCH_SIZE) groups.push(itemKeys.slice(i, i + READ_BATCH_SIZE));
+  const size = Math.min(READ_BATCH_SIZE, read.groupSize ?? READ_BATCH_SIZE);
+  for (let i = 0; i < itemKeys.length; i += size) groups.push(itemKeys.slice(i, i + size));
   await inParallel(groups, WRITE_CONCURRENCY, async (group) => {
     let pending: Record<string, unknown>[] = group.map((key) => ({ ...key }));
     for (let attempt = 0; pending.length > 0; attempt++) {
@@ -65,7 +75,11 @@ async function batchGet(itemKeys: readonly PrimaryKey[], projection: string, nam
       if (attempt > 0) await pause(attempt);
       const input: BatchGetCommandInput = {
         RequestItems: {
-          [tableName()]: { Keys: pending, ConsistentRead: true, ProjectionExpression: projection, ExpressionAttributeNames: names },
+          [tableName()]: {
+            Keys: pending,
+            ConsistentRead: read.consistent,
+            ...(read.projection ? { ProjectionExpression: read.projection, ExpressionAttributeNames: read.names } : {}),
+          },
         },
       };
       const { Responses, UnprocessedKeys } = await tableClient().send(new BatchGetCommand(input));
@@ -78,20 +92,26 @@ async function batchGet(itemKeys: readonly PrimaryKey[], projection: string, nam
 
 /** Each product's category, for the skus asked about that exist. */
 export async function readCategories(workspaceId: string, skus: readonly string[]): Promise<Map<string, string>> {
-  const items = await batchGet(
+  const items = await getItems(
     skus.map((sku) => keys.product(workspaceId, sku)),
-    '#sku, #category',
-    { '#sku': 'sku', '#category': 'category' },
+    {
+      consistent: true,
+      projection: '#sku, #category',
+      names: { '#sku': 'sku', '#category': 'category' },
+    },
   );
   return new Map(items.map((item) => [item.sku as string, item.category as string]));
 }
 
 /** Each customer's segment ('' when it has none), for the customers asked about that exist. */
 export async function readSegments(workspaceId: string, customerIds: readonly string[]): Promise<Map<string, string>> {
-  const items = await batchGet(
+  const items = await getItems(
     customerIds.map((id) => keys.customer(workspaceId, id)),
-    '#id, #segment',
-    { '#id': 'externalId', '#segment': 'segment' },
+    {
+      consistent: true,
+      projection: '#id, #segment',
+      names: { '#id': 'externalId', '#segment': 'segment' },
+    },
   );
   return new Map(items.map((item) => [item.externalId as string, (item.segment as string | undefined) ?? '']));
 }
@@ -102,10 +122,13 @@ export async function readLineCounts(
   kind: DocumentKind,
   externalIds: readonly string[],
 ): Promise<Map<string, number>> {
-  const items = await batchGet(
+  const items = await getItems(
     externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
-    '#id, #count',
-    { '#id': 'externalId', '#count': 'lineCount' },
+    {
+      consistent: true,
+      projection: '#id, #count',
+      names: { '#id': 'externalId', '#count': 'lineCount' },
+    },
   );
   return new Map(items.map((item) => [item.externalId as string, item.lineCount as number]));
 }

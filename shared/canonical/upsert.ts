@@ -96,6 +96,8 @@ function prepareProducts(records: readonly ProductRecord[], from: Provenance, me
   for (const record of latest) {
     memory.categories.set(record.sku, record.category);
     touched.products.add(record.sku);
+    // A product's item is replaced whole, bands included: its category's recompute writes them back.
+    touched.addNode(['category', record.category]);
   }
   return { puts: latest.map((record) => productItem(record, from)), deletes: [], rates: [], touched, documents: new Set() };
 }

@@ -13,6 +13,8 @@ export type HttpResult = APIGatewayProxyStructuredResultV2;
 export interface EndpointRequest {
   readonly event: HttpEvent;
   readonly requestId: string;
+  /** Time left before Lambda stops the invocation. */
+  readonly remainingMs: () => number;
 }
 
 export interface AuthenticatedRequest extends EndpointRequest {
@@ -20,11 +22,14 @@ export interface AuthenticatedRequest extends EndpointRequest {
 }
 
 /** What a handler returns: a status and a body to send as JSON. */
-export interface Reply {
+export type Reply = {
   readonly statusCode: number;
-  readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
-}
+} & (
+  | { readonly body: unknown }
+  /** A body already serialised, sent byte for byte: a stored response replayed. */
+  | { readonly json: string }
+);
 
 interface EndpointContext extends Context {
   principal?: Principal;
@@ -47,7 +52,7 @@ export function jsonReply(reply: Reply, requestId: string): HttpResult {
   return {
     statusCode: reply.statusCode,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...reply.headers },
-    body: JSON.stringify(reply.body),
+    body: 'json' in reply ? reply.json : JSON.stringify(reply.body),
   };
 }
 
@@ -98,7 +103,8 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
   if (spec.auth) chain.use(authentication(spec.auth));
   const handler = chain.handler(async (event, context) => {
     const requestId = requestIdOf(event);
-    return jsonReply(await run({ event, requestId, principal: context.principal }), requestId);
+    const remainingMs = () => context.getRemainingTimeInMillis();
+    return jsonReply(await run({ event, requestId, remainingMs, principal: context.principal }), requestId);
   });
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it.
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>

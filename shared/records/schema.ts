@@ -40,7 +40,7 @@ export const KEY_PART_MAX_LENGTH = 512;
 const keyPartMessage = `a string of at most ${KEY_PART_MAX_LENGTH} characters`;
 const KeyPartSchema = v.pipe(v.string(keyPartMessage), v.maxLength(KEY_PART_MAX_LENGTH, keyPartMessage));
 const identifierMessage = `a non-empty string of at most ${KEY_PART_MAX_LENGTH} characters`;
-const IdentifierSchema = v.pipe(
+export const IdentifierSchema = v.pipe(
   v.string(identifierMessage),
   v.minLength(1, identifierMessage),
   v.maxLength(KEY_PART_MAX_LENGTH, identifierMessage),

@@ -51,15 +51,55 @@ export const keys = {
   }),
   /** The newest rate seen for a currency, in units of the workspace's base currency. */
   fxRate: (workspaceId: string, currency: string): PrimaryKey => ({ PK: `WS#${workspaceId}#FX#${currency}`, SK: 'FX' }),
+  /**
+   * A customer's customer × SKU bands in one category: one item per customer and category, so a price call reads one
+   * item for all the lines of a customer in a category, and a category's recompute writes only its own items.
+   */
+  customerBands: (workspaceId: string, customerExternalId: string, category: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}#CUSTOMER#${customerExternalId}`,
+    SK: `BANDS#${keyDigest(category)}`,
+  }),
+  /** A category's band with its segment × category bands and win models; all categories share one partition. */
+  categoryBands: (workspaceId: string, category: string): PrimaryKey => ({
+    PK: bandsPartition(workspaceId),
+    SK: `${CATEGORY_BANDS_PREFIX}${keyDigest(category)}`,
+  }),
+  categoryBandsPrefix: (workspaceId: string) => ({ PK: bandsPartition(workspaceId), SKPrefix: CATEGORY_BANDS_PREFIX }),
+  /** The workspace band, the last fallback, combined from the category bands. */
+  workspaceBands: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'WORKSPACE' }),
+  /**
+   * A price call by its Idempotency-Key: the in-progress marker, then the stored response and decision record. The
+   * key's digest is in the partition key, so calls spread over partitions instead of one per workspace.
+   */
+  priceCall: (workspaceId: string, idempotencyKeyDigest: string): PrimaryKey => ({
+    PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
+    SK: 'CALL',
+  }),
+  /** An earlier call under the same key, moved aside when the key is used again after its replay window. */
+  archivedPriceCall: (workspaceId: string, idempotencyKeyDigest: string, callId: string): PrimaryKey => ({
+    PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
+    SK: `CALL#${callId}`,
+  }),
+  /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
+  usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
 } as const;
 
 export type DocumentKind = 'quote' | 'order';
 
 const CHUNK_PREFIX = 'CHUNK#';
+const CATEGORY_BANDS_PREFIX = 'CATEGORY#';
 const TOUCHED_PREFIX = 'TOUCHED#';
 
 function batchPartition(workspaceId: string, batchId: string): string {
   return `WS#${workspaceId}#BATCH#${batchId}`;
+}
+
+function bandsPartition(workspaceId: string): string {
+  return `WS#${workspaceId}#BANDS`;
+}
+
+function priceCallPartition(workspaceId: string, idempotencyKeyDigest: string): string {
+  return `WS#${workspaceId}#CALL#${idempotencyKeyDigest}`;
 }
 
 function documentPartition(workspaceId: string, kind: DocumentKind, externalId: string): string {
@@ -324,38 +364,115 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU per started KB; ≈ 15 WRU for 1,000 orders of 2 lines',
   },
   {
-    name: 'History: every line of one product, or of one customer and product',
-    usedBy: ['band recompute (price serving)'],
-    call: 'Query on the lookup index (KEYS_ONLY), begins_with on the customer prefix for one customer, then BatchGetItem of the lines',
-    key: 'lookupKeys.productLines(workspaceId, sku) / customerProductLines(workspaceId, sku, customer)',
-    cost: '0.5 RRU per 4 KB of keys (~25 lines), then 0.5 RRU per line read back',
+    name: 'Bands: every history line of one category',
+    usedBy: ['drain', 'admin bands rebuild'],
+    call: 'Query on the history index (ALL), paged, projected to the fields pricing reads',
+    key: 'historyKeys.categoryLines(workspaceId, category)',
+    cost: '0.5 RRU per 4 KB of lines (~10 lines of ~400 B), billed on whole items: the projection saves transfer, not units',
   },
   {
-    name: 'History: every line of one category, or of one category and customer segment',
-    usedBy: ['band recompute (price serving)'],
-    call: 'Query on the history index (ALL), begins_with on the segment prefix for one segment',
-    key: 'historyKeys.categoryLines(workspaceId, category) / categorySegmentLines(workspaceId, category, segment)',
-    cost: '0.5 RRU per 4 KB of lines (~10 lines of ~400 B)',
-  },
-  {
-    name: 'Read the newest FX rate of a currency',
-    usedBy: ['price serving'],
-    call: 'GetItem (or one key of a BatchGetItem), eventually consistent',
-    key: 'fxRate(workspaceId, currency)',
-    cost: '0.5 RRU',
-  },
-  {
-    name: 'Find a product by its external id',
-    usedBy: ['price serving'],
-    call: 'Query on the lookup index (KEYS_ONLY), then GetItem',
-    key: 'lookupKeys.productByExternalId(workspaceId, externalId)',
-    cost: '0.5 RRU + 0.5 RRU',
-  },
-  {
-    name: 'Read what a drained batch touched',
-    usedBy: ['band recompute (price serving)'],
-    call: 'Query begins_with TOUCHED#',
+    name: 'Bands: read what a drained batch touched',
+    usedBy: ['drain'],
+    call: 'Query begins_with TOUCHED#, strongly consistent',
     key: 'batchTouchedPrefix(workspaceId, batchId)',
-    cost: '0.5 RRU per 4 KB',
+    cost: '1 RRU per 4 KB of compressed list, once per drain invocation that reaches the recompute',
+  },
+  {
+    name: "Bands: write a category's bands, and each touched customer's bands in it",
+    usedBy: ['drain', 'admin bands rebuild'],
+    call: 'BatchWriteItem PutRequest',
+    key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category)',
+    cost: '1 WRU per started KB: a category item is under 1 KB per 5 segments; a customer item ~45 B per SKU it bought',
+  },
+  {
+    name: "Bands: write a touched product's segment × SKU bands onto its item",
+    usedBy: ['drain', 'admin bands rebuild'],
+    call: 'UpdateItem SET segmentBands, conditional on the product existing',
+    key: 'product(workspaceId, sku)',
+    cost: '1 WRU per started KB of the product item (the larger of before and after); no index entry changes',
+  },
+  {
+    name: 'Bands: combine the workspace band from every category',
+    usedBy: ['drain', 'admin bands rebuild'],
+    call: 'Query begins_with CATEGORY# (eventually consistent), then PutItem',
+    key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId)',
+    cost: '0.5 RRU per 4 KB of category items + 1 WRU, once per drain',
+  },
+  {
+    name: 'Bands: move the recompute checkpoint',
+    usedBy: ['drain'],
+    call: 'UpdateItem SET bandCursor, conditional on the lease holder',
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU per category recomputed',
+  },
+  {
+    name: "Price call: count the request against the per-second rate, and read the month's priced lines",
+    usedBy: ['priceLines'],
+    call: "UpdateItem ADD rateCount, conditional on the window being this second and not full, ReturnValues ALL_NEW; on the window's first request a second UpdateItem starts the window",
+    key: 'usage(workspaceId, month)',
+    cost: '1 WRU; 2 on the first request of each second; a refused request 2 WRU',
+  },
+  {
+    name: 'Price call: charge its lines to the monthly quota',
+    usedBy: ['priceLines'],
+    call: 'UpdateItem ADD lines, conditional on the lines fitting; ADD of the negative count to refund a call that faulted',
+    key: 'usage(workspaceId, month)',
+    cost: '1 WRU (replays are answered before this and are never charged)',
+  },
+  {
+    name: 'Price call: claim the Idempotency-Key',
+    usedBy: ['priceLines'],
+    call: 'PutItem, conditional on the key being unused or its marker past its deadline, ReturnValuesOnConditionCheckFailure ALL_OLD',
+    key: 'priceCall(workspaceId, digest(Idempotency-Key))',
+    cost: '1 WRU; a replay or an in-flight answer comes back through the refused condition, charged on the stored item: ~1 WRU per KB of compressed response',
+  },
+  {
+    name: 'Price call: store the answer, which is also the record of its decisions',
+    usedBy: ['priceLines'],
+    call: 'UpdateItem SET response (brotli JSON), conditional on the call id',
+    key: 'priceCall(workspaceId, digest(Idempotency-Key))',
+    cost: '1 WRU per started KB of compressed response: ~8 WRU for 100 lines (~75 KB of JSON)',
+  },
+  {
+    name: 'Price call: let the key go after an answer that is not a 200',
+    usedBy: ['priceLines'],
+    call: 'DeleteItem, conditional on the call id and the running state',
+    key: 'priceCall(workspaceId, digest(Idempotency-Key))',
+    cost: '1 WRU, only on a refusal after the claim (quota) or a fault',
+  },
+  {
+    name: 'Price call: move an old call aside when its key is used again after 24 h',
+    usedBy: ['priceLines'],
+    call: 'PutItem of the old item under its call id, then PutItem conditional on the old call id',
+    key: 'archivedPriceCall(workspaceId, digest, callId), priceCall(workspaceId, digest)',
+    cost: '~1 WRU per KB of the old item + 1 WRU, once per reuse',
+  },
+  {
+    name: 'Price call: find products by external id, for lines that name no sku',
+    usedBy: ['priceLines'],
+    call: 'Query on the lookup index (KEYS_ONLY), Limit 1, one per distinct external id, in parallel',
+    key: 'lookupKeys.productByExternalId(workspaceId, externalId)',
+    cost: '0.5 RRU each',
+  },
+  {
+    name: 'Price call, round one: products, customers and the workspace band',
+    usedBy: ['priceLines'],
+    call: 'BatchGetItem, eventually consistent, deduplicated across the lines, 100 keys per call in parallel',
+    key: 'product(workspaceId, sku) (with its segment × SKU bands), customer(workspaceId, externalId), workspaceBands(workspaceId)',
+    cost: '0.5 RRU per item per started 4 KB, missing keys included: ~51 RRU for 100 products of one customer',
+  },
+  {
+    name: 'Price call, round two: category bands, customer bands and uncached FX rates',
+    usedBy: ['priceLines'],
+    call: 'BatchGetItem, eventually consistent, one key per distinct category and customer × category',
+    key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category), fxRate(workspaceId, currency)',
+    cost: '0.5 RRU per item per started 4 KB: ~8 RRU for 100 products in 8 categories; FX rates are cached for 60 s',
+  },
+  {
+    name: 'Find a pricing decision by its id',
+    usedBy: ['admin decision show'],
+    call: 'BatchGetItem of the call item and its archived copy, eventually consistent',
+    key: 'priceCall(workspaceId, digest), archivedPriceCall(workspaceId, digest, callId)',
+    cost: '0.5 RRU per 4 KB of each item that exists, 0.5 for one that does not',
   },
 ];

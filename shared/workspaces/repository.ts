@@ -40,7 +40,7 @@ export async function getWorkspace(workspaceId: string): Promise<Workspace | und
 }
 
 export const WorkspaceChangesSchema = v.partial(
-  v.pick(WorkspaceSchema, ['status', 'features', 'rateLimit', 'overviewRateLimit', 'monthlyLines', 'batchRecordCap']),
+  v.pick(WorkspaceSchema, ['status', 'features', 'rateLimit', 'overviewRateLimit', 'monthlyLines', 'batchRecordCap', 'pricing']),
 );
 export type WorkspaceChanges = v.InferOutput<typeof WorkspaceChangesSchema>;
 

@@ -1,5 +1,6 @@
 // Workspaces: the tenant record with its status, base currency, features and limits.
 import * as v from 'valibot';
+import { PricingOverridesSchema } from '../pricing/settings.ts';
 
 export const features = ['writebacks', 'storefront', 'overview'] as const;
 export const FeatureSchema = v.picklist(features);
@@ -32,6 +33,8 @@ export const WorkspaceSchema = v.object({
   baseCurrency: CurrencyCodeSchema,
   features: v.array(FeatureSchema),
   ...WorkspaceLimitsSchema.entries,
+  /** The pricing settings this workspace overrides; the rest follow the defaults. */
+  pricing: v.optional(PricingOverridesSchema),
   createdAt: v.string(),
   updatedAt: v.string(),
 });

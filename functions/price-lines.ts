@@ -1,0 +1,16 @@
+// POST /api/v1/prices: an ERP or storefront prices up to 100 lines in one idempotent call.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody } from '../shared/http/request.ts';
+import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
+import { servePriceCall } from '../shared/prices/serve.ts';
+
+export const handler = routeEndpoint('priceLines', async ({ event, principal, remainingMs }) => {
+  const answer = await servePriceCall({
+    principal,
+    readRequest: () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) }),
+    nowMs: Date.now(),
+    remainingMs,
+  });
+  const headers: Record<string, string> = answer.replayed ? { 'Idempotent-Replayed': 'true' } : {};
+  return { statusCode: answer.statusCode, json: answer.json, headers };
+});

@@ -1,0 +1,95 @@
+// Recomputing bands: after a drain, for the categories its batch touched; on demand, for every category of a workspace.
+import { combineBands, computeCategoryBands } from '../pricing/bands.ts';
+import type { PricingSettings } from '../pricing/settings.ts';
+import { type BandWrites, readAllCategoryBands, readCategoryHistory, writeCategoryBands, writeWorkspaceBand } from './repository.ts';
+
+/** What a drained batch touched, as its touched lists hold it: products, customers and JSON-array node ids. */
+export interface Touched {
+  readonly products: ReadonlySet<string>;
+  readonly customers: ReadonlySet<string>;
+  readonly nodes: ReadonlySet<string>;
+}
+
+/** The categories to recompute, in a fixed order so that a recompute can resume after the last one it finished. */
+export interface BandScope {
+  readonly categories: readonly string[];
+  readonly writes: BandWrites;
+}
+
+const pairKey = (customer: string, sku: string) => JSON.stringify([customer, sku]);
+
+/**
+ * A batch's scope: every category one of its lines or products is in. Within those, only the bands of products and
+ * customer × SKU pairs it touched are written; bands elsewhere only change as their evidence ages, and ageing scales
+ * every weight of a node alike, which moves neither its percentiles nor its n_eff.
+ */
+export function touchedScope(touched: Touched): BandScope {
+  const categories = new Set<string>();
+  const products = new Set(touched.products);
+  const pairs = new Set<string>();
+  for (const text of touched.nodes) {
+    const node = JSON.parse(text) as [string, string, string?];
+    if (node[0] === 'category') categories.add(node[1]);
+    else if (node[0] === 'segmentCategory' && node[2] !== undefined) categories.add(node[2]);
+    else if (node[0] === 'segmentSku' && node[2] !== undefined) products.add(node[2]);
+    else if (node[0] === 'customerSku' && node[2] !== undefined) pairs.add(pairKey(node[1], node[2]));
+  }
+  return {
+    categories: [...categories].sort(),
+    writes: {
+      product: (sku) => products.has(sku),
+      customer: (customer, skus) => [...skus.keys()].some((sku) => pairs.has(pairKey(customer, sku))),
+    },
+  };
+}
+
+/** A full rebuild writes every band of every category known to the workspace. */
+export async function rebuildScope(workspaceId: string): Promise<BandScope> {
+  const stored = await readAllCategoryBands(workspaceId);
+  return { categories: stored.map((entry) => entry.category).sort(), writes: { product: () => true, customer: () => true } };
+}
+
+export interface RecomputeProgress {
+  /** Categories after this one are still to do; undefined to start from the first. */
+  readonly after?: string | undefined;
+  /** Asked before each category: true stops the recompute there, to be resumed later. */
+  readonly shouldStop?: () => boolean;
+  /** Called after each category is written, to checkpoint it. */
+  readonly afterCategory?: (category: string) => Promise<void>;
+}
+
+export interface RecomputeResult {
+  readonly done: boolean;
+  readonly categories: number;
+  readonly lines: number;
+  readonly products: number;
+  readonly customers: number;
+}
+
+/** Recomputes the scope's categories, then the workspace band from all categories; stops early when asked to. */
+export async function recomputeBands(
+  workspaceId: string,
+  settings: PricingSettings,
+  scope: BandScope,
+  now: Date,
+  progress: RecomputeProgress = {},
+): Promise<RecomputeResult> {
+  const result = { done: false, categories: 0, lines: 0, products: 0, customers: 0 };
+  const at = now.toISOString();
+  for (const category of scope.categories) {
+    if (progress.after !== undefined && category <= progress.after) continue;
+    if (progress.shouldStop?.()) return result;
+    const lines = await readCategoryHistory(workspaceId, category);
+    const written = await writeCategoryBands(workspaceId, category, computeCategoryBands(lines, settings, now.getTime()), scope.writes, at);
+    result.categories += 1;
+    result.lines += lines.length;
+    result.products += written.products;
+    result.customers += written.customers;
+    await progress.afterCategory?.(category);
+  }
+  if (scope.categories.length > 0) {
+    const parts = (await readAllCategoryBands(workspaceId)).flatMap((entry) => (entry.band ? [entry.band] : []));
+    await writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at);
+  }
+  return { ...result, done: true };
+}

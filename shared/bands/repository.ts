@@ -1,0 +1,135 @@
+// Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
+import { tableName } from '../config.ts';
+import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
+import { tableClient } from '../table/client.ts';
+import { table } from '../table/definition.ts';
+import { historyKeys, keys } from '../table/keys.ts';
+import {
+  categoryBandsFields,
+  encodeBand,
+  encodeBandMap,
+  historyLineOf,
+  historyProjection,
+  readCategoryBandsItem,
+  type StoredCategoryBands,
+} from './items.ts';
+
+const historyIndex = table.indexes[1];
+
+/** Every history line of a category, through the history index (eventually consistent: indexes are never strongly). */
+export async function readCategoryHistory(workspaceId: string, category: string): Promise<HistoryLine[]> {
+  const lines: HistoryLine[] = [];
+  const { partitionKey } = historyKeys.categoryLines(workspaceId, category);
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: historyIndex.name,
+        KeyConditionExpression: '#pk = :pk',
+        ProjectionExpression: historyProjection.map((_, index) => `#p${index}`).join(', '),
+        ExpressionAttributeNames: {
+          '#pk': historyIndex.partitionKey,
+          ...Object.fromEntries(historyProjection.map((name, index) => [`#p${index}`, name])),
+        },
+        ExpressionAttributeValues: { ':pk': partitionKey },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) lines.push(historyLineOf(item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return lines;
+}
+
+/** Which of a category's bands to write: all of them for a rebuild, or those of the products and customers a batch touched. */
+export interface BandWrites {
+  readonly product: (sku: string) => boolean;
+  readonly customer: (customerExternalId: string, skus: ReadonlyMap<string, Band>) => boolean;
+}
+
+/**
+ * Writes one category's bands: the category item (always, so that the category is known to a rebuild), each chosen
+ * product's segment × SKU bands onto its product item, and each chosen customer's customer × SKU bands in the category.
+ */
+export async function writeCategoryBands(
+  workspaceId: string,
+  category: string,
+  bands: CategoryBands,
+  writes: BandWrites,
+  at: string,
+): Promise<{ products: number; customers: number }> {
+  const customerItems = [...bands.customerSkus]
+    .filter(([customer, skus]) => writes.customer(customer, skus))
+    .map(([customer, skus]) => ({
+      ...keys.customerBands(workspaceId, customer, category),
+      type: 'customerBands',
+      customerExternalId: customer,
+      category,
+      bands: encodeBandMap(skus),
+      updatedAt: at,
+    }));
+  await putItems([
+    {
+      ...keys.categoryBands(workspaceId, category),
+      type: 'categoryBands',
+      bands: JSON.stringify(categoryBandsFields(category, bands)),
+      updatedAt: at,
+    },
+    ...customerItems,
+  ]);
+  const products = [...bands.segmentSkus].filter(([sku]) => writes.product(sku));
+  await inParallel(products, WRITE_CONCURRENCY, async ([sku, segments]) => {
+    try {
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: keys.product(workspaceId, sku),
+          UpdateExpression: 'SET segmentBands = :bands, bandsUpdatedAt = :at',
+          // History may name a product the catalogue does not hold; bands never create one.
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':bands': encodeBandMap(segments), ':at': at },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  });
+  return { products: products.length, customers: customerItems.length };
+}
+
+/** Every category that has a bands item, with what it holds: the parts of the workspace band, and what a rebuild walks. */
+export async function readAllCategoryBands(workspaceId: string): Promise<StoredCategoryBands[]> {
+  const partition = keys.categoryBandsPrefix(workspaceId);
+  const found: StoredCategoryBands[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) found.push(readCategoryBandsItem(item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
+export async function writeWorkspaceBand(workspaceId: string, band: Band | undefined, at: string): Promise<void> {
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...keys.workspaceBands(workspaceId),
+        type: 'workspaceBands',
+        band: band ? JSON.stringify(encodeBand(band)) : null,
+        updatedAt: at,
+      },
+    }),
+  );
+}

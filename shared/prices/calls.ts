@@ -1,0 +1,233 @@
+// Price calls by Idempotency-Key: the in-progress marker, the stored response that replays and serves as the decision record.
+import { createHash } from 'node:crypto';
+import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { getItems } from '../canonical/repository.ts';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { randomBase62 } from '../ids.ts';
+import { tableClient } from '../table/client.ts';
+import { keyDigest, keys } from '../table/keys.ts';
+
+/** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
+export const REPLAY_WINDOW_MS = 24 * 3_600_000;
+/** The stored response is the record of every decision in it, kept so a quote line can be attributed within 400 days. */
+export const DECISION_RETENTION_DAYS = 400;
+/** A marker whose holder is past its deadline is taken over; a little slack covers clocks and the final write. */
+const MARKER_SLACK_MS = 2_000;
+
+const DIGEST_LENGTH = 16;
+const CALL_ID_LENGTH = 12;
+const LINE_INDEX_WIDTH = 3;
+
+/** What a price call's Idempotency-Key started: a fresh call to run, or the stored answer of an earlier one. */
+export type CallStart =
+  { readonly kind: 'fresh'; readonly call: CallRef } | { readonly kind: 'replay'; readonly statusCode: number; readonly json: string };
+
+export interface CallRef {
+  readonly workspaceId: string;
+  readonly keyDigest: string;
+  readonly callId: string;
+}
+
+/**
+ * The body a key is bound to, as the hash of its parsed form: the same lines resent with other whitespace are the same
+ * call, and any change to a value is a different one.
+ */
+export function bodyHash(body: unknown): string {
+  return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
+}
+
+/** `pd_` + the key's digest + the call's id + the line's place: enough to find the decision without an index. */
+export function decisionId(call: CallRef, lineIndex: number): string {
+  return `pd_${call.keyDigest}${call.callId}${String(lineIndex).padStart(LINE_INDEX_WIDTH, '0')}`;
+}
+
+function parseDecisionId(id: string): { keyDigest: string; callId: string; lineIndex: number } | undefined {
+  const match = new RegExp(`^pd_([A-Za-z0-9_-]{${DIGEST_LENGTH}})([0-9A-Za-z]{${CALL_ID_LENGTH}})(\\d{${LINE_INDEX_WIDTH}})$`).exec(id);
+  if (!match) return undefined;
+  return { keyDigest: match[1] as string, callId: match[2] as string, lineIndex: Number(match[3]) };
+}
+
+/** Quality 5: a 100-line response of ~90 KB stores in ~10 KB within a couple of milliseconds. */
+function compress(json: string): Buffer {
+  const data = Buffer.from(json, 'utf8');
+  return brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } });
+}
+
+function decompress(data: Uint8Array): string {
+  return brotliDecompressSync(data).toString('utf8');
+}
+
+interface StoredCall {
+  readonly callId: string;
+  readonly bodyHash: string;
+  readonly state: 'running' | 'done';
+  readonly lockedUntil?: number;
+  readonly replayUntil: number;
+  readonly startedAt: string;
+  readonly statusCode?: number;
+  readonly response?: Uint8Array;
+}
+
+function isConditionFailure(error: unknown): error is Error & { Item?: Record<string, AttributeValue> } {
+  return (error as Error).name === 'ConditionalCheckFailedException';
+}
+
+function inFlight(): ApiError {
+  return new ApiError(
+    'idempotency_key_in_flight',
+    'A request with this Idempotency-Key is still running. Retry shortly with the same key.',
+    {
+      headers: { 'Retry-After': '1' },
+    },
+  );
+}
+
+function reused(): ApiError {
+  return new ApiError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+    {
+      param: 'Idempotency-Key',
+    },
+  );
+}
+
+/**
+ * Claims the key for a new call, or says what the earlier call under it left. One conditional put does it in the usual
+ * case: it succeeds for an unused key or a marker whose holder ran out of time, and otherwise hands back the stored item.
+ */
+export async function beginCall(
+  workspaceId: string,
+  idempotencyKey: string,
+  hash: string,
+  now: number,
+  remainingMs: number,
+): Promise<CallStart> {
+  const call: CallRef = { workspaceId, keyDigest: keyDigest(idempotencyKey), callId: randomBase62(CALL_ID_LENGTH) };
+  const item = {
+    ...keys.priceCall(workspaceId, call.keyDigest),
+    type: 'priceCall',
+    callId: call.callId,
+    bodyHash: hash,
+    state: 'running',
+    // The marker lives as long as this invocation can: a call that times out never leaves its key stuck.
+    lockedUntil: now + remainingMs + MARKER_SLACK_MS,
+    replayUntil: now + REPLAY_WINDOW_MS,
+    startedAt: new Date(now).toISOString(),
+    expiresAt: Math.floor(now / 1000) + DECISION_RETENTION_DAYS * 86_400,
+  };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    let stored: StoredCall;
+    try {
+      await tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(PK) OR (#state = :running AND lockedUntil < :now)',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: { ':running': 'running', ':now': now },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        }),
+      );
+      return { kind: 'fresh', call };
+    } catch (error) {
+      if (!isConditionFailure(error) || !error.Item) throw error;
+      stored = unmarshall(error.Item) as StoredCall;
+    }
+    if (stored.replayUntil >= now) {
+      if (stored.bodyHash !== hash) throw reused();
+      if (stored.state === 'running') throw inFlight();
+      return { kind: 'replay', statusCode: stored.statusCode ?? 200, json: decompress(stored.response ?? new Uint8Array()) };
+    }
+    // Past its replay window the key starts a new call; the old one's record moves aside first, so it is never lost.
+    await archiveCall(workspaceId, call.keyDigest, stored);
+    try {
+      await tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: item,
+          ConditionExpression: 'callId = :previous',
+          ExpressionAttributeValues: { ':previous': stored.callId },
+        }),
+      );
+      return { kind: 'fresh', call };
+    } catch (error) {
+      // Another call took the key in between: look again at what it left.
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw inFlight();
+}
+
+async function archiveCall(workspaceId: string, digest: string, stored: StoredCall): Promise<void> {
+  if (stored.state !== 'done') return;
+  const { PK: _pk, SK: _sk, ...fields } = stored as StoredCall & { PK?: string; SK?: string };
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...fields, ...keys.archivedPriceCall(workspaceId, digest, stored.callId), type: 'priceCall' },
+    }),
+  );
+}
+
+/** Stores the answer, compressed, in the marker's item; only 200s are stored. */
+export async function completeCall(call: CallRef, statusCode: number, json: string): Promise<void> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.priceCall(call.workspaceId, call.keyDigest),
+        UpdateExpression: 'SET #state = :done, statusCode = :status, #response = :response REMOVE lockedUntil',
+        ConditionExpression: 'callId = :callId',
+        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+        ExpressionAttributeValues: { ':done': 'done', ':status': statusCode, ':response': compress(json), ':callId': call.callId },
+      }),
+    );
+  } catch (error) {
+    // This call outlived its marker and another took the key over; its answer still goes back to its caller.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Lets the key go after a call that ended without a 200, so that a retry runs afresh. */
+export async function abandonCall(call: CallRef): Promise<void> {
+  try {
+    await tableClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: keys.priceCall(call.workspaceId, call.keyDigest),
+        ConditionExpression: 'callId = :callId AND #state = :running',
+        ExpressionAttributeNames: { '#state': 'state' },
+        ExpressionAttributeValues: { ':callId': call.callId, ':running': 'running' },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+export interface Decision {
+  readonly pricingDecisionId: string;
+  readonly pricedAt: string;
+  /** The result line as the caller received it. */
+  readonly line: unknown;
+}
+
+/** The priced line a decision id names: from the call's item, or from its archived copy if the key was used again. */
+export async function findDecision(workspaceId: string, pricingDecisionId: string): Promise<Decision | undefined> {
+  const parsed = parseDecisionId(pricingDecisionId);
+  if (!parsed) return undefined;
+  const items = await getItems(
+    [keys.priceCall(workspaceId, parsed.keyDigest), keys.archivedPriceCall(workspaceId, parsed.keyDigest, parsed.callId)],
+    { consistent: false },
+  );
+  const stored = items.find((item) => item.callId === parsed.callId && item.state === 'done') as StoredCall | undefined;
+  if (!stored?.response) return undefined;
+  const body = JSON.parse(decompress(stored.response)) as { lines?: unknown[] };
+  const line = body.lines?.[parsed.lineIndex];
+  return line === undefined ? undefined : { pricingDecisionId, pricedAt: stored.startedAt, line };
+}

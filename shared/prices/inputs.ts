@@ -1,0 +1,213 @@
+// What a price call reads: its products, customers, bands and FX rates, deduplicated across lines in two BatchGetItem rounds.
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '../bands/items.ts';
+import { getItems } from '../canonical/repository.ts';
+import { tableName } from '../config.ts';
+import type { Band } from '../pricing/model.ts';
+import { tableClient } from '../table/client.ts';
+import { table } from '../table/definition.ts';
+import { keys, lookupKeys, type PrimaryKey } from '../table/keys.ts';
+import type { PriceRequestLine } from './request.ts';
+
+export interface ProductView {
+  readonly sku: string;
+  readonly externalId?: string;
+  readonly category: string;
+  readonly costCents: number;
+  readonly currentPriceCents: number;
+  readonly mapCents?: number;
+  readonly floorCents?: number;
+  readonly ceilingCents?: number;
+  readonly inStock?: boolean;
+  readonly stockOnHand?: number;
+  readonly currency?: string;
+  /** segment → segment × SKU band, kept on the product item so that reading the product reads them too. */
+  readonly segmentBands: ReadonlyMap<string, Band>;
+}
+
+export interface CustomerView {
+  readonly externalId: string;
+  readonly segment: string;
+  readonly currency?: string;
+}
+
+export interface FxRate {
+  /** Units of the workspace's base currency per one unit of the currency. */
+  readonly rate: number;
+  readonly asOfMs: number;
+}
+
+/** Everything the lines of one call need, read once. */
+export interface PricingSnapshot {
+  readonly products: ReadonlyMap<string, ProductView>;
+  readonly skuByExternalId: ReadonlyMap<string, string>;
+  readonly customers: ReadonlyMap<string, CustomerView>;
+  readonly categoryBands: ReadonlyMap<string, StoredCategoryBands>;
+  /** customerBandsKey(customer, category) → sku → customer × SKU band. */
+  readonly customerBands: ReadonlyMap<string, ReadonlyMap<string, Band>>;
+  readonly workspaceBand: Band | undefined;
+  readonly rates: ReadonlyMap<string, FxRate>;
+}
+
+export function customerBandsKey(customer: string, category: string): string {
+  return JSON.stringify([customer, category]);
+}
+
+/** The customer a line names, by either field: customers are keyed by external id, so both name the same key. */
+export function lineCustomerIds(line: PriceRequestLine): string[] {
+  return [...new Set([line.customerId, line.customerExternalId].filter((id): id is string => id !== undefined))];
+}
+
+/** FX rates change at most once per drain; a minute's cache saves a read on nearly every call. */
+const RATE_CACHE_MS = 60_000;
+// Misses are not kept: a rate drained a moment ago must be used at once.
+const rateCache = new Map<string, { value: FxRate; until: number }>();
+
+export function forgetCachedRates(): void {
+  rateCache.clear();
+}
+
+const lookupIndex = table.indexes[0];
+/**
+ * A round's keys go out as this many BatchGetItem calls at once rather than as full calls of 100: the items cost the
+ * same, and DynamoDB answers eight small calls in parallel sooner than one large one.
+ */
+const PARALLEL_READS = 8;
+
+/** A line that names only an external id is resolved through the lookup index: a Query each, in parallel. */
+async function resolveExternalIds(workspaceId: string, externalIds: readonly string[]): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  await Promise.all(
+    externalIds.map(async (externalId) => {
+      const key = lookupKeys.productByExternalId(workspaceId, externalId);
+      const { Items } = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: lookupIndex.name,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
+          ExpressionAttributeValues: { ':pk': key[lookupIndex.partitionKey] },
+          Limit: 1,
+        }),
+      );
+      const pk = Items?.[0]?.PK;
+      if (typeof pk === 'string') found.set(externalId, pk.slice(pk.indexOf('#PRODUCT#') + '#PRODUCT#'.length));
+    }),
+  );
+  return found;
+}
+
+function productView(item: Record<string, unknown>): ProductView {
+  const { segmentBands, ...fields } = item;
+  return { ...(fields as unknown as Omit<ProductView, 'segmentBands'>), segmentBands: decodeBandMap(segmentBands) };
+}
+
+function customerView(item: Record<string, unknown>): CustomerView {
+  return {
+    externalId: String(item.externalId),
+    segment: typeof item.segment === 'string' ? item.segment : '',
+    ...(typeof item.currency === 'string' && item.currency !== '' ? { currency: item.currency } : {}),
+  };
+}
+
+/**
+ * Round one reads what the lines name (products, customers, the workspace band); round two reads what those items
+ * point to (category and customer bands, rates of the currencies they use that are not cached). Both rounds read
+ * eventually consistent, at half the price of a strong read.
+ */
+export async function readPricingSnapshot(
+  workspaceId: string,
+  lines: readonly PriceRequestLine[],
+  baseCurrency: string,
+  nowMs: number,
+): Promise<PricingSnapshot> {
+  const externalOnly = [
+    ...new Set(lines.flatMap((line) => (line.productSku === undefined && line.productExternalId ? [line.productExternalId] : []))),
+  ];
+  const skuByExternalId = externalOnly.length > 0 ? await resolveExternalIds(workspaceId, externalOnly) : new Map<string, string>();
+  const skus = new Set(lines.flatMap((line) => line.productSku ?? skuByExternalId.get(line.productExternalId ?? '') ?? []));
+  const customerIds = new Set(lines.flatMap(lineCustomerIds));
+
+  const rates = new Map<string, FxRate>();
+  const ratesToRead = new Set<string>();
+  const wantRate = (currency: string | undefined) => {
+    if (!currency || currency === baseCurrency || rates.has(currency) || ratesToRead.has(currency)) return;
+    const cached = rateCache.get(`${workspaceId}|${currency}`);
+    if (cached && cached.until > nowMs) rates.set(currency, cached.value);
+    else ratesToRead.add(currency);
+  };
+
+  const products = new Map<string, ProductView>();
+  const customers = new Map<string, CustomerView>();
+  let workspaceBand: Band | undefined;
+  const categoryBands = new Map<string, StoredCategoryBands>();
+  const customerBands = new Map<string, ReadonlyMap<string, Band>>();
+
+  const absorb = (items: Record<string, unknown>[]) => {
+    for (const item of items) {
+      switch (item.type) {
+        case 'product': {
+          const product = productView(item);
+          products.set(product.sku, product);
+          break;
+        }
+        case 'customer': {
+          const customer = customerView(item);
+          customers.set(customer.externalId, customer);
+          break;
+        }
+        case 'workspaceBands':
+          workspaceBand = typeof item.band === 'string' ? decodeBand(JSON.parse(item.band) as number[]) : undefined;
+          break;
+        case 'categoryBands': {
+          const stored = readCategoryBandsItem(item);
+          categoryBands.set(stored.category, stored);
+          break;
+        }
+        case 'customerBands':
+          customerBands.set(customerBandsKey(String(item.customerExternalId), String(item.category)), decodeBandMap(item.bands));
+          break;
+        case 'fxRate': {
+          const rate = { rate: Number(item.rate), asOfMs: Number(item.asOfMs) };
+          rates.set(String(item.currency), rate);
+          rateCache.set(`${workspaceId}|${String(item.currency)}`, { value: rate, until: nowMs + RATE_CACHE_MS });
+          break;
+        }
+      }
+    }
+  };
+
+  const round = async (itemKeys: PrimaryKey[]) => {
+    if (itemKeys.length === 0) return;
+    absorb(await getItems(itemKeys, { consistent: false, groupSize: Math.ceil(itemKeys.length / PARALLEL_READS) }));
+  };
+
+  await round([
+    ...[...skus].map((sku) => keys.product(workspaceId, sku)),
+    ...[...customerIds].map((id) => keys.customer(workspaceId, id)),
+    keys.workspaceBands(workspaceId),
+  ]);
+
+  const secondRound: PrimaryKey[] = [];
+  const categories = new Set<string>();
+  const customerCategories = new Set<string>();
+  for (const line of lines) {
+    const sku = line.productSku ?? skuByExternalId.get(line.productExternalId ?? '');
+    const product = sku === undefined ? undefined : products.get(sku);
+    const customerId = lineCustomerIds(line)[0];
+    const customer = customerId === undefined ? undefined : customers.get(customerId);
+    wantRate(customer?.currency);
+    wantRate(product?.currency);
+    if (!product) continue;
+    categories.add(product.category);
+    if (customer) customerCategories.add(customerBandsKey(customer.externalId, product.category));
+  }
+  for (const category of categories) secondRound.push(keys.categoryBands(workspaceId, category));
+  for (const pair of customerCategories) {
+    const [customer, category] = JSON.parse(pair) as [string, string];
+    secondRound.push(keys.customerBands(workspaceId, customer, category));
+  }
+  for (const currency of ratesToRead) secondRound.push(keys.fxRate(workspaceId, currency));
+  await round(secondRound);
+  return { products, skuByExternalId, customers, categoryBands, customerBands, workspaceBand, rates };
+}

@@ -1,0 +1,119 @@
+// A workspace's usage of /api/v1: the per-second request rate and the month's priced lines, one counter item per month.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import type { Workspace } from '../workspaces/schema.ts';
+
+/** Usage items outlive their month by 400 days, for finance to read back. */
+const USAGE_RETENTION_DAYS = 400;
+
+/** The calendar month (UTC) a moment belongs to, as YYYY-MM. */
+export function monthOf(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 7);
+}
+
+function usageExpiry(nowMs: number): number {
+  const date = new Date(nowMs);
+  const monthEnd = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  return Math.floor(monthEnd / 1000) + USAGE_RETENTION_DAYS * 86_400;
+}
+
+function isConditionFailure(error: unknown): boolean {
+  return (error as Error).name === 'ConditionalCheckFailedException';
+}
+
+export function rateLimited(limit: number): ApiError {
+  return new ApiError('rate_limited', `This workspace is limited to ${limit} requests per second. Retry after the Retry-After delay.`, {
+    headers: { 'Retry-After': '1' },
+  });
+}
+
+export function monthlyVolumeExceeded(workspace: Pick<Workspace, 'monthlyLines'>, nowMs: number): ApiError {
+  const date = new Date(nowMs);
+  const secondsToMonthEnd = Math.ceil((Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1) - nowMs) / 1000);
+  return new ApiError(
+    'monthly_volume_exceeded',
+    `This call would take the workspace past its ${workspace.monthlyLines.toLocaleString('en-US')} priced lines for ${monthOf(nowMs)}; nothing in it was priced.`,
+    { headers: { 'Retry-After': String(secondsToMonthEnd) } },
+  );
+}
+
+/**
+ * Counts a request against the workspace's rate: a fixed one-second window in the month's usage item. One write in
+ * the usual case (the window's first request takes two), and it reads back the month's priced lines for free, so a
+ * spent quota is refused before the body is even read.
+ */
+export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'rateLimit'>, nowMs: number): Promise<{ linesUsed: number }> {
+  const second = Math.floor(nowMs / 1000);
+  const Key = keys.usage(workspace.workspaceId, monthOf(nowMs));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const { Attributes } = await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'ADD rateCount :one',
+          ConditionExpression: 'rateSecond = :second AND rateCount < :limit',
+          ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': workspace.rateLimit },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { linesUsed: Number(Attributes?.lines ?? 0) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+    try {
+      // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
+      const { Attributes } = await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'SET rateSecond = :second, rateCount = :one, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(rateSecond) OR rateSecond < :second',
+          ExpressionAttributeValues: { ':one': 1, ':second': second, ':expires': usageExpiry(nowMs) },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { linesUsed: Number(Attributes?.lines ?? 0) };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  // Both refused: the window is this second's and it is full (or a later second's, on a clock behind the others).
+  throw rateLimited(workspace.rateLimit);
+}
+
+/** Takes a call's lines from the month's quota, all or none: a call that would cross it prices nothing. */
+export async function chargeLines(workspace: Pick<Workspace, 'workspaceId' | 'monthlyLines'>, lines: number, nowMs: number): Promise<void> {
+  if (lines > workspace.monthlyLines) throw monthlyVolumeExceeded(workspace, nowMs);
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
+        UpdateExpression: 'ADD #lines :lines SET expiresAt = if_not_exists(expiresAt, :expires)',
+        ConditionExpression: 'attribute_not_exists(#lines) OR #lines <= :room',
+        ExpressionAttributeNames: { '#lines': 'lines' },
+        ExpressionAttributeValues: { ':lines': lines, ':room': workspace.monthlyLines - lines, ':expires': usageExpiry(nowMs) },
+      }),
+    );
+  } catch (error) {
+    if (isConditionFailure(error)) throw monthlyVolumeExceeded(workspace, nowMs);
+    throw error;
+  }
+}
+
+/** Gives back the lines of a call that failed after it was charged: the caller will retry it. */
+export async function refundLines(workspace: Pick<Workspace, 'workspaceId'>, lines: number, nowMs: number): Promise<void> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
+      UpdateExpression: 'ADD #lines :refund',
+      ExpressionAttributeNames: { '#lines': 'lines' },
+      ExpressionAttributeValues: { ':refund': -lines },
+    }),
+  );
+}
