@@ -16,6 +16,8 @@ export interface BandScope {
   readonly writes: BandWrites;
 }
 
+const CATEGORIES_AT_ONCE = 2;
+
 const pairKey = (customer: string, sku: string) => JSON.stringify([customer, sku]);
 
 /**
@@ -76,16 +78,25 @@ export async function recomputeBands(
 ): Promise<RecomputeResult> {
   const result = { done: false, categories: 0, lines: 0, products: 0, customers: 0 };
   const at = now.toISOString();
-  for (const category of scope.categories) {
-    if (progress.after !== undefined && category <= progress.after) continue;
+  const remaining = scope.categories.filter((category) => progress.after === undefined || category > progress.after);
+  // Two categories at a time: one's history is read while the other's bands are written. Checkpoints stay in order.
+  for (let start = 0; start < remaining.length; start += CATEGORIES_AT_ONCE) {
     if (progress.shouldStop?.()) return result;
-    const lines = await readCategoryHistory(workspaceId, category);
-    const written = await writeCategoryBands(workspaceId, category, computeCategoryBands(lines, settings, now.getTime()), scope.writes, at);
-    result.categories += 1;
-    result.lines += lines.length;
-    result.products += written.products;
-    result.customers += written.customers;
-    await progress.afterCategory?.(category);
+    const group = remaining.slice(start, start + CATEGORIES_AT_ONCE);
+    const done = await Promise.all(
+      group.map(async (category) => {
+        const lines = await readCategoryHistory(workspaceId, category);
+        const bands = computeCategoryBands(lines, settings, now.getTime());
+        return { category, lines: lines.length, ...(await writeCategoryBands(workspaceId, category, bands, scope.writes, at)) };
+      }),
+    );
+    for (const written of done) {
+      result.categories += 1;
+      result.lines += written.lines;
+      result.products += written.products;
+      result.customers += written.customers;
+      await progress.afterCategory?.(written.category);
+    }
   }
   if (scope.categories.length > 0) {
     const parts = (await readAllCategoryBands(workspaceId)).flatMap((entry) => (entry.band ? [entry.band] : []));

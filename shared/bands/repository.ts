@@ -1,5 +1,5 @@
 // Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
@@ -17,6 +17,9 @@ import {
 } from './items.ts';
 
 const historyIndex = table.indexes[1];
+/** BatchExecuteStatement takes at most 25 statements. */
+const STATEMENTS_PER_BATCH = 25;
+const MAX_STATEMENT_RETRIES = 10;
 
 /** Every history line of a category, through the history index (eventually consistent: indexes are never strongly). */
 export async function readCategoryHistory(workspaceId: string, category: string): Promise<HistoryLine[]> {
@@ -81,20 +84,41 @@ export async function writeCategoryBands(
     ...customerItems,
   ]);
   const products = [...bands.segmentSkus].filter(([sku]) => writes.product(sku));
-  await inParallel(products, WRITE_CONCURRENCY, async ([sku, segments]) => {
-    try {
-      await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.product(workspaceId, sku),
-          UpdateExpression: 'SET segmentBands = :bands, bandsUpdatedAt = :at',
-          // History may name a product the catalogue does not hold; bands never create one.
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':bands': encodeBandMap(segments), ':at': at },
+  const groups: Array<typeof products> = [];
+  for (let i = 0; i < products.length; i += STATEMENTS_PER_BATCH) groups.push(products.slice(i, i + STATEMENTS_PER_BATCH));
+  // PartiQL updates in batches of 25: one call where UpdateItem would take 25. An UPDATE never creates an item, so
+  // history naming a product the catalogue does not hold is refused for that statement alone, and left so.
+  await inParallel(groups, WRITE_CONCURRENCY, async (group) => {
+    let pending = group;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > MAX_STATEMENT_RETRIES)
+        throw new Error(`${pending.length} band updates still throttled after ${MAX_STATEMENT_RETRIES} retries`);
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2000, 25 * 2 ** attempt)));
+      const { Responses } = await tableClient().send(
+        new BatchExecuteStatementCommand({
+          Statements: pending.map(([sku, segments]) => {
+            const key = keys.product(workspaceId, sku);
+            return {
+              Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
+              Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
+            };
+          }),
         }),
       );
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+      const retry = new Set<number>();
+      for (const [index, response] of (Responses ?? []).entries()) {
+        const code = response.Error?.Code;
+        if (!code || code === 'ConditionalCheckFailed') continue;
+        if (
+          code === 'ThrottlingError' ||
+          code === 'ProvisionedThroughputExceeded' ||
+          code === 'RequestLimitExceeded' ||
+          code === 'InternalServerError'
+        ) {
+          retry.add(index);
+        } else throw new Error(`band update refused: ${code} ${response.Error?.Message ?? ''}`);
+      }
+      pending = pending.filter((_, index) => retry.has(index));
     }
   });
   return { products: products.length, customers: customerItems.length };

@@ -49,9 +49,10 @@ export interface DrainInvocation {
   readonly now?: () => Date;
 }
 
-/** Test seams: called after each chunk is applied and checkpointed. */
+/** Test seams: called after each chunk is applied, and after each category's bands are written, and checkpointed. */
 export interface DrainHooks {
   readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
+  readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
 }
 
 export type DrainOutcome = 'drained' | 'continued' | 'failed' | 'bounced' | 'ignored';
@@ -186,6 +187,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     await checkpoint(writing);
     writing = undefined;
     // Bands of what the batch touched are recomputed before it reads as drained: pricing sees the batch then.
+    let bandCategories = 0;
     const workspace = await getWorkspace(current.workspaceId);
     const recompute = await recomputeBands(
       current.workspaceId,
@@ -197,6 +199,8 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
         shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
         afterCategory: async (category) => {
           current = await saveBandCursor(current, owner, category, leaseUntil());
+          bandCategories += 1;
+          await hooks.afterBandCategory?.(bandCategories, invocation);
         },
       },
     );

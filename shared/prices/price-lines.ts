@@ -142,8 +142,9 @@ function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapsh
   if (product.costCents === 0) {
     return lineError('no_cost_basis', 'The product has no cost (costCents is 0), so no margin can be priced.', `lines[${index}]`);
   }
+  // An empty currency on a product record means none, as it does on a customer.
   const productCurrency = product.currency || context.baseCurrency;
-  const currency = customer?.currency ?? product.currency ?? context.baseCurrency;
+  const currency = customer?.currency || productCurrency;
   let factor = 1;
   if (currency !== productCurrency) {
     const from = rateOf(productCurrency, snapshot, context, index);

@@ -31,7 +31,8 @@ const MINOR_UNIT_DIGITS: Readonly<Record<string, number>> = {
 };
 
 export function minorUnitDigits(currency: string): number {
-  return MINOR_UNIT_DIGITS[currency] ?? 2;
+  // Own keys only: a currency named like an Object property ("constructor") is just an unknown code.
+  return Object.hasOwn(MINOR_UNIT_DIGITS, currency) ? (MINOR_UNIT_DIGITS[currency] as number) : 2;
 }
 
 /**

@@ -11,6 +11,7 @@ const writeCommands = new Set([
   'DeleteItemCommand',
   'BatchWriteItemCommand',
   'TransactWriteItemsCommand',
+  'BatchExecuteStatementCommand',
 ]);
 
 type Marshalled = Record<string, AttributeValue>;
@@ -104,6 +105,23 @@ function writtenBatchUnits(sent: readonly BatchWriteEntry[], unprocessed: readon
   return batchWriteUnits(sent.filter((request) => !left.has(requestKey(request))));
 }
 
+interface StatementEntry {
+  Parameters?: AttributeValue[];
+}
+
+/**
+ * PartiQL updates in a batch are charged from their parameters, one unit per started KB each, refused ones included: a
+ * floor, like an Update in a transaction, since the item's size before the update is not in the request.
+ */
+export function statementWriteUnits(statements: readonly StatementEntry[]): number {
+  let units = 0;
+  for (const statement of statements) {
+    const parameters = Object.fromEntries((statement.Parameters ?? []).map((value, index) => [`p${index}`, value]));
+    units += writeUnitsForSize(itemSize(parameters));
+  }
+  return units;
+}
+
 /** The write units a rejected conditional write still costs: DynamoDB bills the attempt, the error carries no figure. */
 function rejectedWriteUnits(commandName: string, input: Record<string, unknown>): number {
   if (commandName === 'TransactWriteItemsCommand') return transactWriteUnits((input.TransactItems ?? []) as TransactWriteEntry[]);
@@ -131,6 +149,10 @@ export function chargeCall(
     ledger.add('write', transactWriteUnits((input.TransactItems ?? []) as TransactWriteEntry[]));
     return;
   }
+  if (commandName === 'BatchExecuteStatementCommand') {
+    ledger.add('write', statementWriteUnits((input.Statements ?? []) as StatementEntry[]));
+    return;
+  }
   if (commandName === 'BatchWriteItemCommand') {
     // Items left unprocessed were not written and are not billed; the retry that writes them is charged then.
     const sent = batchWriteRequests(input.RequestItems as Record<string, unknown>);
@@ -145,7 +167,8 @@ export function createTableClient(client = new DynamoDBClient({})): DynamoDBDocu
     (next, context) => async (args) => {
       const commandName = context.commandName ?? '';
       const input = args.input as Record<string, unknown>;
-      if (readCommands.has(commandName) || (writeCommands.has(commandName) && commandName !== 'BatchWriteItemCommand')) {
+      const chargedFromSizes = commandName === 'BatchWriteItemCommand' || commandName === 'BatchExecuteStatementCommand';
+      if (readCommands.has(commandName) || (writeCommands.has(commandName) && !chargedFromSizes)) {
         input.ReturnConsumedCapacity = 'TOTAL';
       }
       return next(args);

@@ -19,7 +19,19 @@ const chunksPerInvocation = (batchId: string) => (applied.get(batchId) ?? []).fi
 const shortOfTime = new Set<string>();
 let chunksThisInvocation = 0;
 
+/** Per batch: what to do after each category's bands an attempt writes; and how many each invocation wrote. */
+const bandFaults = new Map<string, (categories: number, receiveCount: number) => void>();
+const bandCategories = new Map<string, number[]>();
+
 const drain = createDrainHandler({
+  afterBandCategory: (categories, invocation) => {
+    const { batchId } = invocation.message;
+    const counts = bandCategories.get(batchId) ?? [];
+    if (categories === 1) counts.push(0);
+    counts[counts.length - 1] = categories;
+    bandCategories.set(batchId, counts);
+    bandFaults.get(batchId)?.(categories, invocation.receiveCount);
+  },
   afterChunk: (appliedChunks, invocation) => {
     chunksThisInvocation = appliedChunks;
     const { batchId } = invocation.message;
@@ -114,6 +126,44 @@ describe('a drain that fails part way', () => {
     const parked = (Messages ?? []).filter((message) => message.Body?.includes(failing.batchId));
     expect(parked).toHaveLength(1);
     expect(parked[0]?.MessageAttributes?.reason?.StringValue).toMatch(/failed after 3 attempts/);
+  });
+});
+
+/** The bands a workspace holds, by category, with what does not depend on when they were computed. */
+async function bandsOf(workspaceId: string) {
+  const { readAllCategoryBands } = await import('../../shared/bands/repository.ts');
+  const stored = await readAllCategoryBands(workspaceId);
+  return Object.fromEntries(
+    stored.map((entry) => [
+      entry.category,
+      {
+        target: entry.band?.target,
+        nEff: Number(entry.band?.nEff.toFixed(3)),
+        segments: [...entry.segments.keys()].sort(),
+      },
+    ]),
+  );
+}
+
+describe('a drain that fails while it recomputes bands', () => {
+  it('resumes after the last category it finished and ends with the bands of a clean run', async () => {
+    const clean = await ingest();
+    let thrown = 0;
+    const faulty = await ingest((batchId) =>
+      bandFaults.set(batchId, (categories, receiveCount) => {
+        if (receiveCount === 1 && categories === 3) {
+          thrown += 1;
+          throw new Error('injected fault after 3 categories');
+        }
+      }),
+    );
+    expect(faulty.status).toMatchObject({ status: 'drained', drainedCount: 235 });
+    expect(thrown).toBe(1);
+    // Eight categories: three before the fault, the other five on redelivery, none of the three again.
+    expect(bandCategories.get(faulty.batchId)).toEqual([3, 5]);
+    const bands = await bandsOf(faulty.workspace.workspaceId);
+    expect(Object.keys(bands)).toHaveLength(8);
+    expect(bands).toEqual(await bandsOf(clean.workspace.workspaceId));
   });
 });
 

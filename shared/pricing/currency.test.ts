@@ -1,0 +1,59 @@
+// Unit tests of currencies: ISO 4217 minor-unit digits and the factor that moves minor units from one currency into another.
+import { describe, expect, it } from 'vitest';
+import { conversionFactor, minorUnitDigits } from './currency.ts';
+
+describe('minor units', () => {
+  it('has no decimals for the yen and the other zero-decimal currencies', () => {
+    for (const currency of ['JPY', 'KRW', 'CLP', 'VND', 'ISK', 'XOF']) expect(minorUnitDigits(currency)).toBe(0);
+  });
+
+  it('has three decimals for the dinars and rials that use fils or baisa', () => {
+    for (const currency of ['KWD', 'BHD', 'JOD', 'OMR', 'TND', 'IQD', 'LYD']) expect(minorUnitDigits(currency)).toBe(3);
+  });
+
+  it('has four decimals for the unidades de fomento', () => {
+    expect(minorUnitDigits('CLF')).toBe(4);
+    expect(minorUnitDigits('UYW')).toBe(4);
+  });
+
+  it('has two decimals for a code named like an object property', () => {
+    for (const code of ['constructor', 'toString', '__proto__']) expect(minorUnitDigits(code)).toBe(2);
+  });
+
+  it('has two decimals for the dollar, the euro and any code it does not know', () => {
+    for (const currency of ['USD', 'EUR', 'GBP', 'XYZ', '']) expect(minorUnitDigits(currency)).toBe(2);
+  });
+});
+
+describe('the conversion factor', () => {
+  it('is exactly 1 between a currency and itself, whatever rates are given', () => {
+    expect(conversionFactor({ currency: 'EUR', rate: 1.1 }, { currency: 'EUR', rate: 0.9 })).toBe(1);
+  });
+
+  it('is the ratio of the rates between two currencies with the same minor unit', () => {
+    // 1 EUR = 1.10 base, 1 GBP = 1.25 base: 100 euro cents are 88 pence.
+    expect(conversionFactor({ currency: 'EUR', rate: 1.1 }, { currency: 'GBP', rate: 1.25 })).toBeCloseTo(0.88, 12);
+    expect(conversionFactor({ currency: 'GBP', rate: 1.25 }, { currency: 'EUR', rate: 1.1 })).toBeCloseTo(1.25 / 1.1, 12);
+  });
+
+  it('turns cents into yen by 10^(0−2) as well as by the rate', () => {
+    // 125 yen to the dollar: 1 cent is 1.25 yen, not 125.
+    expect(conversionFactor({ currency: 'USD', rate: 1 }, { currency: 'JPY', rate: 0.008 })).toBeCloseTo(1.25, 12);
+  });
+
+  it('turns yen into cents by 10^(2−0)', () => {
+    expect(conversionFactor({ currency: 'JPY', rate: 0.008 }, { currency: 'USD', rate: 1 })).toBeCloseTo(0.8, 12);
+  });
+
+  it('turns fils into cents by 10^(2−3)', () => {
+    // 1 KWD = 3.25 USD = 325 cents, and 1 KWD is 1000 fils: 1 fil is 0.325 cents.
+    expect(conversionFactor({ currency: 'KWD', rate: 3.25 }, { currency: 'USD', rate: 1 })).toBeCloseTo(0.325, 12);
+    expect(conversionFactor({ currency: 'USD', rate: 1 }, { currency: 'KWD', rate: 3.25 })).toBeCloseTo(1 / 0.325, 12);
+  });
+
+  it('round-trips: converting there and back is a factor of 1', () => {
+    const there = conversionFactor({ currency: 'KWD', rate: 3.25 }, { currency: 'JPY', rate: 0.0067 });
+    const back = conversionFactor({ currency: 'JPY', rate: 0.0067 }, { currency: 'KWD', rate: 3.25 });
+    expect(there * back).toBeCloseTo(1, 12);
+  });
+});

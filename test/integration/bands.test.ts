@@ -1,0 +1,101 @@
+// Bands after a drain, and the admin commands that rebuild them, change pricing settings and look up a decision.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '../../lib/project.ts';
+import { decodeBandMap } from '../../shared/bands/items.ts';
+import { readAllCategoryBands } from '../../shared/bands/repository.ts';
+import { tableName } from '../../shared/config.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { drain, okLines, pricesCall, pricingHistory } from './prices-support.ts';
+import { newWorkspace, type TestWorkspace } from './support.ts';
+
+const run = promisify(execFile);
+
+async function adminJson(...args: string[]) {
+  const { stdout } = await run(process.execPath, ['bin/admin.ts', ...args, '--stack', inject('stackFile'), '--json'], { cwd: projectRoot });
+  return JSON.parse(stdout);
+}
+
+async function item(key: { PK: string; SK: string }) {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
+  return Item;
+}
+
+describe('bands after a drain', () => {
+  let seller: TestWorkspace;
+  beforeAll(async () => {
+    seller = await newWorkspace('Banded Seller');
+    await drain(seller, pricingHistory());
+  }, 60_000);
+
+  it('holds a band for every node the history feeds, where a price call reads it', async () => {
+    const product = await item(keys.product(seller.workspaceId, 'BOLT'));
+    const segmentBands = decodeBandMap(product?.segmentBands);
+    expect([...segmentBands.keys()]).toEqual(['enterprise']);
+    expect(segmentBands.get('enterprise')?.target).toBeGreaterThan(0.25);
+    expect(segmentBands.get('enterprise')?.target).toBeLessThan(0.35);
+
+    const loyal = decodeBandMap((await item(keys.customerBands(seller.workspaceId, 'C-LOYAL', 'Fasteners')))?.bands);
+    expect(loyal.get('BOLT')?.target).toBeCloseTo(0.4, 2);
+
+    const categories = await readAllCategoryBands(seller.workspaceId);
+    // Adhesives has a product but no history: it is known, with no band, so a rebuild still walks it.
+    expect(categories.map((entry) => entry.category).sort()).toEqual(['Adhesives', 'Fasteners']);
+    const fasteners = categories.find((entry) => entry.category === 'Fasteners');
+    expect([...(fasteners?.segments.keys() ?? [])]).toEqual(['enterprise']);
+    expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
+    expect((await item(keys.workspaceBands(seller.workspaceId)))?.band).toEqual(expect.any(String));
+  });
+
+  it('writes a product its bands back when a later batch replaces the product item', async () => {
+    const bolt = pricingHistory().product.find((product) => product.sku === 'BOLT');
+    await drain(seller, { product: [{ ...(bolt as NonNullable<typeof bolt>), currentPriceCents: 1500 }] });
+    const product = await item(keys.product(seller.workspaceId, 'BOLT'));
+    expect(product?.currentPriceCents).toBe(1500);
+    expect([...decodeBandMap(product?.segmentBands).keys()]).toEqual(['enterprise']);
+  }, 30_000);
+});
+
+describe('the admin commands for pricing', () => {
+  it('rebuilds every band of a workspace after its pricing settings change', async () => {
+    const seller = await newWorkspace('Rebuilt Seller');
+    await drain(seller, pricingHistory());
+    const before = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');
+
+    const updated = await adminJson('workspace', 'update', seller.workspaceId, '--pricing', '{"targetPercentile":90}');
+    expect(updated.pricing).toEqual({ targetPercentile: 90 });
+    const rebuilt = await adminJson('bands', 'rebuild', '--workspace', seller.workspaceId);
+    expect(rebuilt).toMatchObject({ done: true, categories: 2, lines: expect.any(Number) });
+    expect(rebuilt.lines).toBeGreaterThan(300);
+
+    const after = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');
+    expect(after?.target).toBeGreaterThan(before?.target as number);
+    expect(after?.target).toBeCloseTo(after?.stretch as number, 6);
+  }, 60_000);
+
+  it('refuses pricing settings that are not valid, changing nothing', async () => {
+    const seller = await newWorkspace('Strict Seller');
+    const { stderr, code } = await run(
+      process.execPath,
+      ['bin/admin.ts', 'workspace', 'update', seller.workspaceId, '--pricing', '{"maxChangePct":-5}', '--stack', inject('stackFile')],
+      { cwd: projectRoot },
+    ).then(
+      () => ({ stderr: '', code: 0 }),
+      (error: { stderr: string; code: number }) => error,
+    );
+    expect(code).not.toBe(0);
+    expect(stderr).toMatch(/pricing\.maxChangePct/);
+    expect((await item(keys.workspace(seller.workspaceId)))?.pricing).toBeUndefined();
+  });
+
+  it('shows the priced line a decision id names', async () => {
+    const seller = await newWorkspace('Decided Seller');
+    await drain(seller, pricingHistory());
+    const [line] = okLines(await pricesCall(seller.keys.erp, { lines: [{ productSku: 'NUT', quantity: 3 }] }));
+    const decision = await adminJson('decision', 'show', '--workspace', seller.workspaceId, line?.pricingDecisionId as string);
+    expect(decision).toEqual({ pricingDecisionId: line?.pricingDecisionId, pricedAt: expect.any(String), line });
+  }, 60_000);
+});
