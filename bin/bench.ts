@@ -83,6 +83,9 @@ try {
   console.log(
     `  drain retained heap     ${small.drainHeapPeakMb.toFixed(0)} MB for ${small.records.toLocaleString('en-US')} records, ${ingest.drainHeapPeakMb.toFixed(0)} MB for ${ingest.records.toLocaleString('en-US')}   ${verdict(flat)} (flat: <= ${FLAT_MEMORY_FACTOR}x)`,
   );
+  console.log(
+    `  bands job after drain   ${ingest.bandsSeconds.toFixed(1)} s until the touched bands are recomputed (${small.bandsSeconds.toFixed(1)} s for ${small.records.toLocaleString('en-US')} records); retained heap ${ingest.bandsHeapPeakMb.toFixed(0)} MB (${small.bandsHeapPeakMb.toFixed(0)} MB)`,
+  );
   results.ingest = ingest;
   results.ingestSmall = small;
 

@@ -23,8 +23,8 @@ export function mixFor(total: number): CatalogueSize {
   return { products, customers, quotes, orders: total - products - customers - quotes };
 }
 
-/** mulberry32: small, fast and good enough to make the same catalogue from the same seed. */
-function random(seed: number): () => number {
+/** mulberry32: small, fast and good enough to make the same data from the same seed. */
+export function seededRandom(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;
@@ -44,7 +44,7 @@ const lostReasons = ['price', 'lead time', 'competitor', 'budget', null];
 const DAY_MS = 86_400_000;
 
 export function sampleCatalogue(size: CatalogueSize, options: { seed?: number; now?: Date; prefix?: string } = {}): SampleCatalogue {
-  const next = random(options.seed ?? 42);
+  const next = seededRandom(options.seed ?? 42);
   const pick = <T>(list: readonly T[]): T => list[Math.floor(next() * list.length)] as T;
   const between = (low: number, high: number) => low + Math.floor(next() * (high - low + 1));
   const now = (options.now ?? new Date('2026-11-01T00:00:00Z')).getTime();

@@ -2,6 +2,7 @@
 import type { Band, LineBands, LineInputs, WinModel } from '../../shared/pricing/model.ts';
 import { priceLine } from '../../shared/pricing/price-line.ts';
 import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
+import { seededRandom } from '../sample-catalogue.ts';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2025, 0, 1);
@@ -9,18 +10,6 @@ const NOW = Date.UTC(2025, 0, 1);
 const CASES = 4096;
 const WARMUP_CALLS = 50_000;
 const DEFAULT_CALLS = 200_000;
-
-/** A fixed-seed generator (mulberry32), so that every run prices the same lines. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 function makeBand(random: () => number, centre: number, nEff: number): Band {
   const spread = 0.03 + random() * 0.1;
@@ -89,7 +78,8 @@ function makeCase(random: () => number): { inputs: LineInputs; bands: LineBands 
 /** Prices `lines` lines (default 200,000) after a warm-up, and returns the mean time per line in microseconds. */
 export async function benchEngine(options: { lines?: number } = {}): Promise<{ microsPerLine: number; lines: number }> {
   const lines = options.lines ?? DEFAULT_CALLS;
-  const random = seeded(20250101);
+  // A fixed seed, so that every run prices the same lines.
+  const random = seededRandom(20250101);
   const cases = Array.from({ length: CASES }, () => makeCase(random));
   const settings = defaultPricingSettings;
   // The checksum keeps the results alive, so that the optimiser cannot drop the calls being timed.

@@ -115,6 +115,9 @@ export interface IngestFigures {
   readonly canonicalItemsWritten: number;
   /** Heap the drain retained at its peak (after collection), above where it started. */
   readonly drainHeapPeakMb: number;
+  /** From `drained` to the bands job's end, and the heap it retained at its peak. */
+  readonly bandsSeconds: number;
+  readonly bandsHeapPeakMb: number;
 }
 
 /**
@@ -177,6 +180,17 @@ export async function measureIngest(stack: LocalStack, records: number, options:
     }
   });
   const drained = performance.now();
+  // The bands job follows the drain: how long after `drained` the bands of what the batch touched are current.
+  const bands = await retainedHeapPeakDuring(async () => {
+    for (;;) {
+      const status = JSON.parse((await clients[0]?.send('GET', `/api/v1/ingest/batches/${batchId}`, headers))?.body ?? '{}') as {
+        bandsRecomputedAt?: string;
+      };
+      if (status.bandsRecomputedAt) return;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  });
+  const bandsReady = performance.now();
   for (const client of clients) client.close();
 
   const calls = waves.flat();
@@ -199,5 +213,7 @@ export async function measureIngest(stack: LocalStack, records: number, options:
     writeUnitsPerStagedKb: stagingUnits / stagedJsonKb,
     canonicalItemsWritten: catalogue.product.length + catalogue.customer.length + lines,
     drainHeapPeakMb: peakMb,
+    bandsSeconds: (bandsReady - drained) / 1000,
+    bandsHeapPeakMb: bands.peakMb,
   };
 }

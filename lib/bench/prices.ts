@@ -10,7 +10,7 @@ import { tableClient } from '../../shared/table/client.ts';
 import { keys, type PrimaryKey } from '../../shared/table/keys.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue } from '../sample-catalogue.ts';
+import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue, seededRandom } from '../sample-catalogue.ts';
 import { HTTP_API_METERING_BYTES, listPrices } from './list-prices.ts';
 import { keepAliveClient, percentile } from './measure.ts';
 
@@ -109,11 +109,7 @@ interface PlannedCall {
 
 /** A storefront or ERP quote: one customer, 100 different products, quantities of a typical order line. */
 function planCalls(workspaceId: string, catalogue: SampleCatalogue, count: number): PlannedCall[] {
-  let seed = 7;
-  const next = () => {
-    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
+  const next = seededRandom(7);
   const categoryOf = new Map(catalogue.product.map((product) => [product.sku, product.category]));
   return Array.from({ length: count }, () => {
     const customer = catalogue.customer[Math.floor(next() * catalogue.customer.length)]?.externalId as string;

@@ -1,11 +1,12 @@
 // Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
-import { BatchExecuteStatementCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { historyKeys, keys } from '../table/keys.ts';
+import { queryAll } from '../table/query.ts';
 import {
   categoryBandsFields,
   encodeBand,
@@ -23,28 +24,19 @@ const MAX_STATEMENT_RETRIES = 10;
 
 /** Every history line of a category, through the history index (eventually consistent: indexes are never strongly). */
 export async function readCategoryHistory(workspaceId: string, category: string): Promise<HistoryLine[]> {
-  const lines: HistoryLine[] = [];
   const { partitionKey } = historyKeys.categoryLines(workspaceId, category);
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: historyIndex.name,
-        KeyConditionExpression: '#pk = :pk',
-        ProjectionExpression: historyProjection.map((_, index) => `#p${index}`).join(', '),
-        ExpressionAttributeNames: {
-          '#pk': historyIndex.partitionKey,
-          ...Object.fromEntries(historyProjection.map((name, index) => [`#p${index}`, name])),
-        },
-        ExpressionAttributeValues: { ':pk': partitionKey },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) lines.push(historyLineOf(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return lines;
+  const items = await queryAll({
+    TableName: tableName(),
+    IndexName: historyIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ProjectionExpression: historyProjection.map((_, index) => `#p${index}`).join(', '),
+    ExpressionAttributeNames: {
+      '#pk': historyIndex.partitionKey,
+      ...Object.fromEntries(historyProjection.map((name, index) => [`#p${index}`, name])),
+    },
+    ExpressionAttributeValues: { ':pk': partitionKey },
+  });
+  return items.map(historyLineOf);
 }
 
 /** Which of a category's bands to write: all of them for a rebuild, or those of the products and customers a batch touched. */
@@ -127,21 +119,12 @@ export async function writeCategoryBands(
 /** Every category that has a bands item, with what it holds: the parts of the workspace band, and what a rebuild walks. */
 export async function readAllCategoryBands(workspaceId: string): Promise<StoredCategoryBands[]> {
   const partition = keys.categoryBandsPrefix(workspaceId);
-  const found: StoredCategoryBands[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push(readCategoryBandsItem(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+  });
+  return items.map(readCategoryBandsItem);
 }
 
 export async function writeWorkspaceBand(workspaceId: string, band: Band | undefined, at: string): Promise<void> {

@@ -1,4 +1,4 @@
-// Drain jobs on the queue: the message a commit sends, and the worker's continuation, bounce and dead-letter sends.
+// Drain jobs on the queue: the message a commit sends, the bands job a drain sends, and continuation, bounce and dead-letter sends.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { drainDeadLetterQueueUrl, drainQueueUrl } from '../config.ts';
@@ -11,6 +11,8 @@ export const DrainMessageSchema = v.object({
   sentAt: v.string(),
   /** How many times this job has handed itself on to a fresh invocation; for logs and limits. */
   continuation: v.optional(v.pipe(v.number(), v.safeInteger(), v.minValue(0))),
+  /** `chunks` (the commit's job) applies the staged records; `bands`, sent when that is done, recomputes bands. */
+  phase: v.optional(v.picklist(['chunks', 'bands'])),
 });
 export type DrainMessage = v.InferOutput<typeof DrainMessageSchema>;
 

@@ -11,6 +11,8 @@ import {
   acquireDrainLease,
   DrainLeaseHeld,
   failDrain,
+  acquireBandsLease,
+  finishBands,
   finishDrain,
   readTouched,
   saveBandCursor,
@@ -55,7 +57,7 @@ export interface DrainHooks {
   readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
 }
 
-export type DrainOutcome = 'drained' | 'continued' | 'failed' | 'bounced' | 'ignored';
+export type DrainOutcome = 'drained' | 'recomputed' | 'continued' | 'failed' | 'bounced' | 'ignored';
 
 export interface DrainResult {
   readonly outcome: DrainOutcome;
@@ -75,6 +77,64 @@ async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, 
   await failDrain(batch, text, now);
   logger.error('drain gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
   return { outcome: 'failed', chunks: 0, records: 0 };
+}
+
+/**
+ * The bands job: after a batch drained, the bands of the categories it touched are recomputed from history, one
+ * category at a time with a checkpoint after each, under a lease like the drain's. The batch stays drained whatever
+ * happens here; a job given up on is parked in the dead-letter queue, and `bands rebuild` recovers.
+ */
+async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: DrainHooks): Promise<DrainResult> {
+  const clock = invocation.now ?? (() => new Date());
+  const { message } = invocation;
+  const ignored: DrainResult = { outcome: 'ignored', chunks: 0, records: 0 };
+  if (batch.status !== 'drained' || batch.bandsRecomputedAt) return ignored;
+  const parkBands = async (cause: string): Promise<DrainResult> => {
+    await sendToDrainDeadLetter(invocation.body, `Recomputing bands failed after ${DRAIN_ATTEMPTS} attempts (${cause}).`);
+    logger.error('bands job gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
+    return { outcome: 'failed', chunks: 0, records: 0 };
+  };
+  if (invocation.receiveCount > DRAIN_ATTEMPTS) return parkBands('each attempt stopped without finishing');
+  const owner = randomUUID();
+  const leaseUntil = () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
+  let current: Batch;
+  try {
+    current = await acquireBandsLease(batch, owner, leaseUntil(), clock());
+  } catch (error) {
+    if (error instanceof DrainLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) return ignored;
+    throw error;
+  }
+  try {
+    let categories = 0;
+    const workspace = await getWorkspace(current.workspaceId);
+    const recompute = await recomputeBands(
+      current.workspaceId,
+      pricingSettings(workspace?.pricing),
+      touchedScope(await readTouched(current)),
+      clock(),
+      {
+        after: current.bandCursor,
+        shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
+        afterCategory: async (category) => {
+          current = await saveBandCursor(current, owner, category, leaseUntil());
+          categories += 1;
+          await hooks.afterBandCategory?.(categories, invocation);
+        },
+      },
+    );
+    if (!recompute.done) {
+      await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+      await releaseDrainLease(current, owner);
+      return { outcome: 'continued', chunks: 0, records: 0 };
+    }
+    await finishBands(current, owner, clock());
+    return { outcome: 'recomputed', chunks: 0, records: 0 };
+  } catch (error) {
+    await releaseDrainLease(current, owner).catch(() => undefined);
+    logger.error('bands attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
+    if (invocation.receiveCount >= DRAIN_ATTEMPTS) return parkBands('an internal fault; quote the batch id to support');
+    throw error;
+  }
 }
 
 export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks = {}): Promise<DrainResult> {
@@ -101,6 +161,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     logger.warn('drain message for a job the batch never took', { batchId: batch.batchId, jobId: message.jobId });
     return ignored;
   }
+  if (message.phase === 'bands') return runBandsJob(batch, invocation, hooks);
   if (batch.status === 'drained' || batch.status === 'failed') return ignored;
   if (invocation.receiveCount > DRAIN_ATTEMPTS) {
     return giveUp(batch, invocation, 'each attempt stopped without finishing: it ran out of time or memory', clock());
@@ -186,29 +247,9 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     }
     await checkpoint(writing);
     writing = undefined;
-    // Bands of what the batch touched are recomputed before it reads as drained: pricing sees the batch then.
-    let bandCategories = 0;
-    const workspace = await getWorkspace(current.workspaceId);
-    const recompute = await recomputeBands(
-      current.workspaceId,
-      pricingSettings(workspace?.pricing),
-      touchedScope(await readTouched(current)),
-      clock(),
-      {
-        after: current.bandCursor,
-        shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
-        afterCategory: async (category) => {
-          current = await saveBandCursor(current, owner, category, leaseUntil());
-          bandCategories += 1;
-          await hooks.afterBandCategory?.(bandCategories, invocation);
-        },
-      },
-    );
-    if (!recompute.done) {
-      await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
-      await releaseDrainLease(current, owner);
-      return { outcome: 'continued', chunks, records };
-    }
+    // Sent before the batch reads as drained, as a commit sends before it commits: a fault between the two repeats
+    // the send, never loses it, and a second bands job finds the first's work done.
+    await sendDrainMessage({ ...message, phase: 'bands', continuation: 0, sentAt: clock().toISOString() });
     await finishDrain(current, owner, clock());
     return { outcome: 'drained', chunks, records };
   } catch (error) {

@@ -6,8 +6,9 @@ import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { newBatchId, newId } from '../ids.ts';
 import type { EntityKind } from '../records/schema.ts';
-import { tableClient } from '../table/client.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
+import { queryAll } from '../table/query.ts';
 import type { TouchedSet } from '../canonical/items.ts';
 import { decompressRecords, MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
 import {
@@ -58,10 +59,6 @@ export async function getBatch(workspaceId: string, batchId: string): Promise<Ba
     new GetCommand({ TableName: tableName(), Key: keys.batch(workspaceId, batchId), ConsistentRead: true }),
   );
   return Item ? v.parse(BatchSchema, Item) : undefined;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return (error as { name?: string }).name === 'ConditionalCheckFailedException';
 }
 
 /** The condition every staging write repeats: the caller's own batch, open, within its life, and not past `entity` in order. */
@@ -400,19 +397,61 @@ export async function saveCheckpoint(
   return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };
 }
 
-/** After the chunks, the drain recomputes bands category by category and moves this cursor after each. */
+/**
+ * The bands job holds the same lease fields as the drain did, on a drained batch whose bands are not yet recomputed;
+ * so two deliveries of it never recompute at once.
+ */
+export async function acquireBandsLease(batch: Batch, owner: string, leaseUntil: number, now: Date): Promise<Batch> {
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(batch.workspaceId, batch.batchId),
+        UpdateExpression: 'SET leaseOwner = :owner, leaseUntil = :until',
+        ConditionExpression:
+          'jobId = :job AND #status = :drained AND attribute_not_exists(bandsRecomputedAt) AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':until': leaseUntil,
+          ':job': batch.jobId,
+          ':drained': 'drained',
+          ':nowMs': now.getTime(),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return v.parse(BatchSchema, Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new DrainLeaseHeld(batch.batchId);
+    throw error;
+  }
+}
+
+/** The bands job moves this cursor after each category it recomputes. */
 export async function saveBandCursor(batch: Batch, owner: string, category: string, leaseUntil: number): Promise<Batch> {
   await tableClient().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
       UpdateExpression: 'SET bandCursor = :category, leaseUntil = :until',
-      ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':category': category, ':until': leaseUntil, ':owner': owner, ':draining': 'draining' },
+      ConditionExpression: 'leaseOwner = :owner',
+      ExpressionAttributeValues: { ':category': category, ':until': leaseUntil, ':owner': owner },
     }),
   );
   return { ...batch, bandCursor: category, leaseUntil };
+}
+
+export async function finishBands(batch: Batch, owner: string, now: Date): Promise<void> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET bandsRecomputedAt = :now REMOVE leaseOwner, leaseUntil',
+      ConditionExpression: 'leaseOwner = :owner',
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':owner': owner },
+    }),
+  );
 }
 
 export async function finishDrain(batch: Batch, owner: string, now: Date): Promise<void> {
@@ -506,23 +545,13 @@ export async function recordTouched(
 }
 
 /** Every item of a batch partition under one sort-key prefix, page by page, strongly consistent. */
-async function readBatchItems(partition: { PK: string; SKPrefix: string }): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+function readBatchItems(partition: { PK: string; SKPrefix: string }): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+    ConsistentRead: true,
+  });
 }
 
 /** Every staged chunk item of a batch, in staging order: for inspecting a batch, never on the drain's path. */

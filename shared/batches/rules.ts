@@ -94,6 +94,7 @@ export function statusView(batch: Batch): BatchStatusView {
     ...(batch.committedAt ? { committedAt: batch.committedAt } : {}),
     ...(batch.drainedAt ? { drainedAt: batch.drainedAt } : {}),
     ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount }),
+    ...(batch.bandsRecomputedAt ? { bandsRecomputedAt: batch.bandsRecomputedAt } : {}),
     ...(batch.status === 'failed' && batch.error ? { error: batch.error } : {}),
   };
 }

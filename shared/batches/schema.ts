@@ -33,8 +33,10 @@ export const BatchSchema = v.object({
   drainedCount: v.optional(count),
   /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
   drainCursor: v.optional(v.string()),
-  /** The last category whose bands were recomputed after the chunks were applied: where a resumed recompute goes on. */
+  /** The last category whose bands were recomputed after the drain: where a resumed recompute goes on. */
   bandCursor: v.optional(v.string()),
+  /** When the bands of what the batch touched were recomputed, after it drained. */
+  bandsRecomputedAt: v.optional(v.string()),
   /** Which drain invocation may write, and until when; a drain that died lets go when its lease runs out. */
   leaseOwner: v.optional(v.string()),
   leaseUntil: v.optional(v.number()),
@@ -53,6 +55,7 @@ export interface BatchStatusView {
   readonly committedAt?: string;
   readonly drainedAt?: string;
   readonly drainedCount?: number;
+  readonly bandsRecomputedAt?: string;
   readonly error?: string;
 }
 

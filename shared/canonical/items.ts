@@ -21,7 +21,7 @@ function attributesJson(attributes: Record<string, unknown> | undefined): { attr
   return attributes === undefined ? {} : { attributesJson: JSON.stringify(attributes) };
 }
 
-export function productItem(record: ProductRecord, from: Provenance): TableItem {
+export function productItem(record: ProductRecord, from: Provenance, segmentBands?: string): TableItem {
   const { attributes, ...fields } = record;
   return {
     ...keys.product(from.workspaceId, record.sku),
@@ -29,6 +29,7 @@ export function productItem(record: ProductRecord, from: Provenance): TableItem 
     type: 'product',
     ...fields,
     ...attributesJson(attributes),
+    ...(segmentBands === undefined ? {} : { segmentBands }),
     batchId: from.batchId,
     syncedAt: from.syncedAt,
   };

@@ -1,7 +1,7 @@
 // Canonical items in the table: batched upserts and deletes, the reads a drain needs, and FX rates.
 import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
-import { tableClient } from '../table/client.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
 import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
 import type { FxObservation, TableItem } from './items.ts';
 
@@ -103,6 +103,15 @@ export async function readCategories(workspaceId: string, skus: readonly string[
   return new Map(items.map((item) => [item.sku as string, item.category as string]));
 }
 
+/** The segment × SKU bands (JSON text) each product carries, for the products asked about that have them. */
+export async function readSegmentBands(workspaceId: string, skus: readonly string[]): Promise<Map<string, string>> {
+  const items = await getItems(
+    skus.map((sku) => keys.product(workspaceId, sku)),
+    { consistent: true, projection: '#sku, segmentBands', names: { '#sku': 'sku' } },
+  );
+  return new Map(items.flatMap((item) => (typeof item.segmentBands === 'string' ? [[item.sku as string, item.segmentBands]] : [])));
+}
+
 /** Each customer's segment ('' when it has none), for the customers asked about that exist. */
 export async function readSegments(workspaceId: string, customerIds: readonly string[]): Promise<Map<string, string>> {
   const items = await getItems(
@@ -157,7 +166,7 @@ export async function recordFxRates(workspaceId: string, observations: readonly 
         }),
       );
     } catch (error) {
-      if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+      if (!isConditionFailure(error)) throw error;
     }
   });
 }

@@ -13,7 +13,7 @@ import {
   type TableItem,
   TouchedSet,
 } from './items.ts';
-import { deleteItems, putItems, readCategories, readLineCounts, readSegments, recordFxRates } from './repository.ts';
+import { deleteItems, putItems, readCategories, readLineCounts, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
 
 /** A map that forgets its oldest entries past a size, so that a drain's memory does not grow with the batch. */
 export class BoundedMap<K, V> extends Map<K, V> {
@@ -90,16 +90,29 @@ export function dependsOn(next: PreparedChunk, current: PreparedChunk): boolean 
   return next.puts.some((item) => written.has(keyText(item))) || next.deletes.some((key) => written.has(keyText(key)));
 }
 
-function prepareProducts(records: readonly ProductRecord[], from: Provenance, memory: DrainMemory): PreparedChunk {
+/**
+ * A product's item is replaced whole, so the segment × SKU bands it carries are read first and written with it: prices
+ * keep them until the bands job after the drain recomputes them.
+ */
+async function prepareProducts(records: readonly ProductRecord[], from: Provenance, memory: DrainMemory): Promise<PreparedChunk> {
   const latest = lastByKey(records, (record) => record.sku);
   const touched = new TouchedSet();
   for (const record of latest) {
     memory.categories.set(record.sku, record.category);
     touched.products.add(record.sku);
-    // A product's item is replaced whole, bands included: its category's recompute writes them back.
     touched.addNode(['category', record.category]);
   }
-  return { puts: latest.map((record) => productItem(record, from)), deletes: [], rates: [], touched, documents: new Set() };
+  const bands = await readSegmentBands(
+    from.workspaceId,
+    latest.map((record) => record.sku),
+  );
+  return {
+    puts: latest.map((record) => productItem(record, from, bands.get(record.sku))),
+    deletes: [],
+    rates: [],
+    touched,
+    documents: new Set(),
+  };
 }
 
 function prepareCustomers(records: readonly CustomerRecord[], from: Provenance, memory: DrainMemory): PreparedChunk {

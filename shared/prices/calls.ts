@@ -1,14 +1,13 @@
 // Price calls by Idempotency-Key: the in-progress marker, the stored response that replays and serves as the decision record.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getItems } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../ids.ts';
-import { tableClient } from '../table/client.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keyDigest, keys } from '../table/keys.ts';
 
 /** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
@@ -70,10 +69,6 @@ interface StoredCall {
   readonly startedAt: string;
   readonly statusCode?: number;
   readonly response?: Uint8Array;
-}
-
-function isConditionFailure(error: unknown): error is Error & { Item?: Record<string, AttributeValue> } {
-  return (error as Error).name === 'ConditionalCheckFailedException';
 }
 
 function inFlight(): ApiError {

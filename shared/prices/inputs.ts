@@ -3,23 +3,16 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '../bands/items.ts';
 import { getItems } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
-import type { Band } from '../pricing/model.ts';
+import type { Band, PricingProduct } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { keys, lookupKeys, type PrimaryKey } from '../table/keys.ts';
 import type { PriceRequestLine } from './request.ts';
 
-export interface ProductView {
-  readonly sku: string;
+/** A product item as a call prices it: its amounts in its own currency, not yet converted. */
+export interface ProductView extends PricingProduct {
   readonly externalId?: string;
   readonly category: string;
-  readonly costCents: number;
-  readonly currentPriceCents: number;
-  readonly mapCents?: number;
-  readonly floorCents?: number;
-  readonly ceilingCents?: number;
-  readonly inStock?: boolean;
-  readonly stockOnHand?: number;
   readonly currency?: string;
   /** segment → segment × SKU band, kept on the product item so that reading the product reads them too. */
   readonly segmentBands: ReadonlyMap<string, Band>;

@@ -2,7 +2,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
-import { tableClient } from '../table/client.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
 
@@ -18,10 +18,6 @@ function usageExpiry(nowMs: number): number {
   const date = new Date(nowMs);
   const monthEnd = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
   return Math.floor(monthEnd / 1000) + USAGE_RETENTION_DAYS * 86_400;
-}
-
-function isConditionFailure(error: unknown): boolean {
-  return (error as Error).name === 'ConditionalCheckFailedException';
 }
 
 export function rateLimited(limit: number): ApiError {

@@ -29,6 +29,21 @@ describe('charging DynamoDB calls to a request', () => {
     expect(ledger.writeUnits).toBe(1);
   });
 
+  it('charges a rejected write on the item already there when the error carries it and it is larger', () => {
+    const ledger = new CapacityLedger();
+    const stored = { PK: { S: 'A' }, SK: { S: 'B' }, response: { B: new Uint8Array(5000) } };
+    const error = Object.assign(new Error('rejected'), { name: 'ConditionalCheckFailedException', Item: stored });
+    chargeCall(ledger, 'PutItemCommand', { Item: { PK: { S: 'A' }, SK: { S: 'B' } } }, { error });
+    expect(ledger.writeUnits).toBe(5);
+  });
+
+  it('charges batched PartiQL updates from their parameters, a unit per started KB each', () => {
+    const ledger = new CapacityLedger();
+    const statement = (bytes: number) => ({ Parameters: [{ S: 'x'.repeat(bytes) }, { S: 'PK' }, { S: 'SK' }] });
+    chargeCall(ledger, 'BatchExecuteStatementCommand', { Statements: [statement(10), statement(1500)] }, { output: {} });
+    expect(ledger.writeUnits).toBe(1 + 2);
+  });
+
   it('charges nothing for control-plane calls or for errors that consumed nothing', () => {
     const ledger = new CapacityLedger();
     chargeCall(ledger, 'CreateTableCommand', {}, { output: {} });

@@ -129,6 +129,11 @@ function rejectedWriteUnits(commandName: string, input: Record<string, unknown>)
   return writeUnitsForSize(itemSize(item));
 }
 
+/** A write its condition refused; when asked for, the error carries the item that was there (marshalled). */
+export function isConditionFailure(error: unknown): error is Error & { Item?: Record<string, AttributeValue> } {
+  return (error as { name?: string } | undefined)?.name === 'ConditionalCheckFailedException';
+}
+
 export function chargeCall(
   ledger: CapacityLedger,
   commandName: string,
@@ -141,7 +146,11 @@ export function chargeCall(
   if ('error' in outcome) {
     const name = (outcome.error as { name?: string }).name;
     if (name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException') {
-      ledger.add('write', rejectedWriteUnits(commandName, input));
+      // DynamoDB bills a refused write on the item already there when that is larger; a caller that asked for it
+      // (ReturnValuesOnConditionCheckFailure) gets it in the error, so its size is known.
+      const existing = (outcome.error as { Item?: Marshalled }).Item;
+      const existingUnits = existing ? writeUnitsForSize(itemSize(existing)) : 0;
+      ledger.add('write', Math.max(rejectedWriteUnits(commandName, input), existingUnits));
     }
     return;
   }

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { tableClient } from '../table/client.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import { type Workspace, WorkspaceSchema, workspaceDefaults } from './schema.ts';
 
@@ -61,7 +61,7 @@ export async function updateWorkspace(workspaceId: string, changes: WorkspaceCha
     );
     return v.parse(WorkspaceSchema, Attributes);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') {
+    if (isConditionFailure(error)) {
       throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
     }
     throw error;

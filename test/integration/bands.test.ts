@@ -9,6 +9,7 @@ import { readAllCategoryBands } from '../../shared/bands/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
+import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { drain, okLines, pricesCall, pricingHistory } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 
@@ -50,12 +51,22 @@ describe('bands after a drain', () => {
     expect((await item(keys.workspaceBands(seller.workspaceId)))?.band).toEqual(expect.any(String));
   });
 
-  it('writes a product its bands back when a later batch replaces the product item', async () => {
+  it('keeps a product its bands when a later batch replaces the product item, before and after the bands job', async () => {
     const bolt = pricingHistory().product.find((product) => product.sku === 'BOLT');
-    await drain(seller, { product: [{ ...(bolt as NonNullable<typeof bolt>), currentPriceCents: 1500 }] });
-    const product = await item(keys.product(seller.workspaceId, 'BOLT'));
-    expect(product?.currentPriceCents).toBe(1500);
-    expect([...decodeBandMap(product?.segmentBands).keys()]).toEqual(['enterprise']);
+    const batchId = await openBatchWith(seller.keys.connector);
+    await stageCatalogue(seller.keys.connector, batchId, {
+      product: [{ ...(bolt as NonNullable<typeof bolt>), currentPriceCents: 1500 }],
+      customer: [],
+      quote: [],
+      order: [],
+    });
+    await commitBatch(seller.keys.connector, batchId);
+    await waitForBatch(seller.keys.connector, batchId, ['drained']);
+    const replaced = await item(keys.product(seller.workspaceId, 'BOLT'));
+    expect(replaced?.currentPriceCents).toBe(1500);
+    expect([...decodeBandMap(replaced?.segmentBands).keys()]).toEqual(['enterprise']);
+    await waitForBands(seller.keys.connector, batchId);
+    expect([...decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).keys()]).toEqual(['enterprise']);
   }, 30_000);
 });
 

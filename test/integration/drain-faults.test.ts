@@ -6,7 +6,7 @@ import { createDrainHandler } from '../../functions/drain.ts';
 import { localSqsClient } from '../../lib/local/queues.ts';
 import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
-import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
+import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
 /** Per batch: what to do after each chunk an attempt applies. */
@@ -67,7 +67,7 @@ afterAll(async () => {
 
 const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 60, orders: 100 }, { seed: 3 });
 
-async function ingest(setUp?: (batchId: string) => void) {
+async function ingest(setUp?: (batchId: string) => void, options: { bands?: boolean } = {}) {
   const workspace = await newWorkspace();
   const key = workspace.keys.connector;
   const batchId = await openBatchWith(key, base());
@@ -75,6 +75,7 @@ async function ingest(setUp?: (batchId: string) => void) {
   setUp?.(batchId);
   await commitBatch(key, batchId, base());
   const status = await waitForBatch(key, batchId, ['drained', 'failed'], { baseUrl: base(), timeoutMs: 25_000 });
+  if (options.bands) await waitForBands(key, batchId, { baseUrl: base(), timeoutMs: 25_000 });
   return { workspace, batchId, status };
 }
 
@@ -145,17 +146,19 @@ async function bandsOf(workspaceId: string) {
   );
 }
 
-describe('a drain that fails while it recomputes bands', () => {
-  it('resumes after the last category it finished and ends with the bands of a clean run', async () => {
-    const clean = await ingest();
+describe('a bands job that fails part way', () => {
+  it('resumes after the last category it finished and ends with the bands of a clean run, the batch drained all along', async () => {
+    const clean = await ingest(undefined, { bands: true });
     let thrown = 0;
-    const faulty = await ingest((batchId) =>
-      bandFaults.set(batchId, (categories, receiveCount) => {
-        if (receiveCount === 1 && categories === 3) {
-          thrown += 1;
-          throw new Error('injected fault after 3 categories');
-        }
-      }),
+    const faulty = await ingest(
+      (batchId) =>
+        bandFaults.set(batchId, (categories, receiveCount) => {
+          if (receiveCount === 1 && categories === 3) {
+            thrown += 1;
+            throw new Error('injected fault after 3 categories');
+          }
+        }),
+      { bands: true },
     );
     expect(faulty.status).toMatchObject({ status: 'drained', drainedCount: 235 });
     expect(thrown).toBe(1);

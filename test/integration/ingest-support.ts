@@ -269,6 +269,17 @@ export async function waitForBatch(
   }
 }
 
+/** Polls a drained batch's status until the bands job after it has recomputed what it touched. */
+export async function waitForBands(key: string, batchId: string, options: { baseUrl?: string; timeoutMs?: number } = {}): Promise<void> {
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  for (;;) {
+    const response = await call(`/api/v1/ingest/batches/${batchId}`, { key, baseUrl: options.baseUrl });
+    if (response.json?.bandsRecomputedAt) return;
+    if (Date.now() > deadline) throw new Error(`the bands of batch ${batchId} are still not recomputed`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /**
  * A workspace's canonical data (everything but batch partitions), with what differs between two runs of the same
  * records taken out: the workspace id, the batch that brought each item and when.

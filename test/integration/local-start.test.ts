@@ -121,6 +121,16 @@ describe('npm start', () => {
     expect(sampleBatch).toBeDefined();
     const sample = await waitForBatch(printedKey(output, 'connector'), sampleBatch ?? '', ['drained', 'failed'], { baseUrl: started.url });
     expect(sample).toMatchObject({ status: 'drained', entities: ['product', 'customer', 'quote', 'order'], recordCount: 242 });
+    // The printed erp key prices the sample's products from the history it brought.
+    const priced = await call('/api/v1/prices', {
+      method: 'POST',
+      key: printedKey(output, 'erp'),
+      headers: { 'idempotency-key': 'local-start-1' },
+      body: { lines: [{ productSku: 'SKU-000001', customerExternalId: 'C-00001', quantity: 5 }] },
+      baseUrl: started.url,
+    });
+    expect(priced.status, priced.text).toBe(200);
+    expect(priced.json.lines[0]).toMatchObject({ ok: true, pricingDecisionId: expect.stringMatching(/^pd_/) });
 
     expect(await stop(started)).toBe(0);
     expect(await portIsOpen(description.dynamoDbEndpoint)).toBe(false);

@@ -4,7 +4,7 @@ import { expect } from 'vitest';
 import type { SampleCatalogue } from '../../lib/sample-catalogue.ts';
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { updateWorkspace, type WorkspaceChanges } from '../../shared/workspaces/repository.ts';
-import { commitBatch, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
+import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 
 export const PRICES_PATH = '/api/v1/prices';
@@ -31,12 +31,14 @@ export async function workspaceWith(changes: WorkspaceChanges): Promise<TestWork
   return workspace;
 }
 
+/** Stages and commits a catalogue, then waits until it has drained and its bands are recomputed. */
 export async function drain(workspace: TestWorkspace, catalogue: Partial<SampleCatalogue>): Promise<void> {
   const batchId = await openBatchWith(workspace.keys.connector);
   await stageCatalogue(workspace.keys.connector, batchId, { product: [], customer: [], quote: [], order: [], ...catalogue });
   await commitBatch(workspace.keys.connector, batchId);
   const status = await waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed']);
   expect(status.status, JSON.stringify(status)).toBe('drained');
+  await waitForBands(workspace.keys.connector, batchId);
 }
 
 /**
