@@ -107,6 +107,7 @@ export class PricingServiceStack extends Stack {
 
       if (row.access.table === 'read') table.grantReadData(fn.function);
       if (row.access.table === 'readWrite') table.grantReadWriteData(fn.function);
+      if (row.access.tableStatements) table.grant(fn.function, 'dynamodb:PartiQLUpdate');
       if (row.access.table) {
         Validations.of(fn.role).acknowledge({
           id: tableIndexWildcard,

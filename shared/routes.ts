@@ -6,6 +6,8 @@ import type { Feature } from './workspaces/schema.ts';
 /** What a function may touch; the stack turns it into IAM grants, so each function gets only these. */
 export interface RouteAccess {
   readonly table?: 'read' | 'readWrite';
+  /** PartiQL UPDATE statements in batches (BatchExecuteStatement): the bands job writes product bands so. */
+  readonly tableStatements?: boolean;
   readonly sendTo?: readonly QueueId[];
   /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
   readonly sendToDeadLetter?: readonly QueueId[];
@@ -131,7 +133,7 @@ export const workers: readonly QueueWorker[] = [
     batchSize: 1,
     memoryMb: 1024,
     // It re-enqueues itself to continue, and parks a job it gives up on in the dead-letter queue.
-    access: { table: 'readWrite', sendTo: ['drain'], sendToDeadLetter: ['drain'] },
+    access: { table: 'readWrite', tableStatements: true, sendTo: ['drain'], sendToDeadLetter: ['drain'] },
   },
 ];
 

@@ -96,8 +96,9 @@ async function stagingWriteUnits(dynamo: DynamoDBClient, workspaceId: string, ba
     for (const item of page.Items ?? []) units += transactionalWriteUnitsForSize(itemSize(item));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  // Each call: 1 unit to take its sequence number, 2 for the batch item's update inside the transaction (under 1 KB).
-  return units + calls * (writeUnitsForSize(1) + transactionalWriteUnitsForSize(1));
+  // Each call: 1 unit for the rate window, 1 to take its sequence number, 2 for the batch item's update inside the
+  // transaction (items under 1 KB).
+  return units + calls * (2 * writeUnitsForSize(1) + transactionalWriteUnitsForSize(1));
 }
 
 export interface IngestFigures {

@@ -90,9 +90,13 @@ async function ingest(stack: LocalStack, catalogue: SampleCatalogue, connectorKe
       }
     }
     await client.send('POST', `/api/v1/ingest/batches/${batchId}/commit`, headers);
+    // Measured once the bands job after the drain is done: prices are drawn from its bands, and it would compete.
     for (;;) {
-      const { status } = JSON.parse((await client.send('GET', `/api/v1/ingest/batches/${batchId}`, headers)).body) as { status: string };
-      if (status === 'drained') return;
+      const { status, bandsRecomputedAt } = JSON.parse((await client.send('GET', `/api/v1/ingest/batches/${batchId}`, headers)).body) as {
+        status: string;
+        bandsRecomputedAt?: string;
+      };
+      if (bandsRecomputedAt) return;
       if (status === 'failed') throw new Error('the bench catalogue failed to drain');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }

@@ -6,6 +6,7 @@ import { ApiError, errorResponse, internalError, type Surface } from '../errors.
 import { logger, reportRequestCost } from '../observability.ts';
 import { type RouteAuth, type RouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
+import { admitRequest } from '../workspaces/usage.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -19,6 +20,8 @@ export interface EndpointRequest {
 
 export interface AuthenticatedRequest extends EndpointRequest {
   readonly principal: Principal;
+  /** What the rate check read back of the workspace's month: its priced lines so far (v1 routes; 0 elsewhere). */
+  readonly linesUsed: number;
 }
 
 /** What a handler returns: a status and a body to send as JSON. */
@@ -33,6 +36,7 @@ export type Reply = {
 
 interface EndpointContext extends Context {
   principal?: Principal;
+  linesUsed?: number;
   startedAt?: number;
 }
 
@@ -98,13 +102,28 @@ function authentication(auth: RouteAuth): Middleware {
   };
 }
 
-function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal }) => Promise<Reply>) {
+/**
+ * The per-workspace request rate, after authentication and before any input is read: the contract answers 429 before
+ * 422. One conditional write per request, which also reads back the month's priced lines for the price route.
+ */
+function requestRate(): Middleware {
+  return {
+    before: async (request) => {
+      const principal = request.context.principal;
+      if (!principal) return;
+      request.context.linesUsed = (await admitRequest(principal.workspace, Date.now())).linesUsed;
+    },
+  };
+}
+
+function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
   const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>().use(requestCost(spec)).use(errorEnvelope(spec));
   if (spec.auth) chain.use(authentication(spec.auth));
+  if (spec.auth && spec.surface === 'v1') chain.use(requestRate());
   const handler = chain.handler(async (event, context) => {
     const requestId = requestIdOf(event);
     const remainingMs = () => context.getRemainingTimeInMillis();
-    return jsonReply(await run({ event, requestId, remainingMs, principal: context.principal }), requestId);
+    return jsonReply(await run({ event, requestId, remainingMs, principal: context.principal, linesUsed: context.linesUsed }), requestId);
   });
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it.
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>
@@ -116,7 +135,7 @@ export function routeEndpoint(routeId: RouteId, run: (request: AuthenticatedRequ
   const route = routeById(routeId);
   return endpoint({ id: route.id, surface: route.surface, auth: route.auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
-    return run({ ...request, principal: request.principal });
+    return run({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
   });
 }
 

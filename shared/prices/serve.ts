@@ -1,16 +1,16 @@
-// A price call from its admission to its stored answer: rate, quota, idempotency, the snapshot read and the priced lines.
+// A price call from its claim to its stored answer: idempotency, quota, the snapshot read and the priced lines.
 import type { Principal } from '../api-keys/authenticate.ts';
 import { pricingSettings } from '../pricing/settings.ts';
 import { abandonCall, beginCall, bodyHash, completeCall, decisionId } from './calls.ts';
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
-import { admitRequest, chargeLines, monthlyVolumeExceeded, refundLines } from './usage.ts';
+import { chargeLines, monthlyVolumeExceeded, refundLines } from '../workspaces/usage.ts';
 
 export interface PriceCallInput {
   readonly principal: Principal;
-  /** Read lazily, after the rate limit: the contract answers 429 before 422. */
-  readonly readRequest: () => { idempotencyKey: string; request: PriceRequest };
+  readonly request: PriceRequest;
+  readonly idempotencyKey: string;
   readonly nowMs: number;
   readonly remainingMs: () => number;
 }
@@ -26,34 +26,18 @@ export function audienceOf(principal: Principal): Audience {
   return principal.scopes.includes('erp') ? 'erp' : 'storefront';
 }
 
+/** A month already spent is refused before the body is read: the contract answers 429 before 422. */
+export function refuseSpentMonth(workspace: Principal['workspace'], linesUsed: number, nowMs: number): void {
+  if (linesUsed >= workspace.monthlyLines) throw monthlyVolumeExceeded(workspace, nowMs);
+}
+
 /**
- * Round trips are the latency of a call, so independent steps overlap: the rate window is counted while the key is
- * claimed, and the quota is charged while the snapshot is read. The contract's order of answers still holds: a refused
- * rate or a spent month wins over a bad body, and a claim made for a refused call is let go.
+ * Round trips are the latency of a call, so the quota is charged while the snapshot is read. Anything but a 200 lets
+ * the key go and gives the quota back, so that a retry with the same key runs afresh.
  */
-export async function servePriceCall({ principal, readRequest, nowMs, remainingMs }: PriceCallInput): Promise<PriceCallAnswer> {
+export async function servePriceCall({ principal, request, idempotencyKey, nowMs, remainingMs }: PriceCallInput): Promise<PriceCallAnswer> {
   const { workspace } = principal;
-  const admitted = admitRequest(workspace, nowMs).then(({ linesUsed }) => {
-    if (linesUsed >= workspace.monthlyLines) throw monthlyVolumeExceeded(workspace, nowMs);
-  });
-  let input: ReturnType<PriceCallInput['readRequest']>;
-  try {
-    input = readRequest();
-  } catch (error) {
-    await admitted;
-    throw error;
-  }
-  const { idempotencyKey, request } = input;
-  const [admission, claim] = await Promise.allSettled([
-    admitted,
-    beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs()),
-  ]);
-  if (admission.status === 'rejected') {
-    if (claim.status === 'fulfilled' && claim.value.kind === 'fresh') await abandonCall(claim.value.call).catch(() => undefined);
-    throw admission.reason;
-  }
-  if (claim.status === 'rejected') throw claim.reason;
-  const started = claim.value;
+  const started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
   if (started.kind === 'replay') return { statusCode: started.statusCode, json: started.json, replayed: true };
   const { call } = started;
   const lineCount = request.lines.length;
@@ -75,7 +59,6 @@ export async function servePriceCall({ principal, readRequest, nowMs, remainingM
     await completeCall(call, 200, json);
     return { statusCode: 200, json, replayed: false };
   } catch (error) {
-    // Nothing but a 200 is kept: the key and the quota go back, so a retry with the same key runs afresh.
     const charged = charge.status === 'fulfilled';
     await Promise.allSettled([abandonCall(call), ...(charged ? [refundLines(workspace, lineCount, nowMs)] : [])]);
     throw error;

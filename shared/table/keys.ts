@@ -413,8 +413,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU each: 1 to start, 1 per category recomputed, 1 to finish',
   },
   {
-    name: "Price call: count the request against the per-second rate, and read the month's priced lines",
-    usedBy: ['priceLines'],
+    name: "Count a request against the workspace's per-second rate, and read the month's priced lines",
+    usedBy: ['every /api/v1 route'],
     call: "UpdateItem ADD rateCount, conditional on the window being this second and not full, ReturnValues ALL_NEW; on the window's first request a second UpdateItem starts the window",
     key: 'usage(workspaceId, month)',
     cost: '1 WRU; 2 on the first request of each second; a refused request 2 WRU',

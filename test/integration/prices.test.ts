@@ -7,7 +7,7 @@ import { PriceRequestSchema } from '../../shared/prices/request.ts';
 import { tableName } from '../../shared/config.ts';
 import { keyDigest, keys } from '../../shared/table/keys.ts';
 import { bodyHash, findDecision } from '../../shared/prices/calls.ts';
-import { monthOf } from '../../shared/prices/usage.ts';
+import { monthOf } from '../../shared/workspaces/usage.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';

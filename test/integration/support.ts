@@ -1,6 +1,7 @@
 // What integration tests share: calls through the local gateway, and a fresh workspace with keys for each test.
 import { inject } from 'vitest';
 import { createWorkspaceWithKeys, type WorkspaceWithKeys } from '../../lib/local/seed.ts';
+import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 
 export interface ApiResponse {
   readonly status: number;
@@ -44,7 +45,15 @@ export async function call(path: string, options: CallOptions = {}): Promise<Api
 
 export type TestWorkspace = WorkspaceWithKeys;
 
-/** Each test works in its own workspace, so tests stay independent on one shared table. */
-export function newWorkspace(name = 'Test Seller'): Promise<TestWorkspace> {
-  return createWorkspaceWithKeys(name);
+/**
+ * Each test works in its own workspace, so tests stay independent on one shared table. Its request rate is raised far
+ * above the default, so that a test sending requests back to back is never throttled by a limit it is not about; the
+ * rate limit's own tests set theirs.
+ */
+export async function newWorkspace(name = 'Test Seller'): Promise<TestWorkspace> {
+  const workspace = await createWorkspaceWithKeys(name);
+  await updateWorkspace(workspace.workspaceId, { rateLimit: UNTHROTTLED_RATE });
+  return workspace;
 }
+
+const UNTHROTTLED_RATE = 100_000;

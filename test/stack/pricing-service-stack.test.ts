@@ -270,6 +270,20 @@ describe('workers', () => {
     expect(environment[environmentNames.drainQueueUrl]).toEqual({ Ref: drainQueueId() });
     expect(environment[environmentNames.drainDeadLetterQueueUrl]).toEqual({ Ref: drainDeadLetterQueueId() });
   });
+
+  it('the drain worker alone may run PartiQL updates, on the table and its indexes only', () => {
+    const statementsAllowing = (functionId: string) =>
+      permissionsOf(defaultTemplate, functionId).statements.filter((statement) =>
+        [statement.Action].flat().includes('dynamodb:PartiQLUpdate'),
+      );
+    const [grant, ...others] = statementsAllowing(functionIdOfWorker(defaultTemplate));
+    expect(others).toHaveLength(0);
+    expect([grant?.Resource].flat()).toEqual([
+      { 'Fn::GetAtt': [tableId(), 'Arn'] },
+      { 'Fn::Join': ['', [{ 'Fn::GetAtt': [tableId(), 'Arn'] }, '/index/*']] },
+    ]);
+    for (const route of routes) expect(statementsAllowing(functionBehindRoute(defaultTemplate, routeKey(route))), route.id).toHaveLength(0);
+  });
 });
 
 describe('queues', () => {

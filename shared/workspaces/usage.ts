@@ -4,7 +4,7 @@ import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
-import type { Workspace } from '../workspaces/schema.ts';
+import type { Workspace } from './schema.ts';
 
 /** Usage items outlive their month by 400 days, for finance to read back. */
 const USAGE_RETENTION_DAYS = 400;
