@@ -2,6 +2,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '../bands/items.ts';
 import { getItems } from '../canonical/repository.ts';
+import { BoundedMap } from '../canonical/upsert.ts';
 import { tableName } from '../config.ts';
 import type { Band, PricingProduct } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
@@ -61,6 +62,9 @@ export function forgetCachedRates(): void {
 }
 
 const lookupIndex = table.indexes[0];
+
+/** Each product's category as last read, per instance: where its bands are, known before the product is read. */
+const knownCategories = new BoundedMap<string, string>(50_000);
 /**
  * A round's keys go out as this many BatchGetItem calls at once rather than as full calls of 100: the items cost the
  * same, and DynamoDB answers eight small calls in parallel sooner than one large one.
@@ -105,8 +109,8 @@ function customerView(item: Record<string, unknown>): CustomerView {
 
 /**
  * Round one reads what the lines name (products, customers, the workspace band); round two reads what those items
- * point to (category and customer bands, rates of the currencies they use that are not cached). Both rounds read
- * eventually consistent, at half the price of a strong read.
+ * point to (category and customer bands, rates of the currencies they use that are not cached), less what round one
+ * already read. Both rounds read eventually consistent, at half the price of a strong read.
  */
 export async function readPricingSnapshot(
   workspaceId: string,
@@ -170,35 +174,47 @@ export async function readPricingSnapshot(
     }
   };
 
+  const requested = new Set<string>();
   const round = async (itemKeys: PrimaryKey[]) => {
-    if (itemKeys.length === 0) return;
-    absorb(await getItems(itemKeys, { consistent: false, groupSize: Math.ceil(itemKeys.length / PARALLEL_READS) }));
+    const fresh = itemKeys.filter((key) => {
+      const text = `${key.PK}\u0000${key.SK}`;
+      if (requested.has(text)) return false;
+      requested.add(text);
+      return true;
+    });
+    if (fresh.length === 0) return;
+    absorb(await getItems(fresh, { consistent: false, groupSize: Math.ceil(fresh.length / PARALLEL_READS) }));
   };
+  const bandKeys = (category: string, customerId: string | undefined): PrimaryKey[] => [
+    keys.categoryBands(workspaceId, category),
+    ...(customerId === undefined ? [] : [keys.customerBands(workspaceId, customerId, category)]),
+  ];
+  const skuOf = (line: PriceRequestLine) => line.productSku ?? skuByExternalId.get(line.productExternalId ?? '');
 
+  // Round one also reads the bands of the categories this instance has seen the products in, so that a warm
+  // instance usually needs no second round; a product that moved category only costs that round back.
   await round([
     ...[...skus].map((sku) => keys.product(workspaceId, sku)),
     ...[...customerIds].map((id) => keys.customer(workspaceId, id)),
     keys.workspaceBands(workspaceId),
+    ...lines.flatMap((line) => {
+      const sku = skuOf(line);
+      const category = sku === undefined ? undefined : knownCategories.get(`${workspaceId}|${sku}`);
+      return category === undefined ? [] : bandKeys(category, lineCustomerIds(line)[0]);
+    }),
   ]);
 
   const secondRound: PrimaryKey[] = [];
-  const categories = new Set<string>();
-  const customerCategories = new Set<string>();
   for (const line of lines) {
-    const sku = line.productSku ?? skuByExternalId.get(line.productExternalId ?? '');
+    const sku = skuOf(line);
     const product = sku === undefined ? undefined : products.get(sku);
     const customerId = lineCustomerIds(line)[0];
     const customer = customerId === undefined ? undefined : customers.get(customerId);
     wantRate(customer?.currency);
     wantRate(product?.currency);
     if (!product) continue;
-    categories.add(product.category);
-    if (customer) customerCategories.add(customerBandsKey(customer.externalId, product.category));
-  }
-  for (const category of categories) secondRound.push(keys.categoryBands(workspaceId, category));
-  for (const pair of customerCategories) {
-    const [customer, category] = JSON.parse(pair) as [string, string];
-    secondRound.push(keys.customerBands(workspaceId, customer, category));
+    knownCategories.set(`${workspaceId}|${product.sku}`, product.category);
+    secondRound.push(...bandKeys(product.category, customer?.externalId));
   }
   for (const currency of ratesToRead) secondRound.push(keys.fxRate(workspaceId, currency));
   await round(secondRound);

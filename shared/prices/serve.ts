@@ -32,19 +32,19 @@ export function refuseSpentMonth(workspace: Principal['workspace'], linesUsed: n
 }
 
 /**
- * Round trips are the latency of a call, so the quota is charged while the snapshot is read. Anything but a 200 lets
- * the key go and gives the quota back, so that a retry with the same key runs afresh.
+ * Round trips are the latency of a call, so the key is claimed and the quota charged while the snapshot is read.
+ * Anything but a 200 lets the key go and gives the quota back, so that a retry with the same key runs afresh.
  */
 export async function servePriceCall({ principal, request, idempotencyKey, nowMs, remainingMs }: PriceCallInput): Promise<PriceCallAnswer> {
   const { workspace } = principal;
+  // Read while the key is claimed: a replay or a refused claim wastes the reads, every fresh call saves a round trip.
+  const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs);
+  reading.catch(() => undefined);
   const started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
   if (started.kind === 'replay') return { statusCode: started.statusCode, json: started.json, replayed: true };
   const { call } = started;
   const lineCount = request.lines.length;
-  const [charge, read] = await Promise.allSettled([
-    chargeLines(workspace, lineCount, nowMs),
-    readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs),
-  ]);
+  const [charge, read] = await Promise.allSettled([chargeLines(workspace, lineCount, nowMs), reading]);
   try {
     if (charge.status === 'rejected') throw charge.reason;
     if (read.status === 'rejected') throw read.reason;
