@@ -2,8 +2,8 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
 import { NoBodySchema, parseInput, readJsonBody } from './request.ts';
+import { thrownApiError } from '../testing/thrown.ts';
 
 const Lines = v.strictObject({
   lines: v.array(
@@ -11,35 +11,25 @@ const Lines = v.strictObject({
   ),
 });
 
-function failure(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
-
 function event(body: string | undefined, isBase64Encoded = false): APIGatewayProxyEventV2 {
   return { body, isBase64Encoded } as APIGatewayProxyEventV2;
 }
 
 describe('reading input', () => {
   it('names the offending field as a path into the input', () => {
-    const error = failure(() => parseInput(Lines, { lines: [{ quantity: 1 }, { quantity: 0 }] }));
+    const error = thrownApiError(() => parseInput(Lines, { lines: [{ quantity: 1 }, { quantity: 0 }] }));
     expect(error).toMatchObject({ code: 'invalid_request', param: 'lines[1].quantity' });
   });
 
   it('names an unknown field, even deep inside the input', () => {
-    expect(failure(() => parseInput(Lines, { lines: [{ quantity: 1, colour: 'red' }] }))).toMatchObject({
+    expect(thrownApiError(() => parseInput(Lines, { lines: [{ quantity: 1, colour: 'red' }] }))).toMatchObject({
       param: 'lines[0].colour',
       message: 'Unknown field lines[0].colour.',
     });
   });
 
   it('says that a missing field is required', () => {
-    expect(failure(() => parseInput(Lines, { lines: [{}] }))).toMatchObject({
+    expect(thrownApiError(() => parseInput(Lines, { lines: [{}] }))).toMatchObject({
       param: 'lines[0].quantity',
       message: 'lines[0].quantity is required.',
     });
@@ -50,12 +40,14 @@ describe('reading input', () => {
   });
 
   it('prefixes the param of input that is not the body', () => {
-    expect(failure(() => parseInput(v.pipe(v.string(), v.uuid()), 'nope', 'batchId')).param).toBe('batchId');
+    expect(thrownApiError(() => parseInput(v.pipe(v.string(), v.uuid()), 'nope', 'batchId')).param).toBe('batchId');
   });
 
   it('answers text that is not JSON with invalid_json, base64 or not', () => {
-    expect(failure(() => readJsonBody(event('{"a":'), NoBodySchema)).code).toBe('invalid_json');
-    expect(failure(() => readJsonBody(event(Buffer.from('{oops').toString('base64'), true), NoBodySchema)).code).toBe('invalid_json');
+    expect(thrownApiError(() => readJsonBody(event('{"a":'), NoBodySchema)).code).toBe('invalid_json');
+    expect(thrownApiError(() => readJsonBody(event(Buffer.from('{oops').toString('base64'), true), NoBodySchema)).code).toBe(
+      'invalid_json',
+    );
   });
 
   it('decodes a base64 body before parsing it', () => {
@@ -66,7 +58,7 @@ describe('reading input', () => {
     expect(readJsonBody(event(undefined), NoBodySchema)).toBeUndefined();
     expect(readJsonBody(event('  '), NoBodySchema)).toBeUndefined();
     expect(readJsonBody(event('{}'), NoBodySchema)).toEqual({});
-    expect(failure(() => readJsonBody(event('[]'), NoBodySchema)).code).toBe('invalid_request');
-    expect(failure(() => readJsonBody(event('null'), NoBodySchema)).code).toBe('invalid_request');
+    expect(thrownApiError(() => readJsonBody(event('[]'), NoBodySchema)).code).toBe('invalid_request');
+    expect(thrownApiError(() => readJsonBody(event('null'), NoBodySchema)).code).toBe('invalid_request');
   });
 });

@@ -1,22 +1,12 @@
 // Unit tests of a price call's input: the body's lines against PriceRequestSchema, and the Idempotency-Key header.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
 import { parseInput } from '../http/request.ts';
 import { MAX_LINES_PER_CALL, PriceRequestSchema, readIdempotencyKey } from './request.ts';
-
-function failure(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
+import { thrownApiError } from '../testing/thrown.ts';
 
 const parse = (body: unknown) => parseInput(PriceRequestSchema, body);
-const refusal = (body: unknown) => failure(() => parse(body));
+const refusal = (body: unknown) => thrownApiError(() => parse(body));
 const withLine = (line: Record<string, unknown>) => ({ lines: [line] });
 
 function event(headers: Record<string, string> | undefined): APIGatewayProxyEventV2 {
@@ -167,7 +157,7 @@ describe('the Idempotency-Key header', () => {
   it('is required: a missing header, or a request with no headers at all, is refused', () => {
     const requests: Array<Record<string, string> | undefined> = [{}, undefined, { 'x-other': 'value' }];
     for (const headers of requests) {
-      expect(failure(() => readIdempotencyKey(event(headers)))).toMatchObject({
+      expect(thrownApiError(() => readIdempotencyKey(event(headers)))).toMatchObject({
         code: 'invalid_request',
         status: 422,
         param: 'Idempotency-Key',
@@ -177,14 +167,14 @@ describe('the Idempotency-Key header', () => {
   });
 
   it('refuses an empty header as missing rather than taking it as a key', () => {
-    expect(failure(() => readIdempotencyKey(event({ 'idempotency-key': '' }))).message).toBe(
+    expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': '' }))).message).toBe(
       'The Idempotency-Key header is required: send a unique key per logical request, and the same key on retries.',
     );
   });
 
   it('accepts up to 255 characters and refuses 256', () => {
     expect(readIdempotencyKey(event({ 'idempotency-key': 'k'.repeat(255) }))).toBe('k'.repeat(255));
-    expect(failure(() => readIdempotencyKey(event({ 'idempotency-key': 'k'.repeat(256) })))).toMatchObject({
+    expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': 'k'.repeat(256) })))).toMatchObject({
       code: 'invalid_request',
       param: 'Idempotency-Key',
       message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
@@ -198,7 +188,7 @@ describe('the Idempotency-Key header', () => {
 
   it('refuses control characters and anything outside ASCII', () => {
     for (const key of ['tab\there', 'line\nbreak', 'del\x7f', 'clé', 'emoji🙂']) {
-      expect(failure(() => readIdempotencyKey(event({ 'idempotency-key': key })))).toMatchObject({
+      expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': key })))).toMatchObject({
         param: 'Idempotency-Key',
         message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
       });

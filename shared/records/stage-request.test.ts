@@ -1,21 +1,11 @@
 // Unit tests of reading a staging body: the order of its checks, and the param and message of each refusal.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
 import { readStageRequest } from './stage-request.ts';
+import { thrownApiError } from '../testing/thrown.ts';
 
 const product = { sku: 'SKU-1', name: 'Bolt', category: 'hardware', costCents: 100, currentPriceCents: 150 };
 const orderLine = { productSku: 'SKU-1', quantity: 1, costCents: 100, soldPriceCents: 150 };
 const order = { externalId: 'O-1', currency: 'USD', soldAt: '2024-03-01T09:00:00Z', lines: [orderLine] };
-
-function failure(run: () => unknown): ApiError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-  throw new Error('expected an ApiError');
-}
 
 function products(count: number): (typeof product)[] {
   return Array.from({ length: count }, (_, index) => ({ ...product, sku: `SKU-${index}` }));
@@ -34,7 +24,7 @@ describe('readStageRequest', () => {
 
   it('refuses no records and more than 1000, naming records', () => {
     for (const records of [[], products(1001)]) {
-      expect(failure(() => readStageRequest({ entity: 'product', records }))).toMatchObject({
+      expect(thrownApiError(() => readStageRequest({ entity: 'product', records }))).toMatchObject({
         code: 'invalid_request',
         status: 422,
         param: 'records',
@@ -43,11 +33,11 @@ describe('readStageRequest', () => {
   });
 
   it('refuses records that are not an array', () => {
-    expect(failure(() => readStageRequest({ entity: 'product', records: { 0: product } }))).toMatchObject({ param: 'records' });
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records: { 0: product } }))).toMatchObject({ param: 'records' });
   });
 
   it('answers a missing entity with invalid_request, not entity_not_supported', () => {
-    expect(failure(() => readStageRequest({ records: [product] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ records: [product] }))).toMatchObject({
       code: 'invalid_request',
       param: 'entity',
       message: 'entity is required.',
@@ -55,11 +45,14 @@ describe('readStageRequest', () => {
   });
 
   it('answers an entity that is not a string with invalid_request', () => {
-    expect(failure(() => readStageRequest({ entity: 4, records: [product] }))).toMatchObject({ code: 'invalid_request', param: 'entity' });
+    expect(thrownApiError(() => readStageRequest({ entity: 4, records: [product] }))).toMatchObject({
+      code: 'invalid_request',
+      param: 'entity',
+    });
   });
 
   it('answers an unknown entity with entity_not_supported', () => {
-    expect(failure(() => readStageRequest({ entity: 'invoice', records: [product] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'invoice', records: [product] }))).toMatchObject({
       code: 'entity_not_supported',
       status: 422,
       param: 'entity',
@@ -67,15 +60,15 @@ describe('readStageRequest', () => {
   });
 
   it('checks the envelope before the entity, and the entity before the records', () => {
-    expect(failure(() => readStageRequest({ entity: 'invoice', records: [] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'invoice', records: [] }))).toMatchObject({
       code: 'invalid_request',
       param: 'records',
     });
-    expect(failure(() => readStageRequest({ entity: 'invoice', records: [{ bogus: true }] })).code).toBe('entity_not_supported');
+    expect(thrownApiError(() => readStageRequest({ entity: 'invoice', records: [{ bogus: true }] })).code).toBe('entity_not_supported');
   });
 
   it('refuses an unknown field beside entity and records', () => {
-    expect(failure(() => readStageRequest({ entity: 'product', records: [product], batchId: 'b' }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records: [product], batchId: 'b' }))).toMatchObject({
       code: 'invalid_request',
       param: 'batchId',
       message: 'Unknown field batchId.',
@@ -86,7 +79,7 @@ describe('readStageRequest', () => {
     const records = products(20);
     records[17] = { ...product, costCents: -1 };
     records[19] = { ...product, costCents: -1 };
-    expect(failure(() => readStageRequest({ entity: 'product', records }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records }))).toMatchObject({
       code: 'invalid_request',
       param: 'records[17].costCents',
       message: 'Invalid records[17].costCents: an integer from 0 to 9007199254740991.',
@@ -95,21 +88,21 @@ describe('readStageRequest', () => {
 
   it('names a bad field deep inside a record', () => {
     const lines = [orderLine, { ...orderLine, costCents: 1.5 }];
-    expect(failure(() => readStageRequest({ entity: 'order', records: [{ ...order, lines }] })).param).toBe(
+    expect(thrownApiError(() => readStageRequest({ entity: 'order', records: [{ ...order, lines }] })).param).toBe(
       'records[0].lines[1].costCents',
     );
   });
 
   it('says that a missing field is required', () => {
     const { name: _omitted, ...withoutName } = product;
-    expect(failure(() => readStageRequest({ entity: 'product', records: [product, product, product, withoutName] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records: [product, product, product, withoutName] }))).toMatchObject({
       param: 'records[3].name',
       message: 'records[3].name is required.',
     });
   });
 
   it('names an unknown field inside a record', () => {
-    expect(failure(() => readStageRequest({ entity: 'product', records: [{ ...product, colour: 'red' }] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records: [{ ...product, colour: 'red' }] }))).toMatchObject({
       param: 'records[0].colour',
       message: 'Unknown field records[0].colour.',
     });
@@ -117,7 +110,7 @@ describe('readStageRequest', () => {
 
   it('explains a bad date-time with the expected shape', () => {
     const bad = { ...order, soldAt: '2023-02-29T09:00:00Z' };
-    expect(failure(() => readStageRequest({ entity: 'order', records: [order, bad] }))).toMatchObject({
+    expect(thrownApiError(() => readStageRequest({ entity: 'order', records: [order, bad] }))).toMatchObject({
       param: 'records[1].soldAt',
       message: expect.stringContaining('a date-time such as 2024-02-29T13:45:00Z'),
     });
@@ -125,7 +118,7 @@ describe('readStageRequest', () => {
 
   it('refuses a body that is not an object', () => {
     for (const body of [undefined, null, 'product']) {
-      expect(failure(() => readStageRequest(body)).code).toBe('invalid_request');
+      expect(thrownApiError(() => readStageRequest(body)).code).toBe('invalid_request');
     }
   });
 });
