@@ -39,9 +39,23 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
   const { workspace } = principal;
   // Read while the key is claimed: a replay or a refused claim wastes the reads, every fresh call saves a round trip.
   const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs);
-  reading.catch(() => undefined);
-  const started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
-  if (started.kind === 'replay') return { statusCode: started.statusCode, json: started.json, replayed: true };
+  // Settled before any answer, so that every read is charged to this request's cost line.
+  const readsSettled = () =>
+    reading.then(
+      () => undefined,
+      () => undefined,
+    );
+  let started: Awaited<ReturnType<typeof beginCall>>;
+  try {
+    started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
+  } catch (error) {
+    await readsSettled();
+    throw error;
+  }
+  if (started.kind === 'replay') {
+    await readsSettled();
+    return { statusCode: started.statusCode, json: started.json, replayed: true };
+  }
   const { call } = started;
   const lineCount = request.lines.length;
   const [charge, read] = await Promise.allSettled([chargeLines(workspace, lineCount, nowMs), reading]);
