@@ -1,7 +1,7 @@
 // A price call from its claim to its stored answer: idempotency, quota, the snapshot read and the priced lines.
 import type { Principal } from '../api-keys/authenticate.ts';
 import { pricingSettings } from '../pricing/settings.ts';
-import { abandonCall, beginCall, bodyHash, completeCall, decisionId } from './calls.ts';
+import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisionId } from './calls.ts';
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
@@ -38,14 +38,14 @@ export function refuseSpentMonth(workspace: Principal['workspace'], linesUsed: n
 export async function servePriceCall({ principal, request, idempotencyKey, nowMs, remainingMs }: PriceCallInput): Promise<PriceCallAnswer> {
   const { workspace } = principal;
   // Read while the key is claimed: a replay or a refused claim wastes the reads, every fresh call saves a round trip.
+  // They are settled before any answer, so that every read is charged to this request's cost line.
   const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs);
-  // Settled before any answer, so that every read is charged to this request's cost line.
   const readsSettled = () =>
     reading.then(
       () => undefined,
       () => undefined,
     );
-  let started: Awaited<ReturnType<typeof beginCall>>;
+  let started: CallStart;
   try {
     started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
   } catch (error) {
