@@ -2,14 +2,14 @@
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
 import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
-import { refuseSpentMonth, servePriceCall } from '../shared/prices/serve.ts';
+import { monthSpent, replayInSpentMonth, servePriceCall } from '../shared/prices/serve.ts';
 
 export const handler = routeEndpoint('priceLines', async ({ event, principal, linesUsed, remainingMs }) => {
   const nowMs = Date.now();
-  refuseSpentMonth(principal.workspace, linesUsed, nowMs);
-  const idempotencyKey = readIdempotencyKey(event);
-  const request = readJsonBody(event, PriceRequestSchema);
-  const answer = await servePriceCall({ principal, request, idempotencyKey, nowMs, remainingMs });
+  const readCall = () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) });
+  const answer = monthSpent(principal.workspace, linesUsed)
+    ? await replayInSpentMonth(principal, readCall, nowMs)
+    : await servePriceCall({ principal, ...readCall(), nowMs, remainingMs });
   const headers: Record<string, string> = answer.replayed ? { 'Idempotent-Replayed': 'true' } : {};
   return { statusCode: answer.statusCode, json: answer.json, headers };
 });

@@ -20,6 +20,11 @@ export interface RouteAuth {
   readonly scopes: readonly Scope[];
   /** The workspace must have this feature on. */
   readonly feature?: Feature;
+  /**
+   * A scope that grants the route only while the workspace has this feature on: a key passes if any of its scopes
+   * that the route lists still grants it.
+   */
+  readonly featureOfScope?: Partial<Record<Scope, Feature>>;
 }
 
 export interface HttpRoute {
@@ -62,7 +67,7 @@ export const routes = [
     path: '/api/v1/prices',
     entry: 'functions/price-lines.ts',
     surface: 'v1',
-    auth: { family: 'svc_live', scopes: ['erp', 'storefront'] },
+    auth: { family: 'svc_live', scopes: ['erp', 'storefront'], featureOfScope: { storefront: 'storefront' } },
     // Memory buys CPU on Lambda: 100 lines priced, serialised and compressed stay within a few tens of milliseconds.
     memoryMb: 1024,
     timeoutSeconds: 10,

@@ -94,6 +94,18 @@ describe('authorizing a key for a route', () => {
     expect(() => authorize(prices, connectorKey, workspace)).toThrow(expect.objectContaining({ code: 'forbidden' }));
   });
 
+  it('lets a storefront key price only while the workspace has the storefront feature, and an erp key always', () => {
+    const prices: RouteAuth = { family: 'svc_live', scopes: ['erp', 'storefront'], featureOfScope: { storefront: 'storefront' } };
+    const storefrontKey = { ...connectorKey, scopes: ['storefront' as const], connectorId: undefined };
+    const withoutStorefront = { ...workspace, features: ['writebacks' as const, 'overview' as const] };
+    expect(() => authorize(prices, storefrontKey, workspace)).not.toThrow();
+    expect(() => authorize(prices, storefrontKey, withoutStorefront)).toThrow(
+      expect.objectContaining({ code: 'feature_not_enabled', message: 'The workspace does not have the storefront feature.' }),
+    );
+    expect(() => authorize(prices, { ...storefrontKey, scopes: ['erp'] }, withoutStorefront)).not.toThrow();
+    expect(() => authorize(prices, { ...storefrontKey, scopes: ['storefront', 'erp'] }, withoutStorefront)).not.toThrow();
+  });
+
   it('needs no scope on the overview surface, only the family and the feature', () => {
     const pwKey: ApiKeyRecord = { ...connectorKey, family: 'pw_test', scopes: [], connectorId: undefined };
     expect(() => authorize(overview, pwKey, workspace)).not.toThrow();

@@ -2,7 +2,7 @@
 import { ApiError } from '../errors.ts';
 import type { RouteAuth } from '../routes.ts';
 import { getWorkspace } from '../workspaces/repository.ts';
-import type { Workspace } from '../workspaces/schema.ts';
+import type { Feature, Workspace } from '../workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';
 import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './schema.ts';
 
@@ -48,12 +48,18 @@ export function authorize(auth: RouteAuth, record: ApiKeyRecord | undefined, wor
   if (!record || !workspace) throw unauthorized('The API key is not valid.');
   if (record.revokedAt) throw unauthorized('The API key has been revoked.');
   checkFamily(auth, record.family);
-  if (auth.scopes.length > 0 && !auth.scopes.some((scope) => record.scopes.includes(scope))) {
+  const granting = auth.scopes.filter((scope) => record.scopes.includes(scope));
+  if (auth.scopes.length > 0 && granting.length === 0) {
     throw new ApiError('forbidden', `This key lacks the scope this endpoint needs: ${auth.scopes.join(' or ')}.`);
   }
   if (workspace.status !== 'active') throw new ApiError('subscription_inactive', 'The workspace is not active.');
-  if (auth.feature && !workspace.features.includes(auth.feature)) {
+  const missing = (feature: Feature | undefined) => feature !== undefined && !workspace.features.includes(feature);
+  if (missing(auth.feature)) {
     throw new ApiError('feature_not_enabled', `The workspace does not have the ${auth.feature} feature.`);
+  }
+  const scopeFeatures = granting.map((scope) => auth.featureOfScope?.[scope]);
+  if (granting.length > 0 && scopeFeatures.every(missing)) {
+    throw new ApiError('feature_not_enabled', `The workspace does not have the ${scopeFeatures[0]} feature.`);
   }
   return { keyId: record.keyId, workspaceId: record.workspaceId, scopes: record.scopes, connectorId: record.connectorId, workspace };
 }

@@ -1,7 +1,7 @@
 // Price calls by Idempotency-Key: the in-progress marker, the stored response that replays and serves as the decision record.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { getItems } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
@@ -24,6 +24,8 @@ const LINE_INDEX_WIDTH = 3;
 /** What a price call's Idempotency-Key started: a fresh call to run, or the stored answer of an earlier one. */
 export type CallStart =
   { readonly kind: 'fresh'; readonly call: CallRef } | { readonly kind: 'replay'; readonly statusCode: number; readonly json: string };
+
+export type Replay = Extract<CallStart, { readonly kind: 'replay' }>;
 
 export interface CallRef {
   readonly workspaceId: string;
@@ -71,6 +73,10 @@ interface StoredCall {
   readonly response?: Uint8Array;
 }
 
+function replayOf(stored: StoredCall): Replay {
+  return { kind: 'replay', statusCode: stored.statusCode ?? 200, json: decompress(stored.response ?? new Uint8Array()) };
+}
+
 function inFlight(): ApiError {
   return new ApiError(
     'idempotency_key_in_flight',
@@ -84,7 +90,7 @@ function inFlight(): ApiError {
 function reused(): ApiError {
   return new ApiError(
     'idempotency_key_reused',
-    'This Idempotency-Key was used with a different request body. Use a new key for a new request.',
+    'This Idempotency-Key was used for a different request: another body, or a key of the other scope (erp or storefront). Use a new key for a new request.',
     {
       param: 'Idempotency-Key',
     },
@@ -136,7 +142,7 @@ export async function beginCall(
     if (stored.replayUntil >= now) {
       if (stored.bodyHash !== hash) throw reused();
       if (stored.state === 'running') throw inFlight();
-      return { kind: 'replay', statusCode: stored.statusCode ?? 200, json: decompress(stored.response ?? new Uint8Array()) };
+      return replayOf(stored);
     }
     // Past its replay window the key starts a new call; the old one's record moves aside first, so it is never lost.
     await archiveCall(workspaceId, call.keyDigest, stored);
@@ -156,6 +162,19 @@ export async function beginCall(
     }
   }
   throw inFlight();
+}
+
+/**
+ * The stored answer a retry may still replay, or undefined: for a month whose quota is spent, where no new call can run
+ * but a replay, which does not count, must still be answered.
+ */
+export async function findReplay(workspaceId: string, idempotencyKey: string, hash: string, now: number): Promise<Replay | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.priceCall(workspaceId, keyDigest(idempotencyKey)), ConsistentRead: true }),
+  );
+  const stored = Item as StoredCall | undefined;
+  if (!stored || stored.state !== 'done' || stored.replayUntil < now || stored.bodyHash !== hash) return undefined;
+  return replayOf(stored);
 }
 
 async function archiveCall(workspaceId: string, digest: string, stored: StoredCall): Promise<void> {

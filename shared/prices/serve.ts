@@ -1,16 +1,19 @@
 // A price call from its claim to its stored answer: idempotency, quota, the snapshot read and the priced lines.
 import type { Principal } from '../api-keys/authenticate.ts';
 import { pricingSettings } from '../pricing/settings.ts';
-import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisionId } from './calls.ts';
+import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisionId, findReplay } from './calls.ts';
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
 import { chargeLines, monthlyVolumeExceeded, refundLines } from '../workspaces/usage.ts';
 
-export interface PriceCallInput {
-  readonly principal: Principal;
+export interface PriceCallRequest {
   readonly request: PriceRequest;
   readonly idempotencyKey: string;
+}
+
+export interface PriceCallInput extends PriceCallRequest {
+  readonly principal: Principal;
   readonly nowMs: number;
   readonly remainingMs: () => number;
 }
@@ -26,9 +29,33 @@ export function audienceOf(principal: Principal): Audience {
   return principal.scopes.includes('erp') ? 'erp' : 'storefront';
 }
 
-/** A month already spent is refused before the body is read: the contract answers 429 before 422. */
-export function refuseSpentMonth(workspace: Principal['workspace'], linesUsed: number, nowMs: number): void {
-  if (linesUsed >= workspace.monthlyLines) throw monthlyVolumeExceeded(workspace, nowMs);
+/**
+ * What a key is bound to: the body and who asked. A storefront caller must never replay an erp caller's answer, which
+ * carries cost and margin, under the same key; nor the other way round, which would lack them.
+ */
+export function requestHash(audience: Audience, request: PriceRequest): string {
+  return bodyHash({ audience, request });
+}
+
+export function monthSpent(workspace: Principal['workspace'], linesUsed: number): boolean {
+  return linesUsed >= workspace.monthlyLines;
+}
+
+/**
+ * With the month's quota spent no call can run, but a retry of one that did is still answered: replays do not count.
+ * Anything else is the 429, which the contract puts before validation, so input that does not parse is refused so too.
+ */
+export async function replayInSpentMonth(principal: Principal, readCall: () => PriceCallRequest, nowMs: number): Promise<PriceCallAnswer> {
+  const { workspace } = principal;
+  let call: PriceCallRequest;
+  try {
+    call = readCall();
+  } catch {
+    throw monthlyVolumeExceeded(workspace, nowMs);
+  }
+  const replay = await findReplay(workspace.workspaceId, call.idempotencyKey, requestHash(audienceOf(principal), call.request), nowMs);
+  if (!replay) throw monthlyVolumeExceeded(workspace, nowMs);
+  return { statusCode: replay.statusCode, json: replay.json, replayed: true };
 }
 
 /**
@@ -47,7 +74,7 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
     );
   let started: CallStart;
   try {
-    started = await beginCall(workspace.workspaceId, idempotencyKey, bodyHash(request), nowMs, remainingMs());
+    started = await beginCall(workspace.workspaceId, idempotencyKey, requestHash(audienceOf(principal), request), nowMs, remainingMs());
   } catch (error) {
     await readsSettled();
     throw error;

@@ -269,7 +269,7 @@ export function computeCategoryBands(lines: readonly HistoryLine[], settings: Pr
     const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
     if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
       const closed = closedBySegment.get(line.segment);
-      const sample = { margin, won: line.outcome === 'won', weight };
+      const sample = { quoteId: line.documentId, margin, won: line.outcome === 'won', weight };
       if (closed) closed.push(sample);
       else closedBySegment.set(line.segment, [sample]);
     }

@@ -135,7 +135,11 @@ describe('pricing a line, for any product, history and settings', () => {
         const base = lineBase(line, lineBands, pricing);
         expect(deltaSum(priced)).toBe(bps((priced.priceCents - cost) / priced.priceCents) - bps(base.margin));
         expect(priced.reason[0]).toMatchObject({ param: 'segment_target', marginDeltaBps: 0 });
-        for (const entry of priced.reason.slice(1)) expect(entry.marginDeltaBps).not.toBe(0);
+        // Only a guardrail that clamped may stand in the stack with 0 bps: guardrailsApplied names it.
+        for (const entry of priced.reason.slice(1)) {
+          if (entry.marginDeltaBps === 0) expect(priced.guardrailsApplied).toContain(entry.param);
+        }
+        for (const guardrail of priced.guardrailsApplied) expect(priced.reason.map((entry) => entry.param)).toContain(guardrail);
       }),
     );
   });
@@ -163,12 +167,12 @@ describe('pricing a line, for any product, history and settings', () => {
   });
 
   it('prices at the list price with low confidence when there is no history, no stock signal and no binding guardrail', () => {
-    // The list price is a whole amount at or above cost whose margin is inside the history range (at most 20 × cost at
-    // the default 95%); floor and MAP are at most it, a ceiling at least it; the minimum margin is 0.
+    // The list price is a whole amount at or above cost, up to 1000 × cost: its margin may lie above the history range,
+    // which filters evidence, not list prices. Floor and MAP are at most it, a ceiling at least it; the minimum margin is 0.
     const listed = fc
       .record({
         cost,
-        list: factor(1, 20),
+        list: factor(1, 1000),
         floor: optional(factor(0, 1)),
         map: optional(factor(0, 1)),
         ceiling: optional(factor(1, 3)),

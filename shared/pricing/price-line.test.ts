@@ -50,6 +50,21 @@ describe('the base', () => {
     expect(priced.explanation.short).toBe('Priced at the list price; no adjustments.');
   });
 
+  it('is the list price even when its margin lies outside the history range', () => {
+    // 99% margin: above the 95% that filters history, but no history is being filtered.
+    const priced = priceLine(line({ costCents: 10, currentPriceCents: 1000 }), {}, settings);
+    expect(priced.priceCents).toBe(1000);
+    expect(priced.guardrailsApplied).toEqual([]);
+    expect(priced.reason).toEqual([expect.objectContaining({ label: 'No history: the list price 1000 at 99.00% margin' })]);
+    expect(priced.explanation.marginPct).toBe(99);
+    expect(priced.explanation.targetMarginPct).toBe(99);
+  });
+
+  it('keeps a stock step on a list price above the history range from pulling it down', () => {
+    const priced = priceLine(line({ costCents: 10, currentPriceCents: 1000, inStock: false }), {}, settings);
+    expect(priced.priceCents).toBeGreaterThanOrEqual(1000);
+  });
+
   it('keeps a list price at or below cost only as far as the minimum margin allows', () => {
     const priced = priceLine(line({ costCents: 5500, currentPriceCents: 5000 }), {}, settings);
     expect(priced.priceCents).toBe(5500);
@@ -88,6 +103,14 @@ describe('the base', () => {
     const odd = lineBase(line({ costCents: 100 }), { segmentSku: band({ target: 0.3 }) }, settings);
     expect(odd.priceCents).toBe(143);
     expect(odd.margin).toBeCloseTo(43 / 143, 12);
+  });
+
+  it('reports the shrunk target itself as the target margin, not the margin of the rounded base price', () => {
+    const priced = priceLine(line({ costCents: 100, currentPriceCents: 167 }), { segmentSku: band({ target: 0.4 }) }, settings);
+    // 100 / 0.6 = 166.67 rounds to 167, whose margin is 40.12%; the target is 40%.
+    expect(priced.priceCents).toBe(167);
+    expect(priced.explanation.marginPct).toBe(40.12);
+    expect(priced.explanation.targetMarginPct).toBe(40);
   });
 
   it('clamps a band outside the history range so that the price stays finite', () => {
@@ -204,6 +227,18 @@ describe('guardrails', () => {
     expect(priced.reason.find((entry) => entry.param === 'min_margin')?.scope).toBe('workspace');
     expect(priced.reason.find((entry) => entry.param === 'map')?.scope).toBe('product');
     expect(priced.explanation.stance).toBe('at_floor');
+  });
+
+  it('keeps a guardrail that clamped in the stack even when its move rounds to 0 bps', () => {
+    // The base price 100,000 sits a hair under a floor of 100,000.4: 100,001 is less than half a basis point up.
+    const priced = priceLine(line({ costCents: 55_000, currentPriceCents: 100_000, floorCents: 100_000.4 }), bands, settings);
+    expect(priced.priceCents).toBe(100_001);
+    expect(priced.guardrailsApplied).toEqual(['floor']);
+    expect(priced.reason).toEqual([
+      expect.objectContaining({ param: 'segment_target', marginDeltaBps: 0 }),
+      expect.objectContaining({ param: 'floor', marginDeltaBps: 0 }),
+    ]);
+    expect(priced.explanation.drivers).toEqual([]);
   });
 
   it('holds a storefront to MAP but not an erp caller that is not', () => {

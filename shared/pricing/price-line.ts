@@ -72,17 +72,20 @@ export function lineBase(inputs: LineInputs, bands: LineBands, settings: Pricing
   }
   const depth = bands.segmentSku ? 0 : bands.segmentCategory ? 1 : bands.category ? 2 : bands.workspace ? 3 : 4;
   const scope: ReasonScope = depth <= 1 ? 'segment' : depth === 2 ? 'category' : depth === 3 ? 'workspace' : 'product';
+  let priceCents: number;
   if (node) {
     floor = clamp(floor, lo, hi);
     target = clamp(target, lo, hi);
     stretch = clamp(stretch, lo, hi);
+    priceCents = Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.round(cost / (1 - target))));
   } else {
-    // A list price at or below cost is still the list price; the clamp only keeps it finite, min_margin does the rest.
-    target = clamp(listPrice > 0 ? (listPrice - cost) / listPrice : lo, lo, hi);
+    // The list price as it is, even outside the history margin range: that range filters evidence, and there is none.
+    // Without a list price the base is cost at the lowest history margin, and min_margin takes it from there.
+    priceCents = Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.round(listPrice > 0 ? listPrice : cost / (1 - lo))));
+    target = (priceCents - cost) / priceCents;
     floor = target;
     stretch = target;
   }
-  const priceCents = Math.min(Number.MAX_SAFE_INTEGER, Math.max(1, Math.round(cost / (1 - target))));
   return { floor, target, stretch, node, depth, scope, priceCents, margin: (priceCents - cost) / priceCents };
 }
 
@@ -90,6 +93,8 @@ interface Step {
   readonly param: string;
   readonly scope: ReasonScope;
   readonly label: string;
+  /** A guardrail's clamp: kept in the stack even when its move rounds to 0 bps, since guardrailsApplied names it. */
+  readonly clamp?: boolean;
   margin: number;
 }
 
@@ -129,12 +134,13 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
   const { product } = inputs;
   const cost = product.costCents;
   const listPrice = product.currentPriceCents;
-  const lo = settings.minHistoryMarginPct / 100;
-  const hi = settings.maxHistoryMarginPct / 100;
   const k = settings.credibilityK;
 
   // 1. Base.
   const base = lineBase(inputs, bands, settings);
+  // The steps keep the margin within the history range, widened to the base: a list price outside it is not pulled in.
+  const lo = Math.min(settings.minHistoryMarginPct / 100, base.margin);
+  const hi = Math.max(settings.maxHistoryMarginPct / 100, base.margin);
   const { node, depth } = base;
   let { floor, stretch } = base;
   let m = base.margin;
@@ -150,7 +156,8 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     },
   ];
 
-  // 2. Customer history.
+  // 2. Customer history. The target is shrunk alongside the margin, unrounded: it is what the explanation reports.
+  let shrunkTarget = base.target;
   let used = node;
   let zUsed = node ? credibility(node.nEff, k) : 0;
   const customer = inputs.hasCustomer ? bands.customerSku : undefined;
@@ -158,6 +165,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     const z = credibility(customer.nEff, k);
     const gap = (customer.target - m) * 100;
     m = clamp(z * customer.target + (1 - z) * m, lo, hi);
+    shrunkTarget = clamp(z * customer.target + (1 - z) * shrunkTarget, lo, hi);
     floor = clamp(z * customer.floor + (1 - z) * floor, lo, hi);
     stretch = clamp(z * customer.stretch + (1 - z) * stretch, lo, hi);
     used = customer;
@@ -169,7 +177,6 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
       margin: m,
     });
   }
-  const shrunkTarget = m;
 
   // 3. Quantity: only history has a median to compare the deal with.
   const median = used?.medianQuantity;
@@ -233,7 +240,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
   const clampTo = (guardrail: Guardrail, to: number, scope: ReasonScope, label: string) => {
     price = to;
     applied.push(guardrail);
-    steps.push({ param: guardrail, scope, label, margin: (to - cost) / to });
+    steps.push({ param: guardrail, scope, label, margin: (to - cost) / to, clamp: true });
   };
   const minMarginPrice = cost / (1 - settings.minMarginPct / 100);
   let lower = minMarginPrice;
@@ -307,10 +314,11 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     const current = bps(step.margin);
     const delta = current - previous;
     previous = current;
-    if (delta === 0) continue;
+    if (delta === 0 && !step.clamp) continue;
     reason.push({ param: step.param, marginDeltaBps: delta, label: step.label, scope: step.scope });
-    drivers.push({ param: step.param, label: step.label, points: delta / 100, direction: delta > 0 ? 'up' : 'down' });
     summary += ` · ${summaryNames[step.param] ?? step.param} ${signedPoints(delta)}`;
+    if (delta === 0) continue;
+    drivers.push({ param: step.param, label: step.label, points: delta / 100, direction: delta > 0 ? 'up' : 'down' });
   }
   summary += ` · final ${(finalBps / 100).toFixed(2)}%`;
 

@@ -14,7 +14,7 @@ function simulated(a: number, b: number, count: number): WinSample[] {
     const p = 1 / (1 + Math.exp(-(a + b * margin)));
     // A low-discrepancy draw (golden ratio) stands in for randomness, so the test is deterministic.
     const u = (i * 0.6180339887498949) % 1;
-    samples.push({ margin, won: u < p, weight: 1 });
+    samples.push({ quoteId: `Q-${i}`, margin, won: u < p, weight: 1 });
   }
   return samples;
 }
@@ -26,8 +26,16 @@ describe('fitting the win model', () => {
     expect(fitWinModel(simulated(3, -10, 10), settings)).toBeDefined();
   });
 
+  it('counts closed quotes, not their lines', () => {
+    // Twenty lines, but of five quotes: under the threshold of ten.
+    const lines = simulated(3, -10, 20).map((sample, i) => ({ ...sample, quoteId: `Q-${i % 5}` }));
+    expect(fitWinModel(lines, settings)).toBeUndefined();
+    const tenQuotes = simulated(3, -10, 20).map((sample, i) => ({ ...sample, quoteId: `Q-${i % 10}` }));
+    expect(fitWinModel(tenQuotes, settings)?.closedQuotes).toBe(10);
+  });
+
   it('needs both outcomes', () => {
-    const allWon = Array.from({ length: 20 }, (_, i) => ({ margin: 0.1 + i / 100, won: true, weight: 1 }));
+    const allWon = Array.from({ length: 20 }, (_, i) => ({ quoteId: `Q-${i}`, margin: 0.1 + i / 100, won: true, weight: 1 }));
     const allLost = allWon.map((sample) => ({ ...sample, won: false }));
     expect(fitWinModel(allWon, settings)).toBeUndefined();
     expect(fitWinModel(allLost, settings)).toBeUndefined();
@@ -43,7 +51,7 @@ describe('fitting the win model', () => {
   });
 
   it('stays finite on perfectly separated quotes', () => {
-    const samples = Array.from({ length: 40 }, (_, i) => ({ margin: 0.1 + i / 100, won: i < 20, weight: 1 }));
+    const samples = Array.from({ length: 40 }, (_, i) => ({ quoteId: `Q-${i}`, margin: 0.1 + i / 100, won: i < 20, weight: 1 }));
     const model = fitWinModel(samples, settings);
     expect(Number.isFinite(model?.slope)).toBe(true);
     expect(Number.isFinite(model?.intercept)).toBe(true);
@@ -55,7 +63,7 @@ describe('fitting the win model', () => {
   });
 
   it('stays finite when every quote has the same margin', () => {
-    const samples = Array.from({ length: 20 }, (_, i) => ({ margin: 0.3, won: i % 4 === 0, weight: 1 }));
+    const samples = Array.from({ length: 20 }, (_, i) => ({ quoteId: `Q-${i}`, margin: 0.3, won: i % 4 === 0, weight: 1 }));
     const model = fitWinModel(samples, settings);
     expect(model?.slope).toBeCloseTo(0, 6);
     if (model) expect(winProbability(model, 0.3)).toBeCloseTo(0.25, 6);

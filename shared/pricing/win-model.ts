@@ -4,6 +4,8 @@ import type { PricingSettings } from './settings.ts';
 
 /** One closed quote line: its margin, whether it was won, and its recency weight. */
 export interface WinSample {
+  /** The quote the line belongs to: the threshold counts quotes, not lines. */
+  readonly quoteId: string;
   readonly margin: number;
   readonly won: boolean;
   readonly weight: number;
@@ -77,6 +79,8 @@ function evaluate(x: Float64Array, w: Float64Array, y: Uint8Array, lambda: numbe
  */
 export function fitWinModel(samples: readonly WinSample[], settings: PricingSettings): WinModel | undefined {
   if (samples.length < settings.winModelMinQuotes) return undefined;
+  const closedQuotes = new Set(samples.map((sample) => sample.quoteId)).size;
+  if (closedQuotes < settings.winModelMinQuotes) return undefined;
   let sumW = 0;
   let sumW2 = 0;
   let sumWM = 0;
@@ -127,7 +131,7 @@ export function fitWinModel(samples: readonly WinSample[], settings: PricingSett
     at = next;
     if (Math.max(Math.abs(t * dA), Math.abs(t * dB)) < STEP_TOLERANCE) break;
   }
-  return { intercept: a - b * mean, slope: b, closedQuotes: samples.length, nEff: (sumW * sumW) / sumW2 };
+  return { intercept: a - b * mean, slope: b, closedQuotes, nEff: (sumW * sumW) / sumW2 };
 }
 
 /** Expected profit per unit of cost at margin m: the price's markup (m / (1 − m)) times the chance of winning at it. */

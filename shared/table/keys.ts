@@ -434,6 +434,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU; a replay or an in-flight answer comes back through the refused condition, charged on the stored item: ~1 WRU per KB of compressed response',
   },
   {
+    name: 'Price call in a month whose quota is spent: find the stored answer a retry replays',
+    usedBy: ['priceLines'],
+    call: 'GetItem (strongly consistent)',
+    key: 'priceCall(workspaceId, digest(Idempotency-Key))',
+    cost: '1 RRU per started 4 KB of the stored item: ~2 RRU for 100 lines; only once the month is spent',
+  },
+  {
     name: 'Price call: store the answer, which is also the record of its decisions',
     usedBy: ['priceLines'],
     call: 'UpdateItem SET response (brotli JSON), conditional on the call id',

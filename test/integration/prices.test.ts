@@ -6,7 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PriceRequestSchema } from '../../shared/prices/request.ts';
 import { tableName } from '../../shared/config.ts';
 import { keyDigest, keys } from '../../shared/table/keys.ts';
-import { bodyHash, findDecision } from '../../shared/prices/calls.ts';
+import { findDecision } from '../../shared/prices/calls.ts';
+import { requestHash } from '../../shared/prices/serve.ts';
 import { monthOf } from '../../shared/workspaces/usage.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
@@ -170,6 +171,18 @@ describe('pricing lines after a drain', () => {
     expect(erp?.reason).toBeDefined();
   });
 
+  it('refuses a storefront key with 403 feature_not_enabled once the workspace lacks the storefront feature, but not an erp key', async () => {
+    const closed = await workspaceWith({ features: ['writebacks', 'overview'] });
+    const body = { lines: [{ productSku: 'WASHER', quantity: 1 }] };
+    const refused = await pricesCall(closed.keys.storefront, body);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error).toMatchObject({
+      code: 'feature_not_enabled',
+      message: 'The workspace does not have the storefront feature.',
+    });
+    expect((await pricesCall(closed.keys.erp, body)).status).toBe(200);
+  });
+
   it('refuses a connector key with 403 forbidden', async () => {
     const response = await pricesCall(seller.keys.connector, { lines: [{ productSku: 'BOLT', quantity: 1 }] });
     expect(response.status).toBe(403);
@@ -249,6 +262,21 @@ describe('idempotency', () => {
     expect(response.json.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
   });
 
+  it('never replays an erp answer to a storefront key under the same key, nor the other way round', async () => {
+    const key = randomUUID();
+    const erp = await pricesCall(seller.keys.erp, body, key);
+    expect(erp.status).toBe(200);
+    expect(erp.json.lines[0].reason).toBeDefined();
+    const storefront = await pricesCall(seller.keys.storefront, body, key);
+    expect(storefront.status).toBe(422);
+    expect(storefront.json.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(storefront.text).not.toContain('reason');
+
+    const other = randomUUID();
+    expect((await pricesCall(seller.keys.storefront, body, other)).status).toBe(200);
+    expect((await pricesCall(seller.keys.erp, body, other)).json.error.code).toBe('idempotency_key_reused');
+  });
+
   it('runs 20 concurrent identical calls once: one 200 body, the rest identical replays or 409 in flight', async () => {
     const key = randomUUID();
     const used = await linesUsed(seller.workspaceId);
@@ -306,7 +334,7 @@ describe('idempotency', () => {
         Item: {
           ...keys.priceCall(seller.workspaceId, keyDigest(key)),
           callId: 'livecall0000',
-          bodyHash: bodyHash(v.parse(PriceRequestSchema, body)),
+          bodyHash: requestHash('erp', v.parse(PriceRequestSchema, body)),
           state: 'running',
           lockedUntil: Date.now() + 60_000,
           replayUntil: Date.now() + 86_400_000,
@@ -375,6 +403,22 @@ describe('idempotency', () => {
     expect(Item).toBeUndefined();
     const fits = await pricesCall(small.keys.erp, { lines: three.lines.slice(0, 2) }, key);
     expect(fits.status).toBe(200);
+  });
+
+  it('replays a call that spent the last of the month to its retry, while a new call is refused for volume', async () => {
+    const small = await workspaceWith({ monthlyLines: 2 });
+    const key = randomUUID();
+    const two = { lines: [1, 2].map((quantity) => ({ productSku: 'X', quantity })) };
+    const first = await pricesCall(small.keys.erp, two, key);
+    expect(first.status).toBe(200);
+    const retry = await pricesCall(small.keys.erp, two, key);
+    expect(retry.status).toBe(200);
+    expect(retry.text).toBe(first.text);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    // Another body under the key, or a new key, is a new call: the month has no room for it.
+    expect((await pricesCall(small.keys.erp, { lines: two.lines.slice(0, 1) }, key)).json.error.code).toBe('monthly_volume_exceeded');
+    expect((await pricesCall(small.keys.erp, two, randomUUID())).json.error.code).toBe('monthly_volume_exceeded');
+    expect(await linesUsed(small.workspaceId)).toBe(2);
   });
 });
 
