@@ -259,12 +259,15 @@ describe('guardrails', () => {
     expect(priced.explanation.stance).toBe('at_floor');
   });
 
-  it('keeps the price within the maximum change from the current price', () => {
+  it('keeps the price within the maximum change from the current price, at the floor when it raised it', () => {
     const up = priceLine(line({ currentPriceCents: 7000 }), bands, settings);
     expect(up.priceCents).toBe(8750);
     expect(up.guardrailsApplied).toEqual(['max_change']);
+    expect(up.explanation.stance).not.toBe('at_floor');
     const down = priceLine(line({ currentPriceCents: 20_000 }), bands, settings);
     expect(down.priceCents).toBe(15_000);
+    // Raised to the lowest change allowed: no lower price is on offer.
+    expect(down.explanation.stance).toBe('at_floor');
   });
 
   it('lets the lower bounds and the ceiling win over the maximum change', () => {

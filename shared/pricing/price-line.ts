@@ -279,11 +279,14 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
       );
     }
   }
+  // Raised to the lowest change allowed, the price is bound from below as surely as by a floor.
+  let raisedByMaxChange = false;
   if (listPrice > 0) {
     const share = settings.maxChangePct / 100;
     let kept = Math.min(Math.max(price, listPrice * (1 - share)), listPrice * (1 + share));
     if (ceiling !== undefined) kept = Math.min(kept, ceiling);
     kept = Math.max(kept, lower);
+    raisedByMaxChange = kept > price;
     if (kept !== price) {
       clampTo('max_change', kept, 'product', `Kept within ${settings.maxChangePct}% of the current price ${amount(listPrice)}`);
     }
@@ -337,7 +340,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
   const lowerMargin = (lower - cost) / lower;
   const effectiveFloor = used ? Math.max(floor, lowerMargin) : lowerMargin;
   const lowerApplied = applied.includes('min_margin') || applied.includes('floor') || applied.includes('map');
-  const boundByLower = priceCents <= lowest && (lowerApplied || (priceCents === lowest && lower > preGuardrail));
+  const boundByLower = raisedByMaxChange || (priceCents <= lowest && (lowerApplied || (priceCents === lowest && lower > preGuardrail)));
   const stance: Stance =
     boundByLower || finalBps - bps(effectiveFloor) < settings.negotiableRoomBps
       ? 'at_floor'
