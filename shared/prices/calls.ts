@@ -202,8 +202,10 @@ export async function completeCall(call: CallRef, statusCode: number, json: stri
       }),
     );
   } catch (error) {
-    // This call outlived its marker and another took the key over; its answer still goes back to its caller.
+    // This call outlived its marker and another took the key over: its answer is not the key's, and its decision ids
+    // would lead nowhere. It fails, and is refunded; a retry gets the answer of the call that holds the key.
     if (!isConditionFailure(error)) throw error;
+    throw new Error('The price call lost its Idempotency-Key to another call before it could store its answer.', { cause: error });
   }
 }
 

@@ -58,9 +58,34 @@ export async function replayInSpentMonth(principal: Principal, readCall: () => P
   return { statusCode: replay.statusCode, json: replay.json, replayed: true };
 }
 
+/** A fresh call gives up this long before the invocation's deadline, leaving time to let the key go and refund. */
+export const GIVE_UP_BEFORE_DEADLINE_MS = 1_500;
+
+/** A call that would not answer before its invocation's deadline: given up while it can still be undone. */
+export class OutOfTime extends Error {
+  constructor() {
+    super("The price call was given up before the invocation's deadline.");
+  }
+}
+
+/** The work's result, or OutOfTime once budgetMs has passed; the work itself is not stopped, only no longer awaited. */
+export async function withinDeadline<T>(work: Promise<T>, budgetMs: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new OutOfTime()), Math.max(0, budgetMs));
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Round trips are the latency of a call, so the key is claimed and the quota charged while the snapshot is read.
- * Anything but a 200 lets the key go and gives the quota back, so that a retry with the same key runs afresh.
+ * Anything but a 200 lets the key go and gives the quota back, so that a retry with the same key runs afresh. That
+ * includes a call that runs short of time (reads backing off under throttling, say): it is given up before Lambda
+ * stops it, since a stopped call could neither refund its lines nor let its key go before the marker ran out.
  */
 export async function servePriceCall({ principal, request, idempotencyKey, nowMs, remainingMs }: PriceCallInput): Promise<PriceCallAnswer> {
   const { workspace } = principal;
@@ -85,11 +110,12 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
   }
   const { call } = started;
   const lineCount = request.lines.length;
-  const [charge, read] = await Promise.allSettled([chargeLines(workspace, lineCount, nowMs), reading]);
+  const charging = chargeLines(workspace, lineCount, nowMs);
   try {
-    if (charge.status === 'rejected') throw charge.reason;
-    if (read.status === 'rejected') throw read.reason;
-    const lines = priceLines(request.lines, read.value, {
+    // Only the reads and the charge race the deadline: they are what can back off. Once the answer is being stored the
+    // call is not given up, so that an answer being stored is not refunded.
+    const [, snapshot] = await withinDeadline(Promise.all([charging, reading]), remainingMs() - GIVE_UP_BEFORE_DEADLINE_MS);
+    const lines = priceLines(request.lines, snapshot, {
       baseCurrency: workspace.baseCurrency,
       settings: pricingSettings(workspace.pricing),
       audience: audienceOf(principal),
@@ -100,7 +126,12 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
     await completeCall(call, 200, json);
     return { statusCode: 200, json, replayed: false };
   } catch (error) {
-    const charged = charge.status === 'fulfilled';
+    // Out of time, the reads may be backing off still: waiting for them would spend the time the undoing needs.
+    if (!(error instanceof OutOfTime)) await readsSettled();
+    const charged = await charging.then(
+      () => true,
+      () => false,
+    );
     await Promise.allSettled([abandonCall(call), ...(charged ? [refundLines(workspace, lineCount, nowMs)] : [])]);
     throw error;
   }

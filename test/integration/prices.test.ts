@@ -7,7 +7,8 @@ import { PriceRequestSchema } from '../../shared/prices/request.ts';
 import { tableName } from '../../shared/config.ts';
 import { keyDigest, keys } from '../../shared/table/keys.ts';
 import { findDecision } from '../../shared/prices/calls.ts';
-import { requestHash } from '../../shared/prices/serve.ts';
+import { GIVE_UP_BEFORE_DEADLINE_MS, OutOfTime, requestHash, servePriceCall } from '../../shared/prices/serve.ts';
+import { getWorkspace } from '../../shared/workspaces/repository.ts';
 import { monthOf } from '../../shared/workspaces/usage.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
@@ -324,6 +325,32 @@ describe('idempotency', () => {
     );
     const response = await pricesCall(seller.keys.erp, body, key);
     expect(response.status, response.text).toBe(200);
+  });
+
+  it('gives up a call that runs out of time before its deadline, letting the key go and giving the lines back', async () => {
+    const key = randomUUID();
+    const workspace = await getWorkspace(seller.workspaceId);
+    if (!workspace) throw new Error('the test workspace is missing');
+    const principal = { keyId: 'key_test', workspaceId: seller.workspaceId, scopes: ['erp' as const], connectorId: undefined, workspace };
+    const request = v.parse(PriceRequestSchema, body);
+    const used = await linesUsed(seller.workspaceId);
+    // No time is left beyond the margin the call keeps for undoing itself.
+    const given = servePriceCall({
+      principal,
+      request,
+      idempotencyKey: key,
+      nowMs: Date.now(),
+      remainingMs: () => GIVE_UP_BEFORE_DEADLINE_MS,
+    });
+    await expect(given).rejects.toBeInstanceOf(OutOfTime);
+    const { Item } = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.priceCall(seller.workspaceId, keyDigest(key)), ConsistentRead: true }),
+    );
+    expect(Item).toBeUndefined();
+    expect(await linesUsed(seller.workspaceId)).toBe(used);
+    // The retry runs afresh, and is charged once.
+    expect((await pricesCall(seller.keys.erp, body, key)).status).toBe(200);
+    expect(await linesUsed(seller.workspaceId)).toBe(used + 1);
   });
 
   it('answers a call whose marker is still live with 409 in flight, and Retry-After', async () => {
