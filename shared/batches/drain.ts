@@ -28,7 +28,10 @@ import type { Batch } from './schema.ts';
 
 /** Receives of one job before the batch is failed and the message parked in the dead-letter queue. */
 export const DRAIN_ATTEMPTS = 3;
-/** A message for a batch that is still open may race its own commit; past this age its commit never landed. */
+/**
+ * A message for a batch that is still open may race its own commit, and a bands job the end of its drain; past this
+ * age the state change it waits for never landed.
+ */
 const COMMIT_RACE_WINDOW_MS = 60_000;
 const BOUNCE_DELAY_SECONDS = 2;
 /** The commit's state change is usually milliseconds behind its message: look again a few times before bouncing. */
@@ -88,6 +91,12 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
   const clock = invocation.now ?? (() => new Date());
   const { message } = invocation;
   const ignored: DrainResult = { outcome: 'ignored', chunks: 0, records: 0 };
+  // The drain sends this job just before it marks the batch drained, and the job can be quicker: look again shortly.
+  // A drain that faults there is redelivered, and sends a job of its own when it finishes.
+  if (batch.status === 'draining' && clock().getTime() - Date.parse(message.sentAt) < COMMIT_RACE_WINDOW_MS) {
+    await sendDrainMessage(message, BOUNCE_DELAY_SECONDS);
+    return { outcome: 'bounced', chunks: 0, records: 0 };
+  }
   if (batch.status !== 'drained' || batch.bandsRecomputedAt) return ignored;
   const parkBands = async (cause: string): Promise<DrainResult> => {
     await sendToDrainDeadLetter(invocation.body, `Recomputing bands failed after ${DRAIN_ATTEMPTS} attempts (${cause}).`);

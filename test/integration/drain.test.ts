@@ -333,6 +333,24 @@ describe('drain attempts', () => {
     expect(batch?.error).toMatch(/^The drain failed after 3 attempts \(each attempt stopped without finishing/);
   });
 
+  it('looks again shortly at a bands job that arrives before its drain has marked the batch drained', async () => {
+    const { workspace, message } = await committedBatch();
+    const batch = await getBatch(workspace.workspaceId, message.batchId);
+    if (!batch) throw new Error('no batch');
+    await acquireDrainLease(batch, 'a-drain-finishing', Date.now() + 60_000, new Date());
+    const bands = { ...message, phase: 'bands' as const, continuation: 0 };
+    const invocation = (sentAt: Date) => ({
+      message: { ...bands, sentAt: sentAt.toISOString() },
+      body: JSON.stringify(bands),
+      receiveCount: 1,
+      remainingMs: () => 60_000,
+    });
+    expect((await runDrainJob(invocation(new Date()))).outcome).toBe('bounced');
+    // A job that old was sent by a drain that has since faulted; its redelivery sends a job of its own.
+    expect((await runDrainJob(invocation(new Date(Date.now() - 5 * 60_000)))).outcome).toBe('ignored');
+    expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'draining' });
+  });
+
   it('leaves a batch another live drain holds alone: retried later, or dropped on the last attempt', async () => {
     const { workspace, message } = await committedBatch();
     const batch = await getBatch(workspace.workspaceId, message.batchId);
