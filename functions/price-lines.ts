@@ -4,8 +4,7 @@ import { readJsonBody } from '../shared/http/request.ts';
 import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
 import { monthSpent, replayInSpentMonth, servePriceCall } from '../shared/prices/serve.ts';
 
-export const handler = routeEndpoint('priceLines', async ({ event, principal, linesUsed, remainingMs }) => {
-  const nowMs = Date.now();
+export const handler = routeEndpoint('priceLines', async ({ event, principal, linesUsed, remainingMs, nowMs }) => {
   const readCall = () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) });
   const answer = monthSpent(principal.workspace, linesUsed)
     ? await replayInSpentMonth(principal, readCall, nowMs)

@@ -16,6 +16,11 @@ export interface EndpointRequest {
   readonly requestId: string;
   /** Time left before Lambda stops the invocation. */
   readonly remainingMs: () => number;
+  /**
+   * The request's moment, one clock for all of it: the rate window it was counted in and the month whose priced lines
+   * it read back are the ones its work charges, even across midnight at a month's end.
+   */
+  readonly nowMs: number;
 }
 
 export interface AuthenticatedRequest extends EndpointRequest {
@@ -37,6 +42,7 @@ export type Reply = {
 interface EndpointContext extends Context {
   principal?: Principal;
   linesUsed?: number;
+  admittedAt?: number;
   startedAt?: number;
 }
 
@@ -111,7 +117,9 @@ function requestRate(): Middleware {
     before: async (request) => {
       const principal = request.context.principal;
       if (!principal) return;
-      request.context.linesUsed = (await admitRequest(principal.workspace, Date.now())).linesUsed;
+      const now = Date.now();
+      request.context.linesUsed = (await admitRequest(principal.workspace, now)).linesUsed;
+      request.context.admittedAt = now;
     },
   };
 }
@@ -123,7 +131,11 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
   const handler = chain.handler(async (event, context) => {
     const requestId = requestIdOf(event);
     const remainingMs = () => context.getRemainingTimeInMillis();
-    return jsonReply(await run({ event, requestId, remainingMs, principal: context.principal, linesUsed: context.linesUsed }), requestId);
+    const nowMs = context.admittedAt ?? Date.now();
+    return jsonReply(
+      await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
+      requestId,
+    );
   });
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it.
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>

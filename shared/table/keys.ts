@@ -417,7 +417,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['every /api/v1 route'],
     call: "UpdateItem ADD rateCount, conditional on the window being this second and not full, ReturnValues ALL_NEW; on the window's first request a second UpdateItem starts the window",
     key: 'usage(workspaceId, month)',
-    cost: '1 WRU; 2 on the first request of each second; a refused request 2 WRU',
+    cost: '1 WRU; 2 on the first request of each second; a refused request 1 WRU (the refused write, charged on the small item it returns)',
   },
   {
     name: 'Price call: charge its lines to the monthly quota',

@@ -1,5 +1,6 @@
 // A workspace's usage of /api/v1: the per-second request rate and the month's priced lines, one counter item per month.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
@@ -39,26 +40,32 @@ export function monthlyVolumeExceeded(workspace: Pick<Workspace, 'monthlyLines'>
 /**
  * Counts a request against the workspace's rate: a fixed one-second window in the month's usage item. One write in
  * the usual case (the window's first request takes two), and it reads back the month's priced lines for free, so a
- * spent quota is refused before the body is even read.
+ * spent quota is refused before the body is even read. A refused request costs the one refused write: the stored
+ * window comes back with the refusal and says why.
  */
 export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'rateLimit'>, nowMs: number): Promise<{ linesUsed: number }> {
   const second = Math.floor(nowMs / 1000);
   const Key = keys.usage(workspace.workspaceId, monthOf(nowMs));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
+      // A request stamped a moment before another instance opened the next second's window counts in that window,
+      // rather than being refused for arriving late.
       const { Attributes } = await tableClient().send(
         new UpdateCommand({
           TableName: tableName(),
           Key,
           UpdateExpression: 'ADD rateCount :one',
-          ConditionExpression: 'rateSecond = :second AND rateCount < :limit',
+          ConditionExpression: 'rateSecond >= :second AND rateCount < :limit',
           ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': workspace.rateLimit },
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return { linesUsed: Number(Attributes?.lines ?? 0) };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+      const stored = error.Item ? unmarshall(error.Item) : undefined;
+      if (typeof stored?.rateSecond === 'number' && stored.rateSecond >= second) throw rateLimited(workspace.rateLimit);
     }
     try {
       // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
@@ -74,10 +81,10 @@ export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'r
       );
       return { linesUsed: Number(Attributes?.lines ?? 0) };
     } catch (error) {
+      // Another request opened the window first: count in it.
       if (!isConditionFailure(error)) throw error;
     }
   }
-  // Both refused: the window is this second's and it is full (or a later second's, on a clock behind the others).
   throw rateLimited(workspace.rateLimit);
 }
 

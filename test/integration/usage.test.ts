@@ -1,0 +1,37 @@
+// The per-second request rate against DynamoDB Local: windows, late arrivals across a second, and what a refusal costs.
+import { describe, expect, it } from 'vitest';
+import { CapacityLedger, withCapacityLedger } from '../../shared/table/capacity.ts';
+import { admitRequest } from '../../shared/workspaces/usage.ts';
+import { newWorkspace } from './support.ts';
+
+/** The start of the current second: a test's requests then fall in the seconds it means. */
+function secondStart(): number {
+  return Math.floor(Date.now() / 1000) * 1000;
+}
+
+describe('the per-second request rate', () => {
+  it('admits up to the limit in a second, refuses the rest, and opens a new window the next second', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 3 };
+    const at = secondStart();
+    for (let i = 0; i < 3; i++) await admitRequest(workspace, at + i);
+    await expect(admitRequest(workspace, at + 10)).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(admitRequest(workspace, at + 1000)).resolves.toBeDefined();
+  });
+
+  it('counts a request stamped just before another opened the next second in that window, rather than refusing it', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1000 };
+    const at = secondStart();
+    await admitRequest(workspace, at + 1000);
+    // Five requests stamped in the second before, arriving after the next window opened: all counted.
+    await Promise.all([1, 2, 3, 4, 5].map((ms) => admitRequest(workspace, at + 1000 - ms)));
+  });
+
+  it('spends one refused write on a request past the limit', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1 };
+    const at = secondStart();
+    await admitRequest(workspace, at);
+    const ledger = new CapacityLedger();
+    await expect(withCapacityLedger(ledger, () => admitRequest(workspace, at + 1))).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(ledger.writeUnits).toBe(1);
+  });
+});
