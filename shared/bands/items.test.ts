@@ -146,6 +146,13 @@ describe('the category bands item', () => {
     expect(stored.segments.get('')?.winModel).toBeUndefined();
   });
 
+  it('keeps a segment whatever its name, __proto__ included', () => {
+    const odd: CategoryBands = { ...bands, segments: new Map([['__proto__', { band: band(0.2), winModel: undefined }]]) };
+    const stored = readCategoryBandsItem({ bands: JSON.stringify(categoryBandsFields('Fasteners', odd)) });
+    expect([...stored.segments.keys()]).toEqual(['__proto__']);
+    expect(stored.segments.get('__proto__')?.band).toEqual(band(0.2));
+  });
+
   it('stores a category without a band of its own as null and reads it back as undefined', () => {
     const fields = categoryBandsFields('Adhesives', { ...bands, category: undefined, segments: new Map() });
     expect(fields).toEqual({ category: 'Adhesives', band: null, segments: {} });

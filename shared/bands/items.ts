@@ -62,10 +62,10 @@ export interface CategoryBandsFields {
 }
 
 export function categoryBandsFields(category: string, bands: CategoryBands): CategoryBandsFields {
-  const segments: CategoryBandsFields['segments'] = {};
-  for (const [segment, { band, winModel }] of bands.segments) {
-    segments[segment] = [encodeBand(band), winModel ? encodeWinModel(winModel) : null];
-  }
+  // fromEntries defines each segment as an own key, so that even a segment named __proto__ is kept.
+  const segments: CategoryBandsFields['segments'] = Object.fromEntries(
+    [...bands.segments].map(([segment, { band, winModel }]) => [segment, [encodeBand(band), winModel ? encodeWinModel(winModel) : null]]),
+  );
   return { category, band: bands.category ? encodeBand(bands.category) : null, segments };
 }
 
