@@ -123,6 +123,8 @@ export async function readAllCategoryBands(workspaceId: string): Promise<StoredC
     TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+    // Read straight after the job wrote its categories: a stale read would combine the workspace band without them.
+    ConsistentRead: true,
   });
   return items.map(readCategoryBandsItem);
 }

@@ -401,9 +401,9 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Bands: combine the workspace band from every category',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
-    call: 'Query begins_with CATEGORY# (eventually consistent), then PutItem',
+    call: 'Query begins_with CATEGORY# (strongly consistent: it follows the category writes at once), then PutItem',
     key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId)',
-    cost: '0.5 RRU per 4 KB of category items + 1 WRU, once per drain',
+    cost: '1 RRU per 4 KB of category items + 1 WRU, once per drain',
   },
   {
     name: 'Bands: take and end the lease of a bands job; move its checkpoint',
