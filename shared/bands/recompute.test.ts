@@ -97,29 +97,29 @@ describe('the customer bands a batch may write', () => {
   );
 
   it('are a customer’s when one of its SKUs is a touched customer × SKU pair', () => {
-    expect(scope.writes.customer('C-1', skus('SKU-1'))).toBe(true);
-    expect(scope.writes.customer('C-1', skus('SKU-5', 'SKU-1'))).toBe(true);
-    expect(scope.writes.customer('C-2', skus('SKU-2'))).toBe(true);
+    expect(scope.writes.customer('C-1', skus('SKU-1'), 'Fasteners')).toBe(true);
+    expect(scope.writes.customer('C-1', skus('SKU-5', 'SKU-1'), 'Fasteners')).toBe(true);
+    expect(scope.writes.customer('C-2', skus('SKU-2'), 'Fasteners')).toBe(true);
   });
 
   it('are not a customer’s whose SKUs were touched only for another customer', () => {
-    expect(scope.writes.customer('C-1', skus('SKU-2'))).toBe(false);
-    expect(scope.writes.customer('C-2', skus('SKU-1'))).toBe(false);
+    expect(scope.writes.customer('C-1', skus('SKU-2'), 'Fasteners')).toBe(false);
+    expect(scope.writes.customer('C-2', skus('SKU-1'), 'Fasteners')).toBe(false);
   });
 
   it('are not a customer’s that the batch touched only as a customer, or only through a touched product', () => {
-    expect(scope.writes.customer('C-3', skus('SKU-1', 'SKU-3'))).toBe(false);
-    expect(scope.writes.customer('C-1', skus('SKU-3'))).toBe(false);
+    expect(scope.writes.customer('C-3', skus('SKU-1', 'SKU-3'), 'Fasteners')).toBe(false);
+    expect(scope.writes.customer('C-1', skus('SKU-3'), 'Fasteners')).toBe(false);
   });
 
   it('are not a customer’s without SKUs', () => {
-    expect(scope.writes.customer('C-1', new Map())).toBe(false);
+    expect(scope.writes.customer('C-1', new Map(), 'Fasteners')).toBe(false);
   });
 
   it('keep customer and SKU apart however their ids run together', () => {
     const tricky = touchedScope(touched([['customerSku', 'C', '1SKU']]));
-    expect(tricky.writes.customer('C1', skus('SKU'))).toBe(false);
-    expect(tricky.writes.customer('C', skus('1SKU'))).toBe(true);
+    expect(tricky.writes.customer('C1', skus('SKU'), 'Fasteners')).toBe(false);
+    expect(tricky.writes.customer('C', skus('1SKU'), 'Fasteners')).toBe(true);
   });
 });
 
@@ -132,8 +132,27 @@ describe('a scope from the nodes a drain records', () => {
     const scope = touchedScope(set);
     expect(scope.categories).toEqual(['Adhesives', 'Fasteners']);
     for (const sku of ['SKU-1', 'SKU-2', 'SKU-3']) expect(scope.writes.product(sku)).toBe(true);
-    expect(scope.writes.customer('C-1', skus('SKU-1'))).toBe(true);
-    expect(scope.writes.customer('C-2', skus('SKU-3'))).toBe(true);
-    expect(scope.writes.customer('C-1', skus('SKU-2', 'SKU-3'))).toBe(false);
+    expect(scope.writes.customer('C-1', skus('SKU-1'), 'Fasteners')).toBe(true);
+    expect(scope.writes.customer('C-2', skus('SKU-3'), 'Fasteners')).toBe(true);
+    expect(scope.writes.customer('C-1', skus('SKU-2', 'SKU-3'), 'Adhesives')).toBe(false);
+  });
+
+  it('rewrites a customer whose lines in the category changed whole, whichever SKUs it still buys there', () => {
+    const set = new TouchedSet();
+    set.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    const scope = touchedScope(set);
+    expect(scope.writes.customer('C-1', skus('SKU-7'), 'Fasteners')).toBe(true);
+    expect(scope.writes.customer('C-1', skus('SKU-7'), 'Adhesives')).toBe(false);
+  });
+
+  it('names the products and customers with lines touched in each category, whose bands there go with their last line', () => {
+    const set = new TouchedSet();
+    set.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    set.addLine({ productSku: 'SKU-2', customer: null, segment: undefined, category: 'Adhesives' });
+    set.addLine({ productSku: 'SKU-3', customer: 'C-2', segment: undefined, category: undefined });
+    const scope = touchedScope(set);
+    expect(scope.writes.linesTouchedIn('Fasteners')).toEqual({ products: new Set(['SKU-1']), customers: new Set(['C-1']) });
+    expect(scope.writes.linesTouchedIn('Adhesives')).toEqual({ products: new Set(['SKU-2']), customers: new Set() });
+    expect(scope.writes.linesTouchedIn('Sealants')).toEqual({ products: new Set(), customers: new Set() });
   });
 });

@@ -29,26 +29,49 @@ export function touchedScope(touched: Touched): BandScope {
   const categories = new Set<string>();
   const products = new Set(touched.products);
   const pairs = new Set<string>();
+  const lines = new Map<string, { products: Set<string>; customers: Set<string> }>();
+  const linesIn = (category: string) => {
+    let entry = lines.get(category);
+    if (!entry) {
+      entry = { products: new Set(), customers: new Set() };
+      lines.set(category, entry);
+    }
+    return entry;
+  };
   for (const text of touched.nodes) {
     const node = JSON.parse(text) as [string, string, string?];
     if (node[0] === 'category') categories.add(node[1]);
-    else if (node[0] === 'segmentCategory' && node[2] !== undefined) categories.add(node[2]);
-    else if (node[0] === 'segmentSku' && node[2] !== undefined) products.add(node[2]);
-    else if (node[0] === 'customerSku' && node[2] !== undefined) pairs.add(pairKey(node[1], node[2]));
+    else if (node[2] === undefined) continue;
+    else if (node[0] === 'segmentCategory') categories.add(node[2]);
+    else if (node[0] === 'segmentSku') products.add(node[2]);
+    else if (node[0] === 'customerSku') pairs.add(pairKey(node[1], node[2]));
+    else if (node[0] === 'categorySku') linesIn(node[1]).products.add(node[2]);
+    else if (node[0] === 'categoryCustomer') linesIn(node[1]).customers.add(node[2]);
   }
+  const none = { products: new Set<string>(), customers: new Set<string>() };
   return {
     categories: [...categories].sort(),
     writes: {
       product: (sku) => products.has(sku),
-      customer: (customer, skus) => [...skus.keys()].some((sku) => pairs.has(pairKey(customer, sku))),
+      // A customer whose lines in the category changed is rewritten whole, so that a SKU it no longer buys there goes.
+      customer: (customer, skus, category) =>
+        (lines.get(category)?.customers.has(customer) ?? false) || [...skus.keys()].some((sku) => pairs.has(pairKey(customer, sku))),
+      linesTouchedIn: (category) => lines.get(category) ?? none,
     },
   };
 }
 
-/** A full rebuild writes every band of every category known to the workspace. */
+/**
+ * A full rebuild writes every band of every category known to the workspace. It removes none: the bands a product or
+ * customer lost along with its lines go when the batch that removed the lines is recomputed.
+ */
 export async function rebuildScope(workspaceId: string): Promise<BandScope> {
   const stored = await readAllCategoryBands(workspaceId);
-  return { categories: stored.map((entry) => entry.category).sort(), writes: { product: () => true, customer: () => true } };
+  const none = { products: new Set<string>(), customers: new Set<string>() };
+  return {
+    categories: stored.map((entry) => entry.category).sort(),
+    writes: { product: () => true, customer: () => true, linesTouchedIn: () => none },
+  };
 }
 
 export interface RecomputeProgress {

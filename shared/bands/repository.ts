@@ -1,6 +1,6 @@
 // Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
+import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
@@ -42,12 +42,15 @@ export async function readCategoryHistory(workspaceId: string, category: string)
 /** Which of a category's bands to write: all of them for a rebuild, or those of the products and customers a batch touched. */
 export interface BandWrites {
   readonly product: (sku: string) => boolean;
-  readonly customer: (customerExternalId: string, skus: ReadonlyMap<string, Band>) => boolean;
+  readonly customer: (customerExternalId: string, skus: ReadonlyMap<string, Band>, category: string) => boolean;
+  /** The products and customers whose lines in the category a batch added or removed: any left without lines lose their bands. */
+  readonly linesTouchedIn: (category: string) => { readonly products: ReadonlySet<string>; readonly customers: ReadonlySet<string> };
 }
 
 /**
  * Writes one category's bands: the category item (always, so that the category is known to a rebuild), each chosen
  * product's segment × SKU bands onto its product item, and each chosen customer's customer × SKU bands in the category.
+ * A product or customer whose lines there were all removed (a corrected document) loses its bands of the category.
  */
 export async function writeCategoryBands(
   workspaceId: string,
@@ -57,7 +60,7 @@ export async function writeCategoryBands(
   at: string,
 ): Promise<{ products: number; customers: number }> {
   const customerItems = [...bands.customerSkus]
-    .filter(([customer, skus]) => writes.customer(customer, skus))
+    .filter(([customer, skus]) => writes.customer(customer, skus, category))
     .map(([customer, skus]) => ({
       ...keys.customerBands(workspaceId, customer, category),
       type: 'customerBands',
@@ -66,37 +69,55 @@ export async function writeCategoryBands(
       bands: encodeBandMap(skus),
       updatedAt: at,
     }));
-  await putItems([
-    {
-      ...keys.categoryBands(workspaceId, category),
-      type: 'categoryBands',
-      bands: JSON.stringify(categoryBandsFields(category, bands)),
-      updatedAt: at,
-    },
-    ...customerItems,
+  const touched = writes.linesTouchedIn(category);
+  const lostCustomers = [...touched.customers].filter((customer) => !bands.customerSkus.has(customer));
+  await Promise.all([
+    putItems([
+      {
+        ...keys.categoryBands(workspaceId, category),
+        type: 'categoryBands',
+        bands: JSON.stringify(categoryBandsFields(category, bands)),
+        updatedAt: at,
+      },
+      ...customerItems,
+    ]),
+    deleteItems(lostCustomers.map((customer) => keys.customerBands(workspaceId, customer, category))),
   ]);
   const products = [...bands.segmentSkus].filter(([sku]) => writes.product(sku));
-  const groups: Array<typeof products> = [];
-  for (let i = 0; i < products.length; i += STATEMENTS_PER_BATCH) groups.push(products.slice(i, i + STATEMENTS_PER_BATCH));
+  const lostProducts = [...touched.products].filter((sku) => !bands.segmentSkus.has(sku));
   // PartiQL updates in batches of 25: one call where UpdateItem would take 25. An UPDATE never creates an item, so
-  // history naming a product the catalogue does not hold is refused for that statement alone, and left so.
+  // history naming a product the catalogue does not hold is refused for that statement alone, and left so. A product
+  // that lost its lines keeps the bands of the category it has moved to, if it has: hence the condition on category.
+  await executeStatements([
+    ...products.map(([sku, segments]) => {
+      const key = keys.product(workspaceId, sku);
+      return {
+        Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
+        Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
+      };
+    }),
+    ...lostProducts.map((sku) => {
+      const key = keys.product(workspaceId, sku);
+      return {
+        Statement: `UPDATE "${tableName()}" REMOVE segmentBands SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND category = ?`,
+        Parameters: [at, key.PK, key.SK, category],
+      };
+    }),
+  ]);
+  return { products: products.length, customers: customerItems.length };
+}
+
+/** Runs statements 25 to a call, in parallel, retrying throttled ones; a statement refused by its condition is left so. */
+async function executeStatements(statements: ReadonlyArray<{ Statement: string; Parameters: unknown[] }>): Promise<void> {
+  const groups: Array<typeof statements> = [];
+  for (let i = 0; i < statements.length; i += STATEMENTS_PER_BATCH) groups.push(statements.slice(i, i + STATEMENTS_PER_BATCH));
   await inParallel(groups, WRITE_CONCURRENCY, async (group) => {
     let pending = group;
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt > MAX_STATEMENT_RETRIES)
         throw new Error(`${pending.length} band updates still throttled after ${MAX_STATEMENT_RETRIES} retries`);
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2000, 25 * 2 ** attempt)));
-      const { Responses } = await tableClient().send(
-        new BatchExecuteStatementCommand({
-          Statements: pending.map(([sku, segments]) => {
-            const key = keys.product(workspaceId, sku);
-            return {
-              Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
-              Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
-            };
-          }),
-        }),
-      );
+      const { Responses } = await tableClient().send(new BatchExecuteStatementCommand({ Statements: [...pending] }));
       const retry = new Set<number>();
       for (const [index, response] of (Responses ?? []).entries()) {
         const code = response.Error?.Code;
@@ -113,10 +134,8 @@ export async function writeCategoryBands(
       pending = pending.filter((_, index) => retry.has(index));
     }
   });
-  return { products: products.length, customers: customerItems.length };
 }
 
-/** Every category that has a bands item, with what it holds: the parts of the workspace band, and what a rebuild walks. */
 export async function readAllCategoryBands(workspaceId: string): Promise<StoredCategoryBands[]> {
   const partition = keys.categoryBandsPrefix(workspaceId);
   const items = await queryAll({

@@ -455,8 +455,10 @@ describe('touched nodes', () => {
       ['segmentSku', 'enterprise', 'SKU-1'],
       ['segmentCategory', 'enterprise', 'Fasteners'],
       ['category', 'Fasteners'],
+      ['categorySku', 'Fasteners', 'SKU-1'],
+      ['categoryCustomer', 'Fasteners', 'C-1'],
     ]);
-    expect(touched.size).toBe(5);
+    expect(touched.size).toBe(7);
   });
 
   it('touches only the empty-segment sku node of a line with no customer and no known category', () => {
@@ -474,6 +476,8 @@ describe('touched nodes', () => {
       ['segmentSku', '', 'SKU-3'],
       ['segmentCategory', '', 'Safety'],
       ['category', 'Safety'],
+      ['categorySku', 'Safety', 'SKU-3'],
+      ['categoryCustomer', 'Safety', 'C-2'],
     ]);
   });
 
@@ -492,8 +496,9 @@ describe('touched nodes', () => {
     touched.addLine({ productSku: 'SKU-1', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
     touched.addLine({ productSku: 'SKU-2', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
     expect(touched.products.size).toBe(2);
-    expect(touched.nodes.size).toBe(4 + 2);
-    expect(touched.size).toBe(8);
+    // Per customer × SKU and segment × SKU pair, then the category's nodes: segment, category, two SKUs, one customer.
+    expect(touched.nodes.size).toBe(2 + 2 + 5);
+    expect(touched.size).toBe(11);
   });
 
   it('keeps ids holding separators and quotes apart', () => {

@@ -168,7 +168,10 @@ export type TouchedNode =
   | readonly ['customerSku', string, string]
   | readonly ['segmentSku', string, string]
   | readonly ['segmentCategory', string, string]
-  | readonly ['category', string];
+  | readonly ['category', string]
+  /** A product and a customer with a line in the category: one left without lines there loses its bands of it. */
+  | readonly ['categorySku', string, string]
+  | readonly ['categoryCustomer', string, string];
 
 export class TouchedSet {
   readonly products = new Set<string>();
@@ -188,6 +191,8 @@ export class TouchedSet {
     if (line.category !== undefined) {
       this.addNode(['segmentCategory', segment, line.category]);
       this.addNode(['category', line.category]);
+      this.addNode(['categorySku', line.category, line.productSku]);
+      if (line.customer !== null) this.addNode(['categoryCustomer', line.category, line.customer]);
     }
   }
 

@@ -125,21 +125,43 @@ export async function readSegments(workspaceId: string, customerIds: readonly st
   return new Map(items.map((item) => [item.externalId as string, (item.segment as string | undefined) ?? '']));
 }
 
-/** How many lines the stored version of each document has, for the documents asked about that exist. */
-export async function readLineCounts(
+/** What a newer version of a document replaces: its line count, and whose bands its lines fed. */
+export interface StoredDocument {
+  readonly lineCount: number;
+  readonly customerExternalId: string | null;
+  readonly productSkus: readonly string[];
+}
+
+/**
+ * The stored version of each document asked about that exists, from its line 0. Reading the staged document along
+ * with the count costs nothing more: a read is charged by the item's size, whatever it projects.
+ */
+export async function readStoredDocuments(
   workspaceId: string,
   kind: DocumentKind,
   externalIds: readonly string[],
-): Promise<Map<string, number>> {
+): Promise<Map<string, StoredDocument>> {
   const items = await getItems(
     externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
     {
       consistent: true,
-      projection: '#id, #count',
-      names: { '#id': 'externalId', '#count': 'lineCount' },
+      projection: '#id, #count, #document',
+      names: { '#id': 'externalId', '#count': 'lineCount', '#document': 'document' },
     },
   );
-  return new Map(items.map((item) => [item.externalId as string, item.lineCount as number]));
+  return new Map(
+    items.map((item) => {
+      const document = JSON.parse(String(item.document ?? '{}')) as { customerExternalId?: string; lines?: Array<{ productSku?: string }> };
+      return [
+        item.externalId as string,
+        {
+          lineCount: item.lineCount as number,
+          customerExternalId: document.customerExternalId ?? null,
+          productSkus: (document.lines ?? []).flatMap((line) => (line.productSku === undefined ? [] : [line.productSku])),
+        },
+      ];
+    }),
+  );
 }
 
 /** Keeps the newest rate per currency: an older observation, from this batch or a later-synced one, never replaces a newer. */

@@ -13,7 +13,7 @@ import {
   type TableItem,
   TouchedSet,
 } from './items.ts';
-import { deleteItems, putItems, readCategories, readLineCounts, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
+import { deleteItems, putItems, readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
 
 /** A map that forgets its oldest entries past a size, so that a drain's memory does not grow with the batch. */
 export class BoundedMap<K, V> extends Map<K, V> {
@@ -131,8 +131,8 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
   const kind: DocumentKind | undefined = latest[0]?.kind;
   if (!kind) return { puts: [], deletes: [], rates: [], touched, documents: new Set() };
   const externalIds = latest.map((document) => document.record.externalId);
-  const [lineCounts] = await Promise.all([
-    readLineCounts(from.workspaceId, kind, externalIds),
+  const [stored] = await Promise.all([
+    readStoredDocuments(from.workspaceId, kind, externalIds),
     fillCategories(
       from,
       latest.flatMap((document) => document.record.lines.map((line) => line.productSku)),
@@ -144,21 +144,40 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
       memory,
     ),
   ]);
+  // A corrected document takes its lines out of the nodes they fed: those nodes are touched too, so that their bands
+  // are recomputed without them. Their products and customers are usually the new version's, already known.
+  const replaced = [...stored.values()];
+  await Promise.all([
+    fillCategories(
+      from,
+      replaced.flatMap((document) => document.productSkus),
+      memory,
+    ),
+    fillSegments(
+      from,
+      replaced.flatMap((document) => (document.customerExternalId === null ? [] : [document.customerExternalId])),
+      memory,
+    ),
+  ]);
   const context = {
     categoryOf: (sku: string) => memory.categories.get(sku) ?? undefined,
     segmentOf: (customer: string) => memory.segments.get(customer) ?? undefined,
   };
+  const touchLines = (customer: string | null, productSkus: readonly string[]) => {
+    const segment = customer === null ? undefined : context.segmentOf(customer);
+    for (const productSku of productSkus) touched.addLine({ productSku, customer, segment, category: context.categoryOf(productSku) });
+  };
   const deletes: PrimaryKey[] = [];
   for (const document of latest) {
-    const stored = lineCounts.get(document.record.externalId) ?? 0;
-    for (let index = document.record.lines.length; index < stored; index++) {
+    const previous = stored.get(document.record.externalId);
+    for (let index = document.record.lines.length; index < (previous?.lineCount ?? 0); index++) {
       deletes.push(keys.documentLine(from.workspaceId, kind, document.record.externalId, index));
     }
-    const customer = document.record.customerExternalId ?? null;
-    const segment = customer === null ? undefined : context.segmentOf(customer);
-    for (const line of document.record.lines) {
-      touched.addLine({ productSku: line.productSku, customer, segment, category: context.categoryOf(line.productSku) });
-    }
+    if (previous) touchLines(previous.customerExternalId, previous.productSkus);
+    touchLines(
+      document.record.customerExternalId ?? null,
+      document.record.lines.map((line) => line.productSku),
+    );
   }
   return {
     puts: latest.flatMap((document) => documentLineItems(document, context, from)),

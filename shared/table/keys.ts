@@ -329,11 +329,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU per started KB of item, plus 1 WRU for the lookup index entry of a product with an externalId',
   },
   {
-    name: 'Drain: read the stored line count of quotes and orders being replaced',
+    name: 'Drain: read the stored version of quotes and orders being replaced: its line count, customer and products',
     usedBy: ['drain'],
-    call: 'BatchGetItem of line 0, strongly consistent, projection externalId and lineCount',
+    call: 'BatchGetItem of line 0, strongly consistent, projection externalId, lineCount and document',
     key: 'documentLine(workspaceId, kind, externalId, 0)',
-    cost: '1 RRU per document (billed on the item, under 4 KB)',
+    cost: '1 RRU per document (billed on the item, under 4 KB, whatever the projection)',
   },
   {
     name: 'Drain: read categories and segments not written earlier in the same drain',
@@ -390,6 +390,20 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'BatchWriteItem PutRequest',
     key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category)',
     cost: '1 WRU per started KB: a category item is under 1 KB per 5 segments; a customer item ~45 B per SKU it bought',
+  },
+  {
+    name: 'Bands: remove the bands of a customer left without lines in a category (a corrected document)',
+    usedBy: ['drain (bands job)'],
+    call: 'BatchWriteItem DeleteRequest',
+    key: 'customerBands(workspaceId, customer, category)',
+    cost: '1 WRU per customer that lost its last line in the category; none otherwise',
+  },
+  {
+    name: 'Bands: remove the segment × SKU bands of a product left without lines in its category',
+    usedBy: ['drain (bands job)'],
+    call: 'PartiQL UPDATE … REMOVE segmentBands WHERE … AND category = ?, in BatchExecuteStatement',
+    key: 'product(workspaceId, sku)',
+    cost: '1 WRU per product that lost its last line in the category (refused, and charged, if it has moved category)',
   },
   {
     name: "Bands: write a touched product's segment × SKU bands onto its item",

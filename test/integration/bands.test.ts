@@ -70,6 +70,39 @@ describe('bands after a drain', () => {
   }, 30_000);
 });
 
+describe('bands after a corrected document', () => {
+  it('takes the bands a line fed away with it when a newer version of its order moves it to another product', async () => {
+    const seller = await newWorkspace('Corrected Seller');
+    const soldAt = new Date(Date.now() - 5 * 86_400_000).toISOString();
+    const order = (productSku: string) => ({
+      externalId: 'O-FIX',
+      customerExternalId: 'C-FIX',
+      currency: 'USD',
+      soldAt,
+      lines: [{ productSku, quantity: 3, costCents: 700, soldPriceCents: 1000 }],
+    });
+    await drain(seller, {
+      product: [
+        { sku: 'GLUE', name: 'Glue', category: 'Adhesives', costCents: 700, currentPriceCents: 1000 },
+        { sku: 'TAPE', name: 'Tape', category: 'Tapes', costCents: 700, currentPriceCents: 1000 },
+      ],
+      customer: [{ externalId: 'C-FIX', name: 'Fixer Ltd', segment: 'smb' }],
+      order: [order('GLUE')],
+    });
+    expect((await item(keys.product(seller.workspaceId, 'GLUE')))?.segmentBands).toBeDefined();
+    expect(await item(keys.customerBands(seller.workspaceId, 'C-FIX', 'Adhesives'))).toBeDefined();
+
+    // The order was keyed against the wrong product: its corrected version names tape.
+    await drain(seller, { order: [order('TAPE')] });
+    expect((await item(keys.product(seller.workspaceId, 'GLUE')))?.segmentBands).toBeUndefined();
+    expect(await item(keys.customerBands(seller.workspaceId, 'C-FIX', 'Adhesives'))).toBeUndefined();
+    const categories = await readAllCategoryBands(seller.workspaceId);
+    expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
+    expect(decodeBandMap((await item(keys.product(seller.workspaceId, 'TAPE')))?.segmentBands).has('smb')).toBe(true);
+    expect(decodeBandMap((await item(keys.customerBands(seller.workspaceId, 'C-FIX', 'Tapes')))?.bands).has('TAPE')).toBe(true);
+  });
+});
+
 describe('the admin commands for pricing', () => {
   it('rebuilds every band of a workspace after its pricing settings change', async () => {
     const seller = await newWorkspace('Rebuilt Seller');

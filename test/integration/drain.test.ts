@@ -239,6 +239,8 @@ describe('draining a committed batch', () => {
         JSON.stringify(['segmentSku', 'smb', 'T-1']),
         JSON.stringify(['segmentCategory', 'smb', 'Plumbing']),
         JSON.stringify(['category', 'Plumbing']),
+        JSON.stringify(['categorySku', 'Plumbing', 'T-1']),
+        JSON.stringify(['categoryCustomer', 'Plumbing', 'TC-1']),
       ]),
     );
   });
