@@ -62,6 +62,9 @@ const { values, positionals } = parsed;
 
 class UsageError extends Error {}
 
+/** How long `bands rebuild` waits for a bands job of the workspace that is running to finish. */
+const REBUILD_WAIT_MS = 60_000;
+
 function required(name: keyof typeof values): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
@@ -180,9 +183,21 @@ async function run(): Promise<{ json: unknown; text: string }> {
       const workspaceId = required('workspace');
       const workspace = await workspaces.getWorkspace(workspaceId);
       if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
-      const { rebuildScope, recomputeBands } = await import('../shared/bands/recompute.ts');
+      const { rebuildBands } = await import('../shared/bands/recompute.ts');
+      const { BandsLeaseHeld } = await import('../shared/bands/lease.ts');
       const { pricingSettings } = await import('../shared/pricing/settings.ts');
-      const result = await recomputeBands(workspaceId, pricingSettings(workspace.pricing), await rebuildScope(workspaceId), new Date());
+      // A bands job after a drain may be running: wait for it a while rather than refuse at once.
+      const waitUntil = Date.now() + REBUILD_WAIT_MS;
+      let result;
+      for (;;) {
+        try {
+          result = await rebuildBands(workspaceId, pricingSettings(workspace.pricing), new Date());
+          break;
+        } catch (error) {
+          if (!(error instanceof BandsLeaseHeld) || Date.now() > waitUntil) throw error;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+      }
       return {
         json: result,
         text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items)`,

@@ -1,6 +1,8 @@
 // Recomputing bands: after a drain, for the categories its batch touched; on demand, for every category of a workspace.
+import { randomUUID } from 'node:crypto';
 import { combineBands, computeCategoryBands } from '../pricing/bands.ts';
 import type { PricingSettings } from '../pricing/settings.ts';
+import { releaseBandsLease, takeBandsLease } from './lease.ts';
 import { type BandWrites, readAllCategoryBands, readCategoryHistory, writeCategoryBands, writeWorkspaceBand } from './repository.ts';
 
 /** What a drained batch touched, as its touched lists hold it: products, customers and JSON-array node ids. */
@@ -126,4 +128,28 @@ export async function recomputeBands(
     await writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at);
   }
   return { ...result, done: true };
+}
+
+/** A rebuild holds the workspace's bands lease this long at a time, renewing it once less than half is left. */
+const REBUILD_LEASE_MS = 5 * 60_000;
+
+/**
+ * Recomputes every band of a workspace under its bands lease, which it renews as it goes: a bands job that arrives
+ * meanwhile waits its turn. Throws BandsLeaseHeld while another job holds the lease, and stops if it ever loses it.
+ */
+export async function rebuildBands(workspaceId: string, settings: PricingSettings, now: Date): Promise<RecomputeResult> {
+  const owner = randomUUID();
+  let until = Date.now() + REBUILD_LEASE_MS;
+  await takeBandsLease(workspaceId, owner, until, Date.now());
+  try {
+    return await recomputeBands(workspaceId, settings, await rebuildScope(workspaceId), now, {
+      afterCategory: async () => {
+        if (until - Date.now() > REBUILD_LEASE_MS / 2) return;
+        until = Date.now() + REBUILD_LEASE_MS;
+        await takeBandsLease(workspaceId, owner, until, Date.now());
+      },
+    });
+  } finally {
+    await releaseBandsLease(workspaceId, owner);
+  }
 }

@@ -1,5 +1,6 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
+import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../bands/lease.ts';
 import { recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
 import { logger } from '../observability.ts';
@@ -34,6 +35,8 @@ export const DRAIN_ATTEMPTS = 3;
  */
 const COMMIT_RACE_WINDOW_MS = 60_000;
 const BOUNCE_DELAY_SECONDS = 2;
+/** A bands job whose workspace's bands another job is recomputing looks again after this. */
+const BANDS_BUSY_DELAY_SECONDS = 5;
 /** The commit's state change is usually milliseconds behind its message: look again a few times before bouncing. */
 const COMMIT_RACE_RETRIES = 5;
 const COMMIT_RACE_PAUSE_MS = 100;
@@ -114,6 +117,15 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
     throw error;
   }
   try {
+    await takeBandsLease(current.workspaceId, owner, leaseUntil(), clock().getTime());
+  } catch (error) {
+    await releaseDrainLease(current, owner).catch(() => undefined);
+    if (!(error instanceof BandsLeaseHeld)) throw error;
+    // Another batch's bands job, or a rebuild, is recomputing the workspace's bands: this one waits its turn.
+    await sendDrainMessage(message, BANDS_BUSY_DELAY_SECONDS);
+    return { outcome: 'bounced', chunks: 0, records: 0 };
+  }
+  try {
     let categories = 0;
     const workspace = await getWorkspace(current.workspaceId);
     const recompute = await recomputeBands(
@@ -143,6 +155,8 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
     logger.error('bands attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
     if (invocation.receiveCount >= DRAIN_ATTEMPTS) return parkBands('an internal fault; quote the batch id to support');
     throw error;
+  } finally {
+    await releaseBandsLease(current.workspaceId, owner).catch(() => undefined);
   }
 }
 

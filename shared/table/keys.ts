@@ -67,6 +67,8 @@ export const keys = {
   categoryBandsPrefix: (workspaceId: string) => ({ PK: bandsPartition(workspaceId), SKPrefix: CATEGORY_BANDS_PREFIX }),
   /** The workspace band, the last fallback, combined from the category bands. */
   workspaceBands: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'WORKSPACE' }),
+  /** Held by the one job recomputing a workspace's bands. */
+  bandsLease: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'LEASE' }),
   /**
    * A price call by its Idempotency-Key: the in-progress marker, then the stored response and decision record. The
    * key's digest is in the partition key, so calls spread over partitions instead of one per workspace.
@@ -411,6 +413,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'UpdateItem SET segmentBands, conditional on the product existing',
     key: 'product(workspaceId, sku)',
     cost: '1 WRU per started KB of the product item (the larger of before and after); no index entry changes',
+  },
+  {
+    name: "Bands: take, renew and let go of the workspace's bands lease, one recompute at a time",
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call: 'PutItem conditional on the lease being free, past its time or the caller’s; DeleteItem conditional on the owner',
+    key: 'bandsLease(workspaceId)',
+    cost: '1 WRU to take, 1 WRU to let go, per invocation of a bands job; a rebuild renews it every few minutes',
   },
   {
     name: 'Bands: combine the workspace band from every category',

@@ -5,7 +5,10 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
 import { decodeBandMap } from '../../shared/bands/items.ts';
+import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../../shared/bands/lease.ts';
+import { rebuildBands } from '../../shared/bands/recompute.ts';
 import { readAllCategoryBands } from '../../shared/bands/repository.ts';
+import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
 import { tableName } from '../../shared/config.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
@@ -100,6 +103,40 @@ describe('bands after a corrected document', () => {
     expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
     expect(decodeBandMap((await item(keys.product(seller.workspaceId, 'TAPE')))?.segmentBands).has('smb')).toBe(true);
     expect(decodeBandMap((await item(keys.customerBands(seller.workspaceId, 'C-FIX', 'Tapes')))?.bands).has('TAPE')).toBe(true);
+  });
+});
+
+describe('one bands recompute at a time per workspace', () => {
+  it('makes a bands job wait while another holds the workspace’s bands, then recompute', async () => {
+    const seller = await newWorkspace('Busy Seller');
+    await takeBandsLease(seller.workspaceId, 'another-job', Date.now() + 60_000, Date.now());
+    const batchId = await openBatchWith(seller.keys.connector);
+    await stageCatalogue(seller.keys.connector, batchId, { ...pricingHistory(), quote: [] });
+    await commitBatch(seller.keys.connector, batchId);
+    expect((await waitForBatch(seller.keys.connector, batchId, ['drained', 'failed'])).status).toBe('drained');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect((await waitForBatch(seller.keys.connector, batchId, ['drained'])).bandsRecomputedAt).toBeUndefined();
+    expect(await item(keys.workspaceBands(seller.workspaceId))).toBeUndefined();
+
+    await releaseBandsLease(seller.workspaceId, 'another-job');
+    await waitForBands(seller.keys.connector, batchId, { timeoutMs: 30_000 });
+    expect(await item(keys.workspaceBands(seller.workspaceId))).toBeDefined();
+    expect(await item(keys.bandsLease(seller.workspaceId))).toBeUndefined();
+  }, 60_000);
+
+  it('refuses a rebuild while a job holds the workspace’s bands, and lets it go after one', async () => {
+    const seller = await newWorkspace('Rebuilt Seller');
+    await takeBandsLease(seller.workspaceId, 'another-job', Date.now() + 60_000, Date.now());
+    await expect(rebuildBands(seller.workspaceId, defaultPricingSettings, new Date())).rejects.toBeInstanceOf(BandsLeaseHeld);
+    await releaseBandsLease(seller.workspaceId, 'another-job');
+    await expect(rebuildBands(seller.workspaceId, defaultPricingSettings, new Date())).resolves.toMatchObject({ done: true });
+    expect(await item(keys.bandsLease(seller.workspaceId))).toBeUndefined();
+  });
+
+  it('takes over a lease whose holder ran past its time', async () => {
+    const seller = await newWorkspace('Abandoned Seller');
+    await takeBandsLease(seller.workspaceId, 'a-stopped-job', Date.now() - 1, Date.now() - 60_000);
+    await expect(rebuildBands(seller.workspaceId, defaultPricingSettings, new Date())).resolves.toMatchObject({ done: true });
   });
 });
 

@@ -299,9 +299,10 @@ export async function dumpCanonical(workspaceId: string): Promise<Record<string,
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  // Bands carry the moment they were computed, and usage the moment of each request; they have tests of their own.
+  // Bands carry the moment they were computed, and usage the moment of each request; they have tests of their own. The
+  // bands lease exists only while a bands job runs.
   return items
-    .filter((item) => !/#(BATCH|USAGE|CALL)#/.test(String(item.PK)) && !String(item.type).endsWith('Bands'))
+    .filter((item) => !/#(BATCH|USAGE|CALL)#/.test(String(item.PK)) && !/Bands$|^bandsLease$/.test(String(item.type)))
     .map((item) => {
       const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...rest } = item;
       return JSON.parse(JSON.stringify(rest).replaceAll(workspaceId, 'WS')) as Record<string, unknown>;
