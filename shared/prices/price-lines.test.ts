@@ -363,6 +363,17 @@ describe('converting a product into the line’s currency', () => {
     expect(priceOne(line({ customerId: 'C-1' }), snap)).toMatchObject({ error: { code: 'fx_rate_stale', param: 'lines[0]' } });
   });
 
+  it.each([
+    ['too large to price whole', 1e-130],
+    ['too small to carry a margin', 1e130],
+  ])('refuses rates that convert amounts %s', (_case, rate) => {
+    const snap = snapshot({ customers: [customer({ currency: 'EUR' })], rates: { EUR: fresh(rate) } });
+    expect(priceOne(line({ customerId: 'C-1' }), snap)).toMatchObject({
+      ok: false,
+      error: { code: 'fx_rate_unavailable', message: expect.stringContaining('beyond what can be priced'), param: 'lines[0]' },
+    });
+  });
+
   it('takes a rate exactly fxStaleDays old', () => {
     const snap = snapshot({ customers: [customer({ currency: 'EUR' })], rates: { EUR: { rate: 1.25, asOfMs: NOW - 7 * DAY_MS } } });
     expect(priced(priceOne(line({ customerId: 'C-1' }), snap))).toMatchObject({ currency: 'EUR', priceCents: 8000 });

@@ -77,6 +77,9 @@ function isLineError(value: unknown): value is LineError {
   return typeof value === 'object' && value !== null && (value as LineError).ok === false;
 }
 
+/** A cost converted below a hundredth of a minor unit cannot carry a margin that rounds to a price. */
+const MIN_CONVERTED_COST = 0.01;
+
 /** The base currency's rate is 1; any other needs a rate no older than the settings allow. */
 function rateOf(currency: string, snapshot: PricingSnapshot, context: CallContext, index: number): number | LineError {
   if (currency === context.baseCurrency) return 1;
@@ -152,6 +155,16 @@ function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapsh
     const to = rateOf(currency, snapshot, context, index);
     if (isLineError(to)) return to;
     factor = conversionFactor({ currency: productCurrency, rate: from }, { currency, rate: to });
+    // Rates as synced may be far out (1e-130 is a number DynamoDB stores): amounts they give that cannot be priced
+    // whole are refused rather than answered as nonsense.
+    const largest = Math.max(product.costCents, product.currentPriceCents, product.mapCents ?? 0, product.floorCents ?? 0) * factor;
+    if (!(largest <= Number.MAX_SAFE_INTEGER) || !(product.costCents * factor >= MIN_CONVERTED_COST)) {
+      return lineError(
+        'fx_rate_unavailable',
+        `The exchange rates of ${productCurrency} and ${currency} convert this product's amounts beyond what can be priced.`,
+        `lines[${index}]`,
+      );
+    }
   }
   const priced = priceLine(
     {
