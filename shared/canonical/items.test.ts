@@ -184,10 +184,26 @@ describe('quote line items', () => {
       pricingDecisionId: 'pd_1',
       lineCount: 3,
       document: JSON.stringify(quote),
+      feeds: JSON.stringify({
+        customer: 'C-1',
+        lines: [
+          ['SKU-1', 'enterprise', 'Fasteners'],
+          ['SKU-2', 'enterprise', null],
+          ['SKU-3', 'enterprise', 'Safety'],
+        ],
+      }),
       batchId: 'batch-1',
       syncedAt: '2026-03-01T00:00:00.000Z',
       expiresAt: seconds('2026-03-01T00:00:00.000Z', HISTORY_RETENTION_DAYS),
     });
+  });
+
+  it('keeps on line 0 the nodes the version it replaced fed, and on no other line', () => {
+    const replaced = { customer: 'C-9', lines: [['SKU-9', 'smb', 'Adhesives']] as const };
+    const items = documentLineItems(document, known(), from, replaced);
+    expect(JSON.parse(String(items[0]?.replacedFeeds))).toEqual(replaced);
+    expect(items[1]).not.toHaveProperty('replacedFeeds');
+    expect(items[1]).not.toHaveProperty('feeds');
   });
 
   it("carries the document's pricing fields on every line and takes each line's own quoted price", () => {

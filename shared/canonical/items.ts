@@ -93,11 +93,27 @@ function pricingFields(document: DocumentRecord, index: number) {
 }
 
 /**
- * One item per line, all in the document's partition. A line carries only what pricing reads, so that the history
- * stays small to write and to read; line 0 also carries the document as it was staged and its line count, which a
- * later version of the document reads to remove the lines it no longer has.
+ * The pricing nodes a version of a document fed: its customer, and each line's SKU with the segment and category the
+ * line was keyed under. A later version touches them, so that the bands they fed are recomputed without its lines.
  */
-export function documentLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {
+export interface DocumentFeeds {
+  readonly customer: string | null;
+  readonly lines: ReadonlyArray<readonly [sku: string, segment: string | null, category: string | null]>;
+}
+
+export function feedsOf(record: QuoteRecord | OrderRecord, context: LineContext): DocumentFeeds {
+  const customer = record.customerExternalId ?? null;
+  const segment = customer === null ? null : (context.segmentOf(customer) ?? null);
+  return { customer, lines: record.lines.map((line) => [line.productSku, segment, context.categoryOf(line.productSku) ?? null]) };
+}
+
+/**
+ * One item per line, all in the document's partition. A line carries only what pricing reads, so that the history
+ * stays small to write and to read. Line 0 also carries the document as it was staged and its line count, which a
+ * later version reads to remove the lines it no longer has; the nodes it fed; and the nodes the version it replaced
+ * fed, so that a drain that dies after writing it still finds them when it runs again.
+ */
+export function documentLineItems(document: DocumentRecord, context: LineContext, from: Provenance, replaced?: DocumentFeeds): TableItem[] {
   const { kind, record } = document;
   const customer = record.customerExternalId ?? null;
   const segment = customer === null ? undefined : context.segmentOf(customer);
@@ -124,7 +140,14 @@ export function documentLineItems(document: DocumentRecord, context: LineContext
       atMs,
       ...pricingFields(document, index),
       ...(index === 0
-        ? { lineCount: record.lines.length, document: JSON.stringify(record), batchId: from.batchId, syncedAt: from.syncedAt }
+        ? {
+            lineCount: record.lines.length,
+            document: JSON.stringify(record),
+            feeds: JSON.stringify(feedsOf(record, context)),
+            ...(replaced ? { replacedFeeds: JSON.stringify(replaced) } : {}),
+            batchId: from.batchId,
+            syncedAt: from.syncedAt,
+          }
         : {}),
       expiresAt,
     };
@@ -180,6 +203,13 @@ export class TouchedSet {
 
   addNode(node: TouchedNode): void {
     this.nodes.add(JSON.stringify(node));
+  }
+
+  /** The nodes a stored version of a document fed, as they were keyed then. */
+  addFeeds(feeds: DocumentFeeds): void {
+    for (const [productSku, segment, category] of feeds.lines) {
+      this.addLine({ productSku, customer: feeds.customer, segment: segment ?? undefined, category: category ?? undefined });
+    }
   }
 
   /** The nodes whose bands a line feeds. */

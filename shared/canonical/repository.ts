@@ -3,7 +3,7 @@ import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand, UpdateCo
 import { tableName } from '../config.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
-import type { FxObservation, TableItem } from './items.ts';
+import type { DocumentFeeds, FxObservation, TableItem } from './items.ts';
 
 const WRITE_BATCH_SIZE = 25;
 const READ_BATCH_SIZE = 100;
@@ -125,16 +125,21 @@ export async function readSegments(workspaceId: string, customerIds: readonly st
   return new Map(items.map((item) => [item.externalId as string, (item.segment as string | undefined) ?? '']));
 }
 
-/** What a newer version of a document replaces: its line count, and whose bands its lines fed. */
+/** What a newer version of a document replaces: its line count, its text as staged, and the nodes it fed. */
 export interface StoredDocument {
   readonly lineCount: number;
-  readonly customerExternalId: string | null;
-  readonly productSkus: readonly string[];
+  /** The document as staged, as JSON text. */
+  readonly document: string;
+  /** The batch that wrote it: the same text from the same batch is the same version, written by an earlier attempt. */
+  readonly batchId: string;
+  /** Undefined on a line 0 written before line 0 kept its feeds: its lines' SKUs and customer are read from the text. */
+  readonly feeds: DocumentFeeds | undefined;
+  readonly replacedFeeds: DocumentFeeds | undefined;
 }
 
 /**
- * The stored version of each document asked about that exists, from its line 0. Reading the staged document along
- * with the count costs nothing more: a read is charged by the item's size, whatever it projects.
+ * The stored version of each document asked about that exists, from its line 0. Reading the staged document and the
+ * feeds along with the count costs nothing more: a read is charged by the item's size, whatever it projects.
  */
 export async function readStoredDocuments(
   workspaceId: string,
@@ -145,22 +150,29 @@ export async function readStoredDocuments(
     externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
     {
       consistent: true,
-      projection: '#id, #count, #document',
-      names: { '#id': 'externalId', '#count': 'lineCount', '#document': 'document' },
+      projection: '#id, #count, #document, #batch, #feeds, #replaced',
+      names: {
+        '#id': 'externalId',
+        '#count': 'lineCount',
+        '#document': 'document',
+        '#batch': 'batchId',
+        '#feeds': 'feeds',
+        '#replaced': 'replacedFeeds',
+      },
     },
   );
+  const feeds = (text: unknown) => (typeof text === 'string' ? (JSON.parse(text) as DocumentFeeds) : undefined);
   return new Map(
-    items.map((item) => {
-      const document = JSON.parse(String(item.document ?? '{}')) as { customerExternalId?: string; lines?: Array<{ productSku?: string }> };
-      return [
-        item.externalId as string,
-        {
-          lineCount: item.lineCount as number,
-          customerExternalId: document.customerExternalId ?? null,
-          productSkus: (document.lines ?? []).flatMap((line) => (line.productSku === undefined ? [] : [line.productSku])),
-        },
-      ];
-    }),
+    items.map((item) => [
+      item.externalId as string,
+      {
+        lineCount: item.lineCount as number,
+        document: String(item.document ?? ''),
+        batchId: String(item.batchId ?? ''),
+        feeds: feeds(item.feeds),
+        replacedFeeds: feeds(item.replacedFeeds),
+      },
+    ]),
   );
 }
 

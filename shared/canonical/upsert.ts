@@ -3,8 +3,10 @@ import type { CustomerRecord, EntityKind, OrderRecord, ProductRecord, QuoteRecor
 import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
 import {
   customerItem,
+  type DocumentFeeds,
   type DocumentRecord,
   documentLineItems,
+  feedsOf,
   type FxObservation,
   fxObservation,
   newestRates,
@@ -144,18 +146,19 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
       memory,
     ),
   ]);
-  // A corrected document takes its lines out of the nodes they fed: those nodes are touched too, so that their bands
-  // are recomputed without them. Their products and customers are usually the new version's, already known.
-  const replaced = [...stored.values()];
+  // A stored version written before line 0 kept its feeds is read from its text, with today's categories and segments.
+  const textOnly = [...stored.values()].flatMap((document) =>
+    document.feeds ? [] : [JSON.parse(document.document) as QuoteRecord | OrderRecord],
+  );
   await Promise.all([
     fillCategories(
       from,
-      replaced.flatMap((document) => document.productSkus),
+      textOnly.flatMap((record) => record.lines.map((line) => line.productSku)),
       memory,
     ),
     fillSegments(
       from,
-      replaced.flatMap((document) => (document.customerExternalId === null ? [] : [document.customerExternalId])),
+      textOnly.flatMap((record) => (record.customerExternalId ? [record.customerExternalId] : [])),
       memory,
     ),
   ]);
@@ -163,24 +166,31 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
     categoryOf: (sku: string) => memory.categories.get(sku) ?? undefined,
     segmentOf: (customer: string) => memory.segments.get(customer) ?? undefined,
   };
-  const touchLines = (customer: string | null, productSkus: readonly string[]) => {
-    const segment = customer === null ? undefined : context.segmentOf(customer);
-    for (const productSku of productSkus) touched.addLine({ productSku, customer, segment, category: context.categoryOf(productSku) });
-  };
   const deletes: PrimaryKey[] = [];
+  const replacedFeeds = new Map<string, DocumentFeeds>();
   for (const document of latest) {
-    const previous = stored.get(document.record.externalId);
+    const { externalId } = document.record;
+    const previous = stored.get(externalId);
     for (let index = document.record.lines.length; index < (previous?.lineCount ?? 0); index++) {
-      deletes.push(keys.documentLine(from.workspaceId, kind, document.record.externalId, index));
+      deletes.push(keys.documentLine(from.workspaceId, kind, externalId, index));
     }
-    if (previous) touchLines(previous.customerExternalId, previous.productSkus);
-    touchLines(
-      document.record.customerExternalId ?? null,
-      document.record.lines.map((line) => line.productSku),
-    );
+    // A corrected document takes its old lines out of the nodes they fed, so those are touched too. The same text
+    // stored by the same batch is this version, written by an earlier attempt at this drain: what it replaced is kept
+    // on it. The same text from an earlier batch is a resend, whose lines may now be keyed under other categories.
+    const rerun = previous?.batchId === from.batchId && previous.document === JSON.stringify(document.record);
+    const replaced = !previous
+      ? undefined
+      : rerun
+        ? previous.replacedFeeds
+        : (previous.feeds ?? feedsOf(JSON.parse(previous.document) as QuoteRecord | OrderRecord, context));
+    if (replaced) {
+      touched.addFeeds(replaced);
+      replacedFeeds.set(externalId, replaced);
+    }
+    touched.addFeeds(feedsOf(document.record, context));
   }
   return {
-    puts: latest.flatMap((document) => documentLineItems(document, context, from)),
+    puts: latest.flatMap((document) => documentLineItems(document, context, from, replacedFeeds.get(document.record.externalId))),
     deletes,
     rates: newestRates(latest.flatMap((document) => fxObservation(document) ?? [])),
     touched,

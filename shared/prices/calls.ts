@@ -115,8 +115,9 @@ export async function beginCall(
     callId: call.callId,
     bodyHash: hash,
     state: 'running',
-    // The marker lives as long as this invocation can: a call that times out never leaves its key stuck.
-    lockedUntil: now + remainingMs + MARKER_SLACK_MS,
+    // The marker lives as long as this invocation can: a call that times out never leaves its key stuck. Measured
+    // from the clock now, not from when the request was admitted, which may be a retry or two earlier.
+    lockedUntil: Date.now() + remainingMs + MARKER_SLACK_MS,
     replayUntil: now + REPLAY_WINDOW_MS,
     startedAt: new Date(now).toISOString(),
     expiresAt: Math.floor(now / 1000) + DECISION_RETENTION_DAYS * 86_400,

@@ -61,6 +61,9 @@ export async function replayInSpentMonth(principal: Principal, readCall: () => P
 /** A fresh call gives up this long before the invocation's deadline, leaving time to let the key go and refund. */
 export const GIVE_UP_BEFORE_DEADLINE_MS = 1_500;
 
+/** What is left of the invocation once the undoing of a failed call stops being waited for: enough to answer. */
+const UNDO_MARGIN_MS = 250;
+
 /** A call that would not answer before its invocation's deadline: given up while it can still be undone. */
 export class OutOfTime extends Error {
   constructor() {
@@ -126,13 +129,18 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
     await completeCall(call, 200, json);
     return { statusCode: 200, json, replayed: false };
   } catch (error) {
-    // Out of time, the reads may be backing off still: waiting for them would spend the time the undoing needs.
+    // Out of time, the reads may be backing off still: waiting for them would spend the time the undoing needs. The
+    // key is let go at once; the refund follows the charge, which may itself be what is slow, and the undoing is not
+    // waited for past the deadline, since an invocation stopped then would answer nothing at all.
     if (!(error instanceof OutOfTime)) await readsSettled();
-    const charged = await charging.then(
-      () => true,
-      () => false,
-    );
-    await Promise.allSettled([abandonCall(call), ...(charged ? [refundLines(workspace, lineCount, nowMs)] : [])]);
+    const undoing = Promise.allSettled([
+      abandonCall(call),
+      charging.then(
+        () => refundLines(workspace, lineCount, nowMs),
+        () => undefined,
+      ),
+    ]);
+    await withinDeadline(undoing, remainingMs() - UNDO_MARGIN_MS).catch(() => undefined);
     throw error;
   }
 }

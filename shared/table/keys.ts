@@ -331,9 +331,9 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU per started KB of item, plus 1 WRU for the lookup index entry of a product with an externalId',
   },
   {
-    name: 'Drain: read the stored version of quotes and orders being replaced: its line count, customer and products',
+    name: 'Drain: read the stored version of quotes and orders being replaced: its line count and the nodes it fed',
     usedBy: ['drain'],
-    call: 'BatchGetItem of line 0, strongly consistent, projection externalId, lineCount and document',
+    call: 'BatchGetItem of line 0, strongly consistent, projection externalId, lineCount, document, batchId, feeds, replacedFeeds',
     key: 'documentLine(workspaceId, kind, externalId, 0)',
     cost: '1 RRU per document (billed on the item, under 4 KB, whatever the projection)',
   },
@@ -349,7 +349,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain'],
     call: 'BatchWriteItem PutRequest after DeleteRequests for lines a new version no longer has',
     key: 'documentLine(workspaceId, kind, externalId, index), with lookup key productLine and history key categoryLine',
-    cost: '≈ 3 WRU per line under 1 KB: the item, its lookup index entry and its history index entry; a removed line the same',
+    cost: '≈ 3 WRU per line under 1 KB: the item, its lookup index entry and its history index entry; a removed line the same. Line 0 also holds the document and the nodes it and the version before fed (~40 B per line each)',
   },
   {
     name: 'Drain: keep the newest FX rate per currency',
@@ -398,14 +398,14 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain (bands job)'],
     call: 'BatchWriteItem DeleteRequest',
     key: 'customerBands(workspaceId, customer, category)',
-    cost: '1 WRU per customer that lost its last line in the category; none otherwise',
+    cost: '1 WRU per started KB of the deleted item (~45 B per SKU), per customer that lost its last line there; the ledger charges 1',
   },
   {
     name: 'Bands: remove the segment × SKU bands of a product left without lines in its category',
     usedBy: ['drain (bands job)'],
     call: 'PartiQL UPDATE … REMOVE segmentBands WHERE … AND category = ?, in BatchExecuteStatement',
     key: 'product(workspaceId, sku)',
-    cost: '1 WRU per product that lost its last line in the category (refused, and charged, if it has moved category)',
+    cost: '1 WRU per started KB of the product item, per product that lost its last line in the category (refused, and charged, if it has moved category); the ledger charges from the parameters, a floor',
   },
   {
     name: "Bands: write a touched product's segment × SKU bands onto its item",

@@ -8,6 +8,7 @@ import { decodeBandMap } from '../../shared/bands/items.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../../shared/bands/lease.ts';
 import { rebuildBands } from '../../shared/bands/recompute.ts';
 import { readAllCategoryBands } from '../../shared/bands/repository.ts';
+import { DrainMemory, prepareChunk, writeChunk } from '../../shared/canonical/upsert.ts';
 import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
 import { tableName } from '../../shared/config.ts';
 import { tableClient } from '../../shared/table/client.ts';
@@ -103,6 +104,47 @@ describe('bands after a corrected document', () => {
     expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
     expect(decodeBandMap((await item(keys.product(seller.workspaceId, 'TAPE')))?.segmentBands).has('smb')).toBe(true);
     expect(decodeBandMap((await item(keys.customerBands(seller.workspaceId, 'C-FIX', 'Tapes')))?.bands).has('TAPE')).toBe(true);
+  });
+});
+
+describe('bands after a corrected document, when things moved or a drain ran twice', () => {
+  const soldAt = new Date(Date.now() - 5 * 86_400_000).toISOString();
+  const order = (productSku: string) => ({
+    externalId: 'O-MOVE',
+    customerExternalId: 'C-MOVE',
+    currency: 'USD',
+    soldAt,
+    lines: [{ productSku, quantity: 3, costCents: 700, soldPriceCents: 1000 }],
+  });
+  const glue = (category: string) => ({ sku: 'GLUE', name: 'Glue', category, costCents: 700, currentPriceCents: 1000 });
+  const customer = [{ externalId: 'C-MOVE', name: 'Mover Ltd', segment: 'smb' }];
+
+  it('recomputes the category a re-synced line leaves when its product has moved, and keeps the product the bands of its new one', async () => {
+    const seller = await newWorkspace('Moving Seller');
+    await drain(seller, { product: [glue('Adhesives')], customer, order: [order('GLUE')] });
+    await drain(seller, { product: [glue('Tapes')], order: [order('GLUE')] });
+
+    const categories = await readAllCategoryBands(seller.workspaceId);
+    expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
+    expect(categories.find((entry) => entry.category === 'Tapes')?.band?.nEff).toBeCloseTo(1, 6);
+    expect(await item(keys.customerBands(seller.workspaceId, 'C-MOVE', 'Adhesives'))).toBeUndefined();
+    expect(await item(keys.customerBands(seller.workspaceId, 'C-MOVE', 'Tapes'))).toBeDefined();
+    // Adhesives lost the glue's line, but the glue is in Tapes now: the bands it carries are those of Tapes.
+    expect(decodeBandMap((await item(keys.product(seller.workspaceId, 'GLUE')))?.segmentBands).has('smb')).toBe(true);
+  });
+
+  it('still touches what the replaced version fed when a drain runs again after writing the new one', async () => {
+    const seller = await newWorkspace('Rerun Seller');
+    await drain(seller, { product: [glue('Adhesives'), { ...glue('Tapes'), sku: 'TAPE' }], customer, order: [order('GLUE')] });
+    const from = { workspaceId: seller.workspaceId, batchId: 'batch-rerun', syncedAt: new Date().toISOString() };
+    const adhesives = (nodes: ReadonlySet<string>) => [...nodes].filter((node) => node.includes('Adhesives'));
+
+    const first = await prepareChunk('order', [order('TAPE')], from, new DrainMemory());
+    expect(adhesives(first.touched.nodes)).not.toEqual([]);
+    await writeChunk(first);
+    // The attempt died before it recorded what it touched; the next reads back the version the first wrote.
+    const again = await prepareChunk('order', [order('TAPE')], from, new DrainMemory());
+    expect(adhesives(again.touched.nodes).sort()).toEqual(adhesives(first.touched.nodes).sort());
   });
 });
 

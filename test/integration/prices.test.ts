@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { PriceRequestSchema } from '../../shared/prices/request.ts';
 import { tableName } from '../../shared/config.ts';
 import { keyDigest, keys } from '../../shared/table/keys.ts';
-import { findDecision } from '../../shared/prices/calls.ts';
+import { beginCall, completeCall, findDecision } from '../../shared/prices/calls.ts';
 import { GIVE_UP_BEFORE_DEADLINE_MS, OutOfTime, requestHash, servePriceCall } from '../../shared/prices/serve.ts';
 import { getWorkspace } from '../../shared/workspaces/repository.ts';
 import { monthOf } from '../../shared/workspaces/usage.ts';
@@ -351,6 +351,26 @@ describe('idempotency', () => {
     // The retry runs afresh, and is charged once.
     expect((await pricesCall(seller.keys.erp, body, key)).status).toBe(200);
     expect(await linesUsed(seller.workspaceId)).toBe(used + 1);
+  });
+
+  it('fails a call that lost its key to another before storing, so that no answer names decisions nobody stored', async () => {
+    const key = randomUUID();
+    const started = await beginCall(seller.workspaceId, key, 'hash', Date.now(), 1_000);
+    if (started.kind !== 'fresh') throw new Error('the key should have been free');
+    // Another call took the key over meanwhile (its marker had run out).
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.priceCall(seller.workspaceId, keyDigest(key)),
+        UpdateExpression: 'SET callId = :other',
+        ExpressionAttributeValues: { ':other': 'othercall000' },
+      }),
+    );
+    await expect(completeCall(started.call, 200, '{"lines":[]}')).rejects.toThrow('lost its Idempotency-Key');
+    const { Item } = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.priceCall(seller.workspaceId, keyDigest(key)), ConsistentRead: true }),
+    );
+    expect(Item).toMatchObject({ callId: 'othercall000', state: 'running' });
   });
 
   it('answers a call whose marker is still live with 409 in flight, and Retry-After', async () => {
