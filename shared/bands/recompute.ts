@@ -130,26 +130,31 @@ export async function recomputeBands(
   return { ...result, done: true };
 }
 
-/** A rebuild holds the workspace's bands lease this long at a time, renewing it once less than half is left. */
+/** A rebuild holds the workspace's bands lease this long at a time, renewing it every third of that. */
 const REBUILD_LEASE_MS = 5 * 60_000;
 
 /**
- * Recomputes every band of a workspace under its bands lease, which it renews as it goes: a bands job that arrives
- * meanwhile waits its turn. Throws BandsLeaseHeld while another job holds the lease, and stops if it ever loses it.
+ * Recomputes every band of a workspace under its bands lease, which it renews on a timer, however long a category
+ * takes: a bands job that arrives meanwhile waits its turn. Throws BandsLeaseHeld while another job holds the lease,
+ * and stops at the next category if a renewal ever fails.
  */
 export async function rebuildBands(workspaceId: string, settings: PricingSettings, now: Date): Promise<RecomputeResult> {
   const owner = randomUUID();
-  let until = Date.now() + REBUILD_LEASE_MS;
-  await takeBandsLease(workspaceId, owner, until, Date.now());
+  await takeBandsLease(workspaceId, owner, Date.now() + REBUILD_LEASE_MS, Date.now());
+  let lost: unknown;
+  const renewal = setInterval(() => {
+    takeBandsLease(workspaceId, owner, Date.now() + REBUILD_LEASE_MS, Date.now()).catch((error: unknown) => {
+      lost ??= error;
+    });
+  }, REBUILD_LEASE_MS / 3);
   try {
     return await recomputeBands(workspaceId, settings, await rebuildScope(workspaceId), now, {
       afterCategory: async () => {
-        if (until - Date.now() > REBUILD_LEASE_MS / 2) return;
-        until = Date.now() + REBUILD_LEASE_MS;
-        await takeBandsLease(workspaceId, owner, until, Date.now());
+        if (lost) throw lost;
       },
     });
   } finally {
+    clearInterval(renewal);
     await releaseBandsLease(workspaceId, owner);
   }
 }

@@ -99,7 +99,7 @@ export async function writeCategoryBands(
     ...lostProducts.map((sku) => {
       const key = keys.product(workspaceId, sku);
       return {
-        Statement: `UPDATE "${tableName()}" REMOVE segmentBands SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND category = ?`,
+        Statement: `UPDATE "${tableName()}" REMOVE segmentBands SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND "category" = ?`,
         Parameters: [at, key.PK, key.SK, category],
       };
     }),
