@@ -22,6 +22,9 @@ const CATEGORIES_AT_ONCE = 2;
 
 const pairKey = (customer: string, sku: string) => JSON.stringify([customer, sku]);
 
+/** A category in which no line was added or removed. */
+const NO_LINES_TOUCHED = { products: new Set<string>(), customers: new Set<string>() } as const;
+
 /**
  * A batch's scope: every category one of its lines or products is in. Within those, only the bands of products and
  * customer × SKU pairs it touched are written; bands elsewhere only change as their evidence ages, and ageing scales
@@ -50,7 +53,6 @@ export function touchedScope(touched: Touched): BandScope {
     else if (node[0] === 'categorySku') linesIn(node[1]).products.add(node[2]);
     else if (node[0] === 'categoryCustomer') linesIn(node[1]).customers.add(node[2]);
   }
-  const none = { products: new Set<string>(), customers: new Set<string>() };
   return {
     categories: [...categories].sort(),
     writes: {
@@ -58,7 +60,7 @@ export function touchedScope(touched: Touched): BandScope {
       // A customer whose lines in the category changed is rewritten whole, so that a SKU it no longer buys there goes.
       customer: (customer, skus, category) =>
         (lines.get(category)?.customers.has(customer) ?? false) || [...skus.keys()].some((sku) => pairs.has(pairKey(customer, sku))),
-      linesTouchedIn: (category) => lines.get(category) ?? none,
+      linesTouchedIn: (category) => lines.get(category) ?? NO_LINES_TOUCHED,
     },
   };
 }
@@ -69,10 +71,9 @@ export function touchedScope(touched: Touched): BandScope {
  */
 export async function rebuildScope(workspaceId: string): Promise<BandScope> {
   const stored = await readAllCategoryBands(workspaceId);
-  const none = { products: new Set<string>(), customers: new Set<string>() };
   return {
     categories: stored.map((entry) => entry.category).sort(),
-    writes: { product: () => true, customer: () => true, linesTouchedIn: () => none },
+    writes: { product: () => true, customer: () => true, linesTouchedIn: () => NO_LINES_TOUCHED },
   };
 }
 

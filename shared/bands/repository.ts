@@ -136,6 +136,7 @@ async function executeStatements(statements: ReadonlyArray<{ Statement: string; 
   });
 }
 
+/** Every category that has a bands item, with what it holds: the parts of the workspace band, and what a rebuild walks. */
 export async function readAllCategoryBands(workspaceId: string): Promise<StoredCategoryBands[]> {
   const partition = keys.categoryBandsPrefix(workspaceId);
   const items = await queryAll({
