@@ -13,7 +13,8 @@ Commands:
   workspace update W [--status active|inactive] [--features writebacks,storefront,overview]
                      [--rate-limit N] [--overview-rate-limit N] [--monthly-lines N] [--batch-record-cap N]
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults
-  bands rebuild --workspace W           recompute every band of the workspace from its history
+  bands rebuild --workspace W           recompute every band of the workspace from its history, and the
+                                        recommendations of the products with history
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
   connector create --workspace W --name N [--no-writebacks]
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
@@ -198,9 +199,14 @@ async function run(): Promise<{ json: unknown; text: string }> {
           await new Promise((resolve) => setTimeout(resolve, 1_000));
         }
       }
+      // A rebuild follows a change of pricing settings as often as not: the recommendations of every product with
+      // history follow the bands.
+      const { refreshRecommendations } = await import('../shared/recommendations/repository.ts');
+      const { pricedSkus, ...counts } = result;
+      const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now());
       return {
-        json: result,
-        text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items)`,
+        json: { ...counts, recommendations: refreshed.products },
+        text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items), and ${refreshed.products} recommendations`,
       };
     }
     case 'decision show': {

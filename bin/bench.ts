@@ -7,6 +7,7 @@ import { benchEngine } from '../lib/bench/engine.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
 import { LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
 import { type CostBreakdown, measurePriceServing } from '../lib/bench/prices.ts';
+import { measureWritebacks } from '../lib/bench/writebacks.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
 import { logger } from '../shared/observability.ts';
@@ -23,6 +24,9 @@ const PRICING_CALLS = Number(process.env.BENCH_PRICING_CALLS ?? 200);
 const COST_PER_MILLION_LINES_TARGET = 0.2;
 const LATENCY_RATIO_TARGET = 2;
 const ENGINE_MICROS_TARGET = 20;
+const WRITEBACK_TASKS = Number(process.env.BENCH_WRITEBACK_TASKS ?? 2_000);
+const WRITEBACK_CLAIMERS = [1, 10, 50] as const;
+const REFUSED_PER_LEASE_TARGET = 1.5;
 /** Below this, differences are the noise of one collection to the next. */
 const MEMORY_NOISE_MB = 16;
 
@@ -138,6 +142,26 @@ try {
     `  cost per 1M lines       $${pricing.costPerMillionLines.total.toFixed(3)}   ${verdict(pricing.costPerMillionLines.total <= COST_PER_MILLION_LINES_TARGET)} (<= $${COST_PER_MILLION_LINES_TARGET})`,
   );
   results.pricing = pricing;
+
+  console.log(
+    `\nWrite-back tasks on the local stack (${WRITEBACK_TASKS.toLocaleString('en-US')} pending tasks of one connector, claims of 10)`,
+  );
+  const writebacks = await measureWritebacks(stack, { tasks: WRITEBACK_TASKS, claimers: WRITEBACK_CLAIMERS });
+  for (const run of writebacks.runs) {
+    const refused =
+      run.claimers === 10 ? `   ${verdict(run.refusedPerLease <= REFUSED_PER_LEASE_TARGET)} (<= ${REFUSED_PER_LEASE_TARGET})` : '';
+    console.log(
+      `  ${String(run.claimers).padStart(2)} claimer${run.claimers === 1 ? ' ' : 's'}            ${Math.round(run.tasksPerSecond).toLocaleString('en-US').padStart(6)} tasks leased/s (${run.seconds.toFixed(2)} s, ${run.claimCalls} claim calls); ${run.refusedPerLease.toFixed(2)} refused writes per lease${refused}`,
+    );
+  }
+  const wb = writebacks.costPerMillionTasks;
+  console.log(
+    `  claim + ack per task    ${wb.readUnits.toFixed(2)} RRU, ${wb.writeUnits.toFixed(2)} WRU (10 workers, each task applied: the task, the product's price and its recommendation)`,
+  );
+  console.log(
+    `  cost per 1M tasks       $${wb.total.toFixed(2)}: DynamoDB reads $${wb.dynamoDbReads.toFixed(3)}, writes $${wb.dynamoDbWrites.toFixed(3)}, Lambda $${(wb.lambdaCompute + wb.lambdaRequests).toFixed(3)}, API Gateway $${wb.apiGateway.toFixed(3)}`,
+  );
+  results.writebacks = writebacks;
 } finally {
   await stack.stop();
 }

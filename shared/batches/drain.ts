@@ -5,7 +5,10 @@ import { recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
 import { logger } from '../observability.ts';
 import { pricingSettings } from '../pricing/settings.ts';
+import { touchedSkus } from '../recommendations/recommend.ts';
+import { refreshRecommendations } from '../recommendations/repository.ts';
 import { getWorkspace } from '../workspaces/repository.ts';
+import { workspaceDefaults } from '../workspaces/schema.ts';
 import { decompressRecords } from './chunks.ts';
 import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
 import {
@@ -16,7 +19,7 @@ import {
   finishBands,
   finishDrain,
   readTouched,
-  saveBandCursor,
+  saveBandsJobCursor,
   getBatch,
   readChunksAfter,
   recordTouched,
@@ -128,26 +131,40 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
   try {
     let categories = 0;
     const workspace = await getWorkspace(current.workspaceId);
-    const recompute = await recomputeBands(
-      current.workspaceId,
-      pricingSettings(workspace?.pricing),
-      touchedScope(await readTouched(current)),
-      clock(),
-      {
-        after: current.bandCursor,
-        shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
-        afterCategory: async (category) => {
-          current = await saveBandCursor(current, owner, category, leaseUntil());
-          categories += 1;
-          await hooks.afterBandCategory?.(categories, invocation);
-        },
+    const touched = await readTouched(current);
+    const recompute = await recomputeBands(current.workspaceId, pricingSettings(workspace?.pricing), touchedScope(touched), clock(), {
+      after: current.bandCursor,
+      shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
+      afterCategory: async (category) => {
+        current = await saveBandsJobCursor(current, owner, 'bandCursor', category, leaseUntil());
+        categories += 1;
+        await hooks.afterBandCategory?.(categories, invocation);
       },
-    );
-    if (!recompute.done) {
+    });
+    const continueLater = async (): Promise<DrainResult> => {
       await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
       await releaseDrainLease(current, owner);
       return { outcome: 'continued', chunks: 0, records: 0 };
-    }
+    };
+    if (!recompute.done) return await continueLater();
+    // The recommendations follow the bands they are priced from: the overview then shows what a price call would.
+    const cursor = current.recommendationCursor;
+    const refreshed = await refreshRecommendations(
+      {
+        workspaceId: current.workspaceId,
+        baseCurrency: workspace?.baseCurrency ?? workspaceDefaults.baseCurrency,
+        pricing: workspace?.pricing,
+      },
+      touchedSkus(touched).filter((sku) => cursor === undefined || sku > cursor),
+      clock().getTime(),
+      {
+        shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
+        afterPage: async (lastSku) => {
+          current = await saveBandsJobCursor(current, owner, 'recommendationCursor', lastSku, leaseUntil());
+        },
+      },
+    );
+    if (!refreshed.done) return await continueLater();
     await finishBands(current, owner, clock());
     return { outcome: 'recomputed', chunks: 0, records: 0 };
   } catch (error) {

@@ -428,18 +428,28 @@ export async function acquireBandsLease(batch: Batch, owner: string, leaseUntil:
   }
 }
 
-/** The bands job moves this cursor after each category it recomputes. */
-export async function saveBandCursor(batch: Batch, owner: string, category: string, leaseUntil: number): Promise<Batch> {
+/**
+ * The bands job's checkpoints: `bandCursor` after each category it recomputes, then `recommendationCursor` after each
+ * page of recommendations it stores.
+ */
+export async function saveBandsJobCursor(
+  batch: Batch,
+  owner: string,
+  cursor: 'bandCursor' | 'recommendationCursor',
+  value: string,
+  leaseUntil: number,
+): Promise<Batch> {
   await tableClient().send(
     new UpdateCommand({
       TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
-      UpdateExpression: 'SET bandCursor = :category, leaseUntil = :until',
+      UpdateExpression: 'SET #cursor = :value, leaseUntil = :until',
       ConditionExpression: 'leaseOwner = :owner',
-      ExpressionAttributeValues: { ':category': category, ':until': leaseUntil, ':owner': owner },
+      ExpressionAttributeNames: { '#cursor': cursor },
+      ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':owner': owner },
     }),
   );
-  return { ...batch, bandCursor: category, leaseUntil };
+  return { ...batch, [cursor]: value, leaseUntil };
 }
 
 export async function finishBands(batch: Batch, owner: string, now: Date): Promise<void> {

@@ -35,7 +35,9 @@ export const BatchSchema = v.object({
   drainCursor: v.optional(v.string()),
   /** The last category whose bands were recomputed after the drain: where a resumed recompute goes on. */
   bandCursor: v.optional(v.string()),
-  /** When the bands of what the batch touched were recomputed, after it drained. */
+  /** The last product whose recommendation was stored after the bands: where a resumed refresh goes on. */
+  recommendationCursor: v.optional(v.string()),
+  /** When the bands, then the recommendations, of what the batch touched were recomputed, after it drained. */
   bandsRecomputedAt: v.optional(v.string()),
   /** Which drain invocation may write, and until when; a drain that died lets go when its lease runs out. */
   leaseOwner: v.optional(v.string()),

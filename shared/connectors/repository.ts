@@ -1,5 +1,5 @@
-// Connector items in the table: create and read a workspace's connectors.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+// Connector items in the table: create, read and list a workspace's connectors.
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { newId } from '../ids.ts';
@@ -29,4 +29,24 @@ export async function getConnector(workspaceId: string, connectorId: string): Pr
     new GetCommand({ TableName: tableName(), Key: keys.connector(workspaceId, connectorId), ConsistentRead: true }),
   );
   return Item ? v.parse(ConnectorSchema, Item) : undefined;
+}
+
+/** Every connector of a workspace: they share the workspace's partition, under one sort-key prefix. */
+export async function listConnectors(workspaceId: string): Promise<Connector[]> {
+  const prefix = keys.connectorPrefix(workspaceId);
+  const connectors: Connector[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) connectors.push(v.parse(ConnectorSchema, item));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return connectors;
 }

@@ -25,7 +25,7 @@ export interface EndpointRequest {
 
 export interface AuthenticatedRequest extends EndpointRequest {
   readonly principal: Principal;
-  /** What the rate check read back of the workspace's month: its priced lines so far (v1 routes; 0 elsewhere). */
+  /** What the rate check read back of the workspace's month: its priced lines so far. */
   readonly linesUsed: number;
 }
 
@@ -112,13 +112,13 @@ function authentication(auth: RouteAuth): Middleware {
  * The per-workspace request rate, after authentication and before any input is read: the contract answers 429 before
  * 422. One conditional write per request, which also reads back the month's priced lines for the price route.
  */
-function requestRate(): Middleware {
+function requestRate(surface: Surface): Middleware {
   return {
     before: async (request) => {
       const principal = request.context.principal;
       if (!principal) return;
       const now = Date.now();
-      request.context.linesUsed = (await admitRequest(principal.workspace, now)).linesUsed;
+      request.context.linesUsed = (await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview')).linesUsed;
       request.context.admittedAt = now;
     },
   };
@@ -127,7 +127,7 @@ function requestRate(): Middleware {
 function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
   const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>().use(requestCost(spec)).use(errorEnvelope(spec));
   if (spec.auth) chain.use(authentication(spec.auth));
-  if (spec.auth && spec.surface === 'v1') chain.use(requestRate());
+  if (spec.auth) chain.use(requestRate(spec.surface));
   const handler = chain.handler(async (event, context) => {
     const requestId = requestIdOf(event);
     const remainingMs = () => context.getRemainingTimeInMillis();

@@ -101,7 +101,8 @@ function rateOf(currency: string, snapshot: PricingSnapshot, context: CallContex
   return rate.rate;
 }
 
-function convertProduct(product: ProductView, factor: number): PricingProduct {
+/** A product's amounts in another currency: `factor` minor units of it per minor unit of the product's own. */
+export function convertProduct(product: ProductView, factor: number): PricingProduct {
   const amount = (value: number | undefined) => (value === undefined ? undefined : value * factor);
   const optional = (name: 'mapCents' | 'floorCents' | 'ceilingCents') => {
     const value = amount(product[name]);

@@ -1,6 +1,6 @@
 // Unit tests of currencies: ISO 4217 minor-unit digits and the factor that moves minor units from one currency into another.
 import { describe, expect, it } from 'vitest';
-import { conversionFactor, minorUnitDigits } from './currency.ts';
+import { conversionFactor, fromDecimalAmount, minorUnitDigits, toDecimalAmount } from './currency.ts';
 
 describe('minor units', () => {
   it('has no decimals for the yen and the other zero-decimal currencies', () => {
@@ -55,5 +55,68 @@ describe('the conversion factor', () => {
     const there = conversionFactor({ currency: 'KWD', rate: 3.25 }, { currency: 'JPY', rate: 0.0067 });
     const back = conversionFactor({ currency: 'JPY', rate: 0.0067 }, { currency: 'KWD', rate: 3.25 });
     expect(there * back).toBeCloseTo(1, 12);
+  });
+});
+
+describe('decimal amounts', () => {
+  it('shows minor units as the decimal amount of the currency', () => {
+    expect(toDecimalAmount(1999, 'USD')).toBe(19.99);
+    expect(toDecimalAmount(1999, 'JPY')).toBe(1999);
+    expect(toDecimalAmount(1999, 'KWD')).toBe(1.999);
+    expect(toDecimalAmount(19_999, 'CLF')).toBe(1.9999);
+  });
+
+  it('shows whole and small amounts without trailing noise', () => {
+    expect(toDecimalAmount(2500, 'USD')).toBe(25);
+    expect(toDecimalAmount(1, 'USD')).toBe(0.01);
+    expect(toDecimalAmount(0, 'USD')).toBe(0);
+    expect(toDecimalAmount(1500, 'KWD')).toBe(1.5);
+  });
+
+  it('shows a negative amount as a negative decimal', () => {
+    expect(toDecimalAmount(-1999, 'USD')).toBe(-19.99);
+  });
+
+  it('rounds a fractional number of minor units to the currency decimals', () => {
+    expect(toDecimalAmount(1999.4, 'USD')).toBe(19.99);
+    expect(toDecimalAmount(1999.6, 'JPY')).toBe(2000);
+  });
+
+  it('reads a decimal amount as whole minor units', () => {
+    expect(fromDecimalAmount(19.99, 'USD')).toBe(1999);
+    expect(fromDecimalAmount(1999, 'JPY')).toBe(1999);
+    expect(fromDecimalAmount(1.999, 'KWD')).toBe(1999);
+    expect(fromDecimalAmount(1.9999, 'CLF')).toBe(19_999);
+    expect(fromDecimalAmount(0, 'USD')).toBe(0);
+  });
+
+  it('reads amounts whose binary double is not the decimal written', () => {
+    // 19.99 × 100 is 1998.9999…, 0.29 × 100 is 28.999…, 0.1 + 0.2 is 0.30000000000000004.
+    expect(fromDecimalAmount(0.29, 'USD')).toBe(29);
+    expect(fromDecimalAmount(0.1 + 0.2, 'USD')).toBe(30);
+    expect(fromDecimalAmount(1.001, 'KWD')).toBe(1001);
+    expect(fromDecimalAmount(-19.99, 'USD')).toBe(-1999);
+  });
+
+  it('refuses an amount with more decimals than the currency has', () => {
+    expect(fromDecimalAmount(15.001, 'USD')).toBeUndefined();
+    expect(fromDecimalAmount(1.005, 'USD')).toBeUndefined();
+    expect(fromDecimalAmount(15.5, 'JPY')).toBeUndefined();
+    expect(fromDecimalAmount(1.5555, 'KWD')).toBeUndefined();
+    expect(fromDecimalAmount(0.001, 'XYZ')).toBeUndefined();
+  });
+
+  it('refuses an amount that is not a finite number', () => {
+    expect(fromDecimalAmount(Number.NaN, 'USD')).toBeUndefined();
+    expect(fromDecimalAmount(Number.POSITIVE_INFINITY, 'USD')).toBeUndefined();
+    expect(fromDecimalAmount(Number.NEGATIVE_INFINITY, 'USD')).toBeUndefined();
+  });
+
+  it('round-trips every amount of whole minor units', () => {
+    for (const currency of ['USD', 'JPY', 'KWD', 'CLF']) {
+      for (const minorUnits of [0, 1, 7, 99, 1999, 123_456, 9_999_999]) {
+        expect(fromDecimalAmount(toDecimalAmount(minorUnits, currency), currency)).toBe(minorUnits);
+      }
+    }
   });
 });

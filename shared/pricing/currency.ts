@@ -43,3 +43,19 @@ export function conversionFactor(from: { currency: string; rate: number }, to: {
   if (from.currency === to.currency) return 1;
   return (from.rate / to.rate) * 10 ** (minorUnitDigits(to.currency) - minorUnitDigits(from.currency));
 }
+
+/** An amount in minor units as the decimal the overview shows: 1999 USD is 19.99, 1999 JPY is 1999, 1999 KWD 1.999. */
+export function toDecimalAmount(minorUnits: number, currency: string): number {
+  const digits = minorUnitDigits(currency);
+  return Number((minorUnits / 10 ** digits).toFixed(digits));
+}
+
+/**
+ * A decimal amount in whole minor units, or undefined when it has more decimals than the currency has minor digits.
+ * A binary double is rarely the decimal it was written as (19.99 × 100 is 1998.9999…), so "whole" allows for that.
+ */
+export function fromDecimalAmount(amount: number, currency: string): number | undefined {
+  const scaled = amount * 10 ** minorUnitDigits(currency);
+  const whole = Math.round(scaled);
+  return Math.abs(scaled - whole) <= Math.abs(scaled) * Number.EPSILON * 4 ? whole : undefined;
+}

@@ -139,4 +139,9 @@ export interface PricedLine {
   readonly guardrailsApplied: Guardrail[];
   readonly confidence: ConfidenceLabel;
   readonly confidenceScore: number;
+  /**
+   * The guardrails' bounds in whole minor units: the lowest price the lower bounds (min margin, floor, MAP when it
+   * applies) allow, and the ceiling, if any. A person approving a price is held to the same bounds.
+   */
+  readonly bounds: { readonly lowerCents: number; readonly ceilingCents: number | undefined };
 }

@@ -378,5 +378,6 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     guardrailsApplied: applied,
     confidence,
     confidenceScore: score,
+    bounds: { lowerCents: lowest, ceilingCents: ceiling },
   };
 }

@@ -6,6 +6,8 @@ export class CapacityLedger {
   readUnits = 0;
   writeUnits = 0;
   calls = 0;
+  /** Writes a condition refused: each is charged like a write, and says how much requests contend for the same items. */
+  refusedWrites = 0;
 
   add(kind: 'read' | 'write', units: number): void {
     if (kind === 'read') this.readUnits += units;

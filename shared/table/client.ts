@@ -146,6 +146,7 @@ export function chargeCall(
   if ('error' in outcome) {
     const name = (outcome.error as { name?: string }).name;
     if (name === 'ConditionalCheckFailedException' || name === 'TransactionCanceledException') {
+      ledger.refusedWrites += 1;
       // DynamoDB bills a refused write on the item already there when that is larger; a caller that asked for it
       // (ReturnValuesOnConditionCheckFailure) gets it in the error, so its size is known.
       const existing = (outcome.error as { Item?: Marshalled }).Item;

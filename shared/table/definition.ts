@@ -29,6 +29,9 @@ export const table = {
     // projected whole rather than fetched back one by one. CloudFormation adds one index per stack update: a release
     // adds at most one.
     { name: 'history', partitionKey: 'historyPk', sortKey: 'historySk', projection: 'ALL' },
+    // Write-back tasks a connector may claim, by the time they became claimable. Sparse: a task is in it only while it
+    // is pending or leased, so a claim reads claimable tasks alone. Keys only: a claim leases by the base key anyway.
+    { name: 'claimable', partitionKey: 'claimPk', sortKey: 'claimSk', projection: 'KEYS_ONLY' },
   ],
 } as const satisfies TableDefinition;
 

@@ -35,7 +35,7 @@ export const keys = {
   }),
   batchTouchedPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: TOUCHED_PREFIX }),
   /** One partition per product, so that price requests for a large catalogue spread over many partitions. */
-  product: (workspaceId: string, sku: string): PrimaryKey => ({ PK: `WS#${workspaceId}#PRODUCT#${sku}`, SK: 'PRODUCT' }),
+  product: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'PRODUCT' }),
   customer: (workspaceId: string, externalId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#CUSTOMER#${externalId}`, SK: 'CUSTOMER' }),
   /**
    * A quote or an order is the set of its line items in one partition: line 0 carries the whole header and the line
@@ -82,6 +82,26 @@ export const keys = {
     PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
     SK: `CALL#${callId}`,
   }),
+  /**
+   * A product's current recommendation: the engine's price with no customer at quantity 1, with its bounds and
+   * rationale. It sits in the product's partition, so the overview reads it with one GetItem.
+   */
+  recommendation: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'RECOMMENDATION' }),
+  /** An approved price, kept beside the product it prices, in the order approved. */
+  approval: (workspaceId: string, sku: string, approvedAt: string, approvalId: string): PrimaryKey => ({
+    PK: productPartition(workspaceId, sku),
+    SK: `APPROVAL#${approvedAt}#${approvalId}`,
+  }),
+  /** One partition per write-back task: an ack or an extend names the task by id, so it finds it with no index. */
+  writeback: (workspaceId: string, taskId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#WRITEBACK#${taskId}`, SK: 'TASK' }),
+  /**
+   * Counts the claims of one connector in a window of seconds, those started and those running, so that claims made
+   * at once take different slices of the claimable tasks instead of racing for the same first ones.
+   */
+  claimTicket: (workspaceId: string, connectorId: string, window: number): PrimaryKey => ({
+    PK: `WS#${workspaceId}#CLAIMS#${connectorId}`,
+    SK: `TICKET#${window}`,
+  }),
   /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
 } as const;
@@ -94,6 +114,10 @@ const TOUCHED_PREFIX = 'TOUCHED#';
 
 function batchPartition(workspaceId: string, batchId: string): string {
   return `WS#${workspaceId}#BATCH#${batchId}`;
+}
+
+function productPartition(workspaceId: string, sku: string): string {
+  return `WS#${workspaceId}#PRODUCT#${sku}`;
 }
 
 function bandsPartition(workspaceId: string): string {
@@ -124,7 +148,7 @@ function lineDigest(kind: DocumentKind, externalId: string, index: number): stri
   return keyDigest(`${kind}#${externalId}#${index}`);
 }
 
-const [lookupIndex, historyIndex] = table.indexes;
+const [lookupIndex, historyIndex, claimableIndex] = table.indexes;
 
 /** Alternate keys, written on the base item and served by the `lookup` index (KEYS_ONLY). */
 export const lookupKeys = {
@@ -150,7 +174,22 @@ export const lookupKeys = {
     partitionKey: productLinesPartition(workspaceId, sku),
     sortKeyPrefix: customerLinesPrefix(customerExternalId),
   }),
+  /**
+   * A connector's open (pending or leased) write-back tasks for one SKU: what a new approval of the SKU supersedes.
+   * Removed with the claimable key when the task ends.
+   */
+  openWriteback: (workspaceId: string, connectorId: string, sku: string, taskId: string) => ({
+    [lookupIndex.partitionKey]: openWritebacksPartition(workspaceId, connectorId, sku),
+    [lookupIndex.sortKey]: taskId,
+  }),
+  openWritebacks: (workspaceId: string, connectorId: string, sku: string) => ({
+    partitionKey: openWritebacksPartition(workspaceId, connectorId, sku),
+  }),
 } as const;
+
+function openWritebacksPartition(workspaceId: string, connectorId: string, sku: string): string {
+  return `WS#${workspaceId}#WBOPEN#${connectorId}#${sku}`;
+}
 
 function productLinesPartition(workspaceId: string, sku: string): string {
   return `WS#${workspaceId}#SKU#${sku}`;
@@ -179,6 +218,27 @@ function categoryPartition(workspaceId: string, category: string): string {
 
 function segmentPrefix(segment: string): string {
   return `${keyDigest(segment)}#`;
+}
+
+/**
+ * A claimable write-back task, served by the `claimable` index (KEYS_ONLY): one partition per connector, sorted by
+ * the moment the task became claimable, its creation or the end of its last lease. A claim reads the sort keys up to
+ * now, so a task under a live lease is never in what it reads.
+ */
+export const claimableKeys = {
+  task: (workspaceId: string, connectorId: string, claimableAt: string, taskId: string) => ({
+    [claimableIndex.partitionKey]: claimablePartition(workspaceId, connectorId),
+    [claimableIndex.sortKey]: `${claimableAt}#${taskId}`,
+  }),
+  /** Everything claimable by `now` sorts at or below this: ISO times sort as text, and `~` after every id character. */
+  claimableBy: (workspaceId: string, connectorId: string, now: string) => ({
+    partitionKey: claimablePartition(workspaceId, connectorId),
+    sortKeyAtMost: `${now}#~`,
+  }),
+} as const;
+
+function claimablePartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#CLAIM#${connectorId}`;
 }
 
 export interface AccessPattern {
@@ -511,5 +571,110 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'BatchGetItem of the call item and its archived copy, eventually consistent',
     key: 'priceCall(workspaceId, digest), archivedPriceCall(workspaceId, digest, callId)',
     cost: '0.5 RRU per 4 KB of each item that exists, 0.5 for one that does not',
+  },
+  {
+    name: "Count a request against the workspace's overview rate",
+    usedBy: ['getPrice', 'approvePrice'],
+    call: 'UpdateItem ADD overviewCount, conditional on the overview window being this second and not full (as the /api/v1 rate, in its own attributes)',
+    key: 'usage(workspaceId, month)',
+    cost: '1 WRU; 2 on the first request of each second; a refused request 1 WRU',
+  },
+  {
+    name: 'Bands job: recompute the recommendations of the products a batch touched, or all with history on a rebuild',
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call: "The price call's two BatchGetItem rounds for 400 products at a time (no customer), then BatchWriteItem PutRequest; a checkpoint UpdateItem per page",
+    key: 'product(workspaceId, sku), categoryBands, workspaceBands, fxRate; recommendation(workspaceId, sku)',
+    cost: '~0.5 RRU per product (its item with its bands, under 4 KB) + 0.5 per category; 1 WRU per recommendation (~600 B); 1 WRU per page',
+  },
+  {
+    name: 'Overview or approve: compute and store the recommendation of a product that has none yet',
+    usedBy: ['getPrice', 'approvePrice'],
+    call: "The price call's BatchGetItem rounds for one product (no customer), then BatchWriteItem PutRequest; only after the read of the recommendation found nothing",
+    key: 'product(workspaceId, sku), workspaceBands, categoryBands, fxRate; recommendation(workspaceId, sku)',
+    cost: '~1.5 RRU (0.5 per item read, missing ones included) + 1 WRU when the product exists; an unknown SKU 1 RRU',
+  },
+  {
+    name: "Overview: read a SKU's recommendation",
+    usedBy: ['getPrice'],
+    call: 'GetItem, eventually consistent',
+    key: 'recommendation(workspaceId, sku)',
+    cost: '0.5 RRU',
+  },
+  {
+    name: 'Approve: read the recommendation whose bounds the price must keep',
+    usedBy: ['approvePrice'],
+    call: 'GetItem, strongly consistent',
+    key: 'recommendation(workspaceId, sku)',
+    cost: '1 RRU',
+  },
+  {
+    name: 'Approve (live key): list the connectors that receive write-backs',
+    usedBy: ['approvePrice'],
+    call: 'Query begins_with CONNECTOR#, eventually consistent',
+    key: 'connectorPrefix(workspaceId)',
+    cost: '0.5 RRU per 4 KB of connectors (~200 B each)',
+  },
+  {
+    name: 'Approve: record the approval and its write-back tasks, all or nothing',
+    usedBy: ['approvePrice'],
+    call: 'TransactWriteItems of Puts conditional on attribute_not_exists(PK), 100 items per transaction',
+    key: 'approval(workspaceId, sku, approvedAt, approvalId), writeback(workspaceId, taskId) with claimable key and lookup key openWriteback',
+    cost: '2 WRU for the approval + per connector 2 WRU for its task (under 1 KB) and 2 WRU for its two index entries; a sandbox approval 2 WRU',
+  },
+  {
+    name: "Approve (live key): find and cancel each connector's older open tasks for the SKU",
+    usedBy: ['approvePrice'],
+    call: 'Query on the lookup index (KEYS_ONLY) per connector, then UpdateItem per task found, conditional on it being pending or its lease run out',
+    key: 'lookupKeys.openWritebacks(workspaceId, connectorId, sku), writeback(workspaceId, taskId)',
+    cost: '0.5 RRU per connector; per task cancelled 1 WRU + 2 WRU for the two index entries removed; one under a live lease 1 WRU, refused',
+  },
+  {
+    name: "Claim: count the claim in and out of the connector's running claims",
+    usedBy: ['claimWritebacks'],
+    call: 'UpdateItem ADD started and running, ReturnValues UPDATED_NEW, then UpdateItem ADD running −1 (10-second windows, TTL one hour)',
+    key: 'claimTicket(workspaceId, connectorId, window)',
+    cost: '2 WRU per claim call',
+  },
+  {
+    name: "Claim: read the connector's claimable tasks, the longest claimable first",
+    usedBy: ['claimWritebacks'],
+    call: 'Query on the claimable index (KEYS_ONLY), sort key up to now, Limit limit × max(10, claims running), at most 1,000; a second Query only if the first window was full and ran out',
+    key: 'claimableKeys.claimableBy(workspaceId, connectorId, now)',
+    cost: '0.5 RRU per 4 KB of index entries (~200 B each): 2.5 RRU for a window of 100 (limit 10), 12.5 for 500 (50 claims at once)',
+  },
+  {
+    name: 'Claim: lease one task',
+    usedBy: ['claimWritebacks'],
+    call: 'UpdateItem conditional on its claimable sort key being the one the index showed, ReturnValues ALL_NEW',
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1 WRU + 2 WRU for moving its claimable index entry (a key change is a delete and a put); a refused lease 1 WRU',
+  },
+  {
+    name: 'Ack: read the tasks acknowledged',
+    usedBy: ['ackWritebacks'],
+    call: 'BatchGetItem, strongly consistent, 100 keys per call; a refused write reads its task again with GetItem',
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1 RRU per task (under 4 KB)',
+  },
+  {
+    name: "Ack applied: the task, the product's current price and its recommendation at that price, all or nothing",
+    usedBy: ['ackWritebacks'],
+    call: "The price call's BatchGetItem rounds for the products (no customer), then TransactWriteItems per task: Update task conditional on the caller's live lease, Update product conditional on it existing, Put recommendation",
+    key: 'writeback(workspaceId, taskId), product(workspaceId, sku), recommendation(workspaceId, sku)',
+    cost: '~1 RRU of reads per product; 2 WRU per item per started KB: ~2 task + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 8–10 WRU',
+  },
+  {
+    name: "Ack failed: finish the task with the connector's error",
+    usedBy: ['ackWritebacks'],
+    call: "UpdateItem conditional on the caller's live lease",
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1–2 WRU (the error text is up to 1,000 characters) + 2 WRU for the two index entries removed',
+  },
+  {
+    name: 'Extend a lease',
+    usedBy: ['extendWriteback'],
+    call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW",
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU',
   },
 ];

@@ -1,4 +1,4 @@
-// A workspace's usage of /api/v1: the per-second request rate and the month's priced lines, one counter item per month.
+// A workspace's usage: the per-second request rates of /api/v1 and of the overview, and the month's priced lines, one counter item per month.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.ts';
@@ -37,14 +37,27 @@ export function monthlyVolumeExceeded(workspace: Pick<Workspace, 'monthlyLines'>
   );
 }
 
+/** Each surface has its own rate and its own window in the usage item. */
+export type RateMeter = 'api' | 'overview';
+
+const meters = {
+  api: { second: 'rateSecond', count: 'rateCount', limit: (workspace: RateLimits) => workspace.rateLimit },
+  overview: { second: 'overviewSecond', count: 'overviewCount', limit: (workspace: RateLimits) => workspace.overviewRateLimit },
+} as const satisfies Record<RateMeter, { second: string; count: string; limit: (workspace: RateLimits) => number }>;
+
+type RateLimits = Pick<Workspace, 'workspaceId' | 'rateLimit' | 'overviewRateLimit'>;
+
 /**
  * Counts a request against the workspace's rate: a fixed one-second window in the month's usage item. One write in
  * the usual case (the window's first request takes two), and it reads back the month's priced lines for free, so a
  * spent quota is refused before the body is even read. A refused request costs the one refused write: the stored
  * window comes back with the refusal and says why.
  */
-export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'rateLimit'>, nowMs: number): Promise<{ linesUsed: number }> {
+export async function admitRequest(workspace: RateLimits, nowMs: number, meter: RateMeter = 'api'): Promise<{ linesUsed: number }> {
   const second = Math.floor(nowMs / 1000);
+  const { second: secondName, count: countName } = meters[meter];
+  const limit = meters[meter].limit(workspace);
+  const ExpressionAttributeNames = { '#second': secondName, '#count': countName };
   const Key = keys.usage(workspace.workspaceId, monthOf(nowMs));
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
@@ -54,9 +67,10 @@ export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'r
         new UpdateCommand({
           TableName: tableName(),
           Key,
-          UpdateExpression: 'ADD rateCount :one',
-          ConditionExpression: 'rateSecond >= :second AND rateCount < :limit',
-          ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': workspace.rateLimit },
+          UpdateExpression: 'ADD #count :one',
+          ConditionExpression: '#second >= :second AND #count < :limit',
+          ExpressionAttributeNames,
+          ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': limit },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -65,7 +79,8 @@ export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'r
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       const stored = error.Item ? unmarshall(error.Item) : undefined;
-      if (typeof stored?.rateSecond === 'number' && stored.rateSecond >= second) throw rateLimited(workspace.rateLimit);
+      const storedSecond = stored?.[secondName];
+      if (typeof storedSecond === 'number' && storedSecond >= second) throw rateLimited(limit);
     }
     try {
       // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
@@ -73,8 +88,9 @@ export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'r
         new UpdateCommand({
           TableName: tableName(),
           Key,
-          UpdateExpression: 'SET rateSecond = :second, rateCount = :one, expiresAt = :expires',
-          ConditionExpression: 'attribute_not_exists(rateSecond) OR rateSecond < :second',
+          UpdateExpression: 'SET #second = :second, #count = :one, expiresAt = :expires',
+          ConditionExpression: 'attribute_not_exists(#second) OR #second < :second',
+          ExpressionAttributeNames,
           ExpressionAttributeValues: { ':one': 1, ':second': second, ':expires': usageExpiry(nowMs) },
           ReturnValues: 'ALL_NEW',
         }),
@@ -85,7 +101,7 @@ export async function admitRequest(workspace: Pick<Workspace, 'workspaceId' | 'r
       if (!isConditionFailure(error)) throw error;
     }
   }
-  throw rateLimited(workspace.rateLimit);
+  throw rateLimited(limit);
 }
 
 /** Takes a call's lines from the month's quota, all or none: a call that would cross it prices nothing. */

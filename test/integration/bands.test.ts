@@ -1,4 +1,5 @@
 // Bands after a drain, and the admin commands that rebuild them, change pricing settings and look up a decision.
+import { getPrice } from './writebacks-support.ts';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -171,10 +172,15 @@ describe('the admin commands for pricing', () => {
     await drain(seller, pricingHistory());
     const before = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');
 
+    const shownBefore = await getPrice(seller.keys.pwLive, 'BOLT');
     const updated = await adminJson('workspace', 'update', seller.workspaceId, '--pricing', '{"targetPercentile":90}');
     expect(updated.pricing).toEqual({ targetPercentile: 90 });
     const rebuilt = await adminJson('bands', 'rebuild', '--workspace', seller.workspaceId);
-    expect(rebuilt).toMatchObject({ done: true, categories: 2, lines: expect.any(Number) });
+    expect(rebuilt).toMatchObject({ done: true, categories: 2, lines: expect.any(Number), recommendations: 3 });
+    // The recommendations of the products with history follow the rebuilt bands.
+    const shownAfter = await getPrice(seller.keys.pwLive, 'BOLT');
+    expect(shownAfter.json.updated_at > shownBefore.json.updated_at).toBe(true);
+    expect(shownAfter.json.recommended_price).toBeGreaterThanOrEqual(shownBefore.json.recommended_price);
     expect(rebuilt.lines).toBeGreaterThan(300);
 
     const after = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');

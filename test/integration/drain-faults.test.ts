@@ -146,6 +146,12 @@ async function bandsOf(workspaceId: string) {
   );
 }
 
+/** Every product's recommendation, less what differs between two runs: when it was computed, and its decision id. */
+async function recommendationsOf(workspaceId: string) {
+  const items = (await dumpCanonical(workspaceId, { derived: true })).filter((item) => item.type === 'recommendation');
+  return items.map(({ updatedAt: _at, pricingDecisionId: _id, ...rest }) => rest);
+}
+
 describe('a bands job that fails part way', () => {
   it('resumes after the last category it finished and ends with the bands of a clean run, the batch drained all along', async () => {
     const clean = await ingest(undefined, { bands: true });
@@ -167,6 +173,10 @@ describe('a bands job that fails part way', () => {
     const bands = await bandsOf(faulty.workspace.workspaceId);
     expect(Object.keys(bands)).toHaveLength(8);
     expect(bands).toEqual(await bandsOf(clean.workspace.workspaceId));
+    // The recommendations follow the bands: every product has one, as in the clean run.
+    const recommendations = await recommendationsOf(faulty.workspace.workspaceId);
+    expect(recommendations).toHaveLength(60);
+    expect(recommendations).toEqual(await recommendationsOf(clean.workspace.workspaceId));
   });
 });
 

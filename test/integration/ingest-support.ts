@@ -282,9 +282,9 @@ export async function waitForBands(key: string, batchId: string, options: { base
 
 /**
  * A workspace's canonical data (everything but batch partitions), with what differs between two runs of the same
- * records taken out: the workspace id, the batch that brought each item and when.
+ * records taken out: the workspace id, the batch that brought each item and when; derived items only if asked for.
  */
-export async function dumpCanonical(workspaceId: string): Promise<Record<string, unknown>[]> {
+export async function dumpCanonical(workspaceId: string, options: { derived?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -299,10 +299,11 @@ export async function dumpCanonical(workspaceId: string): Promise<Record<string,
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
-  // Bands carry the moment they were computed, and usage the moment of each request; they have tests of their own. The
-  // bands lease exists only while a bands job runs.
+  // Bands and recommendations carry the moment they were computed, and usage the moment of each request; they have
+  // tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
+  const derived = (item: Record<string, unknown>) => /Bands$|^bandsLease$|^recommendation$/.test(String(item.type));
   return items
-    .filter((item) => !/#(BATCH|USAGE|CALL)#/.test(String(item.PK)) && !/Bands$|^bandsLease$/.test(String(item.type)))
+    .filter((item) => !/#(BATCH|USAGE|CALL)#/.test(String(item.PK)) && (options.derived === true || !derived(item)))
     .map((item) => {
       const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...rest } = item;
       return JSON.parse(JSON.stringify(rest).replaceAll(workspaceId, 'WS')) as Record<string, unknown>;

@@ -331,7 +331,14 @@ describe('idempotency', () => {
     const key = randomUUID();
     const workspace = await getWorkspace(seller.workspaceId);
     if (!workspace) throw new Error('the test workspace is missing');
-    const principal = { keyId: 'key_test', workspaceId: seller.workspaceId, scopes: ['erp' as const], connectorId: undefined, workspace };
+    const principal = {
+      keyId: 'key_test',
+      family: 'svc_live' as const,
+      workspaceId: seller.workspaceId,
+      scopes: ['erp' as const],
+      connectorId: undefined,
+      workspace,
+    };
     const request = v.parse(PriceRequestSchema, body);
     const used = await linesUsed(seller.workspaceId);
     // No time is left beyond the margin the call keeps for undoing itself.

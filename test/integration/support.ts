@@ -46,13 +46,13 @@ export async function call(path: string, options: CallOptions = {}): Promise<Api
 export type TestWorkspace = WorkspaceWithKeys;
 
 /**
- * Each test works in its own workspace, so tests stay independent on one shared table. Its request rate is raised far
+ * Each test works in its own workspace, so tests stay independent on one shared table. Its request rates are raised far
  * above the default, so that a test sending requests back to back is never throttled by a limit it is not about; the
  * rate limit's own tests set theirs.
  */
 export async function newWorkspace(name = 'Test Seller'): Promise<TestWorkspace> {
   const workspace = await createWorkspaceWithKeys(name);
-  await updateWorkspace(workspace.workspaceId, { rateLimit: UNTHROTTLED_RATE });
+  await updateWorkspace(workspace.workspaceId, { rateLimit: UNTHROTTLED_RATE, overviewRateLimit: UNTHROTTLED_RATE });
   return workspace;
 }
 

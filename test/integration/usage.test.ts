@@ -11,7 +11,7 @@ function secondStart(): number {
 
 describe('the per-second request rate', () => {
   it('admits up to the limit in a second, refuses the rest, and opens a new window the next second', async () => {
-    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 3 };
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 3, overviewRateLimit: 20 };
     const at = secondStart();
     for (let i = 0; i < 3; i++) await admitRequest(workspace, at + i);
     await expect(admitRequest(workspace, at + 10)).rejects.toMatchObject({ code: 'rate_limited' });
@@ -19,7 +19,7 @@ describe('the per-second request rate', () => {
   });
 
   it('counts a request stamped just before another opened the next second in that window, rather than refusing it', async () => {
-    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1000 };
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1000, overviewRateLimit: 20 };
     const at = secondStart();
     await admitRequest(workspace, at + 1000);
     // Five requests stamped in the second before, arriving after the next window opened: all counted.
@@ -27,11 +27,21 @@ describe('the per-second request rate', () => {
   });
 
   it('spends one refused write on a request past the limit', async () => {
-    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1 };
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1, overviewRateLimit: 20 };
     const at = secondStart();
     await admitRequest(workspace, at);
     const ledger = new CapacityLedger();
     await expect(withCapacityLedger(ledger, () => admitRequest(workspace, at + 1))).rejects.toMatchObject({ code: 'rate_limited' });
     expect(ledger.writeUnits).toBe(1);
+  });
+
+  it('meters the overview in a window of its own, against its own limit', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1, overviewRateLimit: 2 };
+    const at = secondStart();
+    await admitRequest(workspace, at);
+    await admitRequest(workspace, at + 1, 'overview');
+    await admitRequest(workspace, at + 2, 'overview');
+    await expect(admitRequest(workspace, at + 3, 'overview')).rejects.toMatchObject({ code: 'rate_limited' });
+    await expect(admitRequest(workspace, at + 4)).rejects.toMatchObject({ code: 'rate_limited' });
   });
 });

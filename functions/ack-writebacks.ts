@@ -1,0 +1,12 @@
+// POST /api/v1/writebacks/ack: a connector worker reports each leased task as applied or failed.
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody } from '../shared/http/request.ts';
+import { acknowledgeTasks } from '../shared/writebacks/repository.ts';
+import { AckRequestSchema } from '../shared/writebacks/schema.ts';
+
+export const handler = routeEndpoint('ackWritebacks', async ({ event, principal, nowMs }) => {
+  const { results } = readJsonBody(event, AckRequestSchema);
+  const counts = await acknowledgeTasks(principal.workspace, connectorOf(principal), results, nowMs);
+  return { statusCode: 200, body: counts };
+});

@@ -1,0 +1,11 @@
+// POST /v1/prices/approve: a pricing manager approves a price, which live keys publish to every connector that takes write-backs.
+import { approvalView, approvePrice } from '../shared/approvals/approve.ts';
+import { ApproveRequestSchema } from '../shared/approvals/schema.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody } from '../shared/http/request.ts';
+
+export const handler = routeEndpoint('approvePrice', async ({ event, principal, nowMs }) => {
+  const request = readJsonBody(event, ApproveRequestSchema);
+  const approval = await approvePrice(principal, request, new Date(nowMs));
+  return { statusCode: 200, body: approvalView(approval) };
+});

@@ -1,0 +1,13 @@
+// POST /api/v1/writebacks/claim: a connector worker leases its connector's oldest claimable write-back tasks.
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody } from '../shared/http/request.ts';
+import { taskView } from '../shared/writebacks/rules.ts';
+import { claimTasks } from '../shared/writebacks/repository.ts';
+import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
+
+export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs }) => {
+  const request = readJsonBody(event, ClaimRequestSchema);
+  const { tasks } = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs);
+  return { statusCode: 200, body: { tasks: tasks.map(taskView) } };
+});

@@ -1,0 +1,16 @@
+// POST /api/v1/writebacks/{id}/extend: a connector worker that needs longer keeps its lease on a task.
+import * as v from 'valibot';
+import { connectorOf } from '../shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
+import { taskView } from '../shared/writebacks/rules.ts';
+import { extendLease } from '../shared/writebacks/repository.ts';
+import { ExtendRequestSchema } from '../shared/writebacks/schema.ts';
+
+export const handler = routeEndpoint('extendWriteback', async ({ event, principal, nowMs }) => {
+  // Any id is looked for: one the service never minted is simply not leased by the caller.
+  const taskId = readPathParameter(event, 'id', v.pipe(v.string(), v.minLength(1)));
+  const { leaseSeconds } = readJsonBody(event, ExtendRequestSchema);
+  const task = await extendLease(principal.workspaceId, connectorOf(principal), taskId, leaseSeconds, nowMs);
+  return { statusCode: 200, body: { task: taskView(task) } };
+});

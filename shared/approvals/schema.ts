@@ -1,0 +1,27 @@
+// Approvals: the body of POST /v1/prices/approve and the stored record of each approved price.
+import * as v from 'valibot';
+
+export const ApproveRequestSchema = v.strictObject({
+  sku: v.pipe(v.string('a SKU'), v.minLength(1, 'a SKU')),
+  /** A decimal amount; its minor digits are checked against the product's currency once it is known. */
+  price: v.pipe(v.number('a decimal amount'), v.finite('a decimal amount'), v.gtValue(0, 'greater than 0')),
+});
+export type ApproveRequest = v.InferOutput<typeof ApproveRequestSchema>;
+
+export const ApprovalSchema = v.object({
+  approvalId: v.string(),
+  workspaceId: v.string(),
+  sku: v.string(),
+  priceCents: v.number(),
+  currency: v.string(),
+  approvedAt: v.string(),
+  /** False for a sandbox (pw_test) approval, which publishes nothing. */
+  livemode: v.boolean(),
+  /** The key that approved. */
+  keyId: v.string(),
+  /** The recommendation as it stood when the price was approved. */
+  recommendedPriceCents: v.number(),
+  pricingDecisionId: v.string(),
+  publishedTo: v.array(v.object({ connectorId: v.string(), writebackId: v.string() })),
+});
+export type Approval = v.InferOutput<typeof ApprovalSchema>;

@@ -1,0 +1,73 @@
+// The overview surface's view of a recommendation: snake_case, decimal amounts, and the parts `include` asks for.
+import * as v from 'valibot';
+import { ApiError } from '../errors.ts';
+import { toDecimalAmount } from '../pricing/currency.ts';
+import type { PricedRecommendation, Recommendation } from './schema.ts';
+
+export const includeParts = ['rationale', 'drivers'] as const;
+export type IncludePart = (typeof includeParts)[number];
+
+/**
+ * The query of GET /v1/prices/{sku}: `include` alone. Any other parameter is refused as well, so that a misspelt
+ * `includes=rationale` is not silently answered without the rationale.
+ */
+export const PriceQuerySchema = v.optional(
+  v.strictObject({
+    include: v.optional(v.string()),
+  }),
+);
+
+/** `rationale,drivers` → the parts; anything not known, an empty part included, is 400 bad_request. */
+export function parseInclude(include: string | undefined): ReadonlySet<IncludePart> {
+  if (include === undefined) return new Set();
+  const parts = include.split(',').map((part) => part.trim());
+  const unknown = parts.find((part) => !(includeParts as readonly string[]).includes(part));
+  if (unknown !== undefined) {
+    throw new ApiError('invalid_request', `include takes a comma-separated list of ${includeParts.join(', ')}; "${unknown}" is not one.`, {
+      param: 'include',
+    });
+  }
+  return new Set(parts as IncludePart[]);
+}
+
+export function notFound(sku: string): ApiError {
+  return new ApiError('not_found', `No product with sku "${sku}" is known to the workspace.`);
+}
+
+/** A product the engine cannot price has no recommendation to show or approve against. */
+export function pricedOrRefused(recommendation: Recommendation | undefined, sku: string): PricedRecommendation {
+  if (!recommendation) throw notFound(sku);
+  if (recommendation.status === 'unpriced') {
+    throw new ApiError('not_found', `The product "${sku}" has no recommendation: its cost is 0, so no margin can be priced.`);
+  }
+  return recommendation;
+}
+
+/** Percent change from the current price to the recommended one, to 2 decimals; null when there is no current price. */
+export function changePct(recommendedCents: number, currentCents: number): number | null {
+  if (currentCents <= 0) return null;
+  return Math.round(((recommendedCents - currentCents) / currentCents) * 10_000) / 100 + 0;
+}
+
+export function overviewPrice(recommendation: PricedRecommendation, include: ReadonlySet<IncludePart>): Record<string, unknown> {
+  const { currency } = recommendation;
+  const amount = (cents: number) => toDecimalAmount(cents, currency);
+  return {
+    sku: recommendation.sku,
+    currency,
+    recommended_price: amount(recommendation.recommendedPriceCents),
+    current_price: amount(recommendation.currentPriceCents),
+    change_pct: changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents),
+    updated_at: recommendation.updatedAt,
+    ...(include.has('rationale')
+      ? {
+          rationale: recommendation.rationale,
+          guardrails: {
+            floor: amount(recommendation.floorCents),
+            ceiling: recommendation.ceilingCents === undefined ? null : amount(recommendation.ceilingCents),
+          },
+        }
+      : {}),
+    ...(include.has('drivers') ? { drivers: recommendation.drivers } : {}),
+  };
+}

@@ -1,0 +1,193 @@
+// Unit tests of a product's recommendation with no history: list price, MAP always held, bounds, unpriced products, currency and rate; and the skus a batch touched.
+import { describe, expect, it } from 'vitest';
+import type { FxRate, PricingSnapshot, ProductView } from '../prices/inputs.ts';
+import { pricingSettings } from '../pricing/settings.ts';
+import { type RecommendationContext, recommendProduct, touchedSkus } from './recommend.ts';
+import type { PricedRecommendation, Recommendation } from './schema.ts';
+
+const NOW = Date.UTC(2026, 2, 1, 12, 0, 0, 250);
+
+/** Cost 5000, list 10 000: with no history the recommendation is the list price. */
+function product(overrides: Partial<ProductView> = {}): ProductView {
+  return {
+    sku: 'SKU-1',
+    category: 'Fasteners',
+    costCents: 5000,
+    currentPriceCents: 10_000,
+    segmentBands: new Map(),
+    ...overrides,
+  };
+}
+
+function snapshot(rates: Record<string, FxRate> = {}): PricingSnapshot {
+  return {
+    products: new Map(),
+    skuByExternalId: new Map(),
+    customers: new Map(),
+    categoryBands: new Map(),
+    customerBands: new Map(),
+    workspaceBand: undefined,
+    rates: new Map(Object.entries(rates)),
+  };
+}
+
+function context(overrides: Partial<RecommendationContext> = {}): RecommendationContext {
+  return { baseCurrency: 'USD', settings: pricingSettings(undefined), nowMs: NOW, decisionId: () => 'pd_test', ...overrides };
+}
+
+function expectPriced(recommendation: Recommendation): PricedRecommendation {
+  expect(recommendation.status).toBe('priced');
+  return recommendation as PricedRecommendation;
+}
+
+describe("a product's recommendation", () => {
+  it('is the list price when there is no history', () => {
+    const recommendation = expectPriced(recommendProduct(product(), snapshot(), context()));
+    expect(recommendation).toMatchObject({
+      sku: 'SKU-1',
+      currency: 'USD',
+      currentPriceCents: 10_000,
+      recommendedPriceCents: 10_000,
+      pricingDecisionId: 'pd_test',
+      updatedAt: '2026-03-01T12:00:00.250Z',
+    });
+    expect(recommendation.drivers).toEqual([]);
+    expect(recommendation.rationale).toContain(recommendation.reasonSummary);
+  });
+
+  it('has the minimum-margin price, cost, as its floor when the product has no floor of its own', () => {
+    expect(expectPriced(recommendProduct(product(), snapshot(), context())).floorCents).toBe(5000);
+  });
+
+  it('is raised to MAP when MAP is above the list price, with MAP as its floor', () => {
+    const recommendation = expectPriced(recommendProduct(product({ mapCents: 11_000 }), snapshot(), context()));
+    expect(recommendation.recommendedPriceCents).toBe(11_000);
+    expect(recommendation.floorCents).toBe(11_000);
+    expect(recommendation.drivers.map((driver) => driver.param)).toContain('map');
+  });
+
+  it('holds MAP even though the default settings do not hold erp keys to it', () => {
+    const settings = pricingSettings(undefined);
+    expect(settings.enforceMapForErp).toBe(false);
+    const recommendation = expectPriced(recommendProduct(product({ mapCents: 20_000 }), snapshot(), context({ settings })));
+    expect(recommendation.recommendedPriceCents).toBe(20_000);
+    expect(recommendation.floorCents).toBe(20_000);
+  });
+
+  it('carries the product ceiling, and leaves it out when the product has none', () => {
+    expect(expectPriced(recommendProduct(product({ ceilingCents: 12_000 }), snapshot(), context())).ceilingCents).toBe(12_000);
+    expect(expectPriced(recommendProduct(product(), snapshot(), context()))).not.toHaveProperty('ceilingCents');
+  });
+
+  it('carries the external id when the product has one', () => {
+    expect(recommendProduct(product({ externalId: 'EXT-1' }), snapshot(), context()).productExternalId).toBe('EXT-1');
+    expect(recommendProduct(product(), snapshot(), context())).not.toHaveProperty('productExternalId');
+  });
+
+  it('is unpriced, for want of a cost basis, when the cost is 0', () => {
+    const recommendation = recommendProduct(product({ costCents: 0 }), snapshot(), context());
+    expect(recommendation).toEqual({
+      status: 'unpriced',
+      sku: 'SKU-1',
+      currency: 'USD',
+      currentPriceCents: 10_000,
+      pricingDecisionId: 'pd_test',
+      updatedAt: '2026-03-01T12:00:00.250Z',
+      reason: 'no_cost_basis',
+    });
+  });
+
+  it("is in the workspace's base currency when the product names none, or an empty one", () => {
+    expect(recommendProduct(product(), snapshot(), context({ baseCurrency: 'EUR' })).currency).toBe('EUR');
+    expect(recommendProduct(product({ currency: '' }), snapshot(), context({ baseCurrency: 'EUR' })).currency).toBe('EUR');
+  });
+
+  it("is in the product's own currency, its amounts unconverted", () => {
+    const recommendation = expectPriced(
+      recommendProduct(
+        product({ currency: 'JPY', costCents: 500, currentPriceCents: 1000 }),
+        snapshot({ JPY: { rate: 0.0067, asOfMs: NOW } }),
+        context(),
+      ),
+    );
+    expect(recommendation.currency).toBe('JPY');
+    expect(recommendation.recommendedPriceCents).toBe(1000);
+  });
+
+  it('has a rate to the base of 1 in the base currency', () => {
+    expect(expectPriced(recommendProduct(product(), snapshot(), context())).exchangeRateToBase).toBe(1);
+    expect(expectPriced(recommendProduct(product({ currency: 'USD' }), snapshot(), context())).exchangeRateToBase).toBe(1);
+  });
+
+  it("has the snapshot's rate for another currency", () => {
+    const recommendation = expectPriced(
+      recommendProduct(product({ currency: 'EUR' }), snapshot({ EUR: { rate: 1.08, asOfMs: NOW } }), context()),
+    );
+    expect(recommendation.exchangeRateToBase).toBe(1.08);
+  });
+
+  it('has no rate to the base while none has been synced for its currency', () => {
+    const recommendation = expectPriced(
+      recommendProduct(product({ currency: 'EUR' }), snapshot({ GBP: { rate: 1.25, asOfMs: NOW } }), context()),
+    );
+    expect(recommendation).not.toHaveProperty('exchangeRateToBase');
+  });
+
+  it('takes a fresh decision id each time', () => {
+    let next = 0;
+    const decisionId = () => `pd_${++next}`;
+    expect(recommendProduct(product(), snapshot(), context({ decisionId })).pricingDecisionId).toBe('pd_1');
+    expect(recommendProduct(product({ costCents: 0 }), snapshot(), context({ decisionId })).pricingDecisionId).toBe('pd_2');
+  });
+});
+
+describe('the skus a batch touched', () => {
+  const touched = (products: string[], nodes: unknown[][]) => ({
+    products: new Set(products),
+    customers: new Set<string>(),
+    nodes: new Set(nodes.map((node) => JSON.stringify(node))),
+  });
+
+  it('are the products it carried', () => {
+    expect(touchedSkus(touched(['SKU-2', 'SKU-1'], []))).toEqual(['SKU-1', 'SKU-2']);
+  });
+
+  it('include the skus of the segment × SKU and category × SKU nodes it touched', () => {
+    expect(
+      touchedSkus(
+        touched(
+          [],
+          [
+            ['segmentSku', 'enterprise', 'SKU-1'],
+            ['categorySku', 'Fasteners', 'SKU-2'],
+          ],
+        ),
+      ),
+    ).toEqual(['SKU-1', 'SKU-2']);
+  });
+
+  it('ignore every other node, customer × SKU included', () => {
+    const nodes = [
+      ['category', 'Fasteners'],
+      ['segmentCategory', 'enterprise', 'Fasteners'],
+      ['customerSku', 'C-1', 'SKU-9'],
+      ['categoryCustomer', 'Fasteners', 'C-1'],
+      ['workspace'],
+    ];
+    expect(touchedSkus(touched([], nodes))).toEqual([]);
+  });
+
+  it('are sorted and each named once', () => {
+    const nodes = [
+      ['segmentSku', 'enterprise', 'SKU-3'],
+      ['segmentSku', 'smb', 'SKU-1'],
+      ['categorySku', 'Fasteners', 'SKU-3'],
+      ['categorySku', 'Fasteners', 'SKU-1'],
+    ];
+    expect(touchedSkus(touched(['SKU-3', 'SKU-2'], nodes))).toEqual(['SKU-1', 'SKU-2', 'SKU-3']);
+  });
+
+  it('are none for a batch that touched nothing', () => {
+    expect(touchedSkus(touched([], []))).toEqual([]);
+  });
+});

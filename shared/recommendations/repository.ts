@@ -1,0 +1,97 @@
+// Recommendation items: computed for a set of products from one pricing snapshot, stored beside each product, read by the overview.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { putItems } from '../canonical/repository.ts';
+import { tableName } from '../config.ts';
+import { newId } from '../ids.ts';
+import { pricingSettings } from '../pricing/settings.ts';
+import { readPricingSnapshot } from '../prices/inputs.ts';
+import { tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import type { Workspace } from '../workspaces/schema.ts';
+import { recommendProduct } from './recommend.ts';
+import { type Recommendation, RecommendationSchema } from './schema.ts';
+
+/** Products per snapshot: one round of BatchGetItems for them, and their items written before the next round is read. */
+export const RECOMMENDATIONS_PER_PAGE = 400;
+
+/**
+ * The recommendations of these products as they stand now, read in one snapshot. `currentPrices` stands in for the
+ * stored current price of a product whose new one is being written in the same step (an applied write-back).
+ */
+export async function computeRecommendations(
+  workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
+  skus: readonly string[],
+  nowMs: number,
+  currentPrices: ReadonlyMap<string, number> = new Map(),
+): Promise<Recommendation[]> {
+  if (skus.length === 0) return [];
+  const snapshot = await readPricingSnapshot(
+    workspace.workspaceId,
+    skus.map((sku) => ({ productSku: sku, quantity: 1 })),
+    workspace.baseCurrency,
+    nowMs,
+  );
+  const context = {
+    baseCurrency: workspace.baseCurrency,
+    settings: pricingSettings(workspace.pricing),
+    nowMs,
+    decisionId: () => newId('pd'),
+  };
+  const recommendations: Recommendation[] = [];
+  for (const sku of skus) {
+    const product = snapshot.products.get(sku);
+    if (!product) continue;
+    const current = currentPrices.get(sku);
+    recommendations.push(recommendProduct(current === undefined ? product : { ...product, currentPriceCents: current }, snapshot, context));
+  }
+  return recommendations;
+}
+
+export function recommendationItem(workspaceId: string, recommendation: Recommendation): Record<string, unknown> {
+  return { ...keys.recommendation(workspaceId, recommendation.sku), type: 'recommendation', ...recommendation };
+}
+
+/** Recomputes and stores the recommendations of these products, a page at a time; `shouldStop` is asked between pages. */
+export async function refreshRecommendations(
+  workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
+  skus: readonly string[],
+  nowMs: number,
+  progress: { shouldStop?: () => boolean; afterPage?: (lastSku: string) => Promise<void> } = {},
+): Promise<{ done: boolean; products: number }> {
+  let products = 0;
+  for (let start = 0; start < skus.length; start += RECOMMENDATIONS_PER_PAGE) {
+    if (progress.shouldStop?.()) return { done: false, products };
+    const page = skus.slice(start, start + RECOMMENDATIONS_PER_PAGE);
+    const recommendations = await computeRecommendations(workspace, page, nowMs);
+    await putItems(recommendations.map((recommendation) => recommendationItem(workspace.workspaceId, recommendation)));
+    products += recommendations.length;
+    await progress.afterPage?.(page[page.length - 1] as string);
+  }
+  return { done: true, products };
+}
+
+/** The overview's one read. Strongly consistent for an approval, which must check the bounds as they are now. */
+export async function getRecommendation(workspaceId: string, sku: string, consistent = false): Promise<Recommendation | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: consistent }),
+  );
+  return Item ? v.parse(RecommendationSchema, Item) : undefined;
+}
+
+/**
+ * A product's recommendation, computed and stored on the spot when it has none yet: a product drained before
+ * recommendations were kept, or whose first bands job has not ended. Costs the extra reads only then.
+ */
+export async function findRecommendation(
+  workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
+  sku: string,
+  nowMs: number,
+  consistent = false,
+): Promise<Recommendation | undefined> {
+  const stored = await getRecommendation(workspace.workspaceId, sku, consistent);
+  if (stored) return stored;
+  const [computed] = await computeRecommendations(workspace, [sku], nowMs);
+  if (computed) await putItems([recommendationItem(workspace.workspaceId, computed)]);
+  return computed;
+}

@@ -1,0 +1,109 @@
+// Write-back tasks: the stored task, the task as a connector sees it, and the bodies of claim, ack and extend.
+import * as v from 'valibot';
+
+export const taskStatuses = ['pending', 'leased', 'applied', 'failed', 'cancelled'] as const;
+export type TaskStatus = (typeof taskStatuses)[number];
+
+/** `wb_` and 22 base62 characters, as the service mints them. */
+export const TaskIdSchema = v.pipe(v.string('a write-back task id'), v.regex(/^wb_[0-9A-Za-z]{22}$/, 'a write-back task id (wb_…)'));
+
+export const TaskSchema = v.object({
+  taskId: v.string(),
+  workspaceId: v.string(),
+  connectorId: v.string(),
+  /** Where the connector applies the price: the connector's name, as an operator named it. */
+  channel: v.string(),
+  approvalId: v.string(),
+  productSku: v.string(),
+  productExternalId: v.optional(v.string()),
+  priceCents: v.number(),
+  currency: v.string(),
+  exchangeRateToBase: v.optional(v.number()),
+  reasonSummary: v.string(),
+  pricingDecisionId: v.string(),
+  status: v.picklist(taskStatuses),
+  createdAt: v.string(),
+  /** Set by each claim; a leased task whose lease has passed is claimable again. */
+  leaseUntilMs: v.optional(v.number()),
+  /** How many times the task has been leased. */
+  leases: v.optional(v.number()),
+  finishedAt: v.optional(v.string()),
+  /** The connector's reason, for a failed task. */
+  error: v.optional(v.string()),
+  /** The approval whose task replaced this one, for a cancelled task. */
+  supersededBy: v.optional(v.string()),
+});
+export type Task = v.InferOutput<typeof TaskSchema>;
+
+/** A task as the claim and extend endpoints answer it. */
+export interface TaskView {
+  readonly id: string;
+  readonly productSku: string;
+  readonly productExternalId?: string;
+  readonly priceCents: number;
+  readonly currency: string;
+  readonly leaseUntil: string;
+  readonly target: { readonly connectorId: string; readonly channel: string };
+  readonly exchangeRateToBase?: number;
+  readonly reasonSummary: string;
+  readonly pricingDecisionId: string;
+}
+
+export const CLAIM_LIMIT = { min: 1, max: 100, default: 10 } as const;
+export const LEASE_SECONDS = { min: 1, max: 3600, default: 300 } as const;
+
+const leaseSeconds = v.optional(
+  v.pipe(
+    v.number('an integer number of seconds'),
+    v.integer('an integer number of seconds'),
+    v.minValue(LEASE_SECONDS.min, `at least ${LEASE_SECONDS.min}`),
+    v.maxValue(LEASE_SECONDS.max, `at most ${LEASE_SECONDS.max}`),
+  ),
+  LEASE_SECONDS.default,
+);
+
+/** The body may be left out altogether: ten tasks for five minutes. */
+export const ClaimRequestSchema = v.optional(
+  v.strictObject({
+    limit: v.optional(
+      v.pipe(
+        v.number('an integer'),
+        v.integer('an integer'),
+        v.minValue(CLAIM_LIMIT.min, `at least ${CLAIM_LIMIT.min}`),
+        v.maxValue(CLAIM_LIMIT.max, `at most ${CLAIM_LIMIT.max}`),
+      ),
+      CLAIM_LIMIT.default,
+    ),
+    leaseSeconds,
+  }),
+  {},
+);
+export type ClaimRequest = v.InferOutput<typeof ClaimRequestSchema>;
+
+export const MAX_ACK_RESULTS = 500;
+export const MAX_ERROR_LENGTH = 1000;
+
+export const AckResultSchema = v.strictObject({
+  /** Any string: an id the service never minted is counted as ignored, not refused. */
+  id: v.pipe(v.string('a task id'), v.minLength(1, 'a task id')),
+  ok: v.boolean('true for applied, false for failed'),
+  error: v.optional(v.pipe(v.string(), v.maxLength(MAX_ERROR_LENGTH, `at most ${MAX_ERROR_LENGTH} characters`))),
+});
+export type AckResult = v.InferOutput<typeof AckResultSchema>;
+
+export const AckRequestSchema = v.strictObject({
+  results: v.pipe(
+    v.array(AckResultSchema, 'an array of acknowledgement results'),
+    v.minLength(1, 'at least 1 result'),
+    v.maxLength(MAX_ACK_RESULTS, `at most ${MAX_ACK_RESULTS} results`),
+  ),
+});
+
+export interface AckCounts {
+  applied: number;
+  failed: number;
+  expired: number;
+  ignored: number;
+}
+
+export const ExtendRequestSchema = v.optional(v.strictObject({ leaseSeconds }), {});
