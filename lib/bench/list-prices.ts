@@ -19,3 +19,46 @@ export const listPrices = {
 
 /** HTTP API meters a request as one per started 512 KB of request and response together. */
 export const HTTP_API_METERING_BYTES = 512 * 1024;
+
+/** What a workload costs at list prices, by service. */
+export interface CostBreakdown {
+  readonly dynamoDbReads: number;
+  readonly dynamoDbWrites: number;
+  readonly lambdaCompute: number;
+  readonly lambdaRequests: number;
+  readonly apiGateway: number;
+  readonly total: number;
+}
+
+/** The usage of a workload, summed over all of it. */
+export interface Usage {
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Lambda bills duration rounded up to the millisecond, at the function's configured memory. */
+  readonly gbSeconds: number;
+  readonly invocations: number;
+  /** API Gateway requests as metered: one per started 512 KB of request and response. */
+  readonly meteredRequests: number;
+}
+
+export function costAtListPrices(usage: Usage): CostBreakdown {
+  const perMillion = (count: number, price: number) => (count * price) / 1e6;
+  const dynamoDbReads = perMillion(usage.readUnits, listPrices.dynamoDbReadRequestUnitPerMillion);
+  const dynamoDbWrites = perMillion(usage.writeUnits, listPrices.dynamoDbWriteRequestUnitPerMillion);
+  const lambdaCompute = usage.gbSeconds * listPrices.lambdaArmGbSecond;
+  const lambdaRequests = perMillion(usage.invocations, listPrices.lambdaRequestPerMillion);
+  const apiGateway = perMillion(usage.meteredRequests, listPrices.httpApiRequestPerMillion);
+  return {
+    dynamoDbReads,
+    dynamoDbWrites,
+    lambdaCompute,
+    lambdaRequests,
+    apiGateway,
+    total: dynamoDbReads + dynamoDbWrites + lambdaCompute + lambdaRequests + apiGateway,
+  };
+}
+
+/** Lambda's GB-seconds for one invocation: its duration rounded up to the millisecond, at the configured memory. */
+export function gbSecondsOf(durationMs: number, memoryMb: number): number {
+  return (Math.ceil(durationMs) / 1000) * (memoryMb / 1024);
+}

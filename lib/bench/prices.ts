@@ -11,20 +11,11 @@ import { keys, type PrimaryKey } from '../../shared/table/keys.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue, seededRandom } from '../sample-catalogue.ts';
-import { HTTP_API_METERING_BYTES, listPrices } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from './list-prices.ts';
 import { keepAliveClient, percentile } from './measure.ts';
 
 const LINES_PER_CALL = 100;
 const WARMUP_CALLS = 10;
-
-export interface CostBreakdown {
-  readonly dynamoDbReads: number;
-  readonly dynamoDbWrites: number;
-  readonly lambdaCompute: number;
-  readonly lambdaRequests: number;
-  readonly apiGateway: number;
-  readonly total: number;
-}
 
 export interface PriceServingFigures {
   readonly catalogue: CatalogueSize;
@@ -57,22 +48,14 @@ function costOf(perCall: {
   memoryMb: number;
   meteredRequests: number;
 }): CostBreakdown {
-  const callsPerMillionLines = 1_000_000 / LINES_PER_CALL;
-  const dynamoDbReads = (perCall.readUnits * callsPerMillionLines * listPrices.dynamoDbReadRequestUnitPerMillion) / 1e6;
-  const dynamoDbWrites = (perCall.writeUnits * callsPerMillionLines * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6;
-  // Lambda bills duration rounded up to the millisecond, at the configured memory.
-  const gbSeconds = (Math.ceil(perCall.lambdaMs) / 1000) * (perCall.memoryMb / 1024);
-  const lambdaCompute = gbSeconds * callsPerMillionLines * listPrices.lambdaArmGbSecond;
-  const lambdaRequests = (callsPerMillionLines * listPrices.lambdaRequestPerMillion) / 1e6;
-  const apiGateway = (perCall.meteredRequests * callsPerMillionLines * listPrices.httpApiRequestPerMillion) / 1e6;
-  return {
-    dynamoDbReads,
-    dynamoDbWrites,
-    lambdaCompute,
-    lambdaRequests,
-    apiGateway,
-    total: dynamoDbReads + dynamoDbWrites + lambdaCompute + lambdaRequests + apiGateway,
-  };
+  const calls = 1_000_000 / LINES_PER_CALL;
+  return costAtListPrices({
+    readUnits: perCall.readUnits * calls,
+    writeUnits: perCall.writeUnits * calls,
+    gbSeconds: gbSecondsOf(perCall.lambdaMs, perCall.memoryMb) * calls,
+    invocations: calls,
+    meteredRequests: perCall.meteredRequests * calls,
+  });
 }
 
 async function ingest(stack: LocalStack, catalogue: SampleCatalogue, connectorKey: string): Promise<void> {

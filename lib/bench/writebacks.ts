@@ -1,11 +1,10 @@
 // Write-back tasks on the local stack: claim throughput by concurrent workers, refused leases, and the cost of claim plus ack.
 import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
-import { routeById } from '../../shared/routes.ts';
+import { type RouteId, routeById } from '../../shared/routes.ts';
 import { createWorkspaceWithKeys, seedPendingTasks } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { HTTP_API_METERING_BYTES, listPrices } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from './list-prices.ts';
 import { keepAliveClient } from './measure.ts';
-import type { CostBreakdown } from './prices.ts';
 
 const CLAIM_LIMIT = 10;
 const LEASE_SECONDS = 300;
@@ -117,30 +116,25 @@ async function measureCost(stack: LocalStack, claimers: number, tasks: number): 
   for (const cost of costs) {
     readUnits += cost.ledger.readUnits;
     writeUnits += cost.ledger.writeUnits;
-    const memoryMb = routeById(cost.route as 'claimWritebacks' | 'ackWritebacks').memoryMb;
-    gbSeconds += (Math.ceil(cost.durationMs) / 1000) * (memoryMb / 1024);
+    gbSeconds += gbSecondsOf(cost.durationMs, routeById(cost.route as RouteId).memoryMb);
   }
   // The ledger charges a transaction from its items' sizes, without the index entries it changes: an applied task
   // leaves both indexes, a write each. DynamoDB Local reports the index writes of a plain UpdateItem itself.
   writeUnits += tasks * INDEX_ENTRIES_LEFT_BY_APPLIED_TASK;
   const perMillion = 1_000_000 / tasks;
-  const dynamoDbReads = (readUnits * perMillion * listPrices.dynamoDbReadRequestUnitPerMillion) / 1e6;
-  const dynamoDbWrites = (writeUnits * perMillion * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6;
-  const lambdaCompute = gbSeconds * perMillion * listPrices.lambdaArmGbSecond;
-  const lambdaRequests = (costs.length * perMillion * listPrices.lambdaRequestPerMillion) / 1e6;
   // Claim and ack bodies for ten tasks are a few KB: one metered request each, far below 512 KB.
-  const apiGateway =
-    (costs.length * Math.max(1, Math.ceil(4096 / HTTP_API_METERING_BYTES)) * perMillion * listPrices.httpApiRequestPerMillion) / 1e6;
+  const meteredPerCall = Math.max(1, Math.ceil(4096 / HTTP_API_METERING_BYTES));
   return {
     tasks,
     readUnits: readUnits / tasks,
     writeUnits: writeUnits / tasks,
-    dynamoDbReads,
-    dynamoDbWrites,
-    lambdaCompute,
-    lambdaRequests,
-    apiGateway,
-    total: dynamoDbReads + dynamoDbWrites + lambdaCompute + lambdaRequests + apiGateway,
+    ...costAtListPrices({
+      readUnits: readUnits * perMillion,
+      writeUnits: writeUnits * perMillion,
+      gbSeconds: gbSeconds * perMillion,
+      invocations: costs.length * perMillion,
+      meteredRequests: costs.length * meteredPerCall * perMillion,
+    }),
   };
 }
 

@@ -19,7 +19,7 @@ import { isConditionFailure, tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { claimableKeys, keys, lookupKeys, type PrimaryKey } from '../table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
-import { attemptOrder, claimWindow, countedAs, judgeAck } from './rules.ts';
+import { type AckVerdict, attemptOrder, claimWindow, countedAs, judgeAck } from './rules.ts';
 import { type AckCounts, type AckResult, type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 
 const [lookupIndex, , claimableIndex] = table.indexes;
@@ -451,8 +451,8 @@ const ACK_ATTEMPTS = 5;
 
 /**
  * Acknowledges a call's results. Each id counts once: the first result for it decides, and later ones in the same call
- * are ignored. A write refused because the task changed meanwhile (another ack, a claim after expiry) reads the task
- * again and judges anew, so 20 identical acks at once end in one state and all count it.
+ * are ignored. Refused writes are judged anew (settleResult), so 20 identical acks at once end in one state and all
+ * count it.
  */
 export async function acknowledgeTasks(
   workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
@@ -494,28 +494,40 @@ export async function acknowledgeTasks(
   const createdAt = (id: string) => tasks.get(id)?.createdAt ?? '';
   const chains = [...byProduct.values()].map((chain) => chain.sort((a, b) => createdAt(a.result.id).localeCompare(createdAt(b.result.id))));
   await inParallel(chains, 16, async (chain) => {
-    for (const entry of chain) await acknowledgeOne(entry);
+    for (const { result, verdict } of chain) {
+      const settled = await settleResult(workspace.workspaceId, connectorId, result, tasks.get(result.id), verdict, recommendations, nowMs);
+      counts[countedAs(settled)] += 1;
+    }
   });
   return counts;
+}
 
-  async function acknowledgeOne({ result, verdict: first }: (typeof verdicts)[number]): Promise<void> {
-    let task = tasks.get(result.id);
-    let verdict = first;
-    for (let attempt = 1; (verdict === 'apply' || verdict === 'fail') && task; attempt++) {
-      const write =
-        verdict === 'apply'
-          ? applyWriter(workspace.workspaceId, recommendations, nowMs)
-          : failWriter(workspace.workspaceId, result.error, nowMs);
-      try {
-        await write(task);
-        break;
-      } catch (error) {
-        if (!isRefusal(error) || attempt >= ACK_ATTEMPTS) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
-        task = await readTask(workspace.workspaceId, result.id);
-        verdict = judgeAck(task, result, connectorId, nowMs);
-      }
+/**
+ * Writes what one result's verdict calls for. A write refused because the task changed meanwhile (another ack, a
+ * claim after expiry) reads the task again and judges anew; the verdict that stands is returned, to be counted.
+ */
+async function settleResult(
+  workspaceId: string,
+  connectorId: string,
+  result: AckResult,
+  seen: Task | undefined,
+  verdict: AckVerdict,
+  recommendations: ReadonlyMap<string, Record<string, unknown>>,
+  nowMs: number,
+): Promise<AckVerdict> {
+  let task = seen;
+  let current = verdict;
+  for (let attempt = 1; (current === 'apply' || current === 'fail') && task; attempt++) {
+    const write = current === 'apply' ? applyWriter(workspaceId, recommendations, nowMs) : failWriter(workspaceId, result.error, nowMs);
+    try {
+      await write(task);
+      break;
+    } catch (error) {
+      if (!isRefusal(error) || attempt >= ACK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      task = await readTask(workspaceId, result.id);
+      current = judgeAck(task, result, connectorId, nowMs);
     }
-    counts[countedAs(verdict)] += 1;
   }
+  return current;
 }
