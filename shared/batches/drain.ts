@@ -1,7 +1,7 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../bands/lease.ts';
-import { recomputeBands, touchedScope } from '../bands/recompute.ts';
+import { type BandScope, recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
 import { logger } from '../observability.ts';
 import { pricingSettings } from '../pricing/settings.ts';
@@ -89,6 +89,15 @@ async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, 
 }
 
 /**
+ * What a bands job recomputes: the categories and bands its batch touched, then those products' recommendations. The
+ * touched lists themselves (every node of every line) are let go here, before the recompute holds memory of its own.
+ */
+async function readJobScope(batch: Batch): Promise<{ scope: BandScope; skus: string[] }> {
+  const touched = await readTouched(batch);
+  return { scope: touchedScope(touched), skus: touchedSkus(touched) };
+}
+
+/**
  * The bands job: after a batch drained, the bands of the categories it touched are recomputed from history, one
  * category at a time with a checkpoint after each, under a lease like the drain's. The batch stays drained whatever
  * happens here; a job given up on is parked in the dead-letter queue, and `bands rebuild` recovers.
@@ -131,8 +140,8 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
   try {
     let categories = 0;
     const workspace = await getWorkspace(current.workspaceId);
-    const touched = await readTouched(current);
-    const recompute = await recomputeBands(current.workspaceId, pricingSettings(workspace?.pricing), touchedScope(touched), clock(), {
+    const { scope, skus } = await readJobScope(current);
+    const recompute = await recomputeBands(current.workspaceId, pricingSettings(workspace?.pricing), scope, clock(), {
       after: current.bandCursor,
       shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
       afterCategory: async (category) => {
@@ -155,7 +164,7 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
         baseCurrency: workspace?.baseCurrency ?? workspaceDefaults.baseCurrency,
         pricing: workspace?.pricing,
       },
-      touchedSkus(touched).filter((sku) => cursor === undefined || sku > cursor),
+      skus.filter((sku) => cursor === undefined || sku > cursor),
       clock().getTime(),
       {
         shouldStop: () => invocation.remainingMs() < MIN_TIME_LEFT_MS,
