@@ -1,8 +1,25 @@
-// API Gateway's $default route: every method and path that no route claims is answered 404 in the v1 envelope.
+// API Gateway's $default route: every method and path that no route claims is answered 404, in the envelope of the surface its path is under.
+import type { Context } from 'aws-lambda';
 import { ApiError } from '../shared/errors.ts';
-import { openEndpoint } from '../shared/http/endpoint.ts';
+import { type HttpEvent, openEndpoint } from '../shared/http/endpoint.ts';
 
-export const handler = openEndpoint('routeNotFound', async ({ event }) => {
+const v1 = openEndpoint('routeNotFound', async ({ event }) => {
   const { method, path } = event.requestContext.http;
   throw new ApiError('invalid_request', `No route for ${method} ${path}. See the API reference for the endpoints of v1.`, { status: 404 });
 });
+
+/** The overview surface's own 404 code. */
+const overview = openEndpoint(
+  'routeNotFound',
+  async ({ event }) => {
+    const { method, path } = event.requestContext.http;
+    throw new ApiError(
+      'not_found',
+      `No route for ${method} ${path}. The overview serves GET /v1/prices/{sku} and POST /v1/prices/approve.`,
+    );
+  },
+  'overview',
+);
+
+export const handler = (event: HttpEvent, context: Context) =>
+  (event.requestContext.http.path.startsWith('/v1/') ? overview : v1)(event, context);

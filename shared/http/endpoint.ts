@@ -152,6 +152,6 @@ export function routeEndpoint(routeId: RouteId, run: (request: AuthenticatedRequ
 }
 
 /** A handler open to every caller, such as the one that answers unknown routes. */
-export function openEndpoint(id: string, run: (request: EndpointRequest) => Promise<Reply>) {
-  return endpoint({ id, surface: 'v1', auth: undefined }, run);
+export function openEndpoint(id: string, run: (request: EndpointRequest) => Promise<Reply>, surface: Surface = 'v1') {
+  return endpoint({ id, surface, auth: undefined }, run);
 }

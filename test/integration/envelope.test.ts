@@ -39,6 +39,18 @@ describe('the error envelope and request ids', () => {
     expect(response.status).toBe(404);
     expect(response.json.error).toMatchObject({ code: 'invalid_request', requestId: response.headers.get('x-request-id') });
   });
+
+  it.each([
+    ['GET', '/v1/prices'],
+    ['DELETE', '/v1/prices/BOLT'],
+    ['GET', '/v1/prices/approve/now'],
+  ])('answers %s %s, under the overview but served by no route, with 404 not_found in the overview envelope', async (method, path) => {
+    const response = await call(path, { method, key: workspace.keys.pwLive });
+    expect(response.status).toBe(404);
+    expect(response.json).toEqual({
+      error: { code: 'not_found', message: expect.any(String), request_id: response.headers.get('x-request-id') },
+    });
+  });
 });
 
 describe('faults and the cost of each request', () => {
