@@ -97,7 +97,8 @@ export async function seedPendingTasks(
         name: `Seeded product ${index}`,
         category: 'Seeded',
         costCents: 700,
-        currentPriceCents: 1000,
+        // Below every task's price, so that an applied task visibly changes it.
+        currentPriceCents: 900,
       })),
     );
   }

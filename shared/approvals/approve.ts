@@ -8,7 +8,7 @@ import { newId } from '../ids.ts';
 import { logger } from '../observability.ts';
 import { fromDecimalAmount, minorUnitDigits, toDecimalAmount } from '../pricing/currency.ts';
 import { pricedOrRefused } from '../recommendations/overview.ts';
-import { findRecommendation } from '../recommendations/repository.ts';
+import { currentRecommendation } from '../recommendations/repository.ts';
 import type { PricedRecommendation } from '../recommendations/schema.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
@@ -63,7 +63,7 @@ const TRANSACTION_ITEMS = 100;
  */
 export async function approvePrice(principal: Principal, request: ApproveRequest, now: Date): Promise<Approval> {
   const { workspaceId, workspace } = principal;
-  const recommendation = pricedOrRefused(await findRecommendation(workspace, request.sku, now.getTime(), true), request.sku);
+  const recommendation = pricedOrRefused(await currentRecommendation(workspace, request.sku, now.getTime()), request.sku);
   const priceCents = checkApprovedPrice(request.price, recommendation);
   const livemode = principal.family === 'pw_live';
   const approvalId = newId('apv');

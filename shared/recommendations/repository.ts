@@ -95,3 +95,30 @@ export async function findRecommendation(
   if (computed) await putItems([recommendationItem(workspace.workspaceId, computed)]);
   return computed;
 }
+
+/** What an approval is checked against: the price and every bound, in one currency. */
+function sameTerms(a: Recommendation, b: Recommendation): boolean {
+  if (a.status !== b.status || a.currency !== b.currency || a.currentPriceCents !== b.currentPriceCents) return false;
+  if (a.status === 'unpriced' || b.status === 'unpriced') return true;
+  return a.recommendedPriceCents === b.recommendedPriceCents && a.floorCents === b.floorCents && a.ceilingCents === b.ceilingCents;
+}
+
+/**
+ * The recommendation as the product and its bands stand now, for an approval: a drain may have changed the product's
+ * bounds or currency since the stored one was computed, and its bands job not yet ended. The stored one is kept (with
+ * the decision id the overview showed) when its terms are the same; otherwise the fresh one is stored and used.
+ */
+export async function currentRecommendation(
+  workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
+  sku: string,
+  nowMs: number,
+): Promise<Recommendation | undefined> {
+  const [stored, [fresh]] = await Promise.all([
+    getRecommendation(workspace.workspaceId, sku, true),
+    computeRecommendations(workspace, [sku], nowMs),
+  ]);
+  if (!fresh) return undefined;
+  if (stored && sameTerms(stored, fresh)) return stored;
+  await putItems([recommendationItem(workspace.workspaceId, fresh)]);
+  return fresh;
+}

@@ -587,8 +587,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '~0.5 RRU per product (its item with its bands, under 4 KB) + 0.5 per category; 1 WRU per recommendation (~600 B); 1 WRU per page',
   },
   {
-    name: 'Overview or approve: compute and store the recommendation of a product that has none yet',
-    usedBy: ['getPrice', 'approvePrice'],
+    name: 'Overview: compute and store the recommendation of a product that has none yet',
+    usedBy: ['getPrice'],
     call: "The price call's BatchGetItem rounds for one product (no customer), then BatchWriteItem PutRequest; only after the read of the recommendation found nothing",
     key: 'product(workspaceId, sku), workspaceBands, categoryBands, fxRate; recommendation(workspaceId, sku)',
     cost: '~1.5 RRU (0.5 per item read, missing ones included) + 1 WRU when the product exists; an unknown SKU 1 RRU',
@@ -601,11 +601,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU',
   },
   {
-    name: 'Approve: read the recommendation whose bounds the price must keep',
+    name: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
     usedBy: ['approvePrice'],
-    call: 'GetItem, strongly consistent',
-    key: 'recommendation(workspaceId, sku)',
-    cost: '1 RRU',
+    call: "GetItem of the stored one, strongly consistent, beside the price call's BatchGetItem rounds for the product (no customer); PutItem of the fresh one when its terms differ",
+    key: 'recommendation(workspaceId, sku); product(workspaceId, sku), workspaceBands, categoryBands, fxRate',
+    cost: '1 RRU + ~1.5 RRU; 1 WRU when a drain changed the product since its recommendation was stored',
   },
   {
     name: 'Approve (live key): list the connectors that receive write-backs',
@@ -624,9 +624,9 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Approve (live key): find and cancel each connector's older open tasks for the SKU",
     usedBy: ['approvePrice'],
-    call: 'Query on the lookup index (KEYS_ONLY) per connector, then UpdateItem per task found, conditional on it being pending or its lease run out',
+    call: 'Query on the lookup index (KEYS_ONLY) per connector, then UpdateItem per task found, conditional on it being pending and older than the approval',
     key: 'lookupKeys.openWritebacks(workspaceId, connectorId, sku), writeback(workspaceId, taskId)',
-    cost: '0.5 RRU per connector; per task cancelled 1 WRU + 2 WRU for the two index entries removed; one under a live lease 1 WRU, refused',
+    cost: '0.5 RRU per connector; per task cancelled 1 WRU + 2 WRU for the two index entries removed; a task leased since 1 WRU, refused',
   },
   {
     name: "Claim: count the claim in and out of the connector's running claims",
@@ -638,7 +638,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Claim: read the connector's claimable tasks, the longest claimable first",
     usedBy: ['claimWritebacks'],
-    call: 'Query on the claimable index (KEYS_ONLY), sort key up to now, Limit limit × max(10, claims running), at most 1,000; a second Query only if the first window was full and ran out',
+    call: 'Query on the claimable index (KEYS_ONLY), sort key up to now, Limit limit × max(10, claims running), at most 1,000; a second Query when it leased fewer than limit, unless the first read held every claimable task and tried them all',
     key: 'claimableKeys.claimableBy(workspaceId, connectorId, now)',
     cost: '0.5 RRU per 4 KB of index entries (~200 B each): 2.5 RRU for a window of 100 (limit 10), 12.5 for 500 (50 claims at once)',
   },

@@ -88,9 +88,10 @@ const CLOSE_NAMES = {
 };
 
 /**
- * A new approval cancels the connector's older tasks for the SKU that no live lease holds: it would be pointless for
- * the connector to apply a price that is no longer the approved one. A task under a live lease is left to finish, and
- * a task of a later approval is never cancelled, however the two approvals' writes interleave.
+ * A new approval cancels the connector's older tasks for the SKU that are still pending: it would be pointless for the
+ * connector to apply a price that is no longer the approved one. A task that was ever leased is left alone, as the
+ * contract has it (a late ack of an expired lease counts as expired and the task can be claimed again), and a task of
+ * a later approval is never cancelled, however the two approvals' writes interleave.
  */
 export async function supersedeOpenTasks(
   workspaceId: string,
@@ -120,14 +121,12 @@ export async function supersedeOpenTasks(
             TableName: tableName(),
             Key: { PK: item.PK, SK: item.SK },
             UpdateExpression: `SET #status = :cancelled, finishedAt = :now, supersededBy = :approval ${CLOSE}`,
-            ConditionExpression: '(#status = :pending OR (#status = :leased AND leaseUntilMs <= :nowMs)) AND createdAt < :approvedAt',
+            ConditionExpression: '#status = :pending AND createdAt < :approvedAt',
             ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
             ExpressionAttributeValues: {
               ':cancelled': 'cancelled',
               ':pending': 'pending',
-              ':leased': 'leased',
               ':now': new Date(nowMs).toISOString(),
-              ':nowMs': nowMs,
               ':approval': approval.approvalId,
               ':approvedAt': approval.approvedAt,
             },
@@ -278,15 +277,17 @@ export async function claimTasks(
         const wave = order.slice(next, next + limit - tasks.length);
         next += wave.length;
         const outcomes = await Promise.allSettled(wave.map((candidate) => leaseTask(candidate, leaseUntilMs, nowMs)));
+        let fault: unknown;
         for (const outcome of outcomes) {
-          if (outcome.status === 'rejected') {
-            // Tasks already leased are answered rather than hidden until their lease runs out; with none, the fault is.
-            if (tasks.length === 0) throw outcome.reason;
-            logger.warn('a lease failed; answering the tasks leased so far', { error: outcome.reason as Error });
-            return finishClaim(tasks, refused);
-          }
-          if (outcome.value) tasks.push(outcome.value);
+          if (outcome.status === 'rejected') fault ??= outcome.reason;
+          else if (outcome.value) tasks.push(outcome.value);
           else refused += 1;
+        }
+        if (fault !== undefined) {
+          // Tasks leased are answered rather than hidden until their lease runs out; with none, the fault is.
+          if (tasks.length === 0) throw fault;
+          logger.warn('a lease failed; answering the tasks leased so far', { error: fault as Error });
+          return finishClaim(tasks, refused);
         }
       }
       // A window that was not full, and tried whole, held every claimable task: another read finds only what others took.

@@ -1,5 +1,5 @@
 // The overview surface through the local gateway: recommendations as drains leave them, and approvals published as write-back tasks.
-import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../../shared/config.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
@@ -99,6 +99,17 @@ describe('GET /v1/prices/{sku}', () => {
     expectOverviewError(await call('/v1/prices/BOLT'), 401, 'unauthorized');
   });
 
+  it("never shows another workspace's products", async () => {
+    const stranger = await newWorkspace('Stranger');
+    expectOverviewError(await getPrice(stranger.keys.pwLive, 'BOLT'), 404, 'not_found');
+  });
+
+  it('is 403 feature_not_enabled for a workspace without the overview', async () => {
+    const without = await workspaceWith({ features: ['writebacks', 'storefront'] });
+    expectOverviewError(await getPrice(without.keys.pwLive, 'BOLT'), 403, 'feature_not_enabled');
+    expectOverviewError(await approve(without.keys.pwLive, { sku: 'BOLT', price: 1 }), 403, 'feature_not_enabled');
+  });
+
   it('holds a workspace to its overview rate, answering 429 with Retry-After', async () => {
     const limited = await workspaceWith({ overviewRateLimit: 2 });
     const responses = await Promise.all(Array.from({ length: 6 }, () => getPrice(limited.keys.pwLive, 'BOLT')));
@@ -138,10 +149,12 @@ const LAMP: ProductRecord = {
   ceilingCents: 2000,
 };
 
-/** A workspace whose one product has no history: its recommendation is its list price, 15.00, within [12.00, 20.00]. */
+/** A workspace whose products have no history: LAMP's recommendation is its list price, 15.00, within [12.00, 20.00]. */
+const SHADE: ProductRecord = { sku: 'SHADE', name: 'Lamp shade', category: 'Lighting', costCents: 500, currentPriceCents: 800 };
+
 async function lampSeller(): Promise<TestWorkspace> {
   const seller = await newWorkspace('Lamp Seller');
-  await drain(seller, { product: [LAMP] });
+  await drain(seller, { product: [LAMP, SHADE] });
   return seller;
 }
 
@@ -227,6 +240,7 @@ describe('POST /v1/prices/approve', () => {
       'guardrail_violation',
       /above the ceiling of 20.00 USD/,
     );
+    expectOverviewError(await approve(seller.keys.pwTest, { sku: 'LAMP', price: 20.01 }), 422, 'guardrail_violation', /ceiling/);
     expect((await approve(seller.keys.pwTest, { sku: 'LAMP', price: 20 })).status).toBe(200);
     expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
   });
@@ -275,6 +289,50 @@ describe('POST /v1/prices/approve', () => {
     );
     expect(cancelled).toBe(0);
     expect(claimedTasks(await claim(seller.keys.connector)).map((task) => task.id)).toEqual([newer.json.published_to[0].writeback_id]);
+  });
+
+  it("cancels only that SKU's tasks, and a sandbox approval cancels none", async () => {
+    const seller = await lampSeller();
+    const lamp = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
+    const shade = await approve(seller.keys.pwLive, { sku: 'SHADE', price: 8 });
+    await approve(seller.keys.pwTest, { sku: 'LAMP', price: 16 });
+    const newer = await approve(seller.keys.pwLive, { sku: 'SHADE', price: 9 });
+    const ids = claimedTasks(await claim(seller.keys.connector)).map((task) => task.id);
+    expect(ids).toEqual([lamp.json.published_to[0].writeback_id, newer.json.published_to[0].writeback_id]);
+    expect(ids).not.toContain(shade.json.published_to[0].writeback_id);
+  });
+
+  it('leaves a task whose lease ran out to be claimed again rather than cancel it', async () => {
+    const seller = await lampSeller();
+    const first = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
+    claimedTasks(await claim(seller.keys.connector, { leaseSeconds: 1 }));
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const second = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 16 });
+    const ids = claimedTasks(await claim(seller.keys.connector)).map((task) => task.id);
+    expect(ids).toEqual([first.json.published_to[0].writeback_id, second.json.published_to[0].writeback_id]);
+  });
+
+  it('checks the price against the product as it stands, before the bands job after its drain has ended', async () => {
+    const seller = await lampSeller();
+    // As a drain leaves it: the product's floor raised, its recommendation not yet recomputed.
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.product(seller.workspaceId, 'LAMP'),
+        UpdateExpression: 'SET floorCents = :floor',
+        ExpressionAttributeValues: { ':floor': 1400 },
+      }),
+    );
+    expectOverviewError(await approve(seller.keys.pwLive, { sku: 'LAMP', price: 13 }), 422, 'guardrail_violation', /floor of 14.00 USD/);
+    expect((await getPrice(seller.keys.pwLive, 'LAMP', '?include=rationale')).json.guardrails).toEqual({ floor: 14, ceiling: 20 });
+    expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
+  });
+
+  it('is 404 not_found for a product without a cost, and creates nothing', async () => {
+    const seller = await newWorkspace('Free Seller');
+    await drain(seller, { product: [{ sku: 'FREEBIE', name: 'Sample pack', category: 'Samples', costCents: 0, currentPriceCents: 0 }] });
+    expectOverviewError(await approve(seller.keys.pwLive, { sku: 'FREEBIE', price: 1 }), 404, 'not_found', /cost is 0/);
+    expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
   });
 
   it('records a live approval but publishes nowhere in a workspace without write-backs', async () => {

@@ -32,9 +32,14 @@ export function claimedTasks(response: ApiResponse): Array<Record<string, unknow
   return response.json.tasks;
 }
 
-/** Pending tasks for one connector, written in bulk: see seedPendingTasks. */
-export function seedTasks(workspaceId: string, connectorId: string, count: number): Promise<string[]> {
-  return seedPendingTasks(workspaceId, connectorId, count);
+/** Pending tasks for one connector, written in bulk, with their products if asked: see seedPendingTasks. */
+export function seedTasks(
+  workspaceId: string,
+  connectorId: string,
+  count: number,
+  options: { products?: boolean } = {},
+): Promise<string[]> {
+  return seedPendingTasks(workspaceId, connectorId, count, options);
 }
 
 /** A task as stored, for what no endpoint shows: its status and the connector's error. */

@@ -1,4 +1,8 @@
 // Write-back tasks through the local gateway: claims and their leases, acks, extensions, and many workers at once.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../../shared/config.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
 import { describe, expect, it } from 'vitest';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
@@ -225,6 +229,16 @@ describe('extending a lease', () => {
     expectError(await extend(key, String(expiring), { leaseSeconds: 30 }), { status: 409, code: 'writeback_lease_expired' });
   });
 
+  it('refuses a body that is not JSON, or has a field it does not know, naming it', async () => {
+    const { workspace, key } = await connectorWorkspace();
+    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    claimedTasks(await claim(key));
+    expectError(await extend(key, String(id), '{"leaseSeconds":'), { status: 422, code: 'invalid_json' });
+    expectError(await extend(key, String(id), { leaseSeconds: 30, lease: 1 }), { status: 422, code: 'invalid_request', param: 'lease' });
+    expectError(await call('/api/v1/writebacks/ack', { method: 'POST', key, body: '{"results":' }), { status: 422, code: 'invalid_json' });
+    expect(await storedTask(workspace.workspaceId, String(id))).toMatchObject({ status: 'leased' });
+  });
+
   it('refuses a leaseSeconds outside 1 to 3600', async () => {
     const { workspace, key } = await connectorWorkspace();
     const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
@@ -252,13 +266,21 @@ describe('many workers of one connector at once', () => {
     expect(new Set(leased)).toEqual(new Set(ids));
   });
 
-  it('ends 20 concurrent identical acks of one task in one state, each counting it', async () => {
+  it('ends 20 concurrent identical acks of one task in one state, each counting it, with the price applied once', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1, { products: true });
     claimedTasks(await claim(key));
     const responses = await Promise.all(Array.from({ length: 20 }, () => ack(key, [{ id, ok: true }])));
     for (const response of responses) expect(response.json, response.text).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
     expect(await storedTask(workspace.workspaceId, String(id))).toMatchObject({ status: 'applied' });
+    const product = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.product(workspace.workspaceId, 'SEED-0'), ConsistentRead: true }),
+    );
+    expect(product.Item).toMatchObject({ currentPriceCents: 1000 });
+    const recommendation = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspace.workspaceId, 'SEED-0'), ConsistentRead: true }),
+    );
+    expect(recommendation.Item).toMatchObject({ currentPriceCents: 1000 });
   });
 
   it('ends 20 concurrent acks that disagree in one state, counting it for the agreeing ones alone', async () => {
