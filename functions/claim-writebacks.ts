@@ -8,6 +8,6 @@ import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs }) => {
   const request = readJsonBody(event, ClaimRequestSchema);
-  const { tasks } = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs);
+  const tasks = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs);
   return { statusCode: 200, body: { tasks: tasks.map(taskView) } };
 });

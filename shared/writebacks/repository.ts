@@ -1,14 +1,7 @@
 // Write-back task items: created with an approval, superseded by a newer one, leased by claims, finished by acks, extended.
-import {
-  BatchGetCommand,
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { inParallel } from '../canonical/repository.ts';
+import { getItems, inParallel } from '../canonical/repository.ts';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -17,6 +10,7 @@ import { computeRecommendations, recommendationItem } from '../recommendations/r
 import type { PricedRecommendation } from '../recommendations/schema.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
+import { queryAll } from '../table/query.ts';
 import { claimableKeys, keys, lookupKeys, type PrimaryKey } from '../table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
 import { type AckVerdict, attemptOrder, claimWindow, countedAs, judgeAck } from './rules.ts';
@@ -101,15 +95,13 @@ export async function supersedeOpenTasks(
   nowMs: number,
 ): Promise<number> {
   const open = lookupKeys.openWritebacks(workspaceId, connectorId, sku);
-  const { Items = [] } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: lookupIndex.name,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
-      ExpressionAttributeValues: { ':pk': open.partitionKey },
-    }),
-  );
+  const Items = await queryAll({
+    TableName: tableName(),
+    IndexName: lookupIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': open.partitionKey },
+  });
   let cancelled = 0;
   await inParallel(
     Items.filter((item) => !approval.taskIds.has(String(item[lookupIndex.sortKey]))),
@@ -242,12 +234,6 @@ async function leaseTask(candidate: Candidate, leaseUntilMs: number, nowMs: numb
 /** Leases a claim tries per task it wants, per read of the claimable tasks. */
 const ATTEMPTS_PER_TASK = 2;
 
-export interface ClaimOutcome {
-  readonly tasks: Task[];
-  /** Leases refused because another claim took the task first: each cost a write unit. */
-  readonly refused: number;
-}
-
 /**
  * Leases up to `limit` of the connector's claimable tasks. A claim reads a window of the longest-claimable tasks and
  * tries its own slice of it first (see attemptOrder); should others take what it tries, it goes on through the
@@ -258,13 +244,12 @@ export async function claimTasks(
   connectorId: string,
   request: { readonly limit: number; readonly leaseSeconds: number },
   nowMs: number,
-): Promise<ClaimOutcome> {
+): Promise<Task[]> {
   const { limit } = request;
   const leaseUntilMs = nowMs + request.leaseSeconds * 1000;
   const entry = await enterClaim(workspaceId, connectorId, nowMs);
   const window = claimWindow(limit, entry.running);
   const tasks: Task[] = [];
-  let refused = 0;
   try {
     for (let read = 0; read < 2 && tasks.length < limit; read++) {
       const candidates = await readClaimable(workspaceId, connectorId, window, nowMs);
@@ -281,13 +266,12 @@ export async function claimTasks(
         for (const outcome of outcomes) {
           if (outcome.status === 'rejected') fault ??= outcome.reason;
           else if (outcome.value) tasks.push(outcome.value);
-          else refused += 1;
         }
         if (fault !== undefined) {
           // Tasks leased are answered rather than hidden until their lease runs out; with none, the fault is.
           if (tasks.length === 0) throw fault;
           logger.warn('a lease failed; answering the tasks leased so far', { error: fault as Error });
-          return finishClaim(tasks, refused);
+          return oldestFirst(tasks);
         }
       }
       // A window that was not full, and tried whole, held every claimable task: another read finds only what others took.
@@ -297,12 +281,11 @@ export async function claimTasks(
     // Only bookkeeping: a count left too high makes claims of the next few seconds spread out, nothing more.
     await entry.leave().catch((error: unknown) => logger.warn('a claim was not counted out', { error: error as Error }));
   }
-  return finishClaim(tasks, refused);
+  return oldestFirst(tasks);
 }
 
-function finishClaim(tasks: Task[], refused: number): ClaimOutcome {
-  tasks.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
-  return { tasks, refused };
+function oldestFirst(tasks: Task[]): Task[] {
+  return tasks.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
 }
 
 export function leaseExpired(): ApiError {
@@ -348,22 +331,11 @@ export async function extendLease(
 }
 
 async function readTasks(workspaceId: string, taskIds: readonly string[]): Promise<Map<string, Task>> {
-  const found = new Map<string, Task>();
-  for (let start = 0; start < taskIds.length; start += 100) {
-    let pending: PrimaryKey[] = taskIds.slice(start, start + 100).map((id) => keys.writeback(workspaceId, id));
-    for (let attempt = 0; pending.length > 0 && attempt < 10; attempt++) {
-      const { Responses, UnprocessedKeys } = await tableClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true } } }),
-      );
-      for (const item of Responses?.[tableName()] ?? []) {
-        const task = v.parse(TaskSchema, item);
-        found.set(task.taskId, task);
-      }
-      pending = (UnprocessedKeys?.[tableName()]?.Keys ?? []) as PrimaryKey[];
-    }
-    if (pending.length > 0) throw new Error(`BatchGetItem left ${pending.length} task keys unprocessed`);
-  }
-  return found;
+  const items = await getItems(
+    taskIds.map((id) => keys.writeback(workspaceId, id)),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => v.parse(TaskSchema, item)).map((task) => [task.taskId, task]));
 }
 
 async function readTask(workspaceId: string, taskId: string): Promise<Task | undefined> {
@@ -490,7 +462,9 @@ export async function acknowledgeTasks(
   const byProduct = new Map<string, typeof verdicts>();
   for (const entry of verdicts) {
     const sku = tasks.get(entry.result.id)?.productSku ?? `\u0000${entry.result.id}`;
-    byProduct.set(sku, [...(byProduct.get(sku) ?? []), entry]);
+    const chain = byProduct.get(sku);
+    if (chain) chain.push(entry);
+    else byProduct.set(sku, [entry]);
   }
   const createdAt = (id: string) => tasks.get(id)?.createdAt ?? '';
   const chains = [...byProduct.values()].map((chain) => chain.sort((a, b) => createdAt(a.result.id).localeCompare(createdAt(b.result.id))));

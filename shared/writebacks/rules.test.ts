@@ -1,4 +1,4 @@
-// Unit tests of the write-back rules: claimability, leases, what an ack does, the claim window and order, and the task a connector sees.
+// Unit tests of the write-back rules: leases, what an ack does, the claim window and order, and the task a connector sees.
 import { describe, expect, it } from 'vitest';
 import {
   attemptOrder,
@@ -7,7 +7,6 @@ import {
   type AckVerdict,
   claimWindow,
   countedAs,
-  isClaimable,
   isLeaseLive,
   judgeAck,
   taskView,
@@ -35,31 +34,6 @@ function task(overrides: Partial<Task> = {}): Task {
 }
 
 const leased = (leaseUntilMs: number) => task({ status: 'leased', leaseUntilMs, leases: 1 });
-
-describe('claimability', () => {
-  it('lets a claim take a pending task', () => {
-    expect(isClaimable(task(), NOW)).toBe(true);
-  });
-
-  it('lets a claim take a leased task whose lease has run out, at the very millisecond it ends too', () => {
-    expect(isClaimable(leased(NOW - 1), NOW)).toBe(true);
-    expect(isClaimable(leased(NOW), NOW)).toBe(true);
-  });
-
-  it('does not let a claim take a task under a live lease', () => {
-    expect(isClaimable(leased(NOW + 1), NOW)).toBe(false);
-  });
-
-  it('treats a leased task without a lease end as run out', () => {
-    expect(isClaimable({ status: 'leased' }, NOW)).toBe(true);
-  });
-
-  it('never lets a claim take a finished or cancelled task', () => {
-    for (const status of ['applied', 'failed', 'cancelled'] as const) {
-      expect(isClaimable(task({ status, leaseUntilMs: NOW - 1 }), NOW)).toBe(false);
-    }
-  });
-});
 
 describe('a live lease', () => {
   it('is a leased task whose lease ends after now', () => {

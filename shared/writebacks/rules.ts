@@ -1,11 +1,6 @@
 // The rules of write-back tasks, free of storage: what an ack does to a task, the order claims try tasks in, and the task a connector sees.
 import type { AckResult, Task, TaskView } from './schema.ts';
 
-/** Whether a claim may take the task now: pending, or leased with the lease run out. */
-export function isClaimable(task: Pick<Task, 'status' | 'leaseUntilMs'>, nowMs: number): boolean {
-  return task.status === 'pending' || (task.status === 'leased' && (task.leaseUntilMs ?? 0) <= nowMs);
-}
-
 /** Whether the task is under a lease that has not run out. */
 export function isLeaseLive(task: Pick<Task, 'status' | 'leaseUntilMs'>, nowMs: number): boolean {
   return task.status === 'leased' && (task.leaseUntilMs ?? 0) > nowMs;

@@ -1,8 +1,7 @@
 // Bands after a drain, and the admin commands that rebuild them, change pricing settings and look up a decision.
-import { getPrice } from './writebacks-support.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
 import { decodeBandMap } from '../../shared/bands/items.ts';
@@ -10,13 +9,14 @@ import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../../shared/
 import { rebuildBands } from '../../shared/bands/recompute.ts';
 import { readAllCategoryBands } from '../../shared/bands/repository.ts';
 import { DrainMemory, prepareChunk, writeChunk } from '../../shared/canonical/upsert.ts';
-import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
 import { tableName } from '../../shared/config.ts';
+import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { drain, okLines, pricesCall, pricingHistory } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
+import { getPrice } from './writebacks-support.ts';
 
 const run = promisify(execFile);
 

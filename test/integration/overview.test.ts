@@ -1,13 +1,13 @@
 // The overview surface through the local gateway: recommendations as drains leave them, and approvals published as write-back tasks.
 import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { tableName } from '../../shared/config.ts';
+import { createConnector } from '../../shared/connectors/repository.ts';
+import type { ProductRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { supersedeOpenTasks } from '../../shared/writebacks/repository.ts';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../shared/api-keys/repository.ts';
-import { createConnector } from '../../shared/connectors/repository.ts';
-import type { ProductRecord } from '../../shared/records/schema.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice } from './writebacks-support.ts';

@@ -1,6 +1,5 @@
-// What the overview and write-back tests share: calls by key, and tasks written straight to the table in bulk.
+// What the overview and write-back tests share: calls by key, and a task as stored.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { seedPendingTasks } from '../../lib/local/seed.ts';
 import { tableName } from '../../shared/config.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
@@ -30,16 +29,6 @@ export function extend(key: string, taskId: string, body?: unknown): Promise<Api
 export function claimedTasks(response: ApiResponse): Array<Record<string, unknown> & { id: string }> {
   if (response.status !== 200) throw new Error(`claim answered ${response.status}: ${response.text}`);
   return response.json.tasks;
-}
-
-/** Pending tasks for one connector, written in bulk, with their products if asked: see seedPendingTasks. */
-export function seedTasks(
-  workspaceId: string,
-  connectorId: string,
-  count: number,
-  options: { products?: boolean } = {},
-): Promise<string[]> {
-  return seedPendingTasks(workspaceId, connectorId, count, options);
 }
 
 /** A task as stored, for what no endpoint shows: its status and the connector's error. */

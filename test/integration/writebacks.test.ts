@@ -1,14 +1,15 @@
 // Write-back tasks through the local gateway: claims and their leases, acks, extensions, and many workers at once.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { seedPendingTasks } from '../../lib/local/seed.ts';
 import { tableName } from '../../shared/config.ts';
+import { createConnector } from '../../shared/connectors/repository.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { describe, expect, it } from 'vitest';
-import { createConnector } from '../../shared/connectors/repository.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { expectError, secondConnector } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
-import { ack, claim, claimedTasks, extend, seedTasks, storedTask } from './writebacks-support.ts';
+import { ack, claim, claimedTasks, extend, storedTask } from './writebacks-support.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -28,7 +29,7 @@ describe('claiming write-back tasks', () => {
 
   it('leases the oldest tasks first, each with its target and a leaseUntil in RFC 3339 with milliseconds', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const ids = await seedTasks(workspace.workspaceId, workspace.connectorId, 3);
+    const ids = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 3);
     const before = Date.now();
     const first = claimedTasks(await claim(key, { limit: 2, leaseSeconds: 120 }));
     expect(first.map((task) => task.id)).toEqual(ids.slice(0, 2));
@@ -53,7 +54,7 @@ describe('claiming write-back tasks', () => {
 
   it('takes ten tasks for five minutes when the body is left out', async () => {
     const { workspace, key } = await connectorWorkspace();
-    await seedTasks(workspace.workspaceId, workspace.connectorId, 12);
+    await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 12);
     const tasks = claimedTasks(await claim(key));
     expect(tasks).toHaveLength(10);
     expect(Date.parse(String(tasks[0]?.leaseUntil)) - Date.now()).toBeGreaterThan(290_000);
@@ -69,7 +70,7 @@ describe('claiming write-back tasks', () => {
     [{ lease: 30 }, 'lease'],
   ])('refuses the claim %j naming %s, and leases nothing', async (body, param) => {
     const { workspace, key } = await connectorWorkspace();
-    await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     expectError(await claim(key, body), { status: 422, code: 'invalid_request', param });
     expect(claimedTasks(await claim(key))).toHaveLength(2);
   });
@@ -81,7 +82,7 @@ describe('claiming write-back tasks', () => {
 
   it('never hands a leased task to another claim before its lease runs out, and hands it out again after', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     expect(claimedTasks(await claim(key, { leaseSeconds: 1 })).map((task) => task.id)).toEqual([id]);
     expect(claimedTasks(await claim(key))).toEqual([]);
     await pause(1_100);
@@ -90,7 +91,7 @@ describe('claiming write-back tasks', () => {
 
   it("gives a connector only its own connector's tasks", async () => {
     const { workspace } = await connectorWorkspace();
-    await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     const otherKey = await secondConnector(workspace.workspaceId);
     expect(claimedTasks(await claim(otherKey.key))).toEqual([]);
   });
@@ -115,7 +116,7 @@ function fetchWith(key: string, path: string) {
 describe('acknowledging write-back tasks', () => {
   it('applies and fails live leases, keeps the error, and finishes the tasks', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [applied, failed] = await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    const [applied, failed] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     claimedTasks(await claim(key));
     const response = await ack(key, [
       { id: applied, ok: true },
@@ -135,7 +136,7 @@ describe('acknowledging write-back tasks', () => {
 
   it('counts an ack after the lease ran out as expired, changes nothing, and lets the task be claimed again', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key, { leaseSeconds: 1 }));
     await pause(1_100);
     expect((await ack(key, [{ id, ok: true }])).json).toEqual({ applied: 0, failed: 0, expired: 1, ignored: 0 });
@@ -146,10 +147,10 @@ describe('acknowledging write-back tasks', () => {
 
   it("counts unknown ids, another connector's tasks, unleased tasks and repeats within the call as ignored", async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [leased, unleased] = await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    const [leased, unleased] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     claimedTasks(await claim(key, { limit: 1 }));
     const other = await createConnector({ workspaceId: workspace.workspaceId, name: 'Other ERP', receivesWritebacks: true });
-    const [foreign] = await seedTasks(workspace.workspaceId, other.connectorId, 1);
+    const [foreign] = await seedPendingTasks(workspace.workspaceId, other.connectorId, 1);
     const stranger = await newWorkspace('Stranger');
     const response = await ack(key, [
       { id: leased, ok: true },
@@ -173,7 +174,7 @@ describe('acknowledging write-back tasks', () => {
 
   it('counts the same ack again for a task it already finished, and changes nothing', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [applied, failed] = await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    const [applied, failed] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     claimedTasks(await claim(key));
     const results = [
       { id: applied, ok: true },
@@ -196,7 +197,7 @@ describe('acknowledging write-back tasks', () => {
     [[{ id: 'wb_x', ok: true, note: 1 }], 'results[0].note'],
   ])('refuses results %# naming %s, and finishes nothing', async (results, param) => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key));
     expectError(await ack(key, results), { status: 422, code: 'invalid_request', param });
     expect(await storedTask(workspace.workspaceId, String(id))).toMatchObject({ status: 'leased' });
@@ -206,7 +207,7 @@ describe('acknowledging write-back tasks', () => {
 describe('extending a lease', () => {
   it("moves a live lease's end to leaseSeconds from now and answers the task", async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key, { leaseSeconds: 1 }));
     const response = await extend(key, String(id), { leaseSeconds: 60 });
     expect(response.status, response.text).toBe(200);
@@ -219,7 +220,7 @@ describe('extending a lease', () => {
 
   it("is 409 writeback_lease_expired for a lease run out, a task not leased, another connector's task or an unknown id", async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [expiring, unleased] = await seedTasks(workspace.workspaceId, workspace.connectorId, 2);
+    const [expiring, unleased] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 2);
     claimedTasks(await claim(key, { limit: 1, leaseSeconds: 1 }));
     const otherKey = await secondConnector(workspace.workspaceId);
     expectError(await extend(otherKey.key, String(expiring), { leaseSeconds: 30 }), { status: 409, code: 'writeback_lease_expired' });
@@ -231,7 +232,7 @@ describe('extending a lease', () => {
 
   it('refuses a body that is not JSON, or has a field it does not know, naming it', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key));
     expectError(await extend(key, String(id), '{"leaseSeconds":'), { status: 422, code: 'invalid_json' });
     expectError(await extend(key, String(id), { leaseSeconds: 30, lease: 1 }), { status: 422, code: 'invalid_request', param: 'lease' });
@@ -241,7 +242,7 @@ describe('extending a lease', () => {
 
   it('refuses a leaseSeconds outside 1 to 3600', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key));
     expectError(await extend(key, String(id), { leaseSeconds: 0 }), { status: 422, code: 'invalid_request', param: 'leaseSeconds' });
     expectError(await extend(key, String(id), { leaseSeconds: 3601 }), { status: 422, code: 'invalid_request', param: 'leaseSeconds' });
@@ -251,7 +252,7 @@ describe('extending a lease', () => {
 describe('many workers of one connector at once', () => {
   it('leases each of 1,000 tasks exactly once among 50 concurrent claimers, losing none', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const ids = await seedTasks(workspace.workspaceId, workspace.connectorId, 1_000);
+    const ids = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1_000);
     const leased: string[] = [];
     await Promise.all(
       Array.from({ length: 50 }, async () => {
@@ -268,7 +269,7 @@ describe('many workers of one connector at once', () => {
 
   it('ends 20 concurrent identical acks of one task in one state, each counting it, with the price applied once', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1, { products: true });
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1, { products: true });
     claimedTasks(await claim(key));
     const responses = await Promise.all(Array.from({ length: 20 }, () => ack(key, [{ id, ok: true }])));
     for (const response of responses) expect(response.json, response.text).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
@@ -285,7 +286,7 @@ describe('many workers of one connector at once', () => {
 
   it('ends 20 concurrent acks that disagree in one state, counting it for the agreeing ones alone', async () => {
     const { workspace, key } = await connectorWorkspace();
-    const [id] = await seedTasks(workspace.workspaceId, workspace.connectorId, 1);
+    const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);
     claimedTasks(await claim(key));
     const responses = await Promise.all(Array.from({ length: 20 }, (_, index) => ack(key, [{ id, ok: index % 2 === 0, error: 'no' }])));
     const status = (await storedTask(workspace.workspaceId, String(id)))?.status;
