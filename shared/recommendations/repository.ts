@@ -57,12 +57,13 @@ export async function refreshRecommendations(
   workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
   skus: readonly string[],
   nowMs: number,
-  progress: { shouldStop?: () => boolean; afterPage?: (lastSku: string) => Promise<void> } = {},
+  progress: { shouldStop?: () => boolean; afterPage?: (lastSku: string) => Promise<void>; pageSize?: number } = {},
 ): Promise<{ done: boolean; products: number }> {
+  const pageSize = progress.pageSize ?? RECOMMENDATIONS_PER_PAGE;
   let products = 0;
-  for (let start = 0; start < skus.length; start += RECOMMENDATIONS_PER_PAGE) {
+  for (let start = 0; start < skus.length; start += pageSize) {
     if (progress.shouldStop?.()) return { done: false, products };
-    const page = skus.slice(start, start + RECOMMENDATIONS_PER_PAGE);
+    const page = skus.slice(start, start + pageSize);
     const recommendations = await computeRecommendations(workspace, page, nowMs);
     await putItems(recommendations.map((recommendation) => recommendationItem(workspace.workspaceId, recommendation)));
     products += recommendations.length;
@@ -72,7 +73,7 @@ export async function refreshRecommendations(
 }
 
 /** The overview's one read. Strongly consistent for an approval, which must check the bounds as they are now. */
-export async function getRecommendation(workspaceId: string, sku: string, consistent = false): Promise<Recommendation | undefined> {
+async function getRecommendation(workspaceId: string, sku: string, consistent = false): Promise<Recommendation | undefined> {
   const { Item } = await tableClient().send(
     new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: consistent }),
   );
