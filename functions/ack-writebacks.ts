@@ -2,7 +2,7 @@
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
-import { acknowledgeTasks } from '../shared/writebacks/repository.ts';
+import { acknowledgeTasks } from '../shared/writebacks/ack.ts';
 import { AckRequestSchema } from '../shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('ackWritebacks', async ({ event, principal, nowMs }) => {

@@ -3,7 +3,7 @@ import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
-import { claimTasks } from '../shared/writebacks/repository.ts';
+import { claimTasks } from '../shared/writebacks/claim.ts';
 import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs }) => {

@@ -4,7 +4,7 @@ import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
-import { extendLease } from '../shared/writebacks/repository.ts';
+import { extendLease } from '../shared/writebacks/claim.ts';
 import { ExtendRequestSchema } from '../shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('extendWriteback', async ({ event, principal, nowMs }) => {

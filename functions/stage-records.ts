@@ -1,6 +1,6 @@
 // POST /api/v1/ingest/batches/{batchId}/records: a connector stages one call's records of one entity kind.
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { stageRecords } from '../shared/batches/repository.ts';
+import { stageRecords } from '../shared/batches/staging.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody, readPathParameter } from '../shared/http/request.ts';

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from './queues.ts';
 import { fallbackRoute, routeKey, routes, workers } from './routes.ts';
-import { accessPatterns } from './table/keys.ts';
+import { accessPatterns } from './table/access-patterns.ts';
 
 const root = resolve(import.meta.dirname, '..');
 

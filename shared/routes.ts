@@ -1,7 +1,6 @@
 // The route table: every HTTP route and queue worker of the service, read by the CDK stack and by local mode alike.
-import type { KeyFamily, Scope } from './api-keys/schema.ts';
+import type { RouteAuth } from './api-keys/authenticate.ts';
 import type { QueueId } from './queues.ts';
-import type { Feature } from './workspaces/schema.ts';
 
 /** What a function may touch; the stack turns it into IAM grants, so each function gets only these. */
 export interface RouteAccess {
@@ -11,20 +10,6 @@ export interface RouteAccess {
   readonly sendTo?: readonly QueueId[];
   /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
   readonly sendToDeadLetter?: readonly QueueId[];
-}
-
-export interface RouteAuth {
-  /** Keys of any other family are answered 401. */
-  readonly family: KeyFamily;
-  /** The key needs at least one of these scopes (pw_ keys carry none, so leave this empty for them). */
-  readonly scopes: readonly Scope[];
-  /** The workspace must have this feature on. */
-  readonly feature?: Feature;
-  /**
-   * A scope that grants the route only while the workspace has this feature on: a key passes if any of its scopes
-   * that the route lists still grants it.
-   */
-  readonly featureOfScope?: Partial<Record<Scope, Feature>>;
 }
 
 export interface HttpRoute {

@@ -3,7 +3,7 @@ import { type DynamoDBClient, QueryCommand, type QueryCommandOutput } from '@aws
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { keys } from '../../shared/table/keys.ts';
 import { entityKinds, type EntityKind } from '../../shared/records/schema.ts';
-import { inParallel, WRITE_CONCURRENCY } from '../../shared/canonical/repository.ts';
+import { inParallel, WRITE_CONCURRENCY } from '../../shared/table/bulk.ts';
 import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '../../shared/table/capacity.ts';
 import { table } from '../../shared/table/definition.ts';
 import { tableName } from '../../shared/config.ts';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getItems } from '../../shared/canonical/repository.ts';
+import { getItems } from '../../shared/table/bulk.ts';
 import { tableName } from '../../shared/config.ts';
 import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
 import { routeById } from '../../shared/routes.ts';

@@ -1,11 +1,11 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
-import { putItems } from '../../shared/canonical/repository.ts';
+import { putItems } from '../../shared/table/bulk.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { entityKinds } from '../../shared/records/schema.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { newTaskItem } from '../../shared/writebacks/repository.ts';
+import { newTaskItem } from '../../shared/writebacks/tasks.ts';
 import { createWorkspace, getWorkspace } from '../../shared/workspaces/repository.ts';
 import { type CatalogueSize, sampleCatalogue } from '../sample-catalogue.ts';
 

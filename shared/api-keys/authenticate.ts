@@ -1,10 +1,25 @@
 // Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
+import { ExpiringCache } from '../caches.ts';
 import { ApiError } from '../errors.ts';
-import type { RouteAuth } from '../routes.ts';
 import { getWorkspace } from '../workspaces/repository.ts';
 import type { Feature, Workspace } from '../workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';
 import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './schema.ts';
+
+/** What a route asks of its caller's key; the route table gives one per route, and this module checks it. */
+export interface RouteAuth {
+  /** Keys of any other family are answered 401. */
+  readonly family: KeyFamily;
+  /** The key needs at least one of these scopes (pw_ keys carry none, so leave this empty for them). */
+  readonly scopes: readonly Scope[];
+  /** The workspace must have this feature on. */
+  readonly feature?: Feature;
+  /**
+   * A scope that grants the route only while the workspace has this feature on: a key passes if any of its scopes
+   * that the route lists still grants it.
+   */
+  readonly featureOfScope?: Partial<Record<Scope, Feature>>;
+}
 
 export interface Principal {
   readonly keyId: string;
@@ -82,26 +97,9 @@ export function connectorOf(principal: Principal): string {
 /** A revoked key or a changed workspace takes effect within this time on every instance. */
 export const AUTH_CACHE_MS = 60_000;
 
-export class ExpiringCache<T> {
-  readonly #entries = new Map<string, { value: T; until: number }>();
-
-  async get(id: string, now: number, load: () => Promise<T>): Promise<T> {
-    const hit = this.#entries.get(id);
-    if (hit && hit.until > now) return hit.value;
-    const value = await load();
-    // Misses are not kept: a key created a moment ago must work at once.
-    if (value !== undefined) this.#entries.set(id, { value, until: now + AUTH_CACHE_MS });
-    else this.#entries.delete(id);
-    return value;
-  }
-
-  clear(): void {
-    this.#entries.clear();
-  }
-}
-
-const keyCache = new ExpiringCache<ApiKeyRecord | undefined>();
-const workspaceCache = new ExpiringCache<Workspace | undefined>();
+// Misses are not kept: a key created a moment ago must work at once.
+const keyCache = new ExpiringCache<ApiKeyRecord | undefined>({ ttlMs: AUTH_CACHE_MS });
+const workspaceCache = new ExpiringCache<Workspace | undefined>({ ttlMs: AUTH_CACHE_MS });
 
 export async function authenticate(auth: RouteAuth, authorizationHeader: string | undefined, now = Date.now()): Promise<Principal> {
   const { key, family } = readBearerKey(authorizationHeader);

@@ -1,14 +1,14 @@
 // API key items in the table: issue a key (stored as its SHA-256 only), find it, revoke it.
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { getConnector } from '../connectors/repository.ts';
 import { ApiError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { tableClient } from '../table/client.ts';
-import { table } from '../table/definition.ts';
 import { keys, lookupKeys } from '../table/keys.ts';
+import { queryLookup } from '../table/query.ts';
 import { putWorkspaceItem } from '../workspaces/repository.ts';
 import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
 
@@ -80,18 +80,7 @@ export async function findApiKey(keyHash: string): Promise<ApiKeyRecord | undefi
 }
 
 export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ keyId: string; revokedAt: string }> {
-  const index = table.indexes[0];
-  const lookup = lookupKeys.apiKeyById(keyId);
-  const { Items } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: index.name,
-      KeyConditionExpression: '#pk = :pk',
-      ExpressionAttributeNames: { '#pk': index.partitionKey },
-      ExpressionAttributeValues: { ':pk': lookup[index.partitionKey] },
-    }),
-  );
-  const found = Items?.[0];
+  const [found] = await queryLookup(lookupKeys.apiKeysWithId(keyId), 1);
   if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
   const revokedAt = now.toISOString();
   // Revoking twice keeps the first time: the key stopped working then.

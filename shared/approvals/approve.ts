@@ -12,7 +12,7 @@ import { currentRecommendation } from '../recommendations/repository.ts';
 import type { PricedRecommendation } from '../recommendations/schema.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
-import { newTaskItem, supersedeOpenTasks } from '../writebacks/repository.ts';
+import { newTaskItem, supersedeOpenTasks } from '../writebacks/tasks.ts';
 import type { Approval, ApproveRequest } from './schema.ts';
 
 /** The approved price in minor units: at most the currency's minor digits, and within the bounds the engine holds to. */

@@ -1,6 +1,6 @@
 // Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '../canonical/repository.ts';
+import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';

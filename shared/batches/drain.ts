@@ -11,22 +11,18 @@ import { getWorkspace } from '../workspaces/repository.ts';
 import { workspaceDefaults } from '../workspaces/schema.ts';
 import { decompressRecords } from './chunks.ts';
 import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
+import { readChunksAfter, readTouched, recordTouched, type StagedChunk } from './chunk-items.ts';
 import {
-  acquireDrainLease,
-  DrainLeaseHeld,
+  BatchLeaseHeld,
   failDrain,
-  acquireBandsLease,
   finishBands,
   finishDrain,
-  readTouched,
+  leaseBatch,
+  releaseBatchLease,
   saveBandsJobCursor,
-  getBatch,
-  readChunksAfter,
-  recordTouched,
-  releaseDrainLease,
   saveCheckpoint,
-  type StagedChunk,
-} from './repository.ts';
+} from './lease.ts';
+import { getBatch } from './repository.ts';
 import { chunkExpiresAt } from './rules.ts';
 import type { Batch } from './schema.ts';
 
@@ -123,15 +119,15 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
   const leaseUntil = () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
   let current: Batch;
   try {
-    current = await acquireBandsLease(batch, owner, leaseUntil(), clock());
+    current = await leaseBatch(batch, 'bands', owner, leaseUntil(), clock());
   } catch (error) {
-    if (error instanceof DrainLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) return ignored;
+    if (error instanceof BatchLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) return ignored;
     throw error;
   }
   try {
     await takeBandsLease(current.workspaceId, owner, leaseUntil(), clock().getTime());
   } catch (error) {
-    await releaseDrainLease(current, owner).catch(() => undefined);
+    await releaseBatchLease(current, owner).catch(() => undefined);
     if (!(error instanceof BandsLeaseHeld)) throw error;
     // Another batch's bands job, or a rebuild, is recomputing the workspace's bands: this one waits its turn.
     await sendDrainMessage(message, BANDS_BUSY_DELAY_SECONDS);
@@ -152,7 +148,7 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
     });
     const continueLater = async (): Promise<DrainResult> => {
       await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
-      await releaseDrainLease(current, owner);
+      await releaseBatchLease(current, owner);
       return { outcome: 'continued', chunks: 0, records: 0 };
     };
     if (!recompute.done) return await continueLater();
@@ -177,7 +173,7 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
     await finishBands(current, owner, clock());
     return { outcome: 'recomputed', chunks: 0, records: 0 };
   } catch (error) {
-    await releaseDrainLease(current, owner).catch(() => undefined);
+    await releaseBatchLease(current, owner).catch(() => undefined);
     logger.error('bands attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
     if (invocation.receiveCount >= DRAIN_ATTEMPTS) return parkBands('an internal fault; quote the batch id to support');
     throw error;
@@ -220,9 +216,9 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
   const leaseUntil = () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
   let current: Batch;
   try {
-    current = await acquireDrainLease(batch, owner, leaseUntil(), clock());
+    current = await leaseBatch(batch, 'chunks', owner, leaseUntil(), clock());
   } catch (error) {
-    if (error instanceof DrainLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
+    if (error instanceof BatchLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
       // The live holder carries the job on; this duplicate delivery has nothing left to do.
       logger.warn('drain duplicate dropped', { batchId: batch.batchId });
       return ignored;
@@ -276,7 +272,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
       if (invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * slowestChunkMs)) {
         await checkpoint(writing);
         await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
-        await releaseDrainLease(current, owner);
+        await releaseBatchLease(current, owner);
         return { outcome: 'continued', chunks, records };
       }
       const started = performance.now();
@@ -304,7 +300,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
   } catch (error) {
     // Writes still in flight land before anyone else may drain, so they can never overwrite what a later chunk wrote.
     await writing?.written.catch(() => undefined);
-    await releaseDrainLease(current, owner).catch(() => undefined);
+    await releaseBatchLease(current, owner).catch(() => undefined);
     logger.error('drain attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
     if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
       return giveUp(current, invocation, 'an internal fault; quote the batch id to support', clock());

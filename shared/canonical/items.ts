@@ -1,5 +1,6 @@
 // Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
+import type { TableItem } from '../table/bulk.ts';
 import { historyKeys, keys, lookupKeys } from '../table/keys.ts';
 
 const DAY_MS = 86_400_000;
@@ -13,8 +14,6 @@ export interface Provenance {
   /** The batch's commit time: the moment the connector said this data was complete. */
   readonly syncedAt: string;
 }
-
-export type TableItem = Record<string, unknown>;
 
 /** Free-form attributes are stored as JSON text: DynamoDB maps refuse empty keys and nesting beyond 32 levels. */
 function attributesJson(attributes: Record<string, unknown> | undefined): { attributesJson?: string } {

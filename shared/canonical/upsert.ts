@@ -12,28 +12,11 @@ import {
   newestRates,
   productItem,
   type Provenance,
-  type TableItem,
   TouchedSet,
 } from './items.ts';
-import { deleteItems, putItems, readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
-
-/** A map that forgets its oldest entries past a size, so that a drain's memory does not grow with the batch. */
-export class BoundedMap<K, V> extends Map<K, V> {
-  readonly limit: number;
-
-  constructor(limit: number) {
-    super();
-    this.limit = limit;
-  }
-
-  override set(key: K, value: V): this {
-    if (!this.has(key) && this.size >= this.limit) {
-      const oldest = this.keys().next();
-      if (!oldest.done) this.delete(oldest.value);
-    }
-    return super.set(key, value);
-  }
-}
+import { BoundedMap } from '../caches.ts';
+import { deleteItems, putItems, type TableItem } from '../table/bulk.ts';
+import { readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
 
 /**
  * What a drain remembers between chunks: categories and segments it wrote or read, null for one that does not exist.

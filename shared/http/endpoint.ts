@@ -1,10 +1,10 @@
 // The HTTP glue every handler shares: a middy chain of request accounting, error envelope and authentication.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authenticate, type Principal } from '../api-keys/authenticate.ts';
+import { authenticate, type Principal, type RouteAuth } from '../api-keys/authenticate.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
 import { logger, reportRequestCost } from '../observability.ts';
-import { type RouteAuth, type RouteId, routeById } from '../routes.ts';
+import { type RouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
 import { admitRequest } from '../workspaces/usage.ts';
 

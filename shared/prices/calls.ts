@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { getItems } from '../canonical/repository.ts';
+import { getItems } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { randomBase62 } from '../ids.ts';

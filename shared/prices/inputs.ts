@@ -1,13 +1,10 @@
 // What a price call reads: its products, customers, bands and FX rates, deduplicated across lines in two BatchGetItem rounds.
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '../bands/items.ts';
-import { getItems } from '../canonical/repository.ts';
-import { BoundedMap } from '../canonical/upsert.ts';
-import { tableName } from '../config.ts';
+import { BoundedMap, ExpiringCache } from '../caches.ts';
 import type { Band, PricingProduct } from '../pricing/model.ts';
-import { tableClient } from '../table/client.ts';
-import { table } from '../table/definition.ts';
-import { keys, lookupKeys, type PrimaryKey } from '../table/keys.ts';
+import { getItems } from '../table/bulk.ts';
+import { keys, lookupKeys, type PrimaryKey, skuOfProductKey } from '../table/keys.ts';
+import { queryLookup } from '../table/query.ts';
 import type { PriceRequestLine } from './request.ts';
 
 /** A product item as a call prices it: its amounts in its own currency, not yet converted. */
@@ -55,13 +52,11 @@ export function lineCustomerIds(line: PriceRequestLine): string[] {
 /** FX rates change at most once per drain; a minute's cache saves a read on nearly every call. */
 const RATE_CACHE_MS = 60_000;
 // Misses are not kept: a rate drained a moment ago must be used at once.
-const rateCache = new Map<string, { value: FxRate; until: number }>();
+const rateCache = new ExpiringCache<FxRate>({ ttlMs: RATE_CACHE_MS });
 
 export function forgetCachedRates(): void {
   rateCache.clear();
 }
-
-const lookupIndex = table.indexes[0];
 
 /** Each product's category as last read, per instance: where its bands are, known before the product is read. */
 const knownCategories = new BoundedMap<string, string>(50_000);
@@ -76,19 +71,9 @@ async function resolveExternalIds(workspaceId: string, externalIds: readonly str
   const found = new Map<string, string>();
   await Promise.all(
     externalIds.map(async (externalId) => {
-      const key = lookupKeys.productByExternalId(workspaceId, externalId);
-      const { Items } = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: lookupIndex.name,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
-          ExpressionAttributeValues: { ':pk': key[lookupIndex.partitionKey] },
-          Limit: 1,
-        }),
-      );
-      const pk = Items?.[0]?.PK;
-      if (typeof pk === 'string') found.set(externalId, pk.slice(pk.indexOf('#PRODUCT#') + '#PRODUCT#'.length));
+      const [item] = await queryLookup(lookupKeys.productsWithExternalId(workspaceId, externalId), 1);
+      const sku = skuOfProductKey(workspaceId, item?.PK);
+      if (sku !== undefined) found.set(externalId, sku);
     }),
   );
   return found;
@@ -129,8 +114,8 @@ export async function readPricingSnapshot(
   const ratesToRead = new Set<string>();
   const wantRate = (currency: string | undefined) => {
     if (!currency || currency === baseCurrency || rates.has(currency) || ratesToRead.has(currency)) return;
-    const cached = rateCache.get(`${workspaceId}|${currency}`);
-    if (cached && cached.until > nowMs) rates.set(currency, cached.value);
+    const cached = rateCache.peek(`${workspaceId}|${currency}`, nowMs);
+    if (cached) rates.set(currency, cached);
     else ratesToRead.add(currency);
   };
 
@@ -167,7 +152,7 @@ export async function readPricingSnapshot(
         case 'fxRate': {
           const rate = { rate: Number(item.rate), asOfMs: Number(item.asOfMs) };
           rates.set(String(item.currency), rate);
-          rateCache.set(`${workspaceId}|${String(item.currency)}`, { value: rate, until: nowMs + RATE_CACHE_MS });
+          rateCache.set(`${workspaceId}|${String(item.currency)}`, rate, nowMs);
           break;
         }
       }

@@ -1,7 +1,7 @@
 // Recommendation items: computed for a set of products from one pricing snapshot, stored beside each product, read by the overview.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { putItems } from '../canonical/repository.ts';
+import { putItems } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
 import { newId } from '../ids.ts';
 import { pricingSettings } from '../pricing/settings.ts';

@@ -1,6 +1,8 @@
-// Paged queries: every item a Query matches, page after page, for the few reads that need a whole partition.
+// Queries: every item a Query matches, page after page, and the one way the lookup index is read.
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.ts';
 import { tableClient } from './client.ts';
+import { table } from './definition.ts';
 
 export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
@@ -11,4 +13,23 @@ export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
   return items;
+}
+
+const [lookupIndex] = table.indexes;
+
+/**
+ * The keys (the index is KEYS_ONLY) of the items under one alternate key of the `lookup` index, as a `lookupKeys`
+ * query builder names it: all of them, or the first `limit`.
+ */
+export async function queryLookup(alternateKey: { readonly partitionKey: string }, limit?: number): Promise<Record<string, unknown>[]> {
+  const input = {
+    TableName: tableName(),
+    IndexName: lookupIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': alternateKey.partitionKey },
+  };
+  if (limit === undefined) return queryAll(input);
+  const { Items } = await tableClient().send(new QueryCommand({ ...input, Limit: limit }));
+  return Items ?? [];
 }

@@ -3,14 +3,9 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { runDrainJob } from '../../shared/batches/drain.ts';
-import {
-  acquireDrainLease,
-  commitBatch as commitBatchItem,
-  DrainLeaseHeld,
-  getBatch,
-  openBatch as openBatchItem,
-  readTouched,
-} from '../../shared/batches/repository.ts';
+import { readTouched } from '../../shared/batches/chunk-items.ts';
+import { BatchLeaseHeld, leaseBatch } from '../../shared/batches/lease.ts';
+import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '../../shared/batches/repository.ts';
 import { tableName } from '../../shared/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
@@ -339,7 +334,7 @@ describe('drain attempts', () => {
     const { workspace, message } = await committedBatch();
     const batch = await getBatch(workspace.workspaceId, message.batchId);
     if (!batch) throw new Error('no batch');
-    await acquireDrainLease(batch, 'a-drain-finishing', Date.now() + 60_000, new Date());
+    await leaseBatch(batch, 'chunks', 'a-drain-finishing', Date.now() + 60_000, new Date());
     const bands = { ...message, phase: 'bands' as const, continuation: 0 };
     const invocation = (sentAt: Date) => ({
       message: { ...bands, sentAt: sentAt.toISOString() },
@@ -357,10 +352,10 @@ describe('drain attempts', () => {
     const { workspace, message } = await committedBatch();
     const batch = await getBatch(workspace.workspaceId, message.batchId);
     if (!batch) throw new Error('no batch');
-    await acquireDrainLease(batch, 'another-drain', Date.now() + 60_000, new Date());
+    await leaseBatch(batch, 'chunks', 'another-drain', Date.now() + 60_000, new Date());
     const invocation = (receiveCount: number) => ({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 60_000 });
 
-    await expect(runDrainJob(invocation(1))).rejects.toBeInstanceOf(DrainLeaseHeld);
+    await expect(runDrainJob(invocation(1))).rejects.toBeInstanceOf(BatchLeaseHeld);
     expect((await runDrainJob(invocation(3))).outcome).toBe('ignored');
     expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'draining', leaseOwner: 'another-drain' });
   });

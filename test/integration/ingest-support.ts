@@ -5,7 +5,7 @@ import { expect } from 'vitest';
 import { type SampleCatalogue, sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { decompressRecords } from '../../shared/batches/chunks.ts';
-import { readStagedChunks } from '../../shared/batches/repository.ts';
+import { readStagedChunks } from '../../shared/batches/chunk-items.ts';
 import { tableName } from '../../shared/config.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { entityKinds, type ProductRecord } from '../../shared/records/schema.ts';

@@ -7,7 +7,7 @@ import { createConnector } from '../../shared/connectors/repository.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { supersedeOpenTasks } from '../../shared/writebacks/repository.ts';
+import { supersedeOpenTasks } from '../../shared/writebacks/tasks.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice } from './writebacks-support.ts';

@@ -1,0 +1,183 @@
+// A batch's job lease and checkpoints: one invocation at a time drains a batch or recomputes its bands, and resumes where the last stopped.
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import { type Batch, BatchSchema } from './schema.ts';
+
+/** Another invocation of the batch's job holds it, and its lease has not run out. */
+export class BatchLeaseHeld extends Error {
+  constructor(batchId: string) {
+    super(`another invocation holds batch ${batchId}`);
+    this.name = 'BatchLeaseHeld';
+  }
+}
+
+/**
+ * What each phase of a job may lease: the drain a committed batch (or one a drain left `draining`), moving it to
+ * `draining`; the bands job a drained batch whose bands are not yet recomputed. Everything else is the same lease.
+ */
+const leaseTerms = {
+  chunks: {
+    set: ', #status = :draining, drainStartedAt = if_not_exists(drainStartedAt, :now), drainedCount = if_not_exists(drainedCount, :zero)',
+    condition: '#status IN (:committed, :draining)',
+    values: (now: Date) => ({ ':draining': 'draining', ':committed': 'committed', ':now': now.toISOString(), ':zero': 0 }),
+  },
+  bands: {
+    set: '',
+    condition: '#status = :drained AND attribute_not_exists(bandsRecomputedAt)',
+    values: () => ({ ':drained': 'drained' }),
+  },
+} as const;
+
+export type JobPhase = keyof typeof leaseTerms;
+
+/**
+ * Takes the batch for one invocation of its job's phase, if no live invocation holds it. Only the holder may move the
+ * phase's checkpoint, so two deliveries of one job never write out of order, nor recompute at once.
+ */
+export async function leaseBatch(batch: Batch, phase: JobPhase, owner: string, leaseUntil: number, now: Date): Promise<Batch> {
+  const terms = leaseTerms[phase];
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(batch.workspaceId, batch.batchId),
+        UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}`,
+        ConditionExpression: `jobId = :job AND ${terms.condition} AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)`,
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':owner': owner,
+          ':until': leaseUntil,
+          ':job': batch.jobId,
+          ':nowMs': now.getTime(),
+          ...terms.values(now),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return v.parse(BatchSchema, Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) throw new BatchLeaseHeld(batch.batchId);
+    throw error;
+  }
+}
+
+/** Moves the checkpoint past one applied chunk and renews the lease; fails if this invocation no longer holds it. */
+export async function saveCheckpoint(
+  batch: Batch,
+  owner: string,
+  cursor: string,
+  drainedCount: number,
+  leaseUntil: number,
+): Promise<Batch> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, leaseUntil = :until',
+      ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':cursor': cursor,
+        ':count': drainedCount,
+        ':until': leaseUntil,
+        ':owner': owner,
+        ':draining': 'draining',
+      },
+    }),
+  );
+  return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };
+}
+
+/**
+ * The bands job's checkpoints: `bandCursor` after each category it recomputes, then `recommendationCursor` after each
+ * page of recommendations it stores.
+ */
+export async function saveBandsJobCursor(
+  batch: Batch,
+  owner: string,
+  cursor: 'bandCursor' | 'recommendationCursor',
+  value: string,
+  leaseUntil: number,
+): Promise<Batch> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET #cursor = :value, leaseUntil = :until',
+      ConditionExpression: 'leaseOwner = :owner',
+      ExpressionAttributeNames: { '#cursor': cursor },
+      ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':owner': owner },
+    }),
+  );
+  return { ...batch, [cursor]: value, leaseUntil };
+}
+
+export async function finishBands(batch: Batch, owner: string, now: Date): Promise<void> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET bandsRecomputedAt = :now REMOVE leaseOwner, leaseUntil',
+      ConditionExpression: 'leaseOwner = :owner',
+      ExpressionAttributeValues: { ':now': now.toISOString(), ':owner': owner },
+    }),
+  );
+}
+
+export async function finishDrain(batch: Batch, owner: string, now: Date): Promise<void> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.batch(batch.workspaceId, batch.batchId),
+      UpdateExpression: 'SET #status = :drained, drainedAt = :now REMOVE leaseOwner, leaseUntil',
+      ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':drained': 'drained', ':now': now.toISOString(), ':owner': owner, ':draining': 'draining' },
+    }),
+  );
+}
+
+/** Lets another invocation take over at once rather than after the lease runs out; a lease already lost is fine. */
+export async function releaseBatchLease(batch: Batch, owner: string): Promise<void> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(batch.workspaceId, batch.batchId),
+        UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
+        ConditionExpression: 'leaseOwner = :owner',
+        ExpressionAttributeValues: { ':owner': owner },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** `committed` / `draining` → `failed`, with the text a connector reads in the batch status. */
+export async function failDrain(batch: Batch, error: string, now: Date): Promise<void> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.batch(batch.workspaceId, batch.batchId),
+        UpdateExpression: 'SET #status = :failed, #error = :error, failedAt = :now REMOVE leaseOwner, leaseUntil',
+        ConditionExpression: 'jobId = :job AND #status IN (:committed, :draining)',
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error' },
+        ExpressionAttributeValues: {
+          ':failed': 'failed',
+          ':error': error,
+          ':now': now.toISOString(),
+          ':job': batch.jobId,
+          ':committed': 'committed',
+          ':draining': 'draining',
+        },
+      }),
+    );
+  } catch (caught) {
+    if (!isConditionFailure(caught)) throw caught;
+  }
+}

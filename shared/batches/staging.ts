@@ -1,0 +1,168 @@
+// Staging a call's records into an open batch: its place in the batch, the counts and its chunk items, all or nothing.
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import type { EntityKind } from '../records/schema.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import { MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
+import { type BatchOwner, getBatch } from './repository.ts';
+import { admitRecords, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';
+import { type Batch, BatchSchema } from './schema.ts';
+
+/** The condition every staging write repeats: the caller's own batch, open, within its life, and not past `entity` in order. */
+function stagingCondition(entity: EntityKind, connectorId: string, now: Date) {
+  const above = kindsRankedAbove(entity);
+  const values: Record<string, unknown> = { ':connector': connectorId, ':open': 'open', ':cutoff': expiryCutoff(now) };
+  const order = above.map((kind, index) => {
+    values[`:above${index}`] = kind;
+    return `NOT contains(entities, :above${index})`;
+  });
+  return {
+    expression: ['attribute_exists(PK)', 'connectorId = :connector', '#status = :open', 'createdAt > :cutoff', ...order].join(' AND '),
+    names: { '#status': 'status' },
+    values,
+  };
+}
+
+/** Why a staging write's condition failed, read back from the batch; a batch that allows staging means a bug here. */
+async function refusalFor(owner: BatchOwner, batchId: string, entity: EntityKind, now: Date): Promise<Error> {
+  return (
+    stagingRefusal(await getBatch(owner.workspaceId, batchId), owner.connectorId, entity, now) ??
+    new Error('staging condition failed, yet the batch allows staging')
+  );
+}
+
+const MAX_STAGING_ATTEMPTS = 8;
+
+function backoff(attempt: number): Promise<void> {
+  // Full jitter: concurrent callers that collided spread out instead of colliding again in step.
+  const ceiling = Math.min(1000, 20 * 2 ** attempt);
+  return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+}
+
+export interface StagingOutcome {
+  readonly staged: number;
+  readonly skippedOverCap: number;
+}
+
+/**
+ * Stages one call's records, all or nothing. A cheap atomic increment first takes the call's sequence number, which
+ * orders the chunk among the batch's others; then one transaction adds the counts and writes the chunk, so a chunk
+ * exists exactly when it is counted. A call that dies between the two leaves only a gap in the sequence.
+ */
+export async function stageRecords(
+  owner: BatchOwner,
+  batchId: string,
+  entity: EntityKind,
+  records: readonly unknown[],
+  cap: number,
+  now = new Date(),
+): Promise<StagingOutcome> {
+  const condition = stagingCondition(entity, owner.connectorId, now);
+  const key = keys.batch(owner.workspaceId, batchId);
+  let reserved: Batch;
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'ADD chunkSeq :one',
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: condition.names,
+        ExpressionAttributeValues: { ...condition.values, ':one': 1 },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    reserved = v.parse(BatchSchema, Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) throw await refusalFor(owner, batchId, entity, now);
+    throw error;
+  }
+
+  let recordCount = reserved.recordCount;
+  for (let attempt = 0; attempt < MAX_STAGING_ATTEMPTS; attempt++) {
+    const { accepted, skipped } = admitRecords(recordCount, cap, records.length);
+    try {
+      if (accepted === 0) {
+        await tableClient().send(
+          new UpdateCommand({
+            TableName: tableName(),
+            Key: key,
+            UpdateExpression: 'ADD skippedOverCap :skipped',
+            ConditionExpression: condition.expression,
+            ExpressionAttributeNames: condition.names,
+            ExpressionAttributeValues: { ...condition.values, ':skipped': skipped },
+          }),
+        );
+        return { staged: 0, skippedOverCap: skipped };
+      }
+      const pieces = packChunk(records.slice(0, accepted));
+      const total = pieces?.reduce((sum, piece) => sum + piece.data.byteLength, 0) ?? Infinity;
+      if (!pieces || total > MAX_CALL_CHUNK_BYTES) {
+        throw new ApiError('invalid_request', 'The records of this call are too large to stage together; send them in smaller calls.', {
+          param: 'records',
+        });
+      }
+      const expiresAt = chunkExpiresAt(reserved);
+      await tableClient().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: tableName(),
+                Key: key,
+                UpdateExpression: 'ADD recordCount :accepted, skippedOverCap :skipped, entities :entity',
+                // The cap is checked against the count as it is at write time, so parallel calls never overshoot it.
+                ConditionExpression: `${condition.expression} AND recordCount <= :room`,
+                ExpressionAttributeNames: condition.names,
+                ExpressionAttributeValues: {
+                  ...condition.values,
+                  ':accepted': accepted,
+                  ':skipped': skipped,
+                  ':entity': new Set([entity]),
+                  ':room': cap - accepted,
+                },
+              },
+            },
+            ...pieces.map((piece, part) => ({
+              Put: {
+                TableName: tableName(),
+                Item: {
+                  ...keys.batchChunk(owner.workspaceId, batchId, reserved.chunkSeq, part),
+                  type: 'chunk',
+                  entity,
+                  count: piece.count,
+                  jsonBytes: piece.jsonBytes,
+                  data: piece.data,
+                  expiresAt,
+                },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            })),
+          ],
+        }),
+      );
+      return { staged: accepted, skippedOverCap: skipped };
+    } catch (error) {
+      if (error instanceof TransactionCanceledException || isConditionFailure(error)) {
+        const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+        if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
+          await backoff(attempt);
+          continue;
+        }
+        // The batch changed under the call: refused now, or more records than seen arrived and the cap moved.
+        const current = await getBatch(owner.workspaceId, batchId);
+        const refusal = stagingRefusal(current, owner.connectorId, entity, now);
+        if (refusal) throw refusal;
+        if (!current) throw batchNotFound();
+        recordCount = current.recordCount;
+        continue;
+      }
+      throw error;
+    }
+  }
+  throw new Error(`staging into batch ${batchId} did not settle after ${MAX_STAGING_ATTEMPTS} attempts`);
+}

@@ -1,0 +1,174 @@
+// Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
+import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { computeRecommendations, recommendationItem } from '../recommendations/repository.ts';
+import { inParallel } from '../table/bulk.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import type { Workspace } from '../workspaces/schema.ts';
+import { type AckVerdict, countedAs, judgeAck } from './rules.ts';
+import { type AckCounts, type AckResult, type Task, TaskIdSchema } from './schema.ts';
+import { CLOSE, CLOSE_NAMES, readTask, readTasks } from './tasks.ts';
+
+/** The live lease the verdict was made on: a write that finds the task otherwise is refused. */
+function finishCondition(task: Task, nowMs: number) {
+  return {
+    ConditionExpression: 'connectorId = :connector AND #status = :leased AND leaseUntilMs = :seenUntil AND leaseUntilMs > :nowMs',
+    values: { ':connector': task.connectorId, ':leased': 'leased', ':seenUntil': task.leaseUntilMs ?? 0, ':nowMs': nowMs },
+  };
+}
+
+function isRefusal(error: unknown): boolean {
+  const name = (error as { name?: string } | undefined)?.name;
+  return isConditionFailure(error) || name === 'TransactionCanceledException' || name === 'TransactionConflictException';
+}
+
+type Writer = (task: Task) => Promise<void>;
+
+/**
+ * An applied task, the product's new current price and its recommendation at that price, all or nothing: a fault in
+ * between can neither leave the task applied with the old price in place nor move the price of a task not applied.
+ */
+function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, Record<string, unknown>>, nowMs: number): Writer {
+  return async (task) => {
+    const { ConditionExpression, values } = finishCondition(task, nowMs);
+    const recommendation = recommendations.get(task.productSku);
+    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+      {
+        Update: {
+          TableName: tableName(),
+          Key: keys.writeback(workspaceId, task.taskId),
+          UpdateExpression: `SET #status = :applied, finishedAt = :now ${CLOSE}`,
+          ConditionExpression,
+          ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
+          ExpressionAttributeValues: { ...values, ':applied': 'applied', ':now': new Date(nowMs).toISOString() },
+        },
+      },
+    ];
+    if (recommendation) {
+      items.push(
+        {
+          Update: {
+            TableName: tableName(),
+            Key: keys.product(workspaceId, task.productSku),
+            UpdateExpression: 'SET currentPriceCents = :price',
+            ConditionExpression: 'attribute_exists(PK)',
+            ExpressionAttributeValues: { ':price': task.priceCents },
+          },
+        },
+        { Put: { TableName: tableName(), Item: recommendation } },
+      );
+    }
+    await tableClient().send(new TransactWriteCommand({ TransactItems: items }));
+  };
+}
+
+function failWriter(workspaceId: string, error: string | undefined, nowMs: number): Writer {
+  return async (task) => {
+    const { ConditionExpression, values } = finishCondition(task, nowMs);
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.writeback(workspaceId, task.taskId),
+        UpdateExpression: `SET #status = :failed, finishedAt = :now, #error = :error ${CLOSE}`,
+        ConditionExpression,
+        ExpressionAttributeNames: { '#status': 'status', '#error': 'error', ...CLOSE_NAMES },
+        ExpressionAttributeValues: {
+          ...values,
+          ':failed': 'failed',
+          ':now': new Date(nowMs).toISOString(),
+          ':error': error ?? 'The connector reported a failure without a reason.',
+        },
+      }),
+    );
+  };
+}
+
+/** Attempts at one ack before it is given up as a fault: concurrent acks of one task settle within a few. */
+const ACK_ATTEMPTS = 5;
+
+/**
+ * Acknowledges a call's results. Each id counts once: the first result for it decides, and later ones in the same call
+ * are ignored. Refused writes are judged anew (settleResult), so 20 identical acks at once end in one state and all
+ * count it.
+ */
+export async function acknowledgeTasks(
+  workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
+  connectorId: string,
+  results: readonly AckResult[],
+  nowMs: number,
+): Promise<AckCounts> {
+  const counts: AckCounts = { applied: 0, failed: 0, expired: 0, ignored: 0 };
+  const firsts = new Map<string, AckResult>();
+  for (const result of results) {
+    if (firsts.has(result.id) || !v.is(TaskIdSchema, result.id)) counts.ignored += 1;
+    else firsts.set(result.id, result);
+  }
+  const tasks = await readTasks(workspace.workspaceId, [...firsts.keys()]);
+  const verdicts = [...firsts.values()].map((result) => ({ result, verdict: judgeAck(tasks.get(result.id), result, connectorId, nowMs) }));
+
+  // The recommendations of the products whose price is about to change, at their new prices, in one snapshot.
+  // The newest task of a product is applied last (see below), so its price is the one to recommend from.
+  const newPrices = new Map<string, number>();
+  const applying = verdicts.flatMap(({ result, verdict }) => {
+    const task = tasks.get(result.id);
+    return verdict === 'apply' && task ? [task] : [];
+  });
+  for (const task of applying.sort((a, b) => a.createdAt.localeCompare(b.createdAt))) newPrices.set(task.productSku, task.priceCents);
+  const recommendations = new Map(
+    (await computeRecommendations(workspace, [...newPrices.keys()], nowMs, newPrices)).map((recommendation) => [
+      recommendation.sku,
+      recommendationItem(workspace.workspaceId, recommendation),
+    ]),
+  );
+
+  // Results for one product run one after another, oldest task first, so that the newest approved price lands last;
+  // different products run side by side.
+  const byProduct = new Map<string, typeof verdicts>();
+  for (const entry of verdicts) {
+    const sku = tasks.get(entry.result.id)?.productSku ?? `\u0000${entry.result.id}`;
+    const chain = byProduct.get(sku);
+    if (chain) chain.push(entry);
+    else byProduct.set(sku, [entry]);
+  }
+  const createdAt = (id: string) => tasks.get(id)?.createdAt ?? '';
+  const chains = [...byProduct.values()].map((chain) => chain.sort((a, b) => createdAt(a.result.id).localeCompare(createdAt(b.result.id))));
+  await inParallel(chains, 16, async (chain) => {
+    for (const { result, verdict } of chain) {
+      const settled = await settleResult(workspace.workspaceId, connectorId, result, tasks.get(result.id), verdict, recommendations, nowMs);
+      counts[countedAs(settled)] += 1;
+    }
+  });
+  return counts;
+}
+
+/**
+ * Writes what one result's verdict calls for. A write refused because the task changed meanwhile (another ack, a
+ * claim after expiry) reads the task again and judges anew; the verdict that stands is returned, to be counted.
+ */
+async function settleResult(
+  workspaceId: string,
+  connectorId: string,
+  result: AckResult,
+  seen: Task | undefined,
+  verdict: AckVerdict,
+  recommendations: ReadonlyMap<string, Record<string, unknown>>,
+  nowMs: number,
+): Promise<AckVerdict> {
+  let task = seen;
+  let current = verdict;
+  for (let attempt = 1; (current === 'apply' || current === 'fail') && task; attempt++) {
+    const write = current === 'apply' ? applyWriter(workspaceId, recommendations, nowMs) : failWriter(workspaceId, result.error, nowMs);
+    try {
+      await write(task);
+      break;
+    } catch (error) {
+      if (!isRefusal(error) || attempt >= ACK_ATTEMPTS) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+      task = await readTask(workspaceId, result.id);
+      current = judgeAck(task, result, connectorId, nowMs);
+    }
+  }
+  return current;
+}

@@ -1,0 +1,211 @@
+// Leasing write-back tasks: claims that take their own slice of the claimable tasks, and extensions of a live lease.
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { logger } from '../observability.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { table } from '../table/definition.ts';
+import { claimableKeys, keys, type PrimaryKey } from '../table/keys.ts';
+import { attemptOrder, claimWindow } from './rules.ts';
+import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
+
+const [, , claimableIndex] = table.indexes;
+
+/** Ticket items only need to outlive their window. */
+const TICKET_RETENTION_SECONDS = 3600;
+/** Claims of one connector are counted in windows of this length: a count a crashed claim leaves behind lasts no longer. */
+const CLAIM_WINDOW_SECONDS = 10;
+
+interface ClaimTicket {
+  /** The claim's place among those the window has seen start, from 0. */
+  readonly ticket: number;
+  /** Claims of the connector running when it started, itself included. */
+  readonly running: number;
+  readonly leave: () => Promise<void>;
+}
+
+/** Counts the claim in: how many started in the window before it, and how many are running beside it. */
+async function enterClaim(workspaceId: string, connectorId: string, nowMs: number): Promise<ClaimTicket> {
+  const window = Math.floor(nowMs / 1000 / CLAIM_WINDOW_SECONDS);
+  const Key = keys.claimTicket(workspaceId, connectorId, window);
+  const { Attributes } = await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key,
+      UpdateExpression: 'ADD started :one, running :one SET expiresAt = if_not_exists(expiresAt, :expires)',
+      ExpressionAttributeValues: { ':one': 1, ':expires': (window + 1) * CLAIM_WINDOW_SECONDS + TICKET_RETENTION_SECONDS },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return {
+    ticket: Number(Attributes?.started ?? 1) - 1,
+    running: Math.max(1, Number(Attributes?.running ?? 1)),
+    leave: async () => {
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'ADD running :less',
+          ExpressionAttributeValues: { ':less': -1 },
+        }),
+      );
+    },
+  };
+}
+
+interface Candidate {
+  readonly key: PrimaryKey;
+  /** The sort key the index showed: the lease is conditional on it being unchanged. */
+  readonly claimSk: string;
+}
+
+/** Up to `window` of the connector's claimable tasks, the longest claimable first. The index may lag: see leaseTask. */
+async function readClaimable(workspaceId: string, connectorId: string, window: number, nowMs: number): Promise<Candidate[]> {
+  const range = claimableKeys.claimableBy(workspaceId, connectorId, new Date(nowMs).toISOString());
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: claimableIndex.name,
+      KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
+      ExpressionAttributeNames: { '#pk': claimableIndex.partitionKey, '#sk': claimableIndex.sortKey },
+      ExpressionAttributeValues: { ':pk': range.partitionKey, ':sk': range.sortKeyAtMost },
+      Limit: window,
+    }),
+  );
+  return Items.map((item) => ({
+    key: { PK: String(item.PK), SK: String(item.SK) },
+    claimSk: String(item[claimableIndex.sortKey]),
+  }));
+}
+
+/**
+ * One lease, by a conditional write on the base item: it holds only if the task's claimable sort key is still the one
+ * the index showed, so a task another claim leased meanwhile (or an ack finished) is refused, however stale the index.
+ */
+async function leaseTask(candidate: Candidate, leaseUntilMs: number, nowMs: number): Promise<Task | undefined> {
+  const taskId = claimableKeys.taskIdOf(candidate.claimSk);
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: candidate.key,
+        UpdateExpression: 'SET #status = :leased, leaseUntilMs = :until, leasedAt = :now, #claimSk = :next ADD leases :one',
+        ConditionExpression: '#claimSk = :seen',
+        ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
+        ExpressionAttributeValues: {
+          ':leased': 'leased',
+          ':until': leaseUntilMs,
+          ':now': new Date(nowMs).toISOString(),
+          ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
+          ':seen': candidate.claimSk,
+          ':one': 1,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return v.parse(TaskSchema, Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Leases a claim tries per task it wants, per read of the claimable tasks. */
+const ATTEMPTS_PER_TASK = 2;
+
+/**
+ * Leases up to `limit` of the connector's claimable tasks. A claim reads a window of the longest-claimable tasks and
+ * tries its own slice of it first (see attemptOrder); should others take what it tries, it goes on through the
+ * window, and reads a fresh one once if the first ran out.
+ */
+export async function claimTasks(
+  workspaceId: string,
+  connectorId: string,
+  request: { readonly limit: number; readonly leaseSeconds: number },
+  nowMs: number,
+): Promise<Task[]> {
+  const { limit } = request;
+  const leaseUntilMs = nowMs + request.leaseSeconds * 1000;
+  const entry = await enterClaim(workspaceId, connectorId, nowMs);
+  const window = claimWindow(limit, entry.running);
+  const tasks: Task[] = [];
+  try {
+    for (let read = 0; read < 2 && tasks.length < limit; read++) {
+      const candidates = await readClaimable(workspaceId, connectorId, window, nowMs);
+      // A second read starts at a random slice: the claim's own slice was taken, most likely by one that read with it.
+      const ticket = entry.running === 1 ? 0 : read === 0 ? entry.ticket : Math.floor(Math.random() * candidates.length);
+      // Past this many attempts the window is stale: others have taken what it shows, and a fresh read is cheaper
+      // than refused writes.
+      const order = attemptOrder(candidates, limit, ticket).slice(0, limit * ATTEMPTS_PER_TASK);
+      for (let next = 0; tasks.length < limit && next < order.length;) {
+        const wave = order.slice(next, next + limit - tasks.length);
+        next += wave.length;
+        const outcomes = await Promise.allSettled(wave.map((candidate) => leaseTask(candidate, leaseUntilMs, nowMs)));
+        let fault: unknown;
+        for (const outcome of outcomes) {
+          if (outcome.status === 'rejected') fault ??= outcome.reason;
+          else if (outcome.value) tasks.push(outcome.value);
+        }
+        if (fault !== undefined) {
+          // Tasks leased are answered rather than hidden until their lease runs out; with none, the fault is.
+          if (tasks.length === 0) throw fault;
+          logger.warn('a lease failed; answering the tasks leased so far', { error: fault as Error });
+          return oldestFirst(tasks);
+        }
+      }
+      // A window that was not full, and tried whole, held every claimable task: another read finds only what others took.
+      if (candidates.length < window && candidates.length <= order.length) break;
+    }
+  } finally {
+    // Only bookkeeping: a count left too high makes claims of the next few seconds spread out, nothing more.
+    await entry.leave().catch((error: unknown) => logger.warn('a claim was not counted out', { error: error as Error }));
+  }
+  return oldestFirst(tasks);
+}
+
+function oldestFirst(tasks: Task[]): Task[] {
+  return tasks.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.taskId.localeCompare(b.taskId));
+}
+
+export function leaseExpired(): ApiError {
+  return new ApiError(
+    'writeback_lease_expired',
+    'The task is not leased to this connector, or its lease has run out: claim it again to work on it.',
+  );
+}
+
+/** Moves a live lease's end to `leaseSeconds` from now; 409 if the caller holds no live lease on the task. */
+export async function extendLease(
+  workspaceId: string,
+  connectorId: string,
+  taskId: string,
+  leaseSeconds: number,
+  nowMs: number,
+): Promise<Task> {
+  if (!v.is(TaskIdSchema, taskId)) throw leaseExpired();
+  const leaseUntilMs = nowMs + leaseSeconds * 1000;
+  try {
+    const { Attributes } = await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.writeback(workspaceId, taskId),
+        UpdateExpression: 'SET leaseUntilMs = :until, #claimSk = :next',
+        ConditionExpression: 'connectorId = :connector AND #status = :leased AND leaseUntilMs > :nowMs',
+        ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
+        ExpressionAttributeValues: {
+          ':until': leaseUntilMs,
+          ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
+          ':connector': connectorId,
+          ':leased': 'leased',
+          ':nowMs': nowMs,
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return v.parse(TaskSchema, Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) throw leaseExpired();
+    throw error;
+  }
+}
