@@ -1,10 +1,10 @@
-// The drain worker: takes drain jobs off the queue, one per invocation, and reports each failed one for redelivery.
+// The drain worker: takes drain and bands jobs off the queue, one per invocation, and reports each failed one for redelivery.
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { type DrainHooks, runDrainJob } from '../shared/batches/drain.ts';
 import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
-import { logger, reportRequestCost } from '../shared/observability.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
@@ -21,6 +21,7 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
         // A message no commit could have sent is a fault of the sender; it fails, and ends in the dead-letter queue.
         const message = v.parse(DrainMessageSchema, JSON.parse(record.body));
         workspaceId = message.workspaceId;
+        appendLogKeys({ workspaceId, batchId: message.batchId, jobId: message.jobId, phase: message.phase ?? 'chunks' });
         const result = await runDrainJob(
           {
             message,
@@ -30,7 +31,7 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
           },
           hooks,
         );
-        logger.info('drain job step', { batchId: message.batchId, jobId: message.jobId, ...result });
+        logger.info('drain job step', { ...result });
       });
       status = 200;
     } finally {
@@ -38,8 +39,12 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     }
   }
 
+  // Each message is its own job: its lines carry its message id, and its batch and job once the body is read.
+  const drainScoped = (record: SQSRecord, context: Context) =>
+    withLogKeys({ messageId: record.messageId }, () => drainRecord(record, context));
+
   return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-    processPartialResponse(event, drainRecord, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
+    processPartialResponse(event, drainScoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
 }
 
 export const handler = createDrainHandler();

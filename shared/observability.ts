@@ -1,10 +1,59 @@
-// Logs and metrics: the structured logger, and the one cost line and EMF metrics that end every request.
-import { Logger } from '@aws-lambda-powertools/logger';
+// Logs and metrics: the structured logger and the keys that name the request of each line, and the one cost line and EMF metrics that end every request.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { LogFormatter, LogItem, Logger } from '@aws-lambda-powertools/logger';
+import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsNamespace, serviceName } from './config.ts';
 import type { CapacityLedger } from './table/capacity.ts';
 
-export const logger = new Logger({ serviceName });
+/** What names the request or job a log line was written for: its request id and route, or its batch and job. */
+export type LogKeys = Record<string, string | number | undefined>;
+
+// Local mode and the tests run many requests at once in one process with this one logger, so the keys follow the async
+// context: the logger's own appendKeys is shared by all of them unless Lambda runs invocations concurrently itself.
+const logScopes = new AsyncLocalStorage<LogKeys>();
+
+/** Every line logged while `run` runs, and in whatever it starts, carries `keys` (and those of any enclosing scope). */
+export function withLogKeys<T>(keys: LogKeys, run: () => T): T {
+  return logScopes.run({ ...logScopes.getStore(), ...keys }, run);
+}
+
+/**
+ * Adds keys learned partway through, such as the workspace once a key is authenticated, to the rest of the current
+ * scope's lines. Outside a scope there is no request to name, and nothing is added.
+ */
+export function appendLogKeys(keys: LogKeys): void {
+  const scope = logScopes.getStore();
+  if (scope) Object.assign(scope, keys);
+}
+
+/**
+ * Powertools' default line, with the current scope's keys added. A key the call itself passes wins, unless it passes
+ * it undefined: the drain's cost line names a workspace it may not know where the scope already does.
+ */
+class ScopedLogFormatter extends LogFormatter {
+  override formatAttributes(attributes: UnformattedAttributes, additional: LogAttributes): LogItem {
+    const base: LogAttributes = {
+      level: attributes.logLevel,
+      message: attributes.message,
+      timestamp: this.formatTimestamp(attributes.timestamp),
+      service: attributes.serviceName,
+      cold_start: attributes.lambdaContext?.coldStart,
+      function_arn: attributes.lambdaContext?.invokedFunctionArn,
+      function_memory_size: attributes.lambdaContext?.memoryLimitInMB,
+      function_name: attributes.lambdaContext?.functionName,
+      function_request_id: attributes.lambdaContext?.awsRequestId,
+      sampling_rate: attributes.sampleRateValue,
+      xray_trace_id: attributes.xRayTraceId,
+      tenant_id: attributes.lambdaContext?.tenantId,
+    };
+    const keys: LogAttributes = { ...logScopes.getStore() };
+    for (const [key, value] of Object.entries(additional)) if (value !== undefined || !(key in keys)) keys[key] = value;
+    return new LogItem({ attributes: base }).addAttributes(keys);
+  }
+}
+
+export const logger = new Logger({ serviceName, logFormatter: new ScopedLogFormatter() });
 
 export interface RequestCost {
   readonly route: string;

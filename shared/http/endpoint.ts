@@ -1,9 +1,9 @@
-// The HTTP glue every handler shares: a middy chain of request accounting, error envelope and authentication.
+// The HTTP glue every handler shares: the request's log keys and ledger, and a middy chain of accounting, error envelope and authentication.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type Principal, type RouteAuth } from '../api-keys/authenticate.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
-import { logger, reportRequestCost } from '../observability.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../observability.ts';
 import { type RouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
 import { admitRequest } from '../workspaces/usage.ts';
@@ -92,7 +92,7 @@ function errorEnvelope(spec: EndpointSpec): Middleware {
     onError: (request) => {
       let error = request.error;
       if (!(error instanceof ApiError)) {
-        logger.error('unhandled fault', { route: spec.id, error: error as Error });
+        logger.error('unhandled fault', { error: error as Error });
         error = internalError();
       }
       request.response = errorResponse(error as ApiError, requestIdOf(request.event), spec.surface);
@@ -104,6 +104,7 @@ function authentication(auth: RouteAuth): Middleware {
   return {
     before: async (request) => {
       request.context.principal = await authenticate(auth, request.event.headers?.authorization);
+      appendLogKeys({ workspaceId: request.context.principal.workspaceId });
     },
   };
 }
@@ -137,9 +138,12 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
       requestId,
     );
   });
-  // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it.
+  // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it, and its own log
+  // keys, so that on-call finds every line of the request whose id a 500 told the caller to quote.
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withCapacityLedger(new CapacityLedger(), () => handler(event, context as EndpointContext));
+    withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () =>
+      withCapacityLedger(new CapacityLedger(), () => handler(event, context as EndpointContext)),
+    );
 }
 
 /** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
