@@ -5,6 +5,10 @@ import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { handlerEnvironment, type LocalStackDescription } from '../lib/local/stack.ts';
 import { projectRoot } from '../lib/project.ts';
+import { keyFamilies, scopes } from '../shared/api-keys/schema.ts';
+import { ApiError } from '../shared/errors.ts';
+import { PricingOverridesSchema } from '../shared/pricing/settings.ts';
+import { CurrencyCodeSchema, features, WorkspaceStatusSchema } from '../shared/workspaces/schema.ts';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json] [--aws --table NAME] [--stack FILE]
 
@@ -12,6 +16,7 @@ Commands:
   workspace create --name N [--base-currency USD]
   workspace update W [--status active|inactive] [--features writebacks,storefront,overview]
                      [--rate-limit N] [--overview-rate-limit N] [--monthly-lines N] [--batch-record-cap N]
+                     [--batch-line-cap N]   quote and order lines one batch takes
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults
   bands rebuild --workspace W           recompute every band of the workspace from its history, and the
                                         recommendations of the products with history
@@ -25,15 +30,16 @@ Targets: the local stack that \`npm start\` runs (its .local/stack.json, or --st
 deployed table named by --table (the stack's TableName output) in the region of your AWS profile.`;
 
 function parseCommandLine() {
+  // No defaults: an option left out stays undefined, so that one given to a command that does not take it shows.
   return parseArgs({
     allowPositionals: true,
     strict: true,
     options: {
-      json: { type: 'boolean', default: false },
-      aws: { type: 'boolean', default: false },
+      json: { type: 'boolean' },
+      aws: { type: 'boolean' },
       table: { type: 'string' },
       stack: { type: 'string' },
-      help: { type: 'boolean', default: false },
+      help: { type: 'boolean' },
       name: { type: 'string' },
       'base-currency': { type: 'string' },
       status: { type: 'string' },
@@ -42,9 +48,10 @@ function parseCommandLine() {
       'overview-rate-limit': { type: 'string' },
       'monthly-lines': { type: 'string' },
       'batch-record-cap': { type: 'string' },
+      'batch-line-cap': { type: 'string' },
       pricing: { type: 'string' },
       workspace: { type: 'string' },
-      'no-writebacks': { type: 'boolean', default: false },
+      'no-writebacks': { type: 'boolean' },
       family: { type: 'string' },
       scopes: { type: 'string' },
       connector: { type: 'string' },
@@ -60,13 +67,50 @@ try {
   process.exit(2);
 }
 const { values, positionals } = parsed;
+type Option = keyof typeof values;
 
+/** A bad argument or value: exit 2 with the usage. Anything else thrown is a failure of the command itself: exit 1. */
 class UsageError extends Error {}
 
 /** How long `bands rebuild` waits for a bands job of the workspace that is running to finish. */
 const REBUILD_WAIT_MS = 60_000;
 
-function required(name: keyof typeof values): string {
+const globalOptions: readonly Option[] = ['json', 'aws', 'table', 'stack', 'help'];
+
+/** Each command: the positional argument it takes after its name, if any, and its own options. */
+const commands: Record<string, { readonly target?: string; readonly options: readonly Option[] }> = {
+  'workspace create': { options: ['name', 'base-currency'] },
+  'workspace update': {
+    target: 'the workspace id',
+    options: ['status', 'features', 'rate-limit', 'overview-rate-limit', 'monthly-lines', 'batch-record-cap', 'batch-line-cap', 'pricing'],
+  },
+  'bands rebuild': { options: ['workspace'] },
+  'decision show': { target: 'the decision id', options: ['workspace'] },
+  'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
+  'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
+  'key revoke': { target: 'the key id', options: [] },
+};
+
+/** The command named, with its target; refuses unknown commands, missing or extra arguments and options it does not take. */
+function readCommand(): { name: string; target: string | undefined } {
+  const [noun, verb, target, ...extra] = positionals;
+  if (!noun) throw new UsageError('no command given');
+  const name = `${noun} ${verb ?? ''}`.trim();
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command: ${positionals.join(' ')}`);
+  if (command.target && !target) throw new UsageError(`${name} needs ${command.target}`);
+  const unexpected = command.target ? extra : [target, ...extra].filter((item) => item !== undefined);
+  if (unexpected.length > 0) throw new UsageError(`${name} takes no argument ${unexpected.join(' ')}`);
+  for (const [option, value] of Object.entries(values)) {
+    if (value === undefined || globalOptions.includes(option as Option) || command.options.includes(option as Option)) continue;
+    throw new UsageError(`${name} takes no --${option}`);
+  }
+  if (values.table !== undefined && !values.aws) throw new UsageError('--table names a deployed table: it goes with --aws');
+  if (values.stack !== undefined && values.aws) throw new UsageError('--stack names a local stack: it does not go with --aws');
+  return { name, target };
+}
+
+function required(name: Option): string {
   const value = values[name];
   if (typeof value !== 'string' || value === '') throw new UsageError(`--${name} is required`);
   return value;
@@ -81,7 +125,18 @@ function list(value: string | undefined): string[] | undefined {
         .filter(Boolean);
 }
 
-function count(name: keyof typeof values): number | undefined {
+function oneOf<const T extends string>(name: Option, allowed: readonly T[], value: string): T {
+  if (!(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`invalid --${name} ${JSON.stringify(value)}: expected ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function eachOneOf<const T extends string>(name: Option, allowed: readonly T[]): T[] | undefined {
+  return list(values[name] as string | undefined)?.map((item) => oneOf(name, allowed, item));
+}
+
+function count(name: Option): number | undefined {
   const value = values[name];
   if (value === undefined) return undefined;
   const number = Number(value);
@@ -90,7 +145,18 @@ function count(name: keyof typeof values): number | undefined {
   return number;
 }
 
-function jsonOption(name: keyof typeof values): unknown {
+/** The value checked against its schema; a mismatch is a bad argument, named by its option. */
+function checked<const TSchema extends v.GenericSchema>(name: Option, schema: TSchema, value: unknown): v.InferOutput<TSchema> {
+  const result = v.safeParse(schema, value);
+  if (result.success) return result.output;
+  const problems = result.issues.map((issue) => {
+    const path = v.getDotPath(issue);
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+  throw new UsageError(`invalid --${name}: ${problems.join('; ')}`);
+}
+
+function jsonOption(name: Option): unknown {
   try {
     return JSON.parse(String(values[name]));
   } catch {
@@ -113,112 +179,134 @@ function connect(): void {
   Object.assign(process.env, handlerEnvironment(description));
 }
 
-async function run(): Promise<{ json: unknown; text: string }> {
-  const [noun, verb, target] = positionals;
-  connect();
-  const workspaces = await import('../shared/workspaces/repository.ts');
-  switch (`${noun} ${verb}`) {
+type Result = { json: unknown; text: string };
+
+/**
+ * Reads and checks every argument of the command, and returns what carries it out: a bad argument is refused before
+ * anything is read or written, and before the target is even looked for.
+ */
+async function prepare(): Promise<() => Promise<Result>> {
+  const { name, target = '' } = readCommand();
+  switch (name) {
     case 'workspace create': {
-      const workspace = await workspaces.createWorkspace({
+      const input = {
         name: required('name'),
-        baseCurrency: values['base-currency'],
-      });
-      return {
-        json: { workspaceId: workspace.workspaceId },
-        text: `Created workspace ${workspace.workspaceId}`,
+        baseCurrency:
+          values['base-currency'] === undefined ? undefined : checked('base-currency', CurrencyCodeSchema, values['base-currency']),
+      };
+      return async () => {
+        const { createWorkspace } = await import('../shared/workspaces/repository.ts');
+        const workspace = await createWorkspace(input);
+        return { json: { workspaceId: workspace.workspaceId }, text: `Created workspace ${workspace.workspaceId}` };
       };
     }
     case 'workspace update': {
-      if (!target) throw new UsageError('workspace update needs the workspace id');
-      const changes = v.parse(workspaces.WorkspaceChangesSchema, {
-        status: values.status,
-        features: list(values.features),
+      const changes = {
+        status: values.status === undefined ? undefined : oneOf('status', WorkspaceStatusSchema.options, values.status),
+        features: eachOneOf('features', features),
         rateLimit: count('rate-limit'),
         overviewRateLimit: count('overview-rate-limit'),
         monthlyLines: count('monthly-lines'),
         batchRecordCap: count('batch-record-cap'),
-        pricing: values.pricing === undefined ? undefined : jsonOption('pricing'),
-      });
-      const workspace = await workspaces.updateWorkspace(target, changes);
-      const { createdAt: _created, updatedAt: _updated, ...settings } = workspace;
-      return { json: settings, text: JSON.stringify(settings, null, 2) };
+        batchLineCap: count('batch-line-cap'),
+        pricing: values.pricing === undefined ? undefined : checked('pricing', PricingOverridesSchema, jsonOption('pricing')),
+      };
+      return async () => {
+        const { updateWorkspace } = await import('../shared/workspaces/repository.ts');
+        const { createdAt: _created, updatedAt: _updated, ...settings } = await updateWorkspace(target, changes);
+        return { json: settings, text: JSON.stringify(settings, null, 2) };
+      };
     }
     case 'connector create': {
-      const { createConnector } = await import('../shared/connectors/repository.ts');
-      const connector = await createConnector({
-        workspaceId: required('workspace'),
-        name: required('name'),
-        receivesWritebacks: !values['no-writebacks'],
-      });
-      return {
-        json: { connectorId: connector.connectorId },
-        text: `Created connector ${connector.connectorId}`,
+      const input = { workspaceId: required('workspace'), name: required('name'), receivesWritebacks: !values['no-writebacks'] };
+      return async () => {
+        const { createConnector } = await import('../shared/connectors/repository.ts');
+        const connector = await createConnector(input);
+        return { json: { connectorId: connector.connectorId }, text: `Created connector ${connector.connectorId}` };
       };
     }
     case 'key create': {
-      const { issueApiKey } = await import('../shared/api-keys/repository.ts');
-      const { KeyFamilySchema, ScopeSchema } = await import('../shared/api-keys/schema.ts');
-      const family = v.parse(KeyFamilySchema, required('family'));
-      const scopes = v.parse(v.array(ScopeSchema), list(values.scopes) ?? []);
-      const issued = await issueApiKey({
+      const grant = {
         workspaceId: required('workspace'),
-        family,
-        scopes,
+        family: oneOf('family', keyFamilies, required('family')),
+        scopes: eachOneOf('scopes', scopes) ?? [],
         connectorId: values.connector,
-      });
-      return {
-        json: { keyId: issued.keyId, key: issued.key },
-        text: `Created key ${issued.keyId}. It is shown this once; store it now:\n${issued.key}`,
+      };
+      // The grant's own rules (scopes by family, a connector exactly for connector keys) are arguments too.
+      const { checkGrant } = await import('../shared/api-keys/repository.ts');
+      try {
+        checkGrant(grant);
+      } catch (error) {
+        if (error instanceof ApiError && error.code === 'invalid_request') throw new UsageError(error.message);
+        throw error;
+      }
+      return async () => {
+        const { issueApiKey } = await import('../shared/api-keys/repository.ts');
+        const issued = await issueApiKey(grant);
+        return {
+          json: { keyId: issued.keyId, key: issued.key },
+          text: `Created key ${issued.keyId}. It is shown this once; store it now:\n${issued.key}`,
+        };
       };
     }
-    case 'key revoke': {
-      if (!verb || !target) throw new UsageError('key revoke needs the key id');
-      const { revokeApiKey } = await import('../shared/api-keys/repository.ts');
-      const revoked = await revokeApiKey(target);
-      return {
-        json: revoked,
-        text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}`,
+    case 'key revoke':
+      return async () => {
+        const { revokeApiKey } = await import('../shared/api-keys/repository.ts');
+        const revoked = await revokeApiKey(target);
+        return { json: revoked, text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}` };
       };
-    }
     case 'bands rebuild': {
       const workspaceId = required('workspace');
-      const workspace = await workspaces.getWorkspace(workspaceId);
-      if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
-      const { rebuildBands } = await import('../shared/bands/recompute.ts');
-      const { BandsLeaseHeld } = await import('../shared/bands/lease.ts');
-      const { pricingSettings } = await import('../shared/pricing/settings.ts');
-      // A bands job after a drain may be running: wait for it a while rather than refuse at once.
-      const waitUntil = Date.now() + REBUILD_WAIT_MS;
-      let result;
-      for (;;) {
-        try {
-          result = await rebuildBands(workspaceId, pricingSettings(workspace.pricing), new Date());
-          break;
-        } catch (error) {
-          if (!(error instanceof BandsLeaseHeld) || Date.now() > waitUntil) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-        }
-      }
-      // A rebuild follows a change of pricing settings as often as not: the recommendations of every product with
-      // history follow the bands.
-      const { refreshRecommendations } = await import('../shared/recommendations/repository.ts');
-      const { pricedSkus, ...counts } = result;
-      const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now());
-      return {
-        json: { ...counts, recommendations: refreshed.products },
-        text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items), and ${refreshed.products} recommendations`,
-      };
+      return () => rebuild(workspaceId);
     }
     case 'decision show': {
-      if (!target) throw new UsageError('decision show needs the decision id');
-      const { findDecision } = await import('../shared/prices/calls.ts');
-      const decision = await findDecision(required('workspace'), target);
-      if (!decision) throw new Error(`no decision ${target} in workspace ${required('workspace')}`);
-      return { json: decision, text: JSON.stringify(decision, null, 2) };
+      const workspaceId = required('workspace');
+      return async () => {
+        const { findDecision } = await import('../shared/prices/calls.ts');
+        const decision = await findDecision(workspaceId, target);
+        if (!decision) throw new Error(`no decision ${target} in workspace ${workspaceId}`);
+        return { json: decision, text: JSON.stringify(decision, null, 2) };
+      };
     }
     default:
-      throw new UsageError(noun ? `unknown command: ${positionals.join(' ')}` : 'no command given');
+      throw new UsageError(`unknown command: ${name}`);
   }
+}
+
+async function rebuild(workspaceId: string): Promise<Result> {
+  const workspaces = await import('../shared/workspaces/repository.ts');
+  const workspace = await workspaces.getWorkspace(workspaceId);
+  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  const { rebuildBands } = await import('../shared/bands/recompute.ts');
+  const { BandsLeaseHeld } = await import('../shared/bands/lease.ts');
+  const { pricingSettings } = await import('../shared/pricing/settings.ts');
+  // A bands job after a drain may be running: wait for it a while rather than refuse at once.
+  const waitUntil = Date.now() + REBUILD_WAIT_MS;
+  let result;
+  for (;;) {
+    try {
+      result = await rebuildBands(workspaceId, pricingSettings(workspace.pricing), new Date());
+      break;
+    } catch (error) {
+      if (!(error instanceof BandsLeaseHeld) || Date.now() > waitUntil) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  }
+  // A rebuild follows a change of pricing settings as often as not: the recommendations of every product with
+  // history follow the bands.
+  const { refreshRecommendations } = await import('../shared/recommendations/repository.ts');
+  const { pricedSkus, ...counts } = result;
+  const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now());
+  return {
+    json: { ...counts, recommendations: refreshed.products },
+    text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items), and ${refreshed.products} recommendations`,
+  };
+}
+
+async function run(): Promise<Result> {
+  const execute = await prepare();
+  connect();
+  return execute();
 }
 
 if (values.help) {

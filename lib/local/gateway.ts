@@ -51,15 +51,32 @@ function compile(route: GatewayRoute): CompiledRoute {
   return { route, routeKey: `${route.method} ${route.path}`, pattern: new RegExp(`^${source}$`), names };
 }
 
+/**
+ * Sets a key of a map the handler receives as an own enumerable property, whatever its name: API Gateway sends JSON, in
+ * which `__proto__` or `constructor` is a key like any other, whereas assigning `__proto__` to an object literal would
+ * set its prototype and slip past a strict check of the keys.
+ */
+function setOwn(map: Record<string, string>, name: string, value: string): void {
+  Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** A malformed escape (`%E0%A4%A`) is left as it came, so the route's handler refuses it in its own envelope. */
+function decodeSegment(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 export function matchRoute(compiled: readonly CompiledRoute[], method: string, path: string) {
   for (const candidate of compiled) {
     if (candidate.route.method !== method) continue;
     const match = candidate.pattern.exec(path);
     if (!match) continue;
     const pathParameters: Record<string, string> = {};
-    candidate.names.forEach((name, index) => {
-      pathParameters[name] = decodeURIComponent(match[index + 1] ?? '');
-    });
+    candidate.names.forEach((name, index) => setOwn(pathParameters, name, decodeSegment(match[index + 1] ?? '')));
     return { candidate, pathParameters };
   }
   return undefined;
@@ -84,8 +101,48 @@ export interface RawRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: IncomingMessage['headers'];
+  /**
+   * The header lines as received, name and value in turn. When given they are read instead of `headers`, which
+   * Node builds by rules of its own: it drops a `__proto__` line and some repeated headers, where API Gateway joins
+   * every repeated header with commas.
+   */
+  readonly rawHeaders?: readonly string[];
   readonly body: Buffer;
   readonly sourceIp: string;
+}
+
+function splitCookies(line: string): string[] {
+  return line.split(/;\s*/).filter(Boolean);
+}
+
+/** Lowercased headers, repeats joined with commas, and the cookies apart, as API Gateway hands them on. */
+function readHeaders(raw: RawRequest): { headers: Record<string, string>; cookies: string[] | undefined } {
+  const headers: Record<string, string> = {};
+  let cookies: string[] | undefined;
+  const add = (name: string, value: string) => {
+    if (name === 'cookie') cookies = [...(cookies ?? []), ...splitCookies(value)];
+    else setOwn(headers, name, Object.hasOwn(headers, name) ? `${headers[name]},${value}` : value);
+  };
+  if (raw.rawHeaders) {
+    for (let index = 0; index + 1 < raw.rawHeaders.length; index += 2) {
+      add((raw.rawHeaders[index] as string).toLowerCase(), raw.rawHeaders[index + 1] as string);
+    }
+  } else {
+    for (const [name, value] of Object.entries(raw.headers)) {
+      if (value === undefined) continue;
+      for (const line of Array.isArray(value) ? value : [value]) add(name, line);
+    }
+  }
+  return { headers, cookies };
+}
+
+/**
+ * The path and query of a request line. A path that starts with `//` stays a path: read against a base URL it would
+ * name a host, and route `//evil.example/api/v1/…` as `/api/v1/…`. Dot segments are resolved, as gateways do.
+ */
+export function requestTarget(target: string): { path: string; query: string } {
+  const url = new URL(target.startsWith('/') ? `http://local${target}` : target, 'http://local');
+  return { path: url.pathname, query: url.search.replace(/^\?/, '') };
 }
 
 /** The payload 2.0 event API Gateway would send for this request. */
@@ -95,20 +152,13 @@ export function buildEvent(
   pathParameters: Record<string, string> | undefined,
   now = new Date(),
 ): APIGatewayProxyEventV2 {
-  const url = new URL(raw.url, 'http://local');
-  const headers: Record<string, string> = {};
-  let cookies: string[] | undefined;
-  for (const [name, value] of Object.entries(raw.headers)) {
-    if (value === undefined) continue;
-    if (name === 'cookie') {
-      cookies = (Array.isArray(value) ? value : [value]).flatMap((line) => line.split(/;\s*/)).filter(Boolean);
-      continue;
-    }
-    headers[name] = Array.isArray(value) ? value.join(',') : value;
-  }
+  const target = requestTarget(raw.url);
+  const { headers, cookies } = readHeaders(raw);
   const query: Record<string, string> = {};
-  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
-  const rawQueryString = url.search.replace(/^\?/, '');
+  for (const [name, value] of new URLSearchParams(target.query)) {
+    setOwn(query, name, Object.hasOwn(query, name) ? `${query[name]},${value}` : value);
+  }
+  const rawQueryString = target.query;
   const host = headers.host ?? 'localhost';
   const hasBody = raw.body.length > 0;
   const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
@@ -116,7 +166,7 @@ export function buildEvent(
   return {
     version: '2.0',
     routeKey,
-    rawPath: url.pathname,
+    rawPath: target.path,
     rawQueryString,
     ...(cookies ? { cookies } : {}),
     headers,
@@ -129,7 +179,7 @@ export function buildEvent(
       domainPrefix: host.split('.')[0] ?? host,
       http: {
         method: raw.method,
-        path: url.pathname,
+        path: target.path,
         protocol: 'HTTP/1.1',
         sourceIp: raw.sourceIp,
         userAgent: headers['user-agent'] ?? '',
@@ -192,7 +242,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       return;
     }
     const method = req.method ?? 'GET';
-    const path = new URL(req.url ?? '/', 'http://local').pathname;
+    const { path } = requestTarget(req.url ?? '/');
     const matched = matchRoute(compiled, method, path);
     const fn: LocalFunction & { entry: string } = matched ? matched.candidate.route : fallback;
     const event = buildEvent(
@@ -200,6 +250,7 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
         method,
         url: req.url ?? '/',
         headers: req.headers,
+        rawHeaders: req.rawHeaders,
         body,
         sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
       },

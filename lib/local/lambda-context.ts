@@ -1,6 +1,7 @@
-// The Lambda context object local mode hands to handlers, with a deadline that getRemainingTimeInMillis counts down to.
+// Local invocations as Lambda runs them: the context object with its deadline, and the end of the invocation at that deadline.
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
+import { fenceSharedClients, hasOutlivedTimeout, type Invocation, runInvocation } from './invocation-fence.ts';
 
 export const LOCAL_ACCOUNT = '000000000000';
 export const LOCAL_REGION = 'us-east-1';
@@ -36,19 +37,39 @@ export class FunctionTimeout extends Error {
   }
 }
 
-/** Runs a handler as Lambda would: with its context, and given up on once its timeout passes. */
+/**
+ * Runs a handler as Lambda would: with its context, and ended at its timeout. A promise cannot be killed, so the
+ * invocation is fenced instead: the calls it starts after its deadline are refused, and whatever it answers or throws
+ * after its deadline is a timeout, as when Lambda stops the function before it answers.
+ */
 export async function invokeWithTimeout<TEvent, TResult>(
   fn: LocalFunction,
   handler: (event: TEvent, context: Context) => Promise<TResult>,
   event: TEvent,
 ): Promise<TResult> {
-  const context = createLambdaContext(fn);
+  await fenceSharedClients();
+  const startedAt = Date.now();
+  const context = createLambdaContext(fn, startedAt);
+  const invocation: Invocation = {
+    functionName: fn.name,
+    requestId: context.awsRequestId,
+    deadline: startedAt + fn.timeoutSeconds * 1000,
+    timedOut: false,
+  };
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new FunctionTimeout(fn)), fn.timeoutSeconds * 1000);
+    timer = setTimeout(() => {
+      invocation.timedOut = true;
+      reject(new FunctionTimeout(fn));
+    }, fn.timeoutSeconds * 1000);
   });
   try {
-    return await Promise.race([handler(event, context), timeout]);
+    const result = await Promise.race([runInvocation(invocation, () => handler(event, context)), timeout]);
+    if (hasOutlivedTimeout(invocation)) throw new FunctionTimeout(fn);
+    return result;
+  } catch (error) {
+    if (hasOutlivedTimeout(invocation)) throw error instanceof FunctionTimeout ? error : new FunctionTimeout(fn);
+    throw error;
   } finally {
     clearTimeout(timer);
   }

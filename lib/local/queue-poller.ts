@@ -12,7 +12,7 @@ export interface QueuePollerOptions {
   readonly handler: AnyHandler;
   /** Messages per invocation, as the event source mapping's BatchSize (SQS hands out at most 10 per receive). */
   readonly batchSize: number;
-  /** Parallel pollers, each invoking one batch at a time. */
+  /** Parallel pollers, each invoking one batch at a time: the event source's maximum concurrency. */
   readonly concurrency?: number;
   /** Called when an invocation fails as a whole; the messages then return after their visibility timeout. */
   readonly onInvocationError?: (error: unknown) => void;
@@ -87,6 +87,8 @@ export function startQueuePoller(options: QueuePollerOptions): QueuePoller {
     const event: SQSEvent = { Records: records };
     let outcome: { result: unknown } | { error: unknown };
     try {
+      // A timeout fails the whole invocation, as on Lambda: no message is deleted, and what the timed-out handler
+      // goes on to do is fenced off (see invokeWithTimeout), so the redelivery is the only attempt that counts.
       outcome = { result: await invokeWithTimeout(options.fn, options.handler, event) };
     } catch (error) {
       outcome = { error };

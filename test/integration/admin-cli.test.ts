@@ -78,6 +78,8 @@ describe('the admin CLI', () => {
       '2000',
       '--batch-record-cap',
       '500',
+      '--batch-line-cap',
+      '20000',
     );
     expect(settings).toEqual({
       workspaceId,
@@ -89,6 +91,7 @@ describe('the admin CLI', () => {
       overviewRateLimit: 5,
       monthlyLines: 2000,
       batchRecordCap: 500,
+      batchLineCap: 20_000,
     });
   });
 
@@ -133,21 +136,53 @@ describe('the admin CLI', () => {
   });
 
   it.each([
-    [['workspace', 'update', 'ws_doesnotexist', '--status', 'active'], /does not exist/],
-    [['key', 'revoke', 'key_doesnotexist'], /does not exist/],
-    [['workspace', 'create'], /--name is required/],
-    [['workspace', 'create', '--name', 'X', '--base-currency', 'euro'], /ISO 4217/],
-    [['connector', 'create', '--workspace', 'ws_doesnotexist', '--name', 'X'], /does not exist/],
-    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_live', '--scopes', 'connector'], /connector/],
-    [['key', 'create', '--workspace', 'ws_x', '--family', 'pw_live', '--scopes', 'erp'], /no scopes/],
-    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_test', '--scopes', 'erp'], /invalid/],
-    [['workspace', 'update', 'ws_x', '--rate-limit', '0'], /whole number/],
-    [['workspace', 'launch'], /unknown command/],
-    [['workspace', 'create', '--colour', 'blue'], /colour/],
-  ])('fails %j with a message on stderr, a non-zero exit and nothing on stdout', async (args, message) => {
+    [['workspace', 'update', 'ws_doesnotexist', '--status', 'active'], /does not exist/, 1],
+    [['key', 'revoke', 'key_doesnotexist'], /does not exist/, 1],
+    [['connector', 'create', '--workspace', 'ws_doesnotexist', '--name', 'X'], /does not exist/, 1],
+    [['workspace', 'update', 'ws_doesnotexist', '--features', 'writebacks'], /ws_doesnotexist does not exist/, 1],
+    [['workspace', 'create'], /--name is required/, 2],
+    [['workspace', 'create', '--name', 'X', '--base-currency', 'euro'], /ISO 4217/, 2],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_live', '--scopes', 'connector'], /connector/, 2],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'pw_live', '--scopes', 'erp'], /no scopes/, 2],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_test', '--scopes', 'erp'], /invalid/, 2],
+    [['workspace', 'update', 'ws_x', '--rate-limit', '0'], /whole number/, 2],
+    [['workspace', 'update', 'ws_x', '--monthly-lines', 'many'], /whole number/, 2],
+    [['workspace', 'update', 'ws_x', '--pricing', 'cheap'], /--pricing must be JSON/, 2],
+    [['workspace', 'update', '--status', 'active'], /needs the workspace id/, 2],
+    [['key', 'revoke'], /needs the key id/, 2],
+    [['workspace', 'launch'], /unknown command/, 2],
+    [[], /no command given/, 2],
+    [['workspace', 'create', '--colour', 'blue'], /colour/, 2],
+  ])(
+    'fails %j with a message on stderr and nothing on stdout: exit 2 and the usage for a bad argument, exit 1 for a failed command',
+    async (args, message, code) => {
+      const result = await admin(...args, '--json');
+      expect(result.code, result.stderr).toBe(code);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(message);
+      // The usage is for bad arguments only: a command that failed was asked for correctly.
+      if (code === 2) expect(result.stderr).toContain('Usage: npm run --silent admin');
+      else expect(result.stderr).not.toContain('Usage:');
+    },
+  );
+
+  it.each([
+    [
+      ['workspace', 'update', 'ws_x', '--features', 'writebacks,admin'],
+      /invalid --features "admin": expected writebacks, storefront, overview/,
+    ],
+    [['workspace', 'update', 'ws_x', '--status', 'paused'], /invalid --status "paused"/],
+    [['workspace', 'update', 'ws_x', '--pricing', '{"halfLifeDays":0}'], /invalid --pricing: halfLifeDays/],
+    [['workspace', 'update', 'ws_x', '--pricing', '{"colour":"blue"}'], /invalid --pricing: colour/],
+    [['workspace', 'create', '--name', 'X', '--base-currency', 'euro'], /invalid --base-currency: a three-letter ISO 4217 code/],
+    [['workspace', 'create', '--name', 'X', '--status', 'active'], /workspace create takes no --status/],
+    [['workspace', 'create', 'extra', '--name', 'X'], /takes no argument extra/],
+    [['key', 'create', '--workspace', 'ws_x', '--family', 'svc_live', '--scopes', 'erp,admin'], /invalid --scopes "admin"/],
+  ])('exits 2 with a message and the usage for the bad argument in %j', async (args, message) => {
     const result = await admin(...args, '--json');
-    expect(result.code).not.toBe(0);
+    expect(result.code, result.stderr).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(message);
+    expect(result.stderr).toContain('Usage: npm run --silent admin');
   });
 });

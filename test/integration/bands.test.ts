@@ -198,8 +198,8 @@ describe('the admin commands for pricing', () => {
       () => ({ stderr: '', code: 0 }),
       (error: { stderr: string; code: number }) => error,
     );
-    expect(code).not.toBe(0);
-    expect(stderr).toMatch(/pricing\.maxChangePct/);
+    expect(code).toBe(2);
+    expect(stderr).toMatch(/invalid --pricing: maxChangePct/);
     expect((await item(keys.workspace(seller.workspaceId)))?.pricing).toBeUndefined();
   });
 

@@ -1,9 +1,23 @@
 // The local gateway: the payload 2.0 events it builds and how it answers as API Gateway does.
+import { request } from 'node:http';
 import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
-import { call } from './support.ts';
+import { call, newWorkspace } from './support.ts';
+
+/** fetch drops a header named `__proto__`; node:http sends any header it is given. */
+function getWithHeaders(url: string, headers: ReadonlyArray<readonly [string, string]>): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    for (const [name, value] of headers) req.setHeader(name, value);
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 describe('the local gateway', () => {
   let gateway: Gateway;
@@ -82,6 +96,11 @@ describe('the local gateway', () => {
     expect(lastEvent().pathParameters).toBeUndefined();
   });
 
+  it('takes a path that starts with // as a path, not a host', async () => {
+    await call('//evil.example/api/v1/ingest/batches?x=1', { method: 'POST', baseUrl: gateway.url });
+    expect(lastEvent()).toMatchObject({ routeKey: '$default', rawPath: '//evil.example/api/v1/ingest/batches', rawQueryString: 'x=1' });
+  });
+
   it('base64-encodes a binary body', async () => {
     await call('/v1/prices/SKU-1', { method: 'GET', baseUrl: gateway.url });
     const bytes = Buffer.from([0, 255, 1, 254]);
@@ -94,6 +113,35 @@ describe('the local gateway', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('x-custom')).toBe('yes');
     expect(response.json).toEqual({ ok: true });
+  });
+
+  it('routes a path with a malformed percent-escape and hands the segment on as it came', async () => {
+    const response = await call('/v1/prices/%E0%A4%A', { baseUrl: gateway.url });
+    expect(response.status).toBe(200);
+    expect(lastEvent()).toMatchObject({ routeKey: 'GET /v1/prices/{sku}', pathParameters: { sku: '%E0%A4%A' } });
+    await call('/v1/prices/caf%C3%A9', { baseUrl: gateway.url });
+    expect(lastEvent().pathParameters).toEqual({ sku: 'café' });
+  });
+
+  it('delivers query parameters and headers named __proto__, constructor or hasOwnProperty as own keys, as JSON would', async () => {
+    const status = await getWithHeaders(`${gateway.url}/v1/prices/SKU-1?__proto__=x&constructor=y&hasOwnProperty=z&constructor=w`, [
+      ['__proto__', 'h1'],
+      ['constructor', 'h2'],
+      ['toString', 'h3'],
+    ]);
+    expect(status).toBe(200);
+    const { queryStringParameters: query, headers } = lastEvent();
+    expect(Object.entries(query ?? {})).toEqual([
+      ['__proto__', 'x'],
+      ['constructor', 'y,w'],
+      ['hasOwnProperty', 'z'],
+    ]);
+    expect(Object.getPrototypeOf(query)).toBe(Object.prototype);
+    expect(Object.hasOwn(headers, '__proto__') && headers.__proto__).toBe('h1');
+    expect(Object.hasOwn(headers, 'constructor') && headers.constructor).toBe('h2');
+    expect(Object.hasOwn(headers, 'tostring') && headers.tostring).toBe('h3');
+    // What the handler gets is what API Gateway's JSON would parse to.
+    expect(JSON.parse(JSON.stringify(lastEvent()))).toEqual(lastEvent());
   });
 
   it('answers a function that outlives its timeout as API Gateway does, with 503', async () => {
@@ -109,5 +157,43 @@ describe('the local gateway', () => {
     logged.mockRestore();
     expect(response.status).toBe(500);
     expect(response.text).not.toContain('boom');
+  });
+});
+
+describe("the local gateway in front of the service's handlers", () => {
+  it('answers a malformed percent-escape in a path with a 4xx in the envelope of each surface, with a request id', async () => {
+    const workspace = await newWorkspace();
+
+    // The segment as it came is a SKU like any other, and no product has it.
+    const overview = await call('/v1/prices/%E0%A4%A', { key: workspace.keys.pwLive });
+    expect(overview.status).toBe(404);
+    expect(overview.json).toEqual({
+      error: { code: 'not_found', message: expect.stringContaining('%E0%A4%A'), request_id: overview.headers.get('x-request-id') },
+    });
+    expect(overview.json.error.request_id).toEqual(expect.any(String));
+
+    const v1 = await call('/api/v1/ingest/batches/%E0%A4%A', { key: workspace.keys.connector });
+    expect(v1.status).toBe(422);
+    expect(v1.json).toEqual({
+      error: { code: 'invalid_request', message: expect.any(String), param: 'batchId', requestId: v1.headers.get('x-request-id') },
+    });
+    expect(v1.json.error.requestId).toEqual(expect.any(String));
+  });
+
+  it('refuses ?__proto__=x and ?constructor=x on GET /v1/prices/{sku} with 400 bad_request, as any unknown query parameter', async () => {
+    const workspace = await newWorkspace();
+    for (const name of ['__proto__', 'constructor', 'hasOwnProperty']) {
+      const response = await call(`/v1/prices/SKU-1?${name}=x`, { key: workspace.keys.pwLive });
+      expect(response.status, name).toBe(400);
+      expect(response.json.error).toMatchObject({ code: 'bad_request', request_id: response.headers.get('x-request-id') });
+    }
+  });
+
+  it('answers a path that starts with // with 404 in the v1 envelope, as no route claims it', async () => {
+    const workspace = await newWorkspace();
+    const response = await call('//evil.example/api/v1/ingest/batches', { method: 'POST', key: workspace.keys.connector });
+    expect(response.status).toBe(404);
+    expect(response.json.error).toMatchObject({ code: 'invalid_request', requestId: response.headers.get('x-request-id') });
+    expect(response.json.error.message).toContain('//evil.example/api/v1/ingest/batches');
   });
 });

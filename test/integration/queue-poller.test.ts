@@ -1,10 +1,11 @@
 // The local SQS event source mapping against the SQS emulator: partial failures and the dead-letter queue.
 import { randomUUID } from 'node:crypto';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type QueuePoller, startQueuePoller } from '../../lib/local/queue-poller.ts';
 import { createQueue, localSqsClient } from '../../lib/local/queues.ts';
+import { queueClient } from '../../shared/queue-client.ts';
 import { queues } from '../../shared/queues.ts';
 
 const sqs = localSqsClient(inject('stack').sqsEndpoint);
@@ -22,15 +23,23 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: nu
   }
 }
 
-/** A queue of its own with the drain queue's redrive, and a visibility timeout of 1 s so that redeliveries come quickly. */
-async function pollQueue(handler: (event: SQSEvent) => Promise<SQSBatchResponse | undefined>) {
-  const queue = await createQueue(sqs, `poller-${randomUUID()}`, queues.drain, { visibilityTimeoutSeconds: 1 });
+/**
+ * A queue of its own with the drain queue's redrive, and a visibility timeout of 1 s (unless told otherwise) so that
+ * redeliveries come quickly.
+ */
+async function pollQueue(
+  handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>,
+  options: { visibilityTimeoutSeconds?: number; timeoutSeconds?: number } = {},
+) {
+  const queue = await createQueue(sqs, `poller-${randomUUID()}`, queues.drain, {
+    visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 1,
+  });
   pollers.push(
     startQueuePoller({
       sqs,
       queueUrl: queue.url,
       queueArn: queue.arn,
-      fn: { name: 'test-worker', memoryMb: 128, timeoutSeconds: 5 },
+      fn: { name: 'test-worker', memoryMb: 128, timeoutSeconds: options.timeoutSeconds ?? 5 },
       handler,
       batchSize: 10,
       onInvocationError: () => undefined,
@@ -93,5 +102,37 @@ describe('the local SQS event source mapping', () => {
     }, 20_000);
     expect(dead).toEqual(['poison']);
     expect(attempts).toBe(queues.drain.maxReceiveCount);
+  });
+
+  it('delivers the message of an invocation that timed out again, whatever that invocation does with it after its deadline', async () => {
+    let deliveries = 0;
+    let lateCalls: Promise<unknown> | undefined;
+    // The stack's visibility timeout is six times the worker's timeout; here 3 s against 1 s.
+    const queue = await pollQueue(
+      async (event, context) => {
+        deliveries += 1;
+        if (deliveries > 1) return { batchItemFailures: [] };
+        const [record] = event.Records;
+        if (!record) throw new Error('an empty batch');
+        await new Promise((resolve) => setTimeout(resolve, context.getRemainingTimeInMillis() + 200));
+        // What a worker that gives up on a message does: park it in the dead-letter queue and take it off the queue.
+        lateCalls = Promise.allSettled([
+          queueClient().send(new SendMessageCommand({ QueueUrl: queue.deadLetterUrl, MessageBody: record.body })),
+          queueClient().send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: record.receiptHandle })),
+        ]);
+        await lateCalls;
+        return { batchItemFailures: [] };
+      },
+      { visibilityTimeoutSeconds: 3, timeoutSeconds: 1 },
+    );
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: 'slow' }));
+
+    await eventually(() => deliveries === 2, 20_000);
+    expect(await lateCalls).toEqual([
+      expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ name: 'InvocationTimedOut' }) }),
+      expect.objectContaining({ status: 'rejected', reason: expect.objectContaining({ name: 'InvocationTimedOut' }) }),
+    ]);
+    const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queue.deadLetterUrl, WaitTimeSeconds: 0 }));
+    expect(Messages ?? []).toEqual([]);
   });
 });
