@@ -1,11 +1,13 @@
 // API Gateway's $default route: every method and path that no route claims is answered 404, in the envelope of the surface its path is under.
 import type { Context } from 'aws-lambda';
-import { ApiError } from '../shared/errors.ts';
+import { ApiError, quoted } from '../shared/errors.ts';
 import { type HttpEvent, openEndpoint } from '../shared/http/endpoint.ts';
 
 const v1 = openEndpoint('routeNotFound', async ({ event }) => {
   const { method, path } = event.requestContext.http;
-  throw new ApiError('invalid_request', `No route for ${method} ${path}. See the API reference for the endpoints of v1.`, { status: 404 });
+  throw new ApiError('invalid_request', `No route for ${method} ${quoted(path)}. See the API reference for the endpoints of v1.`, {
+    status: 404,
+  });
 });
 
 /** The overview surface's own 404 code. */
@@ -15,7 +17,7 @@ const overview = openEndpoint(
     const { method, path } = event.requestContext.http;
     throw new ApiError(
       'not_found',
-      `No route for ${method} ${path}. The overview serves GET /v1/prices/{sku} and POST /v1/prices/approve.`,
+      `No route for ${method} ${quoted(path)}. The overview serves GET /v1/prices/{sku} and POST /v1/prices/approve.`,
     );
   },
   'overview',

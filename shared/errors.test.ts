@@ -1,6 +1,6 @@
 // Unit tests of the error codes, their statuses and the two envelopes.
 import { describe, expect, it } from 'vitest';
-import { ApiError, errorResponse, errorStatuses, internalError } from './errors.ts';
+import { ApiError, quoted, errorResponse, errorStatuses, internalError } from './errors.ts';
 
 describe('errors', () => {
   it('gives each code the status the contract assigns it', () => {
@@ -58,5 +58,11 @@ describe('errors', () => {
 
   it('says nothing internal in an internal error', () => {
     expect(internalError().message).not.toMatch(/dynamo|table|stack|exception/i);
+  });
+
+  it('quotes caller text whole when short, and cut with an ellipsis past 64 characters', () => {
+    expect(quoted('rationale,x')).toBe('"rationale,x"');
+    expect(quoted('x'.repeat(8_000))).toBe(`"${'x'.repeat(64)}…"`);
+    expect(quoted('😀'.repeat(70))).toBe(`"${'😀'.repeat(64)}…"`);
   });
 });

@@ -52,6 +52,15 @@ export class ApiError extends Error {
   }
 }
 
+/** The most of a caller's own text a message quotes: enough to recognise it, never the body echoed back. */
+export const MAX_QUOTED_LENGTH = 64;
+
+/** Caller text as a message quotes it: in quotes, cut at MAX_QUOTED_LENGTH characters (never half a surrogate pair). */
+export function quoted(text: string): string {
+  const chars = Array.from(text);
+  return chars.length <= MAX_QUOTED_LENGTH ? `"${text}"` : `"${chars.slice(0, MAX_QUOTED_LENGTH).join('')}…"`;
+}
+
 export type Surface = 'v1' | 'overview';
 
 export interface ErrorResponse {

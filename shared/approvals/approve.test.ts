@@ -104,6 +104,26 @@ describe('the approved price', () => {
   it('may be as high as it likes when there is no ceiling', () => {
     expect(checkApprovedPrice(1_000_000, withoutCeiling())).toBe(100_000_000);
   });
+
+  it('is refused past the largest amount a decimal can name exactly, naming that bound rather than the decimals', () => {
+    for (const price of [1e20, 90_071_992_547_409.91, 70_368_744_177_664]) {
+      const error = thrownApiError(() => checkApprovedPrice(price, withoutCeiling()));
+      expect(error).toMatchObject({ code: 'invalid_request', param: 'price' });
+      expect(error.message).toMatch(/^price must be at most 70,368,744,177,663\.99 USD; /);
+      expect(error.message).not.toContain('decimal');
+    }
+  });
+
+  it('may be the largest amount a decimal can name exactly, in each currency', () => {
+    expect(checkApprovedPrice(70_368_744_177_663.99, withoutCeiling())).toBe(7_036_874_417_766_399);
+    expect(checkApprovedPrice(9_007_199_254_740_991, withoutCeiling({ currency: 'JPY' }))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(thrownApiError(() => checkApprovedPrice(2 ** 53, withoutCeiling({ currency: 'JPY' }))).message).toMatch(
+      /^price must be at most 9,007,199,254,740,991 JPY; /,
+    );
+    expect(thrownApiError(() => checkApprovedPrice(1e13, withoutCeiling({ currency: 'KWD' }))).message).toMatch(
+      /^price must be at most 8,796,093,022,207\.999 KWD; /,
+    );
+  });
 });
 
 describe('the reason of an approval', () => {

@@ -1,8 +1,10 @@
 // Approvals: the body of POST /v1/prices/approve and the stored record of each approved price.
 import * as v from 'valibot';
+import { IdentifierSchema } from '../records/identifier.ts';
 
 export const ApproveRequestSchema = v.strictObject({
-  sku: v.pipe(v.string('a SKU'), v.minLength(1, 'a SKU')),
+  /** It names the product's partition key, so it has the bound of every identifier. */
+  sku: IdentifierSchema,
   /** A decimal amount; its minor digits are checked against the product's currency once it is known. */
   price: v.pipe(v.number('a decimal amount'), v.finite('a decimal amount'), v.gtValue(0, 'greater than 0')),
 });

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { NoBodySchema, parseInput, readJsonBody } from './request.ts';
+import { firstTooDeepInText, formatParam, MAX_BODY_DEPTH, NoBodySchema, parseInput, readJsonBody } from './request.ts';
 import { thrownApiError } from '../testing/thrown.ts';
 
 const Lines = v.strictObject({
@@ -60,5 +60,56 @@ describe('reading input', () => {
     expect(readJsonBody(event('{}'), NoBodySchema)).toEqual({});
     expect(thrownApiError(() => readJsonBody(event('[]'), NoBodySchema)).code).toBe('invalid_request');
     expect(thrownApiError(() => readJsonBody(event('null'), NoBodySchema)).code).toBe('invalid_request');
+  });
+});
+
+/** `levels` nested arrays, opened and closed: `[[…]]`. */
+function arrays(levels: number): string {
+  return '['.repeat(levels) + ']'.repeat(levels);
+}
+
+describe('the nesting of a body', () => {
+  it('may reach 64 levels, and past that is refused before parsing, naming the path to the first level too deep', () => {
+    expect(MAX_BODY_DEPTH).toBe(64);
+    expect(readJsonBody(event(`{"a":${arrays(63)}}`), v.unknown())).toEqual({ a: expect.any(Array) });
+    expect(thrownApiError(() => readJsonBody(event(`{"a":${arrays(64)}}`), v.unknown()))).toMatchObject({
+      code: 'invalid_request',
+      status: 422,
+      param: `a${'[0]'.repeat(63)}`,
+      message: 'The request body nests objects and arrays more than 64 levels deep.',
+    });
+  });
+
+  it('refuses a 10 MB body of five million nested arrays with invalid_request, whatever schema reads it', () => {
+    const text = `{"records":[{"attributes":${arrays(5_000_000)}}]}`;
+    for (const schema of [v.unknown(), NoBodySchema]) {
+      expect(thrownApiError(() => readJsonBody(event(text), schema))).toMatchObject({
+        code: 'invalid_request',
+        param: `records[0].attributes${'[0]'.repeat(59)}…`,
+      });
+    }
+  });
+
+  it('names keys as JSON gives them and indexes by their place, past strings that hold brackets, commas and quotes', () => {
+    const text = `{"x":"[{,\\"","list":[1,"]",{"k\\u0041\\"":${arrays(70)}}]}`;
+    expect(firstTooDeepInText(text, 4)).toEqual(['list', 2, 'kA"', 0]);
+    expect(firstTooDeepInText('{"a":[{"b":[]}]} ["[[[[[["]', 4)).toBeUndefined();
+  });
+
+  it('is measured as far as text that is not JSON goes, and JSON.parse judges the rest', () => {
+    expect(firstTooDeepInText('{"a": "unterminated [[[[[[', 2)).toBeUndefined();
+    expect(thrownApiError(() => readJsonBody(event('{"a": [[[ }'), v.unknown())).code).toBe('invalid_json');
+  });
+});
+
+describe('a param', () => {
+  it('is cut to at most 200 characters, ending with an ellipsis, so that an error never echoes a long key back', () => {
+    expect(formatParam(['records', 3, 'attributes', 'a'])).toBe('records[3].attributes.a');
+    const param = formatParam(['records', 0, 'attributes', 'k'.repeat(10_000)]);
+    expect(param).toHaveLength(200);
+    expect(param).toBe(`records[0].attributes.${'k'.repeat(177)}…`);
+    expect(thrownApiError(() => parseInput(v.strictObject({}), { ['k'.repeat(10_000)]: 1 })).message).toHaveLength(
+      'Unknown field .'.length + 200,
+    );
   });
 });

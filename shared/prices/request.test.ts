@@ -111,9 +111,23 @@ describe('the price request body', () => {
   it('refuses an empty identifier', () => {
     expect(refusal(withLine({ productSku: '', quantity: 1 }))).toMatchObject({
       param: 'lines[0].productSku',
-      message: 'Invalid lines[0].productSku: a non-empty string of at most 512 characters.',
+      message: 'Invalid lines[0].productSku: a non-empty string of at most 255 characters.',
     });
     expect(refusal(withLine({ productSku: 'SKU-1', customerId: '', quantity: 1 })).param).toBe('lines[0].customerId');
+  });
+
+  it('takes identifiers of up to 255 characters, an emoji counting as one, and refuses 256, naming the field', () => {
+    const widest = '🙂'.repeat(255);
+    const line = { customerId: widest, customerExternalId: widest, productSku: widest, productExternalId: widest, quantity: 1 };
+    expect(parse(withLine(line))).toEqual({ lines: [line] });
+    for (const field of ['customerId', 'customerExternalId', 'productSku', 'productExternalId']) {
+      expect(refusal(withLine({ productSku: 'SKU-1', quantity: 1, [field]: 'x'.repeat(256) }))).toMatchObject({
+        code: 'invalid_request',
+        status: 422,
+        param: `lines[0].${field}`,
+        message: `Invalid lines[0].${field}: a non-empty string of at most 255 characters.`,
+      });
+    }
   });
 
   it('refuses an unknown field of a line and of the body', () => {
@@ -130,6 +144,13 @@ describe('the price request body', () => {
   it('requires lines, as an array', () => {
     expect(refusal({})).toMatchObject({ param: 'lines', message: 'lines is required.' });
     expect(refusal({ lines: {} })).toMatchObject({ param: 'lines', message: 'Invalid lines: an array of price request lines.' });
+  });
+
+  it('refuses too many lines for their number before it looks at any of them', () => {
+    expect(refusal({ lines: Array.from({ length: 1_000_000 }, () => 0) })).toMatchObject({
+      param: 'lines',
+      message: 'Invalid lines: from 1 to 100 lines.',
+    });
   });
 
   it('takes from 1 to 100 lines', () => {

@@ -2,7 +2,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
-import { IdentifierSchema, SAFE_INT_MAX } from '../records/schema.ts';
+import { boundedArray } from '../http/request.ts';
+import { IdentifierSchema, MAX_IDENTIFIER_LENGTH } from '../records/identifier.ts';
+import { SAFE_INT_MAX } from '../records/schema.ts';
 
 export const MAX_LINES_PER_CALL = 100;
 const MAX_QUANTITY = 1_000_000_000;
@@ -44,17 +46,21 @@ export const PriceRequestLineSchema = v.pipe(
 export type PriceRequestLine = v.InferOutput<typeof PriceRequestLineSchema>;
 
 export const PriceRequestSchema = v.strictObject({
-  lines: v.pipe(
-    v.array(PriceRequestLineSchema, 'an array of price request lines'),
-    v.minLength(1, `from 1 to ${MAX_LINES_PER_CALL} lines`),
-    v.maxLength(MAX_LINES_PER_CALL, `from 1 to ${MAX_LINES_PER_CALL} lines`),
+  lines: boundedArray(
+    PriceRequestLineSchema,
+    'an array of price request lines',
+    [1, `from 1 to ${MAX_LINES_PER_CALL} lines`],
+    [MAX_LINES_PER_CALL, `from 1 to ${MAX_LINES_PER_CALL} lines`],
   ),
 });
 export type PriceRequest = v.InferOutput<typeof PriceRequestSchema>;
 
 const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
-/** 1 to 255 printable ASCII characters; an absent or empty header is refused, never taken as a key. */
+/**
+ * 1 to 255 printable ASCII characters, the bound of every identifier the caller names; an absent or empty header is
+ * refused, never taken as a key.
+ */
 export function readIdempotencyKey(event: APIGatewayProxyEventV2): string {
   const value = event.headers?.[IDEMPOTENCY_HEADER.toLowerCase()];
   if (value === undefined || value === '') {
@@ -66,8 +72,9 @@ export function readIdempotencyKey(event: APIGatewayProxyEventV2): string {
       },
     );
   }
-  if (value.length > 255 || !/^[\x20-\x7e]+$/.test(value)) {
-    throw new ApiError('invalid_request', 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.', {
+  // ASCII only, so its length in code units is its length in characters.
+  if (value.length > MAX_IDENTIFIER_LENGTH || !/^[\x20-\x7e]+$/.test(value)) {
+    throw new ApiError('invalid_request', `The Idempotency-Key header must be 1 to ${MAX_IDENTIFIER_LENGTH} printable ASCII characters.`, {
       param: IDEMPOTENCY_HEADER,
     });
   }

@@ -1,6 +1,14 @@
 // Unit tests of currencies: ISO 4217 minor-unit digits and the factor that moves minor units from one currency into another.
 import { describe, expect, it } from 'vitest';
-import { conversionFactor, fromDecimalAmount, minorUnitDigits, toDecimalAmount } from './currency.ts';
+import {
+  conversionFactor,
+  exceedsDecimalRange,
+  formatMinorUnits,
+  fromDecimalAmount,
+  maxDecimalMinorUnits,
+  minorUnitDigits,
+  toDecimalAmount,
+} from './currency.ts';
 
 describe('minor units', () => {
   it('has no decimals for the yen and the other zero-decimal currencies', () => {
@@ -118,5 +126,36 @@ describe('decimal amounts', () => {
         expect(fromDecimalAmount(toDecimalAmount(minorUnits, currency), currency)).toBe(minorUnits);
       }
     }
+  });
+});
+
+describe('the largest decimal amount', () => {
+  it('is 2^53 − 1 minor units without decimals, and lower with them, where a double is exact to one minor unit', () => {
+    expect(maxDecimalMinorUnits('JPY')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(maxDecimalMinorUnits('USD')).toBe(2 ** 46 * 100 - 1);
+    expect(maxDecimalMinorUnits('KWD')).toBe(2 ** 43 * 1000 - 1);
+    expect(maxDecimalMinorUnits('CLF')).toBe(2 ** 39 * 10_000 - 1);
+  });
+
+  it('tells every amount up to it apart from the next, where past it two amounts are one number', () => {
+    // 90,071,992,547,409.90 and .91 USD parse to the same double: no check of the decimals could tell which was meant.
+    expect(90_071_992_547_409.9).toBe(90_071_992_547_409.91);
+    for (const currency of ['USD', 'KWD', 'CLF']) {
+      const max = maxDecimalMinorUnits(currency);
+      for (let minorUnits = max - 1000; minorUnits <= max; minorUnits++) {
+        const decimal = Number(formatMinorUnits(minorUnits, currency).replaceAll(',', ''));
+        expect(fromDecimalAmount(decimal, currency)).toBe(minorUnits);
+      }
+      expect(exceedsDecimalRange(Number(formatMinorUnits(max, currency).replaceAll(',', '')), currency)).toBe(false);
+      expect(exceedsDecimalRange(Number(formatMinorUnits(max + 1, currency).replaceAll(',', '')), currency)).toBe(true);
+    }
+  });
+
+  it('is written exactly, with thousands separators and the currency decimals', () => {
+    expect(formatMinorUnits(7_036_874_417_766_399, 'USD')).toBe('70,368,744,177,663.99');
+    expect(formatMinorUnits(Number.MAX_SAFE_INTEGER, 'JPY')).toBe('9,007,199,254,740,991');
+    expect(formatMinorUnits(5, 'KWD')).toBe('0.005');
+    expect(formatMinorUnits(-123_456, 'USD')).toBe('-1,234.56');
+    expect(formatMinorUnits(100, 'USD')).toBe('1.00');
   });
 });

@@ -51,6 +51,36 @@ export function toDecimalAmount(minorUnits: number, currency: string): number {
 }
 
 /**
+ * The largest amount of a currency, in minor units, that a decimal amount can name exactly. A double near 2^e is exact
+ * to steps of 2^(e − 52); once a step is wider than one minor unit, neighbouring amounts parse to the same number
+ * (90,071,992,547,409.90 and .91 USD are one double), so an amount past this bound cannot be read as the one meant.
+ * It is 2^53 − 1 for a currency without decimals, where every integer up to it is exact, and lower for the others:
+ * 70,368,744,177,663.99 USD, for one.
+ */
+export function maxDecimalMinorUnits(currency: string): number {
+  const digits = minorUnitDigits(currency);
+  const exponent = Math.floor(52 - digits * Math.log2(10));
+  return Math.min(Number.MAX_SAFE_INTEGER, 2 ** (exponent + 1) * 10 ** digits - 1);
+}
+
+/**
+ * Whole minor units written exactly as the currency's decimal, with thousands separators: 7036874417766399 is
+ * "70,368,744,177,663.99" in USD. Digits are moved as text, since dividing by 100 would round what a double cannot hold.
+ */
+export function formatMinorUnits(minorUnits: number, currency: string): string {
+  const digits = minorUnitDigits(currency);
+  const text = String(Math.abs(Math.trunc(minorUnits))).padStart(digits + 1, '0');
+  const whole = text.slice(0, text.length - digits).replace(/\B(?=(\d{3})+$)/g, ',');
+  const fraction = digits > 0 ? `.${text.slice(text.length - digits)}` : '';
+  return `${minorUnits < 0 ? '-' : ''}${whole}${fraction}`;
+}
+
+/** Whether a decimal amount lies past maxDecimalMinorUnits once in minor units, whatever its decimals. */
+export function exceedsDecimalRange(amount: number, currency: string): boolean {
+  return Math.abs(amount) * 10 ** minorUnitDigits(currency) > maxDecimalMinorUnits(currency);
+}
+
+/**
  * A decimal amount in whole minor units, or undefined when it has more decimals than the currency has minor digits.
  * A binary double is rarely the decimal it was written as (19.99 × 100 is 1998.9999…), so "whole" allows for that.
  */

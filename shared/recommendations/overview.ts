@@ -1,6 +1,6 @@
 // The overview surface's view of a recommendation: snake_case, decimal amounts, and the parts `include` asks for.
 import * as v from 'valibot';
-import { ApiError } from '../errors.ts';
+import { ApiError, quoted } from '../errors.ts';
 import { toDecimalAmount } from '../pricing/currency.ts';
 import type { PricedRecommendation, Recommendation } from './schema.ts';
 
@@ -23,15 +23,19 @@ export function parseInclude(include: string | undefined): ReadonlySet<IncludePa
   const parts = include.split(',').map((part) => part.trim());
   const unknown = parts.find((part) => !(includeParts as readonly string[]).includes(part));
   if (unknown !== undefined) {
-    throw new ApiError('invalid_request', `include takes a comma-separated list of ${includeParts.join(', ')}; "${unknown}" is not one.`, {
-      param: 'include',
-    });
+    throw new ApiError(
+      'invalid_request',
+      `include takes a comma-separated list of ${includeParts.join(', ')}; ${quoted(unknown)} is not one.`,
+      {
+        param: 'include',
+      },
+    );
   }
   return new Set(parts as IncludePart[]);
 }
 
 export function notFound(sku: string): ApiError {
-  return new ApiError('not_found', `No product with sku "${sku}" is known to the workspace.`);
+  return new ApiError('not_found', `No product with sku ${quoted(sku)} is known to the workspace.`);
 }
 
 /** A product the engine cannot price has no recommendation to show or approve against. */

@@ -6,6 +6,7 @@ import {
   CustomerRecordSchema,
   entityKinds,
   entityRank,
+  MAX_LINES_PER_DOCUMENT,
   OrderRecordSchema,
   ProductRecordSchema,
   QuoteRecordSchema,
@@ -214,5 +215,61 @@ describe('order records', () => {
   it('keeps attributes on lines free-form', () => {
     expect(accepts(OrderRecordSchema, { ...order, lines: [{ ...orderLine, attributes: { anything: [1, { deep: true }] } }] })).toBe(true);
     expect(firstPath(OrderRecordSchema, { ...order, lines: [{ ...orderLine, attributes: [1] }] })).toBe('lines.0.attributes');
+  });
+});
+
+describe('lines of a quote or an order', () => {
+  const quoteWith = (count: number) => ({ ...quote, lines: Array.from({ length: count }, () => quoteLine) });
+  const orderWith = (count: number) => ({ ...order, lines: Array.from({ length: count }, () => orderLine) });
+
+  it('number at most 1000: a document of 1001 lines is refused, naming its lines', () => {
+    expect(MAX_LINES_PER_DOCUMENT).toBe(1000);
+    expect(accepts(QuoteRecordSchema, quoteWith(1000))).toBe(true);
+    expect(accepts(OrderRecordSchema, orderWith(1000))).toBe(true);
+    expect(firstPath(QuoteRecordSchema, quoteWith(1001))).toBe('lines');
+    expect(firstPath(OrderRecordSchema, orderWith(1001))).toBe('lines');
+    expect(v.safeParse(OrderRecordSchema, orderWith(1001)).issues?.[0]?.message).toBe('from 1 to 1000 lines');
+  });
+});
+
+describe('identifiers and other text that becomes part of a key', () => {
+  const long = 'x'.repeat(256);
+  const widest = '𝄞'.repeat(255);
+  const cases: Array<[string, v.GenericSchema, (text: string) => unknown, string]> = [
+    ['a product sku', ProductRecordSchema, (sku) => ({ ...product, sku }), 'sku'],
+    ['a product external id', ProductRecordSchema, (externalId) => ({ ...product, externalId }), 'externalId'],
+    ['a product category', ProductRecordSchema, (category) => ({ ...product, category }), 'category'],
+    ['a product currency', ProductRecordSchema, (currency) => ({ ...product, currency }), 'currency'],
+    ['a customer external id', CustomerRecordSchema, (externalId) => ({ ...customer, externalId }), 'externalId'],
+    ['a customer segment', CustomerRecordSchema, (segment) => ({ ...customer, segment }), 'segment'],
+    ['a quote external id', QuoteRecordSchema, (externalId) => ({ ...quote, externalId }), 'externalId'],
+    ['a quote customer', QuoteRecordSchema, (customerExternalId) => ({ ...quote, customerExternalId }), 'customerExternalId'],
+    ['a quote line sku', QuoteRecordSchema, (productSku) => ({ ...quote, lines: [{ ...quoteLine, productSku }] }), 'lines.0.productSku'],
+    ['an order external id', OrderRecordSchema, (externalId) => ({ ...order, externalId }), 'externalId'],
+    ['an order customer', OrderRecordSchema, (customerExternalId) => ({ ...order, customerExternalId }), 'customerExternalId'],
+    ['an order source quote', OrderRecordSchema, (sourceQuoteExternalId) => ({ ...order, sourceQuoteExternalId }), 'sourceQuoteExternalId'],
+    ['an order line sku', OrderRecordSchema, (productSku) => ({ ...order, lines: [{ ...orderLine, productSku }] }), 'lines.0.productSku'],
+  ];
+
+  it.each(cases)('take 255 characters, even of 4 bytes each, and refuse 256 in %s', (_name, schema, build, path) => {
+    expect(accepts(schema, build(widest))).toBe(true);
+    expect(firstPath(schema, build(long))).toBe(path);
+  });
+});
+
+describe('attributes of records', () => {
+  function nested(levels: number): Record<string, unknown> {
+    let value: Record<string, unknown> = { a: 1 };
+    for (let level = 1; level < levels; level++) value = { a: value };
+    return value;
+  }
+
+  it('are refused nested 33 levels deep on a record or on a line, naming the path into them', () => {
+    const inside = Array(32).fill('a').join('.');
+    expect(accepts(ProductRecordSchema, { ...product, attributes: nested(32) })).toBe(true);
+    expect(firstPath(ProductRecordSchema, { ...product, attributes: nested(33) })).toBe(`attributes.${inside}`);
+    expect(firstPath(QuoteRecordSchema, { ...quote, lines: [{ ...quoteLine, attributes: nested(33) }] })).toBe(
+      `lines.0.attributes.${inside}`,
+    );
   });
 });

@@ -1,6 +1,8 @@
 // Canonical records: the four entity kinds a connector stages, the shape of each, and the rank that orders them in a batch.
 import * as v from 'valibot';
+import { AttributesSchema } from './attributes.ts';
 import { dateTime } from './date-time.ts';
+import { IdentifierSchema, KeyTextSchema } from './identifier.ts';
 
 export const entityKinds = ['product', 'customer', 'quote', 'order'] as const;
 export const EntityKindSchema = v.picklist(entityKinds);
@@ -32,20 +34,6 @@ export const SignedCounterSchema = v.pipe(
   v.maxValue(SAFE_INT_MAX, signedMessage),
 );
 
-/**
- * Identifiers, categories, segments and currencies become parts of table keys, which DynamoDB caps at 1 KB (sort keys)
- * and 2 KB (partition keys); 512 characters keeps every key the service builds from them under those limits.
- */
-export const KEY_PART_MAX_LENGTH = 512;
-const keyPartMessage = `a string of at most ${KEY_PART_MAX_LENGTH} characters`;
-const KeyPartSchema = v.pipe(v.string(keyPartMessage), v.maxLength(KEY_PART_MAX_LENGTH, keyPartMessage));
-const identifierMessage = `a non-empty string of at most ${KEY_PART_MAX_LENGTH} characters`;
-export const IdentifierSchema = v.pipe(
-  v.string(identifierMessage),
-  v.minLength(1, identifierMessage),
-  v.maxLength(KEY_PART_MAX_LENGTH, identifierMessage),
-);
-
 /** DynamoDB stores numbers from 1e-130 to just under 1e126 in magnitude; anything outside would fail at the drain, long after the call. */
 function isStorableNumber(value: number): boolean {
   const magnitude = Math.abs(value);
@@ -68,24 +56,18 @@ const ExchangeRateSchema = v.pipe(
 
 const DateTimeSchema = v.pipe(v.string(), dateTime());
 
-function isPlainObject(input: unknown): input is Record<string, unknown> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
-  const prototype: unknown = Object.getPrototypeOf(input);
-  return prototype === Object.prototype || prototype === null;
-}
-
 /**
- * Free-form data the connector carries along; nothing inside is checked. v.record alone would take an array and
- * quietly turn it into an object keyed "0", "1", …, and would drop keys such as "constructor", so the object is
- * checked here and passed through as it came.
+ * A quote or an order is drained as one table item per line, replaced all together when a newer version arrives;
+ * 1,000 lines bounds what one record costs the drain, far above what a real quote or order carries.
  */
-export const AttributesSchema = v.custom<Record<string, unknown>>(isPlainObject, 'an object with string keys');
+export const MAX_LINES_PER_DOCUMENT = 1000;
+const linesMessage = `from 1 to ${MAX_LINES_PER_DOCUMENT} lines`;
 
 export const ProductRecordSchema = v.strictObject({
   sku: IdentifierSchema,
   externalId: v.optional(IdentifierSchema),
   name: v.string(),
-  category: KeyPartSchema,
+  category: KeyTextSchema,
   costCents: CentsSchema,
   currentPriceCents: CentsSchema,
   mapCents: v.optional(CentsSchema),
@@ -95,7 +77,7 @@ export const ProductRecordSchema = v.strictObject({
   inStock: v.optional(v.boolean()),
   stockOnHand: v.optional(SignedCounterSchema),
   brand: v.optional(v.string()),
-  currency: v.optional(KeyPartSchema),
+  currency: v.optional(KeyTextSchema),
   attributes: v.optional(AttributesSchema),
 });
 export type ProductRecord = v.InferOutput<typeof ProductRecordSchema>;
@@ -103,11 +85,11 @@ export type ProductRecord = v.InferOutput<typeof ProductRecordSchema>;
 export const CustomerRecordSchema = v.strictObject({
   name: v.string(),
   externalId: IdentifierSchema,
-  segment: v.optional(KeyPartSchema),
+  segment: v.optional(KeyTextSchema),
   region: v.optional(v.nullable(v.string())),
   country: v.optional(v.nullable(v.string())),
   creditTerms: v.optional(v.nullable(v.string())),
-  currency: v.optional(v.nullable(KeyPartSchema)),
+  currency: v.optional(v.nullable(KeyTextSchema)),
   isActive: v.optional(v.boolean()),
   attributes: v.optional(AttributesSchema),
 });
@@ -133,12 +115,12 @@ export const QuoteRecordSchema = v.strictObject({
   externalId: IdentifierSchema,
   customerExternalId: IdentifierSchema,
   outcome: QuoteOutcomeSchema,
-  currency: v.optional(v.nullable(KeyPartSchema)),
+  currency: v.optional(v.nullable(KeyTextSchema)),
   exchangeRate: v.optional(v.nullable(ExchangeRateSchema)),
   createdAt: DateTimeSchema,
   decidedAt: v.optional(DateTimeSchema),
   lostReason: v.optional(v.nullable(v.string())),
-  lines: v.pipe(v.array(QuoteLineSchema), v.minLength(1, 'at least one line')),
+  lines: v.pipe(v.array(QuoteLineSchema), v.minLength(1, linesMessage), v.maxLength(MAX_LINES_PER_DOCUMENT, linesMessage)),
 });
 export type QuoteRecord = v.InferOutput<typeof QuoteRecordSchema>;
 
@@ -154,11 +136,11 @@ export type OrderLine = v.InferOutput<typeof OrderLineSchema>;
 export const OrderRecordSchema = v.strictObject({
   externalId: IdentifierSchema,
   customerExternalId: v.optional(v.nullable(IdentifierSchema)),
-  sourceQuoteExternalId: v.optional(KeyPartSchema),
-  currency: KeyPartSchema,
+  sourceQuoteExternalId: v.optional(KeyTextSchema),
+  currency: KeyTextSchema,
   exchangeRate: v.optional(v.nullable(ExchangeRateSchema)),
   soldAt: DateTimeSchema,
-  lines: v.pipe(v.array(OrderLineSchema), v.minLength(1, 'at least one line')),
+  lines: v.pipe(v.array(OrderLineSchema), v.minLength(1, linesMessage), v.maxLength(MAX_LINES_PER_DOCUMENT, linesMessage)),
 });
 export type OrderRecord = v.InferOutput<typeof OrderRecordSchema>;
 

@@ -116,6 +116,30 @@ describe('readStageRequest', () => {
     });
   });
 
+  it('refuses a quote of 1001 lines, naming the lines of that record', () => {
+    const quoteLine = { productSku: 'SKU-1', quantity: 1, costCents: 100, quotedPriceCents: 150, pricingDecisionId: null };
+    const lines = Array.from({ length: 1001 }, () => quoteLine);
+    const quote = { externalId: 'Q-1', customerExternalId: 'C-1', outcome: 'open', createdAt: '2024-03-01T09:00:00Z', lines };
+    expect(thrownApiError(() => readStageRequest({ entity: 'quote', records: [quote] }))).toMatchObject({
+      code: 'invalid_request',
+      status: 422,
+      param: 'records[0].lines',
+      message: 'Invalid records[0].lines: from 1 to 1000 lines.',
+    });
+  });
+
+  it('refuses attributes nested a hundred thousand levels deep with invalid_request naming the path, not a stack overflow', () => {
+    let attributes: Record<string, unknown> = { a: 1 };
+    for (let level = 1; level < 100_000; level++) attributes = { a: attributes };
+    const records = [product, product, product, { ...product, attributes }];
+    expect(thrownApiError(() => readStageRequest({ entity: 'product', records }))).toMatchObject({
+      code: 'invalid_request',
+      status: 422,
+      param: `records[3].attributes${'.a'.repeat(32)}`,
+      message: `Invalid records[3].attributes${'.a'.repeat(32)}: attributes may nest objects and arrays at most 32 levels deep.`,
+    });
+  });
+
   it('refuses a body that is not an object', () => {
     for (const body of [undefined, null, 'product']) {
       expect(thrownApiError(() => readStageRequest(body)).code).toBe('invalid_request');

@@ -1,5 +1,6 @@
 // Write-back tasks: the stored task, the task as a connector sees it, and the bodies of claim, ack and extend.
 import * as v from 'valibot';
+import { boundedArray } from '../http/request.ts';
 
 export const taskStatuses = ['pending', 'leased', 'applied', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];
@@ -92,10 +93,11 @@ export const AckResultSchema = v.strictObject({
 export type AckResult = v.InferOutput<typeof AckResultSchema>;
 
 export const AckRequestSchema = v.strictObject({
-  results: v.pipe(
-    v.array(AckResultSchema, 'an array of acknowledgement results'),
-    v.minLength(1, 'at least 1 result'),
-    v.maxLength(MAX_ACK_RESULTS, `at most ${MAX_ACK_RESULTS} results`),
+  results: boundedArray(
+    AckResultSchema,
+    'an array of acknowledgement results',
+    [1, 'at least 1 result'],
+    [MAX_ACK_RESULTS, `at most ${MAX_ACK_RESULTS} results`],
   ),
 });
 

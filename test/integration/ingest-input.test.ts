@@ -431,3 +431,64 @@ describe('the batch record cap', () => {
     expect(await chunkKeys(batch)).toEqual(chunksBefore);
   });
 });
+
+describe('bounded input when staging', () => {
+  /** `levels` objects, each the value of `a` in the one above: `{"a":{"a":…{"a":1}}}`. */
+  function nested(levels: number): Record<string, unknown> {
+    let value: Record<string, unknown> = { a: 1 };
+    for (let level = 1; level < levels; level++) value = { a: value };
+    return value;
+  }
+
+  it.each([
+    ['a quote', 'quote', quoteRecord({ lines: Array.from({ length: 1001 }, () => quoteLine()) })],
+    ['an order', 'order', orderRecord({ lines: Array.from({ length: 1001 }, () => orderLine()) })],
+  ])("refuses %s of 1001 lines, naming that record's lines, and stages nothing", async (_name, entity, record) => {
+    const batch = await batchWithProducts(caller);
+    const records = [entity === 'quote' ? quoteRecord({ externalId: 'Q-0' }) : orderRecord({ externalId: 'O-0' }), record];
+    await expectRefusedWithoutEffect(batch, () => stage(batch, { entity, records }), invalid('records[1].lines'));
+  });
+
+  it('refuses attributes nested 33 levels deep, on a record or on a line, naming the path into them, and stages nothing', async () => {
+    const batch = await batchWithProducts(caller);
+    const inside = '.a'.repeat(32);
+    await expectRefusedWithoutEffect(
+      batch,
+      () => stage(batch, { entity: 'product', records: [productRecord({ sku: 'OK' }), productRecord({ attributes: nested(33) })] }),
+      invalid(`records[1].attributes${inside}`),
+    );
+    await expectRefusedWithoutEffect(
+      batch,
+      () => stage(batch, { entity: 'order', records: [orderRecord({ lines: [orderLine(), orderLine({ attributes: nested(33) })] })] }),
+      invalid(`records[0].lines[1].attributes${inside}`),
+    );
+  });
+
+  it('refuses attributes nested a hundred thousand levels deep with 422 invalid_request naming the path, not a fault', async () => {
+    const batch = await batchWithProducts(caller);
+    const body = JSON.stringify({ entity: 'product', records: [productRecord({ attributes: { a: 1 } })] }).replace(
+      '{"a":1}',
+      `${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}`,
+    );
+    await expectRefusedWithoutEffect(batch, () => stage(batch, body), invalid(`records[0].attributes${'.a'.repeat(61)}`));
+  });
+
+  it('refuses a 10 MB body of five million nested arrays with 422 invalid_request, and stages nothing', async () => {
+    const batch = await batchWithProducts(caller);
+    const body = JSON.stringify({ entity: 'product', records: [productRecord({ attributes: { a: 1 } })] }).replace(
+      '{"a":1}',
+      `{"a":${'['.repeat(5_000_000)}${']'.repeat(5_000_000)}}`,
+    );
+    await expectRefusedWithoutEffect(batch, () => stage(batch, body), invalid(`records[0].attributes.a${'[0]'.repeat(58)}…`));
+  });
+
+  it.each([
+    ['a product', 'sku', 'product', productRecord({ sku: 'x'.repeat(256) })],
+    ['a customer', 'externalId', 'customer', customerRecord({ externalId: 'x'.repeat(256) })],
+    ['a quote', 'lines[0].productSku', 'quote', quoteRecord({ lines: [quoteLine({ productSku: 'x'.repeat(256) })] })],
+    ['an order', 'sourceQuoteExternalId', 'order', orderRecord({ sourceQuoteExternalId: 'x'.repeat(256) })],
+  ])('refuses %s whose %s is 256 characters long, naming it, and stages nothing', async (_name, field, entity, record) => {
+    const batch = await batchWithProducts(caller);
+    await expectRefusedWithoutEffect(batch, () => stage(batch, { entity, records: [record] }), invalid(`records[0].${field}`));
+  });
+});

@@ -517,3 +517,38 @@ describe('margins of priced lines', () => {
     expect(marginBps(lines[0]?.priceCents as number, 2000)).toBeGreaterThanOrEqual(0);
   }, 60_000);
 });
+
+describe('bounded input on price calls', () => {
+  let seller: TestWorkspace;
+  beforeAll(async () => {
+    seller = await newWorkspace('Bounded Seller');
+  });
+
+  it.each(['productSku', 'productExternalId', 'customerId', 'customerExternalId'])(
+    'refuses a %s of 256 characters with 422 invalid_request naming it, and counts nothing',
+    async (field) => {
+      const response = await pricesCall(seller.keys.erp, { lines: [{ productSku: 'A', quantity: 1, [field]: 'x'.repeat(256) }] });
+      expect(response.status, response.text).toBe(422);
+      expect(response.json.error).toEqual({
+        code: 'invalid_request',
+        message: `Invalid lines[0].${field}: a non-empty string of at most 255 characters.`,
+        param: `lines[0].${field}`,
+        requestId: response.headers.get('x-request-id'),
+      });
+      expect(await linesUsed(seller.workspaceId)).toBe(0);
+    },
+  );
+
+  it('refuses a body nested a million levels deep with 422 invalid_request naming where, and counts nothing', async () => {
+    const body = `{"lines":[{"quantity":1,"productSku":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}]}`;
+    const response = await pricesCall(seller.keys.erp, body);
+    expect(response.status, response.text).toBe(422);
+    expect(response.json.error).toEqual({
+      code: 'invalid_request',
+      message: 'The request body nests objects and arrays more than 64 levels deep.',
+      param: `lines[0].productSku${'[0]'.repeat(60)}…`,
+      requestId: response.headers.get('x-request-id'),
+    });
+    expect(await linesUsed(seller.workspaceId)).toBe(0);
+  });
+});
