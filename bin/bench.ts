@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
 import { benchEngine } from '../lib/bench/engine.ts';
+import { measureHeavyStaging } from '../lib/bench/heavy-staging.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
 import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
 import { measurePriceServing } from '../lib/bench/prices.ts';
@@ -11,6 +12,7 @@ import { measureWritebacks } from '../lib/bench/writebacks.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
 import { logger } from '../shared/observability.ts';
+import { queues } from '../shared/queues.ts';
 
 const BUNDLE_TARGET_KB = 400;
 const GATEWAY_OVERHEAD_TARGET_MS = 2;
@@ -102,6 +104,22 @@ try {
   );
   results.ingest = ingest;
   results.ingestSmall = small;
+
+  console.log('\nThe heaviest legal staging call (about 10 MB of order lines in one call), staged and drained');
+  const heavy = await measureHeavyStaging(stack);
+  console.log(
+    `  call                    ${(heavy.bodyBytes / 1024 / 1024).toFixed(2)} MB: ${heavy.orders} orders of 1,000 lines = ${heavy.lines.toLocaleString('en-US')} lines, staged as ${heavy.pieces} pieces`,
+  );
+  console.log(
+    `  write units             staging ${Math.round(heavy.stagingWriteUnits).toLocaleString('en-US')} WRU, drain ${Math.round(heavy.drainWriteUnits).toLocaleString('en-US')} WRU (${(heavy.drainWriteUnits / heavy.lines).toFixed(2)} per line); drain reads ${Math.round(heavy.drainReadUnits).toLocaleString('en-US')} RRU`,
+  );
+  console.log(
+    `  drain                   ${heavy.drainSeconds.toFixed(1)} s in ${heavy.drainInvocations} invocation${heavy.drainInvocations === 1 ? '' : 's'} (longest ${heavy.longestInvocationSeconds.toFixed(1)} s, timeout ${queues.drain.consumerTimeoutSeconds} s); bands job ${heavy.bandsSeconds.toFixed(1)} s`,
+  );
+  console.log(
+    `  cost at list prices     $${heavy.cost.total.toFixed(4)}: DynamoDB writes $${heavy.cost.dynamoDbWrites.toFixed(4)}, reads $${heavy.cost.dynamoDbReads.toFixed(4)}, Lambda $${(heavy.cost.lambdaCompute + heavy.cost.lambdaRequests).toFixed(4)}, API Gateway $${heavy.cost.apiGateway.toFixed(6)}`,
+  );
+  results.heavyStaging = heavy;
 
   console.log(
     `\nPrice serving on the local stack (100-line calls, one customer each, on a ${PRICING_RECORDS.toLocaleString('en-US')}-record catalogue)`,

@@ -11,6 +11,7 @@ export const handler = routeEndpoint('stageRecords', async ({ event, principal }
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);
   const { entity, records } = readStageRequest(readJsonBody(event, v.unknown()));
   const owner = { workspaceId: principal.workspaceId, connectorId: connectorOf(principal) };
-  const { staged } = await stageRecords(owner, batchId, entity, records, principal.workspace.batchRecordCap);
+  const caps = { records: principal.workspace.batchRecordCap, lines: principal.workspace.batchLineCap };
+  const { staged } = await stageRecords(owner, batchId, entity, records, caps);
   return { statusCode: 202, body: { staged } };
 });

@@ -133,7 +133,13 @@ export class PricingServiceStack extends Stack {
       const source = queueFor(worker.queue);
       // The queue's visibility timeout is derived from this same number, which keeps it at six times the timeout.
       const fn = createFunction(`${constructId(worker.id)}Worker`, worker, queues[worker.queue].consumerTimeoutSeconds);
-      fn.function.addEventSource(new SqsEventSource(source.queue, { batchSize: worker.batchSize, reportBatchItemFailures: true }));
+      fn.function.addEventSource(
+        new SqsEventSource(source.queue, {
+          batchSize: worker.batchSize,
+          maxConcurrency: worker.maxConcurrency,
+          reportBatchItemFailures: true,
+        }),
+      );
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });

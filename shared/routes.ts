@@ -41,6 +41,11 @@ export interface QueueWorker {
   readonly queue: QueueId;
   readonly entry: string;
   readonly batchSize: number;
+  /**
+   * The most invocations its queue's event source runs at once (SQS event sources take 2 to 1,000): a flood of
+   * messages then waits in the queue instead of taking the account's Lambda concurrency from price serving.
+   */
+  readonly maxConcurrency: number;
   readonly memoryMb: number;
   readonly access: RouteAccess;
 }
@@ -178,6 +183,9 @@ export const workers: readonly QueueWorker[] = [
     entry: 'functions/drain.ts',
     // One job per invocation: each drain gets the whole timeout, and a slow batch never delays another.
     batchSize: 1,
+    // Drains of one batch, and bands jobs of one workspace, run one at a time anyway (leases): ten at once serve ten
+    // workspaces, about 1% of an account's default concurrency of 1,000. docs/operations.md has the reasoning.
+    maxConcurrency: 10,
     memoryMb: 1024,
     // It re-enqueues itself to continue, and parks a job it gives up on in the dead-letter queue.
     access: { table: 'readWrite', tableStatements: true, sendTo: ['drain'], sendToDeadLetter: ['drain'] },

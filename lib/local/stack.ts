@@ -106,6 +106,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         fn: { name: worker.id, memoryMb: worker.memoryMb, timeoutSeconds: queue.consumerTimeoutSeconds },
         handler: options.workerHandlers?.[worker.id] ?? (await loadHandler(worker.entry)),
         batchSize: worker.batchSize,
+        // As the event source's maximum concurrency: so many invocations at once, and no more.
+        concurrency: worker.maxConcurrency,
         onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
       });
       stops.push(() => poller.stop());

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { entityKinds } from '../records/schema.ts';
-import { compressRecords, decompressRecords, MAX_CALL_CHUNK_BYTES, MAX_CHUNK_BYTES, packChunk } from './chunks.ts';
+import { compressRecords, decompressRecords, MAX_CALL_CHUNK_BYTES, MAX_CHUNK_BYTES, MAX_PIECE_ITEMS, packChunk } from './chunks.ts';
 
 const size = { products: 1_000, customers: 1_000, quotes: 1_000, orders: 1_000 };
 
@@ -114,5 +114,42 @@ describe('packing a chunk', () => {
     const huge = { id: 99, blob: noise(400 * 1024, 99).toString('base64') };
     expect(packChunk([...small, huge])).toBeUndefined();
     expect(packChunk([huge, ...small])).toBeUndefined();
+  });
+
+  describe('by the items its records write', () => {
+    const linesOf = (record: unknown) => (record as { lines?: unknown[] }).lines?.length ?? 0;
+    const order = (lines: number, id: number) => ({
+      externalId: `O-${id}`,
+      lines: Array.from({ length: lines }, (_, index) => ({ productSku: 'A', quantity: index + 1, costCents: 1, soldPriceCents: 2 })),
+    });
+
+    it(`cuts a call before the document that would take a piece past ${MAX_PIECE_ITEMS} items, and never splits a document`, () => {
+      const orders = [order(1_000, 1), order(1_000, 2), order(1_000, 3), order(1, 4), order(999, 5), order(2, 6)];
+      const pieces = packChunk(orders, linesOf) ?? [];
+      expect(pieces.map((piece) => piece.count)).toEqual([3, 3]);
+      expect(pieces.flatMap((piece) => decompressRecords(piece.data))).toEqual(orders);
+    });
+
+    it('counts a record without lines as one item', () => {
+      const products = Array.from({ length: MAX_PIECE_ITEMS + 1 }, (_, index) => ({ sku: `P-${index}` }));
+      expect(packChunk(products, linesOf)?.map((piece) => piece.count)).toEqual([MAX_PIECE_ITEMS, 1]);
+    });
+
+    it('packs the heaviest legal call, 10 MB of order lines, into pieces one transaction can write', () => {
+      const orders = [];
+      let bytes = 0;
+      for (let id = 0; bytes < 10 * 1024 * 1024 - 100_000; id++) {
+        const next = order(1_000, id);
+        bytes += Buffer.byteLength(JSON.stringify(next), 'utf8') + 1;
+        orders.push(next);
+      }
+      const pieces = packChunk(orders, linesOf) ?? [];
+      expect(pieces.length).toBeLessThanOrEqual(99);
+      expect(pieces.reduce((sum, piece) => sum + piece.data.byteLength, 0)).toBeLessThanOrEqual(MAX_CALL_CHUNK_BYTES);
+      for (const piece of pieces) {
+        expect(piece.data.byteLength).toBeLessThanOrEqual(MAX_CHUNK_BYTES);
+        expect(piece.count * 1_000).toBeLessThanOrEqual(MAX_PIECE_ITEMS);
+      }
+    });
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../errors.ts';
 import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
 import {
+  admitCall,
   admitRecords,
   chunkExpiresAt,
   EXPIRED_ERROR,
@@ -34,6 +35,7 @@ function batch(overrides: Partial<Batch> = {}): Batch {
     status: 'open',
     entities: [],
     recordCount: 0,
+    lineCount: 0,
     skippedOverCap: 0,
     createdAt,
     chunkSeq: 0,
@@ -155,6 +157,30 @@ describe('the record cap', () => {
   it('accepts and skips nothing when offered nothing', () => {
     expect(admitRecords(100, 100, 0)).toEqual({ accepted: 0, skipped: 0 });
     expect(admitRecords(0, 100, 0)).toEqual({ accepted: 0, skipped: 0 });
+  });
+});
+
+describe('the line cap', () => {
+  const caps = { records: 100, lines: 2_500 };
+
+  it('accepts every document while the batch stays within its lines', () => {
+    expect(admitCall({ recordCount: 0, lineCount: 0 }, caps, [1_000, 1_000, 500])).toEqual({ accepted: 3, skipped: 0, lines: 2_500 });
+  });
+
+  it('skips whole the document that would take the batch past its lines, and every record after it', () => {
+    expect(admitCall({ recordCount: 0, lineCount: 0 }, caps, [1_000, 1_000, 1_000, 1])).toEqual({ accepted: 2, skipped: 2, lines: 2_000 });
+  });
+
+  it('counts the lines the batch already holds', () => {
+    expect(admitCall({ recordCount: 2, lineCount: 2_400 }, caps, [100, 1])).toEqual({ accepted: 1, skipped: 1, lines: 100 });
+  });
+
+  it('takes records without lines whatever the batch holds', () => {
+    expect(admitCall({ recordCount: 0, lineCount: 2_500 }, caps, [0, 0])).toEqual({ accepted: 2, skipped: 0, lines: 0 });
+  });
+
+  it('stops at the record cap first when it comes sooner', () => {
+    expect(admitCall({ recordCount: 99, lineCount: 0 }, caps, [1, 1])).toEqual({ accepted: 1, skipped: 1, lines: 1 });
   });
 });
 

@@ -1,4 +1,4 @@
-// The rules of an ingest batch, free of storage: expiry, entity order, the record cap, refusals and the status view.
+// The rules of an ingest batch, free of storage: expiry, entity order, the record and line caps, refusals and the status view.
 import { ApiError } from '../errors.ts';
 import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
 import type { Batch, BatchStatusView } from './schema.ts';
@@ -43,6 +43,41 @@ export function violatesEntityOrder(staged: readonly EntityKind[], entity: Entit
 export function admitRecords(recordCount: number, cap: number, offered: number): { accepted: number; skipped: number } {
   const accepted = Math.max(0, Math.min(offered, cap - recordCount));
   return { accepted, skipped: offered - accepted };
+}
+
+export interface BatchCaps {
+  readonly records: number;
+  readonly lines: number;
+}
+
+export interface Admission {
+  readonly accepted: number;
+  readonly skipped: number;
+  /** The lines of the records accepted. */
+  readonly lines: number;
+}
+
+/**
+ * The longest run of a call's records, from its first, that keeps the batch within both caps: records, and the lines
+ * of quotes and orders. A document that would take the batch past the line cap is skipped whole, with every record
+ * after it, as records past the record cap are: the call's records stay in their order, and what is skipped is counted.
+ */
+export function admitCall(
+  staged: { readonly recordCount: number; readonly lineCount: number },
+  caps: BatchCaps,
+  recordLines: readonly number[],
+): Admission {
+  let { accepted } = admitRecords(staged.recordCount, caps.records, recordLines.length);
+  let lines = 0;
+  for (let index = 0; index < accepted; index++) {
+    const next = lines + (recordLines[index] ?? 0);
+    if (staged.lineCount + next > caps.lines) {
+      accepted = index;
+      break;
+    }
+    lines = next;
+  }
+  return { accepted, skipped: recordLines.length - accepted, lines };
 }
 
 export function batchNotFound(): ApiError {

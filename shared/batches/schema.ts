@@ -21,6 +21,8 @@ export const BatchSchema = v.object({
   status: BatchStatusSchema,
   entities: EntitiesSchema,
   recordCount: count,
+  /** Quote and order lines staged, counted against the workspace's line cap. */
+  lineCount: v.optional(count, 0),
   skippedOverCap: count,
   createdAt: v.string(),
   /** The last staging sequence number handed out; each staging call takes the next one for its chunk key. */

@@ -9,7 +9,7 @@ import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import { MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
 import { type BatchOwner, getBatch } from './repository.ts';
-import { admitRecords, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';
+import { admitCall, type BatchCaps, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 
 /** The condition every staging write repeats: the caller's own batch, open, within its life, and not past `entity` in order. */
@@ -36,6 +36,14 @@ async function refusalFor(owner: BatchOwner, batchId: string, entity: EntityKind
 }
 
 const MAX_STAGING_ATTEMPTS = 8;
+/** A transaction writes at most 100 items: the batch item and 99 pieces. */
+const MAX_CALL_PIECES = 99;
+
+/** The lines a record brings: a quote's or an order's, none for a product or a customer. */
+function linesOf(record: unknown): number {
+  const lines = (record as { lines?: unknown } | null)?.lines;
+  return Array.isArray(lines) ? lines.length : 0;
+}
 
 function backoff(attempt: number): Promise<void> {
   // Full jitter: concurrent callers that collided spread out instead of colliding again in step.
@@ -58,7 +66,7 @@ export async function stageRecords(
   batchId: string,
   entity: EntityKind,
   records: readonly unknown[],
-  cap: number,
+  caps: BatchCaps,
   now = new Date(),
 ): Promise<StagingOutcome> {
   const condition = stagingCondition(entity, owner.connectorId, now);
@@ -82,9 +90,10 @@ export async function stageRecords(
     throw error;
   }
 
-  let recordCount = reserved.recordCount;
+  let staged = { recordCount: reserved.recordCount, lineCount: reserved.lineCount };
+  const recordLines = records.map(linesOf);
   for (let attempt = 0; attempt < MAX_STAGING_ATTEMPTS; attempt++) {
-    const { accepted, skipped } = admitRecords(recordCount, cap, records.length);
+    const { accepted, skipped, lines } = admitCall(staged, caps, recordLines);
     try {
       if (accepted === 0) {
         await tableClient().send(
@@ -99,9 +108,9 @@ export async function stageRecords(
         );
         return { staged: 0, skippedOverCap: skipped };
       }
-      const pieces = packChunk(records.slice(0, accepted));
+      const pieces = packChunk(records.slice(0, accepted), linesOf);
       const total = pieces?.reduce((sum, piece) => sum + piece.data.byteLength, 0) ?? Infinity;
-      if (!pieces || total > MAX_CALL_CHUNK_BYTES) {
+      if (!pieces || total > MAX_CALL_CHUNK_BYTES || pieces.length > MAX_CALL_PIECES) {
         throw new ApiError('invalid_request', 'The records of this call are too large to stage together; send them in smaller calls.', {
           param: 'records',
         });
@@ -114,16 +123,18 @@ export async function stageRecords(
               Update: {
                 TableName: tableName(),
                 Key: key,
-                UpdateExpression: 'ADD recordCount :accepted, skippedOverCap :skipped, entities :entity',
-                // The cap is checked against the count as it is at write time, so parallel calls never overshoot it.
-                ConditionExpression: `${condition.expression} AND recordCount <= :room`,
+                UpdateExpression: 'ADD recordCount :accepted, lineCount :lines, skippedOverCap :skipped, entities :entity',
+                // The caps are checked against the counts as they are at write time, so parallel calls never overshoot them.
+                ConditionExpression: `${condition.expression} AND recordCount <= :room AND (attribute_not_exists(lineCount) OR lineCount <= :lineRoom)`,
                 ExpressionAttributeNames: condition.names,
                 ExpressionAttributeValues: {
                   ...condition.values,
                   ':accepted': accepted,
                   ':skipped': skipped,
                   ':entity': new Set([entity]),
-                  ':room': cap - accepted,
+                  ':room': caps.records - accepted,
+                  ':lines': lines,
+                  ':lineRoom': caps.lines - lines,
                 },
               },
             },
@@ -153,12 +164,12 @@ export async function stageRecords(
           await backoff(attempt);
           continue;
         }
-        // The batch changed under the call: refused now, or more records than seen arrived and the cap moved.
+        // The batch changed under the call: refused now, or more records than seen arrived and the caps moved.
         const current = await getBatch(owner.workspaceId, batchId);
         const refusal = stagingRefusal(current, owner.connectorId, entity, now);
         if (refusal) throw refusal;
         if (!current) throw batchNotFound();
-        recordCount = current.recordCount;
+        staged = { recordCount: current.recordCount, lineCount: current.lineCount };
         continue;
       }
       throw error;

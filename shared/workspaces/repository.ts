@@ -40,7 +40,16 @@ export async function getWorkspace(workspaceId: string): Promise<Workspace | und
 }
 
 export const WorkspaceChangesSchema = v.partial(
-  v.pick(WorkspaceSchema, ['status', 'features', 'rateLimit', 'overviewRateLimit', 'monthlyLines', 'batchRecordCap', 'pricing']),
+  v.pick(WorkspaceSchema, [
+    'status',
+    'features',
+    'rateLimit',
+    'overviewRateLimit',
+    'monthlyLines',
+    'batchRecordCap',
+    'batchLineCap',
+    'pricing',
+  ]),
 );
 export type WorkspaceChanges = v.InferOutput<typeof WorkspaceChangesSchema>;
 

@@ -21,6 +21,11 @@ export const WorkspaceLimitsSchema = v.object({
   monthlyLines: positiveInteger,
   /** Records one ingest batch takes before the rest are skipped. */
   batchRecordCap: positiveInteger,
+  /**
+   * Quote and order lines one ingest batch takes: they are what a drain writes, one item each. A workspace stored
+   * before the cap existed has the default.
+   */
+  batchLineCap: v.optional(positiveInteger, 1_000_000),
 });
 export type WorkspaceLimits = v.InferOutput<typeof WorkspaceLimitsSchema>;
 
@@ -48,4 +53,5 @@ export const workspaceDefaults = {
   overviewRateLimit: 20,
   monthlyLines: 1_000_000,
   batchRecordCap: 100_000,
+  batchLineCap: 1_000_000,
 } as const satisfies Omit<Workspace, 'workspaceId' | 'name' | 'createdAt' | 'updatedAt'>;

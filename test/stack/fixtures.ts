@@ -6,6 +6,7 @@ export const fakeWorker: QueueWorker = {
   queue: 'drain',
   entry: 'functions/open-batch.ts',
   batchSize: 10,
+  maxConcurrency: 3,
   memoryMb: 512,
   access: { table: 'readWrite' },
 };

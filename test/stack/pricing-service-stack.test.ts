@@ -225,6 +225,7 @@ describe('workers', () => {
     const [, mapping] = onlyResource(extendedTemplate, 'AWS::Lambda::EventSourceMapping');
     expect(mapping.Properties).toMatchObject({
       BatchSize: fakeWorker.batchSize,
+      ScalingConfig: { MaximumConcurrency: fakeWorker.maxConcurrency },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
     });
@@ -250,10 +251,11 @@ describe('workers', () => {
     expect(actions).not.toContain('sqs:SendMessage');
   });
 
-  it('the drain worker takes one job at a time and may send only to the drain queue and its dead-letter queue', () => {
+  it('the drain worker takes one job at a time, at most ten at once, and may send only to the drain queue and its dead-letter queue', () => {
     const [, mapping] = onlyResource(defaultTemplate, 'AWS::Lambda::EventSourceMapping');
     expect(mapping.Properties).toMatchObject({
       BatchSize: 1,
+      ScalingConfig: { MaximumConcurrency: 10 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       EventSourceArn: { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
     });
