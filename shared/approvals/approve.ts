@@ -1,25 +1,43 @@
 // Approving a price: the checks against the SKU's bounds, the approval record, and its write-back tasks for every live connector.
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '../api-keys/authenticate.ts';
 import { listConnectors } from '../connectors/repository.ts';
+import type { Connector } from '../connectors/schema.ts';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { logger } from '../observability.ts';
-import { fromDecimalAmount, minorUnitDigits, toDecimalAmount } from '../pricing/currency.ts';
+import {
+  exceedsDecimalRange,
+  formatMinorUnits,
+  fromDecimalAmount,
+  maxDecimalMinorUnits,
+  minorUnitDigits,
+  toDecimalAmount,
+} from '../pricing/currency.ts';
 import { pricedOrRefused } from '../recommendations/overview.ts';
 import { currentRecommendation } from '../recommendations/repository.ts';
 import type { PricedRecommendation } from '../recommendations/schema.ts';
+import { pause } from '../table/bulk.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
-import { newTaskItem, supersedeOpenTasks } from '../writebacks/tasks.ts';
+import { cancelTask, newTaskItem, openTaskIds, readTasks } from '../writebacks/tasks.ts';
+import { type LatestApproval, nextApprovedAt, readLatestApproval, takeTurn } from './latest.ts';
 import type { Approval, ApproveRequest } from './schema.ts';
 
 /** The approved price in minor units: at most the currency's minor digits, and within the bounds the engine holds to. */
 export function checkApprovedPrice(price: number, recommendation: PricedRecommendation): number {
   const { currency } = recommendation;
+  // The bound first: past it a double cannot tell one minor unit from the next, so blaming the decimals would mislead.
+  if (exceedsDecimalRange(price, currency)) {
+    throw new ApiError(
+      'invalid_request',
+      `price must be at most ${formatMinorUnits(maxDecimalMinorUnits(currency), currency)} ${currency}; ${price} is more.`,
+      { param: 'price' },
+    );
+  }
   const cents = fromDecimalAmount(price, currency);
-  if (cents === undefined || cents > Number.MAX_SAFE_INTEGER) {
+  if (cents === undefined) {
     const digits = minorUnitDigits(currency);
     throw new ApiError(
       'invalid_request',
@@ -53,13 +71,41 @@ export function approvalReason(priceCents: number, recommendation: PricedRecomme
   return `Approved at ${amount(priceCents)} over the recommended ${amount(recommendation.recommendedPriceCents)} (${recommendation.reasonSummary})`;
 }
 
-/** A transaction holds at most 100 items: the approval and up to 99 tasks, then 100 tasks per further transaction. */
+/** A transaction holds at most 100 items; an approval's first holds its record, its turn, and tasks and cancels. */
 const TRANSACTION_ITEMS = 100;
+/** Turns an approval tries for before it gives up as a fault: approvals of one SKU at once settle within a few. */
+const TURN_ATTEMPTS = 10;
+
+type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
 
 /**
- * Approves a price for a SKU. A live key records the approval and one task per connector that receives write-backs,
- * in one transaction, then cancels those connectors' older pending tasks for the SKU; in that order, so that a fault
- * between the two leaves a connector with an extra task rather than none. A sandbox key records the approval alone.
+ * The pending tasks a live approval cancels: those of the approval before it, which the latest-approval item names.
+ * A SKU approved before that item existed has its open tasks found through the lookup index instead.
+ */
+async function tasksToCancel(
+  workspaceId: string,
+  sku: string,
+  latest: LatestApproval | undefined,
+  connectors: readonly Connector[],
+): Promise<string[]> {
+  const ids = latest
+    ? latest.taskIds
+    : (await Promise.all(connectors.map((connector) => openTaskIds(workspaceId, connector.connectorId, sku)))).flat();
+  if (ids.length === 0) return [];
+  const tasks = await readTasks(workspaceId, ids);
+  return [...tasks.values()].filter((task) => task.status === 'pending').map((task) => task.taskId);
+}
+
+/** Whether a transaction was refused because the latest approval or a task moved under it: then it reads again. */
+function lostTurn(error: unknown): boolean {
+  return error instanceof TransactionCanceledException || (error as { name?: string } | undefined)?.name === 'TransactionConflictException';
+}
+
+/**
+ * Approves a price for a SKU. A live key records the approval, one task per connector that receives write-backs, the
+ * cancellation of the pending tasks of the approval before it, and its turn on the SKU's latest-approval item, all in
+ * one transaction: approvals of one SKU at once take turns, the last to take its turn wins, and each connector is left
+ * exactly one pending task, the winner's. A sandbox key records the approval alone, and supersedes nothing.
  */
 export async function approvePrice(principal: Principal, request: ApproveRequest, now: Date): Promise<Approval> {
   const { workspaceId, workspace } = principal;
@@ -67,26 +113,12 @@ export async function approvePrice(principal: Principal, request: ApproveRequest
   const priceCents = checkApprovedPrice(request.price, recommendation);
   const livemode = principal.family === 'pw_live';
   const approvalId = newId('apv');
-  const approvedAt = now.toISOString();
   const connectors =
     livemode && workspace.features.includes('writebacks')
       ? (await listConnectors(workspaceId)).filter((connector) => connector.receivesWritebacks)
       : [];
   const reasonSummary = approvalReason(priceCents, recommendation);
-  const tasks = connectors.map((connector) => ({
-    connectorId: connector.connectorId,
-    item: newTaskItem({
-      workspaceId,
-      connectorId: connector.connectorId,
-      channel: connector.name,
-      approvalId,
-      recommendation,
-      priceCents,
-      reasonSummary,
-      createdAt: approvedAt,
-    }),
-  }));
-  const approval: Approval = {
+  const record = (approvedAt: string, tasks: ReadonlyArray<{ connectorId: string; taskId: string }>): Approval => ({
     approvalId,
     workspaceId,
     sku: recommendation.sku,
@@ -97,32 +129,60 @@ export async function approvePrice(principal: Principal, request: ApproveRequest
     keyId: principal.keyId,
     recommendedPriceCents: recommendation.recommendedPriceCents,
     pricingDecisionId: recommendation.pricingDecisionId,
-    publishedTo: tasks.map(({ connectorId, item }) => ({ connectorId, writebackId: String(item.taskId) })),
-  };
-  const puts = [
-    { ...keys.approval(workspaceId, recommendation.sku, approvedAt, approvalId), type: 'approval', ...approval },
-    ...tasks.map(({ item }) => item),
-  ];
-  for (let start = 0; start < puts.length; start += TRANSACTION_ITEMS) {
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: puts.slice(start, start + TRANSACTION_ITEMS).map((Item) => ({
-          Put: { TableName: tableName(), Item, ConditionExpression: 'attribute_not_exists(PK)' },
-        })),
-      }),
+    publishedTo: tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId })),
+  });
+  const approvalPut = (approval: Approval) => ({
+    Put: {
+      TableName: tableName(),
+      Item: { ...keys.approval(workspaceId, approval.sku, approval.approvedAt, approvalId), type: 'approval', ...approval },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  });
+
+  if (!livemode) {
+    const approval = record(now.toISOString(), []);
+    await tableClient().send(new TransactWriteCommand({ TransactItems: [approvalPut(approval)] }));
+    return approval;
+  }
+
+  for (let attempt = 1; ; attempt++) {
+    const latest = await readLatestApproval(workspaceId, recommendation.sku);
+    const approvedAt = nextApprovedAt(latest, now);
+    const tasks = connectors.map((connector) => {
+      const item = newTaskItem({
+        workspaceId,
+        connectorId: connector.connectorId,
+        channel: connector.name,
+        approvalId,
+        recommendation,
+        priceCents,
+        reasonSummary,
+        createdAt: approvedAt,
+      });
+      return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
+    });
+    const approval = record(approvedAt, tasks);
+    const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, connectors)).map((taskId) =>
+      cancelTask(workspaceId, taskId, approvalId, now.getTime()),
     );
+    const items: TransactItems = [
+      approvalPut(approval),
+      takeTurn(workspaceId, recommendation.sku, latest, { approvalId, approvedAt, taskIds: tasks.map((task) => task.taskId) }),
+      ...cancels,
+      ...tasks.map(({ item }) => ({ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } })),
+    ];
+    try {
+      // With more connectors than one transaction holds, the rest of the tasks follow in further transactions.
+      for (let start = 0; start < items.length; start += TRANSACTION_ITEMS) {
+        await tableClient().send(new TransactWriteCommand({ TransactItems: items.slice(start, start + TRANSACTION_ITEMS) }));
+      }
+      return approval;
+    } catch (error) {
+      // Another approval took its turn first, or a task to cancel was leased meanwhile: read again and try anew.
+      if (!lostTurn(error) || attempt >= TURN_ATTEMPTS) throw error;
+      await pause(attempt);
+    }
   }
-  // The approval stands once its transaction has: failing to cancel older tasks only leaves them to be applied in
-  // their turn, before the newer one, so it is logged rather than answered as a fault the caller would retry.
-  const superseding = { approvalId, approvedAt, taskIds: new Set(approval.publishedTo.map((published) => published.writebackId)) };
-  const outcomes = await Promise.allSettled(
-    connectors.map((connector) => supersedeOpenTasks(workspaceId, connector.connectorId, recommendation.sku, superseding, now.getTime())),
-  );
-  for (const outcome of outcomes) {
-    if (outcome.status === 'rejected')
-      logger.warn('older write-back tasks were not cancelled', { approvalId, error: outcome.reason as Error });
-  }
-  return approval;
 }
 
 /** The answer of POST /v1/prices/approve, in the overview's snake_case. */

@@ -92,6 +92,8 @@ export const keys = {
     PK: productPartition(workspaceId, sku),
     SK: `APPROVAL#${approvedAt}#${approvalId}`,
   }),
+  /** The latest live approval of a product, which every live approval of it advances in turn. */
+  latestApproval: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'LATEST_APPROVAL' }),
   /** One partition per write-back task: an ack or an extend names the task by id, so it finds it with no index. */
   writeback: (workspaceId: string, taskId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#WRITEBACK#${taskId}`, SK: 'TASK' }),
   /**

@@ -1,11 +1,11 @@
-// Write-back task items: created with an approval, superseded by a newer one, read by id, and closed out of the indexes.
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+// Write-back task items: created with an approval, cancelled by a newer one while pending, read by id, and closed out of the indexes.
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { newId } from '../ids.ts';
 import type { PricedRecommendation } from '../recommendations/schema.ts';
-import { getItems, inParallel } from '../table/bulk.ts';
-import { isConditionFailure, tableClient } from '../table/client.ts';
+import { getItems } from '../table/bulk.ts';
+import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { claimableKeys, keys, lookupKeys } from '../table/keys.ts';
 import { queryLookup } from '../table/query.ts';
@@ -73,50 +73,38 @@ export const CLOSE_NAMES = {
   '#lookupSk': lookupIndex.sortKey,
 };
 
+/** The ids of a connector's open (pending or leased) tasks for a SKU, as the lookup index has them. */
+export async function openTaskIds(workspaceId: string, connectorId: string, sku: string): Promise<string[]> {
+  const items = await queryLookup(lookupKeys.openWritebacks(workspaceId, connectorId, sku));
+  return items.map((item) => String(item[lookupIndex.sortKey]));
+}
+
 /**
- * A new approval cancels the connector's older tasks for the SKU that are still pending: it would be pointless for the
- * connector to apply a price that is no longer the approved one. A task that was ever leased is left alone, as the
- * contract has it (a late ack of an expired lease counts as expired and the task can be claimed again), and a task of
- * a later approval is never cancelled, however the two approvals' writes interleave.
+ * The write that cancels a task a newer approval supersedes: it would be pointless for a connector to apply a price
+ * that is no longer the approved one. It holds only while the task is pending: a task that was ever leased is left
+ * alone, as the contract has it (a late ack of an expired lease counts as expired and the task can be claimed again).
  */
-export async function supersedeOpenTasks(
+export function cancelTask(
   workspaceId: string,
-  connectorId: string,
-  sku: string,
-  approval: { readonly approvalId: string; readonly approvedAt: string; readonly taskIds: ReadonlySet<string> },
+  taskId: string,
+  supersededBy: string,
   nowMs: number,
-): Promise<number> {
-  const Items = await queryLookup(lookupKeys.openWritebacks(workspaceId, connectorId, sku));
-  let cancelled = 0;
-  await inParallel(
-    Items.filter((item) => !approval.taskIds.has(String(item[lookupIndex.sortKey]))),
-    8,
-    async (item) => {
-      try {
-        await tableClient().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: { PK: item.PK, SK: item.SK },
-            UpdateExpression: `SET #status = :cancelled, finishedAt = :now, supersededBy = :approval ${CLOSE}`,
-            ConditionExpression: '#status = :pending AND createdAt < :approvedAt',
-            ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
-            ExpressionAttributeValues: {
-              ':cancelled': 'cancelled',
-              ':pending': 'pending',
-              ':now': new Date(nowMs).toISOString(),
-              ':approval': approval.approvalId,
-              ':approvedAt': approval.approvedAt,
-            },
-          }),
-        );
-        cancelled += 1;
-      } catch (error) {
-        // Leased meanwhile, or already finished: it is no longer pending, so it stays as it is.
-        if (!isConditionFailure(error)) throw error;
-      }
+): NonNullable<TransactWriteCommandInput['TransactItems']>[number] {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: keys.writeback(workspaceId, taskId),
+      UpdateExpression: `SET #status = :cancelled, finishedAt = :now, supersededBy = :approval ${CLOSE}`,
+      ConditionExpression: '#status = :pending',
+      ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
+      ExpressionAttributeValues: {
+        ':cancelled': 'cancelled',
+        ':pending': 'pending',
+        ':now': new Date(nowMs).toISOString(),
+        ':approval': supersededBy,
+      },
     },
-  );
-  return cancelled;
+  };
 }
 
 /** Tasks by id, read strongly: an ack judges each result on the task as it stands. */

@@ -1,5 +1,5 @@
 // The overview surface through the local gateway: recommendations as drains leave them, and approvals published as write-back tasks.
-import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
 import { tableName } from '../../shared/config.ts';
@@ -7,10 +7,9 @@ import { createConnector } from '../../shared/connectors/repository.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { supersedeOpenTasks } from '../../shared/writebacks/tasks.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
-import { ack, approve, claim, claimedTasks, getPrice } from './writebacks-support.ts';
+import { ack, approve, claim, claimedTasks, getPrice, storedTask } from './writebacks-support.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -275,20 +274,45 @@ describe('POST /v1/prices/approve', () => {
     expect((await ack(seller.keys.connector, results)).json).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
   });
 
-  it("never cancels a later approval's task, however the two approvals' writes interleave", async () => {
+  it("leaves each connector one pending task, the last approval's, after five approvals of one SKU at once", async () => {
     const seller = await lampSeller();
-    const older = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
-    const newer = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 16 });
-    // The older approval's cancelling, run late, as if its transaction had been the slower of the two.
-    const cancelled = await supersedeOpenTasks(
-      seller.workspaceId,
-      seller.connectorId,
-      'LAMP',
-      { approvalId: 'apv_older', approvedAt: older.json.approved_at, taskIds: new Set([older.json.published_to[0].writeback_id]) },
-      Date.now(),
-    );
-    expect(cancelled).toBe(0);
-    expect(claimedTasks(await claim(seller.keys.connector)).map((task) => task.id)).toEqual([newer.json.published_to[0].writeback_id]);
+    const second = await createConnector({ workspaceId: seller.workspaceId, name: 'Storefront sync', receivesWritebacks: true });
+    for (const sku of ['LAMP', 'SHADE']) {
+      const prices = sku === 'LAMP' ? [14, 14.5, 15, 15.5, 16] : [8, 8.25, 8.5, 8.75, 9];
+      const approvals = await Promise.all(prices.map((price) => approve(seller.keys.pwLive, { sku, price })));
+      for (const approval of approvals) expect(approval.status, approval.text).toBe(200);
+
+      // They took turns: each has a moment of its own, and the latest is the one that stands.
+      const moments = approvals.map((approval) => approval.json.approved_at as string);
+      expect(new Set(moments).size).toBe(5);
+      const winner = approvals.reduce((latest, approval) => (approval.json.approved_at > latest.json.approved_at ? approval : latest));
+      const winnerTasks = winner.json.published_to.map((published: { writeback_id: string }) => published.writeback_id);
+      expect(winner.json.published_to.map((published: { connector_id: string }) => published.connector_id).sort()).toEqual(
+        [seller.connectorId, second.connectorId].sort(),
+      );
+      for (const approval of approvals) {
+        for (const published of approval.json.published_to) {
+          const task = await storedTask(seller.workspaceId, published.writeback_id);
+          expect(task?.status).toBe(approval === winner ? 'pending' : 'cancelled');
+        }
+      }
+
+      // The product's approval history ends with the winner, and its latest approval names the winner's tasks.
+      const { Items = [] } = await tableClient().send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :approval)',
+          ExpressionAttributeValues: { ':pk': keys.product(seller.workspaceId, sku).PK, ':approval': 'APPROVAL#' },
+          ConsistentRead: true,
+        }),
+      );
+      expect(Items.map((item) => item.approvedAt)).toEqual([...moments].sort());
+      expect(Items.at(-1)?.publishedTo.map((published: { writebackId: string }) => published.writebackId)).toEqual(winnerTasks);
+      const { Item: latest } = await tableClient().send(
+        new GetCommand({ TableName: tableName(), Key: keys.latestApproval(seller.workspaceId, sku), ConsistentRead: true }),
+      );
+      expect(latest).toMatchObject({ version: 5, approvedAt: winner.json.approved_at, taskIds: winnerTasks });
+    }
   });
 
   it("cancels only that SKU's tasks, and a sandbox approval cancels none", async () => {
@@ -380,5 +404,59 @@ describe('an approved price applied by a connector', () => {
     const [task] = claimedTasks(await claim(seller.keys.connector));
     expect((await ack(seller.keys.connector, [{ id: task?.id, ok: false, error: 'locked' }])).json).toMatchObject({ failed: 1 });
     expect((await getPrice(seller.keys.pwLive, 'LAMP')).json).toMatchObject({ current_price: 15 });
+  });
+});
+
+describe('bounded input on the overview', () => {
+  let seller: TestWorkspace;
+
+  beforeAll(async () => {
+    seller = await lampSeller();
+  }, 60_000);
+
+  /** The approvals recorded beside a product, read from its partition. */
+  async function approvalsOf(sku: string): Promise<unknown[]> {
+    const { Items } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :approval)',
+        ExpressionAttributeValues: { ':pk': keys.product(seller.workspaceId, sku).PK, ':approval': 'APPROVAL#' },
+        ConsistentRead: true,
+      }),
+    );
+    return Items ?? [];
+  }
+
+  async function expectNothingApproved(): Promise<void> {
+    expect(await approvalsOf('LAMP')).toEqual([]);
+    expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
+  }
+
+  it('answers a SKU of 3,000 characters with 400 bad_request, and one of 255 characters of 4 bytes each with 404 not_found', async () => {
+    expectOverviewError(await getPrice(seller.keys.pwLive, 'S'.repeat(3000)), 400, 'bad_request', /sku.*at most 255 characters/);
+    expectOverviewError(await getPrice(seller.keys.pwLive, '𝄞'.repeat(255)), 404, 'not_found');
+  });
+
+  it('refuses to approve a SKU of 3,000 characters with 400 bad_request, and records nothing', async () => {
+    expectOverviewError(
+      await approve(seller.keys.pwLive, { sku: 'S'.repeat(3000), price: 15 }),
+      400,
+      'bad_request',
+      /sku.*at most 255 characters/,
+    );
+    await expectNothingApproved();
+  });
+
+  it('refuses a price of 1e20 with 400 bad_request naming the largest price it can take, not its decimals, and records nothing', async () => {
+    const response = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 1e20 });
+    expectOverviewError(response, 400, 'bad_request', /^price must be at most 70,368,744,177,663\.99 USD; /);
+    expect(response.json.error.message).not.toContain('decimal');
+    await expectNothingApproved();
+  });
+
+  it('refuses a body nested a million levels deep with 400 bad_request before reading it, and records nothing', async () => {
+    const body = `{"sku":"LAMP","price":15,"note":${'['.repeat(1_000_000)}${']'.repeat(1_000_000)}}`;
+    expectOverviewError(await approve(seller.keys.pwLive, body), 400, 'bad_request', /nests objects and arrays more than 64 levels deep/);
+    await expectNothingApproved();
   });
 });

@@ -1,0 +1,54 @@
+// A product's latest live approval: the item each live approval advances under a condition, so approvals of one SKU take turns.
+import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+export const LatestApprovalSchema = v.object({
+  /** Advanced by one with each live approval; an approval's transaction holds only if it is still what it read. */
+  version: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  approvalId: v.string(),
+  approvedAt: v.string(),
+  /** The write-back tasks the approval published: the only ones of the SKU a newer approval may find pending. */
+  taskIds: v.array(v.string()),
+});
+export type LatestApproval = v.InferOutput<typeof LatestApprovalSchema>;
+
+/** Read strongly: a turn taken a moment ago must be seen, or the next approval's condition fails and it reads again. */
+export async function readLatestApproval(workspaceId: string, sku: string): Promise<LatestApproval | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.latestApproval(workspaceId, sku), ConsistentRead: true }),
+  );
+  return Item ? v.parse(LatestApprovalSchema, Item) : undefined;
+}
+
+/**
+ * An approval's moment: now, or a millisecond after the approval before it when the clock says otherwise, so that
+ * approvals of a SKU sort by their moments in the order they took their turns, and no two tie.
+ */
+export function nextApprovedAt(latest: Pick<LatestApproval, 'approvedAt'> | undefined, now: Date): string {
+  if (!latest) return now.toISOString();
+  const after = Date.parse(latest.approvedAt) + 1;
+  return new Date(Math.max(now.getTime(), after)).toISOString();
+}
+
+/** The write that takes the approval's turn: the version it read, advanced, or the first if it read none. */
+export function takeTurn(
+  workspaceId: string,
+  sku: string,
+  latest: LatestApproval | undefined,
+  next: Omit<LatestApproval, 'version'>,
+): TransactItem {
+  const item = { ...keys.latestApproval(workspaceId, sku), type: 'latestApproval', ...next, version: (latest?.version ?? 0) + 1 };
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: item,
+      ConditionExpression: latest ? 'version = :seen' : 'attribute_not_exists(PK)',
+      ...(latest ? { ExpressionAttributeValues: { ':seen': latest.version } } : {}),
+    },
+  };
+}
