@@ -89,4 +89,21 @@ describe('ExpiringCache', () => {
     expect(cache.peek('a', 1)).toBeUndefined();
     expect(cache.peek('c', 1)).toBe('c');
   });
+
+  it('serves a miss for its miss time to live when asked to, then reads again and keeps what it finds', async () => {
+    const cache = new ExpiringCache<string | undefined>({ ttlMs: TTL_MS, missTtlMs: 5_000 });
+    let reads = 0;
+    const store: { key?: string } = {};
+    const load = async () => {
+      reads += 1;
+      return store.key;
+    };
+    expect(await cache.get('k', 0, load)).toBeUndefined();
+    store.key = 'issued';
+    expect(await cache.get('k', 4_999, load)).toBeUndefined();
+    expect(reads).toBe(1);
+    expect(await cache.get('k', 5_000, load)).toBe('issued');
+    expect(await cache.get('k', 5_000 + TTL_MS - 1, load)).toBe('issued');
+    expect(reads).toBe(2);
+  });
 });

@@ -23,15 +23,19 @@ export interface ExpiringCacheOptions {
   readonly ttlMs: number;
   /** Past this many entries the oldest are forgotten. */
   readonly limit?: number;
+  /** How long "nothing there" is served before it is read again; by default it is not kept at all. */
+  readonly missTtlMs?: number;
 }
 
-/** Values by id that are served for a while and then read again; `undefined` stands for "nothing there" and is not kept. */
+/** Values by id that are served for a while and then read again; `undefined` stands for "nothing there". */
 export class ExpiringCache<T> {
   readonly #entries: BoundedMap<string, { value: T; until: number }>;
   readonly #ttlMs: number;
+  readonly #missTtlMs: number;
 
   constructor(options: ExpiringCacheOptions) {
     this.#ttlMs = options.ttlMs;
+    this.#missTtlMs = options.missTtlMs ?? 0;
     this.#entries = new BoundedMap(options.limit ?? 10_000);
   }
 
@@ -45,12 +49,13 @@ export class ExpiringCache<T> {
     this.#entries.set(id, { value, until: now + this.#ttlMs });
   }
 
-  /** The fresh value, or what `load` reads, kept unless it is undefined. */
+  /** The fresh value, or what `load` reads, kept for the time to live of a value or of a miss. */
   async get(id: string, now: number, load: () => Promise<T>): Promise<T> {
     const hit = this.#entries.get(id);
     if (hit && hit.until > now) return hit.value;
     const value = await load();
     if (value !== undefined) this.set(id, value, now);
+    else if (this.#missTtlMs > 0) this.#entries.set(id, { value, until: now + this.#missTtlMs });
     else this.#entries.delete(id);
     return value;
   }

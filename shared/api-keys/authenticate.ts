@@ -97,8 +97,13 @@ export function connectorOf(principal: Principal): string {
 /** A revoked key or a changed workspace takes effect within this time on every instance. */
 export const AUTH_CACHE_MS = 60_000;
 
-// Misses are not kept: a key created a moment ago must work at once.
-const keyCache = new ExpiringCache<ApiKeyRecord | undefined>({ ttlMs: AUTH_CACHE_MS });
+/**
+ * A key that is not found is remembered this long: a client retrying a wrong or deleted key costs one read per
+ * instance in this time rather than one per request, and a key tried before it was issued works this long after.
+ */
+export const AUTH_MISS_CACHE_MS = 5_000;
+
+const keyCache = new ExpiringCache<ApiKeyRecord | undefined>({ ttlMs: AUTH_CACHE_MS, missTtlMs: AUTH_MISS_CACHE_MS, limit: 10_000 });
 const workspaceCache = new ExpiringCache<Workspace | undefined>({ ttlMs: AUTH_CACHE_MS });
 
 export async function authenticate(auth: RouteAuth, authorizationHeader: string | undefined, now = Date.now()): Promise<Principal> {

@@ -1,7 +1,10 @@
 // The authentication matrix on the first endpoint, through the local gateway.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../shared/api-keys/repository.ts';
+import { buildEvent } from '../../lib/local/gateway.ts';
+import { createLambdaContext } from '../../lib/local/lambda-context.ts';
 import { randomBase62 } from '../../shared/ids.ts';
+import { listenToRequestCosts } from '../../shared/observability.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
@@ -65,5 +68,29 @@ describe('authentication and authorization on the first endpoint', () => {
   it('accepts the scheme name in any case', async () => {
     const response = await openBatch({ authorization: `bearer ${workspace.keys.connector}` });
     expect(response.status).toBe(201);
+  });
+});
+
+describe('unknown keys', () => {
+  it('are looked up once, not on every request that repeats one within a few seconds', async () => {
+    // The handler runs in this process, so that its requests' costs can be heard.
+    const { handler } = await import('../../functions/open-batch.ts');
+    const authorization = `Bearer svc_live_${randomBase62(40)}`;
+    const reads: number[] = [];
+    const stop = listenToRequestCosts((cost) => reads.push(cost.ledger.readUnits));
+    try {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        const event = buildEvent(
+          { method: 'POST', url: '/api/v1/ingest/batches', headers: { authorization }, body: Buffer.alloc(0), sourceIp: '127.0.0.1' },
+          'POST /api/v1/ingest/batches',
+          undefined,
+        );
+        const result = await handler(event, createLambdaContext({ name: 'openBatch', memoryMb: 256, timeoutSeconds: 10 }));
+        expect(result.statusCode).toBe(401);
+      }
+    } finally {
+      stop();
+    }
+    expect(reads).toEqual([0.5, 0, 0, 0, 0]);
   });
 });
