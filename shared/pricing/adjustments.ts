@@ -1,0 +1,139 @@
+// The margin steps between the base and the guardrails: customer history, the deal-size break, the win model and stock.
+import type { LineBase } from './line-base.ts';
+import type { Band, LineBands, LineInputs, PricingProduct, WinModel } from './model.ts';
+import { amount, percent, points, type ReasonStep } from './reason-stack.ts';
+import type { PricingSettings } from './settings.ts';
+import { clamp, credibility, shrink } from './shrinkage.ts';
+import { profitMaximisingMargin } from './win-model.ts';
+
+/** Where the margin stands: the evidence, or the last step since that moved it. */
+export interface MarginSoFar {
+  readonly margin: number;
+}
+
+/**
+ * What the steps after customer history stand on. Without the customer's own history it is the base itself (a
+ * LineBase is one); with it, the base shrunk toward the customer.
+ */
+export interface Evidence extends MarginSoFar {
+  /** The band behind it: the customer × SKU band, or the most specific band of the segment chain, if any. */
+  readonly node: Band | undefined;
+  readonly floor: number;
+  readonly stretch: number;
+  /** Shrunk alongside the margin but never rounded: it is what the explanation reports. */
+  readonly target: number;
+}
+
+/** The customer_history step, which also replaces the base as the evidence. */
+export interface CustomerHistory extends ReasonStep, Evidence {
+  readonly node: Band;
+}
+
+/** Keeps a margin within the history range, widened to the base so that a list price outside it is not pulled in. */
+function withinHistory(margin: number, base: LineBase, settings: PricingSettings): number {
+  return clamp(
+    margin,
+    Math.min(settings.minHistoryMarginPct / 100, base.margin),
+    Math.max(settings.maxHistoryMarginPct / 100, base.margin),
+  );
+}
+
+const parentNames = ['segment', 'segment', 'category', 'workspace', 'list price'] as const;
+
+/** Customer × SKU evidence can only exist when a customer is named. */
+export function customerHistory(
+  base: LineBase,
+  inputs: LineInputs,
+  bands: LineBands,
+  settings: PricingSettings,
+): CustomerHistory | undefined {
+  const customer = inputs.hasCustomer ? bands.customerSku : undefined;
+  if (!customer) return undefined;
+  const z = credibility(customer.nEff, settings.credibilityK);
+  const gap = (customer.target - base.margin) * 100;
+  return {
+    param: 'customer_history',
+    scope: 'customer',
+    label: `Customer pays ${Math.abs(gap).toFixed(1)} points ${gap >= 0 ? 'more' : 'less'} than the ${parentNames[base.depth]} on this SKU (n_eff ${customer.nEff.toFixed(1)})`,
+    margin: withinHistory(shrink(z, customer.target, base.margin), base, settings),
+    node: customer,
+    floor: withinHistory(shrink(z, customer.floor, base.floor), base, settings),
+    stretch: withinHistory(shrink(z, customer.stretch, base.stretch), base, settings),
+    target: withinHistory(shrink(z, customer.target, base.target), base, settings),
+  };
+}
+
+/** The deal's size in multiples of the median: the largest of its quantity, its order's quantity and its order's value. */
+function dealSize(inputs: LineInputs, median: number): number {
+  const listPrice = inputs.product.currentPriceCents;
+  let size = inputs.quantity / median;
+  if (inputs.orderTotalQuantity !== undefined) size = Math.max(size, inputs.orderTotalQuantity / median);
+  if (inputs.orderValueCents !== undefined && listPrice > 0) size = Math.max(size, inputs.orderValueCents / (median * listPrice));
+  return size;
+}
+
+/**
+ * Only history has a median to compare the deal with. The break only ever lowers the margin, and never below the
+ * floor; a margin already under it stays put.
+ */
+export function quantityBreak(evidence: Evidence, base: LineBase, inputs: LineInputs, settings: PricingSettings): ReasonStep | undefined {
+  const median = evidence.node?.medianQuantity;
+  if (base.node && median !== undefined && median > 0) {
+    const size = dealSize(inputs, median);
+    if (size > 1 && evidence.margin > evidence.floor) {
+      const discount = Math.min(settings.quantityBreakBpsPerDoubling * Math.log2(size), settings.maxQuantityBreakBps) / 10_000;
+      return {
+        param: 'quantity',
+        scope: base.scope,
+        label: `Deal is ${size.toFixed(1)}× the median quantity of ${amount(median)}: a break of up to ${(discount * 100).toFixed(2)} points, not below the floor ${percent(evidence.floor)}`,
+        margin: Math.max(evidence.margin - discount, evidence.floor),
+      };
+    }
+  }
+  return undefined;
+}
+
+/** Moves the margin toward the most profitable one the win model sees, as far as the model's credibility allows. */
+export function winModelPull(
+  from: MarginSoFar,
+  evidence: Evidence,
+  base: LineBase,
+  winModel: WinModel | undefined,
+  settings: PricingSettings,
+): ReasonStep | undefined {
+  if (!base.node || !winModel) return undefined;
+  const best = profitMaximisingMargin(winModel, evidence.floor, evidence.stretch);
+  const z = credibility(winModel.nEff, settings.credibilityK);
+  return {
+    param: 'win_model',
+    scope: 'segment',
+    label: `Win model on ${winModel.closedQuotes} closed quotes (n_eff ${winModel.nEff.toFixed(1)}) puts the most profitable margin at ${percent(best)}`,
+    margin: withinHistory(from.margin + z * (best - from.margin), base, settings),
+  };
+}
+
+/** Scarce stock earns margin: more when there is none at all than when it is merely low. */
+export function stockPremium(
+  from: MarginSoFar,
+  base: LineBase,
+  product: PricingProduct,
+  settings: PricingSettings,
+): ReasonStep | undefined {
+  const onHand = product.stockOnHand;
+  if (product.inStock === false || (onHand !== undefined && onHand <= 0)) {
+    return premium(from, base, settings, settings.outOfStockBps, 'Out of stock');
+  }
+  if (onHand !== undefined && onHand <= settings.lowStockUnits) {
+    return premium(from, base, settings, settings.lowStockBps, `Low stock (${amount(onHand)} on hand)`);
+  }
+  return undefined;
+}
+
+function premium(from: MarginSoFar, base: LineBase, settings: PricingSettings, premiumBps: number, why: string): ReasonStep {
+  return {
+    param: 'stock',
+    scope: 'product',
+    label: `${why}: ${points(premiumBps)} points up`,
+    margin: withinHistory(from.margin + premiumBps / 10_000, base, settings),
+  };
+}
