@@ -114,7 +114,7 @@ try {
     `  write units             staging ${Math.round(heavy.stagingWriteUnits).toLocaleString('en-US')} WRU, drain ${Math.round(heavy.drainWriteUnits).toLocaleString('en-US')} WRU (${(heavy.drainWriteUnits / heavy.lines).toFixed(2)} per line); drain reads ${Math.round(heavy.drainReadUnits).toLocaleString('en-US')} RRU`,
   );
   console.log(
-    `  drain                   ${heavy.drainSeconds.toFixed(1)} s in ${heavy.drainInvocations} invocation${heavy.drainInvocations === 1 ? '' : 's'} (longest ${heavy.longestInvocationSeconds.toFixed(1)} s, timeout ${queues.drain.consumerTimeoutSeconds} s); bands job ${heavy.bandsSeconds.toFixed(1)} s`,
+    `  drain                   ${heavy.drainSeconds.toFixed(1)} s in ${heavy.drainInvocations} invocation${heavy.drainInvocations === 1 ? '' : 's'} (longest ${heavy.longestDrainSeconds.toFixed(1)} s, timeout ${queues.drain.consumerTimeoutSeconds} s); bands job ${heavy.bandsSeconds.toFixed(1)} s in ${heavy.bandsInvocations} (longest ${heavy.longestBandsSeconds.toFixed(1)} s)`,
   );
   console.log(
     `  cost at list prices     $${heavy.cost.total.toFixed(4)}: DynamoDB writes $${heavy.cost.dynamoDbWrites.toFixed(4)}, reads $${heavy.cost.dynamoDbReads.toFixed(4)}, Lambda $${(heavy.cost.lambdaCompute + heavy.cost.lambdaRequests).toFixed(4)}, API Gateway $${heavy.cost.apiGateway.toFixed(6)}`,

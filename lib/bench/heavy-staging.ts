@@ -20,9 +20,12 @@ export interface HeavyStagingFigures {
   readonly stagingWriteUnits: number;
   readonly drainWriteUnits: number;
   readonly drainReadUnits: number;
-  /** Drain invocations, the first and its continuations: each ran within the worker's timeout. */
+  /** Drain invocations, the first and its continuations, and the longest: each must end within the worker's timeout. */
   readonly drainInvocations: number;
-  readonly longestInvocationSeconds: number;
+  readonly longestDrainSeconds: number;
+  /** The bands job's invocations after the drain, and the longest. */
+  readonly bandsInvocations: number;
+  readonly longestBandsSeconds: number;
   readonly drainSeconds: number;
   readonly bandsSeconds: number;
   readonly cost: CostBreakdown;
@@ -58,7 +61,9 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
   const headers = { authorization: `Bearer ${seller.keys.connector}`, 'content-type': 'application/json' };
   const client = keepAliveClient(stack.gatewayUrl);
   const drainMemoryMb = workers.find((worker) => worker.id === 'drain')?.memoryMb ?? 1024;
-  const costs = { stagingWrites: 0, drainWrites: 0, drainReads: 0, gbSeconds: 0, invocations: 0, requests: 0, longestMs: 0 };
+  const costs = { stagingWrites: 0, drainWrites: 0, drainReads: 0, gbSeconds: 0 };
+  /** The worker's invocations for this workspace, with when each ended: those that end by `drained` are the drain's. */
+  const invocations: Array<{ endedAt: number; durationMs: number }> = [];
   const stop = listenToRequestCosts((cost) => {
     if (cost.workspaceId !== seller.workspaceId) return;
     if (cost.route === 'stageRecords') costs.stagingWrites += cost.ledger.writeUnits;
@@ -66,8 +71,7 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
       costs.drainWrites += cost.ledger.writeUnits;
       costs.drainReads += cost.ledger.readUnits;
       costs.gbSeconds += (Math.ceil(cost.durationMs) / 1000) * (drainMemoryMb / 1024);
-      costs.invocations += 1;
-      costs.longestMs = Math.max(costs.longestMs, cost.durationMs);
+      invocations.push({ endedAt: performance.now(), durationMs: cost.durationMs });
     }
   });
   try {
@@ -113,6 +117,8 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
     while (!(await status()).bandsRecomputedAt) await new Promise((resolve) => setTimeout(resolve, 100));
     const bandsAt = performance.now();
 
+    const drains = invocations.filter((invocation) => invocation.endedAt <= drainedAt);
+    const bandsJobs = invocations.filter((invocation) => invocation.endedAt > drainedAt);
     const pieces = (await readStagedChunks({ workspaceId: seller.workspaceId, batchId })).filter((item) => item.entity === 'order').length;
     return {
       bodyBytes: Buffer.byteLength(call.body),
@@ -122,15 +128,17 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
       stagingWriteUnits,
       drainWriteUnits: costs.drainWrites,
       drainReadUnits: costs.drainReads,
-      drainInvocations: costs.invocations,
-      longestInvocationSeconds: costs.longestMs / 1000,
+      drainInvocations: drains.length,
+      longestDrainSeconds: Math.max(0, ...drains.map((invocation) => invocation.durationMs)) / 1000,
+      bandsInvocations: bandsJobs.length,
+      longestBandsSeconds: Math.max(0, ...bandsJobs.map((invocation) => invocation.durationMs)) / 1000,
       drainSeconds: (drainedAt - committedAt) / 1000,
       bandsSeconds: (bandsAt - drainedAt) / 1000,
       cost: costAtListPrices({
         readUnits: costs.drainReads,
         writeUnits: stagingWriteUnits + costs.drainWrites,
         gbSeconds: costs.gbSeconds,
-        invocations: costs.invocations + 1,
+        invocations: invocations.length + 1,
         meteredRequests: Math.ceil(Buffer.byteLength(call.body) / (512 * 1024)),
       }),
     };
