@@ -169,7 +169,7 @@ try {
     const refused =
       run.claimers === 10 ? `   ${verdict(run.refusedPerLease <= REFUSED_PER_LEASE_TARGET)} (<= ${REFUSED_PER_LEASE_TARGET})` : '';
     console.log(
-      `  ${String(run.claimers).padStart(2)} claimer${run.claimers === 1 ? ' ' : 's'}            ${Math.round(run.tasksPerSecond).toLocaleString('en-US').padStart(6)} tasks leased/s (${run.seconds.toFixed(2)} s, ${run.claimCalls} claim calls); ${run.refusedPerLease.toFixed(2)} refused writes per lease${refused}`,
+      `  ${String(run.claimers).padStart(2)} claimer${run.claimers === 1 ? ' ' : 's'}            ${Math.round(run.tasksPerSecond).toLocaleString('en-US').padStart(6)} tasks leased/s (${run.seconds.toFixed(2)} s, ${run.claimCalls} claim calls); ${run.refusedPerLease.toFixed(2)} refused writes per lease${refused}; a claim p50 ${run.claimP50Ms.toFixed(0)} ms, p99 ${run.claimP99Ms.toFixed(0)} ms, max ${run.claimMaxMs.toFixed(0)} ms`,
     );
   }
   const wb = writebacks.costPerMillionTasks;

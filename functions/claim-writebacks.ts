@@ -6,8 +6,8 @@ import { taskView } from '../shared/writebacks/rules.ts';
 import { claimTasks } from '../shared/writebacks/claim.ts';
 import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
 
-export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs }) => {
+export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs, remainingMs }) => {
   const request = readJsonBody(event, ClaimRequestSchema);
-  const tasks = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs);
+  const tasks = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs, remainingMs);
   return { statusCode: 200, body: { tasks: tasks.map(taskView) } };
 });

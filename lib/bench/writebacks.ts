@@ -18,6 +18,10 @@ export interface ClaimRun {
   readonly claimCalls: number;
   /** Leases refused because another claim took the task first, per task leased. */
   readonly refusedPerLease: number;
+  /** How long one claim call ran in its handler: contention shows here before it shows in throughput. */
+  readonly claimP50Ms: number;
+  readonly claimP99Ms: number;
+  readonly claimMaxMs: number;
 }
 
 export interface WritebackCost extends CostBreakdown {
@@ -87,6 +91,8 @@ async function measureClaims(stack: LocalStack, claimers: number, tasks: number)
   const leased = workers.reduce((sum, worker) => sum + worker.claimed, 0);
   if (leased !== tasks) throw new Error(`${claimers} claimers leased ${leased} of ${tasks} tasks`);
   const refused = costs.reduce((sum, cost) => sum + cost.ledger.refusedWrites, 0);
+  const durations = costs.map((cost) => cost.durationMs).sort((a, b) => a - b);
+  const at = (quantile: number) => durations[Math.min(durations.length - 1, Math.floor(quantile * durations.length))] ?? 0;
   return {
     claimers,
     tasks,
@@ -94,6 +100,9 @@ async function measureClaims(stack: LocalStack, claimers: number, tasks: number)
     tasksPerSecond: tasks / seconds,
     claimCalls: workers.reduce((sum, worker) => sum + worker.calls, 0),
     refusedPerLease: refused / leased,
+    claimP50Ms: at(0.5),
+    claimP99Ms: at(0.99),
+    claimMaxMs: durations.at(-1) ?? 0,
   };
 }
 

@@ -111,6 +111,9 @@ async function leaseTask(candidate: Candidate, leaseUntilMs: number, nowMs: numb
   }
 }
 
+/** A claim stops taking leases this long before its invocation's deadline, to answer the ones it holds. */
+export const ANSWER_BEFORE_DEADLINE_MS = 2_000;
+
 /** Leases a claim tries per task it wants, per read of the claimable tasks. */
 const ATTEMPTS_PER_TASK = 2;
 
@@ -124,6 +127,7 @@ export async function claimTasks(
   connectorId: string,
   request: { readonly limit: number; readonly leaseSeconds: number },
   nowMs: number,
+  remainingMs: () => number = () => Infinity,
 ): Promise<Task[]> {
   const { limit } = request;
   const leaseUntilMs = nowMs + request.leaseSeconds * 1000;
@@ -131,14 +135,16 @@ export async function claimTasks(
   const window = claimWindow(limit, entry.running);
   const tasks: Task[] = [];
   try {
-    for (let read = 0; read < 2 && tasks.length < limit; read++) {
+    for (let read = 0; read < 2 && tasks.length < limit && remainingMs() > ANSWER_BEFORE_DEADLINE_MS; read++) {
       const candidates = await readClaimable(workspaceId, connectorId, window, nowMs);
       // A second read starts at a random slice: the claim's own slice was taken, most likely by one that read with it.
       const ticket = entry.running === 1 ? 0 : read === 0 ? entry.ticket : Math.floor(Math.random() * candidates.length);
       // Past this many attempts the window is stale: others have taken what it shows, and a fresh read is cheaper
       // than refused writes.
       const order = attemptOrder(candidates, limit, ticket).slice(0, limit * ATTEMPTS_PER_TASK);
-      for (let next = 0; tasks.length < limit && next < order.length;) {
+      // A claim slowed down by contention answers what it holds before its invocation ends: a lease taken by an
+      // invocation that then timed out would stay hidden from every claim until it ran out.
+      for (let next = 0; tasks.length < limit && next < order.length && remainingMs() > ANSWER_BEFORE_DEADLINE_MS;) {
         const wave = order.slice(next, next + limit - tasks.length);
         next += wave.length;
         const outcomes = await Promise.allSettled(wave.map((candidate) => leaseTask(candidate, leaseUntilMs, nowMs)));

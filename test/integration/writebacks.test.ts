@@ -6,6 +6,7 @@ import { tableName } from '../../shared/config.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
+import { ANSWER_BEFORE_DEADLINE_MS, claimTasks } from '../../shared/writebacks/claim.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { expectError, secondConnector } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
@@ -112,6 +113,19 @@ describe('claiming write-back tasks', () => {
 function fetchWith(key: string, path: string) {
   return call(`/api/v1/writebacks/${path}`, { method: 'POST', key, body: path === 'ack' ? { results: [{ id: 'x', ok: true }] } : {} });
 }
+
+describe('a claim near its deadline', () => {
+  it('stops taking leases before its invocation ends, and leaves what it did not lease claimable', async () => {
+    const { workspace, key } = await connectorWorkspace();
+    const ids = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 5);
+    let checks = 0;
+    // Time enough to read the claimable tasks, and then, as a busy machine might leave it, too little to lease them.
+    const remainingMs = () => (checks++ === 0 ? 10_000 : ANSWER_BEFORE_DEADLINE_MS - 1);
+    const late = await claimTasks(workspace.workspaceId, workspace.connectorId, { limit: 10, leaseSeconds: 60 }, Date.now(), remainingMs);
+    expect(late).toEqual([]);
+    expect(new Set(claimedTasks(await claim(key)).map((task) => task.id))).toEqual(new Set(ids));
+  });
+});
 
 describe('acknowledging write-back tasks', () => {
   it('applies and fails live leases, keeps the error, and finishes the tasks', async () => {
