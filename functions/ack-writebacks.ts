@@ -2,11 +2,12 @@
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 import { acknowledgeTasks } from '../shared/writebacks/ack.ts';
 import { AckRequestSchema } from '../shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('ackWritebacks', async ({ event, principal, nowMs }) => {
   const { results } = readJsonBody(event, AckRequestSchema);
   const counts = await acknowledgeTasks(principal.workspace, connectorOf(principal), results, nowMs);
-  return { statusCode: 200, body: counts };
+  return { statusCode: 200, body: counts } satisfies DocumentedReply<'ackWritebacks'>;
 });

@@ -3,9 +3,10 @@ import { approvalView, approvePrice } from '../shared/approvals/approve.ts';
 import { ApproveRequestSchema } from '../shared/approvals/schema.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 
 export const handler = routeEndpoint('approvePrice', async ({ event, principal, nowMs }) => {
   const request = readJsonBody(event, ApproveRequestSchema);
   const approval = await approvePrice(principal, request, new Date(nowMs));
-  return { statusCode: 200, body: approvalView(approval) };
+  return { statusCode: 200, body: approvalView(approval) } satisfies DocumentedReply<'approvePrice'>;
 });

@@ -5,9 +5,10 @@ import { statusView } from '../shared/batches/rules.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readPathParameter } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 
 export const handler = routeEndpoint('batchStatus', async ({ event, principal }) => {
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);
   const batch = await readOwnBatch({ workspaceId: principal.workspaceId, connectorId: connectorOf(principal) }, batchId);
-  return { statusCode: 200, body: statusView(batch) };
+  return { statusCode: 200, body: statusView(batch) } satisfies DocumentedReply<'batchStatus'>;
 });

@@ -2,6 +2,7 @@
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
 import { claimTasks } from '../shared/writebacks/claim.ts';
 import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
@@ -9,5 +10,5 @@ import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
 export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs, remainingMs }) => {
   const request = readJsonBody(event, ClaimRequestSchema);
   const tasks = await claimTasks(principal.workspaceId, connectorOf(principal), request, nowMs, remainingMs);
-  return { statusCode: 200, body: { tasks: tasks.map(taskView) } };
+  return { statusCode: 200, body: { tasks: tasks.map(taskView) } } satisfies DocumentedReply<'claimWritebacks'>;
 });

@@ -5,11 +5,12 @@ import { commitBatch } from '../shared/batches/repository.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { NoBodySchema, readJsonBody, readPathParameter } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 
 export const handler = routeEndpoint('commitBatch', async ({ event, principal }) => {
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);
   readJsonBody(event, NoBodySchema);
   const owner = { workspaceId: principal.workspaceId, connectorId: connectorOf(principal) };
   const { jobId } = await commitBatch(owner, batchId, (job) => sendDrainMessage(job));
-  return { statusCode: 202, body: { jobId } };
+  return { statusCode: 202, body: { jobId } } satisfies DocumentedReply<'commitBatch'>;
 });

@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
 import { extendLease } from '../shared/writebacks/claim.ts';
 import { ExtendRequestSchema } from '../shared/writebacks/schema.ts';
@@ -12,5 +13,5 @@ export const handler = routeEndpoint('extendWriteback', async ({ event, principa
   const taskId = readPathParameter(event, 'id', v.pipe(v.string(), v.minLength(1)));
   const { leaseSeconds } = readJsonBody(event, ExtendRequestSchema);
   const task = await extendLease(principal.workspaceId, connectorOf(principal), taskId, leaseSeconds, nowMs);
-  return { statusCode: 200, body: { task: taskView(task) } };
+  return { statusCode: 200, body: { task: taskView(task) } } satisfies DocumentedReply<'extendWriteback'>;
 });

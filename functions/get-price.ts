@@ -1,6 +1,7 @@
 // GET /v1/prices/{sku}: the overview reads a SKU's current recommendation, with its rationale and drivers on request.
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { parseInput, readPathParameter } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 import { IdentifierSchema } from '../shared/records/identifier.ts';
 import { overviewPrice, parseInclude, PriceQuerySchema, pricedOrRefused } from '../shared/recommendations/overview.ts';
 import { findRecommendation } from '../shared/recommendations/repository.ts';
@@ -10,5 +11,5 @@ export const handler = routeEndpoint('getPrice', async ({ event, principal, nowM
   const sku = readPathParameter(event, 'sku', IdentifierSchema);
   const include = parseInclude(parseInput(PriceQuerySchema, event.queryStringParameters)?.include);
   const recommendation = pricedOrRefused(await findRecommendation(principal.workspace, sku, nowMs), sku);
-  return { statusCode: 200, body: overviewPrice(recommendation, include) };
+  return { statusCode: 200, body: overviewPrice(recommendation, include) } satisfies DocumentedReply<'getPrice'>;
 });

@@ -3,9 +3,10 @@ import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { openBatch } from '../shared/batches/repository.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 
 export const handler = routeEndpoint('openBatch', async ({ event, principal }) => {
   readJsonBody(event, NoBodySchema);
   const batch = await openBatch({ workspaceId: principal.workspaceId, connectorId: connectorOf(principal) });
-  return { statusCode: 201, body: { batchId: batch.batchId, connectorId: batch.connectorId } };
+  return { statusCode: 201, body: { batchId: batch.batchId, connectorId: batch.connectorId } } satisfies DocumentedReply<'openBatch'>;
 });

@@ -1,8 +1,16 @@
 // POST /api/v1/prices: an ERP or storefront prices up to 100 lines in one idempotent call.
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody } from '../shared/http/request.ts';
+import type { Conforms, ResponseOf } from '../shared/openapi/operations.ts';
+import type { LineError, LineResult } from '../shared/prices/price-lines.ts';
 import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
 import { monthSpent, replayInSpentMonth, servePriceCall } from '../shared/prices/serve.ts';
+
+/**
+ * The answer is JSON already: servePriceCall serialises `{ lines }` from priceLines' results, and a replay repeats it
+ * byte for byte. So it is those results that are held to the document, here.
+ */
+type _ServedLines = Conforms<Array<LineResult | LineError>, ResponseOf<'priceLines'>['lines']>;
 
 export const handler = routeEndpoint('priceLines', async ({ event, principal, linesUsed, remainingMs, nowMs }) => {
   const readCall = () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) });

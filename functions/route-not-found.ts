@@ -17,7 +17,7 @@ const overview = openEndpoint(
     const { method, path } = event.requestContext.http;
     throw new ApiError(
       'not_found',
-      `No route for ${method} ${quoted(path)}. The overview serves GET /v1/prices/{sku} and POST /v1/prices/approve.`,
+      `No route for ${method} ${quoted(path)}. The overview serves GET /v1/prices/{sku}, POST /v1/prices/approve and GET /v1/openapi.json.`,
     );
   },
   'overview',

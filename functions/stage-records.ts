@@ -4,6 +4,7 @@ import { stageRecords } from '../shared/batches/staging.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
 import { routeEndpoint } from '../shared/http/endpoint.ts';
 import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
 import { readStageRequest } from '../shared/records/stage-request.ts';
 import * as v from 'valibot';
 
@@ -13,5 +14,5 @@ export const handler = routeEndpoint('stageRecords', async ({ event, principal }
   const owner = { workspaceId: principal.workspaceId, connectorId: connectorOf(principal) };
   const caps = { records: principal.workspace.batchRecordCap, lines: principal.workspace.batchLineCap };
   const { staged } = await stageRecords(owner, batchId, entity, records, caps);
-  return { statusCode: 202, body: { staged } };
+  return { statusCode: 202, body: { staged } } satisfies DocumentedReply<'stageRecords'>;
 });

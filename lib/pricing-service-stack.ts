@@ -85,7 +85,7 @@ export class PricingServiceStack extends Stack {
     this.functions = serviceFunctions;
     const createFunction = (
       id: string,
-      row: { id: string; entry: string; memoryMb: number; access: RouteAccess },
+      row: { id: string; entry: string; memoryMb: number; access: RouteAccess; files?: HttpRoute['files'] },
       timeoutSeconds: number,
     ): ServiceFunction => {
       const environment: Record<string, string> = {};
@@ -103,6 +103,7 @@ export class PricingServiceStack extends Stack {
         timeoutSeconds,
         environment,
         removalPolicy,
+        files: row.files,
       });
 
       if (row.access.table === 'read') table.grantReadData(fn.function);

@@ -1,4 +1,5 @@
 // Errors of the service and the two envelopes they are answered in: v1 (/api/v1) and the overview surface (/v1).
+import * as v from 'valibot';
 
 /** Every v1 error code and its HTTP status. */
 export const errorStatuses = {
@@ -25,6 +26,51 @@ export const errorStatuses = {
 } as const;
 
 export type ErrorCode = keyof typeof errorStatuses;
+
+/** The codes the v1 envelope carries: every code but the overview's own. */
+export const v1ErrorCodes: readonly ErrorCode[] = (Object.keys(errorStatuses) as ErrorCode[]).filter(
+  (code) => code !== 'bad_request' && code !== 'not_found' && code !== 'guardrail_violation',
+);
+
+/** The codes the overview's routes answer: the contract's overview table, and the shared codes of its key checks. */
+export const overviewErrorCodes: readonly string[] = [
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'subscription_inactive',
+  'feature_not_enabled',
+  'not_found',
+  'guardrail_violation',
+  'rate_limited',
+  'server_error',
+];
+
+/** The v1 envelope: `requestId` is the request's `x-request-id`, `param` the path of the offending input when there is one. */
+export const V1ErrorEnvelopeSchema = v.strictObject({
+  error: v.strictObject({
+    code: v.picklist(v1ErrorCodes),
+    message: v.string(),
+    param: v.optional(v.string()),
+    requestId: v.pipe(v.string(), v.minLength(1)),
+  }),
+});
+export type V1ErrorEnvelope = v.InferOutput<typeof V1ErrorEnvelopeSchema>;
+
+/** The overview's envelope, in its snake_case and without `param`. */
+export const OverviewErrorEnvelopeSchema = v.strictObject({
+  error: v.strictObject({
+    code: v.picklist(overviewErrorCodes),
+    message: v.string(),
+    request_id: v.pipe(v.string(), v.minLength(1)),
+  }),
+});
+export type OverviewErrorEnvelope = v.InferOutput<typeof OverviewErrorEnvelopeSchema>;
+
+/**
+ * API Gateway's own answers, in neither envelope and without x-request-id: 503 when a function outlives its timeout,
+ * 413 for a body over 10 MB. The local gateway answers them alike.
+ */
+export const GatewayErrorSchema = v.strictObject({ message: v.string() });
 
 export interface ErrorOptions {
   /** Path of the offending input, e.g. `records[17].lines[0].costCents`, `Idempotency-Key`, `batchId`. */
@@ -99,7 +145,7 @@ export function errorResponse(error: ApiError, requestId: string, surface: Surfa
     return {
       statusCode: status,
       headers,
-      body: JSON.stringify({ error: { code, message: error.message, request_id: requestId } }),
+      body: JSON.stringify({ error: { code, message: error.message, request_id: requestId } } satisfies OverviewErrorEnvelope),
     };
   }
   const body = {
@@ -109,6 +155,6 @@ export function errorResponse(error: ApiError, requestId: string, surface: Surfa
       ...(error.param === undefined ? {} : { param: error.param }),
       requestId,
     },
-  };
+  } satisfies V1ErrorEnvelope;
   return { statusCode: error.status, headers, body: JSON.stringify(body) };
 }

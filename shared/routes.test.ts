@@ -1,4 +1,4 @@
-// Unit tests of the route table's own consistency: entries, surfaces, access patterns and queue timeouts.
+// Unit tests of the route table's own consistency: entries, surfaces, open routes, files, access patterns and queue timeouts.
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -20,10 +20,39 @@ describe('the route table', () => {
 
   it('keeps /api/v1 routes for svc_live keys in the v1 envelope and /v1 routes for pw keys in the overview envelope', () => {
     for (const route of routes) {
+      if (route.auth === 'none') continue;
       const v1 = route.path.startsWith('/api/v1/');
       expect(route.surface).toBe(v1 ? 'v1' : 'overview');
       expect(route.auth.family === 'svc_live').toBe(v1);
       if (v1) expect(route.auth.scopes.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('answers an open route in the envelope of the surface its path is under, as the fallback route does', () => {
+    for (const route of routes.filter((candidate) => candidate.auth === 'none')) {
+      expect(route.surface, route.id).toBe(route.path.startsWith('/v1/') ? 'overview' : 'v1');
+    }
+  });
+
+  it('opens to every caller only the two OpenAPI documents and the reference page, each a GET that touches nothing', () => {
+    const open = routes.filter((route) => route.auth === 'none');
+    expect(open.map((route) => `${routeKey(route)} (${route.id})`).sort()).toEqual([
+      'GET /api/v1/openapi.json (openapiV1)',
+      'GET /docs (apiReference)',
+      'GET /docs/{asset} (apiReferenceAsset)',
+      'GET /v1/openapi.json (openapiOverview)',
+    ]);
+    for (const route of open) expect(route.access, route.id).toEqual({});
+  });
+
+  it('names only files that exist in the project, each read under a path inside the function package', () => {
+    for (const route of routes) {
+      const files: Readonly<Record<string, string>> = ('files' in route && route.files) || {};
+      for (const [packagePath, projectPath] of Object.entries(files)) {
+        expect(existsSync(resolve(root, projectPath)), projectPath).toBe(true);
+        expect(packagePath, route.id).toMatch(/^[\w-]+(\/[\w.-]+)+$/);
+        expect(packagePath, route.id).not.toMatch(/(^|\/)\.\.?(\/|$)|^index\.mjs$/);
+      }
     }
   });
 

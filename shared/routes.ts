@@ -21,10 +21,19 @@ export interface HttpRoute {
   readonly entry: string;
   /** Which error envelope the route answers with. */
   readonly surface: 'v1' | 'overview';
-  readonly auth: RouteAuth;
+  /**
+   * The key the route asks for, or `'none'` for a route open to every caller: only what is public anyway (the API's
+   * documents and its reference page), touching no table and no queue.
+   */
+  readonly auth: RouteAuth | 'none';
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly access: RouteAccess;
+  /**
+   * Files the handler reads at run time besides its code: the path it reads each under, relative to its bundle, and
+   * the file in the project. The stack copies them into the function's package; local mode reads them where they are.
+   */
+  readonly files?: Readonly<Record<string, string>>;
 }
 
 /** Answers every method and path that no route claims: API Gateway's `$default` route. */
@@ -49,6 +58,16 @@ export interface QueueWorker {
   readonly memoryMb: number;
   readonly access: RouteAccess;
 }
+
+/** The access of the open routes: they serve what is public and may touch nothing. */
+const noAccess: RouteAccess = {};
+
+/** What the reference page's functions read: Redoc's standalone bundle, and the page's own script and styles. */
+const referenceFiles = {
+  'reference/redoc.standalone.js': 'node_modules/redoc/bundles/redoc.standalone.js',
+  'reference/api-reference.js': 'shared/reference/api-reference.js',
+  'reference/api-reference.css': 'shared/reference/api-reference.css',
+} as const;
 
 export const routes = [
   {
@@ -166,6 +185,54 @@ export const routes = [
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
   },
+  {
+    id: 'openapiV1',
+    method: 'GET',
+    path: '/api/v1/openapi.json',
+    entry: 'functions/openapi-api-v1.ts',
+    surface: 'v1',
+    auth: 'none',
+    memoryMb: 128,
+    timeoutSeconds: 5,
+    access: noAccess,
+  },
+  {
+    id: 'openapiOverview',
+    method: 'GET',
+    path: '/v1/openapi.json',
+    entry: 'functions/openapi-overview-v1.ts',
+    surface: 'overview',
+    auth: 'none',
+    memoryMb: 128,
+    timeoutSeconds: 5,
+    access: noAccess,
+  },
+  {
+    id: 'apiReference',
+    method: 'GET',
+    path: '/docs',
+    entry: 'functions/api-reference.ts',
+    surface: 'v1',
+    auth: 'none',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: noAccess,
+    // The page names each file by a hash of its content, so that browsers may keep the files for a year.
+    files: referenceFiles,
+  },
+  {
+    id: 'apiReferenceAsset',
+    method: 'GET',
+    path: '/docs/{asset}',
+    entry: 'functions/api-reference.ts',
+    surface: 'v1',
+    auth: 'none',
+    // Memory buys CPU on Lambda: Redoc's megabyte is compressed once per instance, on its first request.
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: noAccess,
+    files: referenceFiles,
+  },
 ] as const satisfies readonly HttpRoute[];
 
 export const fallbackRoute: FallbackRoute = {
@@ -193,6 +260,10 @@ export const workers: readonly QueueWorker[] = [
 ];
 
 export type RouteId = (typeof routes)[number]['id'];
+/** Routes that read a key: their handlers are built with `routeEndpoint`. */
+export type KeyedRouteId = Exclude<(typeof routes)[number], { auth: 'none' }>['id'];
+/** Routes open to every caller: their handlers are built with `openRouteEndpoint`. */
+export type OpenRouteId = Extract<(typeof routes)[number], { auth: 'none' }>['id'];
 
 export function routeById(id: RouteId): HttpRoute {
   const route = routes.find((candidate) => candidate.id === id);

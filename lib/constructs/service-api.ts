@@ -96,7 +96,9 @@ export class ServiceApi extends Construct {
     });
     acknowledgeNoGatewayAuthorizer(
       httpRoute,
-      `The ${route.id} handler authorizes every request by its service API key before doing anything else.`,
+      route.auth === 'none'
+        ? `The ${route.id} route is open by design: it serves the API's public documents or reference page, holds no grant and reads no data.`
+        : `The ${route.id} handler authorizes every request by its service API key before doing anything else.`,
     );
   }
 

@@ -1,4 +1,5 @@
 // One Lambda function of the service: its esbuild bundling, runtime settings, own log group and own narrow role.
+import { posix } from 'node:path';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -36,6 +37,33 @@ export interface ServiceFunctionProps {
   readonly environment: Readonly<Record<string, string>>;
   /** Applies to the log group; the function itself holds no data. */
   readonly removalPolicy: RemovalPolicy;
+  /** Files the handler reads at run time: path in the package (beside index.mjs) → path in the project. */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+/** A word for a POSIX shell, whatever it holds. */
+function shellWord(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * The bundling of a function that reads files at run time: the same esbuild bundle, and each file copied into the
+ * package as it is. Copied rather than inlined, so that the bundle stays code and the handler reads the same bytes
+ * locally (from the project) as deployed (from beside the bundle).
+ */
+export function bundlingWithFiles(files: Readonly<Record<string, string>>): BundlingOptions {
+  return {
+    ...functionBundling,
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (inputDir, outputDir) =>
+        Object.entries(files).map(([packagePath, projectPath]) => {
+          const target = `${outputDir}/${packagePath}`;
+          return `mkdir -p ${shellWord(posix.dirname(target))} && cp ${shellWord(`${inputDir}/${projectPath}`)} ${shellWord(target)}`;
+        }),
+    },
+  };
 }
 
 export class ServiceFunction extends Construct {
@@ -67,7 +95,7 @@ export class ServiceFunction extends Construct {
       timeout: Duration.seconds(props.timeoutSeconds),
       role: this.role,
       logGroup: this.logGroup,
-      bundling: functionBundling,
+      bundling: props.files && Object.keys(props.files).length > 0 ? bundlingWithFiles(props.files) : functionBundling,
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,

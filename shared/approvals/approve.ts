@@ -23,7 +23,7 @@ import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '../writebacks/tasks.ts';
 import { type LatestApproval, nextApprovedAt, readLatestApproval, takeTurn } from './latest.ts';
-import type { Approval, ApproveRequest } from './schema.ts';
+import type { Approval, ApprovalView, ApproveRequest } from './schema.ts';
 
 /** The approved price in minor units: at most the currency's minor digits, and within the bounds the engine holds to. */
 export function checkApprovedPrice(price: number, recommendation: PricedRecommendation): number {
@@ -186,7 +186,7 @@ export async function approvePrice(principal: Principal, request: ApproveRequest
 }
 
 /** The answer of POST /v1/prices/approve, in the overview's snake_case. */
-export function approvalView(approval: Approval): Record<string, unknown> {
+export function approvalView(approval: Approval): ApprovalView {
   return {
     sku: approval.sku,
     price: toDecimalAmount(approval.priceCents, approval.currency),

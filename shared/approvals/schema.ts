@@ -1,6 +1,7 @@
-// Approvals: the body of POST /v1/prices/approve and the stored record of each approved price.
+// Approvals: the body of POST /v1/prices/approve, the stored record of each approved price, and what the caller is answered.
 import * as v from 'valibot';
 import { IdentifierSchema } from '../records/identifier.ts';
+import { TaskIdSchema } from '../writebacks/schema.ts';
 
 export const ApproveRequestSchema = v.strictObject({
   /** It names the product's partition key, so it has the bound of every identifier. */
@@ -27,3 +28,15 @@ export const ApprovalSchema = v.object({
   publishedTo: v.array(v.object({ connectorId: v.string(), writebackId: v.string() })),
 });
 export type Approval = v.InferOutput<typeof ApprovalSchema>;
+
+/** What an approval answers: a sandbox (pw_test) approval is `livemode: false` and publishes to nobody. */
+export const ApprovalViewSchema = v.strictObject({
+  sku: v.string(),
+  price: v.pipe(v.number(), v.gtValue(0)),
+  currency: v.string(),
+  approved_at: v.pipe(v.string(), v.isoTimestamp()),
+  livemode: v.boolean(),
+  /** One write-back task per connector that receives write-backs. */
+  published_to: v.array(v.strictObject({ connector_id: v.string(), writeback_id: TaskIdSchema })),
+});
+export type ApprovalView = v.InferOutput<typeof ApprovalViewSchema>;

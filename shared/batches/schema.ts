@@ -1,6 +1,7 @@
-// Ingest batches: the record of a batch, the states it moves through, and the status a connector reads.
+// Ingest batches: the record of a batch, the states it moves through, and what open, stage, status and commit answer.
 import * as v from 'valibot';
-import { entityRank, EntityKindSchema, type EntityKind } from '../records/schema.ts';
+import { entityKinds, entityRank, EntityKindSchema, type EntityKind } from '../records/schema.ts';
+import { MAX_RECORDS_PER_CALL } from '../records/stage-request.ts';
 
 export const BatchStatusSchema = v.picklist(['open', 'committed', 'draining', 'drained', 'failed']);
 export type BatchStatus = v.InferOutput<typeof BatchStatusSchema>;
@@ -49,19 +50,35 @@ export const BatchSchema = v.object({
 });
 export type Batch = v.InferOutput<typeof BatchSchema>;
 
-/** What GET /api/v1/ingest/batches/{batchId} answers. */
-export interface BatchStatusView {
-  readonly status: BatchStatus;
-  readonly entities: readonly EntityKind[];
-  readonly recordCount: number;
-  readonly skippedOverCap: number;
-  readonly createdAt: string;
-  readonly committedAt?: string;
-  readonly drainedAt?: string;
-  readonly drainedCount?: number;
-  readonly bandsRecomputedAt?: string;
-  readonly error?: string;
-}
+const counted = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const moment = v.pipe(v.string(), v.isoTimestamp());
+
+/** What GET /api/v1/ingest/batches/{batchId} answers: the moments and the drained count once known, the error only when failed. */
+export const BatchStatusViewSchema = v.strictObject({
+  status: BatchStatusSchema,
+  /** In rank order. */
+  entities: v.pipe(v.array(EntityKindSchema), v.maxLength(entityKinds.length)),
+  recordCount: counted,
+  skippedOverCap: counted,
+  createdAt: moment,
+  committedAt: v.optional(moment),
+  drainedAt: v.optional(moment),
+  drainedCount: v.optional(counted),
+  bandsRecomputedAt: v.optional(moment),
+  error: v.optional(v.string()),
+});
+export type BatchStatusView = v.InferOutput<typeof BatchStatusViewSchema>;
 
 /** Batch ids are UUIDs (the service mints v4); anything else in the path is refused before any read. */
 export const BatchIdSchema = v.pipe(v.string('a batch id (a UUID)'), v.uuid('a batch id (a UUID)'));
+
+/** What opening a batch answers: the batch belongs to the connector of the key that opened it. */
+export const OpenedBatchSchema = v.strictObject({ batchId: BatchIdSchema, connectorId: v.pipe(v.string(), v.startsWith('con_')) });
+
+/** What a staging call answers: the records it accepted; those past a cap are counted in the batch's skippedOverCap. */
+export const StagedRecordsSchema = v.strictObject({
+  staged: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(MAX_RECORDS_PER_CALL)),
+});
+
+/** What a commit answers: the drain job it handed the batch to. */
+export const CommittedBatchSchema = v.strictObject({ jobId: v.pipe(v.string(), v.startsWith('job_')) });

@@ -4,7 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { authenticate, type Principal, type RouteAuth } from '../api-keys/authenticate.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../observability.ts';
-import { type RouteId, routeById } from '../routes.ts';
+import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
 import { admitRequest } from '../workspaces/usage.ts';
 
@@ -37,6 +37,8 @@ export type Reply = {
   | { readonly body: unknown }
   /** A body already serialised, sent byte for byte: a stored response replayed. */
   | { readonly json: string }
+  /** Anything but JSON (the reference page, its scripts), as it is; bytes travel base64-encoded, as API Gateway takes them. */
+  | { readonly content: string | Uint8Array; readonly contentType: string }
 );
 
 interface EndpointContext extends Context {
@@ -58,7 +60,16 @@ export function requestIdOf(event: HttpEvent): string {
   return event.requestContext.requestId;
 }
 
-export function jsonReply(reply: Reply, requestId: string): HttpResult {
+export function httpResult(reply: Reply, requestId: string): HttpResult {
+  if ('content' in reply) {
+    const bytes = typeof reply.content !== 'string';
+    return {
+      statusCode: reply.statusCode,
+      headers: { 'content-type': reply.contentType, 'x-request-id': requestId, ...reply.headers },
+      body: bytes ? Buffer.from(reply.content).toString('base64') : reply.content,
+      isBase64Encoded: bytes,
+    };
+  }
   return {
     statusCode: reply.statusCode,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...reply.headers },
@@ -133,7 +144,7 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
     const requestId = requestIdOf(event);
     const remainingMs = () => context.getRemainingTimeInMillis();
     const nowMs = context.admittedAt ?? Date.now();
-    return jsonReply(
+    return httpResult(
       await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
       requestId,
     );
@@ -147,12 +158,24 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
 }
 
 /** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
-export function routeEndpoint(routeId: RouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
+export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
   const route = routeById(routeId);
-  return endpoint({ id: route.id, surface: route.surface, auth: route.auth }, (request) => {
+  const auth = route.auth;
+  if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
+  return endpoint({ id: route.id, surface: route.surface, auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
     return run({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
   });
+}
+
+/**
+ * The handler of a route the table opens to every caller (`auth: 'none'`): it reads no key and counts no workspace's
+ * rate, and still answers in its surface's envelope and ends with its cost line.
+ */
+export function openRouteEndpoint(routeId: OpenRouteId, run: (request: EndpointRequest) => Promise<Reply>) {
+  const route = routeById(routeId);
+  if (route.auth !== 'none') throw new Error(`route ${route.id} asks for a key: serve it with routeEndpoint`);
+  return endpoint({ id: route.id, surface: route.surface, auth: undefined }, run);
 }
 
 /** A handler open to every caller, such as the one that answers unknown routes. */

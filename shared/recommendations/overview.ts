@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { ApiError, quoted } from '../errors.ts';
 import { toDecimalAmount } from '../pricing/currency.ts';
-import type { PricedRecommendation, Recommendation } from './schema.ts';
+import type { OverviewPrice, PricedRecommendation, Recommendation } from './schema.ts';
 
 export const includeParts = ['rationale', 'drivers'] as const;
 export type IncludePart = (typeof includeParts)[number];
@@ -53,7 +53,7 @@ export function changePct(recommendedCents: number, currentCents: number): numbe
   return Math.round(((recommendedCents - currentCents) / currentCents) * 10_000) / 100 + 0;
 }
 
-export function overviewPrice(recommendation: PricedRecommendation, include: ReadonlySet<IncludePart>): Record<string, unknown> {
+export function overviewPrice(recommendation: PricedRecommendation, include: ReadonlySet<IncludePart>): OverviewPrice {
   const { currency } = recommendation;
   const amount = (cents: number) => toDecimalAmount(cents, currency);
   return {

@@ -1,5 +1,6 @@
-// Recommendations: the stored shape of a product's current recommended price, which the overview reads and approvals check against.
+// Recommendations: a product's stored recommended price, which approvals check against, and the overview's view of it.
 import * as v from 'valibot';
+import { DriverViewSchema } from '../prices/schema.ts';
 
 export const DriverSchema = v.object({
   param: v.string(),
@@ -44,3 +45,23 @@ export const UnpricedRecommendationSchema = v.object({
 
 export const RecommendationSchema = v.variant('status', [PricedRecommendationSchema, UnpricedRecommendationSchema]);
 export type Recommendation = v.InferOutput<typeof RecommendationSchema>;
+
+const decimalAmount = v.pipe(v.number(), v.minValue(0));
+
+/**
+ * What GET /v1/prices/{sku} answers: snake_case, amounts as decimals in the currency's minor digits. `include=rationale`
+ * adds `rationale` and `guardrails`, `include=drivers` adds `drivers`.
+ */
+export const OverviewPriceSchema = v.strictObject({
+  sku: v.string(),
+  currency: v.string(),
+  recommended_price: decimalAmount,
+  current_price: decimalAmount,
+  /** To 2 decimals; null when the current price is 0. */
+  change_pct: v.nullable(v.number()),
+  updated_at: v.pipe(v.string(), v.isoTimestamp()),
+  rationale: v.optional(v.string()),
+  guardrails: v.optional(v.strictObject({ floor: decimalAmount, ceiling: v.nullable(decimalAmount) })),
+  drivers: v.optional(v.array(DriverViewSchema)),
+});
+export type OverviewPrice = v.InferOutput<typeof OverviewPriceSchema>;

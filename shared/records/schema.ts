@@ -35,7 +35,7 @@ export const SignedCounterSchema = v.pipe(
 );
 
 /** DynamoDB stores numbers from 1e-130 to just under 1e126 in magnitude; anything outside would fail at the drain, long after the call. */
-function isStorableNumber(value: number): boolean {
+export function isStorableNumber(value: number): boolean {
   const magnitude = Math.abs(value);
   return magnitude === 0 || (magnitude >= 1e-130 && magnitude < 1e126);
 }
@@ -54,7 +54,7 @@ const ExchangeRateSchema = v.pipe(
   v.check(isStorableNumber, exchangeRateMessage),
 );
 
-const DateTimeSchema = v.pipe(v.string(), dateTime());
+export const DateTimeSchema = v.pipe(v.string(), dateTime());
 
 /**
  * A quote or an order is drained as one table item per line, replaced all together when a newer version arrives;

@@ -1,4 +1,4 @@
-// Write-back tasks: the stored task, the task as a connector sees it, and the bodies of claim, ack and extend.
+// Write-back tasks: the stored task, the task as a connector sees it, and the bodies and answers of claim, ack and extend.
 import * as v from 'valibot';
 import { boundedArray } from '../http/request.ts';
 
@@ -37,18 +37,20 @@ export const TaskSchema = v.object({
 export type Task = v.InferOutput<typeof TaskSchema>;
 
 /** A task as the claim and extend endpoints answer it. */
-export interface TaskView {
-  readonly id: string;
-  readonly productSku: string;
-  readonly productExternalId?: string;
-  readonly priceCents: number;
-  readonly currency: string;
-  readonly leaseUntil: string;
-  readonly target: { readonly connectorId: string; readonly channel: string };
-  readonly exchangeRateToBase?: number;
-  readonly reasonSummary: string;
-  readonly pricingDecisionId: string;
-}
+export const TaskViewSchema = v.strictObject({
+  id: TaskIdSchema,
+  productSku: v.string(),
+  productExternalId: v.optional(v.string()),
+  priceCents: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+  currency: v.string(),
+  /** UTC, with milliseconds. */
+  leaseUntil: v.pipe(v.string(), v.isoTimestamp()),
+  target: v.strictObject({ connectorId: v.string(), channel: v.string() }),
+  exchangeRateToBase: v.optional(v.number()),
+  reasonSummary: v.string(),
+  pricingDecisionId: v.string(),
+});
+export type TaskView = v.InferOutput<typeof TaskViewSchema>;
 
 export const CLAIM_LIMIT = { min: 1, max: 100, default: 10 } as const;
 export const LEASE_SECONDS = { min: 1, max: 3600, default: 300 } as const;
@@ -101,11 +103,15 @@ export const AckRequestSchema = v.strictObject({
   ),
 });
 
-export interface AckCounts {
-  applied: number;
-  failed: number;
-  expired: number;
-  ignored: number;
-}
+const ackCount = v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(MAX_ACK_RESULTS));
+
+/** Every result of an ack is counted once, in one of the four. */
+export const AckCountsSchema = v.strictObject({ applied: ackCount, failed: ackCount, expired: ackCount, ignored: ackCount });
+export type AckCounts = v.InferOutput<typeof AckCountsSchema>;
 
 export const ExtendRequestSchema = v.optional(v.strictObject({ leaseSeconds }), {});
+
+/** A claim answers at most its limit, and an empty list when nothing is claimable. */
+export const ClaimResponseSchema = v.strictObject({ tasks: v.pipe(v.array(TaskViewSchema), v.maxLength(CLAIM_LIMIT.max)) });
+
+export const ExtendResponseSchema = v.strictObject({ task: TaskViewSchema });

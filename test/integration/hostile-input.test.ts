@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { type RouteId, routeKey, routes } from '../../shared/routes.ts';
+import { type KeyedRouteId, routeKey, routes } from '../../shared/routes.ts';
 import {
   endpointOf,
   FALLBACK,
@@ -56,6 +56,7 @@ const ACK = endpointOf('ackWritebacks');
 const EXTEND = endpointOf('extendWriteback');
 const GET_PRICE = endpointOf('getPrice');
 const APPROVE = endpointOf('approvePrice');
+const REFERENCE_FILE = endpointOf('apiReferenceAsset');
 
 const SKU = 'SEED-0';
 
@@ -1119,6 +1120,44 @@ describe('paths no route serves', () => {
   );
 });
 
+describe('the reference page files', () => {
+  let probe: Probe;
+
+  beforeAll(async () => {
+    const workspace = await newWorkspace('Hostile Reference Seller');
+    probe = { workspaceId: workspace.workspaceId, key: workspace.keys.connector };
+  });
+
+  it(
+    'answers every name that is not one of its files with a 404 in the v1 envelope, serving nothing else of the package',
+    async () => {
+      const names = [
+        'redoc.standalone.js.map',
+        'redoc.standalone.js.LICENSE.txt',
+        'REDOC.STANDALONE.JS',
+        'redoc.standalone.js%00',
+        'api-reference.js%20',
+        'api-reference.ts',
+        'index.mjs',
+        'package.json',
+        'reference%2Fapi-reference.js',
+        '..%2Freference%2Fapi-reference.js',
+        '%2e%2e%2f%2e%2e%2fpackage.json',
+        '__proto__',
+        'constructor',
+        'hasOwnProperty',
+      ];
+      expectClean(
+        await tryAll(probe, [
+          ...names.map((name) => hostile(REFERENCE_FILE, 'GET', `/docs/${name}`, `the name ${name}`)),
+          ...segmentRequests(REFERENCE_FILE, 'GET', (segment) => `/docs/${segment}`, {}, 90),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+});
+
 describe('garbage Authorization headers', () => {
   let workspace: TestWorkspace;
   let taskId: string;
@@ -1134,7 +1173,7 @@ describe('garbage Authorization headers', () => {
   });
 
   /** A request each route takes from its own key: sent with anything else in Authorization, it must be refused. */
-  function validRequest(id: RouteId): { target: string; body?: string; headers?: Array<readonly [string, string]> } {
+  function validRequest(id: KeyedRouteId): { target: string; body?: string; headers?: Array<readonly [string, string]> } {
     switch (id) {
       case 'priceLines':
         return { target: '/api/v1/prices', body: jsonText({ lines: [{ productSku: SKU, quantity: 1 }] }), headers: nextIdempotencyKey() };
@@ -1159,7 +1198,8 @@ describe('garbage Authorization headers', () => {
     }
   }
 
-  it.each(routes.map((route, index) => [routeKey(route), route, index] as const))(
+  const keyedRoutes = routes.filter((route) => route.auth !== 'none');
+  it.each(keyedRoutes.map((route, index) => [routeKey(route), route, index] as const))(
     'refuses garbage in Authorization on %s with a 4xx in its envelope, never echoing it, and writes nothing',
     async (endpoint, route, index) => {
       const overview = route.auth.family !== 'svc_live';
@@ -1209,9 +1249,11 @@ describe('garbage Authorization headers', () => {
 });
 
 describe('coverage', () => {
-  it('has tried hostile input on every route of the route table and on paths no route serves', () => {
+  it('has tried hostile input on every route of the route table that takes input and on paths no route serves', () => {
     const tried = triedPerEndpoint();
-    for (const route of routes) expect(tried.get(routeKey(route)) ?? 0, routeKey(route)).toBeGreaterThanOrEqual(30);
+    // An open route reads no key, query or body: only a path parameter, where it has one, can carry hostile input.
+    const takesInput = routes.filter((route) => route.auth !== 'none' || route.path.includes('{'));
+    for (const route of takesInput) expect(tried.get(routeKey(route)) ?? 0, routeKey(route)).toBeGreaterThanOrEqual(30);
     expect(tried.get(FALLBACK) ?? 0).toBeGreaterThanOrEqual(30);
   });
 });

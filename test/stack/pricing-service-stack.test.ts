@@ -1,13 +1,17 @@
 // Template tests of the pricing service stack: what each definition in shared/ turns into, and what it is allowed.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { type FunctionBundle, synthesizeBundles } from '../../lib/bundles.ts';
 import { functionBundling, logRetention } from '../../lib/constructs/service-function.ts';
-import { cdkJsonContext } from '../../lib/project.ts';
+import { buildEvent } from '../../lib/local/gateway.ts';
+import { createLambdaContext } from '../../lib/local/lambda-context.ts';
+import { cdkJsonContext, projectRoot } from '../../lib/project.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
@@ -199,18 +203,102 @@ describe('routes and functions', () => {
 });
 
 describe('bundling', () => {
+  let bundled: FunctionBundle[] | undefined;
+  /** One real synth for the tests that read bundles: esbuild runs for every function, which takes seconds. */
+  function realBundles(): FunctionBundle[] {
+    if (!bundled) {
+      const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
+      outdirs.push(outdir);
+      bundled = synthesizeBundles(outdir);
+    }
+    return bundled;
+  }
+  /** The files a function's row names; only routes name any. */
+  const filesOf = (id: string): Readonly<Record<string, string>> => {
+    const route: HttpRoute | undefined = routes.find((candidate) => candidate.id === id);
+    return route?.files ?? {};
+  };
+
   it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
-    const { outdir } = synthesize({ bundle: true });
-    const assets = readdirSync(outdir).filter((name) => name.startsWith('asset.'));
-    expect(assets).toHaveLength(routes.length + workers.length + 1);
-    for (const asset of assets) {
-      expect(readdirSync(join(outdir, asset))).toEqual(['index.mjs']);
-      const code = readFileSync(join(outdir, asset, 'index.mjs'), 'utf8');
-      expect(code.startsWith(functionBundling.banner ?? '')).toBe(true);
+    const bundles = realBundles();
+    expect(bundles).toHaveLength(routes.length + workers.length + 1);
+    for (const bundle of bundles) {
+      const code = readFileSync(bundle.path, 'utf8');
+      expect(code.startsWith(functionBundling.banner ?? ''), bundle.id).toBe(true);
       // Minified output is a few dozen very long lines, not one statement per line.
       expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
       expect(code.trimEnd()).not.toMatch(/sourceMappingURL=\S+$/);
     }
+  });
+
+  it('packages beside each bundle exactly the files its row names, as the project has them, and nothing else', () => {
+    for (const bundle of realBundles()) {
+      const folder = dirname(bundle.path);
+      const files = filesOf(bundle.id);
+      const packaged = readdirSync(folder, { recursive: true, withFileTypes: true })
+        .filter((entry) => entry.isFile())
+        .map((entry) => relative(folder, join(entry.parentPath, entry.name)))
+        .sort();
+      expect(packaged, bundle.id).toEqual(['index.mjs', ...Object.keys(files)].sort());
+      for (const [packagePath, projectPath] of Object.entries(files)) {
+        expect(readFileSync(join(folder, packagePath)).equals(readFileSync(join(projectRoot, projectPath))), packagePath).toBe(true);
+      }
+    }
+  });
+
+  it('keeps each OpenAPI document in the bundle of the route that serves it alone, and Redoc in no bundle', () => {
+    const documents = { openapiV1: 'openapi/api-v1.json', openapiOverview: 'openapi/overview-v1.json' } as const;
+    /** What only a bundle carrying the document holds: its first path as an object key, as esbuild writes a JSON import. */
+    const markerOf = (file: string) => {
+      const document = JSON.parse(readFileSync(join(projectRoot, file), 'utf8'));
+      const first = Object.keys(document.paths ?? {})[0];
+      return first === undefined ? `title:${JSON.stringify(document.info.title)}` : `${JSON.stringify(first)}:{`;
+    };
+    const markers = Object.fromEntries(Object.entries(documents).map(([id, file]) => [id, markerOf(file)]));
+    for (const bundle of realBundles()) {
+      const code = readFileSync(bundle.path, 'utf8');
+      for (const [id, marker] of Object.entries(markers))
+        expect(code.includes(marker), `${bundle.id} carries ${id}'s document`).toBe(bundle.id === id);
+      expect(/\bopenapi:"3\./.test(code), `${bundle.id} carries an OpenAPI document`).toBe(bundle.id in documents);
+      expect(code.includes('API docs by Redocly'), `${bundle.id} carries Redoc`).toBe(false);
+    }
+    const priceLines = realBundles().find((bundle) => bundle.id === 'priceLines');
+    expect(priceLines && readFileSync(priceLines.path, 'utf8')).not.toMatch(/\bopenapi:"3\./);
+  });
+
+  it('the open routes answer from their deployed packages alone: the documents, the page and Redoc', async () => {
+    // Quiet, as in the integration run: the bundles log their cost lines at INFO and publish EMF metrics.
+    process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    const invoke = async (id: string, url: string, pathParameters?: Record<string, string>) => {
+      const bundle = realBundles().find((candidate) => candidate.id === id);
+      const route = routes.find((candidate) => candidate.id === id);
+      if (!bundle || !route) throw new Error(`no bundle for ${id}`);
+      const { handler } = await import(pathToFileURL(bundle.path).href);
+      const event = buildEvent(
+        { method: 'GET', url, headers: { host: 'api.example.com' }, body: Buffer.alloc(0), sourceIp: '203.0.113.9' },
+        routeKey(route),
+        pathParameters,
+      );
+      return handler(event, createLambdaContext({ name: id, memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds }));
+    };
+
+    const v1 = await invoke('openapiV1', '/api/v1/openapi.json');
+    expect(v1.statusCode).toBe(200);
+    expect(JSON.parse(v1.body)).toEqual(JSON.parse(readFileSync(join(projectRoot, 'openapi/api-v1.json'), 'utf8')));
+    const overview = await invoke('openapiOverview', '/v1/openapi.json');
+    expect(JSON.parse(overview.body)).toEqual(JSON.parse(readFileSync(join(projectRoot, 'openapi/overview-v1.json'), 'utf8')));
+
+    const page = await invoke('apiReference', '/docs');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    const redocUrl = /src="(\/docs\/redoc\.standalone\.js\?v=\w+)"/.exec(page.body)?.[1] ?? '';
+    const redoc = await invoke('apiReferenceAsset', redocUrl, { asset: 'redoc.standalone.js' });
+    expect(redoc.statusCode).toBe(200);
+    expect(redoc.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    const served = Buffer.from(redoc.body, redoc.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
+    expect(served.length).toBeGreaterThan(500_000);
+    expect(served).toContain('Redoc');
   });
 
   it('the stack tests skip esbuild: an empty bundling-stacks context leaves no bundle in the assembly', () => {
@@ -396,6 +484,21 @@ describe('least privilege', () => {
   it("the fallback function's role has no DynamoDB or SQS permission", () => {
     const { actions } = permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, '$default'));
     expect(actions.filter(dynamoOrSqs)).toEqual([]);
+  });
+
+  it('a route open to every caller may touch no table and no queue, and learns neither name', () => {
+    const open = routes.filter((route) => route.auth === 'none');
+    expect(open.length).toBeGreaterThan(0);
+    for (const route of open) {
+      const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
+      expect(permissionsOf(defaultTemplate, functionId).actions.filter(dynamoOrSqs), route.id).toEqual([]);
+      const environment = environmentOf(defaultTemplate, functionId);
+      const serviceNames: readonly string[] = Object.values(environmentNames);
+      expect(
+        Object.keys(environment).filter((name) => serviceNames.includes(name)),
+        route.id,
+      ).toEqual([]);
+    }
   });
 
   it("a readWrite route's policy lets it write to the table, naming the table and its indexes only", () => {

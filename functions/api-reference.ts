@@ -1,0 +1,46 @@
+// GET /docs, the API reference page, and GET /docs/{asset}, the files it loads: Redoc and the page's own script and styles, served here, not from a CDN.
+import { randomBytes } from 'node:crypto';
+import type { Context } from 'aws-lambda';
+import { ApiError, quoted } from '../shared/errors.ts';
+import { type HttpEvent, openRouteEndpoint } from '../shared/http/endpoint.ts';
+import { preferredEncoding, referenceAssets } from '../shared/reference/assets.ts';
+import { IMMUTABLE, openAnswerHeaders, pageHeaders, SHORT_LIVED } from '../shared/reference/headers.ts';
+import { referencePage } from '../shared/reference/page.ts';
+import { routeById, routeKey } from '../shared/routes.ts';
+
+const page = openRouteEndpoint('apiReference', async () => {
+  const nonce = randomBytes(16).toString('base64');
+  return { statusCode: 200, headers: pageHeaders(nonce), contentType: 'text/html; charset=utf-8', content: referencePage(nonce) };
+});
+
+const asset = openRouteEndpoint('apiReferenceAsset', async ({ event }) => {
+  const name = event.pathParameters?.asset ?? '';
+  const found = referenceAssets().get(name);
+  if (!found) {
+    throw new ApiError('invalid_request', `The API reference has no file ${quoted(name)}.`, { param: 'asset', status: 404 });
+  }
+  const encoding = preferredEncoding(event.headers['accept-encoding']);
+  return {
+    statusCode: 200,
+    headers: {
+      ...openAnswerHeaders,
+      'cache-control': event.queryStringParameters?.v === found.version ? IMMUTABLE : SHORT_LIVED,
+      vary: 'accept-encoding',
+      ...(encoding ? { 'content-encoding': encoding } : {}),
+    },
+    contentType: found.contentType,
+    content: encoding ? found.encoded(encoding) : found.bytes,
+  };
+});
+
+const endpoints = new Map([
+  [routeKey(routeById('apiReference')), page],
+  [routeKey(routeById('apiReferenceAsset')), asset],
+]);
+
+/** Both routes share this module; API Gateway's route key says which was asked for. */
+export const handler = (event: HttpEvent, context: Context) => {
+  const endpoint = endpoints.get(event.routeKey);
+  if (!endpoint) throw new Error(`no reference route for ${event.routeKey}`);
+  return endpoint(event, context);
+};

@@ -1,0 +1,616 @@
+// What the contract documents say of each route beyond the route table: summary, prose, inputs, answers, error codes and examples, keyed by route id.
+import * as v from 'valibot';
+import { ApproveRequestSchema, ApprovalViewSchema } from '../approvals/schema.ts';
+import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../batches/schema.ts';
+import type { ErrorCode } from '../errors.ts';
+import { NoBodySchema } from '../http/request.ts';
+import { PriceRequestSchema } from '../prices/request.ts';
+import { PriceResponseSchema } from '../prices/schema.ts';
+import { IdentifierSchema } from '../records/identifier.ts';
+import { OverviewPriceSchema } from '../recommendations/schema.ts';
+import {
+  AckCountsSchema,
+  AckRequestSchema,
+  ClaimRequestSchema,
+  ClaimResponseSchema,
+  ExtendRequestSchema,
+  ExtendResponseSchema,
+} from '../writebacks/schema.ts';
+import { IdempotencyKeySchema, IncludeSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
+
+export const OPENAPI_VERSION = '3.1.0';
+
+/** What the two contract routes serve: an OpenAPI document, described no further than its frame. */
+export const OpenApiDocumentSchema = v.looseObject({
+  openapi: v.literal(OPENAPI_VERSION),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.looseObject({}),
+});
+
+export type SuccessStatus = 200 | 201 | 202;
+
+export interface ParameterDoc {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly description: string;
+  readonly required: boolean;
+  readonly schema: v.GenericSchema;
+  readonly example: unknown;
+}
+
+export interface OperationDoc<
+  TRequest extends v.GenericSchema = v.GenericSchema,
+  TResponse extends v.GenericSchema = v.GenericSchema,
+  TStatus extends SuccessStatus = SuccessStatus,
+> {
+  readonly summary: string;
+  /** What it does; the key it needs and the errors it can answer are added from the route and `errors`. */
+  readonly description: string;
+  readonly tag: string;
+  readonly parameters?: readonly ParameterDoc[];
+  readonly requestBody?: {
+    readonly schema: TRequest;
+    /** False where the handler takes no body, an empty one, or `{}` alike. */
+    readonly required: boolean;
+    readonly description: string;
+    readonly example?: v.InferInput<TRequest>;
+  };
+  readonly success: {
+    readonly status: TStatus;
+    readonly description: string;
+    readonly schema: TResponse;
+    readonly example: v.InferOutput<TResponse>;
+    /** A replay of a stored answer carries `Idempotent-Replayed: true`. */
+    readonly replayable?: boolean;
+  };
+  /**
+   * The codes its input and its domain can answer, in its surface's own dialect (the overview's `bad_request`), each
+   * with when. The key checks', the rate's and the fault's follow from the route's auth.
+   */
+  readonly errors: Readonly<Partial<Record<ErrorCode, string>>>;
+}
+
+/** Ties each example to its schema's type, so that an example that drifts from its schema fails the typecheck. */
+function operation<
+  const TResponse extends v.GenericSchema,
+  const TStatus extends SuccessStatus,
+  const TRequest extends v.GenericSchema = v.GenericSchema,
+>(doc: OperationDoc<TRequest, TResponse, TStatus>): OperationDoc<TRequest, TResponse, TStatus> {
+  return doc;
+}
+
+// Examples: one connector's day, as the README walks through it.
+const CONNECTOR_ID = 'con_ygFmMntTST85In8bmiY37I';
+const BATCH_ID = '101ba56e-5a0c-4d4f-9f43-3b1a8c2e7d90';
+const TASK_ID = 'wb_7Qm2LxVb9TgK4rNc1ZsP8d';
+const RECOMMENDATION_DECISION_ID = 'pd_3vXq8NcT2LmB7dKp0RwZ5y';
+
+const exampleTask = {
+  id: TASK_ID,
+  productSku: 'BOLT-10',
+  productExternalId: 'ERP-881',
+  priceCents: 189,
+  currency: 'USD',
+  leaseUntil: '2026-10-05T09:31:00.000Z',
+  target: { connectorId: CONNECTOR_ID, channel: 'Demo Seller ERP' },
+  exchangeRateToBase: 1,
+  reasonSummary: 'Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)',
+  pricingDecisionId: RECOMMENDATION_DECISION_ID,
+};
+
+const batchIdParameter: ParameterDoc = {
+  name: 'batchId',
+  in: 'path',
+  description: 'The batch, as opening it answered. Not a UUID: 422 `invalid_request` with `param: "batchId"`.',
+  required: true,
+  schema: BatchIdSchema,
+  example: BATCH_ID,
+};
+
+const noBody = (what: string) => ({ schema: NoBodySchema, required: false, description: `${what} takes no body: none, an empty one, or \`{}\`.` });
+
+const ingestErrors = {
+  batch_not_found: 'No batch with this id belongs to the calling connector: another connector’s or workspace’s is as unknown.',
+} as const;
+
+export const operations = {
+  priceLines: operation({
+    summary: 'Price lines',
+    description:
+      'Prices up to 100 lines in one idempotent call. Each line comes back in its place: priced (`ok: true`), with ' +
+      'its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused ' +
+      '(`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` ' +
+      'and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not ' +
+      'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary` and ' +
+      '`explanation`, and is always held to MAP. The body nests at most 64 levels deep.',
+    tag: 'Prices',
+    parameters: [
+      {
+        name: 'Idempotency-Key',
+        in: 'header',
+        description: 'One key per logical request, the same on its retries: 1 to 255 printable ASCII characters.',
+        required: true,
+        schema: IdempotencyKeySchema,
+        example: 'quote-4711-rev1',
+      },
+    ],
+    requestBody: {
+      schema: PriceRequestSchema,
+      required: true,
+      description: 'A line names a product (`productSku` or `productExternalId`), a quantity, and optionally a customer.',
+      example: {
+        lines: [
+          { productSku: 'BOLT-10', customerExternalId: 'C-100', quantity: 800 },
+          { productExternalId: 'ERP-881', quantity: 10 },
+          { productSku: 'NOPE', quantity: 1 },
+        ],
+      },
+    },
+    success: {
+      status: 200,
+      description: 'One result per requested line, in order.',
+      schema: PriceResponseSchema,
+      replayable: true,
+      example: {
+        lines: [
+          {
+            priceCents: 175,
+            currency: 'USD',
+            pricingDecisionId: 'pd_OKQLcgQwMtU6PeGLzUBfOUS4Sh7x000',
+            reason: [
+              {
+                param: 'segment_target',
+                marginDeltaBps: 0,
+                label: 'Target margin 31.43% from this SKU in the segment (n_eff 1.0), shrunk toward broader history',
+                scope: 'segment',
+              },
+              {
+                param: 'customer_history',
+                marginDeltaBps: 18,
+                label: 'Customer pays 3.7 points more than the segment on this SKU (n_eff 1.0)',
+                scope: 'customer',
+              },
+              {
+                param: 'quantity',
+                marginDeltaBps: -18,
+                label: 'Deal is 1.6× the median quantity of 500: a break of up to 0.34 points, not below the floor 23.04%',
+                scope: 'segment',
+              },
+            ],
+            reasonSummary: 'segment target 31.43% · customer history +0.18 · quantity −0.18 · final 31.43%',
+            explanation: {
+              short: "Priced at the segment target; its adjustments cancel out (the largest: the customer's own history).",
+              drivers: [
+                {
+                  param: 'customer_history',
+                  label: 'Customer pays 3.7 points more than the segment on this SKU (n_eff 1.0)',
+                  points: 0.18,
+                  direction: 'up',
+                },
+                {
+                  param: 'quantity',
+                  label: 'Deal is 1.6× the median quantity of 500: a break of up to 0.34 points, not below the floor 23.04%',
+                  points: -0.18,
+                  direction: 'down',
+                },
+              ],
+              stance: 'negotiable',
+              marginPct: 31.43,
+              targetMarginPct: 31.7,
+              confidence: 'low',
+            },
+            guardrailsApplied: [],
+            confidence: 'low',
+            confidenceScore: 0.04,
+            ok: true,
+          },
+          {
+            priceCents: 168,
+            currency: 'USD',
+            pricingDecisionId: 'pd_OKQLcgQwMtU6PeGLzUBfOUS4Sh7x001',
+            reason: [
+              {
+                param: 'segment_target',
+                marginDeltaBps: 0,
+                label: 'Target margin 28.57% from this SKU in the segment (n_eff 1.0), shrunk toward broader history',
+                scope: 'segment',
+              },
+            ],
+            reasonSummary: 'segment target 28.57% · final 28.57%',
+            explanation: {
+              short: 'Priced at the segment target; no adjustments.',
+              drivers: [],
+              stance: 'negotiable',
+              marginPct: 28.57,
+              targetMarginPct: 28.9,
+              confidence: 'low',
+            },
+            guardrailsApplied: [],
+            confidence: 'low',
+            confidenceScore: 0.04,
+            ok: true,
+          },
+          {
+            ok: false,
+            error: {
+              code: 'unknown_product',
+              message: 'No product with this identifier is known to the workspace.',
+              param: 'lines[2].productSku',
+            },
+          },
+        ],
+      },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request:
+        'The body or the `Idempotency-Key` header is malformed, or past a bound (1 to 100 lines, identifiers of 1 to ' +
+        '255 characters, quantities up to 1,000,000,000); `param` names the first place.',
+      idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by a key of the other audience (erp or storefront).',
+      idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
+      monthly_volume_exceeded:
+        "The call would take the workspace's priced lines for the month past its quota: nothing in it is priced. " +
+        '`Retry-After` is the seconds to the next month (UTC).',
+    },
+  }),
+
+  openBatch: operation({
+    summary: 'Open an ingest batch',
+    description:
+      'Opens a batch for the calling connector. Records are staged into it, then it is committed; a batch not ' +
+      'committed within 24 hours fails.',
+    tag: 'Ingest',
+    requestBody: noBody('Opening a batch'),
+    success: {
+      status: 201,
+      description: 'The new batch, which belongs to the connector of the key.',
+      schema: OpenedBatchSchema,
+      example: { batchId: BATCH_ID, connectorId: CONNECTOR_ID },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: 'The body is anything but nothing or `{}`; `param` names its first field.',
+    },
+  }),
+
+  stageRecords: operation({
+    summary: 'Stage records into a batch',
+    description:
+      'Stages up to 1,000 records of one entity kind. The call is all or nothing: the first bad field is named in ' +
+      '`param` (`records[17].lines[0].costCents`) and nothing is staged. Kinds are staged in rank order: product, ' +
+      'customer, quote, order. Records past the batch’s caps (records, and quote and order lines) are not staged but ' +
+      'counted in the batch’s `skippedOverCap`. A record is at most 256 KB of JSON, and a body nests at most 64 levels.',
+    tag: 'Ingest',
+    parameters: [batchIdParameter],
+    requestBody: {
+      schema: StageRequestSchema,
+      required: true,
+      description: 'One entity kind and its records.',
+      example: {
+        entity: 'product',
+        records: [
+          {
+            sku: 'BOLT-10',
+            externalId: 'ERP-881',
+            name: 'Hex bolt M10',
+            category: 'Fasteners',
+            costCents: 120,
+            currentPriceCents: 199,
+            currency: 'USD',
+          },
+        ],
+      },
+    },
+    success: {
+      status: 202,
+      description: 'The records accepted; the batch drains them once committed.',
+      schema: StagedRecordsSchema,
+      example: { staged: 1 },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request:
+        'The batch id, the body or a record is malformed or past a bound, or the call’s records are too large to stage ' +
+        'together; `param` names the first place.',
+      entity_not_supported: '`entity` is not one of product, customer, quote, order.',
+      ...ingestErrors,
+      batch_entity_order_violation: 'The batch already holds a kind ranked after this one.',
+      batch_already_committed: 'The batch is not open: committed, draining, drained, failed, or past its 24 hours.',
+    },
+  }),
+
+  batchStatus: operation({
+    summary: 'Read a batch’s status',
+    description:
+      'Where a batch stands: its state, its kinds in rank order and its counts, with the moments it was committed, ' +
+      'drained and had its bands recomputed once they are known. `error` is present only when it failed. Reading an ' +
+      'open batch past its 24 hours records it as failed.',
+    tag: 'Ingest',
+    parameters: [batchIdParameter],
+    success: {
+      status: 200,
+      description: 'The batch as it stands.',
+      schema: BatchStatusViewSchema,
+      example: {
+        status: 'drained',
+        entities: ['product', 'customer', 'quote', 'order'],
+        recordCount: 4,
+        skippedOverCap: 0,
+        createdAt: '2026-10-05T09:00:00.000Z',
+        committedAt: '2026-10-05T09:00:04.120Z',
+        drainedAt: '2026-10-05T09:00:05.310Z',
+        drainedCount: 4,
+        bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
+      },
+    },
+    errors: {
+      invalid_request: 'The batch id is not a UUID (`param: "batchId"`).',
+      ...ingestErrors,
+    },
+  }),
+
+  commitBatch: operation({
+    summary: 'Commit a batch',
+    description:
+      'Hands an open batch to the drain, which writes it into the workspace’s canonical data; its status then moves ' +
+      'through committed and draining to drained. An empty batch commits and drains with no records.',
+    tag: 'Ingest',
+    parameters: [batchIdParameter],
+    requestBody: noBody('Committing a batch'),
+    success: {
+      status: 202,
+      description: 'The drain job the batch was handed to.',
+      schema: CommittedBatchSchema,
+      example: { jobId: 'job_5TqW8zR1mN3cX7vB2kL9pD' },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: 'The batch id is not a UUID, or the body is anything but nothing or `{}`; `param` names it.',
+      ...ingestErrors,
+      batch_already_committed: 'The batch is not open: already committed, or past its 24 hours.',
+    },
+  }),
+
+  claimWritebacks: operation({
+    summary: 'Claim write-back tasks',
+    description:
+      'Leases up to `limit` of the calling connector’s claimable tasks, oldest first, for `leaseSeconds`: pending ' +
+      'tasks, and tasks whose lease ran out. No other claim gets them before `leaseUntil`. The body may be left out ' +
+      '(10 tasks for 300 seconds); none claimable is `{"tasks": []}`.',
+    tag: 'Write-backs',
+    requestBody: {
+      schema: ClaimRequestSchema,
+      required: false,
+      description: 'How many tasks, for how long.',
+      example: { limit: 10, leaseSeconds: 60 },
+    },
+    success: {
+      status: 200,
+      description: 'The tasks leased, oldest first.',
+      schema: ClaimResponseSchema,
+      example: { tasks: [exampleTask] },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: '`limit` or `leaseSeconds` is not an integer in its range, or the body has another field; `param` names it.',
+    },
+  }),
+
+  ackWritebacks: operation({
+    summary: 'Acknowledge write-back tasks',
+    description:
+      'Reports each leased task as applied (`ok: true`: the product’s current price becomes the task’s) or failed ' +
+      '(`ok: false`, with the connector’s `error` kept; a failed task is not retried). Each result is counted once: ' +
+      '`applied`, `failed`, `expired` (its lease ran out: nothing changes, and the task can be claimed again) or ' +
+      '`ignored` (an unknown id, another connector’s task, a task not leased, an id repeated in the call). The same ' +
+      'ack sent again counts the same and changes nothing.',
+    tag: 'Write-backs',
+    requestBody: {
+      schema: AckRequestSchema,
+      required: true,
+      description: '1 to 500 results.',
+      example: {
+        results: [
+          { id: TASK_ID, ok: true },
+          { id: 'wb_2Hd8KqP0sVn5Yt3MfJ6wRc', ok: false, error: 'SAP rejected the price: the material is locked.' },
+        ],
+      },
+    },
+    success: {
+      status: 200,
+      description: 'How each result was counted.',
+      schema: AckCountsSchema,
+      example: { applied: 1, failed: 1, expired: 0, ignored: 0 },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: 'The body is malformed or past a bound (1 to 500 results, `error` of at most 1,000 characters); `param` names it.',
+    },
+  }),
+
+  extendWriteback: operation({
+    summary: 'Extend a write-back lease',
+    description:
+      'Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. ' +
+      'The body may be left out (300 seconds).',
+    tag: 'Write-backs',
+    parameters: [
+      {
+        name: 'id',
+        in: 'path',
+        description: 'The task’s id, as the claim answered it.',
+        required: true,
+        schema: TaskIdParameterSchema,
+        example: TASK_ID,
+      },
+    ],
+    requestBody: {
+      schema: ExtendRequestSchema,
+      required: false,
+      description: 'The new lease, from now.',
+      example: { leaseSeconds: 300 },
+    },
+    success: {
+      status: 200,
+      description: 'The task with its new `leaseUntil`.',
+      schema: ExtendResponseSchema,
+      example: { task: { ...exampleTask, leaseUntil: '2026-10-05T09:35:00.000Z' } },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: '`leaseSeconds` is not an integer from 1 to 3600, or the body has another field; `param` names it.',
+      writeback_lease_expired: 'The caller holds no live lease on the task: the lease ran out, it is not leased, or the id is unknown.',
+    },
+  }),
+
+  getPrice: operation({
+    summary: 'Read a SKU’s recommended price',
+    description:
+      'The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, ' +
+      'kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds ' +
+      'the rationale and the guardrails, `include=drivers` the drivers; any other query parameter is refused.',
+    tag: 'Recommendations',
+    parameters: [
+      {
+        name: 'sku',
+        in: 'path',
+        description: 'The product’s SKU, 1 to 255 characters.',
+        required: true,
+        schema: IdentifierSchema,
+        example: 'BOLT-10',
+      },
+      {
+        name: 'include',
+        in: 'query',
+        description: 'What to add, comma-separated: `rationale`, `drivers`.',
+        required: false,
+        schema: IncludeSchema,
+        example: ['rationale', 'drivers'],
+      },
+    ],
+    success: {
+      status: 200,
+      description: 'The recommendation, with the parts `include` asks for.',
+      schema: OverviewPriceSchema,
+      example: {
+        sku: 'BOLT-10',
+        currency: 'USD',
+        recommended_price: 1.68,
+        current_price: 1.99,
+        change_pct: -15.58,
+        updated_at: '2026-10-05T09:00:06.002Z',
+        rationale: 'Priced at the segment target; no adjustments. (segment target 28.57% · final 28.57%)',
+        guardrails: { floor: 1.2, ceiling: null },
+        drivers: [],
+      },
+    },
+    errors: {
+      bad_request: 'The SKU is longer than 255 characters, `include` names something else or has an empty part, or the query has another parameter.',
+      not_found: 'No product has this SKU, or the product has no cost, so no recommendation.',
+    },
+  }),
+
+  approvePrice: operation({
+    summary: 'Approve a price',
+    description:
+      'Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) ' +
+      'approval creates a write-back task for each connector that receives write-backs and cancels their older ' +
+      'pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.',
+    tag: 'Approvals',
+    requestBody: {
+      schema: ApproveRequestSchema,
+      required: true,
+      description: 'The SKU and the price, a decimal in the product’s currency.',
+      example: { sku: 'BOLT-10', price: 1.89 },
+    },
+    success: {
+      status: 200,
+      description: 'The approval, and the tasks it published.',
+      schema: ApprovalViewSchema,
+      example: {
+        sku: 'BOLT-10',
+        price: 1.89,
+        currency: 'USD',
+        approved_at: '2026-10-05T09:12:44.318Z',
+        livemode: true,
+        published_to: [{ connector_id: CONNECTOR_ID, writeback_id: TASK_ID }],
+      },
+    },
+    errors: {
+      bad_request:
+        'The body is not JSON or is malformed, or the price has more decimals than its currency, or is past the largest ' +
+        'amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency).',
+      not_found: 'No product has this SKU, or the product has no cost, so no recommendation.',
+      guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
+    },
+  }),
+
+  openapiV1: operation({
+    summary: 'This document',
+    description: 'The OpenAPI document of `/api/v1`, the one you are reading.',
+    tag: 'Contract',
+    success: {
+      status: 200,
+      description: 'The OpenAPI document.',
+      schema: OpenApiDocumentSchema,
+      example: { openapi: OPENAPI_VERSION, info: { title: 'Pricing service API', version: '1.0.0' }, paths: {} },
+    },
+    errors: {},
+  }),
+
+  openapiOverview: operation({
+    summary: 'This document',
+    description: 'The OpenAPI document of the overview surface, `/v1`, the one you are reading.',
+    tag: 'Contract',
+    success: {
+      status: 200,
+      description: 'The OpenAPI document.',
+      schema: OpenApiDocumentSchema,
+      example: { openapi: OPENAPI_VERSION, info: { title: 'Pricing service overview API', version: '1.0.0' }, paths: {} },
+    },
+    errors: {},
+  }),
+};
+
+/** Routes of the table the documents leave out, and why. */
+export const undocumentedRoutes: Readonly<Record<string, string>> = {
+  apiReference: 'an HTML page that renders the documents',
+  apiReferenceAsset: 'a static asset of that page',
+};
+
+export type OperationId = keyof typeof operations;
+
+/** The body an operation answers on success, as its document says. */
+export type ResponseOf<TId extends OperationId> = v.InferOutput<(typeof operations)[TId]['success']['schema']>;
+
+/** A handler's success, held to its document: `return { statusCode: 201, body } satisfies DocumentedReply<'openBatch'>`. */
+export interface DocumentedReply<TId extends OperationId> {
+  readonly statusCode: (typeof operations)[TId]['success']['status'];
+  readonly body: ResponseOf<TId>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Compiles only when every value of `TActual` is valid for `TDocumented` and, at any depth, `TActual` names no field
+ * the document lacks (a strict object refuses it): for answers built from types the schemas do not define.
+ */
+export type Conforms<TActual extends TDocumented & NoFieldBeyond<TActual, TDocumented>, TDocumented> = TActual;
+
+type NoFieldBeyond<TActual, TDocumented> = [ExtraFields<TActual, TDocumented>] extends [never]
+  ? unknown
+  : { readonly fieldsTheDocumentLacks: ExtraFields<TActual, TDocumented> };
+
+/** The members of the documented union that a value of TActual can be. */
+type Matching<TActual, TDocumented> = TDocumented extends unknown ? (TActual extends TDocumented ? TDocumented : never) : never;
+
+type ExtraFields<TActual, TDocumented> = TActual extends readonly (infer TItem)[]
+  ? TDocumented extends readonly (infer TDocumentedItem)[]
+    ? ExtraFields<TItem, TDocumentedItem>
+    : never
+  : TActual extends object
+    ? {
+        [K in keyof TActual]-?: K extends keyof Matching<TActual, TDocumented>
+          ? ExtraFields<NonNullable<TActual[K]>, NonNullable<Matching<TActual, TDocumented>[K]>>
+          : K;
+      }[keyof TActual]
+    : never;
