@@ -20,7 +20,26 @@ export interface GatewayOptions {
   readonly fallback: LocalFunction & { readonly entry: string };
   /** Defaults to importing the entry module; tests and benchmarks may hand in their own. */
   readonly load?: (entry: string) => Promise<AnyHandler>;
+  /**
+   * Tests only: sees every answer the gateway sends, before it is sent. A violation it returns travels back to the
+   * caller in the CONTRACT_VIOLATION_HEADER, so that the test that caused it fails, whichever process it runs in.
+   */
+  readonly onExchange?: (exchange: GatewayExchange) => void | { readonly violation: string };
 }
+
+/** One request and the answer the gateway is about to send for it. */
+export interface GatewayExchange {
+  readonly method: string;
+  readonly path: string;
+  /** The route key that served it, `$default` for the fallback route. */
+  readonly routeKey: string;
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  readonly body: Buffer;
+}
+
+/** Set on an answer only when an `onExchange` hook found it breaks the contract; no deployed gateway sends it. */
+export const CONTRACT_VIOLATION_HEADER = 'x-contract-violation';
 
 export interface Gateway {
   readonly url: string;
@@ -195,18 +214,48 @@ export function buildEvent(
   };
 }
 
-function send(res: ServerResponse, status: number, headers: Record<string, string | string[]>, body: Buffer | string): void {
-  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+/** Called with each answer before it is sent; returns headers to add to it. */
+type Observe = (status: number, headers: Record<string, string | string[]>, body: Buffer | string) => Record<string, string>;
+
+function send(
+  res: ServerResponse,
+  status: number,
+  headers: Record<string, string | string[]>,
+  body: Buffer | string,
+  observe?: Observe,
+): void {
+  res.writeHead(status, { ...headers, ...observe?.(status, headers, body), 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
 
+/**
+ * The hook's verdict as a header. A hook that throws is a verdict too: the answer is sent all the same, and the
+ * caller learns why its answer could not be judged. Header values are printable ASCII; a long reason is cut.
+ */
+function exchangeObserver(
+  onExchange: NonNullable<GatewayOptions['onExchange']>,
+  request: Pick<GatewayExchange, 'method' | 'path' | 'routeKey'>,
+): Observe {
+  return (status, headers, body): Record<string, string> => {
+    let violation: string | undefined;
+    try {
+      violation = onExchange({ ...request, status, headers, body: Buffer.from(body) })?.violation;
+    } catch (error) {
+      violation = `the contract check failed: ${(error as Error).message}`;
+    }
+    if (violation === undefined) return {};
+    const printable = violation.replace(/[^\x20-\x7e]/g, '?');
+    return { [CONTRACT_VIOLATION_HEADER]: printable.length > 2000 ? `${printable.slice(0, 2000)}...` : printable };
+  };
+}
+
 /** As API Gateway does: a structured result is used as given; anything else is a 200 JSON body. */
-function writeResult(res: ServerResponse, result: unknown, requestId: string): void {
+function writeResult(res: ServerResponse, result: unknown, requestId: string, observe?: Observe): void {
   const base = { 'apigw-requestid': requestId };
   const structured = result !== null && typeof result === 'object' && 'statusCode' in result;
   if (!structured) {
     const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-    send(res, 200, { ...base, 'content-type': 'application/json' }, body);
+    send(res, 200, { ...base, 'content-type': 'application/json' }, body, observe);
     return;
   }
   const reply = result as APIGatewayProxyStructuredResultV2;
@@ -214,7 +263,7 @@ function writeResult(res: ServerResponse, result: unknown, requestId: string): v
   for (const [name, value] of Object.entries(reply.headers ?? {})) headers[name.toLowerCase()] = String(value);
   if (reply.cookies?.length) headers['set-cookie'] = reply.cookies;
   const body = reply.body === undefined ? '' : reply.isBase64Encoded ? Buffer.from(reply.body, 'base64') : reply.body;
-  send(res, reply.statusCode ?? 200, headers, body);
+  send(res, reply.statusCode ?? 200, headers, body, observe);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
@@ -236,14 +285,18 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
   const fallback = options.fallback;
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const body = await readBody(req);
-    if (body === undefined) {
-      send(res, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}');
-      return;
-    }
+    // Routed before the body is read, so that a hook sees which route even an over-large request was aimed at.
     const method = req.method ?? 'GET';
     const { path } = requestTarget(req.url ?? '/');
     const matched = matchRoute(compiled, method, path);
+    const observe =
+      options.onExchange &&
+      exchangeObserver(options.onExchange, { method, path, routeKey: matched ? matched.candidate.routeKey : '$default' });
+    const body = await readBody(req);
+    if (body === undefined) {
+      send(res, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}', observe);
+      return;
+    }
     const fn: LocalFunction & { entry: string } = matched ? matched.candidate.route : fallback;
     const event = buildEvent(
       {
@@ -260,14 +313,20 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     const requestId = event.requestContext.requestId;
     try {
       const handler = await load(fn.entry);
-      writeResult(res, await invokeWithTimeout(fn, handler, event), requestId);
+      writeResult(res, await invokeWithTimeout(fn, handler, event), requestId, observe);
     } catch (error) {
       // API Gateway's own answers when the integration fails: the function's error never reaches the caller.
       if (error instanceof FunctionTimeout) {
-        send(res, 503, { 'content-type': 'application/json', 'apigw-requestid': requestId }, '{"message":"Service Unavailable"}');
+        send(res, 503, { 'content-type': 'application/json', 'apigw-requestid': requestId }, '{"message":"Service Unavailable"}', observe);
       } else {
         console.error(`[gateway] ${fn.name} failed:`, error);
-        send(res, 500, { 'content-type': 'application/json', 'apigw-requestid': requestId }, '{"message":"Internal Server Error"}');
+        send(
+          res,
+          500,
+          { 'content-type': 'application/json', 'apigw-requestid': requestId },
+          '{"message":"Internal Server Error"}',
+          observe,
+        );
       }
     }
   }

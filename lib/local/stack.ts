@@ -6,7 +6,7 @@ import { type QueueId, queues } from '../../shared/queues.ts';
 import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } from '../../shared/routes.ts';
 import { table } from '../../shared/table/definition.ts';
 import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
-import { type Gateway, startGateway } from './gateway.ts';
+import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
 import { LOCAL_REGION } from './lambda-context.ts';
 import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
@@ -29,6 +29,8 @@ export interface LocalStackOptions {
   /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
   readonly visibilityTimeoutSeconds?: number;
   readonly onWorkerError?: (worker: string, error: unknown) => void;
+  /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
+  readonly onExchange?: GatewayOptions['onExchange'];
 }
 
 export interface LocalStackDescription {
@@ -118,6 +120,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       port: options.port ?? 0,
       routes: routes.map((route) => ({ ...route, name: route.id })),
       fallback: { ...fallbackRoute, name: fallbackRoute.id },
+      onExchange: options.onExchange,
     });
     stops.push(() => gateway.stop());
 

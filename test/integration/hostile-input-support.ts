@@ -4,6 +4,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { connect } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
+import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
 import { tableName } from '../../shared/config.ts';
 import { errorStatuses } from '../../shared/errors.ts';
 import { fallbackRoute, routeKey, routes } from '../../shared/routes.ts';
@@ -311,6 +312,9 @@ async function sendAll(requests: readonly HostileRequest[], probe: Probe): Promi
       try {
         const response = await send(request, probe);
         const found = judge(request, probe, response);
+        // The shared gateway's verdict on the answer against the OpenAPI documents (support.ts explains the header).
+        const violation = response.headers[CONTRACT_VIOLATION_HEADER];
+        if (violation) found.push(`breaks the OpenAPI contract: ${violation}`);
         if (found.length > 0) {
           problems[index] = [`${describeRequest(request)} → ${response.status} ${excerpt(response.text)}: ${found.join('; ')}`];
         }

@@ -1,5 +1,6 @@
 // What integration tests share: calls through the local gateway, and a fresh workspace with keys for each test.
 import { inject } from 'vitest';
+import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
 import { createWorkspaceWithKeys, type WorkspaceWithKeys } from '../../lib/local/seed.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 
@@ -34,6 +35,7 @@ export async function call(path: string, options: CallOptions = {}): Promise<Api
     body,
   });
   const text = await response.text();
+  failOnContractViolation(response.headers.get(CONTRACT_VIOLATION_HEADER));
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -41,6 +43,14 @@ export async function call(path: string, options: CallOptions = {}): Promise<Api
     json = undefined;
   }
   return { status: response.status, headers: response.headers, text, json };
+}
+
+/**
+ * The shared gateway judges each answer against the OpenAPI documents in the main process; its verdict comes back in a
+ * header, and fails the test whose request it was, before the test reads an answer the contract does not allow.
+ */
+export function failOnContractViolation(violation: string | null | undefined): void {
+  if (violation) throw new Error(`The answer breaks the OpenAPI contract: ${violation}`);
 }
 
 export type TestWorkspace = WorkspaceWithKeys;
