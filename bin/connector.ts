@@ -1,0 +1,183 @@
+// `npm run connector -- …`: tools for connector authors; `writebacks` runs a command for each write-back task.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createPricingClient } from '../client/src/index.ts';
+import { taskCommand } from '../lib/connector/task-command.ts';
+import { startWritebackWorker, type Summary, type WorkerEvent } from '../lib/connector/writeback-worker.ts';
+import type { LocalStackDescription } from '../lib/local/stack.ts';
+import { projectRoot } from '../lib/project.ts';
+
+const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
+
+Claims the connector's write-back tasks and runs COMMAND (through the shell) once per task, with the task as JSON
+on stdin and its id in PRICING_TASK_ID. Exit code 0 acks the task applied; any other fails it with the command's
+stderr (its first 1,000 characters) or "exit code N". Leases are extended while a command runs.
+
+Options:
+  --exec COMMAND        the command to run for each task (required)
+  --url URL             the API's URL (default: PRICING_URL, or the local stack that \`npm start\` runs)
+  --key KEY             the connector's svc_live/svc_test key (default: PRICING_KEY)
+  --limit N             tasks per claim, 1-100 (default 10)
+  --lease-seconds N     lease per task, 1-3600 (default 300); extended at half of it
+  --concurrency N       commands run at once (default 1)
+  --once                drain what is claimable and exit, rather than wait for more
+  --json                one JSON line per event on stdout
+
+SIGINT/SIGTERM stops claiming, lets running commands finish and acks them; a second one exits at once (130).
+Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed), 2 bad arguments.`;
+
+function parseCommandLine() {
+  return parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      exec: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      limit: { type: 'string' },
+      'lease-seconds': { type: 'string' },
+      concurrency: { type: 'string' },
+      once: { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+  });
+}
+
+/** A bad argument: exit 2 with the usage. Anything else thrown is a failure of the worker itself: exit 1. */
+class UsageError extends Error {}
+
+function whole(name: string, value: string | undefined, fallback: number, max: number): number {
+  if (value === undefined) return fallback;
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || number > max) throw new UsageError(`--${name} must be a whole number from 1 to ${max}`);
+  return number;
+}
+
+function readOptions(values: ReturnType<typeof parseCommandLine>['values'], positionals: string[]) {
+  const [command, ...extra] = positionals;
+  if (!command) throw new UsageError('no command given');
+  if (command !== 'writebacks') throw new UsageError(`unknown command: ${command}`);
+  if (extra.length > 0) throw new UsageError(`writebacks takes no argument ${extra.join(' ')}`);
+  if (!values.exec?.trim()) throw new UsageError('--exec is required');
+  const key = values.key || process.env.PRICING_KEY;
+  if (!key) throw new UsageError('--key (or PRICING_KEY) is required');
+  return {
+    exec: values.exec,
+    key,
+    // An empty variable is one left unset, as a shell's `PRICING_URL= npm run …` means.
+    url: values.url || process.env.PRICING_URL || undefined,
+    limit: whole('limit', values.limit, 10, 100),
+    leaseSeconds: whole('lease-seconds', values['lease-seconds'], 300, 3600),
+    concurrency: whole('concurrency', values.concurrency, 1, 100),
+    once: values.once ?? false,
+    json: values.json ?? false,
+  };
+}
+
+/** The local stack's gateway, found as the admin CLI finds the stack. */
+function localGatewayUrl(): string {
+  const stackFile = join(process.env.PRICING_LOCAL_DIR || join(projectRoot, '.local'), 'stack.json');
+  if (!existsSync(stackFile)) {
+    throw new Error(`no local stack is running (${stackFile} is missing): start it with \`npm start\`, or pass --url`);
+  }
+  return (JSON.parse(readFileSync(stackFile, 'utf8')) as LocalStackDescription).gatewayUrl;
+}
+
+function eventText(event: WorkerEvent): string | undefined {
+  switch (event.type) {
+    case 'task':
+      if (event.result === 'applied') return `${event.id} ${event.sku} ok`;
+      if (event.result === 'failed') return `${event.id} ${event.sku} failed: ${event.error}`;
+      return `${event.id} ${event.sku} lease lost: not acked (an ack would count as expired; the task is offered again)`;
+    case 'skipped':
+      return `${event.id} ${event.sku} not started: stopping (offered again when its lease runs out)`;
+    case 'lease_lost':
+      return `${event.id} lease lost while its command runs; it will not be acked`;
+    case 'extend_failed':
+      return `${event.id} could not extend its lease: ${event.error}`;
+    case 'acked':
+      return `acked: ${event.counts.applied} applied, ${event.counts.failed} failed, ${event.counts.expired} expired, ${event.counts.ignored} ignored`;
+    case 'ack_failed':
+      return `ack of ${event.count} tasks failed: ${event.error} (offered again when their leases run out)`;
+    case 'stopping':
+      return 'stopping: running commands finish and are acked; signal again to exit at once';
+    default:
+      // Claims, idle waits and extensions are noise in text; --json has them.
+      return undefined;
+  }
+}
+
+function summaryText(summary: Summary): string {
+  const { acks } = summary;
+  return (
+    `${summary.claimed} claimed: ${summary.succeeded} ok, ${summary.failed} failed, ${summary.leaseLost} lease lost, ` +
+    `${summary.skipped} not started; acked ${acks.applied} applied, ${acks.failed} failed, ${acks.expired} expired, ` +
+    `${acks.ignored} ignored` +
+    (summary.ackFailed ? `; ${summary.ackFailed} not acked (ack failed)` : '')
+  );
+}
+
+async function main(): Promise<number> {
+  let options: ReturnType<typeof readOptions>;
+  try {
+    const { values, positionals } = parseCommandLine();
+    if (values.help) {
+      console.log(usage);
+      return 0;
+    }
+    options = readOptions(values, positionals);
+  } catch (error) {
+    console.error(`connector: ${(error as Error).message}\n\n${usage}`);
+    return 2;
+  }
+  const print = (line: string) => console.log(line);
+  const report = (event: WorkerEvent) => {
+    if (options.json) return print(JSON.stringify(event));
+    const text = eventText(event);
+    if (text !== undefined) print(text);
+  };
+  try {
+    const baseUrl = options.url ?? localGatewayUrl();
+    const client = createPricingClient({ baseUrl, key: options.key });
+    const commands = taskCommand({ command: options.exec, echo: process.stderr });
+    const worker = startWritebackWorker({
+      api: client,
+      run: commands.run,
+      limit: options.limit,
+      leaseSeconds: options.leaseSeconds,
+      concurrency: options.concurrency,
+      once: options.once,
+      report,
+    });
+    let signals = 0;
+    const onSignal = () => {
+      // A second signal is an operator who will not wait.
+      if (++signals > 1) {
+        // The commands run in groups of their own, out of reach of the terminal's signal: pass it on, then leave.
+        commands.terminate();
+        process.exit(130);
+      }
+      worker.stop();
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    const summary = await worker.done;
+    print(options.json ? JSON.stringify({ type: 'summary', ...summary }) : summaryText(summary));
+    return 0;
+  } catch (error) {
+    console.error(`connector: ${failureText(error)}`);
+    return 1;
+  }
+}
+
+/** The key is never in a message: errors name the status and code the API answered. */
+function failureText(error: unknown): string {
+  const { status, code, message } = (error ?? {}) as { status?: number; code?: string; message?: string };
+  if (status === 401) return `the API refused the key (401 ${code ?? 'unauthorized'}): check --key or PRICING_KEY`;
+  if (status === 403) return `the key may not claim write-backs (403 ${code ?? 'forbidden'}): ${message ?? ''}`.trim();
+  return message ?? String(error);
+}
+
+process.exitCode = await main();
