@@ -1,12 +1,16 @@
-// `npm run connector -- …`: tools for connector authors; `writebacks` runs a command for each write-back task.
-import { existsSync, readFileSync } from 'node:fs';
+// `npm run connector -- …`: tools for connector authors; `writebacks` runs a command for each write-back task, `load` loads an export.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPricingClient } from '../client/src/index.ts';
+import { type ExportFile, formatOf, kindOfFileName, readExportFile } from '../lib/connector/files.ts';
+import { type LoadApi, loadExport } from '../lib/connector/load.ts';
+import { progressDisplay, summaryText as loadSummaryText } from '../lib/connector/progress.ts';
 import { taskCommand } from '../lib/connector/task-command.ts';
 import { startWritebackWorker, type Summary, type WorkerEvent } from '../lib/connector/writeback-worker.ts';
 import type { LocalStackDescription } from '../lib/local/stack.ts';
 import { projectRoot } from '../lib/project.ts';
+import type { EntityKind } from '../shared/records/schema.ts';
 
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 
@@ -25,7 +29,24 @@ Options:
   --json                one JSON line per event on stdout
 
 SIGINT/SIGTERM stops claiming, lets running commands finish and acks them; a second one exits at once (130).
-Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed), 2 bad arguments.`;
+Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed), 2 bad arguments.
+
+Usage: npm run --silent connector -- load [--products F] [--customers F] [--quotes F] [--orders F] [FILE…] [options]
+
+Loads a seller's export as one batch: validates each record with the service's schemas, stages products, customers,
+quotes and orders in that order (1,000 records a call), commits, and waits for the drain. Files are .csv or .jsonl;
+a FILE's kind is the plural its name starts with (products…, customers…, quotes…, orders…). The CSV columns are in
+docs/connectors.md. A bad record stops the load before the commit, naming its file, line and field.
+
+Options:
+  --products F, --customers F, --quotes F, --orders F   a file of that kind (each may be given more than once)
+  --dry-run             validate every record and send nothing
+  --url URL, --key KEY  as for writebacks (no key is needed for --dry-run)
+  --concurrency N       staging calls in flight, 1-16 (default 4)
+  --json                the summary as one JSON line on stdout
+
+Progress goes to stderr, the summary to stdout.
+Exit codes: 0 drained (or, with --dry-run, valid), 1 failed (bad record, refused, failed to drain), 2 bad arguments.`;
 
 function parseCommandLine() {
   return parseArgs({
@@ -41,6 +62,11 @@ function parseCommandLine() {
       once: { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
+      products: { type: 'string', multiple: true },
+      customers: { type: 'string', multiple: true },
+      quotes: { type: 'string', multiple: true },
+      orders: { type: 'string', multiple: true },
+      'dry-run': { type: 'boolean' },
     },
   });
 }
@@ -58,12 +84,14 @@ function whole(name: string, value: string | undefined, fallback: number, max: n
 function readOptions(values: ReturnType<typeof parseCommandLine>['values'], positionals: string[]) {
   const [command, ...extra] = positionals;
   if (!command) throw new UsageError('no command given');
+  if (command === 'load') return readLoadOptions(values, extra);
   if (command !== 'writebacks') throw new UsageError(`unknown command: ${command}`);
   if (extra.length > 0) throw new UsageError(`writebacks takes no argument ${extra.join(' ')}`);
   if (!values.exec?.trim()) throw new UsageError('--exec is required');
   const key = values.key || process.env.PRICING_KEY;
   if (!key) throw new UsageError('--key (or PRICING_KEY) is required');
   return {
+    command: 'writebacks' as const,
     exec: values.exec,
     key,
     // An empty variable is one left unset, as a shell's `PRICING_URL= npm run …` means.
@@ -74,6 +102,96 @@ function readOptions(values: ReturnType<typeof parseCommandLine>['values'], posi
     once: values.once ?? false,
     json: values.json ?? false,
   };
+}
+
+const kindOptions = [
+  ['products', 'product'],
+  ['customers', 'customer'],
+  ['quotes', 'quote'],
+  ['orders', 'order'],
+] as const satisfies ReadonlyArray<readonly [string, EntityKind]>;
+
+function readLoadOptions(values: ReturnType<typeof parseCommandLine>['values'], positionals: string[]) {
+  const named: Array<[EntityKind, string]> = kindOptions.flatMap(([option, kind]) =>
+    (values[option] ?? []).map((path): [EntityKind, string] => [kind, path]),
+  );
+  for (const path of positionals) {
+    const kind = kindOfFileName(path);
+    if (!kind)
+      throw new UsageError(`cannot tell the kind of ${path}: name it products…, customers…, quotes… or orders…, or use --products etc.`);
+    named.push([kind, path]);
+  }
+  if (named.length === 0) throw new UsageError('load needs at least one file');
+  const files: ExportFile[] = named.map(([entity, path]) => {
+    const format = formatOf(path);
+    if (!format) throw new UsageError(`${path} is neither .csv nor .jsonl`);
+    if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`no such file: ${path}`);
+    return { entity, path, format };
+  });
+  const dryRun = values['dry-run'] ?? false;
+  const key = values.key || process.env.PRICING_KEY;
+  if (!key && !dryRun) throw new UsageError('--key (or PRICING_KEY) is required');
+  return {
+    command: 'load' as const,
+    files,
+    dryRun,
+    key: key ?? '',
+    url: values.url || process.env.PRICING_URL || undefined,
+    concurrency: whole('concurrency', values.concurrency, 4, 16),
+    json: values.json ?? false,
+  };
+}
+
+/** A drain of a large export can outlast the client's default five minutes of waiting. */
+const DRAIN_WAIT_MS = 60 * 60 * 1000;
+
+async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<number> {
+  const totalBytes = options.files.reduce((sum, file) => sum + statSync(file.path).size, 0);
+  let bytesRead = 0;
+  const sources = options.files.map((file) => ({
+    entity: file.entity,
+    records: readExportFile(file, (bytes) => (bytesRead += bytes)),
+  }));
+  const progress = progressDisplay(process.stderr, { verb: options.dryRun ? 'validated' : 'sent' });
+  try {
+    let api: LoadApi;
+    if (options.dryRun) {
+      const refuse = () => Promise.reject(new Error('a dry run sends nothing'));
+      api = { openBatch: refuse, stageRecords: refuse, commitBatch: refuse, waitForBatch: refuse };
+    } else {
+      const client = createPricingClient({ baseUrl: options.url ?? localGatewayUrl(), key: options.key });
+      api = {
+        openBatch: () => client.openBatch(),
+        // The loader checks each record against its kind's schema before the call; the client's generic cannot see that.
+        stageRecords: (batchId, entity, records) => client.stageRecords(batchId, entity, records as never),
+        commitBatch: (batchId) => client.commitBatch(batchId),
+        waitForBatch: (batchId) => client.waitForBatch(batchId, { timeoutMs: DRAIN_WAIT_MS }),
+      };
+    }
+    const summary = await loadExport({
+      api,
+      sources,
+      dryRun: options.dryRun,
+      concurrency: options.concurrency,
+      report(event) {
+        if (event.type === 'progress') progress.update({ records: event.records, elapsedMs: event.elapsedMs, bytesRead, totalBytes });
+        else if (event.type === 'opened') {
+          progress.end();
+          console.error(`opened batch ${event.batchId}`);
+        } else if (event.type === 'committed') {
+          progress.end();
+          console.error(`committed batch ${event.batchId}; waiting for it to drain`);
+        }
+      },
+    });
+    progress.end();
+    console.log(options.json ? JSON.stringify({ type: 'summary', ...summary }) : loadSummaryText(summary));
+    return 0;
+  } catch (error) {
+    progress.end();
+    console.error(`connector: ${failureText(error)}`);
+    return 1;
+  }
 }
 
 /** The local stack's gateway, found as the admin CLI finds the stack. */
@@ -132,6 +250,7 @@ async function main(): Promise<number> {
     console.error(`connector: ${(error as Error).message}\n\n${usage}`);
     return 2;
   }
+  if (options.command === 'load') return runLoad(options);
   const print = (line: string) => console.log(line);
   const report = (event: WorkerEvent) => {
     if (options.json) return print(JSON.stringify(event));

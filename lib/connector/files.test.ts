@@ -1,0 +1,179 @@
+// Reading export files: the CSV reader, the column mapping, documents grouped from their line rows, and params mapped back to lines.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { kindOfFileName, locate, parseCsv, readExportFile, RecordError, recordsOfCsv, type SourcedRecord } from './files.ts';
+
+async function* chunksOf(...chunks: string[]) {
+  yield* chunks;
+}
+
+async function all<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe('the CSV reader', () => {
+  it('reads quoted fields with embedded commas, escaped quotes and newlines, and numbers each row by its first line', async () => {
+    const rows = await all(parseCsv(chunksOf('a,b,c\r\n1,"x, y","say ""hi"""\n2,"two\nlines",\n3,,last\n')));
+    expect(rows).toEqual([
+      { line: 1, fields: ['a', 'b', 'c'] },
+      { line: 2, fields: ['1', 'x, y', 'say "hi"'] },
+      { line: 3, fields: ['2', 'two\nlines', ''] },
+      { line: 5, fields: ['3', '', 'last'] },
+    ]);
+  });
+
+  it('reads the same rows however the text is cut into chunks', async () => {
+    const text = 'a,b\r\n"q""uote","multi\r\nline"\r\n,\r\nlast,row';
+    const whole = await all(parseCsv(chunksOf(text)));
+    const byChar = await all(parseCsv(chunksOf(...text.split(''))));
+    expect(byChar).toEqual(whole);
+    expect(whole.map((row) => row.line)).toEqual([1, 2, 4, 5]);
+  });
+
+  it('skips a byte order mark and blank lines, and refuses a quote never closed', async () => {
+    expect(await all(parseCsv(chunksOf('\uFEFFa\n\n1\n')))).toEqual([
+      { line: 1, fields: ['a'] },
+      { line: 3, fields: ['1'] },
+    ]);
+    await expect(all(parseCsv(chunksOf('a\n"open\n'), 'f.csv'))).rejects.toThrow('f.csv:2: a quoted field is never closed');
+  });
+});
+
+describe('the CSV column mapping', () => {
+  it('parses numbers and booleans for their fields, leaves empty cells out, and gathers attributes columns', async () => {
+    const csv =
+      'sku,name,costCents,currentPriceCents,mapCents,isActive,stockOnHand,attributes.finish,attributes.size\nB-1,007,120,1e3,,TRUE,-4,zinc,\n';
+    const [product] = await all(recordsOfCsv('product', chunksOf(csv), 'products.csv'));
+    expect(product).toEqual({
+      record: {
+        sku: 'B-1',
+        name: '007',
+        costCents: 120,
+        currentPriceCents: 1000,
+        isActive: true,
+        stockOnHand: -4,
+        attributes: { finish: 'zinc' },
+      },
+      file: 'products.csv',
+      line: 2,
+    });
+  });
+
+  it('passes a cell that is not a number on as text, for the schema to refuse by field', async () => {
+    const [product] = await all(recordsOfCsv('product', chunksOf('sku,costCents\nB-1,twelve\n'), 'p.csv'));
+    expect(product?.record).toEqual({ sku: 'B-1', costCents: 'twelve' });
+  });
+
+  it('groups consecutive line rows of a document into one record with lines, remembering each line row', async () => {
+    const csv =
+      'externalId,customerExternalId,currency,soldAt,productSku,quantity,costCents,soldPriceCents,attributes.note\n' +
+      'O-1,C-1,USD,2026-01-01T00:00:00Z,A,2,10,20,rush\n' +
+      'O-1,C-1,USD,2026-01-01T00:00:00Z,B,1.5,5,9,\n' +
+      'O-2,,EUR,2026-01-02T00:00:00Z,A,1,10,21,\n';
+    const orders = await all(recordsOfCsv('order', chunksOf(csv), 'orders.csv'));
+    expect(orders).toEqual([
+      {
+        record: {
+          externalId: 'O-1',
+          customerExternalId: 'C-1',
+          currency: 'USD',
+          soldAt: '2026-01-01T00:00:00Z',
+          lines: [
+            { productSku: 'A', quantity: 2, costCents: 10, soldPriceCents: 20, attributes: { note: 'rush' } },
+            { productSku: 'B', quantity: 1.5, costCents: 5, soldPriceCents: 9 },
+          ],
+        },
+        file: 'orders.csv',
+        line: 2,
+        lineRows: [2, 3],
+      },
+      {
+        record: {
+          externalId: 'O-2',
+          currency: 'EUR',
+          soldAt: '2026-01-02T00:00:00Z',
+          lines: [{ productSku: 'A', quantity: 1, costCents: 10, soldPriceCents: 21 }],
+        },
+        file: 'orders.csv',
+        line: 4,
+        lineRows: [4],
+      },
+    ]);
+  });
+
+  it('sends a quote line with an empty pricingDecisionId as null, which the schema requires be sent', async () => {
+    const csv =
+      'externalId,customerExternalId,outcome,createdAt,productSku,quantity,costCents,quotedPriceCents,pricingDecisionId\nQ-1,C-1,won,2026-01-01T00:00:00Z,A,1,10,20,\n';
+    const [quote] = await all(recordsOfCsv('quote', chunksOf(csv), 'quotes.csv'));
+    expect(quote?.record.lines).toEqual([{ productSku: 'A', quantity: 1, costCents: 10, quotedPriceCents: 20, pricingDecisionId: null }]);
+  });
+
+  it('refuses a document whose rows are apart, or whose own columns differ between its rows, naming the line', async () => {
+    const head = 'externalId,currency,soldAt,productSku,quantity,costCents,soldPriceCents\n';
+    const apart = `${head}O-1,USD,2026-01-01T00:00:00Z,A,1,1,2\nO-2,USD,2026-01-01T00:00:00Z,A,1,1,2\nO-1,USD,2026-01-01T00:00:00Z,B,1,1,2\n`;
+    await expect(all(recordsOfCsv('order', chunksOf(apart), 'o.csv'))).rejects.toMatchObject({
+      file: 'o.csv',
+      line: 4,
+      field: 'externalId',
+    });
+    const differ = `${head}O-1,USD,2026-01-01T00:00:00Z,A,1,1,2\nO-1,EUR,2026-01-01T00:00:00Z,B,1,1,2\n`;
+    await expect(all(recordsOfCsv('order', chunksOf(differ), 'o.csv'))).rejects.toThrow(RecordError);
+    await expect(all(recordsOfCsv('order', chunksOf(differ), 'o.csv'))).rejects.toMatchObject({ line: 3, field: 'currency' });
+  });
+});
+
+describe('JSON Lines files', () => {
+  it('reads one record per non-blank line with its line number, and refuses a line that is not JSON', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'export-'));
+    const path = join(dir, 'customers.jsonl');
+    writeFileSync(path, '{"externalId":"C-1","name":"A"}\r\n\n{"externalId":"C-2","name":"B"}');
+    const records = await all(readExportFile({ entity: 'customer', path, format: 'jsonl' }));
+    expect(records.map((sourced) => [sourced.line, sourced.record.externalId])).toEqual([
+      [1, 'C-1'],
+      [3, 'C-2'],
+    ]);
+    writeFileSync(path, '{"externalId":"C-1","name":"A"}\n{"externalId":\n');
+    await expect(all(readExportFile({ entity: 'customer', path, format: 'jsonl' }))).rejects.toMatchObject({ line: 2 });
+  });
+
+  it('tells a file kind from the plural its name starts with', () => {
+    expect(['products.csv', 'dir/Orders-2026.jsonl', 'customers.csv', 'quotes.jsonl', 'prices.csv'].map(kindOfFileName)).toEqual([
+      'product',
+      'order',
+      'customer',
+      'quote',
+      undefined,
+    ]);
+  });
+});
+
+describe('a param mapped back to the file', () => {
+  const records: SourcedRecord[] = Array.from({ length: 20 }, (_, index) => ({
+    record: {},
+    file: 'orders.csv',
+    line: 100 + index * 3,
+    lineRows: [100 + index * 3, 101 + index * 3],
+  }));
+
+  it('points records[17].lines[0].costCents at the row of that line and its column', () => {
+    expect(locate('records[17].lines[1].costCents', records)).toEqual({ file: 'orders.csv', line: 152, field: 'costCents' });
+    expect(locate('records[17].lines[0].costCents', records)).toEqual({ file: 'orders.csv', line: 151, field: 'costCents' });
+  });
+
+  it('points a document field at the document first row, and a JSON Lines record at its line with the whole path', () => {
+    expect(locate('records[2].soldAt', records)).toEqual({ file: 'orders.csv', line: 106, field: 'soldAt' });
+    const jsonl: SourcedRecord[] = [{ record: {}, file: 'q.jsonl', line: 7 }];
+    expect(locate('records[0].lines[0].costCents', jsonl)).toEqual({ file: 'q.jsonl', line: 7, field: 'lines[0].costCents' });
+    expect(locate('records[0]', jsonl)).toEqual({ file: 'q.jsonl', line: 7, field: undefined });
+  });
+
+  it('finds no place for a param that names no record', () => {
+    expect(locate('entity', records)).toBeUndefined();
+    expect(locate(undefined, records)).toBeUndefined();
+    expect(locate('records[99].sku', records)).toBeUndefined();
+  });
+});

@@ -1,0 +1,101 @@
+// The connector CLI's loader run as a seller runs it, on the export fixtures, against the shared local stack.
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { createPricingClient } from '../../client/src/index.ts';
+import { projectRoot } from '../../lib/project.ts';
+import { newWorkspace } from './support.ts';
+
+const run = promisify(execFile);
+const exportDir = join(projectRoot, 'test/fixtures/export');
+const file = (name: string) => join(exportDir, name);
+
+async function connector(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, ['bin/connector.ts', ...args], {
+      cwd: projectRoot,
+      env: { ...process.env, PRICING_KEY: '', PRICING_URL: '', ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the connector loader', () => {
+  it('loads a small CSV export (orders of several lines) with a JSON Lines file, and the batch drains with every record', async () => {
+    const workspace = await newWorkspace('Connector Load');
+    const key = workspace.keys.connector;
+    const url = inject('stack').gatewayUrl;
+    const result = await connector(
+      ['load', '--json', '--url', url, '--orders', file('orders.csv'), file('products.csv'), file('customers.csv'), file('quotes.jsonl')],
+      { PRICING_KEY: key },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    expect(`${result.stdout}${result.stderr}`).not.toContain(key);
+    const summary = JSON.parse(result.stdout.trim());
+    expect(summary).toMatchObject({
+      type: 'summary',
+      dryRun: false,
+      counts: { product: 3, customer: 2, quote: 1, order: 2 },
+      skippedOverCap: 0,
+    });
+
+    const status = await createPricingClient({ baseUrl: url, key }).batchStatus(summary.batchId);
+    expect(status).toMatchObject({
+      status: 'drained',
+      entities: ['product', 'customer', 'quote', 'order'],
+      recordCount: 8,
+      drainedCount: 8,
+    });
+  });
+
+  it('stops at a bad row before the commit, naming file, line and field, and leaves the batch open', async () => {
+    const workspace = await newWorkspace('Connector Load Bad');
+    const key = workspace.keys.connector;
+    const url = inject('stack').gatewayUrl;
+    const result = await connector([
+      'load',
+      '--url',
+      url,
+      '--key',
+      key,
+      file('products.csv'),
+      file('customers.csv'),
+      file('bad/orders.csv'),
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('bad/orders.csv:4: Invalid costCents');
+    expect(result.stderr).toContain('Nothing was committed');
+    const batchId = /batch (\S+) is left open/.exec(result.stderr)?.[1];
+    expect(batchId, result.stderr).toBeDefined();
+    const status = await createPricingClient({ baseUrl: url, key }).batchStatus(String(batchId));
+    expect(status).toMatchObject({ status: 'open', entities: ['product', 'customer'], recordCount: 5 });
+    expect(status.committedAt).toBeUndefined();
+  });
+
+  it('with --dry-run validates the files and sends nothing, needing neither a key nor a stack', async () => {
+    const ok = await connector(['load', '--dry-run', '--url', 'http://127.0.0.1:9', file('products.csv'), file('orders.csv')]);
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stdout).toContain('dry run: 3 products, 0 customers, 0 quotes, 2 orders valid; nothing sent');
+    const bad = await connector(['load', '--dry-run', file('bad/orders.csv')]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('bad/orders.csv:4: Invalid costCents');
+    expect(bad.stderr).toContain('Nothing was sent.');
+  });
+
+  it.each([
+    [['load']],
+    [['load', '--key', 'k', file('products.csv'), 'prices.csv']],
+    [['load', '--key', 'k', '--products', file('quotes.jsonl').replace('.jsonl', '.json')]],
+    [['load', '--key', 'k', '--products', join(exportDir, 'missing.csv')]],
+    [['load', file('products.csv')]],
+    [['load', '--key', 'k', '--concurrency', '0', file('products.csv')]],
+  ])('exits 2 with the usage for %j', async (args) => {
+    const result = await connector(args);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('Usage: npm run --silent connector -- load');
+  });
+});
