@@ -6,6 +6,7 @@ import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
 import { benchEngine } from '../lib/bench/engine.ts';
 import { measureHeavyStaging } from '../lib/bench/heavy-staging.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
+import { measureLoader } from '../lib/bench/loader.ts';
 import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
 import { measurePriceServing } from '../lib/bench/prices.ts';
 import { measureWritebacks } from '../lib/bench/writebacks.ts';
@@ -18,6 +19,8 @@ const BUNDLE_TARGET_KB = 400;
 const GATEWAY_OVERHEAD_TARGET_MS = 2;
 const INGEST_RECORDS = Number(process.env.BENCH_INGEST_RECORDS ?? 100_000);
 const INGEST_RATIO_TARGET = 0.5;
+/** The connector loader may take at most this much longer than the direct staging path on the same records. */
+const LOADER_OVERHEAD_TARGET = 1.1;
 const WRITE_UNITS_PER_KB_TARGET = 0.35;
 /** Flat: a batch ten times the size may not need more than half as much again at its peak. */
 const FLAT_MEMORY_FACTOR = 1.5;
@@ -104,6 +107,16 @@ try {
   );
   results.ingest = ingest;
   results.ingestSmall = small;
+
+  console.log(
+    `\nThe connector loader (the same ${INGEST_RECORDS.toLocaleString('en-US')} records from JSON Lines files, through the typed client)`,
+  );
+  const loader = await measureLoader(stack, INGEST_RECORDS);
+  const loaderRatio = loader.endToEndSeconds / ingest.endToEndSeconds;
+  console.log(
+    `  load + commit + drain   ${loader.endToEndSeconds.toFixed(1).padStart(6)} s (drain ${loader.drainSeconds.toFixed(1)} s), against ${ingest.endToEndSeconds.toFixed(1)} s staged directly: ${loaderRatio.toFixed(2)}x   ${verdict(loaderRatio <= LOADER_OVERHEAD_TARGET)} (<= ${LOADER_OVERHEAD_TARGET}x)`,
+  );
+  results.loader = { ...loader, ratioToDirect: loaderRatio };
 
   console.log('\nThe heaviest legal staging call (about 10 MB of order lines in one call), staged and drained');
   const heavy = await measureHeavyStaging(stack);
