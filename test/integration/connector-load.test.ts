@@ -1,28 +1,13 @@
 // The connector CLI's loader run as a seller runs it, on the export fixtures, against the shared local stack.
-import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { createPricingClient } from '../../client/src/index.ts';
 import { projectRoot } from '../../lib/project.ts';
+import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
 
-const run = promisify(execFile);
 const exportDir = join(projectRoot, 'test/fixtures/export');
 const file = (name: string) => join(exportDir, name);
-
-async function connector(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/connector.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, PRICING_KEY: '', PRICING_URL: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('the connector loader', () => {
   it('loads a small CSV export (orders of several lines) with a JSON Lines file, and the batch drains with every record', async () => {

@@ -1,29 +1,12 @@
 // The connector CLI's write-back worker run as a connector author runs it, against the shared local stack.
-import { execFile } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { projectRoot } from '../../lib/project.ts';
+import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
 import { storedTask } from './writebacks-support.ts';
-
-const run = promisify(execFile);
-
-async function connector(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run(process.execPath, ['bin/connector.ts', ...args], {
-      cwd: projectRoot,
-      env: { ...process.env, PRICING_KEY: '', PRICING_URL: '', ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 /** Fails SEED-1 with a message on stderr and applies every other task, after reading the task from stdin. */
 const command =
