@@ -4,7 +4,7 @@ import { listenToRequestCosts } from '../../shared/observability.ts';
 import { workers } from '../../shared/routes.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { type CostBreakdown, costAtListPrices } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, HTTP_API_METERING_BYTES } from './list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 
 /** Under API Gateway's 10 MB body limit, with room for the envelope. */
@@ -139,7 +139,7 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
         writeUnits: stagingWriteUnits + costs.drainWrites,
         gbSeconds: costs.gbSeconds,
         invocations: invocations.length + 1,
-        meteredRequests: Math.ceil(Buffer.byteLength(call.body) / (512 * 1024)),
+        meteredRequests: Math.ceil(Buffer.byteLength(call.body) / HTTP_API_METERING_BYTES),
       }),
     };
   } finally {
