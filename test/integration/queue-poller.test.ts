@@ -29,7 +29,7 @@ async function eventually(check: () => boolean | Promise<boolean>, timeoutMs: nu
  */
 async function pollQueue(
   handler: (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | undefined>,
-  options: { visibilityTimeoutSeconds?: number; timeoutSeconds?: number } = {},
+  options: { visibilityTimeoutSeconds?: number; timeoutSeconds?: number; batchSize?: number; concurrency?: number } = {},
 ) {
   const queue = await createQueue(sqs, `poller-${randomUUID()}`, queues.drain, {
     visibilityTimeoutSeconds: options.visibilityTimeoutSeconds ?? 1,
@@ -41,7 +41,8 @@ async function pollQueue(
       queueArn: queue.arn,
       fn: { name: 'test-worker', memoryMb: 128, timeoutSeconds: options.timeoutSeconds ?? 5 },
       handler,
-      batchSize: 10,
+      batchSize: options.batchSize ?? 10,
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       onInvocationError: () => undefined,
     }),
   );
@@ -66,6 +67,32 @@ describe('the local SQS event source mapping', () => {
     // Past one more visibility timeout: anything not deleted would have come back by now.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(Object.fromEntries(deliveries)).toEqual({ a: 1, b: 2, c: 1 });
+  });
+
+  it('runs as many invocations at once as its concurrency allows, and never more', async () => {
+    let inFlight = 0;
+    let mostAtOnce = 0;
+    let handled = 0;
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const queue = await pollQueue(
+      async () => {
+        inFlight += 1;
+        mostAtOnce = Math.max(mostAtOnce, inFlight);
+        await released;
+        inFlight -= 1;
+        handled += 1;
+        return { batchItemFailures: [] };
+      },
+      { batchSize: 1, concurrency: 3, visibilityTimeoutSeconds: 30, timeoutSeconds: 20 },
+    );
+    for (let index = 0; index < 8; index++) await sqs.send(new SendMessageCommand({ QueueUrl: queue.url, MessageBody: `m${index}` }));
+
+    // Held invocations keep their pollers busy, so the others' receives find the queue still full.
+    await eventually(() => inFlight === 3, 10_000);
+    release();
+    await eventually(() => handled === 8, 10_000);
+    expect(mostAtOnce).toBe(3);
   });
 
   it('hands the worker SQS records with their receive count and the queue ARN', async () => {
