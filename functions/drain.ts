@@ -4,6 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { type DrainHooks, runDrainJob } from '../shared/batches/drain.ts';
 import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
+import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
 
@@ -16,11 +17,13 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     const started = performance.now();
     let status = 500;
     let workspaceId: string | undefined;
+    let jobKind: 'drain' | 'bands' = 'drain';
     try {
       await withCapacityLedger(ledger, async () => {
         // A message no commit could have sent is a fault of the sender; it fails, and ends in the dead-letter queue.
         const message = v.parse(DrainMessageSchema, JSON.parse(record.body));
         workspaceId = message.workspaceId;
+        if (message.phase === 'bands') jobKind = 'bands';
         appendLogKeys({ workspaceId, batchId: message.batchId, jobId: message.jobId, phase: message.phase ?? 'chunks' });
         const result = await runDrainJob(
           {
@@ -35,7 +38,15 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
       });
       status = 200;
     } finally {
-      reportRequestCost({ route: 'drain', workspaceId, status, ledger, durationMs: performance.now() - started });
+      const durationMs = performance.now() - started;
+      reportRequestCost({ route: 'drain', workspaceId, status, ledger, durationMs });
+      // The job is charged to its batch's workspace, as drain or bands work; the receive and the delete of its message
+      // are two SQS requests beside the sends the job made.
+      if (workspaceId) {
+        ledger.queueRequests += 2;
+        chargeWork({ workspaceId, route: jobKind, nowMs: Date.now(), status, capacity: ledger, durationMs, apiRequests: 0 });
+      }
+      await flushCostsIfDue();
     }
   }
 

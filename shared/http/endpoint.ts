@@ -2,6 +2,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type Principal, type RouteAuth } from '../api-keys/authenticate.ts';
+import { chargeWork, flushCostsIfDue, meteredApiRequests } from '../cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../observability.ts';
 import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
@@ -79,14 +80,28 @@ export function httpResult(reply: Reply, requestId: string): HttpResult {
 
 /** Outermost: ends every request, answered or failed, with its cost line. */
 function requestCost(spec: EndpointSpec): Middleware {
-  const report = (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
-    reportRequestCost({
+  const report = async (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
+    const cost = {
       route: spec.id,
       workspaceId: request.context.principal?.workspaceId,
       status: request.response?.statusCode ?? 500,
       ledger: currentLedger() ?? new CapacityLedger(),
       durationMs: performance.now() - (request.context.startedAt ?? performance.now()),
-    });
+    };
+    reportRequestCost(cost);
+    // A request no key names a workspace for is nobody's to pay: API Gateway's throttling bounds those.
+    if (cost.workspaceId) {
+      const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
+      const apiRequests = meteredApiRequests(bytes(request.event.body), bytes(request.response?.body));
+      chargeWork({
+        ...cost,
+        workspaceId: cost.workspaceId,
+        capacity: cost.ledger,
+        nowMs: request.context.admittedAt ?? Date.now(),
+        apiRequests,
+      });
+    }
+    await flushCostsIfDue();
   };
   return {
     before: (request) => {
