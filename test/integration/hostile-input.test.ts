@@ -1195,6 +1195,8 @@ describe('garbage Authorization headers', () => {
         return { target: `/v1/prices/${SKU}` };
       case 'approvePrice':
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
+      case 'getUsage':
+        return { target: '/v1/usage' };
     }
   }
 
