@@ -110,14 +110,18 @@ export async function flushCostsIfDue(nowMs = Date.now()): Promise<void> {
   await flushCosts();
 }
 
-/** Writes every pending item: one UpdateItem ADD per workspace × day × route. A failed write keeps its counts for the next flush. */
-export async function flushCosts(): Promise<void> {
+/**
+ * Writes every pending item: one UpdateItem ADD per workspace × day × route. A failed write keeps its counts for the
+ * next flush. Returns the items written and the write units DynamoDB charged for them, which the bench reads.
+ */
+export async function flushCosts(): Promise<{ items: number; writeUnits: number }> {
   if (flushing) await flushing;
-  if (pending.size === 0) return;
+  if (pending.size === 0) return { items: 0, writeUnits: 0 };
   const items = [...pending.values()];
   pending = new Map();
   // The flush's own units are the ledger's, counted in `ledgerWriteUnits`, not the request's that happened to run it.
-  flushing = withCapacityLedger(new CapacityLedger(), () =>
+  const capacity = new CapacityLedger();
+  flushing = withCapacityLedger(capacity, () =>
     Promise.all(
       items.map(async (item) => {
         try {
@@ -135,6 +139,7 @@ export async function flushCosts(): Promise<void> {
   } finally {
     flushing = undefined;
   }
+  return { items: items.length, writeUnits: capacity.writeUnits };
 }
 
 /** Ledger items outlive their day by 400 days, as usage items do, for finance to read back. */

@@ -12,7 +12,7 @@ const REGISTER_TIMEOUT_MS = 1_000;
  * its next event once, or Lambda waits on it to end init; with no events asked for, that call never answers.
  * Outside Lambda (no AWS_LAMBDA_RUNTIME_API) it does nothing: local mode and the tests flush as they go.
  */
-export async function flushOnShutdown(flush: () => Promise<void>): Promise<void> {
+export async function flushOnShutdown(flush: () => Promise<unknown>): Promise<void> {
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
   if (!runtimeApi) return;
   process.once('SIGTERM', () => {
