@@ -141,5 +141,7 @@ describe('a cost report', () => {
     expect(lines[0]).toMatch(/^day,requests,/);
     expect(lines[3]).toMatch(/^total,16,/);
     expect(lines.every((line) => line.split(',').length === lines[0]?.split(',').length)).toBe(true);
+    expect(lines.join('\n')).not.toMatch(/\de-\d/);
+    expect(lines[3]).toMatch(/,1500,/);
   });
 });

@@ -184,7 +184,8 @@ export function formatCostReport(report: CostReport): string {
 
 function csvField(value: string | number | null): string {
   if (value === null) return '';
-  const text = String(value);
+  // Dollars of a request are millionths: written out in full, never as 4e-7, for any spreadsheet to read.
+  const text = typeof value === 'number' ? value.toFixed(9).replace(/\.?0+$/, '') : value;
   return /[",\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
 }
 
