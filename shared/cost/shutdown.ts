@@ -12,13 +12,13 @@ const REGISTER_TIMEOUT_MS = 1_000;
  * its next event once, or Lambda waits on it to end init; with no events asked for, that call never answers.
  * Outside Lambda (no AWS_LAMBDA_RUNTIME_API) it does nothing: local mode and the tests flush as they go.
  */
-export async function flushOnShutdown(flush: () => Promise<unknown>): Promise<void> {
+export async function flushOnShutdown(flush: () => Promise<unknown>, exit: () => void = () => process.exit(0)): Promise<void> {
   const runtimeApi = process.env.AWS_LAMBDA_RUNTIME_API;
   if (!runtimeApi) return;
   process.once('SIGTERM', () => {
     void flush()
       .catch((error: unknown) => logger.error('cost ledger flush at shutdown failed', { error: error as Error }))
-      .finally(() => process.exit(0));
+      .finally(exit);
   });
   try {
     const base = `http://${runtimeApi}/2020-01-01/extension`;
