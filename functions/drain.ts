@@ -7,6 +7,7 @@ import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
+import { annotateWorkspace, tracedHandler } from '../shared/tracing.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {
@@ -25,6 +26,7 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
         workspaceId = message.workspaceId;
         if (message.phase === 'bands') jobKind = 'bands';
         appendLogKeys({ workspaceId, batchId: message.batchId, jobId: message.jobId, phase: message.phase ?? 'chunks' });
+        annotateWorkspace(workspaceId);
         const result = await runDrainJob(
           {
             message,
@@ -58,4 +60,4 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     processPartialResponse(event, drainScoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
 }
 
-export const handler = createDrainHandler();
+export const handler = tracedHandler('drain', createDrainHandler());

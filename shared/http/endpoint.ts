@@ -7,6 +7,7 @@ import { ApiError, errorResponse, internalError, type Surface } from '../errors.
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../observability.ts';
 import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
+import { annotateWorkspace, traceRequests } from '../tracing.ts';
 import { admitRequest } from '../workspaces/usage.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -131,6 +132,7 @@ function authentication(auth: RouteAuth): Middleware {
     before: async (request) => {
       request.context.principal = await authenticate(auth, request.event.headers?.authorization);
       appendLogKeys({ workspaceId: request.context.principal.workspaceId });
+      annotateWorkspace(request.context.principal.workspaceId);
     },
   };
 }
@@ -152,7 +154,10 @@ function requestRate(surface: Surface): Middleware {
 }
 
 function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
-  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>().use(requestCost(spec)).use(errorEnvelope(spec));
+  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>()
+    .use(requestCost(spec))
+    .use(traceRequests<HttpEvent, HttpResult, EndpointContext>(spec.id))
+    .use(errorEnvelope(spec));
   if (spec.auth) chain.use(authentication(spec.auth));
   if (spec.auth) chain.use(requestRate(spec.surface));
   const handler = chain.handler(async (event, context) => {
