@@ -33,9 +33,14 @@ function loadTracer(): TracerModules | undefined {
 
 /**
  * Tracing is on only in Lambda (AWS_EXECUTION_ENV set) and unless POWERTOOLS_TRACE_ENABLED is `false`, which local mode
- * sets; off, every call here does nothing.
+ * sets; off, every call here does nothing. The tracer decides so itself, but it is not even loaded then: the X-Ray SDK
+ * installs an async hook as it loads, which would slow every promise of the process while tracing nothing.
  */
-const traced = loadTracer();
+function tracingWanted(): boolean {
+  return Boolean(process.env.AWS_EXECUTION_ENV) && process.env.POWERTOOLS_TRACE_ENABLED?.toLowerCase() !== 'false';
+}
+
+const traced = tracingWanted() ? loadTracer() : undefined;
 
 /** Names of the annotations: X-Ray filter expressions search by them, e.g. `annotation.workspaceId = "…"`. */
 export const traceAnnotations = { route: 'route', workspace: 'workspaceId' } as const;
