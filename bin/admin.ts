@@ -21,6 +21,8 @@ Commands:
   bands rebuild --workspace W           recompute every band of the workspace from its history, and the
                                         recommendations of the products with history
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
+  cost report --workspace W [--from D] [--to D] [--by day|route] [--csv]
+                                        what the workspace cost in dollars, days as YYYY-MM-DD (UTC, today by default)
   connector create --workspace W --name N [--no-writebacks]
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
@@ -55,6 +57,10 @@ function parseCommandLine() {
       family: { type: 'string' },
       scopes: { type: 'string' },
       connector: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      by: { type: 'string' },
+      csv: { type: 'boolean' },
     },
   });
 }
@@ -89,6 +95,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
+  'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
 };
 
 /** The command named, with its target; refuses unknown commands, missing or extra arguments and options it does not take. */
@@ -267,6 +274,10 @@ async function prepare(): Promise<() => Promise<Result>> {
         if (!decision) throw new Error(`no decision ${target} in workspace ${workspaceId}`);
         return { json: decision, text: JSON.stringify(decision, null, 2) };
       };
+    }
+    case 'cost report': {
+      const { prepareCostReport } = await import('../lib/admin/cost-report.ts');
+      return prepareCostReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
     }
     default:
       throw new UsageError(`unknown command: ${name}`);

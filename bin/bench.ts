@@ -6,6 +6,7 @@ import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
 import { benchEngine } from '../lib/bench/engine.ts';
 import { measureHeavyStaging } from '../lib/bench/heavy-staging.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
+import { ledgerLines, measureLedger } from '../lib/bench/ledger.ts';
 import { measureLoader } from '../lib/bench/loader.ts';
 import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
 import { measurePriceServing } from '../lib/bench/prices.ts';
@@ -29,6 +30,10 @@ const PRICING_CALLS = Number(process.env.BENCH_PRICING_CALLS ?? 200);
 const COST_PER_MILLION_LINES_TARGET = 0.2;
 const LATENCY_RATIO_TARGET = 2;
 const ENGINE_MICROS_TARGET = 20;
+const LEDGER_CALLS = Number(process.env.BENCH_LEDGER_CALLS ?? 200);
+/** What accounting may add to a 100-line price call, and how far the report's cost per 1M lines may be from the bench's. */
+const LEDGER_OVERHEAD_TARGET_PCT = 2;
+const REPORT_AGREEMENT_TARGET = 0.05;
 const WRITEBACK_TASKS = Number(process.env.BENCH_WRITEBACK_TASKS ?? 2_000);
 const WRITEBACK_CLAIMERS = [1, 10, 50] as const;
 const REFUSED_PER_LEASE_TARGET = 1.5;
@@ -74,6 +79,8 @@ console.log(`\nIngest on the local stack (${INGEST_RECORDS.toLocaleString('en-US
 // Handlers share this process: keep their per-request log lines out of the figures. The logger exists once their
 // modules are imported, so its level is set on it rather than through the environment.
 logger.setLogLevel('WARN');
+// As deployed, the cost ledger flushes once a minute, not after every request as local mode does for `cost report`.
+process.env.COST_LEDGER_FLUSH_SECONDS ??= '60';
 const stack = await startLocalStack({ port: 0 });
 try {
   const small = await measureIngest(stack, INGEST_RECORDS / 10, { baseline: false });
@@ -173,6 +180,12 @@ try {
     `  cost per 1M lines       $${pricing.costPerMillionLines.total.toFixed(3)}   ${verdict(pricing.costPerMillionLines.total <= COST_PER_MILLION_LINES_TARGET)} (<= $${COST_PER_MILLION_LINES_TARGET})`,
   );
   results.pricing = pricing;
+
+  console.log(`\nThe cost ledger on 100-line price calls (flushed as deployed, after 60 s; ${LEDGER_CALLS} calls)`);
+  const ledger = await measureLedger(stack, { records: PRICING_RECORDS / 10, calls: LEDGER_CALLS, limitPct: LEDGER_OVERHEAD_TARGET_PCT });
+  for (const line of ledgerLines(ledger, { overheadPct: LEDGER_OVERHEAD_TARGET_PCT, agreement: REPORT_AGREEMENT_TARGET }, verdict))
+    console.log(line);
+  results.ledger = ledger;
 
   console.log(
     `\nWrite-back tasks on the local stack (${WRITEBACK_TASKS.toLocaleString('en-US')} pending tasks of one connector, claims of 10)`,

@@ -4,8 +4,10 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { type DrainHooks, runDrainJob } from '../shared/batches/drain.ts';
 import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
+import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
+import { annotateWorkspace, tracedHandler } from '../shared/tracing.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {
@@ -16,12 +18,15 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     const started = performance.now();
     let status = 500;
     let workspaceId: string | undefined;
+    let jobKind: 'drain' | 'bands' = 'drain';
     try {
       await withCapacityLedger(ledger, async () => {
         // A message no commit could have sent is a fault of the sender; it fails, and ends in the dead-letter queue.
         const message = v.parse(DrainMessageSchema, JSON.parse(record.body));
         workspaceId = message.workspaceId;
+        if (message.phase === 'bands') jobKind = 'bands';
         appendLogKeys({ workspaceId, batchId: message.batchId, jobId: message.jobId, phase: message.phase ?? 'chunks' });
+        annotateWorkspace(workspaceId);
         const result = await runDrainJob(
           {
             message,
@@ -35,7 +40,15 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
       });
       status = 200;
     } finally {
-      reportRequestCost({ route: 'drain', workspaceId, status, ledger, durationMs: performance.now() - started });
+      const durationMs = performance.now() - started;
+      reportRequestCost({ route: 'drain', workspaceId, status, ledger, durationMs });
+      // The job is charged to its batch's workspace, as drain or bands work; the receive and the delete of its message
+      // are two SQS requests beside the sends the job made.
+      if (workspaceId) {
+        ledger.queueRequests += 2;
+        chargeWork({ workspaceId, route: jobKind, nowMs: Date.now(), status, capacity: ledger, durationMs, apiRequests: 0 });
+      }
+      await flushCostsIfDue();
     }
   }
 
@@ -47,4 +60,4 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     processPartialResponse(event, drainScoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });
 }
 
-export const handler = createDrainHandler();
+export const handler = tracedHandler('drain', createDrainHandler());

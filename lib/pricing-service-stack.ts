@@ -16,8 +16,11 @@ import {
 } from '../shared/routes.ts';
 import { table as tableDefinition } from '../shared/table/definition.ts';
 import { constructId } from './constructs/construct-id.ts';
+import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceApi } from './constructs/service-api.ts';
+import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
+import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
 import { ServiceTable } from './constructs/service-table.ts';
 
@@ -52,6 +55,8 @@ export class PricingServiceStack extends Stack {
   readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
   /** Every function of the stack, by the id of its row in the route table (routes, fallback and workers). */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
+  /** Every alarm is sent here; the stack outputs its ARN for the infra team to subscribe to. */
+  readonly alarms: ServiceAlarms;
 
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
@@ -121,13 +126,18 @@ export class PricingServiceStack extends Stack {
       return fn;
     };
 
+    /** What the dashboard and the alarms watch: every function, with the route it serves. */
+    const monitored: MonitoredFunction[] = [];
+
     const fallback = props.fallbackRoute ?? fallbackRoute;
     const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds);
     const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy });
+    monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function });
 
     for (const route of props.routes ?? routes) {
       const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
       api.addRoute(route, fn.function);
+      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route });
     }
 
     for (const worker of props.workers ?? workers) {
@@ -141,10 +151,20 @@ export class PricingServiceStack extends Stack {
           reportBatchItemFailures: true,
         }),
       );
+      monitored.push({ id: worker.id, memoryMb: worker.memoryMb, function: fn.function });
     }
+
+    const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
+    const dashboard = new ServiceDashboard(this, 'Operations', { metrics });
+    this.alarms = new ServiceAlarms(this, 'Alarms', { metrics });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: this.alarms.topic.topicArn,
+      description: 'SNS topic every alarm is sent to: subscribe the team that runs the service',
+    });
+    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
     for (const [queueId, serviceQueue] of serviceQueues) {
       new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
         value: serviceQueue.queue.queueUrl,

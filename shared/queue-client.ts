@@ -1,5 +1,6 @@
 // The SQS client every function shares, reused across invocations so that connections stay warm.
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { traceAwsClient } from './tracing.ts';
 
 let shared: SQSClient | undefined;
 
@@ -8,6 +9,6 @@ let shared: SQSClient | undefined;
  * host: the two agree in AWS, and locally the emulator's URLs name a host that only it knows.
  */
 export function queueClient(): SQSClient {
-  shared ??= new SQSClient({ useQueueUrlAsEndpoint: false });
+  shared ??= traceAwsClient(new SQSClient({ useQueueUrlAsEndpoint: false }));
   return shared;
 }

@@ -69,6 +69,16 @@ describe('requests', () => {
     expect(new URL(sent[0]?.url ?? '').search).toBe('?include=rationale,drivers');
   });
 
+  it('ask for the cost report with the range and grouping given, and nothing else', async () => {
+    const { client, sent } = fakeClient([json(200, { workspace_id: 'ws_1' }), json(200, { workspace_id: 'ws_1' })]);
+    await client.usage({ from: '2026-11-01', to: '2026-11-30', by: 'route' });
+    await client.usage();
+    expect(sent.map((request) => request.url)).toEqual([
+      `${BASE_URL}/v1/usage?from=2026-11-01&to=2026-11-30&by=route`,
+      `${BASE_URL}/v1/usage`,
+    ]);
+  });
+
   it('return the typed body of a 2xx', async () => {
     const { client, sent } = fakeClient([json(202, { staged: 1 })]);
     const staged = await client.stageRecords('b1', 'customer', [{ externalId: 'C-1', name: 'Northwind', segment: 'smb' }]);

@@ -28,6 +28,15 @@ export type ExtendResponse = ApiSchemas['ExtendResponse'];
 export type OverviewPrice = OverviewSchemas['OverviewPrice'];
 export type PriceInclude = 'rationale' | 'drivers';
 export type Approval = OverviewSchemas['Approval'];
+/** The cost report is an inline schema of its one operation, not a named one. */
+export type CostReport = OverviewPaths['/v1/usage']['get']['responses'][200]['content']['application/json'];
+export interface UsageQuery {
+  /** The first UTC day, YYYY-MM-DD; defaults to `to`. */
+  readonly from?: string;
+  /** The last UTC day, YYYY-MM-DD; defaults to today. */
+  readonly to?: string;
+  readonly by?: 'day' | 'route';
+}
 
 /**
  * Codes of both envelopes, plus two of the client's own: `gateway_error` for API Gateway's `{"message"}` answers (413,
@@ -117,6 +126,8 @@ export interface PricingClient {
   extendWriteback(id: string, options?: ExtendRequest): Promise<ExtendResponse>;
   getPrice(sku: string, options?: { include?: PriceInclude[] }): Promise<OverviewPrice>;
   approvePrice(sku: string, price: number): Promise<Approval>;
+  /** What the workspace cost, in dollars at list prices, by day or by route. */
+  usage(query?: UsageQuery): Promise<CostReport>;
 }
 
 const DEFAULT_UNTIL: readonly BatchState[] = ['drained', 'failed'];
@@ -168,6 +179,7 @@ export function createPricingClient(options: PricingClientOptions): PricingClien
     getPrice: (sku, { include } = {}) =>
       unwrap(overview.GET('/v1/prices/{sku}', { params: { path: { sku }, query: include?.length ? { include } : {} } })),
     approvePrice: (sku, price) => unwrap(overview.POST('/v1/prices/approve', { body: { sku, price } })),
+    usage: (query = {}) => unwrap(overview.GET('/v1/usage', { params: { query } })),
   };
 }
 

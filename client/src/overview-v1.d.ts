@@ -52,6 +52,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read what the workspace cost
+     * @description What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), over a range of UTC days: the total, a breakdown by day or by route (and worker: `drain`, `bands`), the cost per request of each route, the cost per million priced lines and the share of each AWS service. It counts DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it within about a minute. `from` and `to` default to today; any other query parameter is refused.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['getUsage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/openapi.json': {
     parameters: {
       query?: never;
@@ -487,6 +511,305 @@ export interface operations {
           };
         };
       };
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  getUsage: {
+    parameters: {
+      query?: {
+        /**
+         * @description The first day, YYYY-MM-DD (UTC); defaults to `to`.
+         * @example 2026-11-01
+         */
+        from?: string;
+        /**
+         * @description The last day, YYYY-MM-DD (UTC), at most 400 days after `from`; defaults to today.
+         * @example 2026-11-01
+         */
+        to?: string;
+        /**
+         * @description The breakdown: `day` (the default) or `route`.
+         * @example route
+         */
+        by?: 'day' | 'route';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "workspace_id": "ws_4kq9Vb2LmT8xNc1ZsP7d3R",
+           *       "from": "2026-11-01",
+           *       "to": "2026-11-01",
+           *       "by": "route",
+           *       "currency": "USD",
+           *       "list_prices": {
+           *         "region": "us-east-1",
+           *         "as_of": "2026-11-22"
+           *       },
+           *       "total": {
+           *         "key": "total",
+           *         "requests": 3,
+           *         "requests_by_status": {
+           *           "2xx": 3,
+           *           "3xx": 0,
+           *           "4xx": 0,
+           *           "5xx": 0
+           *         },
+           *         "priced_lines": 300,
+           *         "read_units": 177,
+           *         "write_units": 28,
+           *         "accounting_write_units": 1,
+           *         "lambda_gb_seconds": 0.09,
+           *         "lambda_invocations": 3,
+           *         "api_gateway_requests": 3,
+           *         "sqs_requests": 0,
+           *         "cost": {
+           *           "dynamodb_reads": 0.000022125,
+           *           "dynamodb_writes": 0.0000175,
+           *           "lambda_compute": 0.0000012,
+           *           "lambda_requests": 6e-7,
+           *           "api_gateway": 0.000003,
+           *           "sqs": 0,
+           *           "total": 0.000044425
+           *         },
+           *         "cost_per_request": 0.000014808,
+           *         "cost_per_million_priced_lines": 0.148083
+           *       },
+           *       "breakdown": [
+           *         {
+           *           "key": "priceLines",
+           *           "requests": 3,
+           *           "requests_by_status": {
+           *             "2xx": 3,
+           *             "3xx": 0,
+           *             "4xx": 0,
+           *             "5xx": 0
+           *           },
+           *           "priced_lines": 300,
+           *           "read_units": 177,
+           *           "write_units": 28,
+           *           "accounting_write_units": 1,
+           *           "lambda_gb_seconds": 0.09,
+           *           "lambda_invocations": 3,
+           *           "api_gateway_requests": 3,
+           *           "sqs_requests": 0,
+           *           "cost": {
+           *             "dynamodb_reads": 0.000022125,
+           *             "dynamodb_writes": 0.0000175,
+           *             "lambda_compute": 0.0000012,
+           *             "lambda_requests": 6e-7,
+           *             "api_gateway": 0.000003,
+           *             "sqs": 0,
+           *             "total": 0.000044425
+           *           },
+           *           "cost_per_request": 0.000014808,
+           *           "cost_per_million_priced_lines": 0.148083
+           *         }
+           *       ],
+           *       "routes": [
+           *         {
+           *           "route": "priceLines",
+           *           "requests": 3,
+           *           "cost_per_request": 0.000014808,
+           *           "cost_per_million_priced_lines": 0.14808
+           *         }
+           *       ],
+           *       "service_shares": {
+           *         "dynamodb": 89.2,
+           *         "lambda": 4.05,
+           *         "api_gateway": 6.75,
+           *         "sqs": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            workspace_id: string;
+            from: string;
+            to: string;
+            /** @enum {string} */
+            by: 'day' | 'route';
+            /** @constant */
+            currency: 'USD';
+            list_prices: {
+              region: string;
+              as_of: string;
+            };
+            total: {
+              key: string;
+              requests: number;
+              requests_by_status: {
+                '2xx': number;
+                '3xx': number;
+                '4xx': number;
+                '5xx': number;
+              };
+              priced_lines: number;
+              read_units: number;
+              write_units: number;
+              accounting_write_units: number;
+              lambda_gb_seconds: number;
+              lambda_invocations: number;
+              api_gateway_requests: number;
+              sqs_requests: number;
+              cost: {
+                dynamodb_reads: number;
+                dynamodb_writes: number;
+                lambda_compute: number;
+                lambda_requests: number;
+                api_gateway: number;
+                sqs: number;
+                total: number;
+              };
+              cost_per_request: number | null;
+              cost_per_million_priced_lines: number | null;
+            };
+            breakdown: {
+              key: string;
+              requests: number;
+              requests_by_status: {
+                '2xx': number;
+                '3xx': number;
+                '4xx': number;
+                '5xx': number;
+              };
+              priced_lines: number;
+              read_units: number;
+              write_units: number;
+              accounting_write_units: number;
+              lambda_gb_seconds: number;
+              lambda_invocations: number;
+              api_gateway_requests: number;
+              sqs_requests: number;
+              cost: {
+                dynamodb_reads: number;
+                dynamodb_writes: number;
+                lambda_compute: number;
+                lambda_requests: number;
+                api_gateway: number;
+                sqs: number;
+                total: number;
+              };
+              cost_per_request: number | null;
+              cost_per_million_priced_lines: number | null;
+            }[];
+            routes: {
+              route: string;
+              requests: number;
+              cost_per_request: number | null;
+              cost_per_million_priced_lines: number | null;
+            }[];
+            service_shares: {
+              dynamodb: number;
+              lambda: number;
+              api_gateway: number;
+              sqs: number;
+            };
+          };
+        };
+      };
+      /** @description - `bad_request`: `from` or `to` is not a day as YYYY-MM-DD, `from` is after `to`, the range is longer than 400 days, `by` is neither `day` nor `route`, or the query has another parameter. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {

@@ -58,7 +58,7 @@ function costOf(perCall: {
   });
 }
 
-async function ingest(stack: LocalStack, catalogue: SampleCatalogue, connectorKey: string): Promise<void> {
+export async function ingest(stack: LocalStack, catalogue: SampleCatalogue, connectorKey: string): Promise<void> {
   const client = keepAliveClient(stack.gatewayUrl);
   const headers = { authorization: `Bearer ${connectorKey}`, 'content-type': 'application/json' };
   try {
@@ -88,14 +88,14 @@ async function ingest(stack: LocalStack, catalogue: SampleCatalogue, connectorKe
   }
 }
 
-interface PlannedCall {
+export interface PlannedCall {
   readonly body: string;
   /** The keys a call of these lines reads: what the floor reads in one go. */
   readonly keys: PrimaryKey[];
 }
 
 /** A storefront or ERP quote: one customer, 100 different products, quantities of a typical order line. */
-function planCalls(workspaceId: string, catalogue: SampleCatalogue, count: number): PlannedCall[] {
+export function planCalls(workspaceId: string, catalogue: SampleCatalogue, count: number): PlannedCall[] {
   const next = seededRandom(7);
   const categoryOf = new Map(catalogue.product.map((product) => [product.sku, product.category]));
   return Array.from({ length: count }, () => {

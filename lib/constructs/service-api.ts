@@ -18,6 +18,15 @@ import type { HttpRoute as RouteRow } from '../../shared/routes.ts';
 import { constructId } from './construct-id.ts';
 import { logRetention } from './service-function.ts';
 
+/**
+ * The stage's default route throttling, which each route gets: a backstop against floods that no handler can refuse for
+ * free, such as distinct random keys (each costs one read before it is refused). One route's steady rate matches what
+ * one DynamoDB partition takes in writes a second (1,000 WCU), because every keyed request writes its workspace's usage
+ * item once, refused or not; it is ten workspaces at their default 100 requests a second. docs/operations.md has the
+ * reasoning.
+ */
+export const stageThrottle = { rateLimit: 1000, burstLimit: 1000 } as const;
+
 export interface ServiceApiProps {
   /** Answers every request no route claims. */
   readonly fallbackFunction: IFunction;
@@ -64,6 +73,9 @@ export class ServiceApi extends Construct {
       httpApi: this.api,
       stageName: '$default',
       autoDeploy: true,
+      throttle: stageThrottle,
+      // Route-level 4xx, 5xx, Count and Latency: the dashboard and the 5xx alarms read them per route.
+      detailedMetricsEnabled: true,
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogGroup),
         // Request metadata only: no headers, so API keys never reach the logs.
@@ -82,6 +94,8 @@ export class ServiceApi extends Construct {
             integrationStatus: '$context.integration.status',
             integrationLatency: '$context.integration.latency',
             integrationError: '$context.integration.error',
+            // The Lambda request id: the function's log lines, and its X-Ray trace, carry the same id.
+            integrationRequestId: '$context.integration.requestId',
           }),
         ),
       },

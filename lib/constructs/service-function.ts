@@ -1,13 +1,14 @@
 // One Lambda function of the service: its esbuild bundling, runtime settings, own log group and own narrow role.
 import { posix } from 'node:path';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { metricsNamespace, serviceName } from '../../shared/config.ts';
 import { projectRoot } from '../project.ts';
+import { powertoolsLayer } from './powertools-layer.ts';
 
 /**
  * How every handler is bundled. ESM because the handlers are ESM; the AWS SDK is bundled rather than taken from the
@@ -96,12 +97,20 @@ export class ServiceFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       bundling: props.files && Object.keys(props.files).length > 0 ? bundlingWithFiles(props.files) : functionBundling,
+      // X-Ray active tracing; the Powertools tracer that writes the handler's segments comes from the layer (shared/tracing.ts).
+      tracing: Tracing.ACTIVE,
+      layers: [powertoolsLayer(this)],
       environment: {
         POWERTOOLS_SERVICE_NAME: serviceName,
         POWERTOOLS_METRICS_NAMESPACE: metricsNamespace,
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
+    });
+    // Active tracing grants xray:PutTraceSegments and xray:PutTelemetryRecords, which take no resource but `*`.
+    Validations.of(this.role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'X-Ray accepts trace segments and telemetry only on the resource *; the statement holds those two actions and nothing else.',
     });
   }
 }

@@ -58,8 +58,13 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     AWS_ENDPOINT_URL_DYNAMODB: description.dynamoDbEndpoint,
     AWS_ENDPOINT_URL_SQS: description.sqsEndpoint,
     POWERTOOLS_SERVICE_NAME: serviceName,
+    // X-Ray traces are for Lambda; locally there is no daemon to send segments to.
+    POWERTOOLS_TRACE_ENABLED: 'false',
     // EMF lines are for CloudWatch; locally the cost log line says the same.
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
+    // The cost ledger flushes at the end of every request, so that `cost report` shows a call at once; the bench sets
+    // the deployed age to measure what the ledger costs.
+    COST_LEDGER_FLUSH_SECONDS: process.env.COST_LEDGER_FLUSH_SECONDS ?? '0',
   };
 }
 

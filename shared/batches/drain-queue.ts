@@ -3,6 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { drainDeadLetterQueueUrl, drainQueueUrl } from '../config.ts';
 import { queueClient } from '../queue-client.ts';
+import { currentLedger } from '../table/capacity.ts';
 
 export const DrainMessageSchema = v.object({
   workspaceId: v.string(),
@@ -20,6 +21,13 @@ export async function sendDrainMessage(message: DrainMessage, delaySeconds = 0):
   await queueClient().send(
     new SendMessageCommand({ QueueUrl: drainQueueUrl(), MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }),
   );
+  countQueueRequest();
+}
+
+/** Each message here is far under 64 KB: one SQS request per send. */
+function countQueueRequest(): void {
+  const ledger = currentLedger();
+  if (ledger) ledger.queueRequests += 1;
 }
 
 /** Parks a job the worker gave up on where an operator looks for failed messages, with the reason beside it. */
@@ -31,4 +39,5 @@ export async function sendToDrainDeadLetter(body: string, reason: string): Promi
       MessageAttributes: { reason: { DataType: 'String', StringValue: reason.slice(0, 1000) } },
     }),
   );
+  countQueueRequest();
 }

@@ -1,5 +1,6 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
+import { reportBandsLag } from '../bands/lag.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../bands/lease.ts';
 import { type BandScope, recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
@@ -171,6 +172,7 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
     );
     if (!refreshed.done) return await continueLater();
     await finishBands(current, owner, clock());
+    reportBandsLag(current, clock());
     return { outcome: 'recomputed', chunks: 0, records: 0 };
   } catch (error) {
     await releaseBatchLease(current, owner).catch(() => undefined);

@@ -2,10 +2,12 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type Principal, type RouteAuth } from '../api-keys/authenticate.ts';
+import { chargeWork, flushCostsIfDue, meteredApiRequests } from '../cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '../errors.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../observability.ts';
 import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
+import { annotateWorkspace, traceRequests } from '../tracing.ts';
 import { admitRequest } from '../workspaces/usage.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -79,14 +81,28 @@ export function httpResult(reply: Reply, requestId: string): HttpResult {
 
 /** Outermost: ends every request, answered or failed, with its cost line. */
 function requestCost(spec: EndpointSpec): Middleware {
-  const report = (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
-    reportRequestCost({
+  const report = async (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
+    const cost = {
       route: spec.id,
       workspaceId: request.context.principal?.workspaceId,
       status: request.response?.statusCode ?? 500,
       ledger: currentLedger() ?? new CapacityLedger(),
       durationMs: performance.now() - (request.context.startedAt ?? performance.now()),
-    });
+    };
+    reportRequestCost(cost);
+    // A request no key names a workspace for is nobody's to pay: API Gateway's throttling bounds those.
+    if (cost.workspaceId) {
+      const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
+      const apiRequests = meteredApiRequests(bytes(request.event.body), bytes(request.response?.body));
+      chargeWork({
+        ...cost,
+        workspaceId: cost.workspaceId,
+        capacity: cost.ledger,
+        nowMs: request.context.admittedAt ?? Date.now(),
+        apiRequests,
+      });
+    }
+    await flushCostsIfDue();
   };
   return {
     before: (request) => {
@@ -116,6 +132,7 @@ function authentication(auth: RouteAuth): Middleware {
     before: async (request) => {
       request.context.principal = await authenticate(auth, request.event.headers?.authorization);
       appendLogKeys({ workspaceId: request.context.principal.workspaceId });
+      annotateWorkspace(request.context.principal.workspaceId);
     },
   };
 }
@@ -137,7 +154,10 @@ function requestRate(surface: Surface): Middleware {
 }
 
 function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
-  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>().use(requestCost(spec)).use(errorEnvelope(spec));
+  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>()
+    .use(requestCost(spec))
+    .use(traceRequests<HttpEvent, HttpResult, EndpointContext>(spec.id))
+    .use(errorEnvelope(spec));
   if (spec.auth) chain.use(authentication(spec.auth));
   if (spec.auth) chain.use(requestRate(spec.surface));
   const handler = chain.handler(async (event, context) => {

@@ -28,3 +28,9 @@ export const TaskIdParameterSchema = v.pipe(v.string(), v.minLength(1));
 
 /** `include` as parseInclude (recommendations/overview.ts) splits it: a comma-separated list, with no empty part. */
 export const IncludeSchema = v.pipe(v.array(v.picklist(includeParts)), v.minLength(1));
+
+/** A day of the cost report's range, as readReportRange (cost/report.ts) checks it: YYYY-MM-DD, UTC. */
+export const ReportDaySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
+
+/** How the cost report breaks its total down. */
+export const ReportGroupingSchema = v.picklist(['day', 'route']);

@@ -1,6 +1,7 @@
 // What the contract documents say of each route beyond the route table: summary, prose, inputs, answers, error codes and examples, keyed by route id.
 import * as v from 'valibot';
 import { ApproveRequestSchema, ApprovalViewSchema } from '../approvals/schema.ts';
+import { CostReportSchema } from '../cost/schema.ts';
 import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../batches/schema.ts';
 import type { ErrorCode } from '../errors.ts';
 import { NoBodySchema } from '../http/request.ts';
@@ -16,7 +17,7 @@ import {
   ExtendRequestSchema,
   ExtendResponseSchema,
 } from '../writebacks/schema.ts';
-import { IdempotencyKeySchema, IncludeSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
+import { IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -507,6 +508,89 @@ export const operations = {
     errors: {
       bad_request: 'The SKU is longer than 255 characters, `include` names something else or has an empty part, or the query has another parameter.',
       not_found: 'No product has this SKU, or the product has no cost, so no recommendation.',
+    },
+  }),
+
+  getUsage: operation({
+    summary: 'Read what the workspace cost',
+    description:
+      'What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), ' +
+      'over a range of UTC days: the total, a breakdown by day or by route (and worker: `drain`, `bands`), the cost ' +
+      'per request of each route, the cost per million priced lines and the share of each AWS service. It counts ' +
+      'DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged ' +
+      'them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it ' +
+      'within about a minute. `from` and `to` default to today; any other query parameter is refused.',
+    tag: 'Usage',
+    parameters: [
+      { name: 'from', in: 'query', description: 'The first day, YYYY-MM-DD (UTC); defaults to `to`.', required: false, schema: ReportDaySchema, example: '2026-11-01' },
+      { name: 'to', in: 'query', description: 'The last day, YYYY-MM-DD (UTC), at most 400 days after `from`; defaults to today.', required: false, schema: ReportDaySchema, example: '2026-11-01' },
+      { name: 'by', in: 'query', description: 'The breakdown: `day` (the default) or `route`.', required: false, schema: ReportGroupingSchema, example: 'route' },
+    ],
+    success: {
+      status: 200,
+      description: 'The report.',
+      schema: CostReportSchema,
+      example: {
+        workspace_id: 'ws_4kq9Vb2LmT8xNc1ZsP7d3R',
+        from: '2026-11-01',
+        to: '2026-11-01',
+        by: 'route',
+        currency: 'USD',
+        list_prices: { region: 'us-east-1', as_of: '2026-11-22' },
+        total: {
+          key: 'total',
+          requests: 3,
+          requests_by_status: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 },
+          priced_lines: 300,
+          read_units: 177,
+          write_units: 28,
+          accounting_write_units: 1,
+          lambda_gb_seconds: 0.09,
+          lambda_invocations: 3,
+          api_gateway_requests: 3,
+          sqs_requests: 0,
+          cost: {
+            dynamodb_reads: 2.2125e-05,
+            dynamodb_writes: 1.75e-05,
+            lambda_compute: 1.2e-06,
+            lambda_requests: 6e-07,
+            api_gateway: 3e-06,
+            sqs: 0,
+            total: 4.4425e-05,
+          },
+          cost_per_request: 1.4808e-05,
+          cost_per_million_priced_lines: 0.148083,
+        },
+        breakdown: [{
+          key: 'priceLines',
+          requests: 3,
+          requests_by_status: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 },
+          priced_lines: 300,
+          read_units: 177,
+          write_units: 28,
+          accounting_write_units: 1,
+          lambda_gb_seconds: 0.09,
+          lambda_invocations: 3,
+          api_gateway_requests: 3,
+          sqs_requests: 0,
+          cost: {
+            dynamodb_reads: 2.2125e-05,
+            dynamodb_writes: 1.75e-05,
+            lambda_compute: 1.2e-06,
+            lambda_requests: 6e-07,
+            api_gateway: 3e-06,
+            sqs: 0,
+            total: 4.4425e-05,
+          },
+          cost_per_request: 1.4808e-05,
+          cost_per_million_priced_lines: 0.148083,
+        }],
+        routes: [{ route: 'priceLines', requests: 3, cost_per_request: 1.4808e-05, cost_per_million_priced_lines: 0.14808 }],
+        service_shares: { dynamodb: 89.2, lambda: 4.05, api_gateway: 6.75, sqs: 0 },
+      },
+    },
+    errors: {
+      bad_request: '`from` or `to` is not a day as YYYY-MM-DD, `from` is after `to`, the range is longer than 400 days, `by` is neither `day` nor `route`, or the query has another parameter.',
     },
   }),
 

@@ -443,4 +443,18 @@ export const accessPatterns: readonly AccessPattern[] = [
     key: 'writeback(workspaceId, taskId)',
     cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU',
   },
+  {
+    name: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
+    usedBy: ['every /api/v1 and /v1 route', 'drain'],
+    call: 'UpdateItem ADD of the counters, SET of the names and the expiry (TTL 400 days past the day); at the end of a request or job once the counts are 60 s old, and at shutdown',
+    key: 'costLedger(workspaceId, day, route)',
+    cost: '1 WRU per item flushed (a dozen numbers, under 1 KB), once a minute per instance and item: ~0.02 WRU per call at one call a second',
+  },
+  {
+    name: "Read a workspace's cost ledger for a report",
+    usedBy: ['getUsage', 'admin cost report'],
+    call: 'Query, eventually consistent, sort key between the first and the last day',
+    key: 'costLedgerDays(workspaceId, from, to)',
+    cost: '0.5 RRU per 4 KB: ~12 items of ~300 B per 4 KB, so ~0.5 RRU per day for a workspace using 10 routes',
+  },
 ];

@@ -8,6 +8,10 @@ export class CapacityLedger {
   calls = 0;
   /** Writes a condition refused: each is charged like a write, and says how much requests contend for the same items. */
   refusedWrites = 0;
+  /** SQS requests made for it (sends; a worker adds the receive and delete of its message), for the cost ledger. */
+  queueRequests = 0;
+  /** Lines priced and charged to the month's quota (a refund takes them back), for the cost ledger. */
+  pricedLines = 0;
 
   add(kind: 'read' | 'write', units: number): void {
     if (kind === 'read') this.readUnits += units;

@@ -3,6 +3,7 @@ import { type AttributeValue, type ConsumedCapacity, DynamoDBClient } from '@aws
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type CapacityLedger, currentLedger, itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from './capacity.ts';
 import { table } from './definition.ts';
+import { traceAwsClient } from '../tracing.ts';
 
 const readCommands = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
 const writeCommands = new Set([
@@ -210,6 +211,6 @@ let shared: DynamoDBDocumentClient | undefined;
 
 /** One client per process, reused across invocations so that connections stay warm. */
 export function tableClient(): DynamoDBDocumentClient {
-  shared ??= createTableClient();
+  shared ??= createTableClient(traceAwsClient(new DynamoDBClient({})));
   return shared;
 }

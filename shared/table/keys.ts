@@ -106,7 +106,28 @@ export const keys = {
   }),
   /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
+  /**
+   * What a route or worker cost a workspace in one UTC day: one item per workspace × day × route, so that each stays
+   * a fixed handful of counters (1 WRU to add to) and a report of days is one Query of one partition.
+   */
+  costLedger: (workspaceId: string, day: string, route: string): PrimaryKey => ({
+    PK: costPartition(workspaceId),
+    SK: `${COST_DAY_PREFIX}${day}#${route}`,
+  }),
+  /** The ledger items of the days from `fromDay` to `toDay` (YYYY-MM-DD, both included), in order. */
+  costLedgerDays: (workspaceId: string, fromDay: string, toDay: string) => ({
+    PK: costPartition(workspaceId),
+    SKFrom: `${COST_DAY_PREFIX}${fromDay}#`,
+    // '~' sorts after every route id, so the last day's routes are all in.
+    SKTo: `${COST_DAY_PREFIX}${toDay}#~`,
+  }),
 } as const;
+
+const COST_DAY_PREFIX = 'DAY#';
+
+function costPartition(workspaceId: string): string {
+  return `WS#${workspaceId}#COST`;
+}
 
 export type DocumentKind = 'quote' | 'order';
 

@@ -3,6 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
+import { currentLedger } from '../table/capacity.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import type { Workspace } from './schema.ts';
@@ -118,6 +119,8 @@ export async function chargeLines(workspace: Pick<Workspace, 'workspaceId' | 'mo
         ExpressionAttributeValues: { ':lines': lines, ':room': workspace.monthlyLines - lines, ':expires': usageExpiry(nowMs) },
       }),
     );
+    const ledger = currentLedger();
+    if (ledger) ledger.pricedLines += lines;
   } catch (error) {
     if (isConditionFailure(error)) throw monthlyVolumeExceeded(workspace, nowMs);
     throw error;
@@ -135,4 +138,6 @@ export async function refundLines(workspace: Pick<Workspace, 'workspaceId'>, lin
       ExpressionAttributeValues: { ':refund': -lines },
     }),
   );
+  const ledger = currentLedger();
+  if (ledger) ledger.pricedLines -= lines;
 }

@@ -263,7 +263,10 @@ export function judge(request: HostileRequest, probe: Probe, response: RawRespon
 
 export type Item = Record<string, unknown>;
 
-/** Every item of the workspace, its own item included, but its usage (rate window and month), which each request counts in. */
+/**
+ * Every item of the workspace, its own item included, but its usage (rate window and month), which each request counts
+ * in, and its cost ledger, which each request is charged to.
+ */
 export async function workspaceItems(workspaceId: string): Promise<Map<string, Item>> {
   const items = new Map<string, Item>();
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -278,7 +281,7 @@ export async function workspaceItems(workspaceId: string): Promise<Map<string, I
       }),
     );
     for (const item of page.Items ?? []) {
-      if (String(item.PK).startsWith(`WS#${workspaceId}#USAGE#`)) continue;
+      if (String(item.PK).startsWith(`WS#${workspaceId}#USAGE#`) || item.PK === `WS#${workspaceId}#COST`) continue;
       items.set(`${String(item.PK)} | ${String(item.SK)}`, item);
     }
     ExclusiveStartKey = page.LastEvaluatedKey;

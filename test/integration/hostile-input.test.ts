@@ -56,6 +56,7 @@ const ACK = endpointOf('ackWritebacks');
 const EXTEND = endpointOf('extendWriteback');
 const GET_PRICE = endpointOf('getPrice');
 const APPROVE = endpointOf('approvePrice');
+const USAGE = endpointOf('getUsage');
 const REFERENCE_FILE = endpointOf('apiReferenceAsset');
 
 const SKU = 'SEED-0';
@@ -1006,6 +1007,61 @@ describe('the overview routes', () => {
   );
 
   it(
+    `answers hostile query strings on ${USAGE} with a 400 in its envelope, and hostile headers and bodies as without them`,
+    async () => {
+      // Days long past: the report of today grows with every request, this one stays empty.
+      const target = '/v1/usage?from=2026-01-01&to=2026-01-02';
+      const same: Outcome = { answered: 200, json: (await call(target, { key: probe.key })).json };
+      const queries: Array<[string, string]> = [
+        ['an unknown parameter beside from', 'from=2026-01-01&foo=1'],
+        ['?__proto__=x', '__proto__=x'],
+        ['?constructor=x', 'constructor=x'],
+        ['__proto__ with an index', '__proto__%5Bpolluted%5D=1'],
+        ['from as a month', 'from=2026-01'],
+        ['from as a date-time', 'from=2026-01-01T00:00:00Z'],
+        ['from on the 30th of February', 'from=2026-02-30'],
+        ['from in the year 0', 'from=0000-01-01'],
+        ['from with a sign', 'from=%2B2026-01-01'],
+        ['from with an escaped NUL', 'from=2026-01-01%00'],
+        ['from with a zero-width space', 'from=2026-01-01%E2%80%8B'],
+        ['from with full-width digits', 'from=%EF%BC%92026-01-01'],
+        ['from with an 8,000-character value', `from=${long(8000)}`],
+        ['from without a value', 'from'],
+        ['from repeated', 'from=2026-01-01&from=2026-01-02'],
+        ['from after to', 'from=2026-01-02&to=2026-01-01'],
+        ['a range of 401 days', 'from=2025-01-01&to=2026-02-05'],
+        ['to with a malformed escape', 'to=%E0%A4%A'],
+        ['to with a lone percent sign', 'to=%'],
+        ['by week', 'by=week'],
+        ['by in capitals', 'by=DAY'],
+        ['by empty', 'by='],
+        ['by=__proto__', 'by=__proto__'],
+        ['by as an array', 'by%5B%5D=day'],
+        ['FROM in capitals', 'FROM=2026-01-01'],
+        ['a parameter with a malformed name', '%zz=1'],
+        ['an 8,000-character parameter name', `${long(8000)}=1`],
+      ];
+      const arbitraryNames = samples(arbitraryText(20), 12, 53)
+        .filter((name) => !['from', 'to', 'by'].includes(name))
+        .slice(0, 6);
+      expectClean(
+        await tryAll(probe, [
+          ...queries.map(([label, query]) => hostile(USAGE, 'GET', `/v1/usage?${query}`, label)),
+          ...arbitraryNames.map((name, index) =>
+            hostile(USAGE, 'GET', `/v1/usage?${encodeSegment(name)}=1`, `arbitrary text #${index} as a parameter name`),
+          ),
+          hostile(USAGE, 'GET', target, 'a JSON body on a GET', { body: '{"__proto__":{"polluted":true}}', outcome: same }),
+          hostile(USAGE, 'GET', target, 'a malformed body on a GET', { body: '{', outcome: same }),
+          hostile(USAGE, 'GET', target, 'an 8 KB header', { headers: [['X-Hostile', long(8000)]], outcome: same }),
+          hostile(USAGE, 'GET', target, 'a body over 10 MB on a GET', { body: overTenMegabytes(), outcome: tooLarge }),
+          hostile(USAGE, 'GET', target, 'a 20 KB header', { headers: [['X-Hostile', long(20_000)]], outcome: headersTooLarge }),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
     `answers every malformed or wrong body on ${APPROVE} with a 4xx in its envelope, and approves nothing`,
     async () => {
       expectClean(
@@ -1195,6 +1251,8 @@ describe('garbage Authorization headers', () => {
         return { target: `/v1/prices/${SKU}` };
       case 'approvePrice':
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
+      case 'getUsage':
+        return { target: '/v1/usage' };
     }
   }
 

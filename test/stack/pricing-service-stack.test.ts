@@ -231,6 +231,14 @@ describe('bundling', () => {
     }
   });
 
+  it('keeps every bundle within 400 KB, the tracer and its X-Ray SDK left to the Powertools layer', () => {
+    for (const bundle of realBundles()) {
+      expect(bundle.bytes, bundle.id).toBeLessThanOrEqual(400 * 1024);
+      const code = readFileSync(bundle.path, 'utf8');
+      expect(code.includes('aws-xray-sdk-core') || code.includes('AWSXRay'), `${bundle.id} carries the X-Ray SDK`).toBe(false);
+    }
+  });
+
   it('packages beside each bundle exactly the files its row names, as the project has them, and nothing else', () => {
     for (const bundle of realBundles()) {
       const folder = dirname(bundle.path);

@@ -1,0 +1,37 @@
+// `admin cost report`: a workspace's cost in dollars from its ledger, as text, JSON or CSV; the arguments checked before anything is read.
+import { ApiError } from '../../shared/errors.ts';
+
+export interface CostReportArguments {
+  readonly workspace: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly by?: string;
+  readonly csv?: boolean;
+  readonly json?: boolean;
+}
+
+/**
+ * Checks the range (a bad day or grouping is thrown as `usageError`, so the CLI exits 2 with its usage) and returns
+ * what reads the ledger and renders the report.
+ */
+export async function prepareCostReport(
+  args: CostReportArguments,
+  usageError: (message: string) => Error,
+): Promise<() => Promise<{ json: unknown; text: string }>> {
+  if (args.csv && args.json) throw usageError('--csv and --json are two formats: choose one');
+  const { readReportRange, buildCostReport, formatCostReport, formatCostReportCsv } = await import('../../shared/cost/report.ts');
+  let range: ReturnType<typeof readReportRange>;
+  try {
+    range = readReportRange(args, Date.now());
+  } catch (error) {
+    if (error instanceof ApiError) throw usageError(`--${error.param ?? 'from'}: ${error.message}`);
+    throw error;
+  }
+  return async () => {
+    const { getWorkspace } = await import('../../shared/workspaces/repository.ts');
+    if (!(await getWorkspace(args.workspace))) throw new Error(`workspace ${args.workspace} does not exist`);
+    const { readCostLedger } = await import('../../shared/cost/repository.ts');
+    const report = buildCostReport(args.workspace, range, await readCostLedger(args.workspace, range.from, range.to));
+    return { json: report, text: args.csv ? formatCostReportCsv(report) : formatCostReport(report) };
+  };
+}

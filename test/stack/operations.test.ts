@@ -1,0 +1,191 @@
+// Template tests of what the stack gives the team that runs it: tracing, stage throttling, the dashboard, and the alarms on their topic.
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { powertoolsLayerParameter, powertoolsVersion } from '../../lib/constructs/powertools-layer.ts';
+import { alarmThresholds } from '../../lib/constructs/service-alarms.ts';
+import { stageThrottle } from '../../lib/constructs/service-api.ts';
+import { pricingRouteId, requestMetricNames } from '../../lib/constructs/service-metrics.ts';
+import { PricingServiceStack, type PricingServiceStackProps } from '../../lib/pricing-service-stack.ts';
+import { cdkJsonContext, projectRoot } from '../../lib/project.ts';
+import { BANDS_LAG_METRIC } from '../../shared/bands/lag.ts';
+import { listPrices } from '../../shared/cost/list-prices.ts';
+import { queues } from '../../shared/queues.ts';
+import { fallbackRoute, routes, workers } from '../../shared/routes.ts';
+import { fakeReadRoute, fakeWorker } from './fixtures.ts';
+
+function synthesize(props: PricingServiceStackProps = {}) {
+  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
+  const stack = new PricingServiceStack(app, 'PricingService', props);
+  return { stack, template: Template.fromStack(stack) };
+}
+
+const { stack, template } = synthesize();
+const extended = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] }).template;
+const functionCount = routes.length + workers.length + 1;
+
+type Resource = { Type: string; Properties: Record<string, unknown> };
+const resourcesOf = (of: Template, type: string) => Object.entries(of.findResources(type)) as Array<[string, Resource]>;
+const alarms = () => resourcesOf(template, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+/** The alarms whose metrics, or their math, mention `text`. */
+const alarmsAbout = (text: string, of = template) =>
+  resourcesOf(of, 'AWS::CloudWatch::Alarm')
+    .map(([, alarm]) => alarm.Properties)
+    .filter((alarm) => JSON.stringify(alarm).includes(text));
+
+describe('tracing', () => {
+  it('every function traces actively and loads the tracer from the Powertools layer of the version the project installs', () => {
+    const functions = resourcesOf(template, 'AWS::Lambda::Function');
+    expect(functions).toHaveLength(functionCount);
+    const [parameterId, parameter] = Object.entries(template.toJSON().Parameters as Record<string, { Type: string; Default: string }>).find(
+      ([, candidate]) => candidate.Default === powertoolsLayerParameter,
+    ) ?? ['', undefined];
+    expect(parameter?.Type).toBe('AWS::SSM::Parameter::Value<String>');
+    expect(powertoolsLayerParameter).toBe(`/aws/service/powertools/typescript/generic/all/${powertoolsVersion}`);
+    for (const [, fn] of functions) {
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(fn.Properties.Layers).toEqual([{ Ref: parameterId }]);
+    }
+  });
+
+  it('the layer is the release package.json asks for, so the tracer deployed is the tracer tested', async () => {
+    const { readFileSync } = await import('node:fs');
+    const manifest = JSON.parse(readFileSync(`${projectRoot}package.json`, 'utf8')) as { dependencies: Record<string, string> };
+    expect(manifest.dependencies['@aws-lambda-powertools/tracer']).toBe(`^${powertoolsVersion}`);
+  });
+
+  it('the only statements on every resource are X-Ray’s two, which take no other', () => {
+    for (const [, policy] of resourcesOf(template, 'AWS::IAM::Policy')) {
+      const statements = (policy.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> })
+        .Statement;
+      for (const statement of statements.filter((candidate) => candidate.Resource === '*')) {
+        expect([statement.Action].flat().sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+      }
+    }
+  });
+
+  it('the access log names the Lambda request of each call, which its logs and its trace carry too', () => {
+    const stage = resourcesOf(template, 'AWS::ApiGatewayV2::Stage')[0]?.[1];
+    const format = (stage?.Properties.AccessLogSettings as { Format: string }).Format;
+    expect(JSON.parse(format)).toMatchObject({ integrationRequestId: '$context.integration.requestId' });
+  });
+});
+
+describe('stage throttling', () => {
+  it('every route of the stage is throttled at the chosen rate and burst, and writes route-level metrics', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      DefaultRouteSettings: {
+        ThrottlingRateLimit: stageThrottle.rateLimit,
+        ThrottlingBurstLimit: stageThrottle.burstLimit,
+        DetailedMetricsEnabled: true,
+      },
+    });
+  });
+
+  it('one route’s rate stays within what one DynamoDB partition takes in writes a second, above ten workspaces at the default rate', () => {
+    const partitionWriteUnitsPerSecond = 1000;
+    const defaultWorkspaceRate = 100;
+    expect(stageThrottle.rateLimit).toBeLessThanOrEqual(partitionWriteUnitsPerSecond);
+    expect(stageThrottle.rateLimit).toBeGreaterThanOrEqual(10 * defaultWorkspaceRate);
+    expect(stageThrottle.burstLimit).toBeGreaterThanOrEqual(stageThrottle.rateLimit);
+  });
+});
+
+describe('dashboard', () => {
+  const dashboard = resourcesOf(template, 'AWS::CloudWatch::Dashboard')[0]?.[1];
+  /** The dashboard's JSON as CloudFormation will join it, each reference to a resource left as a mark. */
+  const joined = dashboard?.Properties.DashboardBody as { 'Fn::Join': [string, unknown[]] };
+  const body = joined['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : '<ref>')).join('');
+
+  it('the stack has one dashboard, and outputs its name', () => {
+    expect(resourcesOf(template, 'AWS::CloudWatch::Dashboard')).toHaveLength(1);
+    template.hasOutput('DashboardName', { Value: { Ref: Match.anyValue() } });
+  });
+
+  it('shows each route’s requests, errors, p50 and p99 latency, and capacity units per request', () => {
+    for (const metric of ['"Count"', '"4xx"', '"5xx"', '"Latency"', 'p50', 'p99']) expect(body).toContain(metric);
+    for (const route of routes) expect(body, route.id).toContain(`"Method","${route.method}","Resource","${route.path}"`);
+    for (const id of [...routes.map((route) => route.id), fallbackRoute.id, ...workers.map((worker) => worker.id)]) {
+      expect(body, id).toContain(`"route","${id}"`);
+    }
+    expect(body).toContain(requestMetricNames.readUnits);
+    expect(body).toContain(requestMetricNames.writeUnits);
+  });
+
+  it('prices the service’s metrics at the list prices of the one module that holds them, per 1M priced lines', () => {
+    expect(body).toContain(requestMetricNames.pricedLines);
+    expect(body).toContain(`"route","${pricingRouteId}"`);
+    expect(body).toContain('US$ per 1M priced lines');
+    for (const price of Object.values(listPrices)) {
+      expect(body).toContain(String(price));
+    }
+  });
+
+  it('shows the drain queue’s depth and oldest message, its dead-letter queue, and the bands job’s lag', () => {
+    expect(body).toContain('ApproximateNumberOfMessagesVisible');
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+    for (const queueId of Object.keys(queues)) expect(body).toContain(`${queueId} dead-letter queue`);
+    expect(body).toContain(BANDS_LAG_METRIC);
+  });
+});
+
+describe('alarms', () => {
+  it('the stack outputs the topic every alarm goes to, and every alarm and its recovery go there', () => {
+    const topicId = resourcesOf(template, 'AWS::SNS::Topic')[0]?.[0];
+    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+    expect(stack.alarms.alarms.length).toBe(alarms().length);
+    for (const alarm of alarms()) {
+      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
+      expect(alarm.TreatMissingData).toBe('notBreaching');
+      expect(alarm.AlarmDescription).toContain('docs/operations.md');
+    }
+  });
+
+  it('the topic accepts TLS only', () => {
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
+      },
+    });
+  });
+
+  it('each route has a 5xx-rate alarm, and a route added to the table gets one too', () => {
+    const rateAlarms = alarmsAbout('100 * errors / requests');
+    expect(rateAlarms).toHaveLength(routes.length);
+    for (const route of routes) expect(alarmsAbout(`"Value":"${route.path}"`).length, route.id).toBeGreaterThan(0);
+    for (const alarm of rateAlarms)
+      expect(alarm).toMatchObject({ Threshold: alarmThresholds.route5xxPercent, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
+    expect(alarmsAbout(`"Value":"${fakeReadRoute.path}"`, extended)).toHaveLength(1);
+  });
+
+  it('each function has a Lambda errors alarm and a throttles alarm', () => {
+    expect(alarmsAbout('"MetricName":"Errors"')).toHaveLength(functionCount);
+    expect(alarmsAbout('"MetricName":"Throttles"')).toHaveLength(functionCount);
+    for (const alarm of [...alarmsAbout('"MetricName":"Errors"'), ...alarmsAbout('"MetricName":"Throttles"')]) {
+      expect(JSON.stringify(alarm.Metrics)).toContain('"Namespace":"AWS/Lambda"');
+      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+  });
+
+  it('any message in any dead-letter queue raises an alarm, and so does a drain message waiting too long', () => {
+    const deadLetters = alarmsAbout('ApproximateNumberOfMessagesVisible');
+    expect(deadLetters).toHaveLength(Object.keys(queues).length);
+    for (const alarm of deadLetters) expect(alarm).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
+    const [oldest, ...others] = alarmsAbout('ApproximateAgeOfOldestMessage');
+    expect(others).toEqual([]);
+    expect(oldest).toMatchObject({ Threshold: alarmThresholds.drainOldestMessageSeconds, Statistic: 'Maximum' });
+  });
+
+  it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {
+    expect(alarmsAbout('ReadThrottleEvents')).toHaveLength(1);
+    expect(alarmsAbout('WriteThrottleEvents')).toHaveLength(1);
+    const [systemErrors, ...others] = alarmsAbout('SystemErrors');
+    expect(others).toEqual([]);
+    const metrics = (systemErrors?.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat);
+    // An alarm's math may read at most 10 metrics.
+    expect(metrics.length).toBeGreaterThan(0);
+    expect(metrics.length).toBeLessThanOrEqual(10);
+  });
+});
