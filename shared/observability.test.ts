@@ -1,6 +1,6 @@
 // Unit tests of the log keys: a scope's keys on every line written within it, kept apart from concurrent scopes, gone after.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from './observability.ts';
 import { CapacityLedger } from './table/capacity.ts';
 import { type CapturedLogs, captureLogs } from './testing/log-lines.ts';
@@ -82,5 +82,40 @@ describe('log keys', () => {
     expect(logs.withMessage('request completed')).toEqual([
       expect.objectContaining({ requestId: 'req-3', route: 'getPrice', workspaceId: 'ws_1', status: 200 }),
     ]);
+  });
+});
+
+describe('request metrics', () => {
+  /** The EMF documents written while `work` runs: JSON lines with an `_aws` block. */
+  function emfDocuments(work: () => void): Record<string, unknown>[] {
+    const documents: Record<string, unknown>[] = [];
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      for (const part of text.split('\n')) {
+        if (!part.includes('"_aws"')) continue;
+        documents.push(JSON.parse(part) as Record<string, unknown>);
+      }
+      return true;
+    });
+    try {
+      work();
+    } finally {
+      spy.mockRestore();
+    }
+    return documents;
+  }
+
+  it('counts the lines a request priced, which the dashboard divides its dollars by, and emits no such count for a request that priced none', () => {
+    const priced = new CapacityLedger();
+    priced.pricedLines = 40;
+    const [pricing] = emfDocuments(() =>
+      reportRequestCost({ route: 'priceLines', workspaceId: 'ws_1', status: 200, ledger: priced, durationMs: 1 }),
+    );
+    expect(pricing).toMatchObject({ route: 'priceLines', PricedLines: 40, ReadRequestUnits: 0 });
+    const [staging] = emfDocuments(() =>
+      reportRequestCost({ route: 'stageRecords', workspaceId: 'ws_1', status: 202, ledger: new CapacityLedger(), durationMs: 1 }),
+    );
+    expect(staging).toMatchObject({ route: 'stageRecords' });
+    expect(staging).not.toHaveProperty('PricedLines');
   });
 });

@@ -68,10 +68,13 @@ function units(value: number): number {
   return Math.round(value * 1000) / 1000;
 }
 
-/**
- * Finance reads cost per request from this: one log line with the capacity units it consumed, and the same units
- * as CloudWatch metrics per route. A Metrics object per request keeps concurrent local requests from mixing dimensions.
- */
+/** The EMF metrics each request emits, dimensioned by `service` and `route`: the stack's dashboard reads these names. */
+export const requestMetricNames = {
+  readUnits: 'ReadRequestUnits',
+  writeUnits: 'WriteRequestUnits',
+  pricedLines: 'PricedLines',
+} as const;
+
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
 const costListeners = new Set<(cost: RequestCost) => void>();
 
@@ -80,6 +83,10 @@ export function listenToRequestCosts(listener: (cost: RequestCost) => void): () 
   return () => costListeners.delete(listener);
 }
 
+/**
+ * Finance reads cost per request from this: one log line with the capacity units it consumed, and the same units
+ * as CloudWatch metrics per route. A Metrics object per request keeps concurrent local requests from mixing dimensions.
+ */
 export function reportRequestCost(cost: RequestCost): void {
   for (const listener of costListeners) listener(cost);
   const readUnits = units(cost.ledger.readUnits);
@@ -96,7 +103,8 @@ export function reportRequestCost(cost: RequestCost): void {
   });
   const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
   metrics.addDimension('route', cost.route);
-  metrics.addMetric('ReadRequestUnits', MetricUnit.Count, readUnits);
-  metrics.addMetric('WriteRequestUnits', MetricUnit.Count, writeUnits);
+  metrics.addMetric(requestMetricNames.readUnits, MetricUnit.Count, readUnits);
+  metrics.addMetric(requestMetricNames.writeUnits, MetricUnit.Count, writeUnits);
+  if (cost.ledger.pricedLines > 0) metrics.addMetric(requestMetricNames.pricedLines, MetricUnit.Count, cost.ledger.pricedLines);
   metrics.publishStoredMetrics();
 }

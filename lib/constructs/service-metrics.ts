@@ -7,6 +7,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BANDS_LAG_METRIC } from '../../shared/bands/lag.ts';
 import { metricsNamespace, serviceName } from '../../shared/config.ts';
 import { listPrices } from '../../shared/cost/list-prices.ts';
+import { requestMetricNames } from '../../shared/observability.ts';
 import type { QueueId } from '../../shared/queues.ts';
 import type { HttpRoute } from '../../shared/routes.ts';
 import type { ServiceQueue } from './service-queue.ts';
@@ -28,13 +29,6 @@ export interface MonitoredService {
   readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
   readonly table: ITable;
 }
-
-/** The EMF metrics the handlers emit per request (shared/observability.ts), dimensioned by `service` and `route`. */
-export const requestMetricNames = {
-  readUnits: 'ReadRequestUnits',
-  writeUnits: 'WriteRequestUnits',
-  pricedLines: 'PricedLines',
-} as const;
 
 /** The route that prices lines: the one whose PricedLines count. */
 export const pricingRouteId = 'priceLines';
