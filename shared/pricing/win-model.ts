@@ -1,5 +1,5 @@
 // The win model: a weighted logistic fit of closed quotes' outcomes on their margin, and the margin it says earns the most.
-import type { WinModel } from './model.ts';
+import type { LineBands, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
 
 /** One closed quote line: its margin, whether it was won, and its recency weight. */
@@ -166,4 +166,9 @@ export function profitMaximisingMargin(model: WinModel, lo: number, hi: number):
     }
   }
   return best;
+}
+
+/** The engine's chance of winning a line at `margin`, from the bands it was priced with; undefined without a win model. */
+export function lineWinProbability(bands: LineBands, _quantity: number, margin: number): number | undefined {
+  return bands.winModel ? winProbability(bands.winModel, margin) : undefined;
 }
