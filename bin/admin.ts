@@ -21,6 +21,10 @@ Commands:
   bands rebuild --workspace W           recompute every band of the workspace from its history, and the
                                         recommendations of the products with history
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
+  backtest --workspace W [--holdout-days 60]
+                                        how the engine would have priced the quotes won or lost in the last 60
+                                        days of history, fitted on the history before them; reads only.
+                                        Exit 3 when the history has nothing to score (docs/backtest.md)
   connector create --workspace W --name N [--no-writebacks]
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
@@ -55,6 +59,7 @@ function parseCommandLine() {
       family: { type: 'string' },
       scopes: { type: 'string' },
       connector: { type: 'string' },
+      'holdout-days': { type: 'string' },
     },
   });
 }
@@ -86,6 +91,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   },
   'bands rebuild': { options: ['workspace'] },
   'decision show': { target: 'the decision id', options: ['workspace'] },
+  backtest: { options: ['workspace', 'holdout-days'] },
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
@@ -268,6 +274,13 @@ async function prepare(): Promise<() => Promise<Result>> {
         return { json: decision, text: JSON.stringify(decision, null, 2) };
       };
     }
+    case 'backtest': {
+      const input = { workspaceId: required('workspace'), holdoutDays: count('holdout-days') };
+      return async () => {
+        const { backtest } = await import('../lib/admin/backtest.ts');
+        return backtest({ ...input, progress: (message) => console.error(`backtest: ${message}`) });
+      };
+    }
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
@@ -322,6 +335,7 @@ if (values.help) {
         : (error as Error).message;
     console.error(`admin: ${message}`);
     if (error instanceof UsageError) console.error(`\n${usage}`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
+    // A command may name its own code for a failure a script should tell apart (the backtest's nothing to score: 3).
+    process.exitCode = error instanceof UsageError ? 2 : ((error as { exitCode?: number }).exitCode ?? 1);
   }
 }

@@ -199,6 +199,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU per 4 KB of lines (~10 lines of ~400 B), billed on whole items: the projection saves transfer, not units',
   },
   {
+    name: "Backtest: every history line of the workspace, and today's items of the products it prices",
+    usedBy: ['admin backtest'],
+    call: 'Query begins_with CATEGORY# (strongly consistent) for the categories; per category a Query on the history index (ALL), paged, projected; BatchGetItem of the products, eventually consistent, projected',
+    key: 'categoryBandsPrefix(workspaceId), historyKeys.categoryLines(workspaceId, category), product(workspaceId, sku)',
+    cost: '1 RRU per 4 KB of category items + 0.5 RRU per 4 KB of history lines (~10 lines of ~400 B: 100,000 lines ≈ 5,000 RRU) + 0.5 RRU per product with history; it writes nothing',
+  },
+  {
     name: 'Bands: read what a drained batch touched',
     usedBy: ['drain (bands job)'],
     call: 'Query begins_with TOUCHED#, strongly consistent',
