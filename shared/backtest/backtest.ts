@@ -283,7 +283,7 @@ function evidenceReasons(
   }
   if (!predictor.fitted) {
     reasons.push(
-      `only ${before.closedQuotes} quotes were won or lost before the cut-off; a win model needs ${settings.winModelMinQuotes} with both outcomes, so every prediction is the base rate`,
+      `only ${before.closedQuotes} quotes were won or lost before the cut-off; a win model needs ${settings.winModelMinQuotes} with both outcomes, so every prediction is the win rate alone, under which any higher price looks better`,
     );
   } else if (fittedShare < minFittedShare) {
     reasons.push(`a fitted win model predicted only ${percent(fittedShare)} of the scored lines; the rest got the base rate`);
@@ -446,7 +446,9 @@ export function runBacktest(
   const aucs = replicated.map((statistics) => statistics.auc);
 
   const reasons = evidenceReasons(after, before, fittedShare, predictor, settings);
-  const differenceInterval = priced.length > 0 ? percentileInterval(differences, INTERVAL_LEVEL) : undefined;
+  const interval = priced.length > 0 ? percentileInterval(differences, INTERVAL_LEVEL) : undefined;
+  // Money in whole minor units, as every amount of the report.
+  const differenceInterval = interval && { ...interval, low: Math.round(interval.low), high: Math.round(interval.high) };
   return {
     status: 'scored',
     report: {

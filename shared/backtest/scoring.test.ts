@@ -78,6 +78,15 @@ describe('calibration by decile', () => {
     expect(bins[9]?.observedWinRate).toBe(0);
   });
 
+  it('keeps equal predictions in one group, since nothing orders them apart', () => {
+    const bins = calibrationByDecile([p(0.1, false), ...Array.from({ length: 8 }, (_, i) => p(0.55, i < 6)), p(0.9, true)]);
+    expect(bins).toEqual([
+      { decile: 1, lines: 1, meanPredicted: 0.1, observedWinRate: 0 },
+      { decile: 2, lines: 8, meanPredicted: expect.closeTo(0.55, 12), observedWinRate: 0.75 },
+      { decile: 10, lines: 1, meanPredicted: 0.9, observedWinRate: 1 },
+    ]);
+  });
+
   it('leaves out the groups that fewer than ten lines leave empty', () => {
     expect(calibrationByDecile([p(0.2, false), p(0.5, true), p(0.9, true)]).map((bin) => bin.decile)).toEqual([1, 4, 7]);
     expect(calibrationByDecile([])).toEqual([]);

@@ -60,14 +60,17 @@ export interface CalibrationBin {
 
 /**
  * The reliability table: predictions sorted by probability and cut into ten groups of (nearly) equal count, the first
- * the lowest. A line's group is floor(rank · 10 / n), so the sizes differ by at most one; with fewer than ten lines
- * some groups are empty and left out.
+ * the lowest. A line's group is floor(rank · 10 / n), so the sizes differ by at most one; equal predictions stay in the
+ * group of the first of them, since nothing orders them apart. Groups left empty (fewer than ten lines, or ties) are
+ * left out.
  */
 export function calibrationByDecile(predictions: readonly Prediction[]): CalibrationBin[] {
   const sorted = [...predictions].sort((a, b) => a.probability - b.probability);
   const sums = Array.from({ length: 10 }, () => ({ lines: 0, predicted: 0, won: 0 }));
+  let tieStart = 0;
   sorted.forEach((prediction, rank) => {
-    const bin = sums[Math.floor((rank * 10) / sorted.length)] as (typeof sums)[number];
+    if (rank > 0 && prediction.probability !== sorted[rank - 1]?.probability) tieStart = rank;
+    const bin = sums[Math.floor((tieStart * 10) / sorted.length)] as (typeof sums)[number];
     bin.lines += 1;
     bin.predicted += prediction.probability;
     if (prediction.won) bin.won += 1;
