@@ -161,18 +161,31 @@ function counts(lines: readonly BacktestLine[]): HistoryCounts {
   return { closedQuotes: closed.size, wonLines, lostLines, openQuoteLines, orderLines };
 }
 
-function contextOf(line: BacktestLine): WinContext {
-  return {
-    category: line.category,
-    segment: line.segment,
-    customerExternalId: line.customerExternalId,
-    productSku: line.productSku,
-    quantity: line.quantity,
+/** What a prediction reads of a line besides its margin, with the bands and products as they stood at the cut-off. */
+type ContextOf = (line: BacktestLine) => WinContext;
+
+function contextReader(categoryBands: ReadonlyMap<string, CategoryBands>, products: ReadonlyMap<string, BacktestProduct>): ContextOf {
+  return (line) => {
+    const bands = categoryBands.get(line.category);
+    // The median quantity pricing compares a line with: its segment × SKU band's, else its segment's.
+    const reference =
+      bands?.segmentSkus.get(line.productSku)?.get(line.segment)?.medianQuantity ?? bands?.segments.get(line.segment)?.band.medianQuantity;
+    const product = products.get(line.productSku);
+    return {
+      category: line.category,
+      segment: line.segment,
+      customerExternalId: line.customerExternalId,
+      productSku: line.productSku,
+      quantity: line.quantity,
+      relativeQuantity: reference !== undefined && reference > 0 && line.quantity > 0 ? line.quantity / reference : 1,
+      listMarkup:
+        product && product.costCents > 0 && product.currentPriceCents > 0 ? product.currentPriceCents / product.costCents : undefined,
+    };
   };
 }
 
 /** The training quotes' closed lines as win-model evidence, with the engine's outlier bounds and recency weights. */
-function winEvidence(training: readonly BacktestLine[], cutoffMs: number, settings: PricingSettings): WinEvidence[] {
+function winEvidence(training: readonly BacktestLine[], contextOf: ContextOf, cutoffMs: number, settings: PricingSettings): WinEvidence[] {
   const evidence: WinEvidence[] = [];
   for (const line of training) {
     if (!isClosedQuoteLine(line)) continue;
@@ -325,16 +338,6 @@ export function runBacktest(
   const split = splitAtCutoff(lines, cutoffMs);
   const before = counts(split.training);
   const after = { ...counts(split.holdout), openQuoteLines: split.openAfter, orderLines: split.ordersAfter };
-  const evidence = winEvidence(split.training, cutoffMs, settings);
-  if (evidence.length === 0) {
-    return {
-      status: 'nothing_to_score',
-      reason: 'no_outcomes_before_cutoff',
-      message: `no quote was won or lost before the cut-off (${new Date(cutoffMs).toISOString().slice(0, 10)}): the engine would have had nothing to learn from; try a shorter --holdout-days`,
-    };
-  }
-  const predictor = fitWinPredictor(evidence, settings);
-
   const categoryBands = new Map<string, CategoryBands>();
   for (const group of groupBy(split.training, (line) => line.category)) {
     categoryBands.set((group[0] as BacktestLine).category, categoryBandsAt(group, settings, cutoffMs));
@@ -344,6 +347,17 @@ export function runBacktest(
     cutoffMs,
     settings,
   );
+
+  const contextOf = contextReader(categoryBands, products);
+  const evidence = winEvidence(split.training, contextOf, cutoffMs, settings);
+  if (evidence.length === 0) {
+    return {
+      status: 'nothing_to_score',
+      reason: 'no_outcomes_before_cutoff',
+      message: `no quote was won or lost before the cut-off (${new Date(cutoffMs).toISOString().slice(0, 10)}): the engine would have had nothing to learn from; try a shorter --holdout-days`,
+    };
+  }
+  const predictor = fitWinPredictor(evidence, settings);
 
   const deals = new Map<string, { valueCents: number; quantity: number }>();
   for (const line of split.holdout) {

@@ -15,6 +15,10 @@ export interface WinEvidence {
   readonly customerExternalId: string | undefined;
   readonly productSku: string;
   readonly quantity: number;
+  /** The line's quantity over the median quantity of its segment × SKU band (else its segment's) at the cut-off; 1 when unknown. */
+  readonly relativeQuantity: number;
+  /** The product's list price over its cost, today; undefined when unknown. */
+  readonly listMarkup: number | undefined;
   readonly margin: number;
   readonly won: boolean;
   /** Recency weight at the cut-off, as the engine weighs its evidence. */
