@@ -441,9 +441,11 @@ export function runBacktest(
   const seed = options.seed ?? DEFAULT_SEED;
   const trainingQuotes = groupBy(evidence, (line) => line.quoteId);
   const scoredQuotes = groupBy(scored, (line) => line.quoteId);
+  const drawIds = trainingQuotes.map((_, draw) => String(draw));
   const replicated = bootstrap(replicates, seed, (resample, index) => {
+    // Each draw is a quote of its own, so that the win model's threshold counts a quote drawn twice twice.
     const resampledEvidence = resample(trainingQuotes.length).flatMap((quote, draw) =>
-      (trainingQuotes[quote] as WinEvidence[]).map((line) => ({ ...line, quoteId: `${line.quoteId}#${draw}` })),
+      (trainingQuotes[quote] as WinEvidence[]).map((line) => ({ ...line, quoteId: drawIds[draw] as string })),
     );
     const resampledScored = resample(scoredQuotes.length).flatMap((quote) => scoredQuotes[quote] as ScoredLine[]);
     const refitted = fitWinPredictor(resampledEvidence, settings);
