@@ -29,10 +29,18 @@ async function workspaceWithHistory(size: CatalogueSize): Promise<string> {
   return seller.workspaceId;
 }
 
+/**
+ * Every item of the workspace, derived ones included, but the bands lease: the bands job lets it go just after it marks
+ * the batch's bands recomputed, which is what the ingest waited for.
+ */
+async function workspaceItems(workspaceId: string): Promise<Record<string, unknown>[]> {
+  return (await dumpCanonical(workspaceId, { derived: true })).filter((item) => item.type !== 'bandsLease');
+}
+
 describe('the backtest command', () => {
   it('prints one JSON document that flags a short history as too thin, and writes nothing to the workspace', async () => {
     const workspaceId = await workspaceWithHistory({ products: 20, customers: 8, quotes: 60, orders: 40 });
-    const before = await dumpCanonical(workspaceId, { derived: true });
+    const before = await workspaceItems(workspaceId);
 
     const result = await admin('backtest', '--workspace', workspaceId, '--json');
     expect(result.code, result.stderr).toBe(0);
@@ -53,7 +61,7 @@ describe('the backtest command', () => {
     });
     expect(report.evidence.reasons.join('\n')).toMatch(/a backtest needs 30/);
     expect(Date.parse(report.cutoff.latestClosedQuoteAt) - Date.parse(report.cutoff.at)).toBe(60 * 86_400_000);
-    expect(await dumpCanonical(workspaceId, { derived: true })).toEqual(before);
+    expect(await workspaceItems(workspaceId)).toEqual(before);
   });
 
   it('prints a readable report and judges a longer history, with its interval, when the evidence suffices', async () => {
