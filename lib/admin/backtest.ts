@@ -1,11 +1,5 @@
 // `npm run admin -- backtest`: reads a workspace's history, runs the backtest on it, and writes the report for a pricing manager.
-import {
-  type BacktestReport,
-  DEFAULT_REPLICATES,
-  evidenceThresholds,
-  type MarginVerdict,
-  runBacktest,
-} from '../../shared/backtest/backtest.ts';
+import { type BacktestReport, evidenceThresholds, type MarginVerdict, runBacktest } from '../../shared/backtest/backtest.ts';
 import { readBacktestProducts, readWorkspaceHistory } from '../../shared/backtest/repository.ts';
 import type { Interval } from '../../shared/backtest/scoring.ts';
 import { formatMinorUnits } from '../../shared/pricing/currency.ts';
@@ -43,15 +37,13 @@ export async function backtest(command: BacktestCommand): Promise<{ json: unknow
   });
   const skus = [...new Set(lines.map((line) => line.productSku))];
   const products = await readBacktestProducts(workspaceId, skus);
-  const replicates = DEFAULT_REPLICATES;
-  const every = Math.max(1, Math.round(replicates / 10));
   if (lines.length >= LARGE_HISTORY_LINES) progress(`fitting and resampling ${lines.length.toLocaleString('en-US')} history lines`);
   const result = runBacktest(lines, products, {
     settings: pricingSettings(workspace.pricing),
     baseCurrency: workspace.baseCurrency,
     holdoutDays,
-    replicates,
     onProgress: (done, total) => {
+      const every = Math.max(1, Math.round(total / 10));
       if (lines.length >= LARGE_HISTORY_LINES && (done % every === 0 || done === total)) progress(`bootstrap ${done} of ${total}`);
     },
   });

@@ -43,7 +43,7 @@ export interface BacktestOptions {
   readonly settings: PricingSettings;
   readonly baseCurrency: string;
   readonly holdoutDays: number;
-  /** Bootstrap replicates; each refits the win model, so this is most of the run time on a large history. */
+  /** Bootstrap replicates (replicatesFor by default); each refits the win model, most of the run time on a long history. */
   readonly replicates?: number;
   readonly seed?: number;
   readonly onProgress?: (done: number, total: number) => void;
@@ -62,7 +62,17 @@ export const evidenceThresholds = {
   minFittedShare: 0.5,
 } as const;
 
-export const DEFAULT_REPLICATES = 400;
+/**
+ * Bootstrap replicates: 400, fewer on a long history (each replicate refits the win model on every training line), but
+ * never under 100, which still places a 95% interval's ends within a few replicates.
+ */
+export const MAX_REPLICATES = 400;
+const MIN_REPLICATES = 100;
+const REFIT_LINE_BUDGET = 20_000_000;
+
+export function replicatesFor(trainingLines: number): number {
+  return Math.max(MIN_REPLICATES, Math.min(MAX_REPLICATES, Math.floor(REFIT_LINE_BUDGET / Math.max(1, trainingLines))));
+}
 export const DEFAULT_SEED = 20_261_124;
 const INTERVAL_LEVEL = 0.95;
 
@@ -437,7 +447,7 @@ export function runBacktest(
   }).length;
 
   // The bootstrap: whole quotes drawn with replacement on both sides of the cut-off; a quote drawn twice counts as two.
-  const replicates = options.replicates ?? DEFAULT_REPLICATES;
+  const replicates = options.replicates ?? replicatesFor(evidence.length);
   const seed = options.seed ?? DEFAULT_SEED;
   const trainingQuotes = groupBy(evidence, (line) => line.quoteId);
   const scoredQuotes = groupBy(scored, (line) => line.quoteId);
