@@ -244,11 +244,10 @@ function servicePrice(
   settings: PricingSettings,
 ): number {
   const scale = line.costCents / product.costCents;
-  const scaled = (value: number | undefined) => (value === undefined ? undefined : value * scale);
   const bounds = {
-    ...(product.floorCents === undefined ? {} : { floorCents: scaled(product.floorCents) as number }),
-    ...(product.ceilingCents === undefined ? {} : { ceilingCents: scaled(product.ceilingCents) as number }),
-    ...(product.mapCents === undefined ? {} : { mapCents: scaled(product.mapCents) as number }),
+    ...(product.floorCents === undefined ? {} : { floorCents: product.floorCents * scale }),
+    ...(product.ceilingCents === undefined ? {} : { ceilingCents: product.ceilingCents * scale }),
+    ...(product.mapCents === undefined ? {} : { mapCents: product.mapCents * scale }),
   };
   const priced = enginePrice(
     {
@@ -305,11 +304,15 @@ function evidenceReasons(
     );
   }
   if (!predictor.fitted) {
+    const count =
+      before.closedQuotes < settings.winModelMinQuotes
+        ? `only ${before.closedQuotes} quotes were won or lost before the cut-off`
+        : `the ${before.closedQuotes} quotes won or lost before the cut-off gave no win model`;
     reasons.push(
-      `only ${before.closedQuotes} quotes were won or lost before the cut-off; a win model needs ${settings.winModelMinQuotes} with both outcomes, so every prediction is the win rate alone, under which any higher price looks better`,
+      `${count}; a win model needs ${settings.winModelMinQuotes} with both outcomes, so every prediction is the win rate alone, under which any higher price looks better`,
     );
   } else if (fittedShare < minFittedShare) {
-    reasons.push(`a fitted win model predicted only ${percent(fittedShare)} of the scored lines; the rest got the base rate`);
+    reasons.push(`a fitted win model predicted only ${percent(fittedShare)} of the scored lines; the rest got the win rate alone`);
   }
   return reasons;
 }
