@@ -192,6 +192,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU per product in the batch (items under 4 KB), 1 for one not yet stored',
   },
   {
+    name: 'Bands: the list price and cost of the products in a category’s history',
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call: 'BatchGetItem, eventually consistent, projection sku, costCents and currentPriceCents',
+    key: 'product(workspaceId, sku)',
+    cost: '0.5 RRU per product with history in the category (items under 4 KB)',
+  },
+  {
     name: 'Bands: every history line of one category',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
     call: 'Query on the history index (ALL), paged, projected to the fields pricing reads',

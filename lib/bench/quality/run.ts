@@ -149,10 +149,13 @@ function bandsFor(deal: Deal, market: Market, categoryBands: ReadonlyMap<string,
   const bands = categoryBands.get(market.categories[deal.product.category] as string);
   const segment = market.segments[deal.customer.segment] as string;
   const cell = bands?.segments.get(segment);
-  const customerSku = bands?.customerSkus.get(deal.customer.externalId)?.get(deal.product.sku);
+  const customerBands = bands?.customerSkus.get(deal.customer.externalId);
+  const customerSku = customerBands?.get(deal.product.sku);
+  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
   const segmentSku = bands?.segmentSkus.get(deal.product.sku)?.get(segment);
   return {
     ...(customerSku ? { customerSku } : {}),
+    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
     ...(segmentSku ? { segmentSku } : {}),
     ...(cell ? { segmentCategory: cell.band } : {}),
     ...(cell?.winModel ? { winModel: cell.winModel } : {}),
@@ -198,8 +201,13 @@ export async function runMarket(stack: LocalStack, family: Family, seed: number,
   }
 
   const lines = historyLines(market, history);
+  // The list markups the bands job reads from the product items.
+  const listMarkups = new Map(market.products.map((product) => [product.sku, product.listCents / product.costCents]));
   const categoryBands = new Map(
-    [...lines].map(([category, categoryLines]) => [category, computeCategoryBands(categoryLines, defaultPricingSettings, nowMs)]),
+    [...lines].map(([category, categoryLines]) => [
+      category,
+      computeCategoryBands(categoryLines, defaultPricingSettings, nowMs, listMarkups),
+    ]),
   );
   const medians = segmentMedianMargins(market, lines);
   const scored = deals.map((deal, index): ScoredLine => {
@@ -212,7 +220,12 @@ export async function runMarket(stack: LocalStack, family: Family, seed: number,
     const predicted =
       enginePrice === undefined
         ? undefined
-        : lineWinProbability(bandsFor(deal, market, categoryBands), deal.quantity, (enginePrice - cost) / enginePrice);
+        : lineWinProbability(
+            bandsFor(deal, market, categoryBands),
+            deal.quantity,
+            (enginePrice - cost) / enginePrice,
+            deal.product.listCents / cost,
+          );
     return {
       ok: answer.ok,
       confidence: answer.confidence,
