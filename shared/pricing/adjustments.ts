@@ -150,7 +150,9 @@ export function winModelPull(
   return {
     param: 'win_model',
     scope: 'segment',
-    label: `Win model on ${winModel.closedQuotes} closed quotes (n_eff ${winModel.nEff.toFixed(1)}) puts the most profitable margin at ${percent(best)}`,
+    label:
+      `Win model on ${winModel.closedQuotes} closed quotes (n_eff ${winModel.nEff.toFixed(1)}) puts the most profitable margin ` +
+      `for this customer and deal size at ${percent(best)}; moved ${Math.round(z * 100)}% of the way, as far as the model is sure`,
     margin: withinHistory(from.margin + z * (best - from.margin), base, settings),
     credibility: z,
   };
