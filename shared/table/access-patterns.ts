@@ -224,7 +224,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
     call: 'BatchWriteItem PutRequest',
     key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category)',
-    cost: '1 WRU per started KB: a category item is under 1 KB per 5 segments; a customer item ~45 B per SKU it bought',
+    cost: '1 WRU per started KB: a category item ~230 B per segment with its pooled win model; a customer item ~50 B per SKU it bought',
   },
   {
     name: 'Bands: remove the bands of a customer left without lines in a category (a corrected document)',
@@ -255,11 +255,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU to take, 1 WRU to let go, per invocation of a bands job; a rebuild renews it every few minutes',
   },
   {
-    name: 'Bands: combine the workspace band from every category',
+    name: 'Bands: combine the workspace band from every category, and pool the win models’ slopes across them',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
-    call: 'Query begins_with CATEGORY# (strongly consistent: it follows the category writes at once), then PutItem',
-    key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId)',
-    cost: '1 RRU per 4 KB of category items + 1 WRU, once per drain',
+    call: 'Query begins_with CATEGORY# (strongly consistent: it follows the category writes at once), then PutItem; BatchWriteItem PutRequest of the category items whose pooled slope moved',
+    key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId), categoryBands(workspaceId, category)',
+    cost: '1 RRU per 4 KB of category items + 1 WRU, once per drain; 1 WRU per started KB of each category item rewritten (those whose slope moved by more than 1%)',
   },
   {
     name: 'Bands: take and end the lease of a bands job; move its checkpoint',
