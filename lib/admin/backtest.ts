@@ -37,14 +37,14 @@ export async function backtest(command: BacktestCommand): Promise<{ json: unknow
   });
   const skus = [...new Set(lines.map((line) => line.productSku))];
   const products = await readBacktestProducts(workspaceId, skus);
-  if (lines.length >= LARGE_HISTORY_LINES) progress(`fitting and resampling ${lines.length.toLocaleString('en-US')} history lines`);
+  if (lines.length >= LARGE_HISTORY_LINES) progress(`fitting the engine on ${lines.length.toLocaleString('en-US')} history lines`);
   const result = runBacktest(lines, products, {
     settings: pricingSettings(workspace.pricing),
     baseCurrency: workspace.baseCurrency,
     holdoutDays,
     onProgress: (done, total) => {
-      const every = Math.max(1, Math.round(total / 10));
-      if (lines.length >= LARGE_HISTORY_LINES && (done % every === 0 || done === total)) progress(`bootstrap ${done} of ${total}`);
+      if (lines.length >= LARGE_HISTORY_LINES)
+        progress(`priced ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} scored lines`);
     },
   });
   if (result.status === 'nothing_to_score') {
@@ -126,7 +126,7 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
       '  ',
       true,
     ),
-    `  Predicted by: the engine's own win model ${winModel.levels.engine} lines, a model pooled over the workspace ${winModel.levels.workspace}, the win rate alone ${winModel.levels.base_rate}.`,
+    `  Predicted by: the engine's own win model ${winModel.levels.engine} lines, a model over the whole workspace ${winModel.levels.workspace}, the win rate alone ${winModel.levels.base_rate}.`,
     '',
     '  Calibration by decile (lines sorted by predicted chance of winning, in ten equal groups)',
     ...table(
@@ -177,8 +177,8 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
   }
   out.push(
     '',
-    `Intervals: a bootstrap of ${bootstrap.replicates} resamples of whole quotes on both sides of the cut-off, refitting the win model on each (seed ${bootstrap.seed}).`,
-    `Thresholds: ${evidenceThresholds.minScoredQuotes} quotes won or lost after the cut-off, ${evidenceThresholds.minEachOutcome} won and ${evidenceThresholds.minEachOutcome} lost lines, ${evidence.thresholds.minQuotesBeforeCutoff} quotes before it for a win model, and a fitted model for ${Math.round(evidenceThresholds.minFittedShare * 100)}% of lines.`,
+    `Intervals: a bootstrap of ${bootstrap.replicates} resamples of the scored quotes, whole, with the fitted model held as it is (seed ${bootstrap.seed}).`,
+    `Thresholds: ${evidenceThresholds.minScoredQuotes} quotes won or lost after the cut-off, ${evidenceThresholds.minEachOutcome} won and ${evidenceThresholds.minEachOutcome} lost lines, ${evidence.thresholds.minQuotesBeforeCutoff} quotes before it for a win model, a fitted model for ${Math.round(evidenceThresholds.minFittedShare * 100)}% of lines, and a lower log-loss than the win rate's.`,
   );
   return out.join('\n');
 }

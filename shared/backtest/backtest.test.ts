@@ -1,7 +1,7 @@
 // Unit tests of the backtest on simulated histories whose true chance of winning is known.
 import { describe, expect, it } from 'vitest';
 import { defaultPricingSettings } from '../pricing/settings.ts';
-import { type BacktestProduct, type BacktestReport, replicatesFor, runBacktest } from './backtest.ts';
+import { type BacktestProduct, type BacktestReport, runBacktest } from './backtest.ts';
 import { seededRandom } from './scoring.ts';
 import type { BacktestLine } from './split.ts';
 
@@ -122,14 +122,5 @@ describe('the backtest on thin evidence', () => {
   ])('has nothing to score in %#: %s', (lines, reason, holdoutDays = 60) => {
     const result = runBacktest(lines, products, { ...options, holdoutDays });
     expect(result).toMatchObject({ status: 'nothing_to_score', reason, message: expect.any(String) });
-  });
-});
-
-describe('the number of bootstrap replicates', () => {
-  it('is 400 up to 50,000 training lines, then falls with the history, never under 100', () => {
-    expect(replicatesFor(10)).toBe(400);
-    expect(replicatesFor(50_000)).toBe(400);
-    expect(replicatesFor(100_000)).toBe(200);
-    expect(replicatesFor(1_000_000)).toBe(100);
   });
 });

@@ -4,16 +4,15 @@ import { conversionFactor } from '../pricing/currency.ts';
 import type { PricingSettings } from '../pricing/settings.ts';
 import {
   bandsForLine,
-  type CategoryBands,
-  categoryBandsAt,
   enginePrice,
+  type EngineState,
+  engineAt,
+  engineWinProbability,
   evidenceWeight,
-  fitWinPredictor,
-  type WinContext,
-  type WinEvidence,
-  type WinModelLevel,
-  type WinPredictor,
-  workspaceBandOf,
+  fitWorkspaceWinModel,
+  type LineBands,
+  type WinSample,
+  workspaceWinProbability,
 } from './engine.ts';
 import {
   areaUnderCurve,
@@ -43,9 +42,10 @@ export interface BacktestOptions {
   readonly settings: PricingSettings;
   readonly baseCurrency: string;
   readonly holdoutDays: number;
-  /** Bootstrap replicates (replicatesFor by default); each refits the win model, most of the run time on a long history. */
+  /** Bootstrap replicates: DEFAULT_REPLICATES unless a test asks for fewer. */
   readonly replicates?: number;
   readonly seed?: number;
+  /** Called as the engine prices the scored lines, every thousand and at the end. */
   readonly onProgress?: (done: number, total: number) => void;
 }
 
@@ -58,23 +58,14 @@ export const evidenceThresholds = {
   minScoredQuotes: 30,
   /** Won lines, and lost lines, after the cut-off: AUC and a reliability table need both. */
   minEachOutcome: 10,
-  /** The share of scored lines that a fitted model (not the base rate alone) must predict. */
+  /** The share of scored lines that a fitted model (not the win rate alone) must predict. */
   minFittedShare: 0.5,
 } as const;
 
-/**
- * Bootstrap replicates: 400, fewer on a long history (each replicate refits the win model on every training line), but
- * never under 100, which still places a 95% interval's ends within a few replicates.
- */
-export const MAX_REPLICATES = 400;
-const MIN_REPLICATES = 100;
-const REFIT_LINE_BUDGET = 20_000_000;
-
-export function replicatesFor(trainingLines: number): number {
-  return Math.max(MIN_REPLICATES, Math.min(MAX_REPLICATES, Math.floor(REFIT_LINE_BUDGET / Math.max(1, trainingLines))));
-}
+export const DEFAULT_REPLICATES = 2000;
 export const DEFAULT_SEED = 20_261_124;
 const INTERVAL_LEVEL = 0.95;
+const PROGRESS_EVERY = 1000;
 
 export type NothingToScore = 'no_history' | 'no_closed_quotes' | 'no_outcomes_before_cutoff' | 'no_outcomes_after_cutoff';
 
@@ -85,6 +76,8 @@ export interface HistoryCounts {
   readonly openQuoteLines: number;
   readonly orderLines: number;
 }
+
+export type WinModelLevel = 'engine' | 'workspace' | 'base_rate';
 
 export type MarginVerdict = 'higher' | 'lower' | 'no_clear_difference' | 'too_thin';
 
@@ -103,6 +96,7 @@ export interface BacktestReport {
     readonly brierScore: number | undefined;
     readonly auc: number | undefined;
     readonly aucInterval: Interval | undefined;
+    /** Which model predicted each scored line: the engine's own, the workspace fallback, or the win rate alone. */
     readonly levels: Readonly<Record<WinModelLevel, number>>;
     readonly calibration: readonly CalibrationBin[];
   };
@@ -140,14 +134,17 @@ export type BacktestResult =
   | { readonly status: 'scored'; readonly report: BacktestReport }
   | { readonly status: 'nothing_to_score'; readonly reason: NothingToScore; readonly message: string };
 
-/** A scored line, with all the bootstrap needs to recompute its statistics under another fit. */
+/** A scored line: its outcome and what the fitted model said of it, at the price quoted and at the service's. */
 interface ScoredLine {
   readonly quoteId: string;
-  readonly context: WinContext;
   readonly won: boolean;
+  readonly level: WinModelLevel;
   readonly quotedMargin: number;
+  /** P(win) at the price quoted. */
+  readonly quotedProbability: number;
   readonly priced?: {
     readonly serviceMargin: number;
+    readonly serviceProbability: number;
     /** (price − cost) × quantity in base minor units: the margin a win at that price earns. */
     readonly quotedProfit: number;
     readonly serviceProfit: number;
@@ -171,45 +168,21 @@ function counts(lines: readonly BacktestLine[]): HistoryCounts {
   return { closedQuotes: closed.size, wonLines, lostLines, openQuoteLines, orderLines };
 }
 
-/** What a prediction reads of a line besides its margin, with the bands and products as they stood at the cut-off. */
-type ContextOf = (line: BacktestLine) => WinContext;
-
-function contextReader(categoryBands: ReadonlyMap<string, CategoryBands>, products: ReadonlyMap<string, BacktestProduct>): ContextOf {
-  return (line) => {
-    const bands = categoryBands.get(line.category);
-    // The median quantity pricing compares a line with: its segment × SKU band's, else its segment's.
-    const reference =
-      bands?.segmentSkus.get(line.productSku)?.get(line.segment)?.medianQuantity ?? bands?.segments.get(line.segment)?.band.medianQuantity;
-    const product = products.get(line.productSku);
-    return {
-      category: line.category,
-      segment: line.segment,
-      customerExternalId: line.customerExternalId,
-      productSku: line.productSku,
-      quantity: line.quantity,
-      relativeQuantity: reference !== undefined && reference > 0 && line.quantity > 0 ? line.quantity / reference : 1,
-      listMarkup:
-        product && product.costCents > 0 && product.currentPriceCents > 0 ? product.currentPriceCents / product.costCents : undefined,
-    };
-  };
-}
-
-/** The training quotes' closed lines as win-model evidence, with the engine's outlier bounds and recency weights. */
-function winEvidence(training: readonly BacktestLine[], contextOf: ContextOf, cutoffMs: number, settings: PricingSettings): WinEvidence[] {
-  const evidence: WinEvidence[] = [];
+/** The training quotes' closed lines as win-model samples, with the engine's outlier bounds and recency weights. */
+function winSamples(training: readonly BacktestLine[], cutoffMs: number, settings: PricingSettings): WinSample[] {
+  const samples: WinSample[] = [];
   for (const line of training) {
     if (!isClosedQuoteLine(line)) continue;
     const margin = lineMargin(line);
     if (margin === undefined || margin < settings.minHistoryMarginPct / 100 || margin > settings.maxHistoryMarginPct / 100) continue;
-    evidence.push({
-      ...contextOf(line),
-      quoteId: line.documentId,
-      margin,
-      won: line.outcome === 'won',
-      weight: evidenceWeight(line.atMs, cutoffMs, settings),
-    });
+    samples.push({ quoteId: line.documentId, margin, won: line.outcome === 'won', weight: evidenceWeight(line.atMs, cutoffMs, settings) });
   }
-  return evidence;
+  return samples;
+}
+
+/** The product's list price over its cost, today; undefined when either is unknown. */
+function listMarkupOf(product: BacktestProduct | undefined): number | undefined {
+  return product && product.costCents > 0 && product.currentPriceCents > 0 ? product.currentPriceCents / product.costCents : undefined;
 }
 
 function groupBy<T>(items: readonly T[], key: (item: T) => string): T[][] {
@@ -239,8 +212,7 @@ function servicePrice(
   line: BacktestLine,
   product: BacktestProduct,
   deal: { readonly valueCents: number; readonly quantity: number },
-  bands: CategoryBands | undefined,
-  workspaceBand: ReturnType<typeof workspaceBandOf>,
+  bands: LineBands,
   settings: PricingSettings,
 ): number {
   const scale = line.costCents / product.costCents;
@@ -259,7 +231,7 @@ function servicePrice(
       enforceMap: settings.enforceMapForErp,
       nowMs: line.atMs,
     },
-    bandsForLine(bands, workspaceBand, line),
+    bands,
     settings,
   );
   return priced.priceCents;
@@ -270,18 +242,18 @@ interface Totals {
   service: number;
 }
 
-function expectedTotals(lines: readonly ScoredLine[], predictor: WinPredictor): Totals {
+function expectedTotals(lines: readonly ScoredLine[]): Totals {
   const totals = { quoted: 0, service: 0 };
-  for (const line of lines) {
-    if (!line.priced) continue;
-    totals.quoted += line.priced.quotedProfit * predictor.probability(line.context, line.quotedMargin);
-    totals.service += line.priced.serviceProfit * predictor.probability(line.context, line.priced.serviceMargin);
+  for (const { priced, quotedProbability } of lines) {
+    if (!priced) continue;
+    totals.quoted += priced.quotedProfit * quotedProbability;
+    totals.service += priced.serviceProfit * priced.serviceProbability;
   }
   return totals;
 }
 
-function predictions(lines: readonly ScoredLine[], predictor: WinPredictor): Prediction[] {
-  return lines.map((line) => ({ probability: predictor.probability(line.context, line.quotedMargin), won: line.won }));
+function predictions(lines: readonly ScoredLine[]): Prediction[] {
+  return lines.map((line) => ({ probability: line.quotedProbability, won: line.won }));
 }
 
 const percent = (share: number) => `${Math.round(share * 100)}%`;
@@ -289,8 +261,8 @@ const percent = (share: number) => `${Math.round(share * 100)}%`;
 function evidenceReasons(
   after: HistoryCounts,
   before: HistoryCounts,
-  fittedShare: number,
-  predictor: WinPredictor,
+  levels: Readonly<Record<WinModelLevel, number>>,
+  scores: { readonly logLoss: number | undefined; readonly baseRateLogLoss: number | undefined },
   settings: PricingSettings,
 ): string[] {
   const reasons: string[] = [];
@@ -303,7 +275,9 @@ function evidenceReasons(
       `only ${after.wonLines} won and ${after.lostLines} lost lines after the cut-off; AUC and calibration need ${minEachOutcome} of each`,
     );
   }
-  if (!predictor.fitted) {
+  const lines = levels.engine + levels.workspace + levels.base_rate;
+  const fittedShare = lines > 0 ? (levels.engine + levels.workspace) / lines : 0;
+  if (fittedShare === 0) {
     const count =
       before.closedQuotes < settings.winModelMinQuotes
         ? `only ${before.closedQuotes} quotes were won or lost before the cut-off`
@@ -313,6 +287,10 @@ function evidenceReasons(
     );
   } else if (fittedShare < minFittedShare) {
     reasons.push(`a fitted win model predicted only ${percent(fittedShare)} of the scored lines; the rest got the win rate alone`);
+  } else if (scores.logLoss !== undefined && scores.baseRateLogLoss !== undefined && !(scores.logLoss < scores.baseRateLogLoss)) {
+    reasons.push(
+      `the win model predicted the scored lines no better than the win rate alone (log-loss ${scores.logLoss.toFixed(3)} against ${scores.baseRateLogLoss.toFixed(3)}): the margin comparison rests on a model the history does not bear out`,
+    );
   }
   return reasons;
 }
@@ -325,10 +303,9 @@ function marginVerdict(sufficient: boolean, interval: Interval | undefined): Mar
 }
 
 /**
- * Runs the backtest on a workspace's history: pure, given the lines, today's products and the settings. The interval
- * comes from a bootstrap that resamples whole quotes on both sides of the cut-off and refits the win model on each
- * resample, so it carries the model's uncertainty as well as the scored quotes'. The service's prices stay those the
- * engine gave with the bands and model of the full history before the cut-off.
+ * Runs the backtest on a workspace's history: pure, given the lines, today's products and the settings. The engine is
+ * fitted once, on everything before the cut-off, as the bands job would have fitted it; the interval comes from a
+ * bootstrap over the scored quotes, with that fit held as it is.
  */
 export function runBacktest(
   lines: readonly BacktestLine[],
@@ -351,18 +328,7 @@ export function runBacktest(
   const split = splitAtCutoff(lines, cutoffMs);
   const before = counts(split.training);
   const after = { ...counts(split.holdout), openQuoteLines: split.openAfter, orderLines: split.ordersAfter };
-  const categoryBands = new Map<string, CategoryBands>();
-  for (const group of groupBy(split.training, (line) => line.category)) {
-    categoryBands.set((group[0] as BacktestLine).category, categoryBandsAt(group, settings, cutoffMs));
-  }
-  const workspaceBand = workspaceBandOf(
-    [...categoryBands.values()].flatMap((bands) => (bands.category ? [bands.category] : [])),
-    cutoffMs,
-    settings,
-  );
-
-  const contextOf = contextReader(categoryBands, products);
-  const evidence = winEvidence(split.training, contextOf, cutoffMs, settings);
+  const evidence = winSamples(split.training, cutoffMs, settings);
   if (evidence.length === 0) {
     return {
       status: 'nothing_to_score',
@@ -370,7 +336,15 @@ export function runBacktest(
       message: `no quote was won or lost before the cut-off (${new Date(cutoffMs).toISOString().slice(0, 10)}): the engine would have had nothing to learn from; try a shorter --holdout-days`,
     };
   }
-  const predictor = fitWinPredictor(evidence, settings);
+  const byCategory = new Map(groupBy(split.training, (line) => line.category).map((group) => [(group[0] as BacktestLine).category, group]));
+  const listMarkups = new Map<string, number>();
+  for (const product of products.values()) {
+    const markup = listMarkupOf(product);
+    if (markup !== undefined) listMarkups.set(product.sku, markup);
+  }
+  const engine: EngineState = engineAt(byCategory, listMarkups, settings, cutoffMs);
+  const fallback = fitWorkspaceWinModel(evidence, settings);
+  const trainingWinRate = evidence.filter((line) => line.won).length / evidence.length;
 
   const deals = new Map<string, { valueCents: number; quantity: number }>();
   for (const line of split.holdout) {
@@ -382,39 +356,45 @@ export function runBacktest(
 
   const unpriced = { unknown_product: 0, no_cost_basis: 0, no_exchange_rate: 0 };
   const scored: ScoredLine[] = [];
-  for (const line of split.holdout) {
+  split.holdout.forEach((line, index) => {
+    if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === split.holdout.length) options.onProgress?.(index + 1, split.holdout.length);
     const quotedMargin = lineMargin(line);
     if (quotedMargin === undefined) {
       unpriced.no_cost_basis += 1;
-      continue;
+      return;
     }
-    const base = { quoteId: line.documentId, context: contextOf(line), won: line.outcome === 'won', quotedMargin };
+    const bands = bandsForLine(engine, line);
     const product = products.get(line.productSku);
+    const listMarkup = listMarkupOf(product);
+    // The engine's own model where it has one; else the workspace's; else the win rate.
+    const probability = (margin: number): { p: number; level: WinModelLevel } => {
+      const own = engineWinProbability(bands, line, margin, listMarkup);
+      if (own !== undefined) return { p: own, level: 'engine' };
+      if (fallback) return { p: workspaceWinProbability(fallback, margin), level: 'workspace' };
+      return { p: trainingWinRate, level: 'base_rate' };
+    };
+    const quoted = probability(quotedMargin);
+    const base = { quoteId: line.documentId, won: line.outcome === 'won', level: quoted.level, quotedMargin, quotedProbability: quoted.p };
     const factor = toBaseFactor(line, baseCurrency);
     if (!product) unpriced.unknown_product += 1;
     else if (!(product.costCents > 0)) unpriced.no_cost_basis += 1;
     else if (factor === undefined) unpriced.no_exchange_rate += 1;
     if (!product || !(product.costCents > 0) || factor === undefined) {
       scored.push(base);
-      continue;
+      return;
     }
-    const price = servicePrice(
-      line,
-      product,
-      deals.get(line.documentId) as { valueCents: number; quantity: number },
-      categoryBands.get(line.category),
-      workspaceBand,
-      settings,
-    );
+    const price = servicePrice(line, product, deals.get(line.documentId) as { valueCents: number; quantity: number }, bands, settings);
+    const serviceMargin = (price - line.costCents) / price;
     scored.push({
       ...base,
       priced: {
-        serviceMargin: (price - line.costCents) / price,
+        serviceMargin,
+        serviceProbability: probability(serviceMargin).p,
         quotedProfit: (line.priceCents - line.costCents) * line.quantity * factor,
         serviceProfit: (price - line.costCents) * line.quantity * factor,
       },
     });
-  }
+  });
   if (scored.length === 0) {
     return {
       status: 'nothing_to_score',
@@ -423,14 +403,12 @@ export function runBacktest(
     };
   }
 
-  const scoredPredictions = predictions(scored, predictor);
-  const trainingWinRate = evidence.filter((line) => line.won).length / evidence.length;
+  const scoredPredictions = predictions(scored);
   const levels = { engine: 0, workspace: 0, base_rate: 0 };
-  for (const line of scored) levels[predictor.level(line.context)] += 1;
-  const fittedShare = (levels.engine + levels.workspace) / scored.length;
+  for (const line of scored) levels[line.level] += 1;
 
   const priced = scored.filter((line) => line.priced);
-  const totals = expectedTotals(scored, predictor);
+  const totals = expectedTotals(scored);
   let realised = 0;
   for (const line of priced) if (line.won) realised += line.priced?.quotedProfit ?? 0;
   const changes = priced.map((line) => {
@@ -449,32 +427,28 @@ export function runBacktest(
     return margin < lowestFitted || margin > highestFitted;
   }).length;
 
-  // The bootstrap: whole quotes drawn with replacement on both sides of the cut-off; a quote drawn twice counts as two.
-  const replicates = options.replicates ?? replicatesFor(evidence.length);
+  // The bootstrap: whole scored quotes drawn with replacement, the fitted model held as it is.
+  const replicates = options.replicates ?? DEFAULT_REPLICATES;
   const seed = options.seed ?? DEFAULT_SEED;
-  const trainingQuotes = groupBy(evidence, (line) => line.quoteId);
   const scoredQuotes = groupBy(scored, (line) => line.quoteId);
-  const drawIds = trainingQuotes.map((_, draw) => String(draw));
-  const replicated = bootstrap(replicates, seed, (resample, index) => {
-    // Each draw is a quote of its own, so that the win model's threshold counts a quote drawn twice twice.
-    const resampledEvidence = resample(trainingQuotes.length).flatMap((quote, draw) =>
-      (trainingQuotes[quote] as WinEvidence[]).map((line) => ({ ...line, quoteId: drawIds[draw] as string })),
-    );
-    const resampledScored = resample(scoredQuotes.length).flatMap((quote) => scoredQuotes[quote] as ScoredLine[]);
-    const refitted = fitWinPredictor(resampledEvidence, settings);
-    const resampledTotals = expectedTotals(resampledScored, refitted);
-    options.onProgress?.(index + 1, replicates);
+  const replicated = bootstrap(replicates, seed, (resample) => {
+    const lines = resample(scoredQuotes.length).flatMap((quote) => scoredQuotes[quote] as ScoredLine[]);
+    const resampled = expectedTotals(lines);
     return {
-      difference: resampledTotals.service - resampledTotals.quoted,
-      relative: resampledTotals.quoted > 0 ? resampledTotals.service / resampledTotals.quoted - 1 : Number.NaN,
-      auc: areaUnderCurve(predictions(resampledScored, refitted)) ?? Number.NaN,
+      difference: resampled.service - resampled.quoted,
+      relative: resampled.quoted > 0 ? resampled.service / resampled.quoted - 1 : Number.NaN,
+      auc: areaUnderCurve(predictions(lines)) ?? Number.NaN,
     };
   });
   const differences = replicated.map((statistics) => statistics.difference);
   const relatives = replicated.map((statistics) => statistics.relative);
   const aucs = replicated.map((statistics) => statistics.auc);
 
-  const reasons = evidenceReasons(after, before, fittedShare, predictor, settings);
+  const scores = {
+    logLoss: logLoss(scoredPredictions),
+    baseRateLogLoss: logLoss(scored.map((line) => ({ probability: trainingWinRate, won: line.won }))),
+  };
+  const reasons = evidenceReasons(after, before, levels, scores, settings);
   const interval = priced.length > 0 ? percentileInterval(differences, INTERVAL_LEVEL) : undefined;
   // Money in whole minor units, as every amount of the report.
   const differenceInterval = interval && { ...interval, low: Math.round(interval.low), high: Math.round(interval.high) };
@@ -489,8 +463,7 @@ export function runBacktest(
       history: { beforeCutoff: { ...before, decidedAfterCutoff: split.decidedLater }, afterCutoff: after },
       winModel: {
         lines: scored.length,
-        logLoss: logLoss(scoredPredictions),
-        baseRateLogLoss: logLoss(scored.map((line) => ({ probability: trainingWinRate, won: line.won }))),
+        ...scores,
         brierScore: brierScore(scoredPredictions),
         auc: areaUnderCurve(scoredPredictions),
         aucInterval: percentileInterval(aucs, INTERVAL_LEVEL),
@@ -504,7 +477,7 @@ export function runBacktest(
         unpriced,
         expectedAtQuotedPrices: Math.round(totals.quoted),
         expectedAtServicePrices: Math.round(totals.service),
-        difference: Math.round(totals.service - totals.quoted),
+        difference: Math.round(totals.service) - Math.round(totals.quoted),
         differenceInterval,
         relativeDifference: totals.quoted > 0 ? totals.service / totals.quoted - 1 : undefined,
         relativeDifferenceInterval: priced.length > 0 ? percentileInterval(relatives, INTERVAL_LEVEL) : undefined,
