@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
-import { type CatalogueSize, sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { type CatalogueSize, type SampleCatalogue, sampleCatalogue, seededRandom } from '../../lib/sample-catalogue.ts';
 import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBands } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
@@ -19,11 +19,47 @@ async function admin(...args: string[]): Promise<{ code: number; stdout: string;
   }
 }
 
-/** A workspace whose history is a sample catalogue of this size, ingested and drained, with its bands computed. */
-async function workspaceWithHistory(size: CatalogueSize): Promise<string> {
+const NOW = new Date('2026-11-01T00:00:00Z');
+const DAY_MS = 86_400_000;
+
+/**
+ * A simulated market: the sample catalogue's products and customers, and `quotes` one-line quotes over a year at
+ * margins from 10% to 50%, each won with chance σ(3 − 10·m), so that cheaper quotes win more often.
+ */
+function simulatedMarket(quotes: number): SampleCatalogue {
+  const catalogue = sampleCatalogue({ products: 10, customers: 10, quotes: 0, orders: 0 }, { seed: 12, now: NOW });
+  const random = seededRandom(5);
+  const quote = Array.from({ length: quotes }, (_, q) => {
+    const product = catalogue.product[q % catalogue.product.length] as SampleCatalogue['product'][number];
+    const margin = 0.1 + random() * 0.4;
+    const createdAt = NOW.getTime() - Math.floor(((quotes - q) * 365) / quotes) * DAY_MS;
+    return {
+      externalId: `Q-${q}`,
+      customerExternalId: (catalogue.customer[q % catalogue.customer.length] as SampleCatalogue['customer'][number]).externalId,
+      outcome: random() < 1 / (1 + Math.exp(-(3 - 10 * margin))) ? ('won' as const) : ('lost' as const),
+      currency: 'USD',
+      createdAt: new Date(createdAt).toISOString(),
+      decidedAt: new Date(createdAt + DAY_MS).toISOString(),
+      lines: [
+        {
+          productSku: product.sku,
+          quantity: 1 + Math.floor(random() * 20),
+          costCents: product.costCents,
+          quotedPriceCents: Math.round(product.costCents / (1 - margin)),
+          pricingDecisionId: null,
+        },
+      ],
+    };
+  });
+  return { ...catalogue, quote };
+}
+
+/** A workspace whose history is a sample catalogue of this size (or the catalogue given), ingested and drained, with its bands computed. */
+async function workspaceWithHistory(size: CatalogueSize | SampleCatalogue): Promise<string> {
   const seller = await newWorkspace('Backtest Seller');
   const batchId = await openBatchWith(seller.keys.connector);
-  await stageCatalogue(seller.keys.connector, batchId, sampleCatalogue(size, { seed: 12, now: new Date('2026-11-01T00:00:00Z') }));
+  const catalogue = 'product' in size ? size : sampleCatalogue(size, { seed: 12, now: NOW });
+  await stageCatalogue(seller.keys.connector, batchId, catalogue);
   await commitBatch(seller.keys.connector, batchId);
   await waitForBands(seller.keys.connector, batchId, { timeoutMs: 30_000 });
   return seller.workspaceId;
@@ -57,15 +93,15 @@ describe('the backtest command', () => {
         verdict: 'too_thin',
       },
       evidence: { sufficient: false, thresholds: { minScoredQuotes: 30, minEachOutcome: 10 } },
-      bootstrap: { replicates: 400, level: 0.95 },
+      bootstrap: { replicates: 2000, level: 0.95 },
     });
     expect(report.evidence.reasons.join('\n')).toMatch(/a backtest needs 30/);
     expect(Date.parse(report.cutoff.latestClosedQuoteAt) - Date.parse(report.cutoff.at)).toBe(60 * 86_400_000);
     expect(await workspaceItems(workspaceId)).toEqual(before);
   });
 
-  it('prints a readable report and judges a longer history, with its interval, when the evidence suffices', async () => {
-    const workspaceId = await workspaceWithHistory({ products: 40, customers: 20, quotes: 700, orders: 100 });
+  it('prints a readable report and judges a simulated market, with its interval, when the evidence suffices', async () => {
+    const workspaceId = await workspaceWithHistory(simulatedMarket(900));
     const result = await admin('backtest', '--workspace', workspaceId, '--holdout-days', '90');
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`Backtest of Backtest Seller (${workspaceId})`);
@@ -77,6 +113,8 @@ describe('the backtest command', () => {
 
     const report = JSON.parse((await admin('backtest', '--workspace', workspaceId, '--holdout-days', '90', '--json')).stdout);
     expect(report.evidence).toMatchObject({ sufficient: true, reasons: [] });
+    expect(report.winModel.auc).toBeGreaterThan(0.6);
+    expect(report.winModel.logLoss).toBeLessThan(report.winModel.baseRateLogLoss);
     expect(report.margin.differenceInterval.low).toBeLessThanOrEqual(report.margin.differenceInterval.high);
   });
 
