@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { startLocalStack } from '../lib/local/stack.ts';
 import { type Family, families, fullSize, quickSize } from '../lib/bench/quality/market.ts';
 import { printQualityReport, qualityReport } from '../lib/bench/quality/report.ts';
+import { runMarketInProcess } from '../lib/bench/quality/in-process.ts';
 import { type MarketResult, runMarket } from '../lib/bench/quality/run.ts';
 
 const { values } = parseArgs({
@@ -12,6 +13,7 @@ const { values } = parseArgs({
     family: { type: 'string' },
     quick: { type: 'boolean', default: false },
     json: { type: 'string' },
+    'in-process': { type: 'boolean', default: false },
   },
 });
 
@@ -29,23 +31,32 @@ const MARKETS_AT_ONCE = 3;
 const started = performance.now();
 process.env.LOG_LEVEL ??= 'ERROR';
 process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-const stack = await startLocalStack({ port: 0 });
+const jobs = chosen.flatMap((family) => Array.from({ length: seedCount }, (_, seed) => ({ family: family as Family, seed: seed + 1 })));
 const results: MarketResult[] = [];
-try {
-  const jobs = chosen.flatMap((family) => Array.from({ length: seedCount }, (_, seed) => ({ family: family as Family, seed: seed + 1 })));
-  let next = 0;
-  const worker = async () => {
-    while (next < jobs.length) {
-      const job = jobs[next++];
-      if (!job) break;
-      const result = await runMarket(stack, job.family, job.seed, size);
-      results.push(result);
-      process.stderr.write(`  ${job.family} seed ${job.seed}: ${result.seconds.toFixed(1)} s\n`);
-    }
-  };
-  await Promise.all(Array.from({ length: MARKETS_AT_ONCE }, worker));
-} finally {
-  await stack.stop();
+if (values['in-process']) {
+  // The method alone, in seconds: no stack, no API (see docs/pricing-method.md).
+  for (const job of jobs) results.push(runMarketInProcess(job.family, job.seed, size));
+} else {
+  await runOnStack();
+}
+
+async function runOnStack(): Promise<void> {
+  const stack = await startLocalStack({ port: 0 });
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < jobs.length) {
+        const job = jobs[next++];
+        if (!job) break;
+        const result = await runMarket(stack, job.family, job.seed, size);
+        results.push(result);
+        process.stderr.write(`  ${job.family} seed ${job.seed}: ${result.seconds.toFixed(1)} s\n`);
+      }
+    };
+    await Promise.all(Array.from({ length: MARKETS_AT_ONCE }, worker));
+  } finally {
+    await stack.stop();
+  }
 }
 const report = qualityReport(results, (performance.now() - started) / 1000);
 console.log(printQualityReport(report));

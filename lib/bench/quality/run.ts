@@ -77,7 +77,7 @@ async function ingestHistory(client: Client, connectorKey: string, history: Mark
   }
 }
 
-interface PricedAnswer {
+export interface PricedAnswer {
   readonly ok: boolean;
   readonly priceCents?: number;
   readonly confidence?: string;
@@ -100,7 +100,7 @@ async function priceDeals(client: Client, erpKey: string, deals: readonly Deal[]
 }
 
 /** The history as the drain keys it, so that the engine's win model can be refitted here for its calibration. */
-function historyLines(market: Market, history: MarketHistory): Map<string, HistoryLine[]> {
+export function historyLines(market: Market, history: MarketHistory): Map<string, HistoryLine[]> {
   const segmentOf = new Map(market.customers.map((customer) => [customer.externalId, market.segments[customer.segment] as string]));
   const categoryOf = new Map(market.products.map((product) => [product.sku, market.categories[product.category] as string]));
   const byCategory = new Map<string, HistoryLine[]>();
@@ -145,7 +145,7 @@ function historyLines(market: Market, history: MarketHistory): Map<string, Histo
   return byCategory;
 }
 
-function bandsFor(deal: Deal, market: Market, categoryBands: ReadonlyMap<string, CategoryBands>): LineBands {
+export function bandsFor(deal: Deal, market: Market, categoryBands: ReadonlyMap<string, CategoryBands>): LineBands {
   const bands = categoryBands.get(market.categories[deal.product.category] as string);
   const segment = market.segments[deal.customer.segment] as string;
   const cell = bands?.segments.get(segment);
@@ -200,6 +200,18 @@ export async function runMarket(stack: LocalStack, family: Family, seed: number,
     client.close();
   }
 
+  const scored = scoreMarket(market, history, deals, answers, nowMs);
+  return { family, seed, lines: scored, seconds: (performance.now() - started) / 1000 };
+}
+
+/** Scores each request line's answer against the oracle and the baselines, with the engine's win probability at its price. */
+export function scoreMarket(
+  market: Market,
+  history: MarketHistory,
+  deals: readonly Deal[],
+  answers: readonly PricedAnswer[],
+  nowMs: number,
+): ScoredLine[] {
   const lines = historyLines(market, history);
   // The list markups the bands job reads from the product items.
   const listMarkups = new Map(market.products.map((product) => [product.sku, product.listCents / product.costCents]));
@@ -239,5 +251,5 @@ export async function runMarket(stack: LocalStack, family: Family, seed: number,
       truth: enginePrice === undefined ? 0 : trueWinProbability(market, deal, enginePrice),
     };
   });
-  return { family, seed, lines: scored, seconds: (performance.now() - started) / 1000 };
+  return scored;
 }
