@@ -23,6 +23,10 @@ Commands:
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
   cost report --workspace W [--from D] [--to D] [--by day|route] [--csv]
                                         what the workspace cost in dollars, days as YYYY-MM-DD (UTC, today by default)
+  backtest --workspace W [--holdout-days 60]
+                                        how the engine would have priced the quotes won or lost in the last 60
+                                        days of history, fitted on the history before them; reads only.
+                                        Exit 3 when the history has nothing to score (docs/backtest.md)
   connector create --workspace W --name N [--no-writebacks]
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
@@ -61,6 +65,7 @@ function parseCommandLine() {
       to: { type: 'string' },
       by: { type: 'string' },
       csv: { type: 'boolean' },
+      'holdout-days': { type: 'string' },
     },
   });
 }
@@ -92,6 +97,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   },
   'bands rebuild': { options: ['workspace'] },
   'decision show': { target: 'the decision id', options: ['workspace'] },
+  backtest: { options: ['workspace', 'holdout-days'] },
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
@@ -279,6 +285,13 @@ async function prepare(): Promise<() => Promise<Result>> {
       const { prepareCostReport } = await import('../lib/admin/cost-report.ts');
       return prepareCostReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
     }
+    case 'backtest': {
+      const input = { workspaceId: required('workspace'), holdoutDays: count('holdout-days') };
+      return async () => {
+        const { backtest } = await import('../lib/admin/backtest.ts');
+        return backtest({ ...input, progress: (message) => console.error(`backtest: ${message}`) });
+      };
+    }
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
@@ -333,6 +346,7 @@ if (values.help) {
         : (error as Error).message;
     console.error(`admin: ${message}`);
     if (error instanceof UsageError) console.error(`\n${usage}`);
-    process.exitCode = error instanceof UsageError ? 2 : 1;
+    // A command may name its own code for a failure a script should tell apart (the backtest's nothing to score: 3).
+    process.exitCode = error instanceof UsageError ? 2 : ((error as { exitCode?: number }).exitCode ?? 1);
   }
 }

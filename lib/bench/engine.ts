@@ -33,13 +33,26 @@ function makeCase(random: () => number): { inputs: LineInputs; bands: LineBands 
   const centre = 0.15 + random() * 0.35;
   const currentPriceCents = Math.round(costCents / (1 - centre - (random() - 0.5) * 0.1));
   const history = random();
+  // Pooled models as the bands job writes them: half in price over list, some bent, all with support and offsets.
+  const list = random() < 0.5;
   const winModel: WinModel | undefined =
-    random() < 0.35
+    random() < 0.6
       ? {
-          intercept: 3 + random() * 4,
+          intercept: list ? random() : 3 + random() * 4,
           slope: -(8 + random() * 20),
           closedQuotes: 50 + Math.floor(random() * 5000),
           nEff: 20 + random() * 2000,
+          quantitySlope: -0.3 * random(),
+          feature: list ? 'list' : 'margin',
+          supportLow: list ? -0.3 : centre - 0.15,
+          supportHigh: list ? 0.1 : centre + 0.15,
+          slopeSe: 1 + random() * 5,
+          bend: random() < 0.3 ? -10 * random() : 0,
+          knot: list ? -0.05 : centre,
+          categorySlope: -12,
+          centroid: list ? -0.08 : centre,
+          slopeShift: random() - 0.5,
+          ownSlopeSe: 2 + random() * 5,
         }
       : undefined;
   const bands: LineBands =
@@ -49,7 +62,8 @@ function makeCase(random: () => number): { inputs: LineInputs; bands: LineBands 
           workspace: makeBand(random, 0.3, 5000),
           category: makeBand(random, centre + 0.02, 50 + random() * 2000),
           segmentCategory: history < 0.15 ? undefined : makeBand(random, centre, 20 + random() * 500),
-          segmentSku: history < 0.4 ? undefined : makeBand(random, centre - 0.01, 1 + random() * 80),
+          segmentSku: history < 0.4 ? undefined : { ...makeBand(random, centre - 0.01, 1 + random() * 80), winOffset: random() - 0.5 },
+          customerWinOffset: random() - 0.5,
           customerSku: random() < 0.5 ? makeBand(random, centre + (random() - 0.5) * 0.08, 1 + random() * 30) : undefined,
           winModel,
         };

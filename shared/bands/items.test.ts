@@ -222,3 +222,34 @@ describe('a history line read from its item', () => {
     expect(line).not.toHaveProperty('outcome');
   });
 });
+
+describe('a pooled win model and the offsets on bands', () => {
+  const model: WinModel = {
+    intercept: 0.5,
+    slope: -8,
+    closedQuotes: 400,
+    nEff: 321.5,
+    quantitySlope: -0.25,
+    feature: 'list',
+    supportLow: -0.3,
+    supportHigh: 0.1,
+    slopeSe: 1.5,
+    bend: -2,
+    knot: -0.05,
+    categorySlope: -7.5,
+    centroid: -0.1,
+    slopeShift: -0.5,
+    ownSlopeSe: 2,
+  };
+
+  it('round-trips every field of the pooled model', () => {
+    expect(decodeWinModel(encodeWinModel(model))).toEqual(model);
+  });
+
+  it('keeps a band without an offset at ten numbers, and carries an offset as the eleventh', () => {
+    expect(encodeBand(compacted)).toHaveLength(10);
+    const withOffset = { ...compacted, winOffset: 0.25 };
+    expect(encodeBand(withOffset)).toHaveLength(11);
+    expect(decodeBand(encodeBand(withOffset))).toEqual(withOffset);
+  });
+});

@@ -5,8 +5,14 @@ import type { Band, CategoryBands, HistoryLine, WinModel } from '../pricing/mode
  * A band is stored as a JSON array of ten numbers, not as a map of named attributes: a product item carries one per
  * segment and a customer's item one per SKU, and read costs go by item size.
  */
-export type EncodedBand = [number, number, number, number, number, number, number, number, number, number];
-export type EncodedWinModel = [number, number, number, number];
+export type EncodedBand =
+  | [number, number, number, number, number, number, number, number, number, number]
+  | [number, number, number, number, number, number, number, number, number, number, number];
+/**
+ * Four numbers for a curve of margin alone; eleven for a pooled fit's: then also the quantity slope, the support, the
+ * feature (1 = list), the slope's standard error, the bend and its knot.
+ */
+export type EncodedWinModel = [number, number, number, number] | number[];
 
 /** Seven significant digits: finer than any price a margin turns into, and about half the JSON of a full double. */
 function compact(value: number): number {
@@ -25,21 +31,81 @@ export function encodeBand(band: Band): EncodedBand {
     compact(band.sumW),
     compact(band.sumW2),
     band.asOfMs,
-  ];
+    ...(band.winOffset === undefined ? [] : [compact(band.winOffset)]),
+  ] as EncodedBand;
 }
 
 export function decodeBand(encoded: readonly number[]): Band {
-  const [floor, target, stretch, nEff, medianQuantity, cov, newestAtMs, sumW, sumW2, asOfMs] = encoded as EncodedBand;
-  return { floor, target, stretch, nEff, medianQuantity, cov, newestAtMs, sumW, sumW2, asOfMs };
+  const [floor, target, stretch, nEff, medianQuantity, cov, newestAtMs, sumW, sumW2, asOfMs, winOffset] = encoded as number[] as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number | undefined,
+  ];
+  const band = { floor, target, stretch, nEff, medianQuantity, cov, newestAtMs, sumW, sumW2, asOfMs };
+  return winOffset === undefined ? band : { ...band, winOffset };
 }
 
 export function encodeWinModel(model: WinModel): EncodedWinModel {
-  return [compact(model.intercept), compact(model.slope), model.closedQuotes, compact(model.nEff)];
+  const curve: EncodedWinModel = [compact(model.intercept), compact(model.slope), model.closedQuotes, compact(model.nEff)];
+  if (model.quantitySlope === undefined || model.supportLow === undefined || model.supportHigh === undefined) return curve;
+  return [
+    ...curve,
+    compact(model.quantitySlope),
+    compact(model.supportLow),
+    compact(model.supportHigh),
+    model.feature === 'list' ? 1 : 0,
+    compact(model.slopeSe ?? Number.MAX_VALUE),
+    compact(model.bend ?? 0),
+    compact(model.knot ?? 0),
+    compact(model.categorySlope ?? model.slope),
+    compact(model.centroid ?? 0),
+    compact(model.slopeShift ?? 0),
+    compact(model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE),
+  ];
 }
 
 export function decodeWinModel(encoded: readonly number[]): WinModel {
-  const [intercept, slope, closedQuotes, nEff] = encoded as EncodedWinModel;
-  return { intercept, slope, closedQuotes, nEff };
+  const [
+    intercept = 0,
+    slope = 0,
+    closedQuotes = 0,
+    nEff = 0,
+    quantitySlope,
+    supportLow,
+    supportHigh,
+    feature,
+    slopeSe,
+    bend,
+    knot,
+    categorySlope,
+    centroid,
+    slopeShift,
+    ownSlopeSe,
+  ] = encoded;
+  const curve = { intercept, slope, closedQuotes, nEff };
+  if (quantitySlope === undefined || supportLow === undefined || supportHigh === undefined) return curve;
+  return {
+    ...curve,
+    quantitySlope,
+    supportLow,
+    supportHigh,
+    feature: feature === 1 ? 'list' : 'margin',
+    slopeSe: slopeSe ?? Number.MAX_VALUE,
+    bend: bend ?? 0,
+    knot: knot ?? 0,
+    categorySlope: categorySlope ?? slope,
+    centroid: centroid ?? 0,
+    slopeShift: slopeShift ?? 0,
+    ownSlopeSe: ownSlopeSe ?? slopeSe ?? Number.MAX_VALUE,
+  };
 }
 
 /** A map of bands by name (segment, or sku) as the JSON text one attribute holds. */

@@ -1,9 +1,17 @@
 // Recomputing bands: after a drain, for the categories its batch touched; on demand, for every category of a workspace.
 import { randomUUID } from 'node:crypto';
-import { combineBands, computeCategoryBands } from '../pricing/bands.ts';
+import { combineBands, computeCategoryBands, poolWinModels } from '../pricing/bands.ts';
 import type { PricingSettings } from '../pricing/settings.ts';
 import { releaseBandsLease, takeBandsLease } from './lease.ts';
-import { type BandWrites, readAllCategoryBands, readCategoryHistory, writeCategoryBands, writeWorkspaceBand } from './repository.ts';
+import {
+  type BandWrites,
+  readAllCategoryBands,
+  readCategoryHistory,
+  readListMarkups,
+  writeCategoryBands,
+  writePooledWinModels,
+  writeWorkspaceBand,
+} from './repository.ts';
 
 /** What a drained batch touched, as its touched lists hold it: products, customers and JSON-array node ids. */
 export interface Touched {
@@ -114,7 +122,8 @@ export async function recomputeBands(
     const done = await Promise.all(
       group.map(async (category) => {
         const lines = await readCategoryHistory(workspaceId, category);
-        const bands = computeCategoryBands(lines, settings, now.getTime());
+        const listMarkups = await readListMarkups(workspaceId, [...new Set(lines.map((line) => line.productSku))]);
+        const bands = computeCategoryBands(lines, settings, now.getTime(), listMarkups);
         const written = await writeCategoryBands(workspaceId, category, bands, scope.writes, at);
         return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };
       }),
@@ -129,8 +138,23 @@ export async function recomputeBands(
     }
   }
   if (scope.categories.length > 0) {
-    const parts = (await readAllCategoryBands(workspaceId)).flatMap((entry) => (entry.band ? [entry.band] : []));
-    await writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at);
+    const stored = await readAllCategoryBands(workspaceId);
+    const parts = stored.flatMap((entry) => (entry.band ? [entry.band] : []));
+    // The categories' slopes are pooled once all of them are fitted: the read that combines the workspace band serves.
+    const pooled = poolWinModels(new Map(stored.map((entry) => [entry.category, entry.segments])));
+    await Promise.all([
+      writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at),
+      writePooledWinModels(
+        workspaceId,
+        new Map(
+          stored.flatMap((entry) => {
+            const segments = pooled.get(entry.category);
+            return segments ? [[entry.category, { ...entry, segments }] as const] : [];
+          }),
+        ),
+        at,
+      ),
+    ]);
   }
   return { ...result, done: true };
 }

@@ -1,6 +1,6 @@
 // Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '../table/bulk.ts';
+import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
@@ -37,6 +37,24 @@ export async function readCategoryHistory(workspaceId: string, category: string)
     ExpressionAttributeValues: { ':pk': partitionKey },
   });
   return items.map(historyLineOf);
+}
+
+/**
+ * Each product's list price over its cost, today, for the SKUs of a category's history: the win model can then read
+ * a quoted price against the list the buyer saw. Products without a list price or a cost are left out.
+ */
+export async function readListMarkups(workspaceId: string, skus: readonly string[]): Promise<Map<string, number>> {
+  const items = await getItems(
+    skus.map((sku) => keys.product(workspaceId, sku)),
+    { consistent: false, projection: '#sku, costCents, currentPriceCents', names: { '#sku': 'sku' } },
+  );
+  return new Map(
+    items.flatMap((item) => {
+      const cost = Number(item.costCents);
+      const list = Number(item.currentPriceCents);
+      return cost > 0 && list > 0 ? [[String(item.sku), list / cost] as const] : [];
+    }),
+  );
 }
 
 /** Which of a category's bands to write: all of them for a rebuild, or those of the products and customers a batch touched. */
@@ -134,6 +152,29 @@ async function executeStatements(statements: ReadonlyArray<{ Statement: string; 
       pending = pending.filter((_, index) => retry.has(index));
     }
   });
+}
+
+/** Rewrites categories' bands items with their segments' win models as pooling across categories left them. */
+export async function writePooledWinModels(
+  workspaceId: string,
+  categories: ReadonlyMap<string, StoredCategoryBands>,
+  at: string,
+): Promise<void> {
+  await putItems(
+    [...categories.values()].map((stored) => ({
+      ...keys.categoryBands(workspaceId, stored.category),
+      type: 'categoryBands',
+      bands: JSON.stringify(
+        categoryBandsFields(stored.category, {
+          category: stored.band,
+          segments: stored.segments,
+          segmentSkus: new Map(),
+          customerSkus: new Map(),
+        }),
+      ),
+      updatedAt: at,
+    })),
+  );
 }
 
 /** Every category that has a bands item, with what it holds: the parts of the workspace band, and what a rebuild walks. */

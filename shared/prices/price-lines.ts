@@ -124,12 +124,14 @@ export function lineBands(product: ProductView, customer: CustomerView | undefin
   const segment = customer?.segment ?? '';
   const category = snapshot.categoryBands.get(product.category);
   const segmentCategory = category?.segments.get(segment);
-  const customerSku = customer
-    ? snapshot.customerBands.get(customerBandsKey(customer.externalId, product.category))?.get(product.sku)
-    : undefined;
+  const customerBands = customer ? snapshot.customerBands.get(customerBandsKey(customer.externalId, product.category)) : undefined;
+  const customerSku = customerBands?.get(product.sku);
+  // The customer's win offset is one for the category: any of its bands there carries it, this SKU's or another's.
+  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
   const segmentSku = product.segmentBands.get(segment);
   return {
     ...(customerSku ? { customerSku } : {}),
+    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
     ...(segmentSku ? { segmentSku } : {}),
     ...(segmentCategory ? { segmentCategory: segmentCategory.band } : {}),
     ...(segmentCategory?.winModel ? { winModel: segmentCategory.winModel } : {}),

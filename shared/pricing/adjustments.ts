@@ -4,7 +4,8 @@ import type { Band, LineBands, LineInputs, PricingProduct, WinModel } from './mo
 import { amount, percent, points, type ReasonStep } from './reason-stack.ts';
 import type { PricingSettings } from './settings.ts';
 import { clamp, credibility, shrink } from './shrinkage.ts';
-import { profitMaximisingMargin } from './win-model.ts';
+import { profitMaximisingMargin, winLogitShift } from './win-model.ts';
+import { marginAt } from './win-pool.ts';
 
 /** Where the margin stands: the evidence, or the last step since that moved it. */
 export interface MarginSoFar {
@@ -93,22 +94,67 @@ export function quantityBreak(evidence: Evidence, base: LineBase, inputs: LineIn
   return undefined;
 }
 
-/** Moves the margin toward the most profitable one the win model sees, as far as the model's credibility allows. */
+/** How far beyond the margins its quotes span the win model is trusted to find an optimum. */
+const SUPPORT_REACH = 0.05;
+
+/**
+ * Where the optimum is searched: near the margins the model was fitted on, when it says which; otherwise (a model
+ * without its support) within the evidence's floor and stretch.
+ */
+function searchRange(winModel: WinModel, evidence: Evidence, listMarkup: number | undefined, settings: PricingSettings): [number, number] {
+  if (winModel.supportLow === undefined || winModel.supportHigh === undefined) return [evidence.floor, evidence.stretch];
+  const feature = winModel.feature ?? 'margin';
+  const lo = Math.max(settings.minHistoryMarginPct / 100, marginAt(feature, winModel.supportLow - SUPPORT_REACH, listMarkup));
+  const hi = Math.min(settings.maxHistoryMarginPct / 100, marginAt(feature, winModel.supportHigh + SUPPORT_REACH, listMarkup));
+  return lo < hi ? [lo, hi] : [evidence.floor, evidence.stretch];
+}
+
+const SLOPE_T2_AT_HALF = 4;
+/**
+ * How far to trust the model's optimum: its sample's credibility, times how surely its slope is negative (a slope
+ * t standard errors from 0 earns t² / (t² + 4): half at t = 2). A model whose slope has no standard error is judged
+ * on its sample alone.
+ */
+export function winCredibility(winModel: WinModel, settings: PricingSettings): number {
+  const sample = credibility(winModel.nEff, settings.credibilityK);
+  if (winModel.slopeSe === undefined) return sample;
+  const slope = winModel.slope + (winModel.slopeShift ?? 0);
+  if (!(slope < 0)) return 0;
+  const t2 = (slope / winModel.slopeSe) ** 2;
+  return sample * (t2 / (t2 + SLOPE_T2_AT_HALF));
+}
+
+/** The win_model step, with the credibility it moved by: the line's confidence reads it. */
+export interface WinModelStep extends ReasonStep {
+  readonly credibility: number;
+}
+
+/** Moves the margin toward the most profitable one the win model sees for this line, as far as its credibility allows. */
 export function winModelPull(
   from: MarginSoFar,
   evidence: Evidence,
   base: LineBase,
-  winModel: WinModel | undefined,
+  bands: LineBands,
+  inputs: LineInputs,
   settings: PricingSettings,
-): ReasonStep | undefined {
+): WinModelStep | undefined {
+  const winModel = bands.winModel;
   if (!base.node || !winModel) return undefined;
-  const best = profitMaximisingMargin(winModel, evidence.floor, evidence.stretch);
-  const z = credibility(winModel.nEff, settings.credibilityK);
+  const { costCents, currentPriceCents } = inputs.product;
+  const listMarkup = currentPriceCents > 0 && costCents > 0 ? currentPriceCents / costCents : undefined;
+  // A curve of price over list says nothing about a product without a list price.
+  if (winModel.feature === 'list' && listMarkup === undefined) return undefined;
+  const [lo, hi] = searchRange(winModel, evidence, listMarkup, settings);
+  const best = profitMaximisingMargin(winModel, lo, hi, winLogitShift(bands, inputs.quantity, inputs.hasCustomer), listMarkup);
+  const z = winCredibility(winModel, settings);
   return {
     param: 'win_model',
     scope: 'segment',
-    label: `Win model on ${winModel.closedQuotes} closed quotes (n_eff ${winModel.nEff.toFixed(1)}) puts the most profitable margin at ${percent(best)}`,
+    label:
+      `Win model on ${winModel.closedQuotes} closed quotes (n_eff ${winModel.nEff.toFixed(1)}) puts the most profitable margin ` +
+      `for this customer and deal size at ${percent(best)}; moved ${Math.round(z * 100)}% of the way, as far as the model is sure`,
     margin: withinHistory(from.margin + z * (best - from.margin), base, settings),
+    credibility: z,
   };
 }
 

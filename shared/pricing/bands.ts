@@ -1,7 +1,7 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
 import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
-import { fitWinModel, type WinSample } from './win-model.ts';
+import { fitPooledWinModel, poolCategorySlopes, type PooledWinFit, type PooledWinSample } from './win-pool.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -248,7 +248,12 @@ function bandsOf(nodes: Map<string, Map<string, Accumulator>>, asOfMs: number): 
 }
 
 /** Every band of one category from one pass over its lines, then the two ordered passes of `settle`. */
-export function computeCategoryBands(lines: readonly HistoryLine[], settings: PricingSettings, asOfMs: number): CategoryBands {
+export function computeCategoryBands(
+  lines: readonly HistoryLine[],
+  settings: PricingSettings,
+  asOfMs: number,
+  listMarkups: ReadonlyMap<string, number> = new Map(),
+): CategoryBands {
   // A won quote that an order names is already counted through that order.
   const ordered = new Set<string>();
   for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
@@ -259,7 +264,8 @@ export function computeCategoryBands(lines: readonly HistoryLine[], settings: Pr
   const bySegment = new Map<string, Accumulator>();
   const bySkuSegment = new Map<string, Map<string, Accumulator>>();
   const byCustomerSku = new Map<string, Map<string, Accumulator>>();
-  const closedBySegment = new Map<string, WinSample[]>();
+  const closed: Omit<PooledWinSample, 'relativeQuantity'>[] = [];
+  const closedQuantities: number[] = [];
   const realised: Lines = { margins: [], weights: [], quantities: [], nodes: [], stride: 4 };
   const nodes: (Accumulator | undefined)[] = [category, undefined, undefined, undefined];
 
@@ -268,10 +274,18 @@ export function computeCategoryBands(lines: readonly HistoryLine[], settings: Pr
     if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
     const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
     if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
-      const closed = closedBySegment.get(line.segment);
-      const sample = { quoteId: line.documentId, margin, won: line.outcome === 'won', weight };
-      if (closed) closed.push(sample);
-      else closedBySegment.set(line.segment, [sample]);
+      closed.push({
+        quoteId: line.documentId,
+        segment: line.segment,
+        productSku: line.productSku,
+        customerExternalId: line.customerExternalId,
+        margin,
+        listMarkup: listMarkups.get(line.productSku),
+        won: line.outcome === 'won',
+        weight,
+        ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
+      });
+      closedQuantities.push(line.quantity);
     }
     // Realised: an order line, or a won quote line that no order names.
     if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
@@ -287,21 +301,72 @@ export function computeCategoryBands(lines: readonly HistoryLine[], settings: Pr
   }
   settle(realised, settings);
 
+  // A quote's size is measured against the median quantity that pricing will compare a line with: its segment × SKU
+  // band's, or else its segment's.
+  const referenceQuantity = (segment: string, sku: string) => {
+    const node = bySkuSegment.get(sku)?.get(segment) ?? bySegment.get(segment);
+    return node && node.found & MEDIAN ? node.medianQuantity : undefined;
+  };
+  const fit = fitPooledWinModel(
+    closed.map((sample, i) => {
+      const reference = referenceQuantity(sample.segment, sample.productSku);
+      const quantity = closedQuantities[i] ?? 0;
+      return { ...sample, relativeQuantity: reference !== undefined && reference > 0 && quantity > 0 ? quantity / reference : 1 };
+    }),
+    settings,
+  );
+
   // A segment is listed only with a band, which takes realised lines: a segment with closed quotes alone has no target
-  // for its win model to move, so its model is not fitted at all.
+  // for its win model to move. A segment without quotes of its own takes the category's curve.
   const segments = new Map<string, { band: Band; winModel: WinModel | undefined }>();
   for (const [key, node] of bySegment) {
     const band = bandOf(node, asOfMs);
     if (!band) continue;
-    const closed = closedBySegment.get(key);
-    segments.set(key, { band, winModel: closed ? fitWinModel(closed, settings) : undefined });
+    segments.set(key, { band, winModel: fit ? segmentWinModel(fit, key) : undefined });
   }
   return {
     category: bandOf(category, asOfMs),
     segments,
-    segmentSkus: bandsOf(bySkuSegment, asOfMs),
-    customerSkus: bandsOf(byCustomerSku, asOfMs),
+    segmentSkus: withOffsets(bandsOf(bySkuSegment, asOfMs), (sku, segment) =>
+      fit ? (fit.skuOffsets.get(segment)?.get(sku) ?? 0) : undefined,
+    ),
+    customerSkus: withOffsets(bandsOf(byCustomerSku, asOfMs), (customer) => (fit ? (fit.customerOffsets.get(customer) ?? 0) : undefined)),
   };
+}
+
+function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
+  const curve = fit.segments.get(segment) ?? fit.category;
+  return {
+    intercept: curve.intercept,
+    slope: curve.slope,
+    bend: curve.bend,
+    knot: curve.knot,
+    quantitySlope: curve.quantitySlope,
+    closedQuotes: fit.closedQuotes,
+    nEff: fit.nEff,
+    feature: fit.feature,
+    slopeSe: fit.slopeSe,
+    ownSlopeSe: fit.slopeSe,
+    categorySlope: fit.categorySlope,
+    centroid: fit.centroid,
+    slopeShift: 0,
+    supportLow: fit.supportLow,
+    supportHigh: fit.supportHigh,
+  };
+}
+
+/** Each band with the pooled fit's offset for its node (outer key, inner key), where a fit gave one. */
+function withOffsets(
+  bands: Map<string, Map<string, Band>>,
+  offset: (outer: string, inner: string) => number | undefined,
+): Map<string, Map<string, Band>> {
+  for (const [outer, inner] of bands) {
+    for (const [key, band] of inner) {
+      const winOffset = offset(outer, key);
+      if (winOffset !== undefined) inner.set(key, { ...band, winOffset });
+    }
+  }
+  return bands;
 }
 
 /**
@@ -343,4 +408,44 @@ export function combineBands(bands: readonly Band[], asOfMs: number, settings: P
     sumW2,
     asOfMs,
   };
+}
+
+/** A category's segments as stored: each segment's band and the win model it prices with. */
+export type StoredSegments = ReadonlyMap<string, { readonly band: Band; readonly winModel: WinModel | undefined }>;
+
+/** A slope shift that moves a price by less than this share of the slope is not worth rewriting a category for. */
+const SHIFT_TOLERANCE = 0.01;
+
+/**
+ * Pools the win models' slopes across a workspace's categories (one category's segments share its slope) and returns
+ * the segments of each category whose pooled slope moved, with the new shift and standard error on every model.
+ */
+export function poolWinModels(categories: ReadonlyMap<string, StoredSegments>): Map<string, StoredSegments> {
+  const entries = [...categories].flatMap(([category, segments]) => {
+    const model = [...segments.values()].find((segment) => segment.winModel?.categorySlope !== undefined)?.winModel;
+    return model ? [{ category, segments, model }] : [];
+  });
+  const pooled = poolCategorySlopes(
+    entries.map(({ model }) => ({
+      feature: model.feature ?? 'margin',
+      slope: model.categorySlope ?? model.slope,
+      slopeSe: model.ownSlopeSe ?? model.slopeSe ?? Number.POSITIVE_INFINITY,
+    })),
+  );
+  const changed = new Map<string, StoredSegments>();
+  entries.forEach(({ category, segments, model }, index) => {
+    const { shift, slopeSe } = pooled[index] ?? { shift: 0, slopeSe: model.slopeSe ?? Number.POSITIVE_INFINITY };
+    const scale = Math.max(Math.abs(model.categorySlope ?? model.slope), 1e-9);
+    if (Math.abs(shift - (model.slopeShift ?? 0)) <= SHIFT_TOLERANCE * scale) return;
+    changed.set(
+      category,
+      new Map(
+        [...segments].map(([segment, { band, winModel }]) => [
+          segment,
+          { band, winModel: winModel ? { ...winModel, slopeShift: shift, slopeSe } : undefined },
+        ]),
+      ),
+    );
+  });
+  return changed;
 }

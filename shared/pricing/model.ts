@@ -42,12 +42,40 @@ export interface Band {
   readonly sumW: number;
   readonly sumW2: number;
   readonly asOfMs: number;
+  /**
+   * The pooled win model's logit offset for this node: the SKU's within its segment on a segment × SKU band, the
+   * customer's within the category on a customer × SKU band. Absent where no win model was fitted.
+   */
+  readonly winOffset?: number;
 }
 
-/** P(win | margin m) = 1 / (1 + exp(−(intercept + slope · m))), fitted on one segment × category's closed quotes. */
+/**
+ * P(win | margin m) = 1 / (1 + exp(−(intercept + slope · m + quantitySlope · log2(q / q_ref) + offsets))): one
+ * segment's curve of the category's pooled fit, the offsets those of the SKU and the customer on their bands.
+ */
 export interface WinModel {
   readonly intercept: number;
   readonly slope: number;
+  /** Logit change per doubling of the quantity over the line's reference quantity; 0 when absent. */
+  readonly quantitySlope?: number;
+  /** The curve's variable: the margin (when absent), or 'list', the log of the price over the list price. */
+  readonly feature?: 'margin' | 'list';
+  /** The values of that variable the fit's quotes span (5th and 95th percentiles): the optimum is searched near them. */
+  readonly supportLow?: number;
+  readonly supportHigh?: number;
+  /** The slope's standard error: with it, the pull toward the optimum weighs how sure the slope is. */
+  readonly slopeSe?: number;
+  /** The change of slope past the knot (in the feature's units): + bend · max(0, x − knot) in the logit. */
+  readonly bend?: number;
+  readonly knot?: number;
+  /**
+   * Pooling across the workspace's categories: the category's own slope, the centroid its change pivots on, and the
+   * change itself, + slopeShift · (x − centroid) in the logit. slopeSe is then the pooled slope's standard error.
+   */
+  readonly categorySlope?: number;
+  readonly centroid?: number;
+  readonly slopeShift?: number;
+  readonly ownSlopeSe?: number;
   /** Closed quote lines it was fitted on. */
   readonly closedQuotes: number;
   /** Effective sample size of those lines, for its credibility. */
@@ -73,6 +101,8 @@ export interface LineBands {
   readonly category?: Band;
   readonly workspace?: Band;
   readonly winModel?: WinModel;
+  /** The customer's win offset in the category, from any of its customer × SKU bands there. */
+  readonly customerWinOffset?: number;
 }
 
 /** The product as a line is priced: every amount already in the line's currency, in minor units (may be fractional). */

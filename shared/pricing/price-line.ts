@@ -19,7 +19,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
   const evidence = customer ?? base;
   // Each margin step starts from the last one that applied; the guardrails, from the last of them.
   const quantity = quantityBreak(evidence, base, inputs, settings);
-  const win = winModelPull(quantity ?? evidence, evidence, base, bands.winModel, settings);
+  const win = winModelPull(quantity ?? evidence, evidence, base, bands, inputs, settings);
   const stock = stockPremium(win ?? quantity ?? evidence, base, product, settings);
   const guarded = guardrails(stock ?? win ?? quantity ?? evidence, base, inputs, settings);
   const priceCents = roundWithinBounds(guarded);
@@ -39,7 +39,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     base,
     (priceCents - product.costCents) / priceCents,
   );
-  const confidence = lineConfidence(evidence, base.depth, inputs, settings);
+  const confidence = lineConfidence(evidence, base.depth, inputs, settings, win?.credibility);
   const stance = lineStance(evidence, guarded, priceCents, stack.finalBps, confidence.label, settings.negotiableRoomBps);
   return {
     priceCents,

@@ -1,6 +1,7 @@
 // The win model: a weighted logistic fit of closed quotes' outcomes on their margin, and the margin it says earns the most.
-import type { WinModel } from './model.ts';
+import type { LineBands, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
+import { featureValue } from './win-pool.ts';
 
 /** One closed quote line: its margin, whether it was won, and its recency weight. */
 export interface WinSample {
@@ -135,20 +136,31 @@ export function fitWinModel(samples: readonly WinSample[], settings: PricingSett
 }
 
 /** Expected profit per unit of cost at margin m: the price's markup (m / (1 − m)) times the chance of winning at it. */
-function expectedProfit(model: WinModel, margin: number): number {
-  return (margin / (1 - margin)) * sigmoid(model.intercept + model.slope * margin);
+function expectedProfit(model: WinModel, margin: number, shift: number, listMarkup: number | undefined): number {
+  return (margin / (1 - margin)) * sigmoid(modelLogit(model, margin, listMarkup) + shift);
 }
 
-/** The margin in [lo, hi] with the largest expected profit: a coarse grid, then a finer one around the best point. */
-export function profitMaximisingMargin(model: WinModel, lo: number, hi: number): number {
+/** The model's logit at a margin, before the line's own shift: its curve in its feature, bend included. */
+export function modelLogit(model: WinModel, margin: number, listMarkup: number | undefined): number {
+  const x = featureValue(model.feature ?? 'margin', margin, listMarkup);
+  const bend = model.bend ? model.bend * Math.max(0, x - (model.knot ?? 0)) : 0;
+  const pooled = model.slopeShift ? model.slopeShift * (x - (model.centroid ?? 0)) : 0;
+  return model.intercept + model.slope * x + bend + pooled;
+}
+
+/**
+ * The margin in [lo, hi] with the largest expected profit: a coarse grid, then a finer one around the best point.
+ * `shift` moves the curve's logit for this line: its quantity and its customer's and SKU's offsets.
+ */
+export function profitMaximisingMargin(model: WinModel, lo: number, hi: number, shift = 0, listMarkup?: number): number {
   const top = Math.min(hi, MAX_SEARCH_MARGIN);
   if (!(lo < top)) return lo;
   const step = (top - lo) / GRID_STEPS;
   let best = lo;
-  let bestValue = expectedProfit(model, lo);
+  let bestValue = expectedProfit(model, lo, shift, listMarkup);
   for (let i = 1; i <= GRID_STEPS; i++) {
     const margin = i === GRID_STEPS ? top : lo + i * step;
-    const value = expectedProfit(model, margin);
+    const value = expectedProfit(model, margin, shift, listMarkup);
     if (value > bestValue) {
       best = margin;
       bestValue = value;
@@ -159,11 +171,43 @@ export function profitMaximisingMargin(model: WinModel, lo: number, hi: number):
   const fine = (to - from) / REFINE_STEPS;
   for (let i = 0; i <= REFINE_STEPS; i++) {
     const margin = i === REFINE_STEPS ? to : from + i * fine;
-    const value = expectedProfit(model, margin);
+    const value = expectedProfit(model, margin, shift, listMarkup);
     if (value > bestValue) {
       best = margin;
       bestValue = value;
     }
   }
   return best;
+}
+
+/** The quantity the line's size is measured against: its segment × SKU band's median, or else its segment's. */
+export function referenceQuantity(bands: LineBands): number | undefined {
+  const median = bands.segmentSku?.medianQuantity ?? bands.segmentCategory?.medianQuantity;
+  return median !== undefined && median > 0 ? median : undefined;
+}
+
+/** How far this line's curve sits from its segment's, in logits: its size over the reference, its SKU and its customer. */
+export function winLogitShift(bands: LineBands, quantity: number, hasCustomer: boolean): number {
+  const model = bands.winModel;
+  if (!model) return 0;
+  const reference = referenceQuantity(bands);
+  const size =
+    model.quantitySlope !== undefined && reference !== undefined && quantity > 0
+      ? model.quantitySlope * Math.log2(quantity / reference)
+      : 0;
+  const customer = hasCustomer ? (bands.customerWinOffset ?? 0) : 0;
+  return size + (bands.segmentSku?.winOffset ?? 0) + customer;
+}
+
+/** The engine's chance of winning a line at `margin`, from the bands it was priced with; undefined without a win model. */
+export function lineWinProbability(
+  bands: LineBands,
+  quantity: number,
+  margin: number,
+  listMarkup: number | undefined,
+  hasCustomer = true,
+): number | undefined {
+  const model = bands.winModel;
+  if (!model) return undefined;
+  return sigmoid(modelLogit(model, margin, listMarkup) + winLogitShift(bands, quantity, hasCustomer));
 }

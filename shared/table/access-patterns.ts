@@ -192,11 +192,25 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU per product in the batch (items under 4 KB), 1 for one not yet stored',
   },
   {
+    name: 'Bands: the list price and cost of the products in a category’s history',
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call: 'BatchGetItem, eventually consistent, projection sku, costCents and currentPriceCents',
+    key: 'product(workspaceId, sku)',
+    cost: '0.5 RRU per product with history in the category (items under 4 KB)',
+  },
+  {
     name: 'Bands: every history line of one category',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
     call: 'Query on the history index (ALL), paged, projected to the fields pricing reads',
     key: 'historyKeys.categoryLines(workspaceId, category)',
     cost: '0.5 RRU per 4 KB of lines (~10 lines of ~400 B), billed on whole items: the projection saves transfer, not units',
+  },
+  {
+    name: "Backtest: every history line of the workspace, and today's items of the products it prices",
+    usedBy: ['admin backtest'],
+    call: 'Query begins_with CATEGORY# (strongly consistent) for the categories; per category a Query on the history index (ALL), paged, projected; BatchGetItem of the products, eventually consistent, projected',
+    key: 'categoryBandsPrefix(workspaceId), historyKeys.categoryLines(workspaceId, category), product(workspaceId, sku)',
+    cost: '1 RRU per 4 KB of category items + 0.5 RRU per 4 KB of history lines (~10 lines of ~400 B: 100,000 lines ≈ 5,000 RRU) + 0.5 RRU per product with history; it writes nothing',
   },
   {
     name: 'Bands: read what a drained batch touched',
@@ -210,7 +224,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
     call: 'BatchWriteItem PutRequest',
     key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category)',
-    cost: '1 WRU per started KB: a category item is under 1 KB per 5 segments; a customer item ~45 B per SKU it bought',
+    cost: '1 WRU per started KB: a category item ~230 B per segment with its pooled win model; a customer item ~50 B per SKU it bought',
   },
   {
     name: 'Bands: remove the bands of a customer left without lines in a category (a corrected document)',
@@ -241,11 +255,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU to take, 1 WRU to let go, per invocation of a bands job; a rebuild renews it every few minutes',
   },
   {
-    name: 'Bands: combine the workspace band from every category',
+    name: 'Bands: combine the workspace band from every category, and pool the win models’ slopes across them',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
-    call: 'Query begins_with CATEGORY# (strongly consistent: it follows the category writes at once), then PutItem',
-    key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId)',
-    cost: '1 RRU per 4 KB of category items + 1 WRU, once per drain',
+    call: 'Query begins_with CATEGORY# (strongly consistent: it follows the category writes at once), then PutItem; BatchWriteItem PutRequest of the category items whose pooled slope moved',
+    key: 'categoryBandsPrefix(workspaceId), workspaceBands(workspaceId), categoryBands(workspaceId, category)',
+    cost: '1 RRU per 4 KB of category items + 1 WRU, once per drain; 1 WRU per started KB of each category item rewritten (those whose slope moved by more than 1%)',
   },
   {
     name: 'Bands: take and end the lease of a bands job; move its checkpoint',

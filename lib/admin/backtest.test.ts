@@ -1,0 +1,63 @@
+// Unit tests of the backtest's text report: what a pricing manager reads, thin evidence said plainly.
+import { describe, expect, it } from 'vitest';
+import { type BacktestProduct, runBacktest } from '../../shared/backtest/backtest.ts';
+import { seededRandom } from '../../shared/backtest/scoring.ts';
+import type { BacktestLine } from '../../shared/backtest/split.ts';
+import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
+import { reportText } from './backtest.ts';
+
+const DAY_MS = 86_400_000;
+const products = new Map<string, BacktestProduct>([['SKU-1', { sku: 'SKU-1', costCents: 1000, currentPriceCents: 1500 }]]);
+
+/** One-line quotes over a year, won with chance σ(3 − 10·m) at their margin. */
+function history(quotes: number): BacktestLine[] {
+  const random = seededRandom(9);
+  return Array.from({ length: quotes }, (_, q) => {
+    const margin = 0.1 + random() * 0.4;
+    return {
+      kind: 'quote',
+      documentId: `Q-${q}`,
+      productSku: 'SKU-1',
+      customerExternalId: 'C-1',
+      segment: 'smb',
+      category: 'Fasteners',
+      quantity: 5,
+      costCents: 1000,
+      priceCents: Math.round(1000 / (1 - margin)),
+      atMs: Date.UTC(2025, 0, 1) + Math.floor((365 * q) / quotes) * DAY_MS,
+      outcome: random() < 1 / (1 + Math.exp(-(3 - 10 * margin))) ? 'won' : 'lost',
+    } satisfies BacktestLine;
+  });
+}
+
+function text(quotes: number): string {
+  const result = runBacktest(history(quotes), products, {
+    settings: defaultPricingSettings,
+    baseCurrency: 'USD',
+    holdoutDays: 60,
+    replicates: 40,
+  });
+  if (result.status !== 'scored') throw new Error(result.message);
+  return reportText('ws_test', 'Acme', result.report);
+}
+
+describe('the backtest report', () => {
+  it('names the cut-off, the scores with their meaning, the reliability table and the margin with its interval', () => {
+    const report = text(800);
+    expect(report).toContain('Backtest of Acme (ws_test)');
+    expect(report).toMatch(/Cut-off 2025-\d\d-\d\d: 60 days before the newest won or lost quote \(2025-12-31\)/);
+    expect(report).toMatch(/log-loss\s+0\.\d{3}\s+lower is better; the win rate alone scores 0\.\d{3}/);
+    expect(report).toMatch(/AUC\s+0\.\d\d\s+0\.5 is a coin toss/);
+    expect(report).toMatch(/decile\s+lines\s+predicted\s+won\n\s+1\s+\d+\s+\d+%\s+\d+%/);
+    expect(report).toMatch(/at the prices quoted\s+[\d,]+\.\d\d USD/);
+    expect(report).toMatch(/95% interval\s+[+-][\d,]+\.\d\d USD to [+-][\d,]+\.\d\d USD/);
+    expect(report).toMatch(/Verdict: (the service's prices would have earned (MORE|LESS)|no clear difference)/);
+    expect(report).not.toMatch(/too thin/i);
+  });
+
+  it('says plainly that a short history is too thin to judge, with each reason', () => {
+    const report = text(60);
+    expect(report).toContain('Verdict: TOO THIN TO JUDGE');
+    expect(report).toMatch(/The evidence is too thin:\n {2}- only \d+ quotes were won or lost after the cut-off; a backtest needs 30/);
+  });
+});

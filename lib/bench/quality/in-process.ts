@@ -1,0 +1,58 @@
+// The quality bench without the stack: the bands job's fit and the engine called in-process, for iterating on the method.
+import { combineBands, computeCategoryBands, poolWinModels } from '../../../shared/pricing/bands.ts';
+import type { CategoryBands } from '../../../shared/pricing/model.ts';
+import { priceLine } from '../../../shared/pricing/price-line.ts';
+import { defaultPricingSettings } from '../../../shared/pricing/settings.ts';
+import { type Family, makeMarket, marketHistory, type MarketSize, requestDeals } from './market.ts';
+import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
+
+/**
+ * One market priced as the stack would price it: each category's bands computed from the same history lines, the
+ * win models' slopes pooled across categories as the bands job pools them, and each request line priced by
+ * `priceLine` with an erp key's inputs (MAP not enforced). It skips the API, the drain and DynamoDB, so it judges the
+ * method, not the service; the stack run gives the same shares to the third decimal.
+ */
+export function runMarketInProcess(family: Family, seed: number, size: MarketSize, nowMs = Date.now()): MarketResult {
+  const started = performance.now();
+  const settings = defaultPricingSettings;
+  const market = makeMarket(family, seed, size, nowMs);
+  const history = marketHistory(market, size);
+  const deals = requestDeals(market, size);
+  const listMarkups = new Map(market.products.map((product) => [product.sku, product.listCents / product.costCents]));
+  const categories = new Map<string, CategoryBands>(
+    [...historyLines(market, history)].map(([category, lines]) => [category, computeCategoryBands(lines, settings, nowMs, listMarkups)]),
+  );
+  const pooled = poolWinModels(new Map([...categories].map(([category, bands]) => [category, bands.segments])));
+  for (const [category, segments] of pooled) {
+    const bands = categories.get(category);
+    if (bands) categories.set(category, { ...bands, segments });
+  }
+  const workspace = combineBands(
+    [...categories.values()].flatMap((bands) => (bands.category ? [bands.category] : [])),
+    nowMs,
+    settings,
+  );
+  const answers = deals.map((deal): PricedAnswer => {
+    const { product } = deal;
+    const priced = priceLine(
+      {
+        product: {
+          sku: product.sku,
+          costCents: product.costCents,
+          currentPriceCents: product.listCents,
+          ...(product.floorCents === undefined ? {} : { floorCents: product.floorCents }),
+          ...(product.ceilingCents === undefined ? {} : { ceilingCents: product.ceilingCents }),
+          ...(product.mapCents === undefined ? {} : { mapCents: product.mapCents }),
+        },
+        hasCustomer: true,
+        quantity: deal.quantity,
+        enforceMap: false,
+        nowMs,
+      },
+      { ...bandsFor(deal, market, categories), ...(workspace ? { workspace } : {}) },
+      settings,
+    );
+    return { ok: true, priceCents: priced.priceCents, confidence: priced.confidence };
+  });
+  return { family, seed, lines: scoreMarket(market, history, deals, answers, nowMs), seconds: (performance.now() - started) / 1000 };
+}

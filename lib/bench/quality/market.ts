@@ -1,0 +1,289 @@
+// Simulated B2B markets for the pricing-quality bench: a true chance of winning at each price, and the history it produced.
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../../shared/records/schema.ts';
+import { seededRandom } from '../../sample-catalogue.ts';
+
+/** The shape of the true acceptance curve. The engine never sees which one a market uses. */
+export const families = ['margin', 'list', 'kinked', 'mixture'] as const;
+export type Family = (typeof families)[number];
+
+const DAY_MS = 86_400_000;
+const HISTORY_DAYS = 365;
+
+export interface SimProduct {
+  readonly sku: string;
+  readonly category: number;
+  readonly costCents: number;
+  readonly listCents: number;
+  readonly floorCents?: number;
+  readonly ceilingCents?: number;
+  readonly mapCents?: number;
+  /** Price relative to list that the product's buyers treat as fair (the kinked family's reference point). */
+  readonly reference: number;
+  /** Typical quantity of a line. */
+  readonly quantity: number;
+}
+
+export interface SimCustomer {
+  readonly externalId: string;
+  readonly segment: number;
+  /** Logit shift of this customer's acceptance: loyal or hard-nosed buyers. */
+  readonly effect: number;
+  /** How often this customer asks for quotes, relative to others. */
+  readonly activity: number;
+}
+
+/** Everything the truth depends on. The service never reads it; only the oracle and the scoring do. */
+export interface Market {
+  readonly family: Family;
+  readonly seed: number;
+  readonly segments: readonly string[];
+  readonly categories: readonly string[];
+  readonly products: readonly SimProduct[];
+  readonly customers: readonly SimCustomer[];
+  /** Logit level by segment × category ([segment][category]). */
+  readonly cellEffect: readonly (readonly number[])[];
+  /** Price sensitivity by segment × category (a positive slope, in the family's own price unit). */
+  readonly cellSlope: readonly (readonly number[])[];
+  /** Logit change per doubling of the deal over the product's typical quantity (negative: big buyers bargain). */
+  readonly sizeEffect: number;
+  /** Logit change over the year of history (positive: the market warms). */
+  readonly drift: number;
+  /** Mixture family: share of deals with price-driven buyers, by segment. */
+  readonly priceBuyerShare: readonly number[];
+  /** The history's own pricing policy: the usual discount off list, by segment. */
+  readonly policyDiscount: readonly number[];
+  /** The moment the history ends and request lines are priced. */
+  readonly nowMs: number;
+}
+
+export interface Deal {
+  readonly product: SimProduct;
+  readonly customer: SimCustomer;
+  readonly quantity: number;
+  /** Years before now (0 = now, 1 = a year ago), for the drift. */
+  readonly yearsAgo: number;
+}
+
+const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
+
+/** The true chance of winning `deal` at `priceCents`. */
+export function trueWinProbability(market: Market, deal: Deal, priceCents: number): number {
+  const { product, customer } = deal;
+  const level =
+    (market.cellEffect[customer.segment]?.[product.category] ?? 0) +
+    customer.effect +
+    market.sizeEffect * Math.log2(deal.quantity / product.quantity) -
+    market.drift * deal.yearsAgo;
+  const slope = market.cellSlope[customer.segment]?.[product.category] ?? 1;
+  const margin = (priceCents - product.costCents) / priceCents;
+  const relative = priceCents / product.listCents;
+  switch (market.family) {
+    case 'margin':
+      return sigmoid(level + slope * (0.3 - margin));
+    case 'list':
+      return sigmoid(level + slope * (1 - relative));
+    case 'kinked': {
+      // Loss aversion: above the reference price every point costs three times as many deals as one below it.
+      const gap = relative - product.reference;
+      return sigmoid(level - slope * (gap <= 0 ? gap : 3 * gap));
+    }
+    case 'mixture': {
+      // Two kinds of buyer the seller cannot tell apart: price buyers compare, value buyers mostly want it now.
+      const share = market.priceBuyerShare[customer.segment] ?? 0.5;
+      return (
+        share * sigmoid(level + 1 + 2 * slope * (0.95 - relative)) + (1 - share) * sigmoid(level + 0.5 + 0.4 * slope * (1.1 - relative))
+      );
+    }
+  }
+}
+
+function normal(random: () => number): number {
+  // Box–Muller; 1 − u keeps the log finite.
+  return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+}
+
+export interface MarketSize {
+  readonly products: number;
+  readonly customers: number;
+  readonly quotes: number;
+  /** Request lines priced at the end. */
+  readonly requests: number;
+}
+
+export const fullSize: MarketSize = { products: 80, customers: 80, quotes: 1500, requests: 300 };
+export const quickSize: MarketSize = { products: 60, customers: 60, quotes: 1000, requests: 200 };
+
+/** A market of one family from one seed: the same seed and family always make the same market. */
+export function makeMarket(family: Family, seed: number, size: MarketSize, nowMs: number): Market {
+  const random = seededRandom(seed * 7919 + families.indexOf(family) * 104_729 + 1);
+  const segments = ['enterprise', 'mid-market', 'smb'];
+  const categories = ['Fasteners', 'Hand Tools', 'Electrical', 'Plumbing', 'Safety'];
+  // The slope's unit differs by family (margin, or price over list); its scale is set so that a typical cell's best
+  // price lands within ±25% of list, where the engine is allowed to price.
+  const slopeScale = family === 'margin' ? 9 : family === 'kinked' ? 6 : 7;
+  const cellEffect = segments.map(() => categories.map(() => 0.3 + 0.7 * normal(random)));
+  const cellSlope = segments.map(() => categories.map(() => slopeScale * (0.6 + 0.9 * random())));
+  const products: SimProduct[] = [];
+  for (let i = 0; i < size.products; i++) {
+    const costCents = Math.round(200 * 100 ** random());
+    const listCents = Math.round(costCents * (1.2 + 0.6 * random()));
+    const guard = random();
+    products.push({
+      sku: `SIM-${String(i).padStart(4, '0')}`,
+      category: Math.floor(random() * categories.length),
+      costCents,
+      listCents,
+      ...(guard < 0.12 ? { floorCents: Math.round(costCents * (1.1 + 0.1 * random())) } : {}),
+      ...(guard > 0.9 ? { ceilingCents: Math.round(listCents * (1 + 0.1 * random())) } : {}),
+      ...(guard > 0.8 && guard <= 0.9 ? { mapCents: Math.round(listCents * (0.85 + 0.1 * random())) } : {}),
+      reference: 0.85 + 0.2 * random(),
+      quantity: Math.max(1, Math.round(2 * 100 ** random())),
+    });
+  }
+  const customers: SimCustomer[] = [];
+  for (let i = 0; i < size.customers; i++) {
+    customers.push({
+      externalId: `SIM-C-${String(i).padStart(4, '0')}`,
+      // Uneven segments: the last is thin.
+      segment: random() < 0.45 ? 0 : random() < 0.75 ? 1 : 2,
+      effect: 0.5 * normal(random),
+      activity: 0.2 + random() ** 2 * 3,
+    });
+  }
+  return {
+    family,
+    seed,
+    segments,
+    categories,
+    products,
+    customers,
+    cellEffect,
+    cellSlope,
+    sizeEffect: -(0.05 + 0.25 * random()),
+    drift: (random() - 0.5) * 1.2,
+    priceBuyerShare: segments.map(() => 0.3 + 0.5 * random()),
+    policyDiscount: segments.map(() => 0.02 + 0.12 * random()),
+    nowMs,
+  };
+}
+
+/** A deal drawn as the market draws them: active customers and popular products more often, some cells a handful. */
+function dealSampler(market: Market, random: () => number): (yearsAgo: number) => Deal {
+  const cumulative = (weights: number[]) => {
+    let sum = 0;
+    return weights.map((weight) => (sum += weight));
+  };
+  const customerTotals = cumulative(market.customers.map((customer) => customer.activity));
+  // Popularity by product, steep: a few products carry most quotes, and some cells stay sparse.
+  const popularity = market.products.map((_, index) => 1 / (1 + ((index * 7) % market.products.length)) ** 0.8);
+  const productTotals = cumulative(popularity);
+  const pick = (totals: number[]) => {
+    const target = random() * (totals.at(-1) ?? 1);
+    let lo = 0;
+    let hi = totals.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((totals[mid] ?? 0) < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+  return (yearsAgo) => {
+    const customer = market.customers[pick(customerTotals)] as SimCustomer;
+    const product = market.products[pick(productTotals)] as SimProduct;
+    const quantity = Math.max(1, Math.round(product.quantity * 2 ** (1.2 * normal(random))));
+    return { product, customer, quantity, yearsAgo };
+  };
+}
+
+/** The history's pricing policy: the segment's discount off list with a salesperson's noise, and now and then an override. */
+export function policyPrice(market: Market, deal: Deal, random?: () => number): number {
+  const { product, customer } = deal;
+  let discount = market.policyDiscount[customer.segment] ?? 0.05;
+  if (random) {
+    discount += 0.04 * normal(random);
+    // Overrides: a rep matches a rival's price or holds out for list and more.
+    if (random() < 0.12) discount = random() < 0.6 ? 0.1 + 0.2 * random() : -0.1 * random();
+  }
+  return Math.max(Math.round(product.costCents * 1.02), Math.round(product.listCents * (1 - discount)));
+}
+
+export interface MarketHistory {
+  readonly product: ProductRecord[];
+  readonly customer: CustomerRecord[];
+  readonly quote: QuoteRecord[];
+  readonly order: OrderRecord[];
+}
+
+/** A year of quotes priced by the policy, won or lost by the truth, some still open; won quotes mostly become orders. */
+export function marketHistory(market: Market, size: MarketSize): MarketHistory {
+  const random = seededRandom(market.seed * 31 + families.indexOf(market.family) + 17);
+  const draw = dealSampler(market, random);
+  const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
+  const product: ProductRecord[] = market.products.map((item) => ({
+    sku: item.sku,
+    externalId: `ERP-${item.sku}`,
+    name: `${market.categories[item.category]} ${item.sku}`,
+    category: market.categories[item.category] as string,
+    costCents: item.costCents,
+    currentPriceCents: item.listCents,
+    ...(item.floorCents === undefined ? {} : { floorCents: item.floorCents }),
+    ...(item.ceilingCents === undefined ? {} : { ceilingCents: item.ceilingCents }),
+    ...(item.mapCents === undefined ? {} : { mapCents: item.mapCents }),
+    currency: 'USD',
+  }));
+  const customer: CustomerRecord[] = market.customers.map((item) => ({
+    externalId: item.externalId,
+    name: `Buyer ${item.externalId}`,
+    segment: market.segments[item.segment] as string,
+    currency: 'USD',
+  }));
+  const quote: QuoteRecord[] = [];
+  const order: OrderRecord[] = [];
+  for (let i = 0; i < size.quotes; i++) {
+    // Older quotes first, spread over the year, with the last week's mostly still open.
+    const daysAgo = 1 + (HISTORY_DAYS - 1) * (1 - i / size.quotes) + random() * 0.9;
+    const deal = draw(daysAgo / HISTORY_DAYS);
+    const priceCents = policyPrice(market, deal, random);
+    const createdMs = market.nowMs - daysAgo * DAY_MS;
+    const open = random() < (daysAgo < 10 ? 0.6 : 0.08);
+    const won = random() < trueWinProbability(market, deal, priceCents);
+    const outcome = open ? 'open' : won ? 'won' : 'lost';
+    const externalId = `Q-${i}`;
+    quote.push({
+      externalId,
+      customerExternalId: deal.customer.externalId,
+      outcome,
+      currency: 'USD',
+      createdAt: iso(createdMs),
+      ...(outcome === 'open' ? {} : { decidedAt: iso(Math.min(market.nowMs - 60_000, createdMs + 2 * DAY_MS)) }),
+      lines: [
+        {
+          productSku: deal.product.sku,
+          quantity: deal.quantity,
+          costCents: deal.product.costCents,
+          quotedPriceCents: priceCents,
+          pricingDecisionId: null,
+        },
+      ],
+    });
+    if (outcome === 'won' && random() < 0.7) {
+      order.push({
+        externalId: `O-${i}`,
+        customerExternalId: deal.customer.externalId,
+        sourceQuoteExternalId: externalId,
+        currency: 'USD',
+        soldAt: iso(Math.min(market.nowMs - 60_000, createdMs + 3 * DAY_MS)),
+        lines: [{ productSku: deal.product.sku, quantity: deal.quantity, costCents: deal.product.costCents, soldPriceCents: priceCents }],
+      });
+    }
+  }
+  return { product, customer, quote, order };
+}
+
+/** The lines the bench asks prices for: deals drawn as history's were, dated now. */
+export function requestDeals(market: Market, size: MarketSize): Deal[] {
+  const random = seededRandom(market.seed * 131 + families.indexOf(market.family) + 5);
+  const draw = dealSampler(market, random);
+  return Array.from({ length: size.requests }, () => draw(0));
+}

@@ -1,0 +1,142 @@
+// The pricing-quality report: shares of the oracle's profit per family and overall, by confidence, and the win model's calibration.
+import { type Family, families } from './market.ts';
+import type { MarketResult, ScoredLine } from './run.ts';
+
+const labels = ['high', 'medium', 'low'] as const;
+
+export interface FamilyFigures {
+  readonly family: Family | 'mean';
+  readonly markets: number;
+  readonly engine: number;
+  readonly minMarket: number;
+  readonly list: number;
+  readonly policy: number;
+  readonly segmentMedian: number;
+  readonly refused: number;
+  readonly byConfidence: Record<(typeof labels)[number], { share: number | undefined; lines: number }>;
+  /** Expected Brier score of the engine's win probability against outcomes drawn from the truth, and its MSE against the truth. */
+  readonly brier: number | undefined;
+  readonly calibrationMse: number | undefined;
+  /** Lines with a win probability from the engine. */
+  readonly covered: number;
+}
+
+export interface QualityReport {
+  readonly families: FamilyFigures[];
+  readonly mean: FamilyFigures;
+  /** By decile of the engine's win probability: lines, mean predicted, mean true. */
+  readonly reliability: { decile: number; lines: number; predicted: number; truth: number }[];
+  readonly seconds: number;
+}
+
+const sum = (lines: readonly ScoredLine[], pick: (line: ScoredLine) => number) => lines.reduce((total, line) => total + pick(line), 0);
+const share = (lines: readonly ScoredLine[], pick: (line: ScoredLine) => number) => {
+  const oracle = sum(lines, (line) => line.oracle);
+  return oracle > 0 ? sum(lines, pick) / oracle : 1;
+};
+const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : values.reduce((a, b) => a + b, 0) / values.length);
+const defined = <T>(values: readonly (T | undefined)[]) => values.filter((value): value is T => value !== undefined);
+
+/** Shares are ratios of sums within a market, then means over markets: each market counts once, whatever its size. */
+function figures(family: Family | 'mean', markets: readonly MarketResult[]): FamilyFigures {
+  const engineShares = markets.map((market) => share(market.lines, (line) => line.engine));
+  const byConfidence = Object.fromEntries(
+    labels.map((label) => {
+      const shares = defined(
+        markets.map((market) => {
+          const lines = market.lines.filter((line) => line.confidence === label);
+          return lines.length > 0 ? share(lines, (line) => line.engine) : undefined;
+        }),
+      );
+      const count = markets.reduce((n, market) => n + market.lines.filter((line) => line.confidence === label).length, 0);
+      return [label, { share: shares.length > 0 ? mean(shares) : undefined, lines: count }];
+    }),
+  ) as FamilyFigures['byConfidence'];
+  const all = markets.flatMap((market) => market.lines);
+  const covered = all.filter((line) => line.predicted !== undefined);
+  return {
+    family,
+    markets: markets.length,
+    engine: mean(engineShares),
+    minMarket: Math.min(...engineShares),
+    list: mean(markets.map((market) => share(market.lines, (line) => line.list))),
+    policy: mean(markets.map((market) => share(market.lines, (line) => line.policy))),
+    segmentMedian: mean(markets.map((market) => share(market.lines, (line) => line.segmentMedian))),
+    refused: all.filter((line) => !line.ok).length / Math.max(1, all.length),
+    byConfidence,
+    brier:
+      covered.length > 0
+        ? mean(covered.map((line) => ((line.predicted ?? 0) - line.truth) ** 2 + line.truth * (1 - line.truth)))
+        : undefined,
+    calibrationMse: covered.length > 0 ? mean(covered.map((line) => ((line.predicted ?? 0) - line.truth) ** 2)) : undefined,
+    covered: covered.length / Math.max(1, all.length),
+  };
+}
+
+export function qualityReport(results: readonly MarketResult[], seconds: number): QualityReport {
+  const present = families.filter((family) => results.some((result) => result.family === family));
+  const perFamily = present.map((family) =>
+    figures(
+      family,
+      results.filter((result) => result.family === family),
+    ),
+  );
+  const overall = figures('mean', results);
+  // The headline mean is over families, so that each family weighs the same.
+  const meanOf = (pick: (f: FamilyFigures) => number) => mean(perFamily.map(pick));
+  const covered = results.flatMap((result) => result.lines).filter((line) => line.predicted !== undefined);
+  const reliability = Array.from({ length: 10 }, (_, decile) => {
+    const bin = covered.filter((line) => Math.min(9, Math.floor((line.predicted ?? 0) * 10)) === decile);
+    return {
+      decile,
+      lines: bin.length,
+      predicted: mean(bin.map((line) => line.predicted ?? 0)),
+      truth: mean(bin.map((line) => line.truth)),
+    };
+  });
+  return {
+    families: perFamily,
+    mean: {
+      ...overall,
+      engine: meanOf((f) => f.engine),
+      minMarket: Math.min(...perFamily.map((f) => f.minMarket)),
+      list: meanOf((f) => f.list),
+      policy: meanOf((f) => f.policy),
+      segmentMedian: meanOf((f) => f.segmentMedian),
+    },
+    reliability,
+    seconds,
+  };
+}
+
+const fixed = (value: number | undefined, digits = 3) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
+
+export function printQualityReport(report: QualityReport): string {
+  const rows = [...report.families, report.mean];
+  const out: string[] = [];
+  out.push('Share of the oracle’s expected profit (mean over seeds; the last row is the mean over families)');
+  out.push(
+    `${'family'.padEnd(9)} ${'seeds'.padStart(5)} ${'engine'.padStart(7)} ${'worst'.padStart(7)} ${'list'.padStart(7)} ${'policy'.padStart(7)} ${'seg.med'.padStart(7)} ${'ok:false'.padStart(8)} ${'high'.padStart(12)} ${'medium'.padStart(12)} ${'low'.padStart(12)} ${'Brier'.padStart(6)} ${'MSE'.padStart(6)} ${'cover'.padStart(5)}`,
+  );
+  for (const row of rows) {
+    const confidence = labels.map((label) => {
+      const { share: value, lines } = row.byConfidence[label];
+      return `${fixed(value)} (${lines})`.padStart(12);
+    });
+    out.push(
+      `${row.family.padEnd(9)} ${String(row.markets).padStart(5)} ${fixed(row.engine).padStart(7)} ${fixed(row.minMarket).padStart(7)} ${fixed(row.list).padStart(7)} ${fixed(row.policy).padStart(7)} ${fixed(row.segmentMedian).padStart(7)} ${fixed(row.refused).padStart(8)} ${confidence.join(' ')} ${fixed(row.brier).padStart(6)} ${fixed(row.calibrationMse, 4).padStart(6)} ${fixed(row.covered, 2).padStart(5)}`,
+    );
+  }
+  out.push('');
+  out.push('Reliability of the engine’s win probability at its own price (all families)');
+  out.push(`${'decile'.padEnd(8)} ${'lines'.padStart(6)} ${'predicted'.padStart(9)} ${'true'.padStart(6)}`);
+  for (const bin of report.reliability) {
+    if (bin.lines === 0) continue;
+    out.push(
+      `${`${bin.decile / 10}–${(bin.decile + 1) / 10}`.padEnd(8)} ${String(bin.lines).padStart(6)} ${fixed(bin.predicted).padStart(9)} ${fixed(bin.truth).padStart(6)}`,
+    );
+  }
+  out.push('');
+  out.push(`${report.seconds.toFixed(0)} s`);
+  return out.join('\n');
+}
