@@ -2,7 +2,7 @@
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type LocalStack, startLocalStack } from '../lib/local/stack.ts';
+import type { LocalStack } from '../lib/local/stack.ts';
 import { projectRoot } from '../lib/project.ts';
 
 const { values } = parseArgs({
@@ -48,6 +48,10 @@ process.on('uncaughtException', (error) => {
 });
 
 const port = portFrom('PORT') ?? 3000;
+// Only now, with the signal handlers in place: loading every handler takes a while, and a signal that came during it
+// would otherwise end the process before it could stop what it had started.
+console.log('Starting DynamoDB Local, the SQS emulator and the gateway…');
+const { startLocalStack } = await import('../lib/local/stack.ts');
 try {
   stack = await startLocalStack({
     host,

@@ -99,7 +99,8 @@ function portIsOpen(endpoint: string): Promise<boolean> {
   });
 }
 
-describe('npm start', () => {
+// Each test starts the whole stack, some twice: on a busy machine that takes far longer than a request does.
+describe('npm start', { timeout: 150_000 }, () => {
   it('prints the ready line and demo keys, serves the printed connector key, and stops everything on SIGTERM', async () => {
     const started = await start('--fresh');
     const output = started.output();
@@ -159,12 +160,18 @@ describe('npm start', () => {
     const child = spawn(process.execPath, ['bin/start.ts', '--fresh'], {
       cwd: projectRoot,
       env: { ...process.env, PORT: '0', PRICING_LOCAL_DIR: stateDir },
-      stdio: 'ignore',
+      stdio: ['ignore', 'pipe', 'ignore'],
     });
     children.push(child);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    // DynamoDB Local takes seconds to answer; this lands while it is still starting.
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    // Its first line says it is starting what the signal must stop; DynamoDB Local then takes seconds to answer.
+    await new Promise<void>((resolve) => {
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        if (output.includes('Starting DynamoDB Local')) resolve();
+      });
+    });
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(dynamoDbLocalProcesses()).toBe(javaBefore);
