@@ -95,8 +95,14 @@ describe('a drain that fails part way', () => {
     );
     expect(faulty.status).toMatchObject({ status: 'drained', recordCount: 235, drainedCount: 235 });
     expect(thrown).toBe(1);
-    // 12 chunks in all (60/20 + 15/20 + 60/20 + 100/20); the second attempt started after the four the first finished.
-    expect(chunksPerInvocation(faulty.batchId)).toEqual([4, 8]);
+    // 12 chunks in all (60/20 + 15/20 + 60/20 + 100/20); the attempts after the first started after the four it
+    // finished. On a busy machine an attempt can outlast the short visibility timeout and its message come back while
+    // it runs: then two attempts share the remaining eight, and neither starts over.
+    const [first, ...later] = chunksPerInvocation(faulty.batchId);
+    expect(first).toBe(4);
+    expect(later.length).toBeGreaterThan(0);
+    for (const chunks of later) expect(chunks).toBeLessThanOrEqual(8);
+    expect(later.reduce((sum, chunks) => sum + chunks, 0)).toBeGreaterThanOrEqual(8);
 
     const [cleanDump, faultyDump] = await Promise.all([
       dumpCanonical(clean.workspace.workspaceId),
