@@ -2,6 +2,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { environmentNames } from '../shared/config.ts';
 import { type QueueId, queues } from '../shared/queues.ts';
@@ -15,6 +16,7 @@ import {
   workers,
 } from '../shared/routes.ts';
 import { table as tableDefinition } from '../shared/table/definition.ts';
+import { dataKeySecretIdEnvironmentName } from '../shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceFunction } from './constructs/service-function.ts';
@@ -80,6 +82,18 @@ export class PricingServiceStack extends Stack {
       return queue;
     };
 
+    // The data key that seals webhook signing secrets at rest: random text the stack generates, read by the functions
+    // that mint or sign with secrets, once per cold start. Kept with the table: without it the stored secrets are lost.
+    const webhookDataKey = new Secret(this, 'WebhookDataKey', {
+      description: 'Key material for sealing webhook signing secrets (AES-256-GCM); never rotate without re-sealing them.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(webhookDataKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Rotating the data key would strand every sealed signing secret; the secrets themselves rotate per endpoint.',
+    });
+
     /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
     const serviceFunctions = new Map<string, ServiceFunction>();
     this.functions = serviceFunctions;
@@ -96,6 +110,8 @@ export class PricingServiceStack extends Stack {
       for (const queueId of row.access.sendToDeadLetter ?? []) {
         environment[deadLetterUrlEnvironmentNames[queueId]] = queueFor(queueId).deadLetterQueue.queueUrl;
       }
+
+      if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKey.secretArn;
 
       const fn = new ServiceFunction(this, id, {
         entry: row.entry,
@@ -115,6 +131,7 @@ export class PricingServiceStack extends Stack {
           reason: 'Queries go through the table GSIs; the wildcard covers the indexes of this one table and nothing else.',
         });
       }
+      if (row.access.webhookSecrets) webhookDataKey.grantRead(fn.function);
       for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
       for (const queueId of row.access.sendToDeadLetter ?? []) queueFor(queueId).deadLetterQueue.grantSendMessages(fn.function);
       serviceFunctions.set(row.id, fn);
@@ -145,6 +162,10 @@ export class PricingServiceStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
+    new CfnOutput(this, 'WebhookDataKeySecretArn', {
+      value: webhookDataKey.secretArn,
+      description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
+    });
     for (const [queueId, serviceQueue] of serviceQueues) {
       new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
         value: serviceQueue.queue.queueUrl,

@@ -10,11 +10,13 @@ export interface RouteAccess {
   readonly sendTo?: readonly QueueId[];
   /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
   readonly sendToDeadLetter?: readonly QueueId[];
+  /** Reads the data key that seals webhook signing secrets: the stack grants its one Secrets Manager secret. */
+  readonly webhookSecrets?: boolean;
 }
 
 export interface HttpRoute {
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax, e.g. /api/v1/ingest/batches/{batchId}. */
   readonly path: string;
   /** Handler module, relative to the project root; it exports `handler`. */
@@ -184,6 +186,73 @@ export const routes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
+  },
+  {
+    id: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/webhook-endpoints',
+    entry: 'functions/create-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // It resolves the URL's name to check it (3 s at most), and seals the new secret under the data key.
+    access: { table: 'readWrite', webhookSecrets: true },
+  },
+  {
+    id: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/v1/webhook-endpoints',
+    entry: 'functions/list-webhook-endpoints.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'getWebhookEndpoint',
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/get-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'updateWebhookEndpoint',
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/update-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/delete-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{endpointId}/rotate-secret',
+    entry: 'functions/rotate-webhook-secret.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite', webhookSecrets: true },
   },
   {
     id: 'openapiV1',

@@ -52,6 +52,102 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the webhook endpoints
+     * @description Every webhook endpoint of the workspace, with its status: `healthy`; `failing` since a delivery was parked after its last retry (`failing_since`); or `disabled`, by its owner or by the service after five days of failing. Secrets are never shown.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Register a webhook endpoint
+     * @description Registers an HTTPS endpoint to receive the events it subscribes to, signed by the Standard Webhooks rules. The URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, link-local or metadata address); the check is made again before each delivery. The answer carries the signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most 20 endpoints. Sandbox (`pw_test_`) keys may read endpoints but not change them.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 429 `rate_limited`, 500 `server_error`.
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a webhook endpoint
+     * @description One webhook endpoint of the workspace, with its status. Secrets are never shown.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['getWebhookEndpoint'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Removes the endpoint: nothing more is sent to it, and its place under the limit is free again.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint
+     * @description Changes the URL (checked as at registration), the event types, the description (`null` removes it) or `enabled`. Re-enabling an endpoint, one the service disabled included, starts it afresh as `healthy`. A refused change changes nothing.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint’s signing secret
+     * @description Mints a new signing secret, shown this once. For 24 hours the one it replaces signs too: each message carries both signatures in `webhook-signature`, so a receiver may switch to the new secret at any time in that window. A second rotation within the 24 hours retires the oldest secret at once.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/openapi.json': {
     parameters: {
       query?: never;
@@ -487,6 +583,994 @@ export interface operations {
           };
         };
       };
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoints, in id order. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *           "url": "https://erp.example.com/hooks/pricing",
+           *           "description": "ERP",
+           *           "event_types": [
+           *             "batch.drained",
+           *             "price.approved"
+           *           ],
+           *           "enabled": true,
+           *           "status": "healthy",
+           *           "failing_since": null,
+           *           "previous_secret_expires_at": null,
+           *           "created_at": "2026-10-05T09:30:00.000Z",
+           *           "updated_at": "2026-10-05T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              url: string;
+              description: string | null;
+              event_types: (
+                | 'batch.committed'
+                | 'batch.drained'
+                | 'batch.failed'
+                | 'recommendations.updated'
+                | 'price.approved'
+                | 'writeback.pending'
+                | 'writeback.applied'
+                | 'writeback.failed'
+              )[];
+              enabled: boolean;
+              /** @enum {string} */
+              status: 'healthy' | 'failing' | 'disabled';
+              failing_since: string | null;
+              previous_secret_expires_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The URL, at most 2,048 characters; the event types, each once; and optionally a description and `enabled`. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://erp.example.com/hooks/pricing",
+         *       "event_types": [
+         *         "batch.drained",
+         *         "price.approved"
+         *       ],
+         *       "description": "ERP"
+         *     }
+         */
+        'application/json': {
+          url: string;
+          event_types: (
+            | 'batch.committed'
+            | 'batch.drained'
+            | 'batch.failed'
+            | 'recommendations.updated'
+            | 'price.approved'
+            | 'writeback.pending'
+            | 'writeback.applied'
+            | 'writeback.failed'
+          )[];
+          enabled?: boolean;
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint, and its signing secret, shown this once. */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3zJ4m1FKV8g="
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            secret: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a user name, does not resolve, or resolves to an address that is not public; an event type is unknown or repeated; or the workspace already has 20 endpoints. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  getWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint is gone. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    /** @description The fields to change, at least one. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event_types": [
+         *         "batch.drained",
+         *         "batch.failed",
+         *         "price.approved"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        'application/json': {
+          url?: string;
+          event_types?: (
+            | 'batch.committed'
+            | 'batch.drained'
+            | 'batch.failed'
+            | 'recommendations.updated'
+            | 'price.approved'
+            | 'writeback.pending'
+            | 'writeback.applied'
+            | 'writeback.failed'
+          )[];
+          enabled?: boolean;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint as changed. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The body is not JSON, is malformed or changes nothing, or the new URL or event types are refused as at registration. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Rotating takes no body: none, an empty one, or `{}`. */
+    requestBody?: {
+      content: {
+        'application/json': Record<string, unknown>;
+      };
+    };
+    responses: {
+      /** @description The new secret, and until when the previous one still signs. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "secret": "whsec_3Zb0u4XfZ0Wn7LxQ9uE1JpWb4m4lQ2mYVdXyZkq5n8A=",
+           *       "previous_secret_expires_at": "2026-10-06T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            secret: string;
+            /** Format: date-time */
+            previous_secret_expires_at: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The request has a body other than none, an empty one, or `{}`. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {

@@ -1,10 +1,14 @@
 // The whole service on one machine: DynamoDB Local, the SQS emulator, the queue pollers and the HTTP gateway, wired as the stack wires AWS.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentNames, serviceName } from '../../shared/config.ts';
 import { type QueueId, queues } from '../../shared/queues.ts';
 import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } from '../../shared/routes.ts';
 import { table } from '../../shared/table/definition.ts';
+import { dataKeyFileEnvironmentName } from '../../shared/webhooks/secrets.ts';
+import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
 import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
@@ -29,6 +33,8 @@ export interface LocalStackOptions {
   /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
   readonly visibilityTimeoutSeconds?: number;
   readonly onWorkerError?: (worker: string, error: unknown) => void;
+  /** `allowLoopbackHttp` lets webhook endpoints be `http://127.0.0.1` receivers: an explicit switch, off by default. */
+  readonly webhooks?: { readonly allowLoopbackHttp?: boolean };
   /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
   readonly onExchange?: GatewayOptions['onExchange'];
 }
@@ -40,7 +46,12 @@ export interface LocalStackDescription {
   readonly region: string;
   readonly tableName: string;
   readonly queues: Record<QueueId, LocalQueue>;
+  /** The file of the data key that seals webhook signing secrets: the path, never the key, goes into stack.json. */
+  readonly webhookDataKeyFile?: string;
+  /** Whether webhook endpoints may be `http://127.0.0.1` or `http://localhost` (`npm start -- --allow-loopback-webhooks`). */
+  readonly allowLoopbackWebhooks?: boolean;
 }
+
 
 export interface LocalStack extends LocalStackDescription {
   stop(): Promise<void>;
@@ -52,6 +63,8 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     [environmentNames.tableName]: description.tableName,
     [environmentNames.drainQueueUrl]: description.queues.drain.url,
     [environmentNames.drainDeadLetterQueueUrl]: description.queues.drain.deadLetterUrl,
+    ...(description.webhookDataKeyFile ? { [dataKeyFileEnvironmentName]: description.webhookDataKeyFile } : {}),
+    ...(description.allowLoopbackWebhooks ? { [allowLoopbackEnvironmentName]: '1' } : {}),
     AWS_REGION: description.region,
     AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
@@ -61,6 +74,16 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     // EMF lines are for CloudWatch; locally the cost log line says the same.
     POWERTOOLS_METRICS_DISABLED: process.env.POWERTOOLS_METRICS_DISABLED ?? 'true',
   };
+}
+
+/**
+ * The data key of local mode: random text in a file beside the data (so that sealed secrets open after a restart), or
+ * in a temporary directory when nothing persists. Created once, readable by its owner only.
+ */
+function webhookDataKeyFile(dir: string | undefined): string {
+  const file = join(dir ?? mkdtempSync(join(tmpdir(), 'pricing-webhook-key-')), 'webhook-data-key');
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600 });
+  return file;
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -95,6 +118,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region: LOCAL_REGION,
       tableName,
       queues: localQueues,
+      webhookDataKeyFile: webhookDataKeyFile(options.dataDir ?? options.stateDir),
+      allowLoopbackWebhooks: options.webhooks?.allowLoopbackHttp === true,
     };
     // One process serves every function, so the environment is set once, before any handler module loads.
     Object.assign(process.env, handlerEnvironment(description));

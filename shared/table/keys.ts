@@ -104,6 +104,17 @@ export const keys = {
     PK: `WS#${workspaceId}#CLAIMS#${connectorId}`,
     SK: `TICKET#${window}`,
   }),
+  /**
+   * A webhook endpoint: a workspace's endpoints share one partition (at most 20), so listing them, which every event
+   * does to fan out, is one Query.
+   */
+  webhookEndpoint: (workspaceId: string, endpointId: string): PrimaryKey => ({
+    PK: webhooksPartition(workspaceId),
+    SK: `${WEBHOOK_ENDPOINT_PREFIX}${endpointId}`,
+  }),
+  webhookEndpointPrefix: (workspaceId: string) => ({ PK: webhooksPartition(workspaceId), SKPrefix: WEBHOOK_ENDPOINT_PREFIX }),
+  /** How many endpoints the workspace has: a create takes one under the cap, in the same transaction as its put. */
+  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'ENDPOINTS' }),
   /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
 } as const;
@@ -113,9 +124,14 @@ export type DocumentKind = 'quote' | 'order';
 const CHUNK_PREFIX = 'CHUNK#';
 const CATEGORY_BANDS_PREFIX = 'CATEGORY#';
 const TOUCHED_PREFIX = 'TOUCHED#';
+const WEBHOOK_ENDPOINT_PREFIX = 'ENDPOINT#';
 
 function batchPartition(workspaceId: string, batchId: string): string {
   return `WS#${workspaceId}#BATCH#${batchId}`;
+}
+
+function webhooksPartition(workspaceId: string): string {
+  return `WS#${workspaceId}#WEBHOOKS`;
 }
 
 function productPartition(workspaceId: string, sku: string): string {

@@ -59,6 +59,8 @@ const APPROVE = endpointOf('approvePrice');
 const REFERENCE_FILE = endpointOf('apiReferenceAsset');
 
 const SKU = 'SEED-0';
+/** Shaped like an endpoint id, and no endpoint's. */
+const UNKNOWN_ENDPOINT = 'we_0000000000000000000000';
 
 afterAll(() => {
   console.log(`\nHostile requests tried per endpoint (fast-check seed ${SEED}):\n${tallyTable()}\n`);
@@ -1195,6 +1197,20 @@ describe('garbage Authorization headers', () => {
         return { target: `/v1/prices/${SKU}` };
       case 'approvePrice':
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
+      case 'createWebhookEndpoint':
+        return {
+          target: '/v1/webhook-endpoints',
+          body: jsonText({ url: 'https://hooks.example.com/in', event_types: ['price.approved'] }),
+        };
+      case 'listWebhookEndpoints':
+        return { target: '/v1/webhook-endpoints' };
+      case 'getWebhookEndpoint':
+      case 'deleteWebhookEndpoint':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}` };
+      case 'updateWebhookEndpoint':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}`, body: jsonText({ enabled: false }) };
+      case 'rotateWebhookSecret':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}/rotate-secret` };
     }
   }
 
