@@ -1,6 +1,8 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
@@ -13,6 +15,8 @@ import {
   type QueueWorker,
   type RouteAccess,
   routes,
+  type ScheduledJob,
+  scheduledJobs,
   workers,
 } from '../shared/routes.ts';
 import { table as tableDefinition } from '../shared/table/definition.ts';
@@ -37,9 +41,11 @@ export const disposableStage = 'dev';
 /** Which variable carries a queue's URL; typed per QueueId so a new queue cannot be added without naming one. */
 const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
   drain: environmentNames.drainQueueUrl,
+  webhooks: environmentNames.webhooksQueueUrl,
 };
 const deadLetterUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
   drain: environmentNames.drainDeadLetterQueueUrl,
+  webhooks: environmentNames.webhooksDeadLetterQueueUrl,
 };
 
 export interface PricingServiceStackProps extends StackProps {
@@ -47,6 +53,7 @@ export interface PricingServiceStackProps extends StackProps {
   readonly routes?: readonly HttpRoute[];
   readonly fallbackRoute?: FallbackRoute;
   readonly workers?: readonly QueueWorker[];
+  readonly scheduledJobs?: readonly ScheduledJob[];
 }
 
 export class PricingServiceStack extends Stack {
@@ -158,6 +165,14 @@ export class PricingServiceStack extends Stack {
           reportBatchItemFailures: true,
         }),
       );
+    }
+
+    for (const job of props.scheduledJobs ?? scheduledJobs) {
+      const fn = createFunction(`${constructId(job.id)}Job`, job, job.timeoutSeconds);
+      new Rule(this, `${constructId(job.id)}Schedule`, {
+        schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
+      });
     }
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });

@@ -117,7 +117,7 @@ export const routes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     // Read and write: an open batch past its life is recorded as failed the first time its status is read.
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
   {
     id: 'commitBatch',
@@ -128,7 +128,7 @@ export const routes = [
     auth: { family: 'svc_live', scopes: ['connector'] },
     memoryMb: 256,
     timeoutSeconds: 10,
-    access: { table: 'readWrite', sendTo: ['drain'] },
+    access: { table: 'readWrite', sendTo: ['drain', 'webhooks'] },
   },
   {
     id: 'claimWritebacks',
@@ -151,7 +151,7 @@ export const routes = [
     // Up to 500 results, each a transaction when it applies a price: memory buys the CPU and sockets to run them.
     memoryMb: 512,
     timeoutSeconds: 29,
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
   {
     id: 'extendWriteback',
@@ -185,7 +185,7 @@ export const routes = [
     auth: { family: 'pw_live', scopes: [], feature: 'overview' },
     memoryMb: 256,
     timeoutSeconds: 10,
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
   {
     id: 'createWebhookEndpoint',
@@ -324,7 +324,42 @@ export const workers: readonly QueueWorker[] = [
     maxConcurrency: 10,
     memoryMb: 1024,
     // It re-enqueues itself to continue, and parks a job it gives up on in the dead-letter queue.
-    access: { table: 'readWrite', tableStatements: true, sendTo: ['drain'], sendToDeadLetter: ['drain'] },
+    access: { table: 'readWrite', tableStatements: true, sendTo: ['drain', 'webhooks'], sendToDeadLetter: ['drain'] },
+  },
+  {
+    id: 'deliverWebhooks',
+    queue: 'webhooks',
+    entry: 'functions/deliver-webhooks.ts',
+    // Attempts run side by side and mostly wait on receivers: ten per invocation share one instance's sockets.
+    batchSize: 10,
+    // A hundred invocations at once, each attempt at most 10 s: about 100 attempts per second against slow receivers,
+    // 10% of an account's default concurrency. docs/webhooks.md has the reasoning.
+    maxConcurrency: 100,
+    memoryMb: 512,
+    // It sends its own retries, delayed, to its queue; the signing secrets are read by the endpoints' access.
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
+];
+
+/** A function run on a timer: an EventBridge schedule in the stack, a timer in local mode. */
+export interface ScheduledJob {
+  readonly id: string;
+  readonly entry: string;
+  readonly everyMinutes: number;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+}
+
+export const scheduledJobs: readonly ScheduledJob[] = [
+  {
+    id: 'sweepWebhookOutbox',
+    entry: 'functions/sweep-webhook-outbox.ts',
+    // Once a minute: an event whose hand-off after commit was lost goes out within about a minute and a half.
+    everyMinutes: 1,
+    memoryMb: 256,
+    timeoutSeconds: 60,
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
 ];
 

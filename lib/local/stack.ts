@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentNames, serviceName } from '../../shared/config.ts';
 import { type QueueId, queues } from '../../shared/queues.ts';
-import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } from '../../shared/routes.ts';
+import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes, scheduledJobs } from '../../shared/routes.ts';
 import { table } from '../../shared/table/definition.ts';
 import { dataKeyFileEnvironmentName } from '../../shared/webhooks/secrets.ts';
 import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
@@ -33,8 +33,17 @@ export interface LocalStackOptions {
   /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
   readonly visibilityTimeoutSeconds?: number;
   readonly onWorkerError?: (worker: string, error: unknown) => void;
-  /** `allowLoopbackHttp` lets webhook endpoints be `http://127.0.0.1` receivers: an explicit switch, off by default. */
-  readonly webhooks?: { readonly allowLoopbackHttp?: boolean };
+  /**
+   * Webhook delivery in local mode. `allowLoopbackHttp` lets endpoints be `http://127.0.0.1` receivers (an explicit
+   * switch, off by default); tests scale the retry schedule down, shorten the receivers' timeout and the sweeper's
+   * interval, so that they never wait real minutes. Unset, each is as deployed.
+   */
+  readonly webhooks?: {
+    readonly allowLoopbackHttp?: boolean;
+    readonly retryScale?: number;
+    readonly timeoutMs?: number;
+    readonly sweepIntervalMs?: number;
+  };
   /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
   readonly onExchange?: GatewayOptions['onExchange'];
 }
@@ -52,7 +61,6 @@ export interface LocalStackDescription {
   readonly allowLoopbackWebhooks?: boolean;
 }
 
-
 export interface LocalStack extends LocalStackDescription {
   stop(): Promise<void>;
 }
@@ -63,6 +71,8 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     [environmentNames.tableName]: description.tableName,
     [environmentNames.drainQueueUrl]: description.queues.drain.url,
     [environmentNames.drainDeadLetterQueueUrl]: description.queues.drain.deadLetterUrl,
+    [environmentNames.webhooksQueueUrl]: description.queues.webhooks.url,
+    [environmentNames.webhooksDeadLetterQueueUrl]: description.queues.webhooks.deadLetterUrl,
     ...(description.webhookDataKeyFile ? { [dataKeyFileEnvironmentName]: description.webhookDataKeyFile } : {}),
     ...(description.allowLoopbackWebhooks ? { [allowLoopbackEnvironmentName]: '1' } : {}),
     AWS_REGION: description.region,
@@ -84,6 +94,14 @@ function webhookDataKeyFile(dir: string | undefined): string {
   const file = join(dir ?? mkdtempSync(join(tmpdir(), 'pricing-webhook-key-')), 'webhook-data-key');
   if (!existsSync(file)) writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600 });
   return file;
+}
+
+/** The test switches of local webhook delivery, as the handlers read them from their environment. */
+function webhookEnvironment(webhooks: LocalStackOptions['webhooks'] = {}): Record<string, string> {
+  return {
+    ...(webhooks.retryScale === undefined ? {} : { [environmentNames.webhookRetryScale]: String(webhooks.retryScale) }),
+    ...(webhooks.timeoutMs === undefined ? {} : { [environmentNames.webhookTimeoutMs]: String(webhooks.timeoutMs) }),
+  };
 }
 
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
@@ -122,7 +140,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       allowLoopbackWebhooks: options.webhooks?.allowLoopbackHttp === true,
     };
     // One process serves every function, so the environment is set once, before any handler module loads.
-    Object.assign(process.env, handlerEnvironment(description));
+    Object.assign(process.env, handlerEnvironment(description), webhookEnvironment(options.webhooks));
 
     for (const worker of options.workers ?? definedWorkers) {
       const queue = queues[worker.queue];
@@ -138,6 +156,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
       });
       stops.push(() => poller.stop());
+    }
+
+    // Scheduled jobs run on a timer, as EventBridge runs them; one run at a time, and never past stop.
+    for (const job of scheduledJobs) {
+      const handler = (await loadHandler(job.entry)) as () => Promise<unknown>;
+      let running: Promise<unknown> | undefined;
+      const timer = setInterval(
+        () => {
+          running ??= handler()
+            .catch((error: unknown) => options.onWorkerError?.(job.id, error))
+            .finally(() => {
+              running = undefined;
+            });
+        },
+        job.id === 'sweepWebhookOutbox' && options.webhooks?.sweepIntervalMs ? options.webhooks.sweepIntervalMs : job.everyMinutes * 60_000,
+      );
+      timer.unref();
+      stops.push(async () => {
+        clearInterval(timer);
+        await running;
+      });
     }
 
     const gateway: Gateway = await startGateway({
