@@ -336,8 +336,8 @@ export const workers: readonly QueueWorker[] = [
     // 10% of an account's default concurrency. docs/webhooks.md has the reasoning.
     maxConcurrency: 100,
     memoryMb: 512,
-    // It sends its own retries, delayed, to its queue; the signing secrets are read by the endpoints' access.
-    access: { table: 'readWrite', sendTo: ['webhooks'] },
+    // It sends its own retries, delayed, to its queue, and opens the endpoints' signing secrets with the data key.
+    access: { table: 'readWrite', sendTo: ['webhooks'], webhookSecrets: true },
   },
 ];
 
