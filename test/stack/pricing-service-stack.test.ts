@@ -18,6 +18,7 @@ import { environmentNames, metricsNamespace, serviceName } from '../../shared/co
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
 import { fallbackRoute, type HttpRoute, routeKey, routes, workers } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
+import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
 
 interface SynthOptions extends PricingServiceStackProps {
   readonly stage?: string;
@@ -539,6 +540,29 @@ describe('least privilege', () => {
       const logs = statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('logs:')));
       const logGroup = (functionProperties(extendedTemplate, functionId).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(logs.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [logGroup, 'Arn'] }]);
+    }
+  });
+
+  it('only the functions whose access names webhookSecrets may read the webhook data key, and learn where it is', () => {
+    const [secretId, secret] = onlyResource(defaultTemplate, 'AWS::SecretsManager::Secret');
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    const readers = routes.filter((route) => (route.access as HttpRoute['access']).webhookSecrets);
+    expect(readers.map((route) => route.id).sort()).toEqual(['createWebhookEndpoint', 'rotateWebhookSecret']);
+    for (const route of routes) {
+      const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
+      const { statements } = permissionsOf(defaultTemplate, functionId);
+      const reads = statements.filter((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'));
+      const environment = environmentOf(defaultTemplate, functionId);
+      if (readers.includes(route)) {
+        expect(
+          reads.map((statement) => statement.Resource),
+          route.id,
+        ).toEqual([{ Ref: secretId }]);
+        expect(environment[dataKeySecretIdEnvironmentName], route.id).toEqual({ Ref: secretId });
+      } else {
+        expect(reads, route.id).toEqual([]);
+        expect(environment[dataKeySecretIdEnvironmentName], route.id).toBeUndefined();
+      }
     }
   });
 
