@@ -2,22 +2,14 @@
 import * as v from 'valibot';
 import { ApiError } from '../errors.ts';
 import { boundedArray } from '../http/request.ts';
+import { eventTypes } from './events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.ts';
 
 /**
- * The event types an endpoint may subscribe to. Each is named; there is no `*`, so that an endpoint never starts
- * receiving a kind of event its receiver was not written for when the catalogue grows.
+ * The event types an endpoint may subscribe to: the whole catalogue, each by name. There is no `*`, so that an
+ * endpoint never starts receiving a kind of event its receiver was not written for when the catalogue grows.
  */
-export const subscribableEventTypes = [
-  'batch.committed',
-  'batch.drained',
-  'batch.failed',
-  'recommendations.updated',
-  'price.approved',
-  'writeback.pending',
-  'writeback.applied',
-  'writeback.failed',
-] as const;
+export const subscribableEventTypes = eventTypes;
 export const SubscribableEventTypeSchema = v.picklist(subscribableEventTypes, 'one of the documented event types');
 
 /** At most this many endpoints per workspace: each event fans out to every subscribed one. */
