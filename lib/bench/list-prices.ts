@@ -15,6 +15,8 @@ export const listPrices = {
   lambdaRequestPerMillion: 0.2,
   /** API Gateway HTTP API, first 300 million a month: per million requests, each metered in 512 KB increments. */
   httpApiRequestPerMillion: 1.0,
+  /** SQS standard queues, past the free tier: per million requests (each up to 64 KB; a batch of 10 is one). */
+  sqsRequestPerMillion: 0.4,
 } as const;
 
 /** HTTP API meters a request as one per started 512 KB of request and response together. */
