@@ -4,10 +4,17 @@ import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
 import { captureLogs } from '../../shared/testing/log-lines.ts';
 import { MAX_ENDPOINTS_PER_WORKSPACE } from '../../shared/webhooks/endpoint-schema.ts';
-import { FAILING_DISABLES_AFTER_MS, getEndpoint, markEndpointFailure, markEndpointSuccess } from '../../shared/webhooks/endpoints.ts';
+import {
+  createEndpoint,
+  FAILING_DISABLES_AFTER_MS,
+  getEndpoint,
+  markEndpointFailure,
+  markEndpointSuccess,
+} from '../../shared/webhooks/endpoints.ts';
 import { PREVIOUS_SECRET_ACCEPTED_MS, signingSecrets } from '../../shared/webhooks/secrets.ts';
 import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
 import { workspaceItems } from './hostile-input-support.ts';
+import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const ENDPOINTS = '/v1/webhook-endpoints';
@@ -284,6 +291,38 @@ describe('two workspaces', () => {
       expect(response.json.error.code).toBe('not_found');
     }
     expect(await workspaceItems(owner.workspaceId)).toEqual(before);
+  });
+});
+
+describe('keys and features', () => {
+  it('answers every endpoint route 403 feature_not_enabled for a workspace without the overview, and 401 without a key', async () => {
+    const workspace = await newWorkspace('Webhook Featureless Seller');
+    // Changed before any request, so that no instance has cached the workspace with the feature.
+    await updateWorkspace(workspace.workspaceId, { features: ['writebacks', 'storefront'] });
+    const { endpoint } = await createEndpoint(
+      workspace.workspaceId,
+      { url: receiver(), eventTypes: ['price.approved'] },
+      { allowLoopbackHttp: true },
+      Date.now(),
+    );
+    const id = endpoint.endpointId;
+    const requests: Array<[string, string, unknown?]> = [
+      ['POST', ENDPOINTS, { url: receiver(), event_types: ['price.approved'] }],
+      ['GET', ENDPOINTS],
+      ['GET', `${ENDPOINTS}/${id}`],
+      ['PATCH', `${ENDPOINTS}/${id}`, { enabled: false }],
+      ['DELETE', `${ENDPOINTS}/${id}`],
+      ['POST', `${ENDPOINTS}/${id}/rotate-secret`],
+    ];
+    const before = await workspaceItems(workspace.workspaceId);
+    for (const [method, path, body] of requests) {
+      const refused = await call(path, { method, key: workspace.keys.pwLive, body });
+      expect(refused.status, `${method} ${path}: ${refused.text}`).toBe(403);
+      expect(refused.json.error.code).toBe('feature_not_enabled');
+      const anonymous = await call(path, { method, body });
+      expect(anonymous.status, `${method} ${path}`).toBe(401);
+    }
+    expect(await workspaceItems(workspace.workspaceId)).toEqual(before);
   });
 });
 
