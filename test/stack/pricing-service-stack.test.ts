@@ -16,7 +16,7 @@ import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { fallbackRoute, type HttpRoute, routeKey, routes, workers } from '../../shared/routes.ts';
+import { fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
 
@@ -101,9 +101,17 @@ function permissionsOf(template: Template, functionId: string) {
   return { statements, actions, managedPolicies: role?.Properties.ManagedPolicyArns };
 }
 
-function functionIdOfWorker(template: Template): string {
-  const [, mapping] = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
-  return (mapping.Properties.FunctionName as { Ref: string }).Ref;
+/** The event source mapping fed by a queue (the drain queue unless named), and the function it feeds. */
+function workerMapping(template: Template, queueLogicalId = drainQueueId()): Resources[string] {
+  const fed = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+    (mapping) => JSON.stringify(mapping.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [queueLogicalId, 'Arn'] }),
+  );
+  expect(fed, `one event source mapping of ${queueLogicalId}`).toHaveLength(1);
+  return fed[0] as Resources[string];
+}
+
+function functionIdOfWorker(template: Template, queueLogicalId = drainQueueId()): string {
+  return (workerMapping(template, queueLogicalId).Properties.FunctionName as { Ref: string }).Ref;
 }
 
 /** Both synths build the table and queues at the same construct paths, so their logical ids agree. */
@@ -117,6 +125,7 @@ const drainQueue = () => {
 };
 const drainQueueId = () => logicalIdOf(drainQueue().queue);
 const drainDeadLetterQueueId = () => logicalIdOf(drainQueue().deadLetterQueue);
+const webhooksQueueId = () => logicalIdOf((stack.queues.get('webhooks') as NonNullable<ReturnType<typeof stack.queues.get>>).queue);
 
 describe('routes and functions', () => {
   it('every route in the route table has its own arm64 nodejs24.x function', () => {
@@ -222,7 +231,7 @@ describe('bundling', () => {
 
   it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
     const bundles = realBundles();
-    expect(bundles).toHaveLength(routes.length + workers.length + 1);
+    expect(bundles).toHaveLength(routes.length + workers.length + scheduledJobs.length + 1);
     for (const bundle of bundles) {
       const code = readFileSync(bundle.path, 'utf8');
       expect(code.startsWith(functionBundling.banner ?? ''), bundle.id).toBe(true);
@@ -340,8 +349,8 @@ describe('workers', () => {
     expect(actions).not.toContain('sqs:SendMessage');
   });
 
-  it('the drain worker takes one job at a time, at most ten at once, and may send only to the drain queue and its dead-letter queue', () => {
-    const [, mapping] = onlyResource(defaultTemplate, 'AWS::Lambda::EventSourceMapping');
+  it('the drain worker takes one job at a time, at most ten at once, and may send only to its queues and the webhooks queue', () => {
+    const mapping = workerMapping(defaultTemplate);
     expect(mapping.Properties).toMatchObject({
       BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: 10 },
@@ -353,13 +362,44 @@ describe('workers', () => {
       [statement.Action].flat().includes('sqs:SendMessage'),
     );
     const targets = sends.flatMap((statement) => [statement.Resource].flat());
-    expect(targets).toHaveLength(2);
+    expect(targets).toHaveLength(3);
     expect(targets).toEqual(
-      expect.arrayContaining([{ 'Fn::GetAtt': [drainQueueId(), 'Arn'] }, { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] }]),
+      expect.arrayContaining([
+        { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
+        { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] },
+        { 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] },
+      ]),
     );
     const environment = environmentOf(defaultTemplate, functionId);
     expect(environment[environmentNames.drainQueueUrl]).toEqual({ Ref: drainQueueId() });
     expect(environment[environmentNames.drainDeadLetterQueueUrl]).toEqual({ Ref: drainDeadLetterQueueId() });
+  });
+
+  it('the webhook worker takes ten messages at a time, at most a hundred invocations at once, and sends only to its own queue', () => {
+    const mapping = workerMapping(defaultTemplate, webhooksQueueId());
+    expect(mapping.Properties).toMatchObject({
+      BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: 100 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const functionId = functionIdOfWorker(defaultTemplate, webhooksQueueId());
+    const { statements } = permissionsOf(defaultTemplate, functionId);
+    const sends = statements.filter((statement) => [statement.Action].flat().includes('sqs:SendMessage'));
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([{ 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] }]);
+    expect(statements.some((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))).toBe(true);
+    expect(environmentOf(defaultTemplate, functionId)[environmentNames.webhooksQueueUrl]).toEqual({ Ref: webhooksQueueId() });
+  });
+
+  it('runs the webhook outbox sweeper every minute, on a rule of its own, and lets it send only to the webhooks queue', () => {
+    const [, rule] = onlyResource(defaultTemplate, 'AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    const target = (rule.Properties.Targets as Array<{ Arn: { 'Fn::GetAtt': [string, string] } }>)[0];
+    const functionId = target?.Arn['Fn::GetAtt'][0] ?? '';
+    expect(functionProperties(defaultTemplate, functionId).Timeout).toBe(scheduledJobs[0]?.timeoutSeconds);
+    const sends = permissionsOf(defaultTemplate, functionId).statements.filter((statement) =>
+      [statement.Action].flat().includes('sqs:SendMessage'),
+    );
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([{ 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] }]);
   });
 
   it('the drain worker alone may run PartiQL updates, on the table and its indexes only', () => {
