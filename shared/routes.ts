@@ -332,9 +332,9 @@ export const workers: readonly QueueWorker[] = [
     entry: 'functions/deliver-webhooks.ts',
     // Attempts run side by side and mostly wait on receivers: ten per invocation share one instance's sockets.
     batchSize: 10,
-    // A hundred invocations at once, each attempt at most 10 s: about 100 attempts per second against slow receivers,
-    // 10% of an account's default concurrency. docs/webhooks.md has the reasoning.
-    maxConcurrency: 100,
+    // Ten invocations of ten attempts each: a hundred receivers waited on at once, at least ten attempts a second when
+    // every receiver takes its full 10 s, with 1% of an account's default concurrency. docs/operations.md has more.
+    maxConcurrency: 10,
     memoryMb: 512,
     // It sends its own retries, delayed, to its queue, and opens the endpoints' signing secrets with the data key.
     access: { table: 'readWrite', sendTo: ['webhooks'], webhookSecrets: true },

@@ -375,11 +375,11 @@ describe('workers', () => {
     expect(environment[environmentNames.drainDeadLetterQueueUrl]).toEqual({ Ref: drainDeadLetterQueueId() });
   });
 
-  it('the webhook worker takes ten messages at a time, at most a hundred invocations at once, and sends only to its own queue', () => {
+  it('the webhook worker takes ten messages at a time, at most ten invocations at once, and sends only to its own queue', () => {
     const mapping = workerMapping(defaultTemplate, webhooksQueueId());
     expect(mapping.Properties).toMatchObject({
       BatchSize: 10,
-      ScalingConfig: { MaximumConcurrency: 100 },
+      ScalingConfig: { MaximumConcurrency: 10 },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     const functionId = functionIdOfWorker(defaultTemplate, webhooksQueueId());
