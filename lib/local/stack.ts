@@ -91,7 +91,9 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
  * in a temporary directory when nothing persists. Created once, readable by its owner only.
  */
 function webhookDataKeyFile(dir: string | undefined): string {
-  const file = join(dir ?? mkdtempSync(join(tmpdir(), 'pricing-webhook-key-')), 'webhook-data-key');
+  const directory = dir ?? mkdtempSync(join(tmpdir(), 'pricing-webhook-key-'));
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, 'webhook-data-key');
   if (!existsSync(file)) writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600 });
   return file;
 }
