@@ -1179,6 +1179,18 @@ describe('the webhook endpoint routes', () => {
             body: jsonText({ secret: 'whsec_x' }),
           }),
           hostile(ROTATE_SECRET, 'POST', `${targetFor(endpointId)}/rotate-secret`, 'a malformed body on a rotation', { body: '{' }),
+          hostile(GET_ENDPOINT, 'GET', targetFor(endpointId), 'a body over 10 MB on a GET', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+          hostile(DELETE_ENDPOINT, 'DELETE', targetFor(endpointId), 'a body over 10 MB on a DELETE', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+          hostile(ROTATE_SECRET, 'POST', `${targetFor(endpointId)}/rotate-secret`, 'a body over 10 MB on a rotation', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
         ]),
       );
     },
