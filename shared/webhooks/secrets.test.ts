@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   dataKey,
   dataKeyFileEnvironmentName,
@@ -14,6 +14,24 @@ import {
   sealSecret,
   signingSecrets,
 } from './secrets.ts';
+
+// Secrets Manager as the functions on AWS reach it: each call to GetSecretValue is counted.
+const secretsManager = vi.hoisted(() => ({ reads: [] as unknown[] }));
+vi.mock('@aws-sdk/client-secrets-manager', () => ({
+  GetSecretValueCommand: class {
+    readonly input: { SecretId: string };
+    constructor(input: { SecretId: string }) {
+      this.input = input;
+    }
+  },
+  SecretsManagerClient: class {
+    async send(command: { input: { SecretId: string } }) {
+      secretsManager.reads.push(command.input.SecretId);
+      return { SecretString: 'm'.repeat(64) };
+    }
+    destroy() {}
+  },
+}));
 
 const owner = { workspaceId: 'ws_A', endpointId: 'we_1' };
 const key = deriveDataKey('x'.repeat(64));
@@ -94,6 +112,15 @@ describe('the data key and the rotation window', () => {
     const first = await dataKey();
     expect(first.equals(deriveDataKey('k'.repeat(64)))).toBe(true);
     expect(await dataKey()).toBe(first);
+  });
+
+  it('reads the key from the stack’s Secrets Manager secret once per process, and prefers it to a file', async () => {
+    useKeyFile('f'.repeat(64));
+    process.env[dataKeySecretIdEnvironmentName] = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:WebhookDataKey-AbCdEf';
+    const first = await dataKey();
+    expect(first.equals(deriveDataKey('m'.repeat(64)))).toBe(true);
+    expect(await dataKey()).toBe(first);
+    expect(secretsManager.reads).toEqual([process.env[dataKeySecretIdEnvironmentName]]);
   });
 
   it('says which variable to set when no key is configured', () => {
