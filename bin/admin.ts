@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
+import { prepareWebhookCommand, webhookCommands, webhookOptions, webhookUsage } from '../lib/admin/webhooks.ts';
 import { handlerEnvironment, type LocalStackDescription } from '../lib/local/stack.ts';
 import { projectRoot } from '../lib/project.ts';
 import { keyFamilies, scopes } from '../shared/api-keys/schema.ts';
@@ -31,6 +32,7 @@ Commands:
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
   key revoke K
+${webhookUsage}
 
 Targets: the local stack that \`npm start\` runs (its .local/stack.json, or --stack FILE), or with --aws the
 deployed table named by --table (the stack's TableName output) in the region of your AWS profile.`;
@@ -66,6 +68,7 @@ function parseCommandLine() {
       by: { type: 'string' },
       csv: { type: 'boolean' },
       'holdout-days': { type: 'string' },
+      ...webhookOptions,
     },
   });
 }
@@ -102,6 +105,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
   'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
+  ...webhookCommands,
 };
 
 /** The command named, with its target; refuses unknown commands, missing or extra arguments and options it does not take. */
@@ -200,6 +204,7 @@ type Result = { json: unknown; text: string };
  */
 async function prepare(): Promise<() => Promise<Result>> {
   const { name, target = '' } = readCommand();
+  if (name in webhookCommands) return prepareWebhookCommand(name, target, values, (message) => new UsageError(message));
   switch (name) {
     case 'workspace create': {
       const input = {

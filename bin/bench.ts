@@ -8,8 +8,9 @@ import { measureHeavyStaging } from '../lib/bench/heavy-staging.ts';
 import { measureIngest } from '../lib/bench/ingest.ts';
 import { ledgerLines, measureLedger } from '../lib/bench/ledger.ts';
 import { measureLoader } from '../lib/bench/loader.ts';
-import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../lib/bench/list-prices.ts';
+import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../shared/cost/list-prices.ts';
 import { measurePriceServing } from '../lib/bench/prices.ts';
+import { measureWebhooks, printWebhookFigures } from '../lib/bench/webhooks.ts';
 import { measureWritebacks } from '../lib/bench/writebacks.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
@@ -37,6 +38,7 @@ const REPORT_AGREEMENT_TARGET = 0.05;
 const WRITEBACK_TASKS = Number(process.env.BENCH_WRITEBACK_TASKS ?? 2_000);
 const WRITEBACK_CLAIMERS = [1, 10, 50] as const;
 const REFUSED_PER_LEASE_TARGET = 1.5;
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000);
 /** Below this, differences are the noise of one collection to the next. */
 const MEMORY_NOISE_MB = 16;
 
@@ -209,5 +211,11 @@ try {
 } finally {
   await stack.stop();
 }
+
+// On a stack of its own, whose loopback receivers are allowed: `node lib/bench/webhooks.ts` runs this section alone.
+console.log(`\nWebhook delivery on the local stack (${WEBHOOK_EVENTS.toLocaleString('en-US')} events to one loopback endpoint)`);
+const webhooks = await measureWebhooks({ events: WEBHOOK_EVENTS });
+printWebhookFigures(webhooks);
+results.webhooks = webhooks;
 
 console.log(`\n${JSON.stringify(results)}`);

@@ -9,6 +9,8 @@ const { values } = parseArgs({
   options: {
     fresh: { type: 'boolean', default: false },
     'no-seed': { type: 'boolean', default: false },
+    // Lets webhook endpoints be http://127.0.0.1 or http://localhost receivers; every other non-public URL stays refused.
+    'allow-loopback-webhooks': { type: 'boolean', default: false },
   },
 });
 
@@ -61,6 +63,7 @@ try {
     dataDir: values.fresh ? undefined : stateDir,
     stateDir,
     onWorkerError: (worker, error) => console.error(`[${worker}] invocation failed:`, error),
+    webhooks: { allowLoopbackHttp: values['allow-loopback-webhooks'] },
   });
 } catch (error) {
   const inUse = (error as { code?: string }).code === 'EADDRINUSE';

@@ -1,7 +1,10 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { CfnOutput, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
 import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { environmentNames } from '../shared/config.ts';
 import { type QueueId, queues } from '../shared/queues.ts';
@@ -12,9 +15,12 @@ import {
   type QueueWorker,
   type RouteAccess,
   routes,
+  type ScheduledJob,
+  scheduledJobs,
   workers,
 } from '../shared/routes.ts';
 import { table as tableDefinition } from '../shared/table/definition.ts';
+import { dataKeySecretIdEnvironmentName } from '../shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceApi } from './constructs/service-api.ts';
@@ -38,9 +44,11 @@ export const disposableStage = 'dev';
 /** Which variable carries a queue's URL; typed per QueueId so a new queue cannot be added without naming one. */
 const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
   drain: environmentNames.drainQueueUrl,
+  webhooks: environmentNames.webhooksQueueUrl,
 };
 const deadLetterUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
   drain: environmentNames.drainDeadLetterQueueUrl,
+  webhooks: environmentNames.webhooksDeadLetterQueueUrl,
 };
 
 export interface PricingServiceStackProps extends StackProps {
@@ -48,6 +56,7 @@ export interface PricingServiceStackProps extends StackProps {
   readonly routes?: readonly HttpRoute[];
   readonly fallbackRoute?: FallbackRoute;
   readonly workers?: readonly QueueWorker[];
+  readonly scheduledJobs?: readonly ScheduledJob[];
 }
 
 export class PricingServiceStack extends Stack {
@@ -85,6 +94,18 @@ export class PricingServiceStack extends Stack {
       return queue;
     };
 
+    // The data key that seals webhook signing secrets at rest: random text the stack generates, read by the functions
+    // that mint or sign with secrets, once per cold start. Kept with the table: without it the stored secrets are lost.
+    const webhookDataKey = new Secret(this, 'WebhookDataKey', {
+      description: 'Key material for sealing webhook signing secrets (AES-256-GCM); never rotate without re-sealing them.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy,
+    });
+    Validations.of(webhookDataKey).acknowledge({
+      id: 'AwsSolutions-SMG4',
+      reason: 'Rotating the data key would strand every sealed signing secret; the secrets themselves rotate per endpoint.',
+    });
+
     /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
     const serviceFunctions = new Map<string, ServiceFunction>();
     this.functions = serviceFunctions;
@@ -101,6 +122,8 @@ export class PricingServiceStack extends Stack {
       for (const queueId of row.access.sendToDeadLetter ?? []) {
         environment[deadLetterUrlEnvironmentNames[queueId]] = queueFor(queueId).deadLetterQueue.queueUrl;
       }
+
+      if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKey.secretArn;
 
       const fn = new ServiceFunction(this, id, {
         entry: row.entry,
@@ -120,6 +143,7 @@ export class PricingServiceStack extends Stack {
           reason: 'Queries go through the table GSIs; the wildcard covers the indexes of this one table and nothing else.',
         });
       }
+      if (row.access.webhookSecrets) webhookDataKey.grantRead(fn.function);
       for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
       for (const queueId of row.access.sendToDeadLetter ?? []) queueFor(queueId).deadLetterQueue.grantSendMessages(fn.function);
       serviceFunctions.set(row.id, fn);
@@ -154,6 +178,15 @@ export class PricingServiceStack extends Stack {
       monitored.push({ id: worker.id, memoryMb: worker.memoryMb, function: fn.function });
     }
 
+    for (const job of props.scheduledJobs ?? scheduledJobs) {
+      const fn = createFunction(`${constructId(job.id)}Job`, job, job.timeoutSeconds);
+      new Rule(this, `${constructId(job.id)}Schedule`, {
+        schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
+        targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
+      });
+      monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function });
+    }
+
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
     const dashboard = new ServiceDashboard(this, 'Operations', { metrics });
     this.alarms = new ServiceAlarms(this, 'Alarms', { metrics });
@@ -165,6 +198,10 @@ export class PricingServiceStack extends Stack {
       description: 'SNS topic every alarm is sent to: subscribe the team that runs the service',
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
+    new CfnOutput(this, 'WebhookDataKeySecretArn', {
+      value: webhookDataKey.secretArn,
+      description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
+    });
     for (const [queueId, serviceQueue] of serviceQueues) {
       new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
         value: serviceQueue.queue.queueUrl,

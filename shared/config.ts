@@ -7,6 +7,13 @@ export const environmentNames = {
   drainQueueUrl: 'DRAIN_QUEUE_URL',
   /** Set only for the drain worker, which moves a job it gives up on to the dead-letter queue itself. */
   drainDeadLetterQueueUrl: 'DRAIN_DEAD_LETTER_QUEUE_URL',
+  /** Set for functions that record webhook events (they hand them on after commit) and for the delivery worker. */
+  webhooksQueueUrl: 'WEBHOOKS_QUEUE_URL',
+  webhooksDeadLetterQueueUrl: 'WEBHOOKS_DEAD_LETTER_QUEUE_URL',
+  /** Local mode and tests only: multiplies every wait of the webhook retry schedule (e.g. 0.001); 1 when unset. */
+  webhookRetryScale: 'WEBHOOK_RETRY_SCALE',
+  /** Local mode and tests only: how long a receiver may take to answer; 10,000 ms when unset, as the rules have it. */
+  webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
 } as const;
 
 export const serviceName = 'pricing-service';
@@ -28,4 +35,13 @@ export function drainQueueUrl(): string {
 
 export function drainDeadLetterQueueUrl(): string {
   return required(environmentNames.drainDeadLetterQueueUrl);
+}
+
+export function webhooksQueueUrl(): string {
+  return required(environmentNames.webhooksQueueUrl);
+}
+
+/** Whether this function may hand events on itself; one that cannot leaves them to the sweeper. */
+export function hasWebhooksQueue(): boolean {
+  return Boolean(process.env[environmentNames.webhooksQueueUrl]);
 }

@@ -10,7 +10,7 @@ export interface QueueDefinition {
   readonly deadLetterRetentionDays: number;
 }
 
-export type QueueId = 'drain';
+export type QueueId = 'drain' | 'webhooks';
 
 /**
  * AWS advises a visibility timeout of at least six times the consumer's timeout, so that a message is not
@@ -20,6 +20,9 @@ export const VISIBILITY_TO_TIMEOUT_RATIO = 6;
 
 export const queues: Readonly<Record<QueueId, QueueDefinition>> = {
   drain: { id: 'drain', consumerTimeoutSeconds: 120, maxReceiveCount: 5, deadLetterRetentionDays: 14 },
+  // Webhook fan-out and delivery attempts. Each attempt waits at most 10 s for its receiver, and a batch's attempts run
+  // side by side; a message that fails 5 receives (a fault of the worker, never of a receiver) is parked.
+  webhooks: { id: 'webhooks', consumerTimeoutSeconds: 60, maxReceiveCount: 5, deadLetterRetentionDays: 14 },
 };
 
 export function visibilityTimeoutSeconds(queue: QueueDefinition): number {

@@ -10,11 +10,13 @@ export interface RouteAccess {
   readonly sendTo?: readonly QueueId[];
   /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
   readonly sendToDeadLetter?: readonly QueueId[];
+  /** Reads the data key that seals webhook signing secrets: the stack grants its one Secrets Manager secret. */
+  readonly webhookSecrets?: boolean;
 }
 
 export interface HttpRoute {
   readonly id: string;
-  readonly method: 'GET' | 'POST';
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   /** API Gateway path syntax, e.g. /api/v1/ingest/batches/{batchId}. */
   readonly path: string;
   /** Handler module, relative to the project root; it exports `handler`. */
@@ -115,7 +117,7 @@ export const routes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     // Read and write: an open batch past its life is recorded as failed the first time its status is read.
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
   {
     id: 'commitBatch',
@@ -126,7 +128,7 @@ export const routes = [
     auth: { family: 'svc_live', scopes: ['connector'] },
     memoryMb: 256,
     timeoutSeconds: 10,
-    access: { table: 'readWrite', sendTo: ['drain'] },
+    access: { table: 'readWrite', sendTo: ['drain', 'webhooks'] },
   },
   {
     id: 'claimWritebacks',
@@ -149,7 +151,7 @@ export const routes = [
     // Up to 500 results, each a transaction when it applies a price: memory buys the CPU and sockets to run them.
     memoryMb: 512,
     timeoutSeconds: 29,
-    access: { table: 'readWrite' },
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
   {
     id: 'extendWriteback',
@@ -183,7 +185,74 @@ export const routes = [
     auth: { family: 'pw_live', scopes: [], feature: 'overview' },
     memoryMb: 256,
     timeoutSeconds: 10,
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
+  {
+    id: 'createWebhookEndpoint',
+    method: 'POST',
+    path: '/v1/webhook-endpoints',
+    entry: 'functions/create-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // It resolves the URL's name to check it (3 s at most), and seals the new secret under the data key.
+    access: { table: 'readWrite', webhookSecrets: true },
+  },
+  {
+    id: 'listWebhookEndpoints',
+    method: 'GET',
+    path: '/v1/webhook-endpoints',
+    entry: 'functions/list-webhook-endpoints.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
     access: { table: 'readWrite' },
+  },
+  {
+    id: 'getWebhookEndpoint',
+    method: 'GET',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/get-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'updateWebhookEndpoint',
+    method: 'PATCH',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/update-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'deleteWebhookEndpoint',
+    method: 'DELETE',
+    path: '/v1/webhook-endpoints/{endpointId}',
+    entry: 'functions/delete-webhook-endpoint.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'rotateWebhookSecret',
+    method: 'POST',
+    path: '/v1/webhook-endpoints/{endpointId}/rotate-secret',
+    entry: 'functions/rotate-webhook-secret.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite', webhookSecrets: true },
   },
   {
     id: 'getUsage',
@@ -267,7 +336,42 @@ export const workers: readonly QueueWorker[] = [
     maxConcurrency: 10,
     memoryMb: 1024,
     // It re-enqueues itself to continue, and parks a job it gives up on in the dead-letter queue.
-    access: { table: 'readWrite', tableStatements: true, sendTo: ['drain'], sendToDeadLetter: ['drain'] },
+    access: { table: 'readWrite', tableStatements: true, sendTo: ['drain', 'webhooks'], sendToDeadLetter: ['drain'] },
+  },
+  {
+    id: 'deliverWebhooks',
+    queue: 'webhooks',
+    entry: 'functions/deliver-webhooks.ts',
+    // Attempts run side by side and mostly wait on receivers: ten per invocation share one instance's sockets.
+    batchSize: 10,
+    // Ten invocations of ten attempts each: a hundred receivers waited on at once, at least ten attempts a second when
+    // every receiver takes its full 10 s, with 1% of an account's default concurrency. docs/operations.md has more.
+    maxConcurrency: 10,
+    memoryMb: 512,
+    // It sends its own retries, delayed, to its queue, and opens the endpoints' signing secrets with the data key.
+    access: { table: 'readWrite', sendTo: ['webhooks'], webhookSecrets: true },
+  },
+];
+
+/** A function run on a timer: an EventBridge schedule in the stack, a timer in local mode. */
+export interface ScheduledJob {
+  readonly id: string;
+  readonly entry: string;
+  readonly everyMinutes: number;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+}
+
+export const scheduledJobs: readonly ScheduledJob[] = [
+  {
+    id: 'sweepWebhookOutbox',
+    entry: 'functions/sweep-webhook-outbox.ts',
+    // Once a minute: an event whose hand-off after commit was lost goes out within about a minute and a half.
+    everyMinutes: 1,
+    memoryMb: 256,
+    timeoutSeconds: 60,
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
   },
 ];
 

@@ -221,9 +221,329 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'batch.committed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.committed` event
+     * @description A connector committed an ingest batch; its drain is queued.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.committed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchCommittedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'batch.drained': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.drained` event
+     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.drained`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchDrainedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'batch.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.failed` event
+     * @description A batch will never drain: it expired while open, or its drain gave up. `error` is the text its status shows.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.failed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recommendations.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `recommendations.updated` event
+     * @description A bands job refreshed the recommended prices of the products a batch touched. `skus` lists them (sorted) up to 1,000; `skuCount` is the full count, and `truncated` says whether the list was cut.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `recommendations.updated`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['recommendationsUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `price.approved` event
+     * @description A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `price.approved`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['priceApprovedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.pending': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.pending` event
+     * @description A write-back task is waiting for one connector to claim it (one event per connector that receives it).
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.pending`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackPendingEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.applied': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.applied` event
+     * @description A connector acknowledged a write-back task as applied; the product’s current price is now its price.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.applied`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackAppliedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.failed` event
+     * @description A connector acknowledged a write-back task as failed, with its reason.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.failed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
+    BatchCommittedEvent: {
+      /** @constant */
+      type: 'batch.committed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        jobId: string;
+        recordCount: number;
+        /** Format: date-time */
+        committedAt: string;
+      };
+    };
+    BatchDrainedEvent: {
+      /** @constant */
+      type: 'batch.drained';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        recordCount: number;
+        drainedCount: number;
+        /** Format: date-time */
+        drainedAt: string;
+      };
+    };
+    BatchFailedEvent: {
+      /** @constant */
+      type: 'batch.failed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        error: string;
+        /** Format: date-time */
+        failedAt: string;
+      };
+    };
+    RecommendationsUpdatedEvent: {
+      /** @constant */
+      type: 'recommendations.updated';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        skuCount: number;
+        skus: string[];
+        truncated: boolean;
+        /** Format: date-time */
+        updatedAt: string;
+      };
+    };
+    PriceApprovedEvent: {
+      /** @constant */
+      type: 'price.approved';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        approvalId: string;
+        sku: string;
+        priceCents: number;
+        currency: string;
+        recommendedPriceCents: number;
+        /** Format: date-time */
+        approvedAt: string;
+        livemode: boolean;
+        publishedTo: {
+          connectorId: string;
+          writebackId: string;
+        }[];
+      };
+    };
+    WritebackPendingEvent: {
+      /** @constant */
+      type: 'writeback.pending';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        priceCents: number;
+        currency: string;
+        /** Format: date-time */
+        createdAt: string;
+      };
+    };
+    WritebackAppliedEvent: {
+      /** @constant */
+      type: 'writeback.applied';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        priceCents: number;
+        currency: string;
+        /** Format: date-time */
+        appliedAt: string;
+      };
+    };
+    WritebackFailedEvent: {
+      /** @constant */
+      type: 'writeback.failed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        error: string;
+        /** Format: date-time */
+        failedAt: string;
+      };
+    };
     Identifier: string;
     DateTime: string;
     /** @description Free-form: string keys, values of any type. Objects and arrays nest at most 32 levels deep, the attributes object being level 1; deeper is 422 invalid_request with `param` the path to the first one too deep. */
@@ -1945,6 +2265,238 @@ export interface operations {
         };
       };
       503: components['responses']['Timeout'];
+    };
+  };
+  batchCommittedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchCommittedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  batchDrainedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchDrainedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  batchFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  recommendationsUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecommendationsUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  priceApprovedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PriceApprovedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackPendingEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackPendingEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackAppliedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackAppliedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }

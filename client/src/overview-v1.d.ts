@@ -52,6 +52,102 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook-endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the webhook endpoints
+     * @description Every webhook endpoint of the workspace, with its status: `healthy`; `failing` since a delivery was parked after its last retry (`failing_since`); or `disabled`, by its owner or by the service after five days of failing. Secrets are never shown.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Register a webhook endpoint
+     * @description Registers an HTTPS endpoint to receive the events it subscribes to, signed by the Standard Webhooks rules. The URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, link-local or metadata address); the check is made again before each delivery. The answer carries the signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most 20 endpoints. Sandbox (`pw_test_`) keys may read endpoints but not change them.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 429 `rate_limited`, 500 `server_error`.
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read a webhook endpoint
+     * @description One webhook endpoint of the workspace, with its status. Secrets are never shown.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['getWebhookEndpoint'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a webhook endpoint
+     * @description Removes the endpoint: nothing more is sent to it, and its place under the limit is free again.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    /**
+     * Change a webhook endpoint
+     * @description Changes the URL (checked as at registration), the event types, the description (`null` removes it) or `enabled`. Re-enabling an endpoint, one the service disabled included, starts it afresh as `healthy`. A refused change changes nothing.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint’s signing secret
+     * @description Mints a new signing secret, shown this once. For 24 hours the one it replaces signs too: each message carries both signatures in `webhook-signature`, so a receiver may switch to the new secret at any time in that window. A second rotation within the 24 hours retires the oldest secret at once.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/usage': {
     parameters: {
       query?: never;
@@ -101,9 +197,329 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'batch.committed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.committed` event
+     * @description A connector committed an ingest batch; its drain is queued.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.committed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchCommittedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'batch.drained': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.drained` event
+     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.drained`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchDrainedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'batch.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `batch.failed` event
+     * @description A batch will never drain: it expired while open, or its drain gave up. `error` is the text its status shows.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `batch.failed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['batchFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recommendations.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `recommendations.updated` event
+     * @description A bands job refreshed the recommended prices of the products a batch touched. `skus` lists them (sorted) up to 1,000; `skuCount` is the full count, and `truncated` says whether the list was cut.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `recommendations.updated`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['recommendationsUpdatedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.approved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `price.approved` event
+     * @description A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `price.approved`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['priceApprovedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.pending': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.pending` event
+     * @description A write-back task is waiting for one connector to claim it (one event per connector that receives it).
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.pending`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackPendingEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.applied': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.applied` event
+     * @description A connector acknowledged a write-back task as applied; the product’s current price is now its price.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.applied`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackAppliedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'writeback.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `writeback.failed` event
+     * @description A connector acknowledged a write-back task as failed, with its reason.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `writeback.failed`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['writebackFailedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
+    BatchCommittedEvent: {
+      /** @constant */
+      type: 'batch.committed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        jobId: string;
+        recordCount: number;
+        /** Format: date-time */
+        committedAt: string;
+      };
+    };
+    BatchDrainedEvent: {
+      /** @constant */
+      type: 'batch.drained';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        recordCount: number;
+        drainedCount: number;
+        /** Format: date-time */
+        drainedAt: string;
+      };
+    };
+    BatchFailedEvent: {
+      /** @constant */
+      type: 'batch.failed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        error: string;
+        /** Format: date-time */
+        failedAt: string;
+      };
+    };
+    RecommendationsUpdatedEvent: {
+      /** @constant */
+      type: 'recommendations.updated';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        /** Format: uuid */
+        batchId: string;
+        connectorId: string;
+        skuCount: number;
+        skus: string[];
+        truncated: boolean;
+        /** Format: date-time */
+        updatedAt: string;
+      };
+    };
+    PriceApprovedEvent: {
+      /** @constant */
+      type: 'price.approved';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        approvalId: string;
+        sku: string;
+        priceCents: number;
+        currency: string;
+        recommendedPriceCents: number;
+        /** Format: date-time */
+        approvedAt: string;
+        livemode: boolean;
+        publishedTo: {
+          connectorId: string;
+          writebackId: string;
+        }[];
+      };
+    };
+    WritebackPendingEvent: {
+      /** @constant */
+      type: 'writeback.pending';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        priceCents: number;
+        currency: string;
+        /** Format: date-time */
+        createdAt: string;
+      };
+    };
+    WritebackAppliedEvent: {
+      /** @constant */
+      type: 'writeback.applied';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        priceCents: number;
+        currency: string;
+        /** Format: date-time */
+        appliedAt: string;
+      };
+    };
+    WritebackFailedEvent: {
+      /** @constant */
+      type: 'writeback.failed';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        writebackId: string;
+        connectorId: string;
+        approvalId: string;
+        productSku: string;
+        error: string;
+        /** Format: date-time */
+        failedAt: string;
+      };
+    };
     Identifier: string;
     Driver: {
       param: string;
@@ -545,6 +961,994 @@ export interface operations {
       503: components['responses']['Timeout'];
     };
   };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoints, in id order. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *           "url": "https://erp.example.com/hooks/pricing",
+           *           "description": "ERP",
+           *           "event_types": [
+           *             "batch.drained",
+           *             "price.approved"
+           *           ],
+           *           "enabled": true,
+           *           "status": "healthy",
+           *           "failing_since": null,
+           *           "previous_secret_expires_at": null,
+           *           "created_at": "2026-10-05T09:30:00.000Z",
+           *           "updated_at": "2026-10-05T09:30:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            data: {
+              id: string;
+              url: string;
+              description: string | null;
+              event_types: (
+                | 'batch.committed'
+                | 'batch.drained'
+                | 'batch.failed'
+                | 'recommendations.updated'
+                | 'price.approved'
+                | 'writeback.pending'
+                | 'writeback.applied'
+                | 'writeback.failed'
+              )[];
+              enabled: boolean;
+              /** @enum {string} */
+              status: 'healthy' | 'failing' | 'disabled';
+              failing_since: string | null;
+              previous_secret_expires_at: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description The URL, at most 2,048 characters; the event types, each once; and optionally a description and `enabled`. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://erp.example.com/hooks/pricing",
+         *       "event_types": [
+         *         "batch.drained",
+         *         "price.approved"
+         *       ],
+         *       "description": "ERP"
+         *     }
+         */
+        'application/json': {
+          url: string;
+          event_types: (
+            | 'batch.committed'
+            | 'batch.drained'
+            | 'batch.failed'
+            | 'recommendations.updated'
+            | 'price.approved'
+            | 'writeback.pending'
+            | 'writeback.applied'
+            | 'writeback.failed'
+          )[];
+          enabled?: boolean;
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint, and its signing secret, shown this once. */
+      201: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z",
+           *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3zJ4m1FKV8g="
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            secret: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a user name, does not resolve, or resolves to an address that is not public; an event type is unknown or repeated; or the workspace already has 20 endpoints. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  getWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint is gone. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "deleted": true
+           *     }
+           */
+          'application/json': {
+            id: string;
+            /** @constant */
+            deleted: true;
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    /** @description The fields to change, at least one. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event_types": [
+         *         "batch.drained",
+         *         "batch.failed",
+         *         "price.approved"
+         *       ],
+         *       "enabled": true
+         *     }
+         */
+        'application/json': {
+          url?: string;
+          event_types?: (
+            | 'batch.committed'
+            | 'batch.drained'
+            | 'batch.failed'
+            | 'recommendations.updated'
+            | 'price.approved'
+            | 'writeback.pending'
+            | 'writeback.applied'
+            | 'writeback.failed'
+          )[];
+          enabled?: boolean;
+          description?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description The endpoint as changed. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "url": "https://erp.example.com/hooks/pricing",
+           *       "description": "ERP",
+           *       "event_types": [
+           *         "batch.drained",
+           *         "price.approved"
+           *       ],
+           *       "enabled": true,
+           *       "status": "healthy",
+           *       "failing_since": null,
+           *       "previous_secret_expires_at": null,
+           *       "created_at": "2026-10-05T09:30:00.000Z",
+           *       "updated_at": "2026-10-05T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            url: string;
+            description: string | null;
+            event_types: (
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed'
+            )[];
+            enabled: boolean;
+            /** @enum {string} */
+            status: 'healthy' | 'failing' | 'disabled';
+            failing_since: string | null;
+            previous_secret_expires_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The body is not JSON, is malformed or changes nothing, or the new URL or event types are refused as at registration. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Rotating takes no body: none, an empty one, or `{}`. */
+    requestBody?: {
+      content: {
+        'application/json': Record<string, unknown>;
+      };
+    };
+    responses: {
+      /** @description The new secret, and until when the previous one still signs. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "we_5kQmT2vXb8NcL4pR7dWz0y",
+           *       "secret": "whsec_3Zb0u4XfZ0Wn7LxQ9uE1JpWb4m4lQ2mYVdXyZkq5n8A=",
+           *       "previous_secret_expires_at": "2026-10-06T09:30:00.000Z"
+           *     }
+           */
+          'application/json': {
+            id: string;
+            secret: string;
+            /** Format: date-time */
+            previous_secret_expires_at: string;
+          };
+        };
+      };
+      /** @description - `bad_request`: The request has a body other than none, an empty one, or `{}`. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
   getUsage: {
     parameters: {
       query?: {
@@ -890,6 +2294,238 @@ export interface operations {
         };
       };
       503: components['responses']['Timeout'];
+    };
+  };
+  batchCommittedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchCommittedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  batchDrainedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchDrainedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  batchFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['BatchFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  recommendationsUpdatedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RecommendationsUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  priceApprovedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PriceApprovedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackPendingEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackPendingEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackAppliedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackAppliedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  writebackFailedEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WritebackFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }

@@ -4,7 +4,7 @@ import { listenToRequestCosts } from '../../shared/observability.ts';
 import { workers } from '../../shared/routes.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { type CostBreakdown, costAtListPrices, HTTP_API_METERING_BYTES } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, HTTP_API_METERING_BYTES } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 
 /** Under API Gateway's 10 MB body limit, with room for the envelope. */

@@ -10,7 +10,7 @@ import { CapacityLedger } from '../../shared/table/capacity.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { mixFor, sampleCatalogue } from '../sample-catalogue.ts';
-import { costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES, listPrices } from './list-prices.ts';
+import { costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES, listPrices } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 import { ingest, planCalls } from './prices.ts';
 

@@ -11,7 +11,7 @@ import { keys, type PrimaryKey } from '../../shared/table/keys.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue, seededRandom } from '../sample-catalogue.ts';
-import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient, percentile } from './measure.ts';
 
 const LINES_PER_CALL = 100;

@@ -3,7 +3,7 @@ import { listenToRequestCosts, type RequestCost } from '../../shared/observabili
 import { type RouteId, routeById } from '../../shared/routes.ts';
 import { createWorkspaceWithKeys, seedPendingTasks } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { type CostBreakdown, costAtListPrices, gbSecondsOf } from './list-prices.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 
 const CLAIM_LIMIT = 10;

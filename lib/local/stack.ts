@@ -1,10 +1,14 @@
 // The whole service on one machine: DynamoDB Local, the SQS emulator, the queue pollers and the HTTP gateway, wired as the stack wires AWS.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentNames, serviceName } from '../../shared/config.ts';
 import { type QueueId, queues } from '../../shared/queues.ts';
-import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes } from '../../shared/routes.ts';
+import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes, scheduledJobs } from '../../shared/routes.ts';
 import { table } from '../../shared/table/definition.ts';
+import { dataKeyFileEnvironmentName } from '../../shared/webhooks/secrets.ts';
+import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
 import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
@@ -29,6 +33,17 @@ export interface LocalStackOptions {
   /** Tests shorten it to see redeliveries in seconds; the default is the stack's. */
   readonly visibilityTimeoutSeconds?: number;
   readonly onWorkerError?: (worker: string, error: unknown) => void;
+  /**
+   * Webhook delivery in local mode. `allowLoopbackHttp` lets endpoints be `http://127.0.0.1` receivers (an explicit
+   * switch, off by default); tests scale the retry schedule down, shorten the receivers' timeout and the sweeper's
+   * interval, so that they never wait real minutes. Unset, each is as deployed.
+   */
+  readonly webhooks?: {
+    readonly allowLoopbackHttp?: boolean;
+    readonly retryScale?: number;
+    readonly timeoutMs?: number;
+    readonly sweepIntervalMs?: number;
+  };
   /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
   readonly onExchange?: GatewayOptions['onExchange'];
 }
@@ -40,6 +55,10 @@ export interface LocalStackDescription {
   readonly region: string;
   readonly tableName: string;
   readonly queues: Record<QueueId, LocalQueue>;
+  /** The file of the data key that seals webhook signing secrets: the path, never the key, goes into stack.json. */
+  readonly webhookDataKeyFile?: string;
+  /** Whether webhook endpoints may be `http://127.0.0.1` or `http://localhost` (`npm start -- --allow-loopback-webhooks`). */
+  readonly allowLoopbackWebhooks?: boolean;
 }
 
 export interface LocalStack extends LocalStackDescription {
@@ -52,6 +71,10 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     [environmentNames.tableName]: description.tableName,
     [environmentNames.drainQueueUrl]: description.queues.drain.url,
     [environmentNames.drainDeadLetterQueueUrl]: description.queues.drain.deadLetterUrl,
+    [environmentNames.webhooksQueueUrl]: description.queues.webhooks.url,
+    [environmentNames.webhooksDeadLetterQueueUrl]: description.queues.webhooks.deadLetterUrl,
+    ...(description.webhookDataKeyFile ? { [dataKeyFileEnvironmentName]: description.webhookDataKeyFile } : {}),
+    ...(description.allowLoopbackWebhooks ? { [allowLoopbackEnvironmentName]: '1' } : {}),
     AWS_REGION: description.region,
     AWS_ACCESS_KEY_ID: localCredentials.accessKeyId,
     AWS_SECRET_ACCESS_KEY: localCredentials.secretAccessKey,
@@ -65,6 +88,26 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     // The cost ledger flushes at the end of every request, so that `cost report` shows a call at once; the bench sets
     // the deployed age to measure what the ledger costs.
     COST_LEDGER_FLUSH_SECONDS: process.env.COST_LEDGER_FLUSH_SECONDS ?? '0',
+  };
+}
+
+/**
+ * The data key of local mode: random text in a file beside the data (so that sealed secrets open after a restart), or
+ * in a temporary directory when nothing persists. Created once, readable by its owner only.
+ */
+function webhookDataKeyFile(dir: string | undefined): string {
+  const directory = dir ?? mkdtempSync(join(tmpdir(), 'pricing-webhook-key-'));
+  mkdirSync(directory, { recursive: true });
+  const file = join(directory, 'webhook-data-key');
+  if (!existsSync(file)) writeFileSync(file, `${randomBytes(48).toString('base64url')}\n`, { mode: 0o600 });
+  return file;
+}
+
+/** The test switches of local webhook delivery, as the handlers read them from their environment. */
+function webhookEnvironment(webhooks: LocalStackOptions['webhooks'] = {}): Record<string, string> {
+  return {
+    ...(webhooks.retryScale === undefined ? {} : { [environmentNames.webhookRetryScale]: String(webhooks.retryScale) }),
+    ...(webhooks.timeoutMs === undefined ? {} : { [environmentNames.webhookTimeoutMs]: String(webhooks.timeoutMs) }),
   };
 }
 
@@ -100,9 +143,11 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       region: LOCAL_REGION,
       tableName,
       queues: localQueues,
+      webhookDataKeyFile: webhookDataKeyFile(options.dataDir ?? options.stateDir),
+      allowLoopbackWebhooks: options.webhooks?.allowLoopbackHttp === true,
     };
     // One process serves every function, so the environment is set once, before any handler module loads.
-    Object.assign(process.env, handlerEnvironment(description));
+    Object.assign(process.env, handlerEnvironment(description), webhookEnvironment(options.webhooks));
 
     for (const worker of options.workers ?? definedWorkers) {
       const queue = queues[worker.queue];
@@ -118,6 +163,27 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
         onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
       });
       stops.push(() => poller.stop());
+    }
+
+    // Scheduled jobs run on a timer, as EventBridge runs them; one run at a time, and never past stop.
+    for (const job of scheduledJobs) {
+      const handler = (await loadHandler(job.entry)) as () => Promise<unknown>;
+      let running: Promise<unknown> | undefined;
+      const timer = setInterval(
+        () => {
+          running ??= handler()
+            .catch((error: unknown) => options.onWorkerError?.(job.id, error))
+            .finally(() => {
+              running = undefined;
+            });
+        },
+        job.id === 'sweepWebhookOutbox' && options.webhooks?.sweepIntervalMs ? options.webhooks.sweepIntervalMs : job.everyMinutes * 60_000,
+      );
+      timer.unref();
+      stops.push(async () => {
+        clearInterval(timer);
+        await running;
+      });
     }
 
     const gateway: Gateway = await startGateway({

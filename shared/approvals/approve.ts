@@ -22,6 +22,8 @@ import { pause } from '../table/bulk.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '../writebacks/tasks.ts';
+import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
+import { handOn, outboxPut } from '../webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, readLatestApproval, takeTurn } from './latest.ts';
 import type { Approval, ApprovalView, ApproveRequest } from './schema.ts';
 
@@ -139,9 +141,28 @@ export async function approvePrice(principal: Principal, request: ApproveRequest
     },
   });
 
+  const approvedEvent = (approval: Approval) =>
+    newEvent(
+      'price.approved',
+      workspaceId,
+      {
+        approvalId,
+        sku: approval.sku,
+        priceCents: approval.priceCents,
+        currency: approval.currency,
+        recommendedPriceCents: approval.recommendedPriceCents,
+        approvedAt: approval.approvedAt,
+        livemode: approval.livemode,
+        publishedTo: approval.publishedTo,
+      },
+      now,
+    );
+
   if (!livemode) {
     const approval = record(now.toISOString(), []);
-    await tableClient().send(new TransactWriteCommand({ TransactItems: [approvalPut(approval)] }));
+    const event = approvedEvent(approval);
+    await tableClient().send(new TransactWriteCommand({ TransactItems: [approvalPut(approval), outboxPut(event)] }));
+    await handOn([event]);
     return approval;
   }
 
@@ -165,17 +186,39 @@ export async function approvePrice(principal: Principal, request: ApproveRequest
     const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, connectors)).map((taskId) =>
       cancelTask(workspaceId, taskId, approvalId, now.getTime()),
     );
+    // Each event is written with the item it reports: the approval's with the approval, each task's with the task.
+    const events: WebhookEvent[] = [approvedEvent(approval)];
+    const taskPuts = tasks.flatMap(({ connectorId, taskId, item }) => {
+      const pending = newEvent(
+        'writeback.pending',
+        workspaceId,
+        {
+          writebackId: taskId,
+          connectorId,
+          approvalId,
+          productSku: recommendation.sku,
+          priceCents,
+          currency: recommendation.currency,
+          createdAt: approvedAt,
+        },
+        now,
+      );
+      events.push(pending);
+      return [{ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxPut(pending)];
+    });
     const items: TransactItems = [
       approvalPut(approval),
+      outboxPut(events[0] as WebhookEvent),
       takeTurn(workspaceId, recommendation.sku, latest, { approvalId, approvedAt, taskIds: tasks.map((task) => task.taskId) }),
       ...cancels,
-      ...tasks.map(({ item }) => ({ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } })),
+      ...taskPuts,
     ];
     try {
       // With more connectors than one transaction holds, the rest of the tasks follow in further transactions.
       for (let start = 0; start < items.length; start += TRANSACTION_ITEMS) {
         await tableClient().send(new TransactWriteCommand({ TransactItems: items.slice(start, start + TRANSACTION_ITEMS) }));
       }
+      await handOn(events);
       return approval;
     } catch (error) {
       // Another approval took its turn first, or a task to cancel was leased meanwhile: read again and try anew.

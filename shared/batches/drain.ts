@@ -8,6 +8,7 @@ import { logger } from '../observability.ts';
 import { pricingSettings } from '../pricing/settings.ts';
 import { touchedSkus } from '../recommendations/recommend.ts';
 import { refreshRecommendations } from '../recommendations/repository.ts';
+import { MAX_SKUS_PER_EVENT, newEvent } from '../webhooks/events.ts';
 import { getWorkspace } from '../workspaces/repository.ts';
 import { workspaceDefaults } from '../workspaces/schema.ts';
 import { decompressRecords } from './chunks.ts';
@@ -171,7 +172,21 @@ async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: Dra
       },
     );
     if (!refreshed.done) return await continueLater();
-    await finishBands(current, owner, clock());
+    const changed = [...new Set(skus)].sort();
+    const updated = newEvent(
+      'recommendations.updated',
+      current.workspaceId,
+      {
+        batchId: current.batchId,
+        connectorId: current.connectorId,
+        skuCount: changed.length,
+        skus: changed.slice(0, MAX_SKUS_PER_EVENT),
+        truncated: changed.length > MAX_SKUS_PER_EVENT,
+        updatedAt: clock().toISOString(),
+      },
+      clock(),
+    );
+    await finishBands(current, owner, clock(), [updated]);
     reportBandsLag(current, clock());
     return { outcome: 'recomputed', chunks: 0, records: 0 };
   } catch (error) {

@@ -4,6 +4,8 @@ import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
+import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
+import { updateWithEvents } from '../webhooks/outbox.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 
 /** Another invocation of the batch's job holds it, and its lease has not run out. */
@@ -115,28 +117,43 @@ export async function saveBandsJobCursor(
   return { ...batch, [cursor]: value, leaseUntil };
 }
 
-export async function finishBands(batch: Batch, owner: string, now: Date): Promise<void> {
-  await tableClient().send(
-    new UpdateCommand({
+/** Ends the bands job; `recommendations.updated` is recorded with it, so it reports only a job that finished. */
+export async function finishBands(batch: Batch, owner: string, now: Date, events: readonly WebhookEvent[] = []): Promise<void> {
+  await updateWithEvents(
+    {
       TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
       UpdateExpression: 'SET bandsRecomputedAt = :now REMOVE leaseOwner, leaseUntil',
       ConditionExpression: 'leaseOwner = :owner',
       ExpressionAttributeValues: { ':now': now.toISOString(), ':owner': owner },
-    }),
+    },
+    events,
   );
 }
 
 export async function finishDrain(batch: Batch, owner: string, now: Date): Promise<void> {
-  await tableClient().send(
-    new UpdateCommand({
+  const drained = newEvent(
+    'batch.drained',
+    batch.workspaceId,
+    {
+      batchId: batch.batchId,
+      connectorId: batch.connectorId,
+      recordCount: batch.recordCount,
+      drainedCount: batch.drainedCount ?? 0,
+      drainedAt: now.toISOString(),
+    },
+    now,
+  );
+  await updateWithEvents(
+    {
       TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
       UpdateExpression: 'SET #status = :drained, drainedAt = :now REMOVE leaseOwner, leaseUntil',
       ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':drained': 'drained', ':now': now.toISOString(), ':owner': owner, ':draining': 'draining' },
-    }),
+    },
+    [drained],
   );
 }
 
@@ -159,9 +176,15 @@ export async function releaseBatchLease(batch: Batch, owner: string): Promise<vo
 
 /** `committed` / `draining` → `failed`, with the text a connector reads in the batch status. */
 export async function failDrain(batch: Batch, error: string, now: Date): Promise<void> {
+  const failed = newEvent(
+    'batch.failed',
+    batch.workspaceId,
+    { batchId: batch.batchId, connectorId: batch.connectorId, error, failedAt: now.toISOString() },
+    now,
+  );
   try {
-    await tableClient().send(
-      new UpdateCommand({
+    await updateWithEvents(
+      {
         TableName: tableName(),
         Key: keys.batch(batch.workspaceId, batch.batchId),
         UpdateExpression: 'SET #status = :failed, #error = :error, failedAt = :now REMOVE leaseOwner, leaseUntil',
@@ -175,7 +198,8 @@ export async function failDrain(batch: Batch, error: string, now: Date): Promise
           ':committed': 'committed',
           ':draining': 'draining',
         },
-      }),
+      },
+      [failed],
     );
   } catch (caught) {
     if (!isConditionFailure(caught)) throw caught;

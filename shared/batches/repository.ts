@@ -1,10 +1,12 @@
 // Batch items: open, read, commit and status; an open batch past its life is recorded as failed.
-import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { newBatchId, newId } from '../ids.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
+import { newEvent } from '../webhooks/events.ts';
+import { updateWithEvents } from '../webhooks/outbox.ts';
 import { batchNotFound, EXPIRED_ERROR, expired, expiryCutoff, isOwnBatch, notOpen } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 
@@ -48,9 +50,16 @@ export async function getBatch(workspaceId: string, batchId: string): Promise<Ba
 async function recordExpiry(batch: Batch, now: Date): Promise<Batch> {
   const current = expired(batch, now);
   if (current === batch) return batch;
+  const failedAt = current.failedAt ?? now.toISOString();
+  const failed = newEvent(
+    'batch.failed',
+    batch.workspaceId,
+    { batchId: batch.batchId, connectorId: batch.connectorId, error: EXPIRED_ERROR, failedAt },
+    now,
+  );
   try {
-    await tableClient().send(
-      new UpdateCommand({
+    await updateWithEvents(
+      {
         TableName: tableName(),
         Key: keys.batch(batch.workspaceId, batch.batchId),
         UpdateExpression: 'SET #status = :failed, #error = :error, failedAt = :failedAt',
@@ -59,11 +68,12 @@ async function recordExpiry(batch: Batch, now: Date): Promise<Batch> {
         ExpressionAttributeValues: {
           ':failed': 'failed',
           ':error': EXPIRED_ERROR,
-          ':failedAt': current.failedAt,
+          ':failedAt': failedAt,
           ':open': 'open',
           ':cutoff': expiryCutoff(now),
         },
-      }),
+      },
+      [failed],
     );
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
@@ -101,9 +111,15 @@ export async function commitBatch(
   if (batch.status !== 'open') throw notOpen(batch);
   const job: DrainJob = { workspaceId: owner.workspaceId, batchId, jobId: newId('job'), sentAt: now.toISOString() };
   await sendDrainJob(job);
+  const committed = newEvent(
+    'batch.committed',
+    owner.workspaceId,
+    { batchId, connectorId: owner.connectorId, jobId: job.jobId, recordCount: batch.recordCount, committedAt: now.toISOString() },
+    now,
+  );
   try {
-    await tableClient().send(
-      new UpdateCommand({
+    await updateWithEvents(
+      {
         TableName: tableName(),
         Key: keys.batch(owner.workspaceId, batchId),
         UpdateExpression: 'SET #status = :committed, jobId = :jobId, committedAt = :now',
@@ -117,7 +133,8 @@ export async function commitBatch(
           ':open': 'open',
           ':cutoff': expiryCutoff(now),
         },
-      }),
+      },
+      [committed],
     );
   } catch (error) {
     if (isConditionFailure(error)) throw notOpen(await readOwnBatch(owner, batchId, now));

@@ -6,6 +6,7 @@ import { PriceResultLineSchema } from '../prices/schema.ts';
 import { AttributesSchema, MAX_ATTRIBUTE_DEPTH } from '../records/attributes.ts';
 import { MAX_IDENTIFIER_LENGTH, withinIdentifierLength } from '../records/identifier.ts';
 import { DateTimeSchema, isStorableNumber } from '../records/schema.ts';
+import { changesSomething, eachOnce } from '../webhooks/endpoint-schema.ts';
 
 export type { JsonSchema } from '@valibot/to-json-schema';
 
@@ -95,6 +96,8 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
     }
     if (requirement === isStorableNumber) return storableRange(jsonSchema);
     if (action === DateTimeSchema.pipe[1]) return { ...jsonSchema, pattern: DATE_TIME_PATTERN };
+    if (requirement === eachOnce) return { ...jsonSchema, uniqueItems: true };
+    if (requirement === changesSomething) return { ...jsonSchema, minProperties: 1 };
   }
   if (action === AttributesSchema.pipe[1]) return { ...jsonSchema, description: attributesDescription };
   if (action === PriceRequestLineSchema.pipe[1]) {

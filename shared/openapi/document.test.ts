@@ -1,4 +1,5 @@
 // Unit tests of the contract documents: committed as generated, every route in its document, the limits as keywords, and examples and answers that validate.
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
@@ -18,6 +19,7 @@ import type { PricedRecommendation } from '../recommendations/schema.ts';
 import { routes } from '../routes.ts';
 import { taskView } from '../writebacks/rules.ts';
 import { CLAIM_LIMIT, LEASE_SECONDS, MAX_ACK_RESULTS, MAX_ERROR_LENGTH, type Task } from '../writebacks/schema.ts';
+import { type EventData, type EventType, eventTypes, newEvent } from '../webhooks/events.ts';
 import { buildDocument, documentText, type RouteRow, surfaceDocs } from './document.ts';
 import { type Conforms, operations, undocumentedRoutes } from './operations.ts';
 
@@ -34,7 +36,7 @@ function validatorOf(surface: Surface) {
   const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true });
   addFormats.default(ajv);
   // The document's own fields, and OpenAPI's annotations: keywords of no consequence, so that strict mode judges the rest.
-  ajv.addVocabulary(['openapi', 'info', 'servers', 'tags', 'paths', 'x-unknown-route', 'components', 'example', 'discriminator']);
+  ajv.addVocabulary(['openapi', 'info', 'servers', 'tags', 'paths', 'webhooks', 'x-unknown-route', 'components', 'example', 'discriminator']);
   ajv.addSchema(documents[surface], surface);
   return (pointer: string, value: unknown): string[] => {
     const validate = ajv.getSchema(`${surface}#${pointer}`) ?? ajv.compile({ $ref: `${surface}#${pointer}` });
@@ -343,6 +345,71 @@ describe('what the domain answers', () => {
     for (const code of answered) {
       const body = JSON.parse(errorResponse(errorOf(code), 'req-1', 'overview').body);
       expect(validators.overview('/components/schemas/OverviewError', body), code).toEqual([]);
+    }
+  });
+});
+
+describe('the webhooks', () => {
+  const samples: { [T in EventType]: EventData<T> } = {
+    'batch.committed': { batchId: randomUUID(), connectorId: 'con_1', jobId: 'job_1', recordCount: 3, committedAt: new Date().toISOString() },
+    'batch.drained': { batchId: randomUUID(), connectorId: 'con_1', recordCount: 3, drainedCount: 3, drainedAt: new Date().toISOString() },
+    'batch.failed': { batchId: randomUUID(), connectorId: 'con_1', error: 'expired', failedAt: new Date().toISOString() },
+    'recommendations.updated': {
+      batchId: randomUUID(),
+      connectorId: 'con_1',
+      skuCount: 2,
+      skus: ['A', 'B'],
+      truncated: false,
+      updatedAt: new Date().toISOString(),
+    },
+    'price.approved': {
+      approvalId: 'apv_1',
+      sku: 'A',
+      priceCents: 1500,
+      currency: 'USD',
+      recommendedPriceCents: 1450,
+      approvedAt: new Date().toISOString(),
+      livemode: true,
+      publishedTo: [{ connectorId: 'con_1', writebackId: 'wb_1' }],
+    },
+    'writeback.pending': {
+      writebackId: 'wb_1',
+      connectorId: 'con_1',
+      approvalId: 'apv_1',
+      productSku: 'A',
+      priceCents: 1500,
+      currency: 'USD',
+      createdAt: new Date().toISOString(),
+    },
+    'writeback.applied': {
+      writebackId: 'wb_1',
+      connectorId: 'con_1',
+      approvalId: 'apv_1',
+      productSku: 'A',
+      priceCents: 1500,
+      currency: 'USD',
+      appliedAt: new Date().toISOString(),
+    },
+    'writeback.failed': {
+      writebackId: 'wb_1',
+      connectorId: 'con_1',
+      approvalId: 'apv_1',
+      productSku: 'A',
+      error: 'refused',
+      failedAt: new Date().toISOString(),
+    },
+  };
+
+  it.each(surfaces)('describe every event type of the catalogue in the %s document, each payload valid against its schema', (surface) => {
+    const webhooks = documents[surface].webhooks as Json;
+    expect(Object.keys(webhooks)).toEqual(eventTypes);
+    for (const type of eventTypes) {
+      const operation = webhooks[type].post;
+      expect(operation.parameters.map((parameter: Json) => parameter.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+      const pointer = String(operation.requestBody.content['application/json'].schema.$ref).slice(1);
+      const event = newEvent(type, 'ws_1', samples[type] as never, new Date());
+      expect(validators[surface](pointer, event), type).toEqual([]);
+      expect(validators[surface](pointer, { ...event, type: 'batch.unknown' }), type).not.toEqual([]);
     }
   });
 });

@@ -44,12 +44,23 @@ import {
   ExtendResponseSchema,
   TaskViewSchema,
 } from '../writebacks/schema.ts';
+import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS } from '../webhooks/delivery.ts';
+import { eventCatalogue, eventSchema, type EventType, eventTypes } from '../webhooks/events.ts';
 import { componentSchemas, documentSchema } from './convert.ts';
 import { StageRequestSchema } from './inputs.ts';
 import { OPENAPI_VERSION, OpenApiDocumentSchema, type OperationDoc, operations, type ParameterDoc, undocumentedRoutes } from './operations.ts';
 
+/** `batch.drained` → `BatchDrainedEvent`: the component that describes the event's payload. */
+function eventComponentName(type: EventType): string {
+  return `${type
+    .split(/[._]/)
+    .map((part) => `${part.charAt(0).toUpperCase()}${part.slice(1)}`)
+    .join('')}Event`;
+}
+
 /** The schemas the documents name in `components.schemas`; each document keeps those it uses. */
 const namedSchemas: Record<string, v.GenericSchema> = {
+  ...Object.fromEntries(eventTypes.map((type) => [eventComponentName(type), eventSchema(type)])),
   Identifier: IdentifierSchema,
   DateTime: DateTimeSchema,
   Attributes: AttributesSchema,
@@ -130,6 +141,10 @@ const tagDescriptions: Readonly<Record<string, string>> = {
   Recommendations: 'A SKU’s recommended price, with its rationale and drivers.',
   Approvals: 'Approving a price, and publishing it to the connectors.',
   Contract: 'The machine-readable contract itself.',
+  Webhooks: 'The endpoints a workspace registers to receive webhook events, each with its subscriptions and signing secret.',
+  'Webhook events':
+    'Events the service POSTs to the endpoints a workspace registers, signed by the Standard Webhooks rules, so that a ' +
+    'connector learns of a drained batch or an approved price without polling.',
 };
 
 const securitySchemes = {
@@ -424,6 +439,75 @@ function unknownRoute(surface: Surface): Record<string, unknown> {
   };
 }
 
+function waitText(ms: number): string {
+  if (ms < 60_000) return `${ms / 1000} s`;
+  if (ms < 3_600_000) return `${ms / 60_000} min`;
+  return `${ms / 3_600_000} h`;
+}
+
+const webhookHeaders = [
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    description: 'The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates.',
+    schema: { type: 'string', pattern: '^evt_' },
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    description: 'When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock.',
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the ' +
+      'endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library ' +
+      'verifies it.',
+    schema: { type: 'string', pattern: '^v1,' },
+  },
+];
+
+/**
+ * The events, as OpenAPI 3.1 `webhooks`: what the service POSTs to a registered endpoint, with its headers and the
+ * rules of delivery. Both documents carry them: connectors receive them, the overview registers where they go.
+ */
+function webhooksObject(): Record<string, unknown> {
+  const schedule = ['at once', ...RETRY_SCHEDULE_MS.map((wait) => `+${waitText(wait)}`)].join(', ');
+  return Object.fromEntries(
+    eventTypes.map((type) => [
+      type,
+      {
+        post: {
+          operationId: `${eventComponentName(type).charAt(0).toLowerCase()}${eventComponentName(type).slice(1)}`,
+          summary: `The ${code(type)} event`,
+          description:
+            `${eventCatalogue[type].description}\n\nSent to every enabled endpoint of the workspace subscribed to ` +
+            `${code(type)}, at least once. Attempts: ${schedule}; after the last the delivery is parked (redeliver it ` +
+            'with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.',
+          tags: ['Webhook events'],
+          // The service is the caller here: the receiver authenticates the message by its signature, not by a key.
+          security: [],
+          parameters: webhookHeaders,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: ref('schemas', eventComponentName(type)) } },
+          },
+          responses: {
+            '200': {
+              description: `Any 2xx status within ${DELIVERY_TIMEOUT_MS / 1000} seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried.`,
+            },
+          },
+        },
+      },
+    ]),
+  );
+}
+
 /**
  * The document of one surface: every route of the table on it, except those `undocumentedRoutes` leaves out. A route
  * with no metadata in `operations` is an error, so that a new route cannot go undocumented unnoticed.
@@ -446,7 +530,9 @@ export function buildDocument(surface: Surface, table: readonly RouteRow[] = rou
   }
   const { title, description } = surfaceDocs[surface];
   const unknown = unknownRoute(surface);
-  const components = usedComponents([paths, unknown], {
+  const webhooks = webhooksObject();
+  tags.push('Webhook events');
+  const components = usedComponents([paths, unknown, webhooks], {
     schemas: componentSchemas(namedSchemas),
     responses: Object.fromEntries(
       Object.entries(gatewayResponses).map(([name, gateway]) => [
@@ -468,6 +554,7 @@ export function buildDocument(surface: Surface, table: readonly RouteRow[] = rou
     servers: [{ url: '/', description: 'The host the API is served on: API Gateway’s URL (the ApiUrl output), or the local gateway.' }],
     tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? '' })),
     paths,
+    webhooks,
     'x-unknown-route': unknown,
     components: { ...components, ...(Object.keys(usedSchemes).length > 0 ? { securitySchemes: usedSchemes } : {}) },
   };

@@ -17,6 +17,18 @@ import {
   ExtendRequestSchema,
   ExtendResponseSchema,
 } from '../writebacks/schema.ts';
+import {
+  CreatedEndpointSchema,
+  CreateEndpointRequestSchema,
+  DeletedEndpointSchema,
+  EndpointIdSchema,
+  EndpointListSchema,
+  type EndpointView,
+  EndpointViewSchema,
+  MAX_ENDPOINTS_PER_WORKSPACE,
+  RotatedSecretSchema,
+  UpdateEndpointRequestSchema,
+} from '../webhooks/endpoint-schema.ts';
 import { IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
@@ -109,6 +121,28 @@ const batchIdParameter: ParameterDoc = {
 };
 
 const noBody = (what: string) => ({ schema: NoBodySchema, required: false, description: `${what} takes no body: none, an empty one, or \`{}\`.` });
+
+const exampleEndpoint = {
+  id: 'we_5kQmT2vXb8NcL4pR7dWz0y',
+  url: 'https://erp.example.com/hooks/pricing',
+  description: 'ERP',
+  event_types: ['batch.drained', 'price.approved'],
+  enabled: true,
+  status: 'healthy',
+  failing_since: null,
+  previous_secret_expires_at: null,
+  created_at: '2026-10-05T09:30:00.000Z',
+  updated_at: '2026-10-05T09:30:00.000Z',
+} satisfies EndpointView;
+
+const endpointIdParameter: ParameterDoc = {
+  name: 'endpointId',
+  in: 'path',
+  description: 'The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.',
+  required: true,
+  schema: EndpointIdSchema,
+  example: exampleEndpoint.id,
+};
 
 const ingestErrors = {
   batch_not_found: 'No batch with this id belongs to the calling connector: another connector’s or workspace’s is as unknown.',
@@ -626,6 +660,123 @@ export const operations = {
         'amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency).',
       not_found: 'No product has this SKU, or the product has no cost, so no recommendation.',
       guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
+    },
+  }),
+
+  createWebhookEndpoint: operation({
+    summary: 'Register a webhook endpoint',
+    description:
+      'Registers an HTTPS endpoint to receive the events it subscribes to, signed by the Standard Webhooks rules. The ' +
+      'URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, ' +
+      'link-local or metadata address); the check is made again before each delivery. The answer carries the ' +
+      'signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most ' +
+      `${MAX_ENDPOINTS_PER_WORKSPACE} endpoints. Sandbox (\`pw_test_\`) keys may read endpoints but not change them.`,
+    tag: 'Webhooks',
+    requestBody: {
+      schema: CreateEndpointRequestSchema,
+      required: true,
+      description: 'The URL, at most 2,048 characters; the event types, each once; and optionally a description and `enabled`.',
+      example: { url: 'https://erp.example.com/hooks/pricing', event_types: ['batch.drained', 'price.approved'], description: 'ERP' },
+    },
+    success: {
+      status: 201,
+      description: 'The endpoint, and its signing secret, shown this once.',
+      schema: CreatedEndpointSchema,
+      example: { ...exampleEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3zJ4m1FKV8g=' },
+    },
+    errors: {
+      bad_request:
+        'The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a ' +
+        'user name, does not resolve, or resolves to an address that is not public; an event type is unknown or ' +
+        `repeated; or the workspace already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints.`,
+      forbidden: 'The key is a sandbox (`pw_test_`) key.',
+    },
+  }),
+
+  listWebhookEndpoints: operation({
+    summary: 'List the webhook endpoints',
+    description:
+      'Every webhook endpoint of the workspace, with its status: `healthy`; `failing` since a delivery was parked after ' +
+      'its last retry (`failing_since`); or `disabled`, by its owner or by the service after five days of failing. ' +
+      'Secrets are never shown.',
+    tag: 'Webhooks',
+    success: {
+      status: 200,
+      description: 'The endpoints, in id order.',
+      schema: EndpointListSchema,
+      example: { data: [exampleEndpoint] },
+    },
+    errors: {},
+  }),
+
+  getWebhookEndpoint: operation({
+    summary: 'Read a webhook endpoint',
+    description: 'One webhook endpoint of the workspace, with its status. Secrets are never shown.',
+    tag: 'Webhooks',
+    parameters: [endpointIdParameter],
+    success: { status: 200, description: 'The endpoint.', schema: EndpointViewSchema, example: exampleEndpoint },
+    errors: { not_found: 'No endpoint of this workspace has this id.' },
+  }),
+
+  updateWebhookEndpoint: operation({
+    summary: 'Change a webhook endpoint',
+    description:
+      'Changes the URL (checked as at registration), the event types, the description (`null` removes it) or ' +
+      '`enabled`. Re-enabling an endpoint, one the service disabled included, starts it afresh as `healthy`. A refused ' +
+      'change changes nothing.',
+    tag: 'Webhooks',
+    parameters: [endpointIdParameter],
+    requestBody: {
+      schema: UpdateEndpointRequestSchema,
+      required: true,
+      description: 'The fields to change, at least one.',
+      example: { event_types: ['batch.drained', 'batch.failed', 'price.approved'], enabled: true },
+    },
+    success: { status: 200, description: 'The endpoint as changed.', schema: EndpointViewSchema, example: exampleEndpoint },
+    errors: {
+      bad_request: 'The body is not JSON, is malformed or changes nothing, or the new URL or event types are refused as at registration.',
+      forbidden: 'The key is a sandbox (`pw_test_`) key.',
+      not_found: 'No endpoint of this workspace has this id.',
+    },
+  }),
+
+  deleteWebhookEndpoint: operation({
+    summary: 'Delete a webhook endpoint',
+    description: 'Removes the endpoint: nothing more is sent to it, and its place under the limit is free again.',
+    tag: 'Webhooks',
+    parameters: [endpointIdParameter],
+    success: {
+      status: 200,
+      description: 'The endpoint is gone.',
+      schema: DeletedEndpointSchema,
+      example: { id: exampleEndpoint.id, deleted: true },
+    },
+    errors: { forbidden: 'The key is a sandbox (`pw_test_`) key.', not_found: 'No endpoint of this workspace has this id.' },
+  }),
+
+  rotateWebhookSecret: operation({
+    summary: 'Rotate a webhook endpoint’s signing secret',
+    description:
+      'Mints a new signing secret, shown this once. For 24 hours the one it replaces signs too: each message carries ' +
+      'both signatures in `webhook-signature`, so a receiver may switch to the new secret at any time in that window. ' +
+      'A second rotation within the 24 hours retires the oldest secret at once.',
+    tag: 'Webhooks',
+    parameters: [endpointIdParameter],
+    requestBody: noBody('Rotating'),
+    success: {
+      status: 200,
+      description: 'The new secret, and until when the previous one still signs.',
+      schema: RotatedSecretSchema,
+      example: {
+        id: exampleEndpoint.id,
+        secret: 'whsec_3Zb0u4XfZ0Wn7LxQ9uE1JpWb4m4lQ2mYVdXyZkq5n8A=',
+        previous_secret_expires_at: '2026-10-06T09:30:00.000Z',
+      },
+    },
+    errors: {
+      bad_request: 'The request has a body other than none, an empty one, or `{}`.',
+      forbidden: 'The key is a sandbox (`pw_test_`) key.',
+      not_found: 'No endpoint of this workspace has this id.',
     },
   }),
 

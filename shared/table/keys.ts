@@ -104,6 +104,39 @@ export const keys = {
     PK: `WS#${workspaceId}#CLAIMS#${connectorId}`,
     SK: `TICKET#${window}`,
   }),
+  /**
+   * A webhook event, written in the transaction of the state change it reports (the outbox); kept 30 days for
+   * redelivery. One partition per event: emission points all over the workspace never contend.
+   */
+  webhookEvent: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#WHEVENT#${eventId}`, SK: 'EVENT' }),
+  /** One endpoint's deliveries, newest event last; each attempt sorts beside its delivery, under `ATTEMPT#`. */
+  webhookDelivery: (workspaceId: string, endpointId: string, eventTimestamp: string, eventId: string): PrimaryKey => ({
+    PK: webhookDeliveriesPartition(workspaceId, endpointId),
+    SK: `${WEBHOOK_DELIVERY_PREFIX}${eventTimestamp}#${eventId}`,
+  }),
+  webhookDeliveryPrefix: (workspaceId: string, endpointId: string) => ({
+    PK: webhookDeliveriesPartition(workspaceId, endpointId),
+    SKPrefix: WEBHOOK_DELIVERY_PREFIX,
+  }),
+  webhookAttempt: (workspaceId: string, endpointId: string, eventTimestamp: string, eventId: string, seq: number): PrimaryKey => ({
+    PK: webhookDeliveriesPartition(workspaceId, endpointId),
+    SK: `${WEBHOOK_ATTEMPT_PREFIX}${eventTimestamp}#${eventId}#${pad(seq, 3)}`,
+  }),
+  webhookAttemptPrefix: (workspaceId: string, endpointId: string, eventTimestamp: string, eventId: string) => ({
+    PK: webhookDeliveriesPartition(workspaceId, endpointId),
+    SKPrefix: `${WEBHOOK_ATTEMPT_PREFIX}${eventTimestamp}#${eventId}#`,
+  }),
+  /**
+   * A webhook endpoint: a workspace's endpoints share one partition (at most 20), so listing them, which every event
+   * does to fan out, is one Query.
+   */
+  webhookEndpoint: (workspaceId: string, endpointId: string): PrimaryKey => ({
+    PK: webhooksPartition(workspaceId),
+    SK: `${WEBHOOK_ENDPOINT_PREFIX}${endpointId}`,
+  }),
+  webhookEndpointPrefix: (workspaceId: string) => ({ PK: webhooksPartition(workspaceId), SKPrefix: WEBHOOK_ENDPOINT_PREFIX }),
+  /** How many endpoints the workspace has: a create takes one under the cap, in the same transaction as its put. */
+  webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'ENDPOINTS' }),
   /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
   /**
@@ -134,9 +167,21 @@ export type DocumentKind = 'quote' | 'order';
 const CHUNK_PREFIX = 'CHUNK#';
 const CATEGORY_BANDS_PREFIX = 'CATEGORY#';
 const TOUCHED_PREFIX = 'TOUCHED#';
+const WEBHOOK_ENDPOINT_PREFIX = 'ENDPOINT#';
+
+const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
+const WEBHOOK_ATTEMPT_PREFIX = 'ATTEMPT#';
+
+function webhookDeliveriesPartition(workspaceId: string, endpointId: string): string {
+  return `WS#${workspaceId}#WHDELIVERIES#${endpointId}`;
+}
 
 function batchPartition(workspaceId: string, batchId: string): string {
   return `WS#${workspaceId}#BATCH#${batchId}`;
+}
+
+function webhooksPartition(workspaceId: string): string {
+  return `WS#${workspaceId}#WEBHOOKS`;
 }
 
 function productPartition(workspaceId: string, sku: string): string {
@@ -222,7 +267,27 @@ export const lookupKeys = {
   openWritebacks: (workspaceId: string, connectorId: string, sku: string) => ({
     partitionKey: openWritebacksPartition(workspaceId, connectorId, sku),
   }),
+  /**
+   * A webhook event not yet handed to the delivery queue, for the sweeper; removed once its fan-out ran. Spread over
+   * a few partitions by event id, so that a burst of events never throttles the index, and through it the table.
+   */
+  undispatchedEvent: (eventId: string, createdAt: string, workspaceId: string) => ({
+    [lookupIndex.partitionKey]: undispatchedPartition(outboxShard(eventId)),
+    [lookupIndex.sortKey]: `${createdAt}#${workspaceId}#${eventId}`,
+  }),
+  undispatchedEvents: (shard: number) => ({ partitionKey: undispatchedPartition(shard) }),
 } as const;
+
+/** Partitions of undispatched webhook events; the sweeper reads each. */
+export const OUTBOX_SHARDS = 8;
+
+function outboxShard(eventId: string): number {
+  return createHash('sha256').update(eventId).digest().readUInt8(0) % OUTBOX_SHARDS;
+}
+
+function undispatchedPartition(shard: number): string {
+  return `WHOUTBOX#${shard}`;
+}
 
 function apiKeyIdPartition(keyId: string): string {
   return `APIKEYID#${keyId}`;

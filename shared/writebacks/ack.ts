@@ -1,5 +1,5 @@
 // Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
-import { TransactWriteCommand, type TransactWriteCommandInput, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { computeRecommendations, recommendationItem } from '../recommendations/repository.ts';
@@ -7,6 +7,8 @@ import { inParallel } from '../table/bulk.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
+import { newEvent } from '../webhooks/events.ts';
+import { handOn, outboxPut, updateWithEvents } from '../webhooks/outbox.ts';
 import { type AckVerdict, countedAs, judgeAck } from './rules.ts';
 import { type AckCounts, type AckResult, type Task, TaskIdSchema } from './schema.ts';
 import { CLOSE, CLOSE_NAMES, readTask, readTasks } from './tasks.ts';
@@ -34,7 +36,22 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
   return async (task) => {
     const { ConditionExpression, values } = finishCondition(task, nowMs);
     const recommendation = recommendations.get(task.productSku);
+    const applied = newEvent(
+      'writeback.applied',
+      workspaceId,
+      {
+        writebackId: task.taskId,
+        connectorId: task.connectorId,
+        approvalId: task.approvalId,
+        productSku: task.productSku,
+        priceCents: task.priceCents,
+        currency: task.currency,
+        appliedAt: new Date(nowMs).toISOString(),
+      },
+      new Date(nowMs),
+    );
     const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
+      outboxPut(applied),
       {
         Update: {
           TableName: tableName(),
@@ -61,14 +78,29 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
       );
     }
     await tableClient().send(new TransactWriteCommand({ TransactItems: items }));
+    await handOn([applied]);
   };
 }
 
 function failWriter(workspaceId: string, error: string | undefined, nowMs: number): Writer {
   return async (task) => {
     const { ConditionExpression, values } = finishCondition(task, nowMs);
-    await tableClient().send(
-      new UpdateCommand({
+    const reason = error ?? 'The connector reported a failure without a reason.';
+    const failed = newEvent(
+      'writeback.failed',
+      workspaceId,
+      {
+        writebackId: task.taskId,
+        connectorId: task.connectorId,
+        approvalId: task.approvalId,
+        productSku: task.productSku,
+        error: reason,
+        failedAt: new Date(nowMs).toISOString(),
+      },
+      new Date(nowMs),
+    );
+    await updateWithEvents(
+      {
         TableName: tableName(),
         Key: keys.writeback(workspaceId, task.taskId),
         UpdateExpression: `SET #status = :failed, finishedAt = :now, #error = :error ${CLOSE}`,
@@ -78,9 +110,10 @@ function failWriter(workspaceId: string, error: string | undefined, nowMs: numbe
           ...values,
           ':failed': 'failed',
           ':now': new Date(nowMs).toISOString(),
-          ':error': error ?? 'The connector reported a failure without a reason.',
+          ':error': reason,
         },
-      }),
+      },
+      [failed],
     );
   };
 }

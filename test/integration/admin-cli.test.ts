@@ -186,3 +186,71 @@ describe('the admin CLI', () => {
     expect(result.stderr).toContain('Usage: npm run --silent admin');
   });
 });
+
+describe('the admin CLI’s webhook commands', () => {
+  async function workspaceWithOverviewKey(): Promise<{ workspaceId: string; key: string }> {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Webhooks');
+    const { key } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
+    return { workspaceId, key };
+  }
+
+  it('creates an endpoint and shows its secret once, lists it without the secret, and rotates the secret', async () => {
+    const { workspaceId, key } = await workspaceWithOverviewKey();
+    const url = 'http://127.0.0.1:9/cli-hooks';
+    const createdText = await admin(
+      'webhook',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--url',
+      url,
+      '--events',
+      'batch.drained,price.approved',
+    );
+    expect(createdText.code, createdText.stderr).toBe(0);
+    const secret = /whsec_\S+/.exec(createdText.stdout)?.[0] ?? '';
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(createdText.stdout).toContain('shown this once');
+
+    const created = await adminJson('webhook', 'create', '--workspace', workspaceId, '--url', url, '--events', 'writeback.pending');
+    expect(created).toMatchObject({ url, event_types: ['writeback.pending'], status: 'healthy', secret: expect.stringMatching(/^whsec_/) });
+
+    const listed = await admin('webhook', 'list', '--workspace', workspaceId, '--json');
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = JSON.parse(listed.stdout) as Array<{ id: string; status: string }>;
+    expect(rows.map((row) => row.id).sort()).toEqual([created.id, createdText.stdout.match(/we_\w+/)?.[0]].sort());
+    expect(listed.stdout).not.toContain('whsec_');
+    expect(rows.every((row) => row.status === 'healthy')).toBe(true);
+    // The overview surface sees what the CLI made.
+    expect((await call('/v1/webhook-endpoints', { key })).json.data).toHaveLength(2);
+
+    const rotated = await adminJson('webhook', 'rotate-secret', created.id, '--workspace', workspaceId);
+    expect(rotated).toEqual({ id: created.id, secret: expect.stringMatching(/^whsec_/), previous_secret_expires_at: expect.any(String) });
+    expect(rotated.secret).not.toBe(created.secret);
+
+    const disabled = await adminJson('webhook', 'update', created.id, '--workspace', workspaceId, '--disable');
+    expect(disabled).toMatchObject({ id: created.id, enabled: false, status: 'disabled' });
+    expect(await adminJson('webhook', 'delete', created.id, '--workspace', workspaceId)).toEqual({ id: created.id, deleted: true });
+    expect(await adminJson('webhook', 'list', '--workspace', workspaceId)).toHaveLength(1);
+  });
+
+  it('refuses unknown event types before touching anything, and SSRF targets with the reason', async () => {
+    const { workspaceId } = await workspaceWithOverviewKey();
+    const unknown = await admin('webhook', 'create', '--workspace', workspaceId, '--url', 'https://hooks.example.com/', '--events', '*');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('invalid --events "*"');
+    const metadata = await admin(
+      'webhook',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--url',
+      'https://169.254.169.254/',
+      '--events',
+      'batch.failed',
+    );
+    expect(metadata.code).toBe(1);
+    expect(metadata.stderr).toMatch(/link-local/);
+    expect(await adminJson('webhook', 'list', '--workspace', workspaceId)).toEqual([]);
+  });
+});

@@ -20,7 +20,13 @@ export default async function setup(project: TestProject) {
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
   const stateDir = mkdtempSync(join(tmpdir(), 'pricing-it-'));
   const contract = new Contract(projectRoot);
-  const stack = await startLocalStack({ port: 0, stateDir, onExchange: (exchange) => contract.check(exchange) });
+  // Webhook receivers in the tests listen on loopback, over http: the local-mode switch lets exactly those through.
+  const stack = await startLocalStack({
+    port: 0,
+    stateDir,
+    webhooks: { allowLoopbackHttp: true },
+    onExchange: (exchange) => contract.check(exchange),
+  });
   const { stop, ...description } = stack;
   project.provide('stack', description);
   project.provide('stackFile', join(stateDir, 'stack.json'));

@@ -58,8 +58,16 @@ const GET_PRICE = endpointOf('getPrice');
 const APPROVE = endpointOf('approvePrice');
 const USAGE = endpointOf('getUsage');
 const REFERENCE_FILE = endpointOf('apiReferenceAsset');
+const CREATE_ENDPOINT = endpointOf('createWebhookEndpoint');
+const LIST_ENDPOINTS = endpointOf('listWebhookEndpoints');
+const GET_ENDPOINT = endpointOf('getWebhookEndpoint');
+const UPDATE_ENDPOINT = endpointOf('updateWebhookEndpoint');
+const DELETE_ENDPOINT = endpointOf('deleteWebhookEndpoint');
+const ROTATE_SECRET = endpointOf('rotateWebhookSecret');
 
 const SKU = 'SEED-0';
+/** Shaped like an endpoint id, and no endpoint's. */
+const UNKNOWN_ENDPOINT = 'we_0000000000000000000000';
 
 afterAll(() => {
   console.log(`\nHostile requests tried per endpoint (fast-check seed ${SEED}):\n${tallyTable()}\n`);
@@ -1100,6 +1108,173 @@ describe('the overview routes', () => {
   );
 });
 
+describe('the webhook endpoint routes', () => {
+  let probe: Probe;
+  let endpointId: string;
+  /** A receiver the integration stack's local-mode switch allows: a body let through would register an endpoint. */
+  const validBody = { url: 'http://127.0.0.1:9/hostile', event_types: ['price.approved'] };
+  const createRoute: BodyRoute = {
+    endpoint: CREATE_ENDPOINT,
+    target: '/v1/webhook-endpoints',
+    wrongBody: { url: 'ftp://hooks.example.com/', event_types: ['price.approved'] },
+    validBody,
+    requiresBody: true,
+    fields: ['url', 'event_types', 'enabled', 'description'],
+  };
+  /** URLs a receiver must never be: every one resolves, or is spelled, to somewhere not public. */
+  const ssrfUrls = [
+    'https://127.0.0.1/',
+    'https://2130706433/',
+    'https://0x7f000001/',
+    'https://017700000001/',
+    'https://127.1/',
+    'https://0.0.0.0/',
+    'https://localhost/',
+    'https://LOCALHOST./',
+    'https://169.254.169.254/latest/meta-data/iam/',
+    'https://[fd00:ec2::254]/',
+    'https://[::1]/',
+    'https://[::ffff:127.0.0.1]/',
+    'https://[::ffff:a9fe:a9fe]/',
+    'https://10.0.0.1/',
+    'https://172.16.5.4/',
+    'https://192.168.0.1/',
+    'https://100.64.0.1/',
+    'https://[fe80::1]/',
+    'https://[fc00::1]/',
+    'https://224.0.0.1/',
+    'http://10.0.0.1/',
+    'http://[::1]:9/',
+    'http://2130706433:9/',
+    'gopher://127.0.0.1:25/',
+    'file:///etc/passwd',
+    'javascript:alert(1)',
+    'https://user:pw@127.0.0.1/',
+    `https://${long(2050, 'a')}.example/`,
+  ];
+
+  beforeAll(async () => {
+    const workspace = await newWorkspace('Hostile Webhook Seller');
+    probe = { workspaceId: workspace.workspaceId, key: workspace.keys.pwLive };
+    const created = await call('/v1/webhook-endpoints', { method: 'POST', key: probe.key, body: validBody });
+    expect(created.status, created.text).toBe(201);
+    endpointId = created.json.id as string;
+  });
+
+  it(
+    `answers malformed bodies, SSRF URLs and wrong event types on ${CREATE_ENDPOINT} with a 4xx in its envelope, and registers nothing`,
+    async () => {
+      expectClean(
+        await tryAll(probe, [
+          ...malformedBodyRequests(createRoute),
+          ...prototypeKeyRequests(createRoute),
+          ...queryAndHeaderRequests(createRoute),
+          post(createRoute, 'a 1 MB array as the event types', hugeArrayBody('event_types')),
+          ...wrongAt(createRoute, ['url'], ssrfUrls),
+          ...wrongAt(createRoute, ['url'], [null, 42, '', long(100_000), ...unusualStrings]),
+          ...wrongAt(
+            createRoute,
+            ['event_types'],
+            [[], ['*'], ['price.*'], ['PRICE.APPROVED'], ['price.approved', 'price.approved'], 'price.approved', null],
+          ),
+          ...wrongAt(createRoute, ['enabled'], ['true', 1, null]),
+          ...wrongAt(createRoute, ['description'], [long(257), 42]),
+          ...arbitraryBodyRequests(createRoute, 8, 56),
+          ...arbitraryKeyRequests(createRoute, [], createRoute.fields, 4, 57),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
+    `answers malformed changes on ${UPDATE_ENDPOINT} with a 4xx in its envelope, and changes nothing`,
+    async () => {
+      const target = `/v1/webhook-endpoints/${endpointId}`;
+      const patch = (label: string, body: unknown, extra: Extra = {}) =>
+        hostile(UPDATE_ENDPOINT, 'PATCH', target, label, { ...extra, ...(body === undefined ? {} : { body: bodyOf(body) }) });
+      expectClean(
+        await tryAll(probe, [
+          ...malformedBodies.map(([label, body]) => patch(label, body)),
+          ...prototypeBodies().map(([label, body]) => patch(label, body)),
+          patch('no body', undefined),
+          patch('an empty object', {}),
+          patch('a body over 10 MB', overTenMegabytes(), { outcome: tooLarge }),
+          ...ssrfUrls.map((url) => patch(`url = ${url.slice(0, 50)}`, { url })),
+          ...['__proto__', 'constructor', 'secret', 'status', 'failing_since'].map((key) =>
+            patch(
+              `${key} beside a valid change`,
+              own([
+                ['enabled', true],
+                [key, { polluted: true }],
+              ]),
+            ),
+          ),
+          ...[[], ['*'], null, 'batch.drained'].map((eventTypes) =>
+            patch(`event_types = ${jsonText(eventTypes)}`, { event_types: eventTypes }),
+          ),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
+    'answers hostile endpoint ids in the path of every endpoint route with a 4xx in its envelope, and writes nothing',
+    async () => {
+      const targetFor = (segment: string) => `/v1/webhook-endpoints/${segment}`;
+      expectClean(
+        await tryAll(probe, [
+          ...segmentRequests(GET_ENDPOINT, 'GET', targetFor, {}, 58),
+          ...segmentRequests(UPDATE_ENDPOINT, 'PATCH', targetFor, { body: jsonText({ enabled: false }) }, 59),
+          ...segmentRequests(DELETE_ENDPOINT, 'DELETE', targetFor, {}, 60),
+          ...segmentRequests(ROTATE_SECRET, 'POST', (segment) => `${targetFor(segment)}/rotate-secret`, {}, 61),
+          hostile(GET_ENDPOINT, 'GET', targetFor(endpointId.toLowerCase()), 'the id in lower case'),
+          hostile(DELETE_ENDPOINT, 'DELETE', targetFor(`${endpointId}%00`), 'the id and an escaped NUL'),
+          hostile(ROTATE_SECRET, 'POST', `${targetFor(endpointId)}/rotate-secret`, 'a body on a rotation', {
+            body: jsonText({ secret: 'whsec_x' }),
+          }),
+          hostile(ROTATE_SECRET, 'POST', `${targetFor(endpointId)}/rotate-secret`, 'a malformed body on a rotation', { body: '{' }),
+          hostile(GET_ENDPOINT, 'GET', targetFor(endpointId), 'a body over 10 MB on a GET', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+          hostile(DELETE_ENDPOINT, 'DELETE', targetFor(endpointId), 'a body over 10 MB on a DELETE', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+          hostile(ROTATE_SECRET, 'POST', `${targetFor(endpointId)}/rotate-secret`, 'a body over 10 MB on a rotation', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
+    `answers hostile query strings and headers on ${LIST_ENDPOINTS} as without them`,
+    async () => {
+      const listed = await call('/v1/webhook-endpoints', { key: probe.key });
+      const same: Outcome = { answered: 200, json: listed.json };
+      const target = '/v1/webhook-endpoints';
+      expectClean(
+        await tryAll(probe, [
+          ...['__proto__=x', 'constructor=x', 'limit=-1', `a=${long(8000)}`, '%E0%A4%A=%', 'status[]=disabled'].map((query) =>
+            hostile(LIST_ENDPOINTS, 'GET', `${target}?${query}`, `?${query.slice(0, 40)}`, { outcome: same }),
+          ),
+          hostile(LIST_ENDPOINTS, 'GET', target, 'a JSON body on a GET', { body: '{"__proto__":{"polluted":true}}', outcome: same }),
+          hostile(LIST_ENDPOINTS, 'GET', target, 'an 8 KB header', { headers: [['X-Hostile', long(8000)]], outcome: same }),
+          hostile(LIST_ENDPOINTS, 'GET', target, 'a body over 10 MB on a GET', { body: overTenMegabytes(), outcome: tooLarge }),
+          hostile(LIST_ENDPOINTS, 'GET', target, 'a 20 KB header', { headers: [['X-Hostile', long(20_000)]], outcome: headersTooLarge }),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+});
+
 describe('paths no route serves', () => {
   let probe: Probe;
 
@@ -1253,6 +1428,20 @@ describe('garbage Authorization headers', () => {
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
       case 'getUsage':
         return { target: '/v1/usage' };
+      case 'createWebhookEndpoint':
+        return {
+          target: '/v1/webhook-endpoints',
+          body: jsonText({ url: 'https://hooks.example.com/in', event_types: ['price.approved'] }),
+        };
+      case 'listWebhookEndpoints':
+        return { target: '/v1/webhook-endpoints' };
+      case 'getWebhookEndpoint':
+      case 'deleteWebhookEndpoint':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}` };
+      case 'updateWebhookEndpoint':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}`, body: jsonText({ enabled: false }) };
+      case 'rotateWebhookSecret':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}/rotate-secret` };
     }
   }
 

@@ -302,8 +302,11 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   // Bands and recommendations carry the moment they were computed, and usage and the cost ledger the moment of each
   // request; they have tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
   const derived = (item: Record<string, unknown>) => /Bands$|^bandsLease$|^recommendation$/.test(String(item.type));
+  // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own.
   return items
-    .filter((item) => !/#(BATCH|USAGE|CALL)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)))
+    .filter(
+      (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),
+    )
     .map((item) => {
       const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...rest } = item;
       return JSON.parse(JSON.stringify(rest).replaceAll(workspaceId, 'WS')) as Record<string, unknown>;

@@ -16,8 +16,9 @@ import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { fallbackRoute, type HttpRoute, routeKey, routes, workers } from '../../shared/routes.ts';
+import { fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
+import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
 
 interface SynthOptions extends PricingServiceStackProps {
   readonly stage?: string;
@@ -100,9 +101,17 @@ function permissionsOf(template: Template, functionId: string) {
   return { statements, actions, managedPolicies: role?.Properties.ManagedPolicyArns };
 }
 
-function functionIdOfWorker(template: Template): string {
-  const [, mapping] = onlyResource(template, 'AWS::Lambda::EventSourceMapping');
-  return (mapping.Properties.FunctionName as { Ref: string }).Ref;
+/** The event source mapping fed by a queue (the drain queue unless named), and the function it feeds. */
+function workerMapping(template: Template, queueLogicalId = drainQueueId()): Resources[string] {
+  const fed = Object.values(template.findResources('AWS::Lambda::EventSourceMapping')).filter(
+    (mapping) => JSON.stringify(mapping.Properties.EventSourceArn) === JSON.stringify({ 'Fn::GetAtt': [queueLogicalId, 'Arn'] }),
+  );
+  expect(fed, `one event source mapping of ${queueLogicalId}`).toHaveLength(1);
+  return fed[0] as Resources[string];
+}
+
+function functionIdOfWorker(template: Template, queueLogicalId = drainQueueId()): string {
+  return (workerMapping(template, queueLogicalId).Properties.FunctionName as { Ref: string }).Ref;
 }
 
 /** Both synths build the table and queues at the same construct paths, so their logical ids agree. */
@@ -116,6 +125,7 @@ const drainQueue = () => {
 };
 const drainQueueId = () => logicalIdOf(drainQueue().queue);
 const drainDeadLetterQueueId = () => logicalIdOf(drainQueue().deadLetterQueue);
+const webhooksQueueId = () => logicalIdOf((stack.queues.get('webhooks') as NonNullable<ReturnType<typeof stack.queues.get>>).queue);
 
 describe('routes and functions', () => {
   it('every route in the route table has its own arm64 nodejs24.x function', () => {
@@ -221,7 +231,7 @@ describe('bundling', () => {
 
   it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
     const bundles = realBundles();
-    expect(bundles).toHaveLength(routes.length + workers.length + 1);
+    expect(bundles).toHaveLength(routes.length + workers.length + scheduledJobs.length + 1);
     for (const bundle of bundles) {
       const code = readFileSync(bundle.path, 'utf8');
       expect(code.startsWith(functionBundling.banner ?? ''), bundle.id).toBe(true);
@@ -347,8 +357,8 @@ describe('workers', () => {
     expect(actions).not.toContain('sqs:SendMessage');
   });
 
-  it('the drain worker takes one job at a time, at most ten at once, and may send only to the drain queue and its dead-letter queue', () => {
-    const [, mapping] = onlyResource(defaultTemplate, 'AWS::Lambda::EventSourceMapping');
+  it('the drain worker takes one job at a time, at most ten at once, and may send only to its queues and the webhooks queue', () => {
+    const mapping = workerMapping(defaultTemplate);
     expect(mapping.Properties).toMatchObject({
       BatchSize: 1,
       ScalingConfig: { MaximumConcurrency: 10 },
@@ -360,13 +370,44 @@ describe('workers', () => {
       [statement.Action].flat().includes('sqs:SendMessage'),
     );
     const targets = sends.flatMap((statement) => [statement.Resource].flat());
-    expect(targets).toHaveLength(2);
+    expect(targets).toHaveLength(3);
     expect(targets).toEqual(
-      expect.arrayContaining([{ 'Fn::GetAtt': [drainQueueId(), 'Arn'] }, { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] }]),
+      expect.arrayContaining([
+        { 'Fn::GetAtt': [drainQueueId(), 'Arn'] },
+        { 'Fn::GetAtt': [drainDeadLetterQueueId(), 'Arn'] },
+        { 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] },
+      ]),
     );
     const environment = environmentOf(defaultTemplate, functionId);
     expect(environment[environmentNames.drainQueueUrl]).toEqual({ Ref: drainQueueId() });
     expect(environment[environmentNames.drainDeadLetterQueueUrl]).toEqual({ Ref: drainDeadLetterQueueId() });
+  });
+
+  it('the webhook worker takes ten messages at a time, at most ten invocations at once, and sends only to its own queue', () => {
+    const mapping = workerMapping(defaultTemplate, webhooksQueueId());
+    expect(mapping.Properties).toMatchObject({
+      BatchSize: 10,
+      ScalingConfig: { MaximumConcurrency: 10 },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+    });
+    const functionId = functionIdOfWorker(defaultTemplate, webhooksQueueId());
+    const { statements } = permissionsOf(defaultTemplate, functionId);
+    const sends = statements.filter((statement) => [statement.Action].flat().includes('sqs:SendMessage'));
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([{ 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] }]);
+    expect(statements.some((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'))).toBe(true);
+    expect(environmentOf(defaultTemplate, functionId)[environmentNames.webhooksQueueUrl]).toEqual({ Ref: webhooksQueueId() });
+  });
+
+  it('runs the webhook outbox sweeper every minute, on a rule of its own, and lets it send only to the webhooks queue', () => {
+    const [, rule] = onlyResource(defaultTemplate, 'AWS::Events::Rule');
+    expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
+    const target = (rule.Properties.Targets as Array<{ Arn: { 'Fn::GetAtt': [string, string] } }>)[0];
+    const functionId = target?.Arn['Fn::GetAtt'][0] ?? '';
+    expect(functionProperties(defaultTemplate, functionId).Timeout).toBe(scheduledJobs[0]?.timeoutSeconds);
+    const sends = permissionsOf(defaultTemplate, functionId).statements.filter((statement) =>
+      [statement.Action].flat().includes('sqs:SendMessage'),
+    );
+    expect(sends.flatMap((statement) => [statement.Resource].flat())).toEqual([{ 'Fn::GetAtt': [webhooksQueueId(), 'Arn'] }]);
   });
 
   it('the drain worker alone may run PartiQL updates, on the table and its indexes only', () => {
@@ -547,6 +588,29 @@ describe('least privilege', () => {
       const logs = statements.filter((statement) => [statement.Action].flat().some((a) => a.startsWith('logs:')));
       const logGroup = (functionProperties(extendedTemplate, functionId).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
       expect(logs.map((statement) => statement.Resource)).toEqual([{ 'Fn::GetAtt': [logGroup, 'Arn'] }]);
+    }
+  });
+
+  it('only the functions whose access names webhookSecrets may read the webhook data key, and learn where it is', () => {
+    const [secretId, secret] = onlyResource(defaultTemplate, 'AWS::SecretsManager::Secret');
+    expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
+    const readers = routes.filter((route) => (route.access as HttpRoute['access']).webhookSecrets);
+    expect(readers.map((route) => route.id).sort()).toEqual(['createWebhookEndpoint', 'rotateWebhookSecret']);
+    for (const route of routes) {
+      const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
+      const { statements } = permissionsOf(defaultTemplate, functionId);
+      const reads = statements.filter((statement) => [statement.Action].flat().includes('secretsmanager:GetSecretValue'));
+      const environment = environmentOf(defaultTemplate, functionId);
+      if (readers.includes(route)) {
+        expect(
+          reads.map((statement) => statement.Resource),
+          route.id,
+        ).toEqual([{ Ref: secretId }]);
+        expect(environment[dataKeySecretIdEnvironmentName], route.id).toEqual({ Ref: secretId });
+      } else {
+        expect(reads, route.id).toEqual([]);
+        expect(environment[dataKeySecretIdEnvironmentName], route.id).toBeUndefined();
+      }
     }
   });
 

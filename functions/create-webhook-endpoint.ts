@@ -1,0 +1,19 @@
+// POST /v1/webhook-endpoints: registers a webhook endpoint and shows its signing secret, this once.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { assertLiveKey, CreateEndpointRequestSchema, endpointView } from '../shared/webhooks/endpoint-schema.ts';
+import { createEndpoint } from '../shared/webhooks/endpoints.ts';
+import { loopbackHttpAllowed } from '../shared/webhooks/url-guard.ts';
+
+export const handler = routeEndpoint('createWebhookEndpoint', async ({ event, principal, nowMs }) => {
+  assertLiveKey(principal.family);
+  const request = readJsonBody(event, CreateEndpointRequestSchema);
+  const { endpoint, secret } = await createEndpoint(
+    principal.workspaceId,
+    { url: request.url, eventTypes: request.event_types, enabled: request.enabled, description: request.description },
+    { allowLoopbackHttp: loopbackHttpAllowed() },
+    nowMs,
+  );
+  return { statusCode: 201, body: { ...endpointView(endpoint, nowMs), secret } } satisfies DocumentedReply<'createWebhookEndpoint'>;
+});

@@ -1,0 +1,12 @@
+// DELETE /v1/webhook-endpoints/{endpointId}: removes a webhook endpoint; nothing more is sent to it.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
+import { deleteEndpoint } from '../shared/webhooks/endpoints.ts';
+
+export const handler = routeEndpoint('deleteWebhookEndpoint', async ({ event, principal }) => {
+  assertLiveKey(principal.family);
+  const endpointId = endpointIdOf(event.pathParameters);
+  await deleteEndpoint(principal.workspaceId, endpointId);
+  return { statusCode: 200, body: { id: endpointId, deleted: true } } satisfies DocumentedReply<'deleteWebhookEndpoint'>;
+});

@@ -1,0 +1,10 @@
+// GET /v1/webhook-endpoints/{endpointId}: one webhook endpoint of the workspace.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { endpointIdOf, endpointView } from '../shared/webhooks/endpoint-schema.ts';
+import { requireEndpoint } from '../shared/webhooks/endpoints.ts';
+
+export const handler = routeEndpoint('getWebhookEndpoint', async ({ event, principal, nowMs }) => {
+  const endpoint = await requireEndpoint(principal.workspaceId, endpointIdOf(event.pathParameters));
+  return { statusCode: 200, body: endpointView(endpoint, nowMs) } satisfies DocumentedReply<'getWebhookEndpoint'>;
+});

@@ -1,0 +1,13 @@
+// GET /v1/webhook-endpoints: the workspace's webhook endpoints, with their status, and never their secrets.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { endpointView } from '../shared/webhooks/endpoint-schema.ts';
+import { listEndpoints } from '../shared/webhooks/endpoints.ts';
+
+export const handler = routeEndpoint('listWebhookEndpoints', async ({ principal, nowMs }) => {
+  const endpoints = await listEndpoints(principal.workspaceId);
+  return {
+    statusCode: 200,
+    body: { data: endpoints.map((endpoint) => endpointView(endpoint, nowMs)) },
+  } satisfies DocumentedReply<'listWebhookEndpoints'>;
+});

@@ -1,0 +1,17 @@
+// POST /v1/webhook-endpoints/{endpointId}/rotate-secret: a new signing secret, shown once; the old one signs too for 24 h.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
+import { rotateSecret } from '../shared/webhooks/endpoints.ts';
+
+export const handler = routeEndpoint('rotateWebhookSecret', async ({ event, principal, nowMs }) => {
+  assertLiveKey(principal.family);
+  const endpointId = endpointIdOf(event.pathParameters);
+  readJsonBody(event, NoBodySchema);
+  const { endpoint, secret } = await rotateSecret(principal.workspaceId, endpointId, nowMs);
+  return {
+    statusCode: 200,
+    body: { id: endpoint.endpointId, secret, previous_secret_expires_at: endpoint.previousSecretExpiresAt ?? '' },
+  } satisfies DocumentedReply<'rotateWebhookSecret'>;
+});

@@ -1,0 +1,186 @@
+// The admin CLI's `webhook` commands: register, list, change, delete an endpoint and rotate its secret, as the overview routes do; and its deliveries and redelivery.
+import type { ParseArgsOptionsConfig } from 'node:util';
+import * as v from 'valibot';
+import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '../../shared/webhooks/endpoint-schema.ts';
+import type { DeliveryAttempt, DeliverySummary } from '../../shared/webhooks/delivery.ts';
+import type { WebhookEndpoint } from '../../shared/webhooks/endpoints.ts';
+
+/** The options the commands read, beside the CLI's own `--workspace` and `--json`. */
+export const webhookOptions = {
+  url: { type: 'string' },
+  events: { type: 'string' },
+  description: { type: 'string' },
+  enable: { type: 'boolean' },
+  disable: { type: 'boolean' },
+  event: { type: 'string' },
+  limit: { type: 'string' },
+} as const satisfies ParseArgsOptionsConfig;
+
+type WebhookOption = keyof typeof webhookOptions | 'workspace';
+
+/** Each command: the positional argument it takes, and its options. */
+export const webhookCommands: Readonly<Record<string, { readonly target?: string; readonly options: readonly WebhookOption[] }>> = {
+  'webhook create': { options: ['workspace', 'url', 'events', 'description', 'disable'] },
+  'webhook list': { options: ['workspace'] },
+  'webhook update': { target: 'the endpoint id', options: ['workspace', 'url', 'events', 'description', 'enable', 'disable'] },
+  'webhook delete': { target: 'the endpoint id', options: ['workspace'] },
+  'webhook rotate-secret': { target: 'the endpoint id', options: ['workspace'] },
+  'webhook deliveries': { target: 'the endpoint id', options: ['workspace', 'event', 'limit'] },
+  'webhook redeliver': { target: 'the endpoint id', options: ['workspace', 'event'] },
+};
+
+export const webhookUsage = `  webhook create --workspace W --url URL --events batch.drained,price.approved[,…] [--description D] [--disable]
+                                        prints the signing secret once
+  webhook list --workspace W
+  webhook update we_… --workspace W [--url URL] [--events …] [--description D] [--enable|--disable]
+  webhook delete we_… --workspace W
+  webhook rotate-secret we_… --workspace W   prints the new secret once; the old one signs too for 24 h
+  webhook deliveries we_… --workspace W [--limit 50]   the endpoint's deliveries, newest first
+  webhook deliveries we_… --workspace W --event evt_…  every attempt of one delivery: status, latency, answer
+  webhook redeliver we_… --workspace W --event evt_…   sends the event again, same webhook-id, new retry run
+  Event types: ${subscribableEventTypes.join(', ')}`;
+
+type Values = Partial<Record<WebhookOption, string | boolean | undefined>>;
+type Result = { json: unknown; text: string };
+
+/** `usage` turns a bad argument into the CLI's usage error (exit 2). */
+export function prepareWebhookCommand(
+  name: string,
+  target: string,
+  values: Values,
+  usage: (message: string) => Error,
+): () => Promise<Result> {
+  const text = (option: WebhookOption): string | undefined => {
+    const value = values[option];
+    if (value === undefined) return undefined;
+    if (typeof value !== 'string' || value === '') throw usage(`--${option} needs a value`);
+    return value;
+  };
+  const required = (option: WebhookOption): string => {
+    const value = text(option);
+    if (value === undefined) throw usage(`--${option} is required`);
+    return value;
+  };
+  const events = (): string[] | undefined => {
+    const value = text('events');
+    if (value === undefined) return undefined;
+    const types = value.split(',').map((item) => item.trim());
+    for (const type of types) {
+      if (!v.is(SubscribableEventTypeSchema, type))
+        throw usage(`invalid --events ${JSON.stringify(type)}: expected ${subscribableEventTypes.join(', ')}`);
+    }
+    if (new Set(types).size !== types.length) throw usage('--events names an event type twice');
+    return types;
+  };
+  if (values.enable && values.disable) throw usage('--enable and --disable contradict each other');
+  const workspaceId = required('workspace');
+  const check = async () => {
+    const { loopbackHttpAllowed } = await import('../../shared/webhooks/url-guard.ts');
+    return { allowLoopbackHttp: loopbackHttpAllowed() };
+  };
+  const repository = () => import('../../shared/webhooks/endpoints.ts');
+
+  switch (name) {
+    case 'webhook create': {
+      const input = { url: required('url'), eventTypes: events() ?? [], description: text('description'), enabled: !values.disable };
+      if (input.eventTypes.length === 0) throw usage('--events is required');
+      return async () => {
+        const now = Date.now();
+        const { endpoint, secret } = await (await repository()).createEndpoint(workspaceId, input, await check(), now);
+        return {
+          json: { ...endpointView(endpoint, now), secret },
+          text: `Created webhook endpoint ${endpoint.endpointId} for ${endpoint.url} (${endpoint.eventTypes.join(', ')}).\nIts signing secret is shown this once; store it now:\n${secret}`,
+        };
+      };
+    }
+    case 'webhook list':
+      return async () => {
+        const now = Date.now();
+        const endpoints = await (await repository()).listEndpoints(workspaceId);
+        return {
+          json: endpoints.map((endpoint) => endpointView(endpoint, now)),
+          text: endpoints.length === 0 ? `No webhook endpoints in workspace ${workspaceId}` : endpoints.map(line).join('\n'),
+        };
+      };
+    case 'webhook update': {
+      const changes = {
+        url: text('url'),
+        eventTypes: events(),
+        description: text('description'),
+        enabled: values.enable ? true : values.disable ? false : undefined,
+      };
+      if (Object.values(changes).every((value) => value === undefined)) throw usage('webhook update needs something to change');
+      return async () => {
+        const now = Date.now();
+        const endpoint = await (await repository()).updateEndpoint(workspaceId, target, changes, await check(), now);
+        return { json: endpointView(endpoint, now), text: line(endpoint) };
+      };
+    }
+    case 'webhook delete':
+      return async () => {
+        await (await repository()).deleteEndpoint(workspaceId, target);
+        return { json: { id: target, deleted: true }, text: `Deleted webhook endpoint ${target}` };
+      };
+    case 'webhook rotate-secret':
+      return async () => {
+        const { endpoint, secret } = await (await repository()).rotateSecret(workspaceId, target, Date.now());
+        return {
+          json: { id: endpoint.endpointId, secret, previous_secret_expires_at: endpoint.previousSecretExpiresAt },
+          text: `Rotated the signing secret of ${endpoint.endpointId}; the previous one also signs until ${endpoint.previousSecretExpiresAt}.\nThe new secret is shown this once; store it now:\n${secret}`,
+        };
+      };
+    case 'webhook deliveries': {
+      const eventId = text('event');
+      const limitText = text('limit');
+      const limit = limitText === undefined ? 50 : Number(limitText);
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw usage('--limit must be a whole number from 1 to 1000');
+      if (eventId !== undefined && limitText !== undefined)
+        throw usage('--limit lists deliveries; with --event the attempts are all shown');
+      return async () => {
+        const delivery = await import('../../shared/webhooks/delivery.ts');
+        if (eventId !== undefined) {
+          const attempts = await delivery.listAttempts(workspaceId, target, eventId);
+          return {
+            json: attempts,
+            text: attempts.length === 0 ? `No attempts of ${eventId} at ${target}` : attempts.map(attemptLine).join('\n'),
+          };
+        }
+        const deliveries = await delivery.listDeliveries(workspaceId, target, limit);
+        return {
+          json: deliveries,
+          text: deliveries.length === 0 ? `No deliveries to ${target} in the last 30 days` : deliveries.map(deliveryLine).join('\n'),
+        };
+      };
+    }
+    case 'webhook redeliver': {
+      const eventId = required('event');
+      return async () => {
+        const { redeliver } = await import('../../shared/webhooks/delivery.ts');
+        const queued = await redeliver(workspaceId, target, eventId, Date.now());
+        return {
+          json: queued,
+          text: `Queued ${queued.eventType} ${eventId} for ${target} again (attempt ${queued.attempts + 1}), with the same webhook-id`,
+        };
+      };
+    }
+    default:
+      throw usage(`unknown command: ${name}`);
+  }
+}
+
+function deliveryLine(delivery: DeliverySummary): string {
+  const last = delivery.lastStatus ?? delivery.lastError ?? '';
+  const next = delivery.nextAttemptAt ? `  next ${delivery.nextAttemptAt}` : '';
+  return `${delivery.eventId}  ${delivery.eventType}  ${delivery.status}  ${delivery.attempts} attempt(s)  ${last}${next}`;
+}
+
+function attemptLine(attempt: DeliveryAttempt): string {
+  const outcome = attempt.status === undefined ? (attempt.error ?? '') : String(attempt.status);
+  const answer = attempt.response ? `  ${JSON.stringify(attempt.response.slice(0, 120))}` : '';
+  return `#${attempt.seq}  ${attempt.attemptedAt}  ${outcome}  ${attempt.latencyMs} ms${answer}`;
+}
+
+function line(endpoint: WebhookEndpoint): string {
+  const since = endpoint.failingSince ? ` since ${endpoint.failingSince}` : '';
+  return `${endpoint.endpointId}  ${endpoint.status}${since}  ${endpoint.url}  ${endpoint.eventTypes.join(',')}`;
+}

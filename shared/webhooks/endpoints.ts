@@ -1,0 +1,368 @@
+// Webhook endpoint items in the table: create, list, read, update, delete, rotate the secret, and the health the deliveries report.
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../config.ts';
+import { ApiError } from '../errors.ts';
+import { newId } from '../ids.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { keys } from '../table/keys.ts';
+import { queryAll } from '../table/query.ts';
+import {
+  MAX_ENDPOINTS_PER_WORKSPACE,
+  type WebhookEndpoint,
+  type WebhookEndpointRecord,
+  WebhookEndpointRecordSchema,
+  statusOf,
+} from './endpoint-schema.ts';
+import { dataKey, newSigningSecret, PREVIOUS_SECRET_ACCEPTED_MS, sealSecret } from './secrets.ts';
+import { assertDeliverableUrl, type LookupAll, UnsafeWebhookUrl } from './url-guard.ts';
+
+export type { EndpointStatus, WebhookEndpoint } from './endpoint-schema.ts';
+
+/** An endpoint that keeps failing this long after its first parked delivery is disabled. */
+export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
+
+/** How a URL is checked: the loopback switch of local mode, and a resolver tests inject. */
+export interface UrlCheck {
+  readonly allowLoopbackHttp: boolean;
+  readonly lookup?: LookupAll;
+}
+
+export interface NewEndpoint {
+  readonly url: string;
+  readonly eventTypes: readonly string[];
+  readonly enabled?: boolean;
+  readonly description?: string;
+}
+
+export interface EndpointChanges {
+  readonly url?: string;
+  readonly eventTypes?: readonly string[];
+  readonly enabled?: boolean;
+  /** `null` removes it. */
+  readonly description?: string | null;
+}
+
+/** A new endpoint, or a rotated one, with its secret in plaintext: the only time it is ever shown. */
+export interface WithSecret {
+  readonly endpoint: WebhookEndpoint;
+  readonly secret: string;
+}
+
+function toEndpoint(item: Record<string, unknown>): WebhookEndpoint {
+  const record = v.parse(WebhookEndpointRecordSchema, item);
+  return { ...record, status: statusOf(record) };
+}
+
+function notFound(endpointId: string): ApiError {
+  return new ApiError('not_found', `No webhook endpoint ${endpointId} in this workspace.`);
+}
+
+/** The URL as the guard accepts it, or 400 naming `url` with the guard's reason. */
+async function checkedUrl(url: string, check: UrlCheck): Promise<string> {
+  try {
+    return (await assertDeliverableUrl(url, check)).url;
+  } catch (error) {
+    if (error instanceof UnsafeWebhookUrl) {
+      throw new ApiError('invalid_request', `Invalid url: ${error.message}.`, { param: 'url' });
+    }
+    throw error;
+  }
+}
+
+function cancellationCodes(error: unknown): Array<string | undefined> | undefined {
+  if ((error as Error).name !== 'TransactionCanceledException') return undefined;
+  return ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code);
+}
+
+/**
+ * Registers an endpoint: its URL checked, a secret minted and sealed. The endpoint, the workspace's count under its
+ * cap and the workspace's existence are one transaction, so that two creates at once cannot pass the cap.
+ */
+export async function createEndpoint(workspaceId: string, input: NewEndpoint, check: UrlCheck, nowMs: number): Promise<WithSecret> {
+  const url = await checkedUrl(input.url, check);
+  const endpointId = newId('we');
+  const at = new Date(nowMs).toISOString();
+  const secret = newSigningSecret();
+  const enabled = input.enabled ?? true;
+  const record = v.parse(WebhookEndpointRecordSchema, {
+    endpointId,
+    workspaceId,
+    url,
+    description: input.description,
+    eventTypes: [...input.eventTypes],
+    enabled,
+    disabledReason: enabled ? undefined : 'owner',
+    disabledAt: enabled ? undefined : at,
+    secret: sealSecret(await dataKey(), secret, { workspaceId, endpointId }),
+    secretCreatedAt: at,
+    createdAt: at,
+    updatedAt: at,
+  } satisfies WebhookEndpointRecord);
+  const TableName = tableName();
+  try {
+    await tableClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { ConditionCheck: { TableName, Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
+          {
+            Update: {
+              TableName,
+              Key: keys.webhookEndpointCount(workspaceId),
+              UpdateExpression: 'ADD endpoints :one',
+              ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :cap',
+              ExpressionAttributeValues: { ':one': 1, ':cap': MAX_ENDPOINTS_PER_WORKSPACE },
+            },
+          },
+          {
+            Put: {
+              TableName,
+              Item: { ...keys.webhookEndpoint(workspaceId, endpointId), type: 'webhookEndpoint', ...stripUndefined(record) },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    const codes = cancellationCodes(error);
+    if (codes?.[0] === 'ConditionalCheckFailed') throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
+    if (codes?.[1] === 'ConditionalCheckFailed') {
+      throw new ApiError('invalid_request', `A workspace has at most ${MAX_ENDPOINTS_PER_WORKSPACE} webhook endpoints; delete one first.`, {
+        param: 'url',
+      });
+    }
+    throw error;
+  }
+  return { endpoint: { ...record, status: statusOf(record) }, secret };
+}
+
+function stripUndefined<T extends object>(record: T): T {
+  return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as T;
+}
+
+/** Every endpoint of the workspace, in id order, whatever its status: the delivery side filters by subscription. */
+export async function listEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
+  const prefix = keys.webhookEndpointPrefix(workspaceId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+  });
+  return items.map(toEndpoint);
+}
+
+/** The enabled endpoints (healthy or failing) subscribed to one event type: where an event of that type goes. */
+export async function endpointsSubscribedTo(workspaceId: string, eventType: string): Promise<WebhookEndpoint[]> {
+  return (await listEndpoints(workspaceId)).filter((endpoint) => endpoint.enabled && endpoint.eventTypes.includes(eventType));
+}
+
+/** One endpoint of the workspace; another workspace's id reads as absent, since the workspace is in the key. */
+export async function getEndpoint(workspaceId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(workspaceId, endpointId), ConsistentRead: true }),
+  );
+  return Item ? toEndpoint(Item) : undefined;
+}
+
+export async function requireEndpoint(workspaceId: string, endpointId: string): Promise<WebhookEndpoint> {
+  const endpoint = await getEndpoint(workspaceId, endpointId);
+  if (!endpoint) throw notFound(endpointId);
+  return endpoint;
+}
+
+/** DynamoDB refuses an empty map of values. */
+function nonEmpty(values: Record<string, unknown>): Record<string, unknown> | undefined {
+  return Object.keys(values).length > 0 ? values : undefined;
+}
+
+interface Update {
+  readonly set: Record<string, unknown>;
+  readonly remove: readonly string[];
+}
+
+async function applyUpdate(
+  workspaceId: string,
+  endpointId: string,
+  update: Update,
+  condition?: { expression: string; values: Record<string, unknown> },
+): Promise<WebhookEndpoint> {
+  const setEntries = Object.entries(update.set);
+  const names = Object.fromEntries([...setEntries.map(([name]) => name), ...update.remove].map((name) => [`#${name}`, name]));
+  const clauses = [
+    setEntries.length > 0 ? `SET ${setEntries.map(([name]) => `#${name} = :${name}`).join(', ')}` : '',
+    update.remove.length > 0 ? `REMOVE ${update.remove.map((name) => `#${name}`).join(', ')}` : '',
+  ].filter(Boolean);
+  const { Attributes } = await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.webhookEndpoint(workspaceId, endpointId),
+      UpdateExpression: clauses.join(' '),
+      ConditionExpression: ['attribute_exists(PK)', condition?.expression].filter(Boolean).join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: nonEmpty({
+        ...Object.fromEntries(setEntries.map(([name, value]) => [`:${name}`, value])),
+        ...condition?.values,
+      }),
+      ReturnValues: 'ALL_NEW',
+    }),
+  );
+  return toEndpoint(Attributes ?? {});
+}
+
+/**
+ * Changes the URL (checked again), the subscriptions, the description or the switch. Re-enabling starts afresh: the
+ * failing streak that may have disabled it is forgotten.
+ */
+export async function updateEndpoint(
+  workspaceId: string,
+  endpointId: string,
+  changes: EndpointChanges,
+  check: UrlCheck,
+  nowMs: number,
+): Promise<WebhookEndpoint> {
+  const at = new Date(nowMs).toISOString();
+  const set: Record<string, unknown> = { updatedAt: at };
+  const remove: string[] = [];
+  // Checked before anything is written, and before the id is even looked at: a refused URL changes nothing.
+  if (changes.url !== undefined) set.url = await checkedUrl(changes.url, check);
+  if (changes.eventTypes !== undefined) set.eventTypes = [...changes.eventTypes];
+  if (changes.description === null) remove.push('description');
+  else if (changes.description !== undefined) set.description = changes.description;
+  if (changes.enabled === true) {
+    set.enabled = true;
+    remove.push('failingSince', 'disabledReason', 'disabledAt');
+  } else if (changes.enabled === false) {
+    Object.assign(set, { enabled: false, disabledReason: 'owner', disabledAt: at });
+  }
+  try {
+    return await applyUpdate(workspaceId, endpointId, { set, remove });
+  } catch (error) {
+    if (isConditionFailure(error)) throw notFound(endpointId);
+    throw error;
+  }
+}
+
+/** Removes the endpoint and gives its place under the cap back, in one transaction. */
+export async function deleteEndpoint(workspaceId: string, endpointId: string): Promise<void> {
+  const TableName = tableName();
+  try {
+    await tableClient().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Delete: { TableName, Key: keys.webhookEndpoint(workspaceId, endpointId), ConditionExpression: 'attribute_exists(PK)' } },
+          {
+            Update: {
+              TableName,
+              Key: keys.webhookEndpointCount(workspaceId),
+              UpdateExpression: 'ADD endpoints :minusOne',
+              ExpressionAttributeValues: { ':minusOne': -1 },
+            },
+          },
+        ],
+      }),
+    );
+  } catch (error) {
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw notFound(endpointId);
+    throw error;
+  }
+}
+
+/** Retries of a rotation that lost a race with another: each reads the secret anew. */
+const ROTATE_ATTEMPTS = 3;
+
+/**
+ * A new secret; the one it replaces keeps signing beside it for 24 hours, so receivers can switch without losing an
+ * event. A second rotation within those hours retires the oldest at once: two secrets at most are ever live.
+ */
+export async function rotateSecret(workspaceId: string, endpointId: string, nowMs: number): Promise<WithSecret> {
+  const key = await dataKey();
+  for (let attempt = 1; ; attempt += 1) {
+    const current = await requireEndpoint(workspaceId, endpointId);
+    const secret = newSigningSecret();
+    const at = new Date(nowMs).toISOString();
+    try {
+      const endpoint = await applyUpdate(
+        workspaceId,
+        endpointId,
+        {
+          set: {
+            secret: sealSecret(key, secret, { workspaceId, endpointId }),
+            secretCreatedAt: at,
+            previousSecret: current.secret,
+            previousSecretExpiresAt: new Date(nowMs + PREVIOUS_SECRET_ACCEPTED_MS).toISOString(),
+            updatedAt: at,
+          },
+          remove: [],
+        },
+        // Only over the secret it read: two rotations at once must not both keep the same previous secret.
+        { expression: 'secret = :expected', values: { ':expected': current.secret } },
+      );
+      return { endpoint, secret };
+    } catch (error) {
+      if (!isConditionFailure(error) || attempt >= ROTATE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * A delivery to the endpoint was parked after its last try. The first such failure starts the streak; an endpoint
+ * whose streak has lasted five days is disabled, and shows so where endpoints are listed.
+ */
+export async function markEndpointFailure(workspaceId: string, endpointId: string, nowMs: number): Promise<WebhookEndpoint | undefined> {
+  const at = new Date(nowMs).toISOString();
+  let endpoint: WebhookEndpoint;
+  try {
+    endpoint = await applyUpdate(
+      workspaceId,
+      endpointId,
+      { set: { failingSince: at }, remove: [] },
+      { expression: 'attribute_not_exists(failingSince)', values: {} },
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const found = await getEndpoint(workspaceId, endpointId);
+    if (!found) return undefined;
+    endpoint = found;
+  }
+  if (!endpoint.enabled || !endpoint.failingSince || Date.parse(endpoint.failingSince) > nowMs - FAILING_DISABLES_AFTER_MS) return endpoint;
+  try {
+    return await applyUpdate(
+      workspaceId,
+      endpointId,
+      { set: { enabled: false, disabledReason: 'failing', disabledAt: at, updatedAt: at }, remove: [] },
+      // Not over a success or a re-enable that came in between.
+      { expression: 'enabled = :true AND failingSince = :since', values: { ':true': true, ':since': endpoint.failingSince } },
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return getEndpoint(workspaceId, endpointId);
+  }
+}
+
+/**
+ * A delivery got its 2xx: the failing streak ends. Given the endpoint as the caller holds it, a healthy one costs no
+ * write.
+ */
+export async function markEndpointSuccess(
+  workspaceId: string,
+  endpointId: string,
+  _nowMs: number,
+  known?: WebhookEndpoint,
+): Promise<WebhookEndpoint | undefined> {
+  if (known && !known.failingSince) return known;
+  try {
+    return await applyUpdate(
+      workspaceId,
+      endpointId,
+      { set: {}, remove: ['failingSince'] },
+      {
+        expression: 'attribute_exists(failingSince)',
+        values: {},
+      },
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return getEndpoint(workspaceId, endpointId);
+  }
+}

@@ -1,0 +1,148 @@
+// The webhook event catalogue: every event type, the schema of its payload, and the builder every emission point uses.
+import * as v from 'valibot';
+import { randomBase62 } from '../ids.ts';
+
+const moment = v.pipe(v.string(), v.isoTimestamp());
+const cents = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
+
+/** A batch is named as the ingest API names it, with the connector that staged it. */
+const batchFields = { batchId: v.pipe(v.string(), v.uuid()), connectorId: v.string() };
+
+/** The most SKUs a `recommendations.updated` event lists; past it the event says how many, and that the list is cut. */
+export const MAX_SKUS_PER_EVENT = 1_000;
+
+/** One entry per event type: what it reports, and its `data`. Adding a type here adds it everywhere (docs, OpenAPI, CLI). */
+export const eventCatalogue = {
+  'batch.committed': {
+    description: 'A connector committed an ingest batch; its drain is queued.',
+    data: v.strictObject({ ...batchFields, jobId: v.string(), recordCount: count, committedAt: moment }),
+  },
+  'batch.drained': {
+    description: 'Every staged record of a batch was applied to the canonical data; bands and recommendations follow.',
+    data: v.strictObject({ ...batchFields, recordCount: count, drainedCount: count, drainedAt: moment }),
+  },
+  'batch.failed': {
+    description: 'A batch will never drain: it expired while open, or its drain gave up. `error` is the text its status shows.',
+    data: v.strictObject({ ...batchFields, error: v.string(), failedAt: moment }),
+  },
+  'recommendations.updated': {
+    description:
+      'A bands job refreshed the recommended prices of the products a batch touched. `skus` lists them (sorted) up to ' +
+      `${MAX_SKUS_PER_EVENT.toLocaleString('en')}; \`skuCount\` is the full count, and \`truncated\` says whether the list was cut.`,
+    data: v.strictObject({
+      ...batchFields,
+      skuCount: count,
+      skus: v.pipe(v.array(v.string()), v.maxLength(MAX_SKUS_PER_EVENT)),
+      truncated: v.boolean(),
+      updatedAt: moment,
+    }),
+  },
+  'price.approved': {
+    description: 'A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.',
+    data: v.strictObject({
+      approvalId: v.string(),
+      sku: v.string(),
+      priceCents: cents,
+      currency: v.string(),
+      recommendedPriceCents: cents,
+      approvedAt: moment,
+      livemode: v.boolean(),
+      publishedTo: v.array(v.strictObject({ connectorId: v.string(), writebackId: v.string() })),
+    }),
+  },
+  'writeback.pending': {
+    description: 'A write-back task is waiting for one connector to claim it (one event per connector that receives it).',
+    data: v.strictObject({
+      writebackId: v.string(),
+      connectorId: v.string(),
+      approvalId: v.string(),
+      productSku: v.string(),
+      priceCents: cents,
+      currency: v.string(),
+      createdAt: moment,
+    }),
+  },
+  'writeback.applied': {
+    description: 'A connector acknowledged a write-back task as applied; the product’s current price is now its price.',
+    data: v.strictObject({
+      writebackId: v.string(),
+      connectorId: v.string(),
+      approvalId: v.string(),
+      productSku: v.string(),
+      priceCents: cents,
+      currency: v.string(),
+      appliedAt: moment,
+    }),
+  },
+  'writeback.failed': {
+    description: 'A connector acknowledged a write-back task as failed, with its reason.',
+    data: v.strictObject({
+      writebackId: v.string(),
+      connectorId: v.string(),
+      approvalId: v.string(),
+      productSku: v.string(),
+      error: v.string(),
+      failedAt: moment,
+    }),
+  },
+} as const satisfies Record<string, { description: string; data: v.GenericSchema }>;
+
+export type EventType = keyof typeof eventCatalogue;
+export const eventTypes = Object.keys(eventCatalogue) as EventType[];
+export const EventTypeSchema = v.picklist(eventTypes);
+
+export function isEventType(value: string): value is EventType {
+  return Object.hasOwn(eventCatalogue, value);
+}
+
+export const eventDescriptions = Object.fromEntries(eventTypes.map((type) => [type, eventCatalogue[type].description])) as Record<
+  EventType,
+  string
+>;
+
+export type EventData<T extends EventType> = v.InferOutput<(typeof eventCatalogue)[T]['data']>;
+
+/** The envelope of one event type: what a receiver parses, and what the OpenAPI document's `webhooks` shows. */
+export function eventSchema<T extends EventType>(type: T) {
+  return v.strictObject({
+    type: v.literal(type),
+    /** Also the `webhook-id` header: the same on every attempt and redelivery, so a receiver can drop duplicates. */
+    id: v.pipe(v.string(), v.startsWith('evt_')),
+    timestamp: moment,
+    workspaceId: v.string(),
+    data: eventCatalogue[type].data,
+  });
+}
+
+export interface WebhookEvent<T extends EventType = EventType> {
+  readonly type: T;
+  readonly id: string;
+  readonly timestamp: string;
+  readonly workspaceId: string;
+  readonly data: EventData<T>;
+}
+
+export const WebhookEventSchema = v.variant(
+  'type',
+  eventTypes.map((type) => eventSchema(type)),
+);
+
+/** 22 base62 characters, as every id the service mints. */
+export function newEventId(): string {
+  return `evt_${randomBase62(22)}`;
+}
+
+/**
+ * An event, its data checked against the catalogue: a bug in an emission point fails the state change in tests
+ * instead of sending receivers something the documents do not describe.
+ */
+export function newEvent<T extends EventType>(type: T, workspaceId: string, data: EventData<T>, at: Date | string): WebhookEvent<T> {
+  return {
+    type,
+    id: newEventId(),
+    timestamp: typeof at === 'string' ? at : at.toISOString(),
+    workspaceId,
+    data: v.parse(eventCatalogue[type].data, data) as EventData<T>,
+  };
+}

@@ -1,0 +1,150 @@
+// The webhook outbox: events written in the transaction of the state change they report, handed to the queue after commit, and swept up if that hand-off never happened.
+import {
+  GetCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { hasWebhooksQueue, tableName } from '../config.ts';
+import { logger } from '../observability.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { table } from '../table/definition.ts';
+import { keys, lookupKeys, OUTBOX_SHARDS } from '../table/keys.ts';
+import { WebhookEventSchema, type WebhookEvent } from './events.ts';
+import { sendWebhookMessages } from './queue.ts';
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Events stay readable for redelivery as long as their attempts are logged. */
+export const EVENT_RETENTION_DAYS = 30;
+/**
+ * An event still undispatched this long after its commit lost its hand-off (the process stopped between the commit
+ * and the send, or the send failed): the sweeper sends it. Shorter would race hand-offs still in flight.
+ */
+export const SWEEP_AFTER_MS = 30_000;
+
+const [lookupIndex] = table.indexes;
+
+const StoredEventSchema = v.object({ event: WebhookEventSchema, dispatchedAt: v.optional(v.string()) });
+export type StoredEvent = v.InferOutput<typeof StoredEventSchema>;
+
+/** The outbox item of one event, to be put in the same transaction as the state change it reports. */
+export function outboxPut(event: WebhookEvent): TransactItem {
+  return {
+    Put: {
+      TableName: tableName(),
+      Item: {
+        ...keys.webhookEvent(event.workspaceId, event.id),
+        type: 'webhookEvent',
+        event,
+        ...lookupKeys.undispatchedEvent(event.id, event.timestamp, event.workspaceId),
+        expiresAt: Math.floor(Date.parse(event.timestamp) / 1000) + EVENT_RETENTION_DAYS * 86_400,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+/** A condition of the state change refused it: thrown under the name a single write's refusal has, so callers keep their checks. */
+class ConditionRefused extends Error {
+  constructor() {
+    super('The conditional request failed');
+    this.name = 'ConditionalCheckFailedException';
+  }
+}
+
+/**
+ * One UpdateItem and the events it reports, all or nothing: a refused or failed update records no event. A refusal of
+ * the update's own condition is thrown as a single UpdateItem's would be. The events are then handed on.
+ */
+export async function updateWithEvents(update: UpdateCommandInput, events: readonly WebhookEvent[]): Promise<void> {
+  if (events.length === 0) {
+    await tableClient().send(new UpdateCommand(update));
+    return;
+  }
+  const { ReturnValues: _returnValues, ...item } = update;
+  try {
+    await tableClient().send(
+      new TransactWriteCommand({ TransactItems: [{ Update: item as NonNullable<TransactItem['Update']> }, ...events.map(outboxPut)] }),
+    );
+  } catch (error) {
+    const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
+    if ((error as { name?: string }).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
+      throw new ConditionRefused();
+    }
+    throw error;
+  }
+  await handOn(events);
+}
+
+/**
+ * Hands committed events to the delivery queue. A failure here loses nothing: the events are in the table, and the
+ * sweeper sends what is still undispatched. So it is logged, never thrown at a caller whose change did commit.
+ */
+export async function handOn(events: readonly WebhookEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  if (!hasWebhooksQueue()) return;
+  try {
+    await sendWebhookMessages(events.map((event) => ({ kind: 'fanOut', workspaceId: event.workspaceId, eventId: event.id })));
+  } catch (error) {
+    logger.warn('webhook events left to the sweeper', { events: events.length, error: error as Error });
+  }
+}
+
+export async function readEvent(workspaceId: string, eventId: string): Promise<StoredEvent | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.webhookEvent(workspaceId, eventId), ConsistentRead: true }),
+  );
+  return Item ? v.parse(StoredEventSchema, Item) : undefined;
+}
+
+/** Takes the event off the sweeper's list, once its attempts are queued for every endpoint subscribed to it. */
+export async function markDispatched(event: WebhookEvent, endpointIds: readonly string[], nowMs: number): Promise<void> {
+  try {
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.webhookEvent(event.workspaceId, event.id),
+        UpdateExpression: 'SET dispatchedAt = :now, endpointIds = :endpoints REMOVE #lookupPk, #lookupSk',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: { '#lookupPk': lookupIndex.partitionKey, '#lookupSk': lookupIndex.sortKey },
+        ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':endpoints': [...endpointIds] },
+      }),
+    );
+  } catch (error) {
+    // The event expired meanwhile: nothing is left to mark.
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/** Events per shard sent per sweep; a backlog larger than that is worked off over the next sweeps. */
+const SWEEP_PAGE = 100;
+
+/** Sends every event whose hand-off was lost to the delivery queue; returns how many it sent. */
+export async function sweepOutbox(nowMs: number): Promise<number> {
+  const cutoff = new Date(nowMs - SWEEP_AFTER_MS).toISOString();
+  let sent = 0;
+  for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
+    const { Items = [] } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: lookupIndex.name,
+        KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
+        ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey, '#sk': lookupIndex.sortKey },
+        ExpressionAttributeValues: { ':pk': lookupKeys.undispatchedEvents(shard).partitionKey, ':cutoff': cutoff },
+        Limit: SWEEP_PAGE,
+      }),
+    );
+    const messages = Items.map((item) => {
+      const [, workspaceId, eventId] = String(item[lookupIndex.sortKey]).split('#');
+      return { kind: 'fanOut' as const, workspaceId: workspaceId as string, eventId: eventId as string };
+    });
+    if (messages.length > 0) await sendWebhookMessages(messages);
+    sent += messages.length;
+  }
+  if (sent > 0) logger.warn('webhook events swept up', { events: sent });
+  return sent;
+}

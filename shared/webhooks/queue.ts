@@ -1,0 +1,51 @@
+// Messages on the webhooks queue: an event to fan out to its endpoints, and one delivery attempt of an event to one endpoint.
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import * as v from 'valibot';
+import { webhooksQueueUrl } from '../config.ts';
+import { queueClient } from '../queue-client.ts';
+
+const positive = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
+
+export const FanOutMessageSchema = v.object({ kind: v.literal('fanOut'), workspaceId: v.string(), eventId: v.string() });
+
+export const AttemptMessageSchema = v.object({
+  kind: v.literal('attempt'),
+  workspaceId: v.string(),
+  eventId: v.string(),
+  endpointId: v.string(),
+  /** The attempt's number over the delivery's whole life, redeliveries included: the attempt log's key. */
+  seq: positive,
+  /** The attempt's place in its run of retries (a redelivery starts a new run): which wait of the schedule follows it. */
+  tryInRun: positive,
+  /**
+   * Epoch ms before which the attempt must not run. SQS delays a message 15 minutes at most: a longer wait is a chain
+   * of delayed sends, each receiving worker sending it on until this moment.
+   */
+  notBefore: v.optional(v.number()),
+});
+
+export const WebhookMessageSchema = v.variant('kind', [FanOutMessageSchema, AttemptMessageSchema]);
+export type FanOutMessage = v.InferOutput<typeof FanOutMessageSchema>;
+export type AttemptMessage = v.InferOutput<typeof AttemptMessageSchema>;
+export type WebhookMessage = v.InferOutput<typeof WebhookMessageSchema>;
+
+/** SQS's own ceiling on DelaySeconds. */
+export const MAX_DELAY_SECONDS = 900;
+
+/** Sends messages ten to a call (SendMessageBatch's limit); a message refused in a batch fails the whole send. */
+export async function sendWebhookMessages(messages: readonly WebhookMessage[], delaySeconds = 0): Promise<void> {
+  for (let start = 0; start < messages.length; start += 10) {
+    const slice = messages.slice(start, start + 10);
+    const { Failed } = await queueClient().send(
+      new SendMessageBatchCommand({
+        QueueUrl: webhooksQueueUrl(),
+        Entries: slice.map((message, index) => ({
+          Id: String(index),
+          MessageBody: JSON.stringify(message),
+          DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.floor(delaySeconds))),
+        })),
+      }),
+    );
+    if (Failed?.length) throw new Error(`the webhooks queue refused ${Failed.length} messages: ${Failed[0]?.Message ?? Failed[0]?.Code}`);
+  }
+}
