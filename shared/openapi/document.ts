@@ -141,6 +141,7 @@ const tagDescriptions: Readonly<Record<string, string>> = {
   Recommendations: 'A SKU’s recommended price, with its rationale and drivers.',
   Approvals: 'Approving a price, and publishing it to the connectors.',
   Contract: 'The machine-readable contract itself.',
+  Usage: 'What the workspace cost, in US dollars at list prices, by day or by route.',
   Webhooks: 'The endpoints a workspace registers to receive webhook events, each with its subscriptions and signing secret.',
   'Webhook events':
     'Events the service POSTs to the endpoints a workspace registers, signed by the Standard Webhooks rules, so that a ' +
@@ -552,7 +553,11 @@ export function buildDocument(surface: Surface, table: readonly RouteRow[] = rou
     openapi: OPENAPI_VERSION,
     info: { title, version: '1.0.0', description },
     servers: [{ url: '/', description: 'The host the API is served on: API Gateway’s URL (the ApiUrl output), or the local gateway.' }],
-    tags: tags.map((name) => ({ name, description: tagDescriptions[name] ?? '' })),
+    tags: tags.map((name) => {
+      const description = tagDescriptions[name];
+      if (!description) throw new Error(`the tag ${name} has no description`);
+      return { name, description };
+    }),
     paths,
     webhooks,
     'x-unknown-route': unknown,
