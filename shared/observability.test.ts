@@ -89,6 +89,8 @@ describe('request metrics', () => {
   /** The EMF documents written while `work` runs: JSON lines with an `_aws` block. */
   function emfDocuments(work: () => void): Record<string, unknown>[] {
     const documents: Record<string, unknown>[] = [];
+    // Local mode turns metrics off in the environment it sets, which a run with the integration tests shares.
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
     const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
       for (const part of text.split('\n')) {
@@ -101,6 +103,7 @@ describe('request metrics', () => {
       work();
     } finally {
       spy.mockRestore();
+      vi.unstubAllEnvs();
     }
     return documents;
   }
