@@ -65,6 +65,19 @@ describe('the pooled win model', () => {
     );
   });
 
+  it("gives a product that wins more often the same offset in every segment, however few of a segment's quotes it has", () => {
+    const samples = market('margin', 3000).map((sample, i) => {
+      if (sample.productSku !== 'SKU-4') return sample;
+      // The product's buyers accept more: half of its lost quotes were in fact won.
+      return { ...sample, won: sample.won || i % 40 === 4 };
+    });
+    const fit = fitPooledWinModel(samples, settings);
+    const smb = fit?.skuOffsets.get('smb')?.get('SKU-4');
+    const enterprise = fit?.skuOffsets.get('enterprise')?.get('SKU-4');
+    expect(smb).toBeGreaterThan(0.3);
+    expect(enterprise).toBeGreaterThan(0.3);
+  });
+
   it('is the same fit whatever order the quotes come in', () => {
     const samples = market('list', 600);
     const forward = fitPooledWinModel(samples, settings);
@@ -93,6 +106,20 @@ describe('pooling slopes across categories', () => {
     expect(pooled[3]?.shift).toBeLessThan(-3);
     expect(Math.abs(pooled[0]?.shift ?? 1)).toBeLessThan(0.3);
     expect(pooled[3]?.slopeSe).toBeLessThan(4);
+  });
+
+  it('pools toward the plain average of the slopes, not toward the most precise', () => {
+    // Steep curves leave fewer quotes near even odds, so their slopes are the noisier: weighting by precision would
+    // drag every category toward the flattest.
+    const slopes = [
+      { feature: 'list' as const, slope: -4, slopeSe: 1 },
+      { feature: 'list' as const, slope: -8, slopeSe: 3 },
+      { feature: 'list' as const, slope: -12, slopeSe: 5 },
+    ];
+    const pooled = poolCategorySlopes(slopes);
+    expect(-4 + (pooled[0]?.shift ?? 0)).toBeLessThan(-4);
+    const mean = slopes.reduce((sum, slope, i) => sum + slope.slope + (pooled[i]?.shift ?? 0), 0) / 3;
+    expect(mean).toBeLessThan(-6);
   });
 
   it('leaves slopes alone with fewer than three categories of a feature', () => {

@@ -147,7 +147,9 @@ function solveSymmetric(h: Float64Array, g: readonly number[], k: number): numbe
 
 /**
  * Fits the pooled model by penalised Newton steps, one block at a time: the category's curve, each segment's curve
- * around it, each customer's and each segment × SKU's offset around 0. Each prior's spread is re-estimated from the
+ * around it, each customer's, each product's and each segment × SKU's offset around 0 (a product's buyers in every
+ * segment share its offset, so a segment with a handful of its quotes still learns where the product sits; its
+ * segment × SKU offset, stored, is the sum of the two). Each prior's spread is re-estimated from the
  * data (its offsets' squares plus their posterior variances), so a category whose customers really differ keeps
  * their offsets and one whose do not shrinks them away. Deterministic: blocks are visited in sorted order.
  */
@@ -200,9 +202,11 @@ function fitOn(
   const segmentIndex = new Int32Array(n);
   const skuIndex = new Int32Array(n);
   const customerIndex = new Int32Array(n);
+  const productIndex = new Int32Array(n);
   const segmentNames = [...new Set(samples.map((s) => s.segment))].sort();
   const skuNames = [...new Set(samples.map((s) => JSON.stringify([s.segment, s.productSku])))].sort();
   const customerNames = [...new Set(samples.flatMap((s) => (s.customerExternalId === undefined ? [] : [s.customerExternalId])))].sort();
+  const productNames = [...new Set(samples.map((s) => s.productSku))].sort();
   let varX = 0;
   let varL = 0;
   samples.forEach((sample, i) => {
@@ -217,6 +221,7 @@ function fitOn(
   const segmentOf = new Map(segmentNames.map((name, i) => [name, i]));
   const skuOf = new Map(skuNames.map((name, i) => [name, i]));
   const customerOf = new Map(customerNames.map((name, i) => [name, i]));
+  const productOf = new Map(productNames.map((name, i) => [name, i]));
   samples.forEach((sample, i) => {
     x[i] = (features[i] ?? 0) - meanMargin;
     l[i] = Math.log2(Math.max(sample.relativeQuantity, 1e-6));
@@ -228,6 +233,7 @@ function fitOn(
     segmentIndex[i] = segmentOf.get(sample.segment) ?? 0;
     skuIndex[i] = skuOf.get(JSON.stringify([sample.segment, sample.productSku])) ?? 0;
     customerIndex[i] = sample.customerExternalId === undefined ? -1 : (customerOf.get(sample.customerExternalId) ?? -1);
+    productIndex[i] = productOf.get(sample.productSku) ?? 0;
   });
   // The bend sits at the median of the quotes' x: the slope may change there, where the data are thickest.
   const knot = bent ? weightedQuantile(margins, weights, 0.5) - meanMargin : 0;
@@ -246,6 +252,9 @@ function fitOn(
   const uVar = new Float64Array(customerNames.length);
   const v = new Float64Array(skuNames.length);
   const vVar = new Float64Array(skuNames.length);
+  const pw = new Float64Array(productNames.length);
+  const pwVar = new Float64Array(productNames.length);
+  let tauP = START_SD;
   let tauU = START_SD;
   let tauV = START_SD;
   let tauA = START_SD;
@@ -262,7 +271,8 @@ function fitOn(
       G * (l[i] ?? 0) +
       T * (age[i] ?? 0) +
       (k >= 0 ? (u[k] ?? 0) : 0) +
-      (v[skuIndex[i] ?? 0] ?? 0)
+      (v[skuIndex[i] ?? 0] ?? 0) +
+      (pw[productIndex[i] ?? 0] ?? 0)
     );
   };
 
@@ -369,6 +379,7 @@ function fitOn(
       }
     }
     offsetStep(customerIndex, u, uVar, tauU);
+    offsetStep(productIndex, pw, pwVar, tauP);
     offsetStep(skuIndex, v, vVar, tauV);
     if (VARIANCE_UPDATES.has(sweep)) {
       const spread = (values: Float64Array, variances: Float64Array) => {
@@ -378,6 +389,7 @@ function fitOn(
       };
       if (customerNames.length >= 3) tauU = spread(u, uVar);
       if (skuNames.length >= 3) tauV = spread(v, vVar);
+      if (productNames.length >= 3) tauP = spread(pw, pwVar);
       if (segmentNames.length >= 3) {
         let total = 0;
         for (let s = 0; s < segmentNames.length; s++) total += (segA[s] ?? 0) ** 2;
@@ -400,7 +412,7 @@ function fitOn(
   skuNames.forEach((name, k) => {
     const [segment, sku] = JSON.parse(name) as [string, string];
     const bySku = skuOffsets.get(segment) ?? new Map<string, number>();
-    bySku.set(sku, v[k] ?? 0);
+    bySku.set(sku, (v[k] ?? 0) + (pw[productOf.get(sku) ?? 0] ?? 0));
     skuOffsets.set(segment, bySku);
   });
   let logLikelihood = 0;
@@ -461,7 +473,6 @@ export interface PooledSlope {
   readonly slopeSe: number;
 }
 
-const POOLING_ITERATIONS = 20;
 /** Categories of one feature needed before their slopes can say how much categories differ. */
 const MIN_CATEGORIES_TO_POOL = 3;
 
@@ -469,7 +480,10 @@ const MIN_CATEGORIES_TO_POOL = 3;
  * Empirical Bayes across a workspace's categories: each category's slope is drawn from one distribution per feature,
  * whose mean and spread are estimated from all of them (the spread as the slopes' scatter beyond their own standard
  * errors). Each slope then moves toward the mean by as much as its own noise exceeds that spread: a category with
- * few quotes borrows its slope from the others, a category with many keeps its own.
+ * few quotes borrows its slope from the others, a category with many keeps its own. The mean is the slopes' plain
+ * average, not one weighted by their precision: a steep curve leaves fewer quotes near even odds, so its slope has the
+ * larger standard error, and weighting by precision would pull every category toward the flattest (on the benchmark's
+ * list family, a pooled slope of 6.1 against a true 6.7, where the plain average gives 6.5).
  */
 export function poolCategorySlopes(slopes: readonly CategorySlope[]): PooledSlope[] {
   const result: PooledSlope[] = slopes.map((slope) => ({ shift: 0, slopeSe: slope.slopeSe }));
@@ -480,26 +494,15 @@ export function poolCategorySlopes(slopes: readonly CategorySlope[]): PooledSlop
     if (members.length < MIN_CATEGORIES_TO_POOL) continue;
     const value = (index: number) => slopes[index]?.slope ?? 0;
     const variance = (index: number) => (slopes[index]?.slopeSe ?? 0) ** 2;
-    let tau2 = 0;
-    let mean = 0;
-    for (let iteration = 0; iteration < POOLING_ITERATIONS; iteration++) {
-      let sumW = 0;
-      let sumWX = 0;
-      for (const index of members) {
-        const w = 1 / (variance(index) + tau2);
-        sumW += w;
-        sumWX += w * value(index);
-      }
-      mean = sumWX / sumW;
-      let scatter = 0;
-      let noise = 0;
-      for (const index of members) {
-        scatter += (value(index) - mean) ** 2;
-        noise += variance(index);
-      }
-      // A small floor keeps a category's slope its own in part, however alike the others look.
-      tau2 = Math.max((0.1 * mean) ** 2, scatter / (members.length - 1) - noise / members.length);
+    const mean = members.reduce((sum, index) => sum + value(index), 0) / members.length;
+    let scatter = 0;
+    let noise = 0;
+    for (const index of members) {
+      scatter += (value(index) - mean) ** 2;
+      noise += variance(index);
     }
+    // A small floor keeps a category's slope its own in part, however alike the others look.
+    const tau2 = Math.max((0.1 * mean) ** 2, scatter / (members.length - 1) - noise / members.length);
     for (const index of members) {
       const precision = 1 / variance(index) + 1 / tau2;
       const pooled = (value(index) / variance(index) + mean / tau2) / precision;
