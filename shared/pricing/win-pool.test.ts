@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../lib/sample-catalogue.ts';
 import { defaultPricingSettings } from './settings.ts';
-import { featureValue, fitPooledWinModel, marginAt, poolCategorySlopes, type PooledWinSample, pooledWinProbability } from './win-pool.ts';
+import {
+  featureValue,
+  fitPooledWinModel,
+  marginAt,
+  poolAcrossCategories,
+  poolCategorySlopes,
+  type PooledWinSample,
+  pooledWinProbability,
+} from './win-pool.ts';
 
 const settings = { ...defaultPricingSettings, winModelMinQuotes: 10 };
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
@@ -129,5 +137,19 @@ describe('pooling slopes across categories', () => {
       { feature: 'margin', slope: -12, slopeSe: 1 },
     ]);
     expect(pooled.map((slope) => slope.shift)).toEqual([0, 0, 0]);
+  });
+
+  it('pools any coefficient the same way, never spreading categories less than the floor', () => {
+    const estimates = [
+      { value: -0.2, se: 0.05 },
+      { value: -0.1, se: 0.05 },
+      { value: 0.3, se: 0.4 },
+      { value: -0.15, se: Number.POSITIVE_INFINITY },
+    ];
+    const pooled = poolAcrossCategories(estimates, 0.03);
+    // The noisy positive estimate comes most of the way to the others; the one without an error stays as it was.
+    expect(0.3 + (pooled[2]?.shift ?? 0)).toBeLessThan(0.05);
+    expect(pooled[3]?.shift).toBe(0);
+    expect(Math.abs(pooled[0]?.shift ?? 1)).toBeLessThan(0.1);
   });
 });
