@@ -240,6 +240,8 @@ describe('a pooled win model and the offsets on bands', () => {
     centroid: -0.1,
     slopeShift: -0.5,
     ownSlopeSe: 2,
+    quantitySlopeSe: 0.08,
+    quantityShift: 0.04,
   };
 
   it('round-trips every field of the pooled model', () => {

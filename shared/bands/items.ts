@@ -69,6 +69,8 @@ export function encodeWinModel(model: WinModel): EncodedWinModel {
     compact(model.centroid ?? 0),
     compact(model.slopeShift ?? 0),
     compact(model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE),
+    compact(model.quantitySlopeSe ?? Number.MAX_VALUE),
+    compact(model.quantityShift ?? 0),
   ];
 }
 
@@ -89,6 +91,8 @@ export function decodeWinModel(encoded: readonly number[]): WinModel {
     centroid,
     slopeShift,
     ownSlopeSe,
+    quantitySlopeSe,
+    quantityShift,
   ] = encoded;
   const curve = { intercept, slope, closedQuotes, nEff };
   if (quantitySlope === undefined || supportLow === undefined || supportHigh === undefined) return curve;
@@ -105,6 +109,8 @@ export function decodeWinModel(encoded: readonly number[]): WinModel {
     centroid: centroid ?? 0,
     slopeShift: slopeShift ?? 0,
     ownSlopeSe: ownSlopeSe ?? slopeSe ?? Number.MAX_VALUE,
+    quantitySlopeSe: quantitySlopeSe ?? Number.MAX_VALUE,
+    quantityShift: quantityShift ?? 0,
   };
 }
 

@@ -1,9 +1,22 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
 import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
-import { fitPooledWinModel, poolCategorySlopes, type PooledWinFit, type PooledWinSample } from './win-pool.ts';
+import {
+  fitPooledWinModel,
+  poolAcrossCategories,
+  poolCategorySlopes,
+  type PooledWinFit,
+  type PooledWinSample,
+  QUANTITY_SPREAD_FLOOR,
+} from './win-pool.ts';
 
 const DAY_MS = 86_400_000;
+/**
+ * The win model weighs its quotes by recency with twice the bands' half-life: its trend term carries the drift, so
+ * older quotes can still speak of the curve's slope and of each customer and product (on the benchmark, a half-life
+ * of 360 days instead of 180 added 0.001–0.004 to every family).
+ */
+const WIN_HALF_LIFE_FACTOR = 2;
 
 /** One realised line as a band reads it. */
 export interface BandSample {
@@ -282,7 +295,7 @@ export function computeCategoryBands(
         margin,
         listMarkup: listMarkups.get(line.productSku),
         won: line.outcome === 'won',
-        weight,
+        weight: recencyWeight(line.atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays),
         ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
       });
       closedQuantities.push(line.quantity);
@@ -350,6 +363,8 @@ function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
     categorySlope: fit.categorySlope,
     centroid: fit.centroid,
     slopeShift: 0,
+    quantitySlopeSe: fit.quantitySlopeSe,
+    quantityShift: 0,
     supportLow: fit.supportLow,
     supportHigh: fit.supportHigh,
   };
@@ -415,10 +430,13 @@ export type StoredSegments = ReadonlyMap<string, { readonly band: Band; readonly
 
 /** A slope shift that moves a price by less than this share of the slope is not worth rewriting a category for. */
 const SHIFT_TOLERANCE = 0.01;
+/** Nor a quantity slope's shift below this many logits per doubling. */
+const QUANTITY_SHIFT_TOLERANCE = 0.005;
 
 /**
- * Pools the win models' slopes across a workspace's categories (one category's segments share its slope) and returns
- * the segments of each category whose pooled slope moved, with the new shift and standard error on every model.
+ * Pools the win models' slopes and quantity slopes across a workspace's categories (one category's segments share
+ * both) and returns the segments of each category whose pooled values moved, with the new shifts and standard error
+ * on every model.
  */
 export function poolWinModels(categories: ReadonlyMap<string, StoredSegments>): Map<string, StoredSegments> {
   const entries = [...categories].flatMap(([category, segments]) => {
@@ -432,17 +450,27 @@ export function poolWinModels(categories: ReadonlyMap<string, StoredSegments>): 
       slopeSe: model.ownSlopeSe ?? model.slopeSe ?? Number.POSITIVE_INFINITY,
     })),
   );
+  // A quantity slope is in logits per doubling whatever the curve's feature: every category pools with every other.
+  const pooledQuantity = poolAcrossCategories(
+    entries.map(({ model }) => ({ value: model.quantitySlope ?? 0, se: model.quantitySlopeSe ?? Number.POSITIVE_INFINITY })),
+    QUANTITY_SPREAD_FLOOR,
+  );
   const changed = new Map<string, StoredSegments>();
   entries.forEach(({ category, segments, model }, index) => {
     const { shift, slopeSe } = pooled[index] ?? { shift: 0, slopeSe: model.slopeSe ?? Number.POSITIVE_INFINITY };
+    const quantityShift = pooledQuantity[index]?.shift ?? 0;
     const scale = Math.max(Math.abs(model.categorySlope ?? model.slope), 1e-9);
-    if (Math.abs(shift - (model.slopeShift ?? 0)) <= SHIFT_TOLERANCE * scale) return;
+    if (
+      Math.abs(shift - (model.slopeShift ?? 0)) <= SHIFT_TOLERANCE * scale &&
+      Math.abs(quantityShift - (model.quantityShift ?? 0)) <= QUANTITY_SHIFT_TOLERANCE
+    )
+      return;
     changed.set(
       category,
       new Map(
         [...segments].map(([segment, { band, winModel }]) => [
           segment,
-          { band, winModel: winModel ? { ...winModel, slopeShift: shift, slopeSe } : undefined },
+          { band, winModel: winModel ? { ...winModel, slopeShift: shift, slopeSe, quantityShift } : undefined },
         ]),
       ),
     );

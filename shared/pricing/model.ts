@@ -76,6 +76,12 @@ export interface WinModel {
   readonly centroid?: number;
   readonly slopeShift?: number;
   readonly ownSlopeSe?: number;
+  /**
+   * The quantity slope pooled the same way across categories: its standard error in the category's own fit, and the
+   * change pooling adds to it (the price call uses quantitySlope + quantityShift).
+   */
+  readonly quantitySlopeSe?: number;
+  readonly quantityShift?: number;
   /** Closed quote lines it was fitted on. */
   readonly closedQuotes: number;
   /** Effective sample size of those lines, for its credibility. */

@@ -193,7 +193,7 @@ export function winLogitShift(bands: LineBands, quantity: number, hasCustomer: b
   const reference = referenceQuantity(bands);
   const size =
     model.quantitySlope !== undefined && reference !== undefined && quantity > 0
-      ? model.quantitySlope * Math.log2(quantity / reference)
+      ? (model.quantitySlope + (model.quantityShift ?? 0)) * Math.log2(quantity / reference)
       : 0;
   const customer = hasCustomer ? (bands.customerWinOffset ?? 0) : 0;
   return size + (bands.segmentSku?.winOffset ?? 0) + customer;

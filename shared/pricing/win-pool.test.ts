@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '../../lib/sample-catalogue.ts';
 import { defaultPricingSettings } from './settings.ts';
-import { featureValue, fitPooledWinModel, marginAt, poolCategorySlopes, type PooledWinSample, pooledWinProbability } from './win-pool.ts';
+import {
+  featureValue,
+  fitPooledWinModel,
+  marginAt,
+  poolAcrossCategories,
+  poolCategorySlopes,
+  type PooledWinSample,
+  pooledWinProbability,
+} from './win-pool.ts';
 
 const settings = { ...defaultPricingSettings, winModelMinQuotes: 10 };
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));
@@ -65,6 +73,19 @@ describe('the pooled win model', () => {
     );
   });
 
+  it("gives a product that wins more often the same offset in every segment, however few of a segment's quotes it has", () => {
+    const samples = market('margin', 3000).map((sample, i) => {
+      if (sample.productSku !== 'SKU-4') return sample;
+      // The product's buyers accept more: half of its lost quotes were in fact won.
+      return { ...sample, won: sample.won || i % 40 === 4 };
+    });
+    const fit = fitPooledWinModel(samples, settings);
+    const smb = fit?.skuOffsets.get('smb')?.get('SKU-4');
+    const enterprise = fit?.skuOffsets.get('enterprise')?.get('SKU-4');
+    expect(smb).toBeGreaterThan(0.3);
+    expect(enterprise).toBeGreaterThan(0.3);
+  });
+
   it('is the same fit whatever order the quotes come in', () => {
     const samples = market('list', 600);
     const forward = fitPooledWinModel(samples, settings);
@@ -95,6 +116,20 @@ describe('pooling slopes across categories', () => {
     expect(pooled[3]?.slopeSe).toBeLessThan(4);
   });
 
+  it('pools toward the plain average of the slopes, not toward the most precise', () => {
+    // Steep curves leave fewer quotes near even odds, so their slopes are the noisier: weighting by precision would
+    // drag every category toward the flattest.
+    const slopes = [
+      { feature: 'list' as const, slope: -4, slopeSe: 1 },
+      { feature: 'list' as const, slope: -8, slopeSe: 3 },
+      { feature: 'list' as const, slope: -12, slopeSe: 5 },
+    ];
+    const pooled = poolCategorySlopes(slopes);
+    expect(-4 + (pooled[0]?.shift ?? 0)).toBeLessThan(-4);
+    const mean = slopes.reduce((sum, slope, i) => sum + slope.slope + (pooled[i]?.shift ?? 0), 0) / 3;
+    expect(mean).toBeLessThan(-6);
+  });
+
   it('leaves slopes alone with fewer than three categories of a feature', () => {
     const pooled = poolCategorySlopes([
       { feature: 'list', slope: -8, slopeSe: 0.5 },
@@ -102,5 +137,19 @@ describe('pooling slopes across categories', () => {
       { feature: 'margin', slope: -12, slopeSe: 1 },
     ]);
     expect(pooled.map((slope) => slope.shift)).toEqual([0, 0, 0]);
+  });
+
+  it('pools any coefficient the same way, never spreading categories less than the floor', () => {
+    const estimates = [
+      { value: -0.2, se: 0.05 },
+      { value: -0.1, se: 0.05 },
+      { value: 0.3, se: 0.4 },
+      { value: -0.15, se: Number.POSITIVE_INFINITY },
+    ];
+    const pooled = poolAcrossCategories(estimates, 0.03);
+    // The noisy positive estimate comes most of the way to the others; the one without an error stays as it was.
+    expect(0.3 + (pooled[2]?.shift ?? 0)).toBeLessThan(0.05);
+    expect(pooled[3]?.shift).toBe(0);
+    expect(Math.abs(pooled[0]?.shift ?? 1)).toBeLessThan(0.1);
   });
 });

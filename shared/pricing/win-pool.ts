@@ -76,6 +76,8 @@ export interface PooledWinFit {
   readonly skuSd: number;
   /** The standard error of the category's slope: how sure the fit is that price moves the chance of winning. */
   readonly slopeSe: number;
+  /** The standard error of the quantity slope, which pooling across categories weighs. */
+  readonly quantitySlopeSe: number;
   /** The category's own slope and the weighted mean of its quotes' x, where pooling across categories pivots it. */
   readonly categorySlope: number;
   readonly centroid: number;
@@ -147,7 +149,9 @@ function solveSymmetric(h: Float64Array, g: readonly number[], k: number): numbe
 
 /**
  * Fits the pooled model by penalised Newton steps, one block at a time: the category's curve, each segment's curve
- * around it, each customer's and each segment × SKU's offset around 0. Each prior's spread is re-estimated from the
+ * around it, each customer's, each product's and each segment × SKU's offset around 0 (a product's buyers in every
+ * segment share its offset, so a segment with a handful of its quotes still learns where the product sits; its
+ * segment × SKU offset, stored, is the sum of the two). Each prior's spread is re-estimated from the
  * data (its offsets' squares plus their posterior variances), so a category whose customers really differ keeps
  * their offsets and one whose do not shrinks them away. Deterministic: blocks are visited in sorted order.
  */
@@ -200,9 +204,11 @@ function fitOn(
   const segmentIndex = new Int32Array(n);
   const skuIndex = new Int32Array(n);
   const customerIndex = new Int32Array(n);
+  const productIndex = new Int32Array(n);
   const segmentNames = [...new Set(samples.map((s) => s.segment))].sort();
   const skuNames = [...new Set(samples.map((s) => JSON.stringify([s.segment, s.productSku])))].sort();
   const customerNames = [...new Set(samples.flatMap((s) => (s.customerExternalId === undefined ? [] : [s.customerExternalId])))].sort();
+  const productNames = [...new Set(samples.map((s) => s.productSku))].sort();
   let varX = 0;
   let varL = 0;
   samples.forEach((sample, i) => {
@@ -217,6 +223,7 @@ function fitOn(
   const segmentOf = new Map(segmentNames.map((name, i) => [name, i]));
   const skuOf = new Map(skuNames.map((name, i) => [name, i]));
   const customerOf = new Map(customerNames.map((name, i) => [name, i]));
+  const productOf = new Map(productNames.map((name, i) => [name, i]));
   samples.forEach((sample, i) => {
     x[i] = (features[i] ?? 0) - meanMargin;
     l[i] = Math.log2(Math.max(sample.relativeQuantity, 1e-6));
@@ -228,6 +235,7 @@ function fitOn(
     segmentIndex[i] = segmentOf.get(sample.segment) ?? 0;
     skuIndex[i] = skuOf.get(JSON.stringify([sample.segment, sample.productSku])) ?? 0;
     customerIndex[i] = sample.customerExternalId === undefined ? -1 : (customerOf.get(sample.customerExternalId) ?? -1);
+    productIndex[i] = productOf.get(sample.productSku) ?? 0;
   });
   // The bend sits at the median of the quotes' x: the slope may change there, where the data are thickest.
   const knot = bent ? weightedQuantile(margins, weights, 0.5) - meanMargin : 0;
@@ -246,10 +254,14 @@ function fitOn(
   const uVar = new Float64Array(customerNames.length);
   const v = new Float64Array(skuNames.length);
   const vVar = new Float64Array(skuNames.length);
+  const pw = new Float64Array(productNames.length);
+  const pwVar = new Float64Array(productNames.length);
+  let tauP = START_SD;
   let tauU = START_SD;
   let tauV = START_SD;
   let tauA = START_SD;
   let slopeVariance = Number.POSITIVE_INFINITY;
+  let quantityVariance = Number.POSITIVE_INFINITY;
 
   const linear = (i: number) => {
     const s = segmentIndex[i] ?? 0;
@@ -262,7 +274,8 @@ function fitOn(
       G * (l[i] ?? 0) +
       T * (age[i] ?? 0) +
       (k >= 0 ? (u[k] ?? 0) : 0) +
-      (v[skuIndex[i] ?? 0] ?? 0)
+      (v[skuIndex[i] ?? 0] ?? 0) +
+      (pw[productIndex[i] ?? 0] ?? 0)
     );
   };
 
@@ -315,6 +328,7 @@ function fitOn(
     }
     for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) h[a * k + b] = h[b * k + a] ?? 0;
     slopeVariance = solveSymmetric(h, [0, 1, 0, 0, 0], k)?.[1] ?? Number.POSITIVE_INFINITY;
+    quantityVariance = solveSymmetric(h, [0, 0, 0, 1, 0], k)?.[3] ?? Number.POSITIVE_INFINITY;
     const step = solveSymmetric(h, g, k);
     if (step) {
       // Damped: the blocks move together, and a full step of one can overshoot while the others catch up.
@@ -369,6 +383,7 @@ function fitOn(
       }
     }
     offsetStep(customerIndex, u, uVar, tauU);
+    offsetStep(productIndex, pw, pwVar, tauP);
     offsetStep(skuIndex, v, vVar, tauV);
     if (VARIANCE_UPDATES.has(sweep)) {
       const spread = (values: Float64Array, variances: Float64Array) => {
@@ -378,6 +393,7 @@ function fitOn(
       };
       if (customerNames.length >= 3) tauU = spread(u, uVar);
       if (skuNames.length >= 3) tauV = spread(v, vVar);
+      if (productNames.length >= 3) tauP = spread(pw, pwVar);
       if (segmentNames.length >= 3) {
         let total = 0;
         for (let s = 0; s < segmentNames.length; s++) total += (segA[s] ?? 0) ** 2;
@@ -400,7 +416,7 @@ function fitOn(
   skuNames.forEach((name, k) => {
     const [segment, sku] = JSON.parse(name) as [string, string];
     const bySku = skuOffsets.get(segment) ?? new Map<string, number>();
-    bySku.set(sku, v[k] ?? 0);
+    bySku.set(sku, (v[k] ?? 0) + (pw[productOf.get(sku) ?? 0] ?? 0));
     skuOffsets.set(segment, bySku);
   });
   let logLikelihood = 0;
@@ -422,6 +438,7 @@ function fitOn(
     customerSd: tauU,
     skuSd: tauV,
     slopeSe: Math.sqrt(slopeVariance),
+    quantitySlopeSe: Math.sqrt(quantityVariance),
     categorySlope: B,
     centroid: meanMargin,
   };
@@ -461,50 +478,67 @@ export interface PooledSlope {
   readonly slopeSe: number;
 }
 
-const POOLING_ITERATIONS = 20;
-/** Categories of one feature needed before their slopes can say how much categories differ. */
+/** Categories needed before their estimates can say how much categories differ. */
 const MIN_CATEGORIES_TO_POOL = 3;
+/** A small floor on the spread keeps a category's slope its own in part, however alike the others look: a share of the mean. */
+const SLOPE_SPREAD_FLOOR_SHARE = 0.1;
+/** The quantity slopes' floor, in logits per doubling (their mean may be near 0). */
+export const QUANTITY_SPREAD_FLOOR = 0.03;
+
+/** One category's estimate of a coefficient, and its standard error. */
+export interface CategoryEstimate {
+  readonly value: number;
+  readonly se: number;
+}
 
 /**
- * Empirical Bayes across a workspace's categories: each category's slope is drawn from one distribution per feature,
- * whose mean and spread are estimated from all of them (the spread as the slopes' scatter beyond their own standard
- * errors). Each slope then moves toward the mean by as much as its own noise exceeds that spread: a category with
- * few quotes borrows its slope from the others, a category with many keeps its own.
+ * Empirical Bayes across a workspace's categories: each category's estimate is drawn from one distribution, whose
+ * mean and spread are estimated from all of them (the spread as the estimates' scatter beyond their own standard
+ * errors, never under `floor`). Each estimate then moves toward the mean by as much as its own noise exceeds that
+ * spread: a category with few quotes borrows from the others, a category with many keeps its own. The mean is the
+ * estimates' plain average, not one weighted by their precision: a steep curve leaves fewer quotes near even odds, so
+ * its slope has the larger standard error, and weighting by precision would pull every category toward the flattest
+ * (on the benchmark's list family, a pooled slope of 6.1 against a true 6.7, where the plain average gives 6.5).
+ * Estimates without a finite standard error are left alone; fewer than three change nothing.
  */
+export function poolAcrossCategories(estimates: readonly CategoryEstimate[], floor: number | ((mean: number) => number)): PooledSlope[] {
+  const result: PooledSlope[] = estimates.map((estimate) => ({ shift: 0, slopeSe: estimate.se }));
+  const members = estimates.flatMap((estimate, index) =>
+    Number.isFinite(estimate.se) && estimate.se > 0 && Number.isFinite(estimate.value) ? [index] : [],
+  );
+  if (members.length < MIN_CATEGORIES_TO_POOL) return result;
+  const value = (index: number) => estimates[index]?.value ?? 0;
+  const variance = (index: number) => (estimates[index]?.se ?? 0) ** 2;
+  const mean = members.reduce((sum, index) => sum + value(index), 0) / members.length;
+  let scatter = 0;
+  let noise = 0;
+  for (const index of members) {
+    scatter += (value(index) - mean) ** 2;
+    noise += variance(index);
+  }
+  const least = typeof floor === 'number' ? floor : floor(mean);
+  const tau2 = Math.max(least * least, scatter / (members.length - 1) - noise / members.length);
+  for (const index of members) {
+    const precision = 1 / variance(index) + 1 / tau2;
+    const pooled = (value(index) / variance(index) + mean / tau2) / precision;
+    result[index] = { shift: pooled - value(index), slopeSe: Math.sqrt(1 / precision) };
+  }
+  return result;
+}
+
+/** Category slopes pooled across a workspace, one feature at a time (a margin's slope and a log price's differ in unit). */
 export function poolCategorySlopes(slopes: readonly CategorySlope[]): PooledSlope[] {
   const result: PooledSlope[] = slopes.map((slope) => ({ shift: 0, slopeSe: slope.slopeSe }));
   for (const feature of ['margin', 'list'] as const) {
-    const members = slopes.flatMap((slope, index) =>
-      slope.feature === feature && Number.isFinite(slope.slopeSe) && slope.slopeSe > 0 && Number.isFinite(slope.slope) ? [index] : [],
+    const members = slopes.flatMap((slope, index) => (slope.feature === feature ? [index] : []));
+    const pooled = poolAcrossCategories(
+      members.map((index) => ({ value: slopes[index]?.slope ?? 0, se: slopes[index]?.slopeSe ?? Number.POSITIVE_INFINITY })),
+      (mean) => SLOPE_SPREAD_FLOOR_SHARE * mean,
     );
-    if (members.length < MIN_CATEGORIES_TO_POOL) continue;
-    const value = (index: number) => slopes[index]?.slope ?? 0;
-    const variance = (index: number) => (slopes[index]?.slopeSe ?? 0) ** 2;
-    let tau2 = 0;
-    let mean = 0;
-    for (let iteration = 0; iteration < POOLING_ITERATIONS; iteration++) {
-      let sumW = 0;
-      let sumWX = 0;
-      for (const index of members) {
-        const w = 1 / (variance(index) + tau2);
-        sumW += w;
-        sumWX += w * value(index);
-      }
-      mean = sumWX / sumW;
-      let scatter = 0;
-      let noise = 0;
-      for (const index of members) {
-        scatter += (value(index) - mean) ** 2;
-        noise += variance(index);
-      }
-      // A small floor keeps a category's slope its own in part, however alike the others look.
-      tau2 = Math.max((0.1 * mean) ** 2, scatter / (members.length - 1) - noise / members.length);
-    }
-    for (const index of members) {
-      const precision = 1 / variance(index) + 1 / tau2;
-      const pooled = (value(index) / variance(index) + mean / tau2) / precision;
-      result[index] = { shift: pooled - value(index), slopeSe: Math.sqrt(1 / precision) };
-    }
+    members.forEach((index, k) => {
+      const one = pooled[k];
+      if (one) result[index] = one;
+    });
   }
   return result;
 }
