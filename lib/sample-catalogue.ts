@@ -1,5 +1,6 @@
 // A seller's data made up for trying and measuring the service: products, customers, quotes and orders, repeatable by seed.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../shared/records/schema.ts';
+import { seededRandom } from '../shared/seeded-random.ts';
 
 export interface CatalogueSize {
   readonly products: number;
@@ -21,18 +22,6 @@ export function mixFor(total: number): CatalogueSize {
   const customers = Math.round(total * 0.05);
   const quotes = Math.round(total * 0.25);
   return { products, customers, quotes, orders: total - products - customers - quotes };
-}
-
-/** mulberry32: small, fast and good enough to make the same data from the same seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const categories = ['Fasteners', 'Hand Tools', 'Power Tools', 'Safety', 'Electrical', 'Plumbing', 'Adhesives', 'Abrasives'];

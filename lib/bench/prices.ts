@@ -10,7 +10,8 @@ import { tableClient } from '../../shared/table/client.ts';
 import { keys, type PrimaryKey } from '../../shared/table/keys.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue, seededRandom } from '../sample-catalogue.ts';
+import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue } from '../sample-catalogue.ts';
+import { seededRandom } from '../../shared/seeded-random.ts';
 import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient, percentile } from './measure.ts';
 

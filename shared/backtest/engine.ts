@@ -1,6 +1,15 @@
 // The backtest's one door to the pricing engine: the bands and win model it would have fitted, its chance of winning, its price.
 import { combineBands, computeCategoryBands, poolWinModels, recencyWeight } from '../pricing/bands.ts';
-import type { Band, CategoryBands, HistoryLine, LineBands, LineInputs, PricedLine, WinModel } from '../pricing/model.ts';
+import {
+  assembleLineBands,
+  type Band,
+  type CategoryBands,
+  type HistoryLine,
+  type LineBands,
+  type LineInputs,
+  type PricedLine,
+  type WinModel,
+} from '../pricing/model.ts';
 import { priceLine } from '../pricing/price-line.ts';
 import type { PricingSettings } from '../pricing/settings.ts';
 import { fitWinModel, lineWinProbability, winProbability, type WinSample } from '../pricing/win-model.ts';
@@ -51,21 +60,14 @@ export function bandsForLine(
   },
 ): LineBands {
   const category = engine.categories.get(line.category);
-  const segmentCategory = category?.segments.get(line.segment);
-  const customerBands = line.customerExternalId ? category?.customerSkus.get(line.customerExternalId) : undefined;
-  const customerSku = customerBands?.get(line.productSku);
-  // The customer's win offset is one for the category: any of its bands there carries it.
-  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
-  const segmentSku = category?.segmentSkus.get(line.productSku)?.get(line.segment);
-  return {
-    ...(customerSku ? { customerSku } : {}),
-    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
-    ...(segmentSku ? { segmentSku } : {}),
-    ...(segmentCategory ? { segmentCategory: segmentCategory.band } : {}),
-    ...(segmentCategory?.winModel ? { winModel: segmentCategory.winModel } : {}),
-    ...(category?.category ? { category: category.category } : {}),
-    ...(engine.workspaceBand ? { workspace: engine.workspaceBand } : {}),
-  };
+  return assembleLineBands({
+    sku: line.productSku,
+    customerBands: line.customerExternalId ? category?.customerSkus.get(line.customerExternalId) : undefined,
+    segmentSku: category?.segmentSkus.get(line.productSku)?.get(line.segment),
+    segmentCategory: category?.segments.get(line.segment),
+    category: category?.category,
+    workspace: engine.workspaceBand,
+  });
 }
 
 /** The engine's own chance of winning the line at `margin`, from the bands it prices with; undefined where it has no win model. */

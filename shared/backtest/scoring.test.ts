@@ -10,8 +10,8 @@ import {
   type Prediction,
   quantile,
   resampleIndices,
-  seededRandom,
 } from './scoring.ts';
+import { seededRandom } from '../seeded-random.ts';
 
 const p = (probability: number, won: boolean): Prediction => ({ probability, won });
 

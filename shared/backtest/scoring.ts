@@ -1,4 +1,5 @@
 // Scoring predicted win probabilities against outcomes, and the bootstrap that puts an interval on a statistic of quotes.
+import { seededRandom } from '../seeded-random.ts';
 
 /** One prediction: the probability of a win the model gave, and whether the line was won. */
 export interface Prediction {
@@ -80,18 +81,6 @@ export function calibrationByDecile(predictions: readonly Prediction[]): Calibra
       ? []
       : [{ decile: index + 1, lines: bin.lines, meanPredicted: bin.predicted / bin.lines, observedWinRate: bin.won / bin.lines }],
   );
-}
-
-/** mulberry32: a small seeded generator, so that the same history gives the same interval on every run. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** Draws n indices in [0, n) with replacement: one bootstrap resample of n clusters. */

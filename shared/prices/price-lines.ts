@@ -1,6 +1,6 @@
 // Pricing the lines of one call from its snapshot: who and what each line names, its currency, its bands, and its result line.
 import { conversionFactor } from '../pricing/currency.ts';
-import type { LineBands, PricedLine, PricingProduct } from '../pricing/model.ts';
+import { assembleLineBands, type LineBands, type PricedLine, type PricingProduct } from '../pricing/model.ts';
 import { priceLine } from '../pricing/price-line.ts';
 import type { PricingSettings } from '../pricing/settings.ts';
 import { customerBandsKey, type CustomerView, type PricingSnapshot, type ProductView } from './inputs.ts';
@@ -123,21 +123,14 @@ export function convertProduct(product: ProductView, factor: number): PricingPro
 export function lineBands(product: ProductView, customer: CustomerView | undefined, snapshot: PricingSnapshot): LineBands {
   const segment = customer?.segment ?? '';
   const category = snapshot.categoryBands.get(product.category);
-  const segmentCategory = category?.segments.get(segment);
-  const customerBands = customer ? snapshot.customerBands.get(customerBandsKey(customer.externalId, product.category)) : undefined;
-  const customerSku = customerBands?.get(product.sku);
-  // The customer's win offset is one for the category: any of its bands there carries it, this SKU's or another's.
-  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
-  const segmentSku = product.segmentBands.get(segment);
-  return {
-    ...(customerSku ? { customerSku } : {}),
-    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
-    ...(segmentSku ? { segmentSku } : {}),
-    ...(segmentCategory ? { segmentCategory: segmentCategory.band } : {}),
-    ...(segmentCategory?.winModel ? { winModel: segmentCategory.winModel } : {}),
-    ...(category?.band ? { category: category.band } : {}),
-    ...(snapshot.workspaceBand ? { workspace: snapshot.workspaceBand } : {}),
-  };
+  return assembleLineBands({
+    sku: product.sku,
+    customerBands: customer ? snapshot.customerBands.get(customerBandsKey(customer.externalId, product.category)) : undefined,
+    segmentSku: product.segmentBands.get(segment),
+    segmentCategory: category?.segments.get(segment),
+    category: category?.band,
+    workspace: snapshot.workspaceBand,
+  });
 }
 
 function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapshot, context: CallContext): LineResult | LineError {

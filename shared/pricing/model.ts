@@ -111,6 +111,34 @@ export interface LineBands {
   readonly customerWinOffset?: number;
 }
 
+/** The bands a line's path passes, as each caller finds them: a price call in the table, the backtest and the quality bench in memory. */
+export interface LineBandSources {
+  readonly sku: string;
+  /** The customer's bands in the product's category, by SKU. */
+  readonly customerBands: ReadonlyMap<string, Band> | undefined;
+  readonly segmentSku: Band | undefined;
+  readonly segmentCategory: { readonly band: Band; readonly winModel?: WinModel } | undefined;
+  readonly category: Band | undefined;
+  readonly workspace: Band | undefined;
+}
+
+/** One assembly of a line's bands, so that the price call, the backtest and the quality bench price a line alike. */
+export function assembleLineBands(sources: LineBandSources): LineBands {
+  const { customerBands, segmentSku, segmentCategory, category, workspace } = sources;
+  const customerSku = customerBands?.get(sources.sku);
+  // The customer's win offset is one for the category: any of its bands there carries it, this SKU's or another's.
+  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
+  return {
+    ...(customerSku ? { customerSku } : {}),
+    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
+    ...(segmentSku ? { segmentSku } : {}),
+    ...(segmentCategory ? { segmentCategory: segmentCategory.band } : {}),
+    ...(segmentCategory?.winModel ? { winModel: segmentCategory.winModel } : {}),
+    ...(category ? { category } : {}),
+    ...(workspace ? { workspace } : {}),
+  };
+}
+
 /** The product as a line is priced: every amount already in the line's currency, in minor units (may be fractional). */
 export interface PricingProduct {
   readonly sku: string;

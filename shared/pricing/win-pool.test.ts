@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../../lib/sample-catalogue.ts';
+import { seededRandom } from '../seeded-random.ts';
 import { defaultPricingSettings } from './settings.ts';
 import {
   featureValue,

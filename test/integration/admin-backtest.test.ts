@@ -3,7 +3,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
-import { type CatalogueSize, type SampleCatalogue, sampleCatalogue, seededRandom } from '../../lib/sample-catalogue.ts';
+import { type CatalogueSize, type SampleCatalogue, sampleCatalogue } from '../../lib/sample-catalogue.ts';
+import { seededRandom } from '../../shared/seeded-random.ts';
 import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBands } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 

@@ -1,7 +1,7 @@
 // Runs the pricing-quality bench: each market's history through the public API, its request lines priced, each scored against the oracle.
 import { randomUUID } from 'node:crypto';
 import { computeCategoryBands } from '../../../shared/pricing/bands.ts';
-import type { CategoryBands, HistoryLine, LineBands } from '../../../shared/pricing/model.ts';
+import { assembleLineBands, type CategoryBands, type HistoryLine, type LineBands } from '../../../shared/pricing/model.ts';
 import { defaultPricingSettings } from '../../../shared/pricing/settings.ts';
 import { lineWinProbability } from '../../../shared/pricing/win-model.ts';
 import { createWorkspaceWithKeys } from '../../local/seed.ts';
@@ -148,19 +148,14 @@ export function historyLines(market: Market, history: MarketHistory): Map<string
 export function bandsFor(deal: Deal, market: Market, categoryBands: ReadonlyMap<string, CategoryBands>): LineBands {
   const bands = categoryBands.get(market.categories[deal.product.category] as string);
   const segment = market.segments[deal.customer.segment] as string;
-  const cell = bands?.segments.get(segment);
-  const customerBands = bands?.customerSkus.get(deal.customer.externalId);
-  const customerSku = customerBands?.get(deal.product.sku);
-  const customerWinOffset = customerSku?.winOffset ?? customerBands?.values().next().value?.winOffset;
-  const segmentSku = bands?.segmentSkus.get(deal.product.sku)?.get(segment);
-  return {
-    ...(customerSku ? { customerSku } : {}),
-    ...(customerWinOffset === undefined ? {} : { customerWinOffset }),
-    ...(segmentSku ? { segmentSku } : {}),
-    ...(cell ? { segmentCategory: cell.band } : {}),
-    ...(cell?.winModel ? { winModel: cell.winModel } : {}),
-    ...(bands?.category ? { category: bands.category } : {}),
-  };
+  return assembleLineBands({
+    sku: deal.product.sku,
+    customerBands: bands?.customerSkus.get(deal.customer.externalId),
+    segmentSku: bands?.segmentSkus.get(deal.product.sku)?.get(segment),
+    segmentCategory: bands?.segments.get(segment),
+    category: bands?.category,
+    workspace: undefined,
+  });
 }
 
 /** The median realised margin of each segment across its categories: the simplest rule a seller might price by. */
