@@ -31,6 +31,31 @@ import {
 } from '../webhooks/endpoint-schema.ts';
 import { IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
+/** One line of the usage report's example: three 100-line price calls. */
+const exampleUsageLine = {
+  requests: 3,
+  requests_by_status: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 },
+  priced_lines: 300,
+  read_units: 177,
+  write_units: 28,
+  accounting_write_units: 1,
+  lambda_gb_seconds: 0.09,
+  lambda_invocations: 3,
+  api_gateway_requests: 3,
+  sqs_requests: 0,
+  cost: {
+    dynamodb_reads: 2.2125e-05,
+    dynamodb_writes: 1.75e-05,
+    lambda_compute: 1.2e-06,
+    lambda_requests: 6e-07,
+    api_gateway: 3e-06,
+    sqs: 0,
+    total: 4.4425e-05,
+  },
+  cost_per_request: 1.4808e-05,
+  cost_per_million_priced_lines: 0.148083,
+};
+
 export const OPENAPI_VERSION = '3.1.0';
 
 /** What the two contract routes serve: an OpenAPI document, described no further than its frame. */
@@ -571,54 +596,8 @@ export const operations = {
         by: 'route',
         currency: 'USD',
         list_prices: { region: 'us-east-1', as_of: '2026-11-22' },
-        total: {
-          key: 'total',
-          requests: 3,
-          requests_by_status: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 },
-          priced_lines: 300,
-          read_units: 177,
-          write_units: 28,
-          accounting_write_units: 1,
-          lambda_gb_seconds: 0.09,
-          lambda_invocations: 3,
-          api_gateway_requests: 3,
-          sqs_requests: 0,
-          cost: {
-            dynamodb_reads: 2.2125e-05,
-            dynamodb_writes: 1.75e-05,
-            lambda_compute: 1.2e-06,
-            lambda_requests: 6e-07,
-            api_gateway: 3e-06,
-            sqs: 0,
-            total: 4.4425e-05,
-          },
-          cost_per_request: 1.4808e-05,
-          cost_per_million_priced_lines: 0.148083,
-        },
-        breakdown: [{
-          key: 'priceLines',
-          requests: 3,
-          requests_by_status: { '2xx': 3, '3xx': 0, '4xx': 0, '5xx': 0 },
-          priced_lines: 300,
-          read_units: 177,
-          write_units: 28,
-          accounting_write_units: 1,
-          lambda_gb_seconds: 0.09,
-          lambda_invocations: 3,
-          api_gateway_requests: 3,
-          sqs_requests: 0,
-          cost: {
-            dynamodb_reads: 2.2125e-05,
-            dynamodb_writes: 1.75e-05,
-            lambda_compute: 1.2e-06,
-            lambda_requests: 6e-07,
-            api_gateway: 3e-06,
-            sqs: 0,
-            total: 4.4425e-05,
-          },
-          cost_per_request: 1.4808e-05,
-          cost_per_million_priced_lines: 0.148083,
-        }],
+        total: { key: 'total', ...exampleUsageLine },
+        breakdown: [{ key: 'priceLines', ...exampleUsageLine }],
         routes: [{ route: 'priceLines', requests: 3, cost_per_request: 1.4808e-05, cost_per_million_priced_lines: 0.14808 }],
         service_shares: { dynamodb: 89.2, lambda: 4.05, api_gateway: 6.75, sqs: 0 },
       },
