@@ -572,7 +572,8 @@ export const operations = {
     summary: 'Read what the workspace cost',
     description:
       'What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), ' +
-      'over a range of UTC days: the total, a breakdown by day or by route (and worker: `drain`, `bands`), the cost ' +
+      'over a range of UTC days: the total, a breakdown by day or by route (and background work: `drain`, `bands`, ' +
+      '`deliverWebhooks`, `sweepWebhookOutbox`), the cost ' +
       'per request of each route, the cost per million priced lines and the share of each AWS service. It counts ' +
       'DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged ' +
       'them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it ' +

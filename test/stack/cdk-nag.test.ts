@@ -81,6 +81,6 @@ describe('cdk-nag AwsSolutions', () => {
     // X-Ray's resource wildcard is acknowledged on each function's role alone; the stack tests check what it allows.
     const xrayPaths = acknowledgements.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]').map((a) => a.path);
     expect(xrayPaths.length).toBeGreaterThan(0);
-    expect(xrayPaths.every((path) => /\/\w+(Function|Worker)\/Role$/.test(path))).toBe(true);
+    expect(xrayPaths.every((path) => /\/\w+(Function|Worker|Job)\/Role$/.test(path))).toBe(true);
   });
 });

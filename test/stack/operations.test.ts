@@ -12,7 +12,7 @@ import { cdkJsonContext, projectRoot } from '../../lib/project.ts';
 import { BANDS_LAG_METRIC } from '../../shared/bands/lag.ts';
 import { listPrices } from '../../shared/cost/list-prices.ts';
 import { queues } from '../../shared/queues.ts';
-import { fallbackRoute, routes, workers } from '../../shared/routes.ts';
+import { fallbackRoute, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
@@ -23,7 +23,8 @@ function synthesize(props: PricingServiceStackProps = {}) {
 
 const { stack, template } = synthesize();
 const extended = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] }).template;
-const functionCount = routes.length + workers.length + 1;
+// Each route, worker and scheduled job has its function, and so does the fallback route.
+const functionCount = routes.length + workers.length + scheduledJobs.length + 1;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resourcesOf = (of: Template, type: string) => Object.entries(of.findResources(type)) as Array<[string, Resource]>;
