@@ -1,13 +1,18 @@
 // The cost ledger and its report against the local stack: requests of known cost add up to the report, background work is charged to its workspace, and bad ranges are refused.
 import { execFile } from 'node:child_process';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { handler as sweep } from '../../functions/sweep-webhook-outbox.ts';
 import { projectRoot } from '../../lib/project.ts';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
 import { loadHandler } from '../../lib/local/handlers.ts';
 import { costAtListPrices } from '../../shared/cost/list-prices.ts';
 import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
 import { fallbackRoute, routeById } from '../../shared/routes.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { newEvent } from '../../shared/webhooks/events.ts';
+import { outboxPut } from '../../shared/webhooks/outbox.ts';
 import { commitBatch, openBatchWith } from './ingest-support.ts';
 import { drain, pricingHistory, workspaceWith } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
@@ -170,6 +175,35 @@ describe('the cost ledger', () => {
     expect(commit?.sqs_requests).toBe(2);
     const text = await costReport('--workspace', subscriber.workspaceId, '--by', 'route');
     expect(text.stdout).toMatch(/^deliverWebhooks /m);
+  }, 60_000);
+
+  it('charges a sweep of the outbox to the workspace whose lost event it sent', async () => {
+    const lost = await newWorkspace('Swept Seller');
+    // As if the process had stopped right after its commit, a minute ago: the event is in the outbox, and was never sent.
+    const event = newEvent(
+      'batch.committed',
+      lost.workspaceId,
+      {
+        batchId: crypto.randomUUID(),
+        connectorId: lost.connectorId,
+        jobId: 'job_lost',
+        recordCount: 0,
+        committedAt: new Date().toISOString(),
+      },
+      new Date(Date.now() - 60_000),
+    );
+    await tableClient().send(new TransactWriteCommand({ TransactItems: [outboxPut(event)] }));
+    // The sweeper, here or the local stack's own on its minute: either charges the sweep that sent the event.
+    await sweep();
+    let line: { requests: number; read_units: number; sqs_requests: number } | undefined;
+    for (let attempt = 0; attempt < 100 && !line; attempt++) {
+      const report = await usage(lost.keys.pwLive, '?by=route');
+      line = report.json.breakdown.find((entry: { key: string }) => entry.key === 'sweepWebhookOutbox');
+      if (!line) await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(line?.requests).toBeGreaterThanOrEqual(1);
+    expect(line?.read_units).toBeGreaterThan(0);
+    expect(line?.sqs_requests).toBeGreaterThan(0);
   }, 60_000);
 
   it('prints the same report from the admin CLI, in dollars, as JSON or CSV, and refuses a bad day with its usage', async () => {
