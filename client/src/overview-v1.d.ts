@@ -148,6 +148,54 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook-endpoints/{endpointId}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a webhook endpoint’s deliveries
+     * @description The events sent to the endpoint in the last 30 days, newest first, each with its state (`pending` while retries remain, `delivered` after a `2xx`, `parked` after the last retry failed), its attempts, the last status or error, and when the next attempt is due. A page holds at most `limit`; `next` is where the following page starts, passed back as `starting_after`, and null on the last page. With `status`, a page may hold fewer than `limit` and still have a `next`. Any other query parameter is refused.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook-endpoints/{endpointId}/deliveries/{eventId}/redeliver': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Redeliver a webhook event
+     * @description Sends an event of the workspace’s last 30 days to the endpoint again, with the same `webhook-id`, as a new run of the retry schedule: a parked delivery, a delivered one, or an event the endpoint was never sent. The attempt is queued, and made within seconds; its attempts continue the delivery’s count. Sandbox (`pw_test_`) keys may list deliveries but not redeliver.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    post: operations['redeliverWebhookEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/usage': {
     parameters: {
       query?: never;
@@ -157,7 +205,7 @@ export interface paths {
     };
     /**
      * Read what the workspace cost
-     * @description What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), over a range of UTC days: the total, a breakdown by day or by route (and worker: `drain`, `bands`), the cost per request of each route, the cost per million priced lines and the share of each AWS service. It counts DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it within about a minute. `from` and `to` default to today; any other query parameter is refused.
+     * @description What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), over a range of UTC days: the total, a breakdown by day or by route (and background work: `drain`, `bands`, `deliverWebhooks`, `sweepWebhookOutbox`), the cost per request of each route, the cost per million priced lines and the share of each AWS service. It counts DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it within about a minute. `from` and `to` default to today; any other query parameter is refused.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
@@ -1900,6 +1948,381 @@ export interface operations {
         };
       };
       /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /**
+         * @description How many deliveries a page holds at most, 1 to 100; 20 if left out.
+         * @example 20
+         */
+        limit?: number;
+        /**
+         * @description The `next` of the page before, as it was answered; an opaque cursor.
+         * @example MjAyNi0xMC0wNVQwOTowMDowNS4zMTBaI2V2dF80WnEwTTJjWTdrUTFyQjhzVnQzbkhk
+         */
+        starting_after?: string;
+        /**
+         * @description Only the deliveries in this state.
+         * @example parked
+         */
+        status?: 'pending' | 'delivered' | 'parked';
+      };
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries, newest event first. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "event_id": "evt_4Zq0M2cY7kQ1rB8sVt3nHd",
+           *           "event_type": "batch.drained",
+           *           "event_timestamp": "2026-10-05T09:00:05.310Z",
+           *           "status": "pending",
+           *           "attempts": 2,
+           *           "last_attempt_at": "2026-10-05T09:00:10.402Z",
+           *           "last_status": 503,
+           *           "last_error": null,
+           *           "next_attempt_at": "2026-10-05T09:05:10.431Z"
+           *         }
+           *       ],
+           *       "next": null
+           *     }
+           */
+          'application/json': {
+            data: {
+              event_id: string;
+              /** @enum {string} */
+              event_type:
+                | 'batch.committed'
+                | 'batch.drained'
+                | 'batch.failed'
+                | 'recommendations.updated'
+                | 'price.approved'
+                | 'writeback.pending'
+                | 'writeback.applied'
+                | 'writeback.failed';
+              /** Format: date-time */
+              event_timestamp: string;
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'parked';
+              attempts: number;
+              last_attempt_at: string | null;
+              last_status: number | null;
+              last_error: string | null;
+              next_attempt_at: string | null;
+            }[];
+            next: string | null;
+          };
+        };
+      };
+      /** @description - `bad_request`: `limit` is not a whole number from 1 to 100, `status` is not pending, delivered or parked, `starting_after` is not a cursor this route answered, or the query has another parameter. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  redeliverWebhookEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The endpoint’s id, `we_…`. An id of another workspace’s endpoint is answered as an unknown one.
+         * @example we_5kQmT2vXb8NcL4pR7dWz0y
+         */
+        endpointId: string;
+        /**
+         * @description The event’s id, `evt_…`, as its delivery or its `webhook-id` header shows it.
+         * @example evt_4Zq0M2cY7kQ1rB8sVt3nHd
+         */
+        eventId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Redelivering takes no body: none, an empty one, or `{}`. */
+    requestBody?: {
+      content: {
+        'application/json': Record<string, unknown>;
+      };
+    };
+    responses: {
+      /** @description The delivery as queued: pending, its next attempt due now. */
+      202: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "event_id": "evt_4Zq0M2cY7kQ1rB8sVt3nHd",
+           *       "event_type": "batch.drained",
+           *       "event_timestamp": "2026-10-05T09:00:05.310Z",
+           *       "status": "pending",
+           *       "attempts": 12,
+           *       "last_attempt_at": null,
+           *       "last_status": null,
+           *       "last_error": null,
+           *       "next_attempt_at": "2026-10-08T09:00:00.000Z"
+           *     }
+           */
+          'application/json': {
+            event_id: string;
+            /** @enum {string} */
+            event_type:
+              | 'batch.committed'
+              | 'batch.drained'
+              | 'batch.failed'
+              | 'recommendations.updated'
+              | 'price.approved'
+              | 'writeback.pending'
+              | 'writeback.applied'
+              | 'writeback.failed';
+            /** Format: date-time */
+            event_timestamp: string;
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'parked';
+            attempts: number;
+            last_attempt_at: string | null;
+            last_status: number | null;
+            last_error: string | null;
+            next_attempt_at: string | null;
+          };
+        };
+      };
+      /** @description - `bad_request`: The request has a body other than none, an empty one, or `{}`. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `feature_not_enabled`: The workspace lacks the `overview` feature.
+       *     - `forbidden`: The key is a sandbox (`pw_test_`) key.
+       */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'feature_not_enabled' | 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No endpoint of this workspace has this id, or no event of this workspace in the last 30 days has this id. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

@@ -3,9 +3,10 @@ import type { ParseArgsOptionsConfig } from 'node:util';
 import * as v from 'valibot';
 import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '../../shared/webhooks/endpoint-schema.ts';
 import type { DeliveryAttempt, DeliverySummary } from '../../shared/webhooks/delivery.ts';
+import { DeliveryStatusSchema } from '../../shared/webhooks/delivery-schema.ts';
 import type { WebhookEndpoint } from '../../shared/webhooks/endpoints.ts';
 
-/** The options the commands read, beside the CLI's own `--workspace` and `--json`. */
+/** The options the commands read, beside the CLI's own `--workspace`, `--status` and `--json`. */
 export const webhookOptions = {
   url: { type: 'string' },
   events: { type: 'string' },
@@ -16,7 +17,8 @@ export const webhookOptions = {
   limit: { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
-type WebhookOption = keyof typeof webhookOptions | 'workspace';
+/** `--status` is the CLI's own (`workspace update` reads it too), as `--workspace` is. */
+type WebhookOption = keyof typeof webhookOptions | 'workspace' | 'status';
 
 /** Each command: the positional argument it takes, and its options. */
 export const webhookCommands: Readonly<Record<string, { readonly target?: string; readonly options: readonly WebhookOption[] }>> = {
@@ -25,7 +27,7 @@ export const webhookCommands: Readonly<Record<string, { readonly target?: string
   'webhook update': { target: 'the endpoint id', options: ['workspace', 'url', 'events', 'description', 'enable', 'disable'] },
   'webhook delete': { target: 'the endpoint id', options: ['workspace'] },
   'webhook rotate-secret': { target: 'the endpoint id', options: ['workspace'] },
-  'webhook deliveries': { target: 'the endpoint id', options: ['workspace', 'event', 'limit'] },
+  'webhook deliveries': { target: 'the endpoint id', options: ['workspace', 'event', 'limit', 'status'] },
   'webhook redeliver': { target: 'the endpoint id', options: ['workspace', 'event'] },
 };
 
@@ -35,7 +37,8 @@ export const webhookUsage = `  webhook create --workspace W --url URL --events b
   webhook update we_… --workspace W [--url URL] [--events …] [--description D] [--enable|--disable]
   webhook delete we_… --workspace W
   webhook rotate-secret we_… --workspace W   prints the new secret once; the old one signs too for 24 h
-  webhook deliveries we_… --workspace W [--limit 50]   the endpoint's deliveries, newest first
+  webhook deliveries we_… --workspace W [--limit 50] [--status pending|delivered|parked]
+                                        the endpoint's deliveries, newest first
   webhook deliveries we_… --workspace W --event evt_…  every attempt of one delivery: status, latency, answer
   webhook redeliver we_… --workspace W --event evt_…   sends the event again, same webhook-id, new retry run
   Event types: ${subscribableEventTypes.join(', ')}`;
@@ -134,8 +137,10 @@ export function prepareWebhookCommand(
       const limitText = text('limit');
       const limit = limitText === undefined ? 50 : Number(limitText);
       if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw usage('--limit must be a whole number from 1 to 1000');
-      if (eventId !== undefined && limitText !== undefined)
-        throw usage('--limit lists deliveries; with --event the attempts are all shown');
+      const status = text('status');
+      if (status !== undefined && !v.is(DeliveryStatusSchema, status)) throw usage('--status must be pending, delivered or parked');
+      if (eventId !== undefined && (limitText !== undefined || status !== undefined))
+        throw usage('--limit and --status list deliveries; with --event the attempts are all shown');
       return async () => {
         const delivery = await import('../../shared/webhooks/delivery.ts');
         if (eventId !== undefined) {
@@ -145,7 +150,8 @@ export function prepareWebhookCommand(
             text: attempts.length === 0 ? `No attempts of ${eventId} at ${target}` : attempts.map(attemptLine).join('\n'),
           };
         }
-        const deliveries = await delivery.listDeliveries(workspaceId, target, limit);
+        // The overview's route lists with the same function, a page at a time.
+        const { deliveries } = await delivery.listDeliveries(workspaceId, target, { limit, ...(status === undefined ? {} : { status }) });
         return {
           json: deliveries,
           text: deliveries.length === 0 ? `No deliveries to ${target} in the last 30 days` : deliveries.map(deliveryLine).join('\n'),

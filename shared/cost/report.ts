@@ -109,7 +109,8 @@ export function costLine(key: string, counts: CostCounts): CostLine {
     lambda_gb_seconds: Math.round((counts.lambdaMbMs / 1024 / 1000) * 1e6) / 1e6,
     lambda_invocations: counts.invocations,
     api_gateway_requests: counts.apiRequests,
-    sqs_requests: counts.sqsRequests,
+    // A worker charges each message its share of its batch's receive and delete: a fraction, summed here.
+    sqs_requests: quantity(counts.sqsRequests),
     cost,
     cost_per_request: counts.requests > 0 ? dollars(cost.total / counts.requests) : null,
     cost_per_million_priced_lines: counts.pricedLines > 0 ? Math.round((cost.total / counts.pricedLines) * 1e6 * 1e6) / 1e6 : null,

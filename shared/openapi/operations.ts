@@ -29,6 +29,17 @@ import {
   RotatedSecretSchema,
   UpdateEndpointRequestSchema,
 } from '../webhooks/endpoint-schema.ts';
+import {
+  DEFAULT_DELIVERIES_PAGE,
+  DeliveriesCursorSchema,
+  DeliveriesLimitSchema,
+  DeliveryListSchema,
+  DeliveryStatusSchema,
+  type DeliveryView,
+  DeliveryViewSchema,
+  EventIdSchema,
+  MAX_DELIVERIES_PAGE,
+} from '../webhooks/delivery-schema.ts';
 import { IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
 /** One line of the usage report's example: three 100-line price calls. */
@@ -168,6 +179,18 @@ const endpointIdParameter: ParameterDoc = {
   schema: EndpointIdSchema,
   example: exampleEndpoint.id,
 };
+
+const exampleDelivery = {
+  event_id: 'evt_4Zq0M2cY7kQ1rB8sVt3nHd',
+  event_type: 'batch.drained',
+  event_timestamp: '2026-10-05T09:00:05.310Z',
+  status: 'pending',
+  attempts: 2,
+  last_attempt_at: '2026-10-05T09:00:10.402Z',
+  last_status: 503,
+  last_error: null,
+  next_attempt_at: '2026-10-05T09:05:10.431Z',
+} satisfies DeliveryView;
 
 const ingestErrors = {
   batch_not_found: 'No batch with this id belongs to the calling connector: another connector’s or workspace’s is as unknown.',
@@ -574,7 +597,8 @@ export const operations = {
     summary: 'Read what the workspace cost',
     description:
       'What the workspace cost, in US dollars at the list prices of one region (named in the answer with their date), ' +
-      'over a range of UTC days: the total, a breakdown by day or by route (and worker: `drain`, `bands`), the cost ' +
+      'over a range of UTC days: the total, a breakdown by day or by route (and background work: `drain`, `bands`, ' +
+      '`deliverWebhooks`, `sweepWebhookOutbox`), the cost ' +
       'per request of each route, the cost per million priced lines and the share of each AWS service. It counts ' +
       'DynamoDB request units, Lambda GB-seconds and requests, API Gateway and SQS requests, as the service charged ' +
       'them to the workspace; it cannot see storage, CloudWatch, data transfer or the free tier. Counts reach it ' +
@@ -756,6 +780,96 @@ export const operations = {
       bad_request: 'The request has a body other than none, an empty one, or `{}`.',
       forbidden: 'The key is a sandbox (`pw_test_`) key.',
       not_found: 'No endpoint of this workspace has this id.',
+    },
+  }),
+
+  listWebhookDeliveries: operation({
+    summary: 'List a webhook endpoint’s deliveries',
+    description:
+      'The events sent to the endpoint in the last 30 days, newest first, each with its state (`pending` while ' +
+      'retries remain, `delivered` after a `2xx`, `parked` after the last retry failed), its attempts, the last ' +
+      'status or error, and when the next attempt is due. A page holds at most `limit`; `next` is where the following ' +
+      'page starts, passed back as `starting_after`, and null on the last page. With `status`, a page may hold fewer ' +
+      'than `limit` and still have a `next`. Any other query parameter is refused.',
+    tag: 'Webhooks',
+    parameters: [
+      endpointIdParameter,
+      {
+        name: 'limit',
+        in: 'query',
+        description: `How many deliveries a page holds at most, 1 to ${MAX_DELIVERIES_PAGE}; ${DEFAULT_DELIVERIES_PAGE} if left out.`,
+        required: false,
+        schema: DeliveriesLimitSchema,
+        example: 20,
+      },
+      {
+        name: 'starting_after',
+        in: 'query',
+        description: 'The `next` of the page before, as it was answered; an opaque cursor.',
+        required: false,
+        schema: DeliveriesCursorSchema,
+        example: 'MjAyNi0xMC0wNVQwOTowMDowNS4zMTBaI2V2dF80WnEwTTJjWTdrUTFyQjhzVnQzbkhk',
+      },
+      {
+        name: 'status',
+        in: 'query',
+        description: 'Only the deliveries in this state.',
+        required: false,
+        schema: DeliveryStatusSchema,
+        example: 'parked',
+      },
+    ],
+    success: {
+      status: 200,
+      description: 'A page of deliveries, newest event first.',
+      schema: DeliveryListSchema,
+      example: { data: [exampleDelivery], next: null },
+    },
+    errors: {
+      bad_request:
+        `\`limit\` is not a whole number from 1 to ${MAX_DELIVERIES_PAGE}, \`status\` is not pending, delivered or parked, ` +
+        '`starting_after` is not a cursor this route answered, or the query has another parameter.',
+      not_found: 'No endpoint of this workspace has this id.',
+    },
+  }),
+
+  redeliverWebhookEvent: operation({
+    summary: 'Redeliver a webhook event',
+    description:
+      'Sends an event of the workspace’s last 30 days to the endpoint again, with the same `webhook-id`, as a new run ' +
+      'of the retry schedule: a parked delivery, a delivered one, or an event the endpoint was never sent. The attempt ' +
+      'is queued, and made within seconds; its attempts continue the delivery’s count. Sandbox (`pw_test_`) keys may ' +
+      'list deliveries but not redeliver.',
+    tag: 'Webhooks',
+    parameters: [
+      endpointIdParameter,
+      {
+        name: 'eventId',
+        in: 'path',
+        description: 'The event’s id, `evt_…`, as its delivery or its `webhook-id` header shows it.',
+        required: true,
+        schema: EventIdSchema,
+        example: exampleDelivery.event_id,
+      },
+    ],
+    requestBody: noBody('Redelivering'),
+    success: {
+      status: 202,
+      description: 'The delivery as queued: pending, its next attempt due now.',
+      schema: DeliveryViewSchema,
+      example: {
+        ...exampleDelivery,
+        status: 'pending',
+        attempts: 12,
+        last_attempt_at: null,
+        last_status: null,
+        next_attempt_at: '2026-10-08T09:00:00.000Z',
+      },
+    },
+    errors: {
+      bad_request: 'The request has a body other than none, an empty one, or `{}`.',
+      forbidden: 'The key is a sandbox (`pw_test_`) key.',
+      not_found: 'No endpoint of this workspace has this id, or no event of this workspace in the last 30 days has this id.',
     },
   }),
 

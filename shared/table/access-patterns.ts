@@ -487,7 +487,15 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a webhook endpoint',
-    usedBy: ['getWebhookEndpoint', 'rotateWebhookSecret', 'admin webhook rotate-secret', 'deliverWebhooks'],
+    usedBy: [
+      'getWebhookEndpoint',
+      'rotateWebhookSecret',
+      'listWebhookDeliveries',
+      'redeliverWebhookEvent',
+      'admin webhook rotate-secret',
+      'admin webhook redeliver',
+      'deliverWebhooks',
+    ],
     call: 'GetItem, strongly consistent',
     key: 'webhookEndpoint(workspaceId, endpointId)',
     cost: '1 RRU',
@@ -521,8 +529,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '2 WRU per started KB of the event (under 1 KB but for recommendations.updated with many SKUs) + 1 WRU for its index entry; the state change itself costs 2 WRU per KB instead of 1 inside the transaction',
   },
   {
-    name: 'Read a webhook event to fan it out or to attempt it',
-    usedBy: ['deliverWebhooks'],
+    name: 'Read a webhook event to fan it out, to attempt it or to redeliver it',
+    usedBy: ['deliverWebhooks', 'redeliverWebhookEvent', 'admin webhook redeliver'],
     call: 'GetItem, strongly consistent',
     key: 'webhookEvent(workspaceId, eventId)',
     cost: '1 RRU',
@@ -539,7 +547,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['sweepWebhookOutbox'],
     call: 'Query the lookup index, one per shard (8), sort key before now − 30 s, Limit 100',
     key: 'lookup undispatchedEvents(shard)',
-    cost: '8 × 0.5 RRU a minute when nothing is lost, about 350,000 RRU a year in all',
+    cost: '8 × 0.5 RRU a minute when nothing is lost, 4 RRU a minute, about 2.1 million RRU a year in all',
   },
   {
     name: 'Read a delivery’s logged state before an attempt (drops a second receive of an attempt already logged)',
@@ -556,10 +564,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '4 WRU; 6 WRU when the logged answer takes the attempt over 1 KB',
   },
   {
-    name: 'List an endpoint’s deliveries, newest first, and one delivery’s attempts',
-    usedBy: ['admin webhook deliveries', 'admin webhook redeliver'],
-    call: 'Query begins_with(SK, DELIVERY#) backwards, Limit 50; Query begins_with(SK, ATTEMPT#<event>#), strongly consistent',
+    name: 'List an endpoint’s deliveries, newest first, a page at a time, and one delivery’s attempts',
+    usedBy: ['listWebhookDeliveries', 'redeliverWebhookEvent', 'admin webhook deliveries', 'admin webhook redeliver'],
+    call:
+      'Query begins_with(SK, DELIVERY#) backwards, Limit the page (20 by default, at most 100; the CLI 50), from ExclusiveStartKey = the cursor, ' +
+      'with a FilterExpression on status when one is asked (up to 10 Queries to fill a page); ' +
+      'Query begins_with(SK, ATTEMPT#<event>#), strongly consistent',
     key: 'webhookDeliveryPrefix(workspaceId, endpointId), webhookAttemptPrefix(…)',
-    cost: '0.5 RRU per started 4 KB (about 15 deliveries); 1 RRU per 4 KB of attempts',
+    cost: '0.5 RRU per started 4 KB read (about 15 deliveries; a filter is paid on what it reads, not what it keeps); 1 RRU per 4 KB of attempts',
   },
 ];

@@ -11,6 +11,7 @@ import { logger } from '../observability.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
 import { endpointsSubscribedTo, getEndpoint, markEndpointFailure, markEndpointSuccess, type WebhookEndpoint } from './endpoints.ts';
+import { type DeliveryStatus, DeliveryStatusSchema } from './delivery-schema.ts';
 import type { WebhookEvent } from './events.ts';
 import { EVENT_RETENTION_DAYS, markDispatched, readEvent } from './outbox.ts';
 import { type AttemptMessage, type FanOutMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
@@ -60,9 +61,6 @@ export function retrySchedule(): number[] {
 export function deliveryTimeoutMs(): number {
   return positiveNumber(process.env[environmentNames.webhookTimeoutMs]) ?? DELIVERY_TIMEOUT_MS;
 }
-
-export const DeliveryStatusSchema = v.picklist(['pending', 'delivered', 'parked']);
-export type DeliveryStatus = v.InferOutput<typeof DeliveryStatusSchema>;
 
 export const DeliverySummarySchema = v.object({
   eventId: v.string(),
@@ -388,19 +386,71 @@ async function readDelivery(event: WebhookEvent, endpointId: string): Promise<De
   return Item ? v.parse(DeliverySummarySchema, Item) : undefined;
 }
 
-/** An endpoint's deliveries, newest event first. */
-export async function listDeliveries(workspaceId: string, endpointId: string, limit = 50): Promise<DeliverySummary[]> {
+/** A filtered page stops after this many reads, short if need be, and says where to go on. */
+const MAX_READS_PER_PAGE = 10;
+/** What a cursor names: the event's timestamp and id, the delivery's place in its endpoint's partition. */
+const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z#evt_[0-9A-Za-z]{22}$/;
+
+export interface DeliveryPage {
+  readonly deliveries: DeliverySummary[];
+  /** Where the next page starts (opaque: `starting_after`), or undefined when this page is the last. */
+  readonly next?: string;
+}
+
+export interface DeliveryListing {
+  readonly limit?: number;
+  /** A `next` of an earlier page. */
+  readonly startingAfter?: string;
+  readonly status?: DeliveryStatus;
+}
+
+function encodeCursor(sortKey: string, prefix: string): string {
+  return Buffer.from(sortKey.slice(prefix.length), 'utf8').toString('base64url');
+}
+
+/** A cursor the service did not hand out is refused, so that a page can start nowhere but at a delivery's place. */
+function decodeCursor(cursor: string): string {
+  const position = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  if (!CURSOR_PATTERN.test(position)) {
+    throw new ApiError('invalid_request', 'starting_after must be the next cursor of an earlier page.', { param: 'starting_after' });
+  }
+  return position;
+}
+
+/**
+ * An endpoint's deliveries, newest event first, a page at a time, optionally only those in one state. The state is
+ * a filter on the read: a page of a rare state may come back short, with `next` to read on from.
+ */
+export async function listDeliveries(workspaceId: string, endpointId: string, listing: DeliveryListing = {}): Promise<DeliveryPage> {
+  const limit = listing.limit ?? 50;
   const prefix = keys.webhookDeliveryPrefix(workspaceId, endpointId);
-  const { Items = [] } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-      ScanIndexForward: false,
-      Limit: limit,
-    }),
-  );
-  return Items.map((item) => v.parse(DeliverySummarySchema, item));
+  let start =
+    listing.startingAfter === undefined ? undefined : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter)}` };
+  const deliveries: DeliverySummary[] = [];
+  for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {
+    const { Items = [], LastEvaluatedKey } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: {
+          ':pk': prefix.PK,
+          ':prefix': prefix.SKPrefix,
+          ...(listing.status === undefined ? {} : { ':status': listing.status }),
+        },
+        ...(listing.status === undefined
+          ? {}
+          : { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }),
+        ScanIndexForward: false,
+        // Never more than the page has room for: the last item read is then where the next page starts.
+        Limit: limit - deliveries.length,
+        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+      }),
+    );
+    deliveries.push(...Items.map((item) => v.parse(DeliverySummarySchema, item)));
+    start = LastEvaluatedKey as { PK: string; SK: string } | undefined;
+    if (start === undefined || deliveries.length >= limit) break;
+  }
+  return { deliveries, ...(start === undefined ? {} : { next: encodeCursor(start.SK, prefix.SKPrefix) }) };
 }
 
 /** Every logged attempt of one event at one endpoint, oldest first. */

@@ -123,9 +123,16 @@ export async function markDispatched(event: WebhookEvent, endpointIds: readonly 
 /** Events per shard sent per sweep; a backlog larger than that is worked off over the next sweeps. */
 const SWEEP_PAGE = 100;
 
-/** Sends every event whose hand-off was lost to the delivery queue; returns how many it sent. */
-export async function sweepOutbox(nowMs: number): Promise<number> {
+export interface SweepOutcome {
+  readonly sent: number;
+  /** The events sent, by their workspace: the sweep's cost is charged to these. */
+  readonly perWorkspace: ReadonlyMap<string, number>;
+}
+
+/** Sends every event whose hand-off was lost to the delivery queue; says how many it sent, and whose. */
+export async function sweepOutbox(nowMs: number): Promise<SweepOutcome> {
   const cutoff = new Date(nowMs - SWEEP_AFTER_MS).toISOString();
+  const perWorkspace = new Map<string, number>();
   let sent = 0;
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
     const { Items = [] } = await tableClient().send(
@@ -143,8 +150,9 @@ export async function sweepOutbox(nowMs: number): Promise<number> {
       return { kind: 'fanOut' as const, workspaceId: workspaceId as string, eventId: eventId as string };
     });
     if (messages.length > 0) await sendWebhookMessages(messages);
+    for (const message of messages) perWorkspace.set(message.workspaceId, (perWorkspace.get(message.workspaceId) ?? 0) + 1);
     sent += messages.length;
   }
   if (sent > 0) logger.warn('webhook events swept up', { events: sent });
-  return sent;
+  return { sent, perWorkspace };
 }

@@ -3,6 +3,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { webhooksQueueUrl } from '../config.ts';
 import { queueClient } from '../queue-client.ts';
+import { currentLedger } from '../table/capacity.ts';
 
 const positive = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 
@@ -46,6 +47,9 @@ export async function sendWebhookMessages(messages: readonly WebhookMessage[], d
         })),
       }),
     );
+    // Ten messages of a few hundred bytes are one SQS request, far under the 64 KB a request is billed by.
+    const ledger = currentLedger();
+    if (ledger) ledger.queueRequests += 1;
     if (Failed?.length) throw new Error(`the webhooks queue refused ${Failed.length} messages: ${Failed[0]?.Message ?? Failed[0]?.Code}`);
   }
 }

@@ -1,15 +1,22 @@
 // The cost ledger and its report against the local stack: requests of known cost add up to the report, background work is charged to its workspace, and bad ranges are refused.
 import { execFile } from 'node:child_process';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { handler as sweep } from '../../functions/sweep-webhook-outbox.ts';
 import { projectRoot } from '../../lib/project.ts';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
 import { loadHandler } from '../../lib/local/handlers.ts';
 import { costAtListPrices } from '../../shared/cost/list-prices.ts';
 import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
 import { fallbackRoute, routeById } from '../../shared/routes.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { newEvent } from '../../shared/webhooks/events.ts';
+import { outboxPut } from '../../shared/webhooks/outbox.ts';
+import { commitBatch, openBatchWith } from './ingest-support.ts';
 import { drain, pricingHistory, workspaceWith } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
+import { startReceiver } from './webhook-receiver.ts';
 
 const CALLS = 5;
 
@@ -122,8 +129,82 @@ describe('the cost ledger', () => {
     expect(routes.drain?.write_units).toBeGreaterThan(0);
     expect(routes.drain?.sqs_requests).toBeGreaterThanOrEqual(3);
     expect(routes.bands?.requests).toBeGreaterThan(0);
-    expect(routes.commitBatch?.sqs_requests).toBe(1);
+    // The drain job it hands on, and the batch.committed event it hands to the webhooks queue.
+    expect(routes.commitBatch?.sqs_requests).toBe(2);
   });
+
+  it('charges the delivery of a webhook event to its workspace under the worker’s name, with its SQS requests', async () => {
+    const subscriber = await newWorkspace('Webhook Costed Seller');
+    const receiver = await startReceiver();
+    try {
+      const created = await call('/v1/webhook-endpoints', {
+        method: 'POST',
+        key: subscriber.keys.pwLive,
+        body: { url: receiver.url, event_types: ['batch.committed'] },
+      });
+      expect(created.status, created.text).toBe(201);
+      receiver.verifyWith(created.json.secret as string);
+      const batchId = await openBatchWith(subscriber.keys.connector);
+      await commitBatch(subscriber.keys.connector, batchId);
+      await receiver.waitFor((requests) => requests.some((request) => request.event?.type === 'batch.committed'));
+    } finally {
+      await receiver.close();
+    }
+    // The attempt's counts are flushed as its batch of messages ends, a moment after the receiver answered.
+    type Line = { requests: number; read_units: number; write_units: number; sqs_requests: number; lambda_gb_seconds: number };
+    let line: Line | undefined;
+    let report: Awaited<ReturnType<typeof usage>> | undefined;
+    for (let attempt = 0; attempt < 100; attempt++) {
+      report = await usage(subscriber.keys.pwLive, '?by=route');
+      line = report.json.breakdown.find((entry: { key: string }) => entry.key === 'deliverWebhooks');
+      // The fan-out and the attempt: two messages of the worker.
+      if (line && line.requests >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(line).toBeDefined();
+    expect(line?.requests).toBeGreaterThanOrEqual(2);
+    // Fan-out: the event and the endpoints read, the event marked dispatched; attempt: three reads, the log's transaction.
+    expect(line?.read_units).toBeGreaterThanOrEqual(4);
+    expect(line?.write_units).toBeGreaterThanOrEqual(6);
+    // The fan-out's send of the attempt, and each message's share of its batch's receive and delete.
+    expect(line?.sqs_requests).toBeGreaterThanOrEqual(2);
+    expect(line?.lambda_gb_seconds).toBeGreaterThan(0);
+    expect(report?.json.routes).toContainEqual(expect.objectContaining({ route: 'deliverWebhooks', cost_per_request: expect.any(Number) }));
+    // The commit's hand-off of the event to the queue is the commit's own SQS request.
+    const commit = report?.json.breakdown.find((entry: { key: string }) => entry.key === 'commitBatch');
+    expect(commit?.sqs_requests).toBe(2);
+    const text = await costReport('--workspace', subscriber.workspaceId, '--by', 'route');
+    expect(text.stdout).toMatch(/^deliverWebhooks /m);
+  }, 60_000);
+
+  it('charges a sweep of the outbox to the workspace whose lost event it sent', async () => {
+    const lost = await newWorkspace('Swept Seller');
+    // As if the process had stopped right after its commit, a minute ago: the event is in the outbox, and was never sent.
+    const event = newEvent(
+      'batch.committed',
+      lost.workspaceId,
+      {
+        batchId: crypto.randomUUID(),
+        connectorId: lost.connectorId,
+        jobId: 'job_lost',
+        recordCount: 0,
+        committedAt: new Date().toISOString(),
+      },
+      new Date(Date.now() - 60_000),
+    );
+    await tableClient().send(new TransactWriteCommand({ TransactItems: [outboxPut(event)] }));
+    // The sweeper, here or the local stack's own on its minute: either charges the sweep that sent the event.
+    await sweep();
+    let line: { requests: number; read_units: number; sqs_requests: number } | undefined;
+    for (let attempt = 0; attempt < 100 && !line; attempt++) {
+      const report = await usage(lost.keys.pwLive, '?by=route');
+      line = report.json.breakdown.find((entry: { key: string }) => entry.key === 'sweepWebhookOutbox');
+      if (!line) await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    expect(line?.requests).toBeGreaterThanOrEqual(1);
+    expect(line?.read_units).toBeGreaterThan(0);
+    expect(line?.sqs_requests).toBeGreaterThan(0);
+  }, 60_000);
 
   it('prints the same report from the admin CLI, in dollars, as JSON or CSV, and refuses a bad day with its usage', async () => {
     const api = (await usage(seller.keys.pwLive, '?by=route')).json;

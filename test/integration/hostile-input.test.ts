@@ -64,10 +64,14 @@ const GET_ENDPOINT = endpointOf('getWebhookEndpoint');
 const UPDATE_ENDPOINT = endpointOf('updateWebhookEndpoint');
 const DELETE_ENDPOINT = endpointOf('deleteWebhookEndpoint');
 const ROTATE_SECRET = endpointOf('rotateWebhookSecret');
+const LIST_DELIVERIES = endpointOf('listWebhookDeliveries');
+const REDELIVER = endpointOf('redeliverWebhookEvent');
 
 const SKU = 'SEED-0';
 /** Shaped like an endpoint id, and no endpoint's. */
 const UNKNOWN_ENDPOINT = 'we_0000000000000000000000';
+/** Shaped like an event id, and no event's. */
+const UNKNOWN_EVENT = 'evt_0000000000000000000000';
 
 afterAll(() => {
   console.log(`\nHostile requests tried per endpoint (fast-check seed ${SEED}):\n${tallyTable()}\n`);
@@ -1275,6 +1279,105 @@ describe('the webhook endpoint routes', () => {
   );
 });
 
+describe('the webhook delivery routes', () => {
+  let probe: Probe;
+  let endpointId: string;
+
+  beforeAll(async () => {
+    const workspace = await newWorkspace('Hostile Delivery Seller');
+    probe = { workspaceId: workspace.workspaceId, key: workspace.keys.pwLive };
+    const created = await call('/v1/webhook-endpoints', {
+      method: 'POST',
+      key: probe.key,
+      body: { url: 'http://127.0.0.1:9/hostile', event_types: ['price.approved'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    endpointId = created.json.id as string;
+  });
+
+  it(
+    `answers hostile query strings on ${LIST_DELIVERIES} with a 400 in its envelope, and hostile headers and bodies as without them`,
+    async () => {
+      const target = `/v1/webhook-endpoints/${endpointId}/deliveries`;
+      const same: Outcome = { answered: 200, json: (await call(target, { key: probe.key })).json };
+      const cursorOf = (text: string) => Buffer.from(text).toString('base64url');
+      const queries: Array<[string, string]> = [
+        ['an unknown parameter', 'foo=1'],
+        ['?__proto__=x', '__proto__=x'],
+        ['?constructor=x', 'constructor=x'],
+        ['__proto__ with an index', '__proto__%5Bpolluted%5D=1'],
+        ['limit 0', 'limit=0'],
+        ['limit -1', 'limit=-1'],
+        ['limit 101', 'limit=101'],
+        ['limit 1e2', 'limit=1e2'],
+        ['limit 1.5', 'limit=1.5'],
+        ['limit with a sign', 'limit=%2B5'],
+        ['limit in hex', 'limit=0x10'],
+        ['limit empty', 'limit='],
+        ['limit without a value', 'limit'],
+        ['limit repeated', 'limit=1&limit=2'],
+        ['limit with full-width digits', 'limit=%EF%BC%95'],
+        ['limit with an escaped NUL', 'limit=5%00'],
+        ['limit of 8,000 digits', `limit=${long(8000, '9')}`],
+        ['status unknown', 'status=failed'],
+        ['status in capitals', 'status=PARKED'],
+        ['status=__proto__', 'status=__proto__'],
+        ['status as an array', 'status%5B%5D=parked'],
+        ['status repeated', 'status=parked&status=pending'],
+        ['starting_after empty', 'starting_after='],
+        ['starting_after not base64url', 'starting_after=%2B%2F%3D'],
+        ['starting_after of 8,000 characters', `starting_after=${long(8000, 'A')}`],
+        [
+          'starting_after naming another key',
+          `starting_after=${cursorOf('ATTEMPT#2026-01-01T00:00:00.000Z#evt_0000000000000000000000#001')}`,
+        ],
+        ['starting_after naming another partition', `starting_after=${cursorOf('WS#ws_x#WHDELIVERIES#we_y')}`],
+        ['starting_after with a NUL inside', `starting_after=${cursorOf('2026-01-01T00:00:00.000Z#evt_0000000000000000000000\u0000')}`],
+        ['starting_after a malformed escape', 'starting_after=%E0%A4%A'],
+        ['a parameter with a malformed name', '%zz=1'],
+      ];
+      expectClean(
+        await tryAll(probe, [
+          ...queries.map(([label, query]) => hostile(LIST_DELIVERIES, 'GET', `${target}?${query}`, label)),
+          hostile(LIST_DELIVERIES, 'GET', target, 'a JSON body on a GET', { body: '{"__proto__":{"polluted":true}}', outcome: same }),
+          hostile(LIST_DELIVERIES, 'GET', target, 'an 8 KB header', { headers: [['X-Hostile', long(8000)]], outcome: same }),
+          hostile(LIST_DELIVERIES, 'GET', target, 'a body over 10 MB on a GET', { body: overTenMegabytes(), outcome: tooLarge }),
+          hostile(LIST_DELIVERIES, 'GET', target, 'a 20 KB header', { headers: [['X-Hostile', long(20_000)]], outcome: headersTooLarge }),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
+    'answers hostile endpoint and event ids in the paths of the delivery routes with a 4xx in its envelope, and sends nothing',
+    async () => {
+      const deliveriesOf = (segment: string) => `/v1/webhook-endpoints/${segment}/deliveries`;
+      const redeliverAt = (endpoint: string, event: string) => `/v1/webhook-endpoints/${endpoint}/deliveries/${event}/redeliver`;
+      expectClean(
+        await tryAll(probe, [
+          ...segmentRequests(LIST_DELIVERIES, 'GET', deliveriesOf, {}, 62),
+          ...segmentRequests(REDELIVER, 'POST', (segment) => redeliverAt(segment, UNKNOWN_EVENT), {}, 63),
+          ...segmentRequests(REDELIVER, 'POST', (segment) => redeliverAt(endpointId, segment), {}, 64),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, UNKNOWN_EVENT), 'an event id shaped right and no event’s'),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, UNKNOWN_EVENT.toUpperCase()), 'the event id in capitals'),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, `${UNKNOWN_EVENT}%00`), 'the event id and an escaped NUL'),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, UNKNOWN_EVENT), 'a body on a redelivery', {
+            body: jsonText({ eventId: 'x' }),
+          }),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, UNKNOWN_EVENT), 'a malformed body on a redelivery', { body: '{' }),
+          hostile(REDELIVER, 'POST', redeliverAt(endpointId, UNKNOWN_EVENT), 'a body over 10 MB on a redelivery', {
+            body: overTenMegabytes(),
+            outcome: tooLarge,
+          }),
+          hostile(LIST_DELIVERIES, 'GET', deliveriesOf(endpointId.toLowerCase()), 'the endpoint id in lower case'),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+});
+
 describe('paths no route serves', () => {
   let probe: Probe;
 
@@ -1442,6 +1545,10 @@ describe('garbage Authorization headers', () => {
         return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}`, body: jsonText({ enabled: false }) };
       case 'rotateWebhookSecret':
         return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}/rotate-secret` };
+      case 'listWebhookDeliveries':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}/deliveries` };
+      case 'redeliverWebhookEvent':
+        return { target: `/v1/webhook-endpoints/${UNKNOWN_ENDPOINT}/deliveries/${UNKNOWN_EVENT}/redeliver` };
     }
   }
 

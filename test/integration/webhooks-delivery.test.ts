@@ -228,7 +228,7 @@ describe('webhook delivery', () => {
     expect(ids.size).toBe(1);
     expect(receiver.requests.every((request) => request.event)).toBe(true);
     const [delivery] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     expect(delivery).toMatchObject({ status: 'delivered', attempts: 4, lastStatus: 200 });
@@ -247,7 +247,7 @@ describe('webhook delivery', () => {
     await receiver.waitFor((requests) => requests.length >= 2);
     expect(receiver.requests[1]?.webhookId).toBe(receiver.requests[0]?.webhookId);
     const [delivery] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     const attempts = await listAttempts(workspace.workspaceId, endpointId, delivery?.eventId ?? '');
@@ -273,7 +273,7 @@ describe('webhook delivery', () => {
     expect(receiver.requests[1]?.webhookId).toBe(receiver.requests[0]?.webhookId);
     expect(receiver.requests[1]?.event?.type).toBe('batch.committed');
     const [delivery] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     // The killed attempt left nothing behind: the redelivered message is attempt 1, and it succeeded.
@@ -287,7 +287,7 @@ describe('webhook delivery', () => {
     const batchId = await openBatchWith(workspace.keys.connector, stack.gatewayUrl);
     await commitBatch(workspace.keys.connector, batchId, stack.gatewayUrl);
     const [parked] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0]?.status === 'parked' ? found : undefined;
     }, 30_000);
     expect(parked?.attempts).toBe(RETRY_SCHEDULE_MS.length + 1);
@@ -298,7 +298,7 @@ describe('webhook delivery', () => {
     await receiver.waitFor((requests) => requests.length === RETRY_SCHEDULE_MS.length + 2);
     expect(new Set(receiver.requests.map((request) => request.webhookId)).size).toBe(1);
     const [delivered] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     expect(delivered?.attempts).toBe(RETRY_SCHEDULE_MS.length + 2);
@@ -321,7 +321,7 @@ describe('webhook delivery', () => {
     const batchId = await openBatchWith(workspace.keys.connector, stack.gatewayUrl);
     await commitBatch(workspace.keys.connector, batchId, stack.gatewayUrl);
     const [delivery] = await eventually(async () => {
-      const found = await listDeliveries(workspace.workspaceId, endpointId);
+      const found = (await listDeliveries(workspace.workspaceId, endpointId)).deliveries;
       return found[0] ? found : undefined;
     });
     const attempts = await listAttempts(workspace.workspaceId, endpointId, delivery?.eventId ?? '');
@@ -346,8 +346,8 @@ describe('webhook delivery', () => {
       new Date(),
     );
     await tableClient().send(new TransactWriteCommand({ TransactItems: [outboxPut(event)] }));
-    expect(await sweepOutbox(Date.now())).toBe(0);
-    expect(await sweepOutbox(Date.now() + SWEEP_AFTER_MS + 1_000)).toBeGreaterThanOrEqual(1);
+    expect((await sweepOutbox(Date.now())).sent).toBe(0);
+    expect((await sweepOutbox(Date.now() + SWEEP_AFTER_MS + 1_000)).sent).toBeGreaterThanOrEqual(1);
     await receiver.waitFor((requests) => requests.some((request) => request.webhookId === event.id));
     const stored = await eventually(async () => ((await readEvent(workspace.workspaceId, event.id))?.dispatchedAt ? true : undefined));
     expect(stored).toBe(true);

@@ -23,6 +23,7 @@ function synthesize(props: PricingServiceStackProps = {}) {
 
 const { stack, template } = synthesize();
 const extended = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] }).template;
+// Each route, worker and scheduled job has its function, and so does the fallback route.
 const functionCount = routes.length + workers.length + scheduledJobs.length + 1;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };

@@ -1,0 +1,16 @@
+// POST /v1/webhook-endpoints/{endpointId}/deliveries/{eventId}/redeliver: sends an event to the endpoint again, with the same webhook-id.
+import { routeEndpoint } from '../shared/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
+import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { redeliver } from '../shared/webhooks/delivery.ts';
+import { deliveryView, eventIdOf } from '../shared/webhooks/delivery-schema.ts';
+import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
+
+export const handler = routeEndpoint('redeliverWebhookEvent', async ({ event, principal, nowMs }) => {
+  assertLiveKey(principal.family);
+  const endpointId = endpointIdOf(event.pathParameters);
+  const eventId = eventIdOf(event.pathParameters);
+  readJsonBody(event, NoBodySchema);
+  const queued = await redeliver(principal.workspaceId, endpointId, eventId, nowMs);
+  return { statusCode: 202, body: deliveryView(queued) } satisfies DocumentedReply<'redeliverWebhookEvent'>;
+});
