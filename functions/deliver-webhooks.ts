@@ -5,6 +5,7 @@ import * as v from 'valibot';
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
+import { tracedHandler } from '../shared/tracing.ts';
 import { attemptDelivery, fanOut } from '../shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '../shared/webhooks/queue.ts';
 
@@ -81,4 +82,5 @@ export function createDeliveryHandler(clock: () => Date = () => new Date()) {
   };
 }
 
-export const handler = createDeliveryHandler();
+// Traced by route only: one invocation's messages run side by side and may be of different workspaces.
+export const handler = tracedHandler('deliverWebhooks', createDeliveryHandler());

@@ -2,6 +2,7 @@
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
 import { logger, reportRequestCost } from '../shared/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
+import { tracedHandler } from '../shared/tracing.ts';
 import { type SweepOutcome, sweepOutbox } from '../shared/webhooks/outbox.ts';
 
 /**
@@ -27,7 +28,7 @@ function chargeSweep(outcome: SweepOutcome, ledger: CapacityLedger, status: numb
   }
 }
 
-export async function handler(): Promise<{ swept: number }> {
+export async function sweepOnce(): Promise<{ swept: number }> {
   const ledger = new CapacityLedger();
   const started = performance.now();
   let status = 500;
@@ -44,3 +45,5 @@ export async function handler(): Promise<{ swept: number }> {
     await flushCostsIfDue();
   }
 }
+
+export const handler = tracedHandler('sweepWebhookOutbox', sweepOnce);

@@ -12,7 +12,7 @@ import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts
 import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
-import { LOCAL_REGION } from './lambda-context.ts';
+import { invokeWithTimeout, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
 import { type QueuePoller, startQueuePoller } from './queue-poller.ts';
 import { createQueues, type LocalQueue, localSqsClient, type SqsEmulator, startSqsEmulator } from './queues.ts';
 
@@ -167,11 +167,21 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     // Scheduled jobs run on a timer, as EventBridge runs them; one run at a time, and never past stop.
     for (const job of scheduledJobs) {
-      const handler = (await loadHandler(job.entry)) as () => Promise<unknown>;
+      const handler = await loadHandler(job.entry);
+      const fn = { name: job.id, memoryMb: job.memoryMb, timeoutSeconds: job.timeoutSeconds };
       let running: Promise<unknown> | undefined;
       const timer = setInterval(
         () => {
-          running ??= handler()
+          // As EventBridge invokes it: a scheduled event, a Lambda context, and the function's timeout.
+          const event = {
+            source: 'aws.events',
+            'detail-type': 'Scheduled Event',
+            time: new Date().toISOString(),
+            region: LOCAL_REGION,
+            account: LOCAL_ACCOUNT,
+            detail: {},
+          };
+          running ??= invokeWithTimeout(fn, handler, event)
             .catch((error: unknown) => options.onWorkerError?.(job.id, error))
             .finally(() => {
               running = undefined;
