@@ -142,6 +142,7 @@ const tagDescriptions: Readonly<Record<string, string>> = {
   Approvals: 'Approving a price, and publishing it to the connectors.',
   Contract: 'The machine-readable contract itself.',
   Usage: 'What the workspace cost, in US dollars at list prices, by day or by route.',
+  Analytics: 'Whether sellers followed the price guidance, and what following it earned.',
   Webhooks: 'The endpoints a workspace registers to receive webhook events, each with its subscriptions and signing secret.',
   'Webhook events':
     'Events the service POSTs to the endpoints a workspace registers, signed by the Standard Webhooks rules, so that a ' +

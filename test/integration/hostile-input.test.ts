@@ -1428,6 +1428,8 @@ describe('garbage Authorization headers', () => {
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
       case 'getUsage':
         return { target: '/v1/usage' };
+      case 'getAdherence':
+        return { target: '/v1/analytics/adherence' };
       case 'createWebhookEndpoint':
         return {
           target: '/v1/webhook-endpoints',
