@@ -63,6 +63,8 @@ export interface DrainInvocation {
 export interface DrainHooks {
   readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
   readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
+  /** After a quote or order chunk's adherence is folded and its attributions written, before its checkpoint. */
+  readonly afterAdherence?: (invocation: DrainInvocation) => void | Promise<void>;
 }
 
 export type DrainOutcome = 'drained' | 'recomputed' | 'continued' | 'failed' | 'bounced' | 'ignored';
@@ -277,7 +279,10 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     await written;
     await recordChunkRates(prepared, from);
     // In the checkpoint, chunk after chunk: an aggregate takes a batch's chunks only in order (adherence/repository.ts).
-    if (prepared.adherence) await applyAdherence(prepared.adherence, current.batchId, chunk.sk);
+    if (prepared.adherence) {
+      await applyAdherence(prepared.adherence, current.batchId, chunk.sk);
+      await hooks.afterAdherence?.(invocation);
+    }
     await recordTouched(current, chunk.sk, prepared.touched, chunkExpiresAt(current));
     current = await saveCheckpoint(current, owner, chunk.sk, (current.drainedCount ?? 0) + chunk.count, leaseUntil());
     slowestChunkMs = Math.max(slowestChunkMs, performance.now() - started);
