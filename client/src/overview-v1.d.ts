@@ -545,6 +545,41 @@ export interface components {
       };
     };
     Identifier: string;
+    AdherenceGroup: {
+      lines: number;
+      decided: number;
+      won: number;
+      win_rate: number | null;
+      margin_pct: number | null;
+      revenue_cents: number;
+      leakage_cents: number;
+      /** @enum {string} */
+      dimension: 'overall' | 'segment' | 'category' | 'reason' | 'confidence';
+      value: string;
+      guided_lines: number;
+      unattributed_lines: number;
+      guided_share: number | null;
+      within_share: number | null;
+      above_share: number | null;
+      below_share: number | null;
+      thin_evidence: boolean;
+      bands: {
+        within: components['schemas']['AdherenceFigures'];
+        above: components['schemas']['AdherenceFigures'];
+        below: components['schemas']['AdherenceFigures'];
+        unguided: components['schemas']['AdherenceFigures'];
+        unattributed: components['schemas']['AdherenceFigures'];
+      };
+    };
+    AdherenceFigures: {
+      lines: number;
+      decided: number;
+      won: number;
+      win_rate: number | null;
+      margin_pct: number | null;
+      revenue_cents: number;
+      leakage_cents: number;
+    };
     Driver: {
       param: string;
       label: string;
@@ -2519,205 +2554,10 @@ export interface operations {
             to_month: string;
             band_pct: number;
             thin_evidence_lines: number;
-            overall: {
-              lines: number;
-              decided: number;
-              won: number;
-              win_rate: number | null;
-              margin_pct: number | null;
-              revenue_cents: number;
-              leakage_cents: number;
-              /** @enum {string} */
-              dimension: 'overall' | 'segment' | 'category' | 'reason' | 'confidence';
-              value: string;
-              guided_lines: number;
-              unattributed_lines: number;
-              guided_share: number | null;
-              within_share: number | null;
-              above_share: number | null;
-              below_share: number | null;
-              thin_evidence: boolean;
-              bands: {
-                within: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                above: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                below: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unguided: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unattributed: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-              };
-            };
-            by_confidence: {
-              lines: number;
-              decided: number;
-              won: number;
-              win_rate: number | null;
-              margin_pct: number | null;
-              revenue_cents: number;
-              leakage_cents: number;
-              /** @enum {string} */
-              dimension: 'overall' | 'segment' | 'category' | 'reason' | 'confidence';
-              value: string;
-              guided_lines: number;
-              unattributed_lines: number;
-              guided_share: number | null;
-              within_share: number | null;
-              above_share: number | null;
-              below_share: number | null;
-              thin_evidence: boolean;
-              bands: {
-                within: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                above: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                below: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unguided: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unattributed: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-              };
-            }[];
+            overall: components['schemas']['AdherenceGroup'];
+            by_confidence: components['schemas']['AdherenceGroup'][];
             by: ('segment' | 'category' | 'reason') | null;
-            groups: {
-              lines: number;
-              decided: number;
-              won: number;
-              win_rate: number | null;
-              margin_pct: number | null;
-              revenue_cents: number;
-              leakage_cents: number;
-              /** @enum {string} */
-              dimension: 'overall' | 'segment' | 'category' | 'reason' | 'confidence';
-              value: string;
-              guided_lines: number;
-              unattributed_lines: number;
-              guided_share: number | null;
-              within_share: number | null;
-              above_share: number | null;
-              below_share: number | null;
-              thin_evidence: boolean;
-              bands: {
-                within: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                above: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                below: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unguided: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-                unattributed: {
-                  lines: number;
-                  decided: number;
-                  won: number;
-                  win_rate: number | null;
-                  margin_pct: number | null;
-                  revenue_cents: number;
-                  leakage_cents: number;
-                };
-              };
-            }[];
+            groups: components['schemas']['AdherenceGroup'][];
           };
         };
       };

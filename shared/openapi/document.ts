@@ -1,4 +1,5 @@
 // The OpenAPI 3.1 documents of the two surfaces, built from the route table (paths, methods, keys) and the operations' metadata.
+import { AdherenceFiguresSchema, AdherenceGroupSchema } from '../adherence/schema.ts';
 import type * as v from 'valibot';
 import { ApprovalViewSchema, ApproveRequestSchema } from '../approvals/schema.ts';
 import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../batches/schema.ts';
@@ -63,6 +64,8 @@ const namedSchemas: Record<string, v.GenericSchema> = {
   ...Object.fromEntries(eventTypes.map((type) => [eventComponentName(type), eventSchema(type)])),
   Identifier: IdentifierSchema,
   DateTime: DateTimeSchema,
+  AdherenceGroup: AdherenceGroupSchema,
+  AdherenceFigures: AdherenceFiguresSchema,
   Attributes: AttributesSchema,
   PriceRequest: PriceRequestSchema,
   PriceRequestLine: PriceRequestLineSchema,
