@@ -490,14 +490,14 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain'],
     call: "UpdateItem ADD of the changed counters and SET of the batch's marker to the chunk's sort key, conditional on the marker being absent or before it (a redelivered chunk is refused); one per group × month the chunk changes",
     key: 'adherenceAggregate(workspaceId, dimension#month#value)',
-    cost: 'per chunk, 1 WRU per KB of each changed item (30 counters and a marker per batch that touched it: ~1–3 KB): a chunk of quotes from one month in 10 categories, 5 segments, 5 reasons changes ~24 items, ~50 WRU, ~0.1 WRU per quote line at 500 lines a chunk',
+    cost: 'per chunk, 1 WRU per KB of each changed item (30 counters and a marker per batch that touched it: ~1–3 KB): a chunk of quotes from one month in 10 categories, 5 segments, 5 reasons changes ~24 items, ~50 WRU: 0.08–0.15 WRU per quote line at 500 lines a chunk (npm run bench)',
   },
   {
     name: "Read a workspace's adherence aggregates for a report",
     usedBy: ['getAdherence', 'admin adherence report'],
     call: 'Query, eventually consistent, sort key between the first and the last month of one dimension: three Queries (overall, confidence, the grouping asked for)',
     key: 'adherenceMonths(workspaceId, dimension, fromMonth, toMonth)',
-    cost: '0.5 RRU per 4 KB: a year overall and by confidence is ~48 items of ~1.5 KB, ~9 RRU; by category adds ~1.5 KB × categories × months',
+    cost: '0.5 RRU per 4 KB, + 0.5 RRU for the workspace: a year for 100,000 quote lines is 3 RRU overall, 9.5 RRU by category with 20 categories (npm run bench), whatever the number of lines',
   },
   {
     name: 'Register a webhook endpoint under the workspace cap',
