@@ -24,6 +24,9 @@ Commands:
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
   cost report --workspace W [--from D] [--to D] [--by day|route] [--csv]
                                         what the workspace cost in dollars, days as YYYY-MM-DD (UTC, today by default)
+  adherence report --workspace W [--from D] [--to D] [--by segment|category|reason] [--csv]
+                                        guidance followed or overridden, and what each earned, over whole UTC
+                                        months (D: YYYY-MM-DD or YYYY-MM; the last 12 months by default)
   backtest --workspace W [--holdout-days 60]
                                         how the engine would have priced the quotes won or lost in the last 60
                                         days of history, fitted on the history before them; reads only.
@@ -105,6 +108,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
   'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
+  'adherence report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
   ...webhookCommands,
 };
 
@@ -289,6 +293,10 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'cost report': {
       const { prepareCostReport } = await import('../lib/admin/cost-report.ts');
       return prepareCostReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
+    }
+    case 'adherence report': {
+      const { prepareAdherenceReport } = await import('../lib/admin/adherence.ts');
+      return prepareAdherenceReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
     }
     case 'backtest': {
       const input = { workspaceId: required('workspace'), holdoutDays: count('holdout-days') };

@@ -10,6 +10,7 @@ import { ledgerLines, measureLedger } from '../lib/bench/ledger.ts';
 import { measureLoader } from '../lib/bench/loader.ts';
 import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../shared/cost/list-prices.ts';
 import { measurePriceServing } from '../lib/bench/prices.ts';
+import { adherenceLines, measureAdherence } from '../lib/bench/adherence.ts';
 import { measureWebhooks, printWebhookFigures } from '../lib/bench/webhooks.ts';
 import { measureWritebacks } from '../lib/bench/writebacks.ts';
 import { synthesizeBundles } from '../lib/bundles.ts';
@@ -38,6 +39,7 @@ const REPORT_AGREEMENT_TARGET = 0.05;
 const WRITEBACK_TASKS = Number(process.env.BENCH_WRITEBACK_TASKS ?? 2_000);
 const WRITEBACK_CLAIMERS = [1, 10, 50] as const;
 const REFUSED_PER_LEASE_TARGET = 1.5;
+const ADHERENCE_LINES = Number(process.env.BENCH_ADHERENCE_LINES ?? 100_000);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000);
 /** Below this, differences are the noise of one collection to the next. */
 const MEMORY_NOISE_MB = 16;
@@ -208,6 +210,13 @@ try {
     `  cost per 1M tasks       $${wb.total.toFixed(2)}: DynamoDB reads $${wb.dynamoDbReads.toFixed(3)}, writes $${wb.dynamoDbWrites.toFixed(3)}, Lambda $${(wb.lambdaCompute + wb.lambdaRequests).toFixed(3)}, API Gateway $${wb.apiGateway.toFixed(3)}`,
   );
   results.writebacks = writebacks;
+
+  console.log(
+    `\nGuidance adherence (${ADHERENCE_LINES.toLocaleString('en-US')} quote lines over a year; \`node lib/bench/adherence.ts\` runs this alone)`,
+  );
+  const adherence = await measureAdherence({ quoteLines: ADHERENCE_LINES });
+  for (const line of adherenceLines(adherence)) console.log(line);
+  results.adherence = adherence;
 } finally {
   await stack.stop();
 }

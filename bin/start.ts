@@ -74,7 +74,8 @@ if (signalledDuringStartup) await shutdown(signalledDuringStartup, 0);
 
 if (!values['no-seed']) {
   // Loaded only now: repository modules read the environment the stack has just set.
-  const { demoCatalogueSize, ingestSampleCatalogue, seedDemo } = await import('../lib/local/seed.ts');
+  const { DEMO_ADHERENCE_QUOTES, demoCatalogueSize, ingestAdherenceHistory, ingestSampleCatalogue, seedDemo } =
+    await import('../lib/local/seed.ts');
   const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'));
   console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
   console.log(`  workspace id  ${demo.workspaceId}`);
@@ -90,6 +91,14 @@ if (!values['no-seed']) {
     const { products, customers, quotes, orders } = demoCatalogueSize;
     console.log(`Staged a sample catalogue through the ingest API and committed it (batch ${batchId}):`);
     console.log(`  ${products} products, ${customers} customers, ${quotes} quotes and ${orders} orders, draining now`);
+    // Once the catalogue has drained, in the background: price calls, then quotes carrying their decision ids.
+    ingestAdherenceHistory(stack.gatewayUrl, demo, batchId).then(
+      (adherenceBatch) =>
+        console.log(
+          `Priced lines for ${DEMO_ADHERENCE_QUOTES} quotes and staged the quotes carrying their decision ids (batch ${adherenceBatch}): see \`npm run --silent admin -- adherence report --workspace ${demo.workspaceId}\``,
+        ),
+      (error: unknown) => console.error(`The demo's adherence history was not staged: ${(error as Error).message}`),
+    );
   }
 }
 

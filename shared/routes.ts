@@ -290,6 +290,18 @@ export const routes = [
     access: { table: 'readWrite' },
   },
   {
+    id: 'getAdherence',
+    method: 'GET',
+    path: '/v1/analytics/adherence',
+    entry: 'functions/get-adherence.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Read and write: the overview's rate window is a write.
+    access: { table: 'readWrite' },
+  },
+  {
     id: 'openapiV1',
     method: 'GET',
     path: '/api/v1/openapi.json',

@@ -220,6 +220,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/analytics/adherence': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Read guidance adherence
+     * @description Whether sellers followed the price guidance, and what each choice earned, over whole UTC months. Each quote line a connector ingests is joined, when its batch drains, to the decision its `pricingDecisionId` names: within the workspace’s band of the guided price (±2% by default), above it, or below it. A line with an id the service does not know, or no longer keeps (400 days), is unattributed; a line without one is unguided. An order naming the quote counts it won, at the order’s prices. The report gives, overall, by the guidance’s confidence and by `segment`, `category` or salesperson `reason`: the share of guided lines; of those, the shares within, above and below the band; the win rate and realised margin, per band too; and the leakage, what won lines below the band gave away against their guided price, in minor units of the base currency. Groups under `thin_evidence_lines` lines are flagged, not hidden. `from` and `to` are days or months, widened to whole months; by default the twelve months to this one. Any other query parameter is refused.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['getAdherence'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/openapi.json': {
     parameters: {
       query?: never;
@@ -569,6 +593,41 @@ export interface components {
       };
     };
     Identifier: string;
+    AdherenceGroup: {
+      lines: number;
+      decided: number;
+      won: number;
+      win_rate: number | null;
+      margin_pct: number | null;
+      revenue_cents: number;
+      leakage_cents: number;
+      /** @enum {string} */
+      dimension: 'overall' | 'segment' | 'category' | 'reason' | 'confidence';
+      value: string;
+      guided_lines: number;
+      unattributed_lines: number;
+      guided_share: number | null;
+      within_share: number | null;
+      above_share: number | null;
+      below_share: number | null;
+      thin_evidence: boolean;
+      bands: {
+        within: components['schemas']['AdherenceFigures'];
+        above: components['schemas']['AdherenceFigures'];
+        below: components['schemas']['AdherenceFigures'];
+        unguided: components['schemas']['AdherenceFigures'];
+        unattributed: components['schemas']['AdherenceFigures'];
+      };
+    };
+    AdherenceFigures: {
+      lines: number;
+      decided: number;
+      won: number;
+      win_rate: number | null;
+      margin_pct: number | null;
+      revenue_cents: number;
+      leakage_cents: number;
+    };
     Driver: {
       param: string;
       label: string;
@@ -2577,6 +2636,355 @@ export interface operations {
         };
       };
       /** @description - `bad_request`: `from` or `to` is not a day as YYYY-MM-DD, `from` is after `to`, the range is longer than 400 days, `by` is neither `day` nor `route`, or the query has another parameter. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  getAdherence: {
+    parameters: {
+      query?: {
+        /**
+         * @description The first month, YYYY-MM, or a day in it, YYYY-MM-DD (UTC); defaults to 11 months before `to`.
+         * @example 2026-01
+         */
+        from?: string;
+        /**
+         * @description The last month, YYYY-MM, or a day in it (UTC), at most 36 months after `from`; defaults to this month.
+         * @example 2026-11
+         */
+        to?: string;
+        /**
+         * @description The grouping besides overall and confidence: `segment`, `category` or `reason`.
+         * @example segment
+         */
+        by?: 'segment' | 'category' | 'reason';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The report. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "workspace_id": "ws_4kq9Vb2LmT8xNc1ZsP7d3R",
+           *       "from_month": "2026-01",
+           *       "to_month": "2026-11",
+           *       "band_pct": 2,
+           *       "thin_evidence_lines": 30,
+           *       "overall": {
+           *         "dimension": "overall",
+           *         "value": "",
+           *         "lines": 244,
+           *         "decided": 209,
+           *         "won": 123,
+           *         "win_rate": 0.5885,
+           *         "margin_pct": 25.94,
+           *         "revenue_cents": 7730000,
+           *         "leakage_cents": 184000,
+           *         "guided_lines": 210,
+           *         "unattributed_lines": 4,
+           *         "guided_share": 0.8607,
+           *         "within_share": 0.5714,
+           *         "above_share": 0.1905,
+           *         "below_share": 0.2381,
+           *         "thin_evidence": false,
+           *         "bands": {
+           *           "within": {
+           *             "lines": 120,
+           *             "decided": 100,
+           *             "won": 62,
+           *             "win_rate": 0.62,
+           *             "margin_pct": 27.99,
+           *             "revenue_cents": 4180000,
+           *             "leakage_cents": 0
+           *           },
+           *           "above": {
+           *             "lines": 40,
+           *             "decided": 35,
+           *             "won": 12,
+           *             "win_rate": 0.3429,
+           *             "margin_pct": 32.97,
+           *             "revenue_cents": 910000,
+           *             "leakage_cents": 0
+           *           },
+           *           "below": {
+           *             "lines": 50,
+           *             "decided": 45,
+           *             "won": 36,
+           *             "win_rate": 0.8,
+           *             "margin_pct": 18.81,
+           *             "revenue_cents": 2020000,
+           *             "leakage_cents": 184000
+           *           },
+           *           "unguided": {
+           *             "lines": 30,
+           *             "decided": 25,
+           *             "won": 11,
+           *             "win_rate": 0.44,
+           *             "margin_pct": 25,
+           *             "revenue_cents": 560000,
+           *             "leakage_cents": 0
+           *           },
+           *           "unattributed": {
+           *             "lines": 4,
+           *             "decided": 4,
+           *             "won": 2,
+           *             "win_rate": 0.5,
+           *             "margin_pct": 25,
+           *             "revenue_cents": 60000,
+           *             "leakage_cents": 0
+           *           }
+           *         }
+           *       },
+           *       "by_confidence": [
+           *         {
+           *           "dimension": "confidence",
+           *           "value": "high",
+           *           "lines": 100,
+           *           "decided": 88,
+           *           "won": 62,
+           *           "win_rate": 0.7045,
+           *           "margin_pct": 26.32,
+           *           "revenue_cents": 3800000,
+           *           "leakage_cents": 72000,
+           *           "guided_lines": 100,
+           *           "unattributed_lines": 0,
+           *           "guided_share": 1,
+           *           "within_share": 0.8,
+           *           "above_share": 0,
+           *           "below_share": 0.2,
+           *           "thin_evidence": false,
+           *           "bands": {
+           *             "within": {
+           *               "lines": 80,
+           *               "decided": 70,
+           *               "won": 47,
+           *               "win_rate": 0.6714,
+           *               "margin_pct": 28.67,
+           *               "revenue_cents": 3000000,
+           *               "leakage_cents": 0
+           *             },
+           *             "above": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             },
+           *             "below": {
+           *               "lines": 20,
+           *               "decided": 18,
+           *               "won": 15,
+           *               "win_rate": 0.8333,
+           *               "margin_pct": 17.5,
+           *               "revenue_cents": 800000,
+           *               "leakage_cents": 72000
+           *             },
+           *             "unguided": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             },
+           *             "unattributed": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             }
+           *           }
+           *         }
+           *       ],
+           *       "by": "segment",
+           *       "groups": [
+           *         {
+           *           "dimension": "segment",
+           *           "value": "enterprise",
+           *           "lines": 100,
+           *           "decided": 88,
+           *           "won": 62,
+           *           "win_rate": 0.7045,
+           *           "margin_pct": 26.32,
+           *           "revenue_cents": 3800000,
+           *           "leakage_cents": 72000,
+           *           "guided_lines": 100,
+           *           "unattributed_lines": 0,
+           *           "guided_share": 1,
+           *           "within_share": 0.8,
+           *           "above_share": 0,
+           *           "below_share": 0.2,
+           *           "thin_evidence": false,
+           *           "bands": {
+           *             "within": {
+           *               "lines": 80,
+           *               "decided": 70,
+           *               "won": 47,
+           *               "win_rate": 0.6714,
+           *               "margin_pct": 28.67,
+           *               "revenue_cents": 3000000,
+           *               "leakage_cents": 0
+           *             },
+           *             "above": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             },
+           *             "below": {
+           *               "lines": 20,
+           *               "decided": 18,
+           *               "won": 15,
+           *               "win_rate": 0.8333,
+           *               "margin_pct": 17.5,
+           *               "revenue_cents": 800000,
+           *               "leakage_cents": 72000
+           *             },
+           *             "unguided": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             },
+           *             "unattributed": {
+           *               "lines": 0,
+           *               "decided": 0,
+           *               "won": 0,
+           *               "win_rate": null,
+           *               "margin_pct": null,
+           *               "revenue_cents": 0,
+           *               "leakage_cents": 0
+           *             }
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            workspace_id: string;
+            from_month: string;
+            to_month: string;
+            band_pct: number;
+            thin_evidence_lines: number;
+            overall: components['schemas']['AdherenceGroup'];
+            by_confidence: components['schemas']['AdherenceGroup'][];
+            by: ('segment' | 'category' | 'reason') | null;
+            groups: components['schemas']['AdherenceGroup'][];
+          };
+        };
+      };
+      /** @description - `bad_request`: `from` or `to` is not a month or a day, `from` is after `to`, the period is longer than 36 months, `by` is not `segment`, `category` or `reason`, or the query has another parameter. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

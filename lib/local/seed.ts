@@ -75,6 +75,114 @@ export async function ingestSampleCatalogue(gatewayUrl: string, connectorKey: st
   return batchId as string;
 }
 
+/** Demo quotes quoted back with the decision ids of earlier price calls, so that the adherence report has a history. */
+export const DEMO_ADHERENCE_QUOTES = 40;
+const DEMO_REASONS = [null, null, 'Competitor match', 'Volume deal', 'Strategic account', 'Rounded price'] as const;
+
+/**
+ * After the sample catalogue has drained: prices two lines per quote through POST /api/v1/prices, as an ERP would,
+ * then stages quotes that carry those decision ids (followed on most, overridden up or down on some, with the
+ * salesperson's reason), orders naming some of them, and one quote with an id the service never issued. Returns the
+ * batch id of those quotes.
+ */
+export async function ingestAdherenceHistory(gatewayUrl: string, demo: WorkspaceWithKeys, catalogueBatchId: string): Promise<string> {
+  const call = async (key: string, method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${gatewayUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
+    return JSON.parse(text) as Record<string, unknown>;
+  };
+  for (let waited = 0; ; waited += 500) {
+    const status = await call(demo.keys.connector, 'GET', `/api/v1/ingest/batches/${catalogueBatchId}`);
+    if (status.status === 'drained') break;
+    if (status.status === 'failed' || waited > 120_000) throw new Error(`the sample catalogue did not drain: ${JSON.stringify(status)}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  const catalogue = sampleCatalogue(demoCatalogueSize, { now: new Date() });
+  // Customers priced in the base currency: the demo's report then needs no exchange rates.
+  const customers = catalogue.customer.filter((customer) => (customer.currency ?? 'USD') === 'USD');
+  const now = Date.now();
+  const quote: Array<Record<string, unknown>> = [];
+  const order: Array<Record<string, unknown>> = [];
+  for (let i = 0; i < DEMO_ADHERENCE_QUOTES; i++) {
+    const customer = customers[i % customers.length];
+    const products = [catalogue.product[(i * 3) % catalogue.product.length], catalogue.product[(i * 7 + 1) % catalogue.product.length]];
+    const lines = products.map((product) => ({ productSku: product?.sku, quantity: 5 + (i % 4) * 5, customerId: customer?.externalId }));
+    const priced = (await call(demo.keys.erp, 'POST', '/api/v1/prices', { lines })).lines as Array<Record<string, unknown>>;
+    // Followed on two lines in three; otherwise 6% under (a reason given) or 5% over the guided price.
+    const quoteLines = priced.flatMap((result, index) => {
+      const product = products[index];
+      if (result.ok !== true || !product) return [];
+      const guided = Number(result.priceCents);
+      const choice = (i + index) % 6;
+      const quoted = choice < 4 ? guided : choice === 4 ? Math.round(guided * 0.94) : Math.round(guided * 1.05);
+      return [
+        {
+          productSku: product.sku,
+          quantity: lines[index]?.quantity ?? 1,
+          costCents: product.costCents,
+          quotedPriceCents: quoted,
+          pricingDecisionId: result.pricingDecisionId,
+          serviceQuotedPriceCents: guided,
+          salespersonPriceReason: choice < 4 ? null : DEMO_REASONS[(i + index) % DEMO_REASONS.length],
+        },
+      ];
+    });
+    if (quoteLines.length === 0) continue;
+    const externalId = `ADH-Q-${i}`;
+    // Overridden upwards mostly loses, downwards mostly wins: the story the report should tell about the demo.
+    const above = quoteLines.some((line) => line.quotedPriceCents > line.serviceQuotedPriceCents * 1.02);
+    const below = quoteLines.some((line) => line.quotedPriceCents < line.serviceQuotedPriceCents * 0.98);
+    const outcome = above
+      ? i % 4 === 0
+        ? 'won'
+        : 'lost'
+      : below
+        ? i % 4 === 0
+          ? 'lost'
+          : 'won'
+        : (['lost', 'won', 'won', 'open'] as const)[i % 4];
+    const createdAt = new Date(now - (i % 20) * 86_400_000).toISOString();
+    quote.push({ externalId, customerExternalId: customer?.externalId, outcome, createdAt, lines: quoteLines });
+    if (outcome === 'won' && i % 2 === 0) {
+      order.push({
+        externalId: `ADH-O-${i}`,
+        customerExternalId: customer?.externalId,
+        sourceQuoteExternalId: externalId,
+        currency: 'USD',
+        soldAt: createdAt,
+        lines: quoteLines.map((line) => ({
+          productSku: line.productSku,
+          quantity: line.quantity,
+          costCents: line.costCents,
+          soldPriceCents: line.quotedPriceCents,
+        })),
+      });
+    }
+  }
+  const first = quote[0] as { customerExternalId: string; lines: Array<Record<string, unknown>> } | undefined;
+  if (first) {
+    quote.push({
+      externalId: 'ADH-Q-UNKNOWN',
+      customerExternalId: first.customerExternalId,
+      outcome: 'open',
+      createdAt: new Date(now).toISOString(),
+      lines: [{ ...first.lines[0], pricingDecisionId: 'pd_unknownDecision00000000000000000' }],
+    });
+  }
+  const batch = await call(demo.keys.connector, 'POST', '/api/v1/ingest/batches');
+  const batchId = String(batch.batchId);
+  await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/records`, { entity: 'quote', records: quote });
+  if (order.length > 0)
+    await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/records`, { entity: 'order', records: order });
+  await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/commit`);
+  return batchId;
+}
+
 /**
  * Pending write-back tasks for one connector, as approvals would leave them, written in bulk for tests and the
  * benchmark: claims on a thousand tasks need not approve a thousand prices. Task i prices product `SEED-i`, which is

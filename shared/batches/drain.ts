@@ -1,5 +1,6 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
+import { applyAdherence } from '../adherence/repository.ts';
 import { reportBandsLag } from '../bands/lag.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../bands/lease.ts';
 import { type BandScope, recomputeBands, touchedScope } from '../bands/recompute.ts';
@@ -62,6 +63,8 @@ export interface DrainInvocation {
 export interface DrainHooks {
   readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
   readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
+  /** After a quote or order chunk's adherence is folded and its attributions written, before its checkpoint. */
+  readonly afterAdherence?: (invocation: DrainInvocation) => void | Promise<void>;
 }
 
 export type DrainOutcome = 'drained' | 'recomputed' | 'continued' | 'failed' | 'bounced' | 'ignored';
@@ -275,6 +278,11 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     const { chunk, prepared, written, started } = done;
     await written;
     await recordChunkRates(prepared, from);
+    // In the checkpoint, chunk after chunk: an aggregate takes a batch's chunks only in order (adherence/repository.ts).
+    if (prepared.adherence) {
+      await applyAdherence(prepared.adherence, current.batchId, chunk.sk);
+      await hooks.afterAdherence?.(invocation);
+    }
     await recordTouched(current, chunk.sk, prepared.touched, chunkExpiresAt(current));
     current = await saveCheckpoint(current, owner, chunk.sk, (current.drainedCount ?? 0) + chunk.count, leaseUntil());
     slowestChunkMs = Math.max(slowestChunkMs, performance.now() - started);

@@ -16,6 +16,9 @@ import {
 } from './items.ts';
 import { BoundedMap } from '../caches.ts';
 import { deleteItems, putItems, type TableItem } from '../table/bulk.ts';
+import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from '../adherence/repository.ts';
+import { pricingSettings } from '../pricing/settings.ts';
+import { getWorkspace } from '../workspaces/repository.ts';
 import { readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
 
 /**
@@ -25,6 +28,13 @@ import { readCategories, readStoredDocuments, readSegmentBands, readSegments, re
 export class DrainMemory {
   readonly categories = new BoundedMap<string, string | null>(50_000);
   readonly segments = new BoundedMap<string, string | null>(50_000);
+  /** The workspace's adherence band, read once per drain invocation. */
+  bandPct: Promise<number> | undefined;
+}
+
+function adherenceBandPct(from: Provenance, memory: DrainMemory): Promise<number> {
+  memory.bandPct ??= getWorkspace(from.workspaceId).then((workspace) => pricingSettings(workspace?.pricing).adherenceBandPct);
+  return memory.bandPct;
 }
 
 /** The last record for each key, in the order the keys were first seen. */
@@ -59,6 +69,8 @@ export interface PreparedChunk {
   readonly touched: TouchedSet;
   /** Quotes or orders whose stored line counts were read: a chunk that rewrites any of them must be applied first. */
   readonly documents: ReadonlySet<string>;
+  /** Quote and order chunks: what they change in the adherence aggregates, applied at the chunk's checkpoint. */
+  readonly adherence?: AdherenceWork;
 }
 
 function keyText(key: { PK?: unknown; SK?: unknown }): string {
@@ -172,12 +184,31 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
     }
     touched.addFeeds(feedsOf(document.record, context));
   }
+  const adherence =
+    kind === 'quote'
+      ? await prepareQuoteAdherence(
+          latest.map((document) => document.record as QuoteRecord),
+          from,
+          { ...context, bandPct: await adherenceBandPct(from, memory) },
+        )
+      : await prepareOrderAdherence(
+          latest.map((document) => document.record as OrderRecord),
+          from,
+        );
+  const adherenceOf = latest.flatMap((document) =>
+    document.kind === 'quote'
+      ? [document.record.externalId]
+      : document.record.sourceQuoteExternalId
+        ? [document.record.sourceQuoteExternalId]
+        : [],
+  );
   return {
     puts: latest.flatMap((document) => documentLineItems(document, context, from, replacedFeeds.get(document.record.externalId))),
     deletes,
     rates: newestRates(latest.flatMap((document) => fxObservation(document) ?? [])),
     touched,
-    documents: new Set(externalIds.map((id) => `${kind}#${id}`)),
+    documents: new Set([...externalIds.map((id) => `${kind}#${id}`), ...adherenceDocuments(adherenceOf)]),
+    adherence,
   };
 }
 

@@ -1,4 +1,5 @@
 // The OpenAPI 3.1 documents of the two surfaces, built from the route table (paths, methods, keys) and the operations' metadata.
+import { AdherenceFiguresSchema, AdherenceGroupSchema } from '../adherence/schema.ts';
 import type * as v from 'valibot';
 import { ApprovalViewSchema, ApproveRequestSchema } from '../approvals/schema.ts';
 import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../batches/schema.ts';
@@ -63,6 +64,8 @@ const namedSchemas: Record<string, v.GenericSchema> = {
   ...Object.fromEntries(eventTypes.map((type) => [eventComponentName(type), eventSchema(type)])),
   Identifier: IdentifierSchema,
   DateTime: DateTimeSchema,
+  AdherenceGroup: AdherenceGroupSchema,
+  AdherenceFigures: AdherenceFiguresSchema,
   Attributes: AttributesSchema,
   PriceRequest: PriceRequestSchema,
   PriceRequestLine: PriceRequestLineSchema,
@@ -142,6 +145,7 @@ const tagDescriptions: Readonly<Record<string, string>> = {
   Approvals: 'Approving a price, and publishing it to the connectors.',
   Contract: 'The machine-readable contract itself.',
   Usage: 'What the workspace cost, in US dollars at list prices, by day or by route.',
+  Analytics: 'Whether sellers followed the price guidance, and what following it earned.',
   Webhooks: 'The endpoints a workspace registers to receive webhook events, each with its subscriptions and signing secret.',
   'Webhook events':
     'Events the service POSTs to the endpoints a workspace registers, signed by the Standard Webhooks rules, so that a ' +

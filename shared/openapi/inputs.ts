@@ -30,6 +30,8 @@ export const TaskIdParameterSchema = v.pipe(v.string(), v.minLength(1));
 export const IncludeSchema = v.pipe(v.array(v.picklist(includeParts)), v.minLength(1));
 
 /** A day of the cost report's range, as readReportRange (cost/report.ts) checks it: YYYY-MM-DD, UTC. */
+export const AdherencePeriodSchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}(-\d{2})?$/));
+export const AdherenceGroupingSchema = v.picklist(['segment', 'category', 'reason']);
 export const ReportDaySchema = v.pipe(v.string(), v.regex(/^\d{4}-\d{2}-\d{2}$/));
 
 /** How the cost report breaks its total down. */

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { ApproveRequestSchema, ApprovalViewSchema } from '../approvals/schema.ts';
 import { CostReportSchema } from '../cost/schema.ts';
+import { AdherenceReportSchema } from '../adherence/schema.ts';
 import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../batches/schema.ts';
 import type { ErrorCode } from '../errors.ts';
 import { NoBodySchema } from '../http/request.ts';
@@ -29,6 +30,7 @@ import {
   RotatedSecretSchema,
   UpdateEndpointRequestSchema,
 } from '../webhooks/endpoint-schema.ts';
+import { ADHERENCE_EXAMPLE } from '../adherence/example.ts';
 import {
   DEFAULT_DELIVERIES_PAGE,
   DeliveriesCursorSchema,
@@ -40,7 +42,7 @@ import {
   EventIdSchema,
   MAX_DELIVERIES_PAGE,
 } from '../webhooks/delivery-schema.ts';
-import { IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
+import { AdherenceGroupingSchema, AdherencePeriodSchema, IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
 /** One line of the usage report's example: three 100-line price calls. */
 const exampleUsageLine = {
@@ -628,6 +630,36 @@ export const operations = {
     },
     errors: {
       bad_request: '`from` or `to` is not a day as YYYY-MM-DD, `from` is after `to`, the range is longer than 400 days, `by` is neither `day` nor `route`, or the query has another parameter.',
+    },
+  }),
+
+  getAdherence: operation({
+    summary: 'Read guidance adherence',
+    description:
+      'Whether sellers followed the price guidance, and what each choice earned, over whole UTC months. Each quote ' +
+      'line a connector ingests is joined, when its batch drains, to the decision its `pricingDecisionId` names: ' +
+      'within the workspace’s band of the guided price (±2% by default), above it, or below it. A line with an id the ' +
+      'service does not know, or no longer keeps (400 days), is unattributed; a line without one is unguided. An order ' +
+      'naming the quote counts it won, at the order’s prices. The report gives, overall, by the guidance’s confidence ' +
+      'and by `segment`, `category` or salesperson `reason`: the share of guided lines; of those, the shares within, ' +
+      'above and below the band; the win rate and realised margin, per band too; and the leakage, what won lines below ' +
+      'the band gave away against their guided price, in minor units of the base currency. Groups under ' +
+      '`thin_evidence_lines` lines are flagged, not hidden. `from` and `to` are days or months, widened to whole ' +
+      'months; by default the twelve months to this one. Any other query parameter is refused.',
+    tag: 'Analytics',
+    parameters: [
+      { name: 'from', in: 'query', description: 'The first month, YYYY-MM, or a day in it, YYYY-MM-DD (UTC); defaults to 11 months before `to`.', required: false, schema: AdherencePeriodSchema, example: '2026-01' },
+      { name: 'to', in: 'query', description: 'The last month, YYYY-MM, or a day in it (UTC), at most 36 months after `from`; defaults to this month.', required: false, schema: AdherencePeriodSchema, example: '2026-11' },
+      { name: 'by', in: 'query', description: 'The grouping besides overall and confidence: `segment`, `category` or `reason`.', required: false, schema: AdherenceGroupingSchema, example: 'segment' },
+    ],
+    success: {
+      status: 200,
+      description: 'The report.',
+      schema: AdherenceReportSchema,
+      example: ADHERENCE_EXAMPLE,
+    },
+    errors: {
+      bad_request: '`from` or `to` is not a month or a day, `from` is after `to`, the period is longer than 36 months, `by` is not `segment`, `category` or `reason`, or the query has another parameter.',
     },
   }),
 

@@ -248,3 +248,38 @@ export async function findDecision(workspaceId: string, pricingDecisionId: strin
   const line = body.lines?.[parsed.lineIndex];
   return line === undefined ? undefined : { pricingDecisionId, pricedAt: stored.startedAt, line };
 }
+
+/**
+ * The decisions many ids name, read together: one BatchGetItem of each call's item and archived copy, whatever the
+ * number of lines that came from the call. Ids that name nothing are left out.
+ */
+export async function findDecisions(workspaceId: string, pricingDecisionIds: readonly string[]): Promise<Map<string, Decision>> {
+  const parsed = [...new Set(pricingDecisionIds)].flatMap((id) => {
+    const parts = parseDecisionId(id);
+    return parts ? [{ id, ...parts }] : [];
+  });
+  const calls = new Map(parsed.map((parts) => [`${parts.keyDigest}#${parts.callId}`, parts]));
+  if (calls.size === 0) return new Map();
+  const items = await getItems(
+    [...calls.values()].flatMap((parts) => [
+      keys.priceCall(workspaceId, parts.keyDigest),
+      keys.archivedPriceCall(workspaceId, parts.keyDigest, parts.callId),
+    ]),
+    { consistent: false },
+  );
+  const bodies = new Map<string, { startedAt: string; lines: unknown[] }>();
+  for (const item of items as unknown as StoredCall[]) {
+    if (item.state !== 'done' || !item.response) continue;
+    const digest = calls.get(`${String((item as unknown as { PK: string }).PK).slice(-DIGEST_LENGTH)}#${item.callId}`);
+    if (!digest) continue;
+    const body = JSON.parse(decompress(item.response)) as { lines?: unknown[] };
+    bodies.set(`${digest.keyDigest}#${item.callId}`, { startedAt: item.startedAt, lines: body.lines ?? [] });
+  }
+  const found = new Map<string, Decision>();
+  for (const parts of parsed) {
+    const body = bodies.get(`${parts.keyDigest}#${parts.callId}`);
+    const line = body?.lines[parts.lineIndex];
+    if (body && line !== undefined) found.set(parts.id, { pricingDecisionId: parts.id, pricedAt: body.startedAt, line });
+  }
+  return found;
+}

@@ -38,6 +38,8 @@ export const PricingSettingsSchema = v.strictObject({
   enforceMapForErp: v.boolean(),
   /** An FX rate older than this many days is stale. */
   fxStaleDays: v.pipe(finite, v.minValue(0)),
+  /** A quote line within this many percent of its guided price, either way, followed the guidance (the adherence report). */
+  adherenceBandPct: percent(0, 100),
 });
 export type PricingSettings = v.InferOutput<typeof PricingSettingsSchema>;
 
@@ -60,6 +62,7 @@ export const defaultPricingSettings: PricingSettings = {
   negotiableRoomBps: 100,
   enforceMapForErp: false,
   fxStaleDays: 7,
+  adherenceBandPct: 2,
 };
 
 /** What a workspace stores: any subset of the settings; the rest follow the defaults. */

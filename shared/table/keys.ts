@@ -49,6 +49,23 @@ export const keys = {
     PK: documentPartition(workspaceId, kind, externalId),
     SKPrefix: 'LINE#',
   }),
+  /**
+   * What a quote contributes to the adherence aggregates, beside its lines: its lines joined to their decisions, the
+   * order that named it, and the counters it added, which a revision or the order subtracts before adding its own.
+   */
+  quoteAdherence: (workspaceId: string, quoteExternalId: string): PrimaryKey => ({
+    PK: documentPartition(workspaceId, 'quote', quoteExternalId),
+    SK: 'ADHERENCE',
+  }),
+  /** The adherence counters of one dimension's group in one UTC month; a dimension's months are one Query. */
+  adherenceAggregate: (workspaceId: string, suffix: string): PrimaryKey => ({ PK: adherencePartition(workspaceId), SK: suffix }),
+  /** The aggregates of one dimension from `fromMonth` to `toMonth` (YYYY-MM, both included). */
+  adherenceMonths: (workspaceId: string, dimension: string, fromMonth: string, toMonth: string) => ({
+    PK: adherencePartition(workspaceId),
+    SKFrom: `${dimension}#${fromMonth}#`,
+    // '$' sorts right after '#', so every group of the last month is in whatever its name.
+    SKTo: `${dimension}#${toMonth}$`,
+  }),
   /** The newest rate seen for a currency, in units of the workspace's base currency. */
   fxRate: (workspaceId: string, currency: string): PrimaryKey => ({ PK: `WS#${workspaceId}#FX#${currency}`, SK: 'FX' }),
   /**
@@ -204,6 +221,10 @@ function bandsPartition(workspaceId: string): string {
 
 function priceCallPartition(workspaceId: string, idempotencyKeyDigest: string): string {
   return `WS#${workspaceId}#CALL#${idempotencyKeyDigest}`;
+}
+
+function adherencePartition(workspaceId: string): string {
+  return `WS#${workspaceId}#ADHERENCE`;
 }
 
 function documentPartition(workspaceId: string, kind: DocumentKind, externalId: string): string {

@@ -20,11 +20,20 @@ const chunksPerInvocation = (batchId: string) => (applied.get(batchId) ?? []).fi
 const shortOfTime = new Set<string>();
 let chunksThisInvocation = 0;
 
+/** Per batch: what to do after each quote or order chunk's adherence an attempt folds, before its checkpoint. */
+const adherenceFaults = new Map<string, (folds: number, receiveCount: number) => void>();
+const folds = new Map<string, number>();
+
 /** Per batch: what to do after each category's bands an attempt writes; and how many each invocation wrote. */
 const bandFaults = new Map<string, (categories: number, receiveCount: number) => void>();
 const bandCategories = new Map<string, number[]>();
 
 const drain = createDrainHandler({
+  afterAdherence: (invocation) => {
+    const { batchId } = invocation.message;
+    folds.set(batchId, (folds.get(batchId) ?? 0) + 1);
+    adherenceFaults.get(batchId)?.(folds.get(batchId) ?? 0, invocation.receiveCount);
+  },
   afterBandCategory: (categories, invocation) => {
     const { batchId } = invocation.message;
     const counts = bandCategories.get(batchId) ?? [];
@@ -119,6 +128,35 @@ describe('a drain that fails part way', () => {
     const lines = faultyDump.filter((item) => item.type === 'quoteLine' || item.type === 'orderLine');
     const expectedLines = [...catalogue.quote, ...catalogue.order].reduce((sum, record) => sum + record.lines.length, 0);
     expect(lines).toHaveLength(expectedLines);
+  });
+
+  it('counts a chunk whose adherence was folded before a fault once, when the redelivered drain applies it again', async () => {
+    const clean = await ingest();
+    let thrown = 0;
+    const faulty = await ingest((batchId) =>
+      adherenceFaults.set(batchId, (foldsSoFar, receiveCount) => {
+        // The second quote chunk: its aggregates and attributions are written, its checkpoint is not.
+        if (receiveCount === 1 && foldsSoFar === 2) {
+          thrown += 1;
+          throw new Error('injected fault between the fold and the checkpoint');
+        }
+      }),
+    );
+    expect(faulty.status).toMatchObject({ status: 'drained', drainedCount: 235 });
+    expect(thrown).toBe(1);
+    // Eight quote and order chunks, and the one that faulted applied again on redelivery.
+    expect(folds.get(faulty.batchId)).toBeGreaterThanOrEqual(9);
+    const aggregates = async (workspaceId: string) =>
+      (await dumpCanonical(workspaceId)).filter((item) => item.type === 'adherenceAggregate' || item.type === 'quoteAdherence');
+    const [cleanAggregates, faultyAggregates] = await Promise.all([
+      aggregates(clean.workspace.workspaceId),
+      aggregates(faulty.workspace.workspaceId),
+    ]);
+    expect(faultyAggregates.length).toBeGreaterThan(0);
+    expect(faultyAggregates).toEqual(cleanAggregates);
+    const lines = catalogue.quote.reduce((sum, record) => sum + record.lines.length, 0);
+    const overall = faultyAggregates.filter((item) => String(item.SK).startsWith('overall#'));
+    expect(overall.reduce((sum, item) => sum + Number(item.unguided_n ?? 0) + Number(item.unattributed_n ?? 0), 0)).toBe(lines);
   });
 
   it('fails the batch with a readable error after three attempts and leaves the message in the dead-letter queue', async () => {

@@ -57,6 +57,7 @@ const EXTEND = endpointOf('extendWriteback');
 const GET_PRICE = endpointOf('getPrice');
 const APPROVE = endpointOf('approvePrice');
 const USAGE = endpointOf('getUsage');
+const ADHERENCE = endpointOf('getAdherence');
 const REFERENCE_FILE = endpointOf('apiReferenceAsset');
 const CREATE_ENDPOINT = endpointOf('createWebhookEndpoint');
 const LIST_ENDPOINTS = endpointOf('listWebhookEndpoints');
@@ -1074,6 +1075,62 @@ describe('the overview routes', () => {
   );
 
   it(
+    `answers hostile query strings on ${ADHERENCE} with a 400 in its envelope, and hostile headers and bodies as without them`,
+    async () => {
+      const target = '/v1/analytics/adherence?from=2026-01&to=2026-02&by=segment';
+      const same: Outcome = { answered: 200, json: (await call(target, { key: probe.key })).json };
+      const queries: Array<[string, string]> = [
+        ['an unknown parameter beside from', 'from=2026-01&foo=1'],
+        ['?__proto__=x', '__proto__=x'],
+        ['?constructor=x', 'constructor=x'],
+        ['__proto__ with an index', '__proto__%5Bpolluted%5D=1'],
+        ['from as a year', 'from=2026'],
+        ['from as a date-time', 'from=2026-01-01T00:00:00Z'],
+        ['from on the 30th of February', 'from=2026-02-30'],
+        ['from in month 13', 'from=2026-13'],
+        ['from with a sign', 'from=%2B2026-01'],
+        ['from with an escaped NUL', 'from=2026-01%00'],
+        ['from with a zero-width space', 'from=2026-01%E2%80%8B'],
+        ['from with full-width digits', 'from=%EF%BC%92026-01'],
+        ['from with an 8,000-character value', `from=${long(8000)}`],
+        ['from without a value', 'from'],
+        ['from repeated', 'from=2026-01&from=2026-02'],
+        ['from after to', 'from=2026-03&to=2026-01'],
+        ['a period of 37 months', 'from=2023-01&to=2026-01'],
+        ['to with a malformed escape', 'to=%E0%A4%A'],
+        ['to with a lone percent sign', 'to=%'],
+        ['by day', 'by=day'],
+        ['by in capitals', 'by=SEGMENT'],
+        ['by empty', 'by='],
+        ['by=__proto__', 'by=__proto__'],
+        ['by=overall', 'by=overall'],
+        ['by as an array', 'by%5B%5D=segment'],
+        ['FROM in capitals', 'FROM=2026-01'],
+        ['a parameter with a malformed name', '%zz=1'],
+        ['an 8,000-character parameter name', `${long(8000)}=1`],
+      ];
+      const arbitraryNames = samples(arbitraryText(20), 12, 59)
+        .filter((name) => !['from', 'to', 'by'].includes(name))
+        .slice(0, 6);
+      const path = '/v1/analytics/adherence';
+      expectClean(
+        await tryAll(probe, [
+          ...queries.map(([label, query]) => hostile(ADHERENCE, 'GET', `${path}?${query}`, label)),
+          ...arbitraryNames.map((name, index) =>
+            hostile(ADHERENCE, 'GET', `${path}?${encodeSegment(name)}=1`, `arbitrary text #${index} as a parameter name`),
+          ),
+          hostile(ADHERENCE, 'GET', target, 'a JSON body on a GET', { body: '{"__proto__":{"polluted":true}}', outcome: same }),
+          hostile(ADHERENCE, 'GET', target, 'a malformed body on a GET', { body: '{', outcome: same }),
+          hostile(ADHERENCE, 'GET', target, 'an 8 KB header', { headers: [['X-Hostile', long(8000)]], outcome: same }),
+          hostile(ADHERENCE, 'GET', target, 'a body over 10 MB on a GET', { body: overTenMegabytes(), outcome: tooLarge }),
+          hostile(ADHERENCE, 'GET', target, 'a 20 KB header', { headers: [['X-Hostile', long(20_000)]], outcome: headersTooLarge }),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+
+  it(
     `answers every malformed or wrong body on ${APPROVE} with a 4xx in its envelope, and approves nothing`,
     async () => {
       expectClean(
@@ -1531,6 +1588,8 @@ describe('garbage Authorization headers', () => {
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
       case 'getUsage':
         return { target: '/v1/usage' };
+      case 'getAdherence':
+        return { target: '/v1/analytics/adherence' };
       case 'createWebhookEndpoint':
         return {
           target: '/v1/webhook-endpoints',

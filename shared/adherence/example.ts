@@ -1,0 +1,57 @@
+// The adherence report of the OpenAPI document's example: built by the report itself from a few aggregate items.
+import { buildReport } from './report.ts';
+
+const overall = {
+  value: '',
+  within_n: 120,
+  within_d: 100,
+  within_w: 62,
+  within_r: 4_180_000,
+  within_c: 3_010_000,
+  above_n: 40,
+  above_d: 35,
+  above_w: 12,
+  above_r: 910_000,
+  above_c: 610_000,
+  below_n: 50,
+  below_d: 45,
+  below_w: 36,
+  below_r: 2_020_000,
+  below_c: 1_640_000,
+  below_l: 184_000,
+  unguided_n: 30,
+  unguided_d: 25,
+  unguided_w: 11,
+  unguided_r: 560_000,
+  unguided_c: 420_000,
+  unattributed_n: 4,
+  unattributed_d: 4,
+  unattributed_w: 2,
+  unattributed_r: 60_000,
+  unattributed_c: 45_000,
+};
+const high = {
+  value: 'high',
+  within_n: 80,
+  within_d: 70,
+  within_w: 47,
+  within_r: 3_000_000,
+  within_c: 2_140_000,
+  below_n: 20,
+  below_d: 18,
+  below_w: 15,
+  below_r: 800_000,
+  below_c: 660_000,
+  below_l: 72_000,
+};
+
+export const ADHERENCE_EXAMPLE = buildReport({
+  workspaceId: 'ws_4kq9Vb2LmT8xNc1ZsP7d3R',
+  fromMonth: '2026-01',
+  toMonth: '2026-11',
+  bandPct: 2,
+  overall: [overall],
+  confidence: [high],
+  by: 'segment',
+  groups: [{ ...high, value: 'enterprise' }],
+});
