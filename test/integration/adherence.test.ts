@@ -10,7 +10,7 @@ import { tableName } from '../../shared/config.ts';
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { drain, okLines, pricesCall } from './prices-support.ts';
+import { drain, okLines, pricesCall, workspaceWith } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const run = promisify(execFile);
@@ -219,6 +219,14 @@ describe('guidance adherence', () => {
       expect(response.status, query).toBe(400);
       expect(response.json, query).toMatchObject({ error: { code: 'bad_request' } });
     }
+  });
+
+  it('is 403 feature_not_enabled for a workspace without the overview, and 401 for another family of key', async () => {
+    const without = await workspaceWith({ features: ['writebacks', 'storefront'] });
+    const refused = await call('/v1/analytics/adherence', { key: without.keys.pwLive });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ error: { code: 'feature_not_enabled' } });
+    expect((await call('/v1/analytics/adherence', { key: seller.keys.erp })).status).toBe(401);
   });
 
   it('replaces a revised quote’s earlier contribution instead of adding to it, and never counts another workspace’s lines', async () => {
