@@ -1,6 +1,6 @@
 // Write-back tasks on the local stack: claim throughput by concurrent workers, refused leases, and the cost of claim plus ack.
+import { memoryOf } from '../../shared/cost/ledger.ts';
 import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
-import { type RouteId, routeById } from '../../shared/routes.ts';
 import { createWorkspaceWithKeys, seedPendingTasks } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
 import { type CostBreakdown, costAtListPrices, gbSecondsOf } from '../../shared/cost/list-prices.ts';
@@ -125,7 +125,8 @@ async function measureCost(stack: LocalStack, claimers: number, tasks: number): 
   for (const cost of costs) {
     readUnits += cost.ledger.readUnits;
     writeUnits += cost.ledger.writeUnits;
-    gbSeconds += gbSecondsOf(cost.durationMs, routeById(cost.route as RouteId).memoryMb);
+    // The routes' and the webhook worker's (the acks' events fan out): each at its own function's memory.
+    gbSeconds += gbSecondsOf(cost.durationMs, memoryOf(cost.route));
   }
   // The ledger charges a transaction from its items' sizes, without the index entries it changes: an applied task
   // leaves both indexes, a write each. DynamoDB Local reports the index writes of a plain UpdateItem itself.
