@@ -7,7 +7,7 @@ import { createConnector } from '../../shared/connectors/repository.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { keys } from '../../shared/table/keys.ts';
-import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
+import { drain, LAMP, okLines, pricesCall, pricingHistory, SHADE, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice, storedTask } from './writebacks-support.ts';
 
@@ -137,20 +137,7 @@ describe('GET /v1/prices/{sku}', () => {
   });
 });
 
-const LAMP: ProductRecord = {
-  sku: 'LAMP',
-  externalId: 'EXT-LAMP',
-  name: 'Desk lamp',
-  category: 'Lighting',
-  costCents: 1000,
-  currentPriceCents: 1500,
-  floorCents: 1200,
-  ceilingCents: 2000,
-};
-
 /** A workspace whose products have no history: LAMP's recommendation is its list price, 15.00, within [12.00, 20.00]. */
-const SHADE: ProductRecord = { sku: 'SHADE', name: 'Lamp shade', category: 'Lighting', costCents: 500, currentPriceCents: 800 };
-
 async function lampSeller(): Promise<TestWorkspace> {
   const seller = await newWorkspace('Lamp Seller');
   await drain(seller, { product: [LAMP, SHADE] });

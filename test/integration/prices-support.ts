@@ -111,3 +111,16 @@ export function okLines(response: ApiResponse): Array<Record<string, unknown>> {
   expect(response.status, response.text).toBe(200);
   return response.json.lines as Array<Record<string, unknown>>;
 }
+
+/** Two products with no history: LAMP's recommendation is its list price, 15.00, within [12.00, 20.00]. */
+export const LAMP: ProductRecord = {
+  sku: 'LAMP',
+  externalId: 'EXT-LAMP',
+  name: 'Desk lamp',
+  category: 'Lighting',
+  costCents: 1000,
+  currentPriceCents: 1500,
+  floorCents: 1200,
+  ceilingCents: 2000,
+};
+export const SHADE: ProductRecord = { sku: 'SHADE', name: 'Lamp shade', category: 'Lighting', costCents: 500, currentPriceCents: 800 };

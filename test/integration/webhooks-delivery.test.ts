@@ -15,6 +15,7 @@ import { type EventType, eventTypes, newEvent, WebhookEventSchema } from '../../
 import { outboxPut, readEvent, SWEEP_AFTER_MS, sweepOutbox } from '../../shared/webhooks/outbox.ts';
 import * as v from 'valibot';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
+import { LAMP, SHADE } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
@@ -88,18 +89,6 @@ async function subscribed(
   receiver.verifyWith(secret);
   return { receiver, endpointId: endpoint.endpointId };
 }
-
-const LAMP: ProductRecord = {
-  sku: 'LAMP',
-  externalId: 'EXT-LAMP',
-  name: 'Desk lamp',
-  category: 'Lighting',
-  costCents: 1000,
-  currentPriceCents: 1500,
-  floorCents: 1200,
-  ceilingCents: 2000,
-};
-const SHADE: ProductRecord = { sku: 'SHADE', name: 'Lamp shade', category: 'Lighting', costCents: 500, currentPriceCents: 800 };
 
 async function drainProducts(workspace: TestWorkspace, products: ProductRecord[]): Promise<string> {
   const key = workspace.keys.connector;
