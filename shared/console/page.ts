@@ -1,0 +1,49 @@
+// The contract between the console's router and its pages: what a page reads, what it renders, and what its forms may change.
+import type { Html } from './html.ts';
+
+export type ConsoleRole = 'admin' | 'pricing' | 'finance';
+
+/** The signed-in person a page serves: every role may read, and each form names the role it needs. */
+export interface ConsoleUser {
+  readonly userId: string;
+  readonly email: string;
+  readonly workspaceId: string;
+  readonly roles: readonly ConsoleRole[];
+}
+
+export interface ConsoleContext {
+  readonly user: ConsoleUser;
+  /** Path parameters of the page's pattern, e.g. `{ sku: 'LAMP-1' }` for /console/recommendations/{sku}. */
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: URLSearchParams;
+  /** The token every state-changing form carries in its `_csrf` field; the router checks it before any action runs. */
+  readonly csrfToken: string;
+  readonly nowMs: number;
+}
+
+/** What a GET renders: the body inside the console's layout. */
+export interface PageView {
+  readonly title: string;
+  readonly body: Html;
+}
+
+/** What a form post leads to: back to a page (with a notice), or the same page again with errors shown inline. */
+export type ActionOutcome =
+  | { readonly kind: 'redirect'; readonly location: string; readonly notice?: string }
+  | { readonly kind: 'render'; readonly status: 400 | 409 | 422; readonly view: PageView };
+
+export interface PageAction {
+  /** The role a user needs to run it; the router refuses others with 403, whatever the form says. */
+  readonly role: ConsoleRole;
+  run(ctx: ConsoleContext, form: Readonly<Record<string, string>>): Promise<ActionOutcome>;
+}
+
+export interface ConsolePage {
+  /** API Gateway path syntax under /console, e.g. /console/recommendations/{sku}. */
+  readonly path: string;
+  /** The label in the navigation, when the page has an entry there. */
+  readonly nav?: string;
+  read(ctx: ConsoleContext): Promise<PageView>;
+  /** Form posts to the page's path, chosen by the form's `_action` field. */
+  readonly actions?: Readonly<Record<string, PageAction>>;
+}
