@@ -21,6 +21,8 @@ Commands:
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults
   bands rebuild --workspace W           recompute every band of the workspace from its history, and the
                                         recommendations of the products with history
+  history migrate --workspace W         move documents stored a line item per line into one item per document
+                                        and the history log; resumable, and safe to run again
   decision show --workspace W pd_…      the priced line a decision id names, with its call's time
   cost report --workspace W [--from D] [--to D] [--by day|route] [--csv]
                                         what the workspace cost in dollars, days as YYYY-MM-DD (UTC, today by default)
@@ -102,6 +104,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
     options: ['status', 'features', 'rate-limit', 'overview-rate-limit', 'monthly-lines', 'batch-record-cap', 'batch-line-cap', 'pricing'],
   },
   'bands rebuild': { options: ['workspace'] },
+  'history migrate': { options: ['workspace'] },
   'decision show': { target: 'the decision id', options: ['workspace'] },
   backtest: { options: ['workspace', 'holdout-days'] },
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
@@ -280,6 +283,19 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'bands rebuild': {
       const workspaceId = required('workspace');
       return () => rebuild(workspaceId);
+    }
+    case 'history migrate': {
+      const workspaceId = required('workspace');
+      return async () => {
+        const { migrateHistory } = await import('../shared/canonical/migrate-history.ts');
+        const result = await migrateHistory(workspaceId, {
+          onCategory: (category, documents) => console.error(`history migrate: ${category}: ${documents} documents moved`),
+        });
+        return {
+          json: result,
+          text: `Moved ${result.documents} documents (${result.lines} lines) into the history log; ${result.categories} categories done`,
+        };
+      };
     }
     case 'decision show': {
       const workspaceId = required('workspace');

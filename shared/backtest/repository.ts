@@ -1,60 +1,32 @@
 // What the backtest reads from the table: every history line of a workspace, and today's items of the products it scores.
-import { historyLineOf, historyProjection } from '../bands/items.ts';
-import { readAllCategoryBands } from '../bands/repository.ts';
-import { tableName } from '../config.ts';
+import { readAllCategoryBands, readCategoryLines } from '../bands/repository.ts';
 import { getItems, inParallel } from '../table/bulk.ts';
-import { table } from '../table/definition.ts';
-import { historyKeys, keys } from '../table/keys.ts';
-import { queryAll } from '../table/query.ts';
+import { keys } from '../table/keys.ts';
 import type { BacktestProduct } from './backtest.ts';
 import type { BacktestLine } from './split.ts';
 
-const historyIndex = table.indexes[1];
-/** Categories read at once: each is a paged Query of its own partition of the history index. */
+/** Categories read at once: each is a paged Query of its history log's shards. */
 const CATEGORIES_AT_ONCE = 4;
-const lineProjection = [...historyProjection, 'category', 'decidedAtMs', 'currency', 'exchangeRate'] as const;
 const productProjection = ['sku', 'costCents', 'currentPriceCents', 'floorCents', 'ceilingCents', 'mapCents'] as const;
 
-function backtestLineOf(item: Record<string, unknown>, category: string): BacktestLine {
-  return {
-    ...historyLineOf(item),
-    category,
-    ...(typeof item.decidedAtMs === 'number' ? { decidedAtMs: item.decidedAtMs } : {}),
-    ...(typeof item.currency === 'string' && item.currency !== '' ? { currency: item.currency } : {}),
-    ...(typeof item.exchangeRate === 'number' ? { exchangeRate: item.exchangeRate } : {}),
-  };
-}
-
 /**
- * Every history line of the workspace, category by category through the history index, as the bands job reads them.
- * The categories are those the bands job has written (every category that ever had a line has its bands item).
+ * Every history line of the workspace, category by category, as the bands job reads them. The categories are those
+ * the bands job has written (every category that ever had a line has its bands item).
  */
 export async function readWorkspaceHistory(
   workspaceId: string,
   onCategory?: (done: number, total: number, lines: number) => void,
+  nowMs = Date.now(),
 ): Promise<BacktestLine[]> {
   const categories = (await readAllCategoryBands(workspaceId)).map((entry) => entry.category).sort();
   const byCategory = new Map<string, BacktestLine[]>();
   let done = 0;
   let lines = 0;
   await inParallel(categories, CATEGORIES_AT_ONCE, async (category) => {
-    const items = await queryAll({
-      TableName: tableName(),
-      IndexName: historyIndex.name,
-      KeyConditionExpression: '#pk = :pk',
-      ProjectionExpression: lineProjection.map((_, index) => `#p${index}`).join(', '),
-      ExpressionAttributeNames: {
-        '#pk': historyIndex.partitionKey,
-        ...Object.fromEntries(lineProjection.map((name, index) => [`#p${index}`, name])),
-      },
-      ExpressionAttributeValues: { ':pk': historyKeys.categoryLines(workspaceId, category).partitionKey },
-    });
-    byCategory.set(
-      category,
-      items.map((item) => backtestLineOf(item, category)),
-    );
+    const found = await readCategoryLines(workspaceId, category, nowMs);
+    byCategory.set(category, found);
     done += 1;
-    lines += items.length;
+    lines += found.length;
     onCategory?.(done, categories.length, lines);
   });
   // In category order, whatever order the reads finished in: the bootstrap's draws follow the order of the lines.

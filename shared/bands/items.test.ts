@@ -9,9 +9,10 @@ import {
   encodeBand,
   encodeBandMap,
   encodeWinModel,
-  historyLineOf,
+  legacyEntriesOf,
   readCategoryBandsItem,
 } from './items.ts';
+import { currentLines } from './history-log.ts';
 
 const NEWEST = Date.UTC(2026, 1, 14, 9, 30, 0, 123);
 const AS_OF = Date.UTC(2026, 2, 1, 0, 0, 0, 7);
@@ -162,20 +163,20 @@ describe('the category bands item', () => {
   });
 });
 
-describe('a history line read from its item', () => {
+describe('a history line of the older layout read from its item', () => {
   const common = {
-    PK: 'WS#ws-1#DOC',
-    SK: 'LINE',
     externalId: 'Q-100',
     productSku: 'SKU-1',
     quantity: 4,
     costCents: 5500,
     priceCents: 9000,
     atMs: NEWEST,
+    expiresAt: 4_000_000_000,
   };
+  const read = (item: Record<string, unknown>) => currentLines('Fasteners', legacyEntriesOf([item]), NEWEST);
 
   it('reads a quote line with its customer, segment and outcome', () => {
-    const line = historyLineOf({ ...common, type: 'quoteLine', customerExternalId: 'C-1', segment: 'smb', outcome: 'won' });
+    const [line] = read({ ...common, type: 'quoteLine', customerExternalId: 'C-1', segment: 'smb', outcome: 'won' });
     expect(line).toStrictEqual({
       kind: 'quote',
       documentId: 'Q-100',
@@ -187,11 +188,12 @@ describe('a history line read from its item', () => {
       priceCents: 9000,
       atMs: NEWEST,
       outcome: 'won',
+      category: 'Fasteners',
     });
   });
 
   it('reads an order line with the quote it came from, and no outcome', () => {
-    const line = historyLineOf({
+    const [line] = read({
       ...common,
       type: 'orderLine',
       externalId: 'O-7',
@@ -200,26 +202,25 @@ describe('a history line read from its item', () => {
       sourceQuoteExternalId: 'Q-100',
       outcome: 'won',
     });
-    expect(line).toStrictEqual({
-      kind: 'order',
-      documentId: 'O-7',
-      productSku: 'SKU-1',
-      customerExternalId: 'C-1',
-      segment: 'smb',
-      quantity: 4,
-      costCents: 5500,
-      priceCents: 9000,
-      atMs: NEWEST,
-      sourceQuoteExternalId: 'Q-100',
-    });
+    expect(line).toMatchObject({ kind: 'order', documentId: 'O-7', sourceQuoteExternalId: 'Q-100' });
+    expect(line).not.toHaveProperty('outcome');
   });
 
   it('reads a line without a customer as having none, in the unnamed segment', () => {
-    const line = historyLineOf({ ...common, type: 'orderLine', sourceQuoteExternalId: null });
-    expect(line.customerExternalId).toBeUndefined();
-    expect(line.segment).toBe('');
+    const [line] = read({ ...common, type: 'orderLine', sourceQuoteExternalId: null });
+    expect(line?.customerExternalId).toBeUndefined();
+    expect(line?.segment).toBe('');
     expect(line).not.toHaveProperty('sourceQuoteExternalId');
     expect(line).not.toHaveProperty('outcome');
+  });
+
+  it("gathers a document's line items into one entry of version 0", () => {
+    const entries = legacyEntriesOf([
+      { ...common, type: 'quoteLine', outcome: 'won' },
+      { ...common, type: 'quoteLine', outcome: 'won', productSku: 'SKU-2' },
+    ]);
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ version: 0, lines: [{ productSku: 'SKU-1' }, { productSku: 'SKU-2' }] });
   });
 });
 

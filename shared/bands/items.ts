@@ -1,5 +1,6 @@
-// Bands as table items: the compact encoding of a band and a win model, and history lines read back from their items.
-import type { Band, CategoryBands, HistoryLine, WinModel } from '../pricing/model.ts';
+// Bands as table items: the compact encoding of a band and a win model, and the older layout's history line items read back.
+import type { LoggedDocument } from './history-log.ts';
+import type { Band, CategoryBands, WinModel } from '../pricing/model.ts';
 
 /**
  * A band is stored as a JSON array of ten numbers, not as a map of named attributes: a product item carries one per
@@ -162,10 +163,8 @@ export function readCategoryBandsItem(item: Record<string, unknown>): StoredCate
   };
 }
 
-/** The fields of a history line item that band computation reads: a projection keeps the read small. */
-export const historyProjection = [
-  'PK',
-  'SK',
+/** The fields of a line item of the older layout (a line item per line) that the history log's readers need. */
+export const legacyLineProjection = [
   'type',
   'externalId',
   'productSku',
@@ -177,21 +176,44 @@ export const historyProjection = [
   'atMs',
   'outcome',
   'sourceQuoteExternalId',
+  'decidedAtMs',
+  'currency',
+  'exchangeRate',
+  'expiresAt',
 ] as const;
 
-export function historyLineOf(item: Record<string, unknown>): HistoryLine {
-  const kind = item.type === 'quoteLine' ? 'quote' : 'order';
-  return {
-    kind,
-    documentId: String(item.externalId),
-    productSku: String(item.productSku),
-    customerExternalId: typeof item.customerExternalId === 'string' ? item.customerExternalId : undefined,
-    segment: typeof item.segment === 'string' ? item.segment : '',
-    quantity: Number(item.quantity),
-    costCents: Number(item.costCents),
-    priceCents: Number(item.priceCents),
-    atMs: Number(item.atMs),
-    ...(kind === 'quote' ? { outcome: item.outcome as 'open' | 'won' | 'lost' } : {}),
-    ...(typeof item.sourceQuoteExternalId === 'string' ? { sourceQuoteExternalId: item.sourceQuoteExternalId } : {}),
-  };
+/** Line items of the older layout as version-0 log entries, one per document. */
+export function legacyEntriesOf(items: readonly Record<string, unknown>[]): LoggedDocument[] {
+  const documents = new Map<string, LoggedDocument & { lines: LoggedDocument['lines'][number][] }>();
+  for (const item of items) {
+    const kind = item.type === 'quoteLine' ? 'quote' : 'order';
+    const documentId = String(item.externalId);
+    const key = `${kind}#${documentId}`;
+    let document = documents.get(key);
+    if (!document) {
+      document = {
+        kind,
+        documentId,
+        version: 0,
+        expiresAt: typeof item.expiresAt === 'number' ? item.expiresAt : Number.MAX_SAFE_INTEGER,
+        customerExternalId: typeof item.customerExternalId === 'string' ? item.customerExternalId : undefined,
+        segment: typeof item.segment === 'string' ? item.segment : '',
+        atMs: Number(item.atMs),
+        ...(kind === 'quote' ? { outcome: item.outcome as 'open' | 'won' | 'lost' } : {}),
+        ...(typeof item.sourceQuoteExternalId === 'string' ? { sourceQuoteExternalId: item.sourceQuoteExternalId } : {}),
+        ...(typeof item.decidedAtMs === 'number' ? { decidedAtMs: item.decidedAtMs } : {}),
+        ...(typeof item.currency === 'string' && item.currency !== '' ? { currency: item.currency } : {}),
+        ...(typeof item.exchangeRate === 'number' ? { exchangeRate: item.exchangeRate } : {}),
+        lines: [],
+      };
+      documents.set(key, document);
+    }
+    document.lines.push({
+      productSku: String(item.productSku),
+      quantity: Number(item.quantity),
+      costCents: Number(item.costCents),
+      priceCents: Number(item.priceCents),
+    });
+  }
+  return [...documents.values()];
 }

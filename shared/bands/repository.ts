@@ -1,18 +1,19 @@
-// Band items in the table: a category's history read back, and the bands computed from it written where price calls read them.
+// Band items in the table: a category's history read back from its log (and the older layout's line items), and the bands computed from it written where price calls read them.
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
 import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
-import { historyKeys, keys } from '../table/keys.ts';
+import { HISTORY_LOG_SHARDS, historyKeys, keys } from '../table/keys.ts';
 import { queryAll } from '../table/query.ts';
+import { type CategoryLine, currentLines, type LogEntry, logEntriesOf } from './history-log.ts';
 import {
   categoryBandsFields,
   encodeBand,
   encodeBandMap,
-  historyLineOf,
-  historyProjection,
+  legacyEntriesOf,
+  legacyLineProjection,
   readCategoryBandsItem,
   type StoredCategoryBands,
 } from './items.ts';
@@ -22,21 +23,52 @@ const historyIndex = table.indexes[1];
 const STATEMENTS_PER_BATCH = 25;
 const MAX_STATEMENT_RETRIES = 10;
 
-/** Every history line of a category, through the history index (eventually consistent: indexes are never strongly). */
-export async function readCategoryHistory(workspaceId: string, category: string): Promise<HistoryLine[]> {
+/**
+ * Lines still in the older layout, a line item per line in the history index (eventually consistent: indexes are
+ * never strongly), as version-0 log entries: a document drained since, or migrated, hides them by its version.
+ */
+async function readLegacyEntries(workspaceId: string, category: string): Promise<LogEntry[]> {
   const { partitionKey } = historyKeys.categoryLines(workspaceId, category);
   const items = await queryAll({
     TableName: tableName(),
     IndexName: historyIndex.name,
     KeyConditionExpression: '#pk = :pk',
-    ProjectionExpression: historyProjection.map((_, index) => `#p${index}`).join(', '),
+    ProjectionExpression: legacyLineProjection.map((_, index) => `#p${index}`).join(', '),
     ExpressionAttributeNames: {
       '#pk': historyIndex.partitionKey,
-      ...Object.fromEntries(historyProjection.map((name, index) => [`#p${index}`, name])),
+      ...Object.fromEntries(legacyLineProjection.map((name, index) => [`#p${index}`, name])),
     },
     ExpressionAttributeValues: { ':pk': partitionKey },
   });
-  return items.map(historyLineOf);
+  return legacyEntriesOf(items);
+}
+
+/** Every log item of a category: its shards read at once, strongly, since the bands job runs right after the drain. */
+async function readLogEntries(workspaceId: string, category: string): Promise<LogEntry[]> {
+  const shards = await Promise.all(
+    Array.from({ length: HISTORY_LOG_SHARDS }, (_, shard) => {
+      const partition = keys.historyLogShard(workspaceId, category, shard);
+      return queryAll({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ProjectionExpression: 'entries',
+        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
+        ConsistentRead: true,
+      });
+    }),
+  );
+  return shards.flat().flatMap(logEntriesOf);
+}
+
+/** The lines that count in a category today: its history log, and what the older layout still holds. */
+export async function readCategoryLines(workspaceId: string, category: string, nowMs: number): Promise<CategoryLine[]> {
+  const [logged, legacy] = await Promise.all([readLogEntries(workspaceId, category), readLegacyEntries(workspaceId, category)]);
+  return currentLines(category, [...legacy, ...logged], nowMs);
+}
+
+/** Every history line of a category, as the bands read them. */
+export async function readCategoryHistory(workspaceId: string, category: string, nowMs: number): Promise<HistoryLine[]> {
+  return readCategoryLines(workspaceId, category, nowMs);
 }
 
 /**

@@ -261,7 +261,8 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     promise.catch(() => undefined);
     return promise;
   };
-  const prepare = (chunk: StagedChunk) => handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory));
+  const prepare = (chunk: StagedChunk) =>
+    handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory, `${from.batchId}#${chunk.sk}`));
   let chunks = 0;
   let records = 0;
   let slowestChunkMs = 0;

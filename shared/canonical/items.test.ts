@@ -1,11 +1,12 @@
-// Unit tests of canonical data as table items: products, customers, document lines, history expiry, FX observations and touched nodes.
+// Unit tests of canonical data as table items: products, customers, documents and their history log entries, history expiry, FX observations and touched nodes.
 import { describe, expect, it } from 'vitest';
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
-import { historyKeys, keys, lookupKeys } from '../table/keys.ts';
+import { keys, lookupKeys } from '../table/keys.ts';
 import {
   customerItem,
   type DocumentRecord,
-  documentLineItems,
+  documentItem,
+  documentLogEntries,
   documentOf,
   type FxObservation,
   fxObservation,
@@ -128,7 +129,7 @@ describe('customer items', () => {
   });
 });
 
-describe('quote line items', () => {
+describe('a quote as one item, and its history log entries', () => {
   const quote: QuoteRecord = {
     externalId: 'Q-1',
     customerExternalId: 'C-1',
@@ -147,42 +148,14 @@ describe('quote line items', () => {
   // SKU-2 is not known yet: it has no category.
   const known = () => context({ 'SKU-1': 'Fasteners', 'SKU-3': 'Safety' }, { 'C-1': 'enterprise' });
 
-  it('writes one item per line, all in the quote partition, lines 0 to 2, with the line count and the document on line 0', () => {
-    const items = documentLineItems(document, known(), from);
-    expect(items).toHaveLength(3);
-    items.forEach((item, index) => {
-      expect(item).toMatchObject({ ...keys.documentLine('ws-1', 'quote', 'Q-1', index), lineIndex: index });
-      expect(item.PK).toBe(keys.documentLines('ws-1', 'quote', 'Q-1').PK);
-    });
-    expect(items[0]).toMatchObject({ lineCount: 3 });
-    expect(documentOf(items[0] ?? {})).toEqual(quote);
-    expect(items[1]).not.toHaveProperty('lineCount');
-    expect(items[1]).not.toHaveProperty('document');
-  });
-
-  it('puts what pricing reads, the keys and provenance on line 0', () => {
-    const [first] = documentLineItems(document, known(), from);
-    expect(first).toEqual({
-      ...keys.documentLine('ws-1', 'quote', 'Q-1', 0),
-      ...lookupKeys.productLine('ws-1', 'SKU-1', 'C-1', 'quote', 'Q-1', 0),
-      ...historyKeys.categoryLine('ws-1', 'Fasteners', 'enterprise', 'quote', 'Q-1', 0),
-      type: 'quoteLine',
+  it('writes the whole quote as one item at the document key, with its line count, version, feeds and provenance', () => {
+    expect(documentItem(document, known(), from, 3)).toEqual({
+      ...keys.document('ws-1', 'quote', 'Q-1'),
+      type: 'quoteDocument',
       externalId: 'Q-1',
-      lineIndex: 0,
-      productSku: 'SKU-1',
-      customerExternalId: 'C-1',
-      segment: 'enterprise',
-      category: 'Fasteners',
-      currency: 'EUR',
-      exchangeRate: 1.08,
-      atMs: Date.parse('2026-02-01T10:00:00Z'),
-      outcome: 'won',
-      decidedAtMs: Date.parse('2026-02-03T10:00:00Z'),
-      quantity: 10,
-      costCents: 100,
-      priceCents: 150,
-      pricingDecisionId: 'pd_1',
       lineCount: 3,
+      lineItems: 1,
+      version: 3,
       document: JSON.stringify(quote),
       feeds: JSON.stringify({
         customer: 'C-1',
@@ -196,82 +169,57 @@ describe('quote line items', () => {
       syncedAt: '2026-03-01T00:00:00.000Z',
       expiresAt: seconds('2026-03-01T00:00:00.000Z', HISTORY_RETENTION_DAYS),
     });
+    expect(documentOf(documentItem(document, known(), from, 1))).toEqual(quote);
   });
 
-  it('keeps on line 0 the nodes the version it replaced fed, and on no other line', () => {
+  it('sits where line 0 of the older layout sat, so that one read finds a document in either layout', () => {
+    expect(keys.document('ws-1', 'quote', 'Q-1')).toEqual(keys.documentLine('ws-1', 'quote', 'Q-1', 0));
+  });
+
+  it('keeps the nodes the version it replaced fed', () => {
     const replaced = { customer: 'C-9', lines: [['SKU-9', 'smb', 'Adhesives']] as const };
-    const items = documentLineItems(document, known(), from, replaced);
-    expect(JSON.parse(String(items[0]?.replacedFeeds))).toEqual(replaced);
-    expect(items[1]).not.toHaveProperty('replacedFeeds');
-    expect(items[1]).not.toHaveProperty('feeds');
+    expect(JSON.parse(String(documentItem(document, known(), from, 2, replaced).replacedFeeds))).toEqual(replaced);
   });
 
-  it("carries the document's pricing fields on every line and takes each line's own quoted price", () => {
-    const items = documentLineItems(document, known(), from);
-    for (const item of items) {
-      expect(item).toMatchObject({ externalId: 'Q-1', customerExternalId: 'C-1', outcome: 'won', currency: 'EUR', exchangeRate: 1.08 });
-      expect(item).not.toHaveProperty('lines');
-      expect(item).not.toHaveProperty('attributesJson');
-    }
-    expect(items.map((item) => item.priceCents)).toEqual([150, 800, 55]);
-    expect(items.map((item) => item.productSku)).toEqual(['SKU-1', 'SKU-2', 'SKU-3']);
-    expect(items[2]).toMatchObject({ quantity: 1.5, pricingDecisionId: null });
-    expect(items[2]).not.toHaveProperty('salespersonPriceReason');
-  });
-
-  it("looks lines up by product under the customer's prefix", () => {
-    const items = documentLineItems(document, known(), from);
-    items.forEach((item, index) => {
-      const sku = quote.lines[index]?.productSku ?? '';
-      const prefix = lookupKeys.customerProductLines('ws-1', sku, 'C-1');
-      expect(item.lookupPk).toBe(prefix.partitionKey);
-      expect(item.lookupPk).toBe(lookupKeys.productLines('ws-1', sku).partitionKey);
-      expect(String(item.lookupSk).startsWith(prefix.sortKeyPrefix)).toBe(true);
-    });
-  });
-
-  it('files a line under its category and segment, and a line of a product without a known category under none', () => {
-    const items = documentLineItems(document, known(), from);
-    expect(items[0]).toMatchObject({ category: 'Fasteners', segment: 'enterprise' });
-    expect(String(items[0]?.historySk).startsWith(historyKeys.categorySegmentLines('ws-1', 'Fasteners', 'enterprise').sortKeyPrefix)).toBe(
-      true,
-    );
-    expect(items[2]).toMatchObject({
-      ...historyKeys.categoryLine('ws-1', 'Safety', 'enterprise', 'quote', 'Q-1', 2),
-      category: 'Safety',
-      segment: 'enterprise',
-    });
-    expect(items[1]).not.toHaveProperty('historyPk');
-    expect(items[1]).not.toHaveProperty('historySk');
-    expect(items[1]).not.toHaveProperty('category');
-    expect(items[1]).toMatchObject({ segment: 'enterprise', ...lookupKeys.productLine('ws-1', 'SKU-2', 'C-1', 'quote', 'Q-1', 1) });
-  });
-
-  it('gives every line distinct lookup and history sort keys, even for the same product twice', () => {
-    const twice: DocumentRecord = {
+  it('logs one entry per category with the lines in it, priced as quoted, and none for a product without a category', () => {
+    const entries = documentLogEntries(document, known(), from, 2);
+    expect([...entries.keys()]).toEqual(['Fasteners', 'Safety']);
+    expect(entries.get('Fasteners')).toEqual({
       kind: 'quote',
-      record: { ...quote, lines: [quote.lines[0], quote.lines[0]].filter((line) => line !== undefined) },
-    };
-    const items = documentLineItems(twice, known(), from);
-    expect(items).toHaveLength(2);
-    expect(items[0]?.lookupSk).not.toBe(items[1]?.lookupSk);
-    expect(items[0]?.historySk).not.toBe(items[1]?.historySk);
+      documentId: 'Q-1',
+      version: 2,
+      expiresAt: seconds('2026-03-01T00:00:00.000Z', HISTORY_RETENTION_DAYS),
+      customerExternalId: 'C-1',
+      segment: 'enterprise',
+      atMs: Date.parse('2026-02-01T10:00:00Z'),
+      outcome: 'won',
+      decidedAtMs: Date.parse('2026-02-03T10:00:00Z'),
+      currency: 'EUR',
+      exchangeRate: 1.08,
+      lines: [{ productSku: 'SKU-1', quantity: 10, costCents: 100, priceCents: 150 }],
+    });
+    expect(entries.get('Safety')?.lines).toEqual([{ productSku: 'SKU-3', quantity: 1.5, costCents: 40, priceCents: 55 }]);
   });
 
-  it('keeps the category key with an empty segment when the customer has no known segment', () => {
-    const items = documentLineItems(document, context({ 'SKU-1': 'Fasteners' }, {}), from);
-    expect(items[0]).toMatchObject(historyKeys.categoryLine('ws-1', 'Fasteners', '', 'quote', 'Q-1', 0));
-    expect(items[0]).not.toHaveProperty('segment');
+  it('logs a removal in a category the replaced version had lines in and this one has none', () => {
+    const replaced = { feeds: { customer: 'C-1', lines: [['SKU-9', 'enterprise', 'Adhesives']] as const }, expiresAt: 9_999_999_999 };
+    const removal = documentLogEntries(document, known(), from, 4, replaced).get('Adhesives');
+    expect(removal).toEqual({ kind: 'quote', documentId: 'Q-1', version: 4, expiresAt: 9_999_999_999 });
+  });
+
+  it('keys the lines with an empty segment when the customer has no known segment', () => {
+    expect(documentLogEntries(document, context({ 'SKU-1': 'Fasteners' }, {}), from, 1).get('Fasteners')).toMatchObject({ segment: '' });
   });
 });
 
-describe('order line items', () => {
+describe('an order as one item, and its history log entries', () => {
   const order: OrderRecord = {
     externalId: 'O-9',
     customerExternalId: null,
     currency: 'USD',
     exchangeRate: 1,
     soldAt: '2026-02-15T08:30:00.000Z',
+    sourceQuoteExternalId: 'Q-1',
     lines: [
       { productSku: 'SKU-1', quantity: 4, costCents: 100, soldPriceCents: 140 },
       { productSku: 'SKU-7', quantity: 1, costCents: 900, soldPriceCents: 1_250, attributes: { serial: 'X' } },
@@ -279,55 +227,30 @@ describe('order line items', () => {
   };
   const document: DocumentRecord = { kind: 'order', record: order };
 
-  it('writes one item per line in the order partition, priced by what was sold, timed by the sale', () => {
-    const items = documentLineItems(document, context({ 'SKU-1': 'Fasteners', 'SKU-7': 'Power Tools' }, {}), from);
-    expect(items).toHaveLength(2);
-    items.forEach((item, index) => {
-      expect(item).toMatchObject({
-        ...keys.documentLine('ws-1', 'order', 'O-9', index),
-        type: 'orderLine',
-        externalId: 'O-9',
-        currency: 'USD',
-        exchangeRate: 1,
-        lineIndex: index,
-        atMs: Date.parse('2026-02-15T08:30:00.000Z'),
-      });
-      expect(item).not.toHaveProperty('customerExternalId');
+  it('logs lines priced by what was sold, timed by the sale, naming the quote it came from', () => {
+    const entries = documentLogEntries(document, context({ 'SKU-1': 'Fasteners', 'SKU-7': 'Fasteners' }, {}), from, 1);
+    expect(entries.get('Fasteners')).toMatchObject({
+      kind: 'order',
+      documentId: 'O-9',
+      atMs: Date.parse('2026-02-15T08:30:00.000Z'),
+      sourceQuoteExternalId: 'Q-1',
+      customerExternalId: undefined,
+      segment: '',
+      lines: [
+        { productSku: 'SKU-1', priceCents: 140 },
+        { productSku: 'SKU-7', priceCents: 1_250 },
+      ],
     });
-    expect(items[0]).toMatchObject({ lineCount: 2, batchId: 'batch-1', syncedAt: from.syncedAt });
-    expect(items.map((item) => item.priceCents)).toEqual([140, 1_250]);
-    expect(documentOf(items[0] ?? {})).toEqual(order);
   });
 
-  it('asks no segment for an order without a customer, and leaves the segment unknown', () => {
+  it('asks no segment for an order without a customer', () => {
     const known = context({ 'SKU-1': 'Fasteners', 'SKU-7': 'Power Tools' }, { '': 'enterprise' });
-    const items = documentLineItems(document, known, from);
+    documentLogEntries(document, known, from, 1);
     expect(known.askedSegments).toEqual([]);
-    for (const item of items) expect(item).not.toHaveProperty('segment');
-    expect(items[0]).toMatchObject(historyKeys.categoryLine('ws-1', 'Fasteners', '', 'order', 'O-9', 0));
-    expect(items[1]).toMatchObject(historyKeys.categoryLine('ws-1', 'Power Tools', '', 'order', 'O-9', 1));
   });
 
-  it("looks lines without a customer up under the no-customer prefix, apart from any customer's", () => {
-    const items = documentLineItems(document, context({}, {}), from);
-    const none = lookupKeys.customerProductLines('ws-1', 'SKU-1', null).sortKeyPrefix;
-    expect(items[0]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-1', null, 'order', 'O-9', 0));
-    expect(String(items[0]?.lookupSk).startsWith(none)).toBe(true);
-    expect(none).not.toBe(lookupKeys.customerProductLines('ws-1', 'SKU-1', 'C-1').sortKeyPrefix);
-    expect(items[1]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-7', null, 'order', 'O-9', 1));
-  });
-
-  it('treats a missing customer like a null one', () => {
-    const { customerExternalId: _customer, ...rest } = order;
-    const items = documentLineItems({ kind: 'order', record: rest }, context({}, {}), from);
-    expect(items[0]).toMatchObject(lookupKeys.productLine('ws-1', 'SKU-1', null, 'order', 'O-9', 0));
-  });
-
-  it('files no line under a category when no category is known', () => {
-    for (const item of documentLineItems(document, context({}, {}), from)) {
-      expect(item).not.toHaveProperty('historyPk');
-      expect(item).not.toHaveProperty('category');
-    }
+  it('logs nothing when no category is known', () => {
+    expect(documentLogEntries(document, context({}, {}), from, 1).size).toBe(0);
   });
 });
 
@@ -343,8 +266,7 @@ describe('history expiry', () => {
 
   it('counts from the sync for a document older than it', () => {
     expect(historyExpiresAt(order('2024-06-01T00:00:00Z'), from)).toBe(seconds(from.syncedAt, 400));
-    const [line] = documentLineItems(order('2024-06-01T00:00:00Z'), context({}, {}), from);
-    expect(line?.expiresAt).toBe(seconds(from.syncedAt, 400));
+    expect(documentItem(order('2024-06-01T00:00:00Z'), context({}, {}), from, 1).expiresAt).toBe(seconds(from.syncedAt, 400));
   });
 
   it('counts from the document date for a document dated after the sync', () => {
@@ -360,7 +282,7 @@ describe('history expiry', () => {
         lines: [{ productSku: 'SKU-1', quantity: 1, costCents: 1, quotedPriceCents: 2, pricingDecisionId: null }],
       },
     };
-    expect(documentLineItems(quote, context({}, {}), from)[0]?.expiresAt).toBe(seconds(future, 400));
+    expect(documentItem(quote, context({}, {}), from, 1).expiresAt).toBe(seconds(future, 400));
   });
 
   it('gives whole epoch seconds, rounded down', () => {

@@ -1,7 +1,8 @@
 // Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
 import type { TableItem } from '../table/bulk.ts';
-import { historyKeys, keys, lookupKeys } from '../table/keys.ts';
+import type { LogEntry, LoggedDocument } from '../bands/history-log.ts';
+import { keys, lookupKeys } from '../table/keys.ts';
 
 const DAY_MS = 86_400_000;
 /** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */
@@ -64,31 +65,11 @@ export function historyExpiresAt(document: DocumentRecord, from: Provenance): nu
   return Math.floor((latest + HISTORY_RETENTION_DAYS * DAY_MS) / 1000);
 }
 
-/** The fields of a line that pricing reads, with the document's own that it needs beside them. */
-function pricingFields(document: DocumentRecord, index: number) {
-  if (document.kind === 'quote') {
-    const { record } = document;
-    const line = record.lines[index] as QuoteRecord['lines'][number];
-    return {
-      outcome: record.outcome,
-      ...(record.decidedAt ? { decidedAtMs: Date.parse(record.decidedAt) } : {}),
-      quantity: line.quantity,
-      costCents: line.costCents,
-      priceCents: line.quotedPriceCents,
-      pricingDecisionId: line.pricingDecisionId,
-      ...(line.serviceQuotedPriceCents === undefined || line.serviceQuotedPriceCents === null
-        ? {}
-        : { serviceQuotedPriceCents: line.serviceQuotedPriceCents }),
-    };
-  }
-  const { record } = document;
-  const line = record.lines[index] as OrderRecord['lines'][number];
-  return {
-    ...(record.sourceQuoteExternalId === undefined ? {} : { sourceQuoteExternalId: record.sourceQuoteExternalId }),
-    quantity: line.quantity,
-    costCents: line.costCents,
-    priceCents: line.soldPriceCents,
-  };
+/** Quoted price for a quote line, sold price for an order line. */
+function linePriceCents(document: DocumentRecord, index: number): number {
+  return document.kind === 'quote'
+    ? (document.record.lines[index] as QuoteRecord['lines'][number]).quotedPriceCents
+    : (document.record.lines[index] as OrderRecord['lines'][number]).soldPriceCents;
 }
 
 /**
@@ -107,50 +88,100 @@ export function feedsOf(record: QuoteRecord | OrderRecord, context: LineContext)
 }
 
 /**
- * One item per line, all in the document's partition. A line carries only what pricing reads, so that the history
- * stays small to write and to read. Line 0 also carries the document as it was staged and its line count, which a
- * later version reads to remove the lines it no longer has; the nodes it fed; and the nodes the version it replaced
- * fed, so that a drain that dies after writing it still finds them when it runs again.
+ * A document is one item, its lines embedded in the document as staged, at line 0's key (keys.document). It carries
+ * its line count; the nodes it fed; the nodes the version it replaced fed, so that a drain that dies after writing it
+ * still finds them when it runs again; and its version, which its history log entries carry.
  */
-export function documentLineItems(document: DocumentRecord, context: LineContext, from: Provenance, replaced?: DocumentFeeds): TableItem[] {
+export function documentItem(
+  document: DocumentRecord,
+  context: LineContext,
+  from: Provenance,
+  version: number,
+  replaced?: DocumentFeeds,
+): TableItem {
   const { kind, record } = document;
-  const customer = record.customerExternalId ?? null;
-  const segment = customer === null ? undefined : context.segmentOf(customer);
-  const atMs = Date.parse(documentDate(document));
+  return {
+    ...keys.document(from.workspaceId, kind, record.externalId),
+    type: `${kind}Document`,
+    externalId: record.externalId,
+    lineCount: record.lines.length,
+    // No line items beside this one: a later version has nothing else to remove.
+    lineItems: 1,
+    version,
+    document: JSON.stringify(record),
+    feeds: JSON.stringify(feedsOf(record, context)),
+    ...(replaced ? { replacedFeeds: JSON.stringify(replaced) } : {}),
+    batchId: from.batchId,
+    syncedAt: from.syncedAt,
+    expiresAt: historyExpiresAt(document, from),
+  };
+}
+
+/** What a version of a document replaced, as its history log entries need it. */
+export interface Replaced {
+  readonly feeds: DocumentFeeds;
+  /** When the replaced version's lines expire: a removal entry hiding them lives as long. */
+  readonly expiresAt: number | undefined;
+}
+
+/**
+ * A version of a document in the history log, per category its lines are in: one entry with those lines. A category
+ * the version it replaced had lines in, and this one has none, gets a removal entry, so that the older lines stop
+ * counting there. Lines of products not yet known have no category and stay out of the log until re-synced.
+ */
+export function documentLogEntries(
+  document: DocumentRecord,
+  context: LineContext,
+  from: Provenance,
+  version: number,
+  replaced?: Replaced,
+): Map<string, LogEntry> {
+  const { kind, record } = document;
+  const customer = record.customerExternalId ?? undefined;
+  const segment = (customer === undefined ? undefined : context.segmentOf(customer)) ?? '';
   const expiresAt = historyExpiresAt(document, from);
-  return record.lines.map((line, index) => {
+  const byCategory = new Map<string, LoggedDocument['lines'][number][]>();
+  for (const [index, line] of record.lines.entries()) {
     const category = context.categoryOf(line.productSku);
-    return {
-      ...keys.documentLine(from.workspaceId, kind, record.externalId, index),
-      ...lookupKeys.productLine(from.workspaceId, line.productSku, customer, kind, record.externalId, index),
-      // Lines of products not yet known have no category; they stay out of the category index until re-synced.
-      ...(category === undefined
-        ? {}
-        : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
-      type: `${kind}Line`,
-      externalId: record.externalId,
-      lineIndex: index,
+    if (category === undefined) continue;
+    let lines = byCategory.get(category);
+    if (!lines) {
+      lines = [];
+      byCategory.set(category, lines);
+    }
+    lines.push({
       productSku: line.productSku,
-      ...(customer === null ? {} : { customerExternalId: customer }),
-      ...(segment === undefined ? {} : { segment }),
-      ...(category === undefined ? {} : { category }),
-      ...(record.currency ? { currency: record.currency } : {}),
-      ...(record.exchangeRate === undefined || record.exchangeRate === null ? {} : { exchangeRate: record.exchangeRate }),
-      atMs,
-      ...pricingFields(document, index),
-      ...(index === 0
-        ? {
-            lineCount: record.lines.length,
-            document: JSON.stringify(record),
-            feeds: JSON.stringify(feedsOf(record, context)),
-            ...(replaced ? { replacedFeeds: JSON.stringify(replaced) } : {}),
-            batchId: from.batchId,
-            syncedAt: from.syncedAt,
-          }
+      quantity: line.quantity,
+      costCents: line.costCents,
+      priceCents: linePriceCents(document, index),
+    });
+  }
+  const entries = new Map<string, LogEntry>();
+  const header = {
+    kind,
+    documentId: record.externalId,
+    version,
+    expiresAt,
+    customerExternalId: customer,
+    segment,
+    atMs: Date.parse(documentDate(document)),
+    ...(document.kind === 'quote'
+      ? {
+          outcome: document.record.outcome,
+          ...(document.record.decidedAt ? { decidedAtMs: Date.parse(document.record.decidedAt) } : {}),
+        }
+      : document.record.sourceQuoteExternalId
+        ? { sourceQuoteExternalId: document.record.sourceQuoteExternalId }
         : {}),
-      expiresAt,
-    };
-  });
+    ...(record.currency ? { currency: record.currency } : {}),
+    ...(record.exchangeRate === undefined || record.exchangeRate === null ? {} : { exchangeRate: record.exchangeRate }),
+  };
+  for (const [category, lines] of byCategory) entries.set(category, { ...header, lines });
+  for (const [, , category] of replaced?.feeds.lines ?? []) {
+    if (category === null || entries.has(category)) continue;
+    entries.set(category, { kind, documentId: record.externalId, version, expiresAt: Math.max(replaced?.expiresAt ?? 0, expiresAt) });
+  }
+  return entries;
 }
 
 /** The document as staged, from its line 0. */

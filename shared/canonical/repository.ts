@@ -51,10 +51,15 @@ export interface StoredDocument {
   /** Undefined on a line 0 written before line 0 kept its feeds: its lines' SKUs and customer are read from the text. */
   readonly feeds: DocumentFeeds | undefined;
   readonly replacedFeeds: DocumentFeeds | undefined;
+  /** 0 for a document stored before documents had versions. */
+  readonly version: number;
+  /** The items the document is stored as: 1 when its lines are embedded, else one per line (the older layout). */
+  readonly lineItems: number;
+  readonly expiresAt: number | undefined;
 }
 
 /**
- * The stored version of each document asked about that exists, from its line 0. Reading the staged document and the
+ * The stored version of each document asked about that exists, from its document item (line 0 in the older layout). Reading the staged document and the
  * feeds along with the count costs nothing more: a read is charged by the item's size, whatever it projects.
  */
 export async function readStoredDocuments(
@@ -63,10 +68,10 @@ export async function readStoredDocuments(
   externalIds: readonly string[],
 ): Promise<Map<string, StoredDocument>> {
   const items = await getItems(
-    externalIds.map((id) => keys.documentLine(workspaceId, kind, id, 0)),
+    externalIds.map((id) => keys.document(workspaceId, kind, id)),
     {
       consistent: true,
-      projection: '#id, #count, #document, #batch, #feeds, #replaced',
+      projection: '#id, #count, #document, #batch, #feeds, #replaced, #version, #items, #expires',
       names: {
         '#id': 'externalId',
         '#count': 'lineCount',
@@ -74,6 +79,9 @@ export async function readStoredDocuments(
         '#batch': 'batchId',
         '#feeds': 'feeds',
         '#replaced': 'replacedFeeds',
+        '#version': 'version',
+        '#items': 'lineItems',
+        '#expires': 'expiresAt',
       },
     },
   );
@@ -87,6 +95,9 @@ export async function readStoredDocuments(
         batchId: String(item.batchId ?? ''),
         feeds: feeds(item.feeds),
         replacedFeeds: feeds(item.replacedFeeds),
+        version: typeof item.version === 'number' ? item.version : 0,
+        lineItems: typeof item.lineItems === 'number' ? item.lineItems : (item.lineCount as number),
+        expiresAt: typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
       },
     ]),
   );

@@ -3,9 +3,9 @@ import type { CustomerRecord, EntityKind, OrderRecord, ProductRecord, QuoteRecor
 import { type DocumentKind, keys, type PrimaryKey } from '../table/keys.ts';
 import {
   customerItem,
-  type DocumentFeeds,
   type DocumentRecord,
-  documentLineItems,
+  documentItem,
+  documentLogEntries,
   feedsOf,
   type FxObservation,
   fxObservation,
@@ -15,6 +15,7 @@ import {
   TouchedSet,
 } from './items.ts';
 import { BoundedMap } from '../caches.ts';
+import { historyLogItems, type LogEntry } from '../bands/history-log.ts';
 import { deleteItems, putItems, type TableItem } from '../table/bulk.ts';
 import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from '../adherence/repository.ts';
 import { pricingSettings } from '../pricing/settings.ts';
@@ -122,7 +123,12 @@ function prepareCustomers(records: readonly CustomerRecord[], from: Provenance, 
   return { puts: latest.map((record) => customerItem(record, from)), deletes: [], rates: [], touched, documents: new Set() };
 }
 
-async function prepareDocuments(documents: readonly DocumentRecord[], from: Provenance, memory: DrainMemory): Promise<PreparedChunk> {
+async function prepareDocuments(
+  documents: readonly DocumentRecord[],
+  from: Provenance,
+  memory: DrainMemory,
+  chunkKey: string,
+): Promise<PreparedChunk> {
   const latest = lastByKey(documents, (document) => document.record.externalId);
   const touched = new TouchedSet();
   const kind: DocumentKind | undefined = latest[0]?.kind;
@@ -162,28 +168,37 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
     segmentOf: (customer: string) => memory.segments.get(customer) ?? undefined,
   };
   const deletes: PrimaryKey[] = [];
-  const replacedFeeds = new Map<string, DocumentFeeds>();
+  const puts: TableItem[] = [];
+  const logEntries = new Map<string, LogEntry[]>();
   for (const document of latest) {
     const { externalId } = document.record;
     const previous = stored.get(externalId);
-    for (let index = document.record.lines.length; index < (previous?.lineCount ?? 0); index++) {
+    // A document stored in the older layout has a line item per line: those past line 0 go (line 0 is overwritten).
+    for (let index = 1; index < (previous?.lineItems ?? 0); index++) {
       deletes.push(keys.documentLine(from.workspaceId, kind, externalId, index));
     }
     // A corrected document takes its old lines out of the nodes they fed, so those are touched too. The same text
     // stored by the same batch is this version, written by an earlier attempt at this drain: what it replaced is kept
-    // on it. The same text from an earlier batch is a resend, whose lines may now be keyed under other categories.
+    // on it, and so is its version. The same text from an earlier batch is a resend, whose lines may now be keyed under
+    // other categories.
     const rerun = previous?.batchId === from.batchId && previous.document === JSON.stringify(document.record);
     const replaced = !previous
       ? undefined
       : rerun
         ? previous.replacedFeeds
         : (previous.feeds ?? feedsOf(JSON.parse(previous.document) as QuoteRecord | OrderRecord, context));
-    if (replaced) {
-      touched.addFeeds(replaced);
-      replacedFeeds.set(externalId, replaced);
-    }
+    const version = !previous ? 1 : rerun ? Math.max(previous.version, 1) : previous.version + 1;
+    if (replaced) touched.addFeeds(replaced);
     touched.addFeeds(feedsOf(document.record, context));
+    puts.push(documentItem(document, context, from, version, replaced));
+    const entries = documentLogEntries(document, context, from, version, replaced && { feeds: replaced, expiresAt: previous?.expiresAt });
+    for (const [category, entry] of entries) {
+      const list = logEntries.get(category);
+      if (list) list.push(entry);
+      else logEntries.set(category, [entry]);
+    }
   }
+  for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkKey, entries));
   const adherence =
     kind === 'quote'
       ? await prepareQuoteAdherence(
@@ -203,7 +218,7 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
         : [],
   );
   return {
-    puts: latest.flatMap((document) => documentLineItems(document, context, from, replacedFeeds.get(document.record.externalId))),
+    puts,
     deletes,
     rates: newestRates(latest.flatMap((document) => fxObservation(document) ?? [])),
     touched,
@@ -212,12 +227,16 @@ async function prepareDocuments(documents: readonly DocumentRecord[], from: Prov
   };
 }
 
-/** Reads what a chunk's records need (validated when they were staged) and builds its items; writes nothing. */
+/**
+ * Reads what a chunk's records need (validated when they were staged) and builds its items; writes nothing. The chunk
+ * key names the chunk within its batch: its history log items are keyed by it.
+ */
 export async function prepareChunk(
   entity: EntityKind,
   records: readonly unknown[],
   from: Provenance,
   memory: DrainMemory,
+  chunkKey: string,
 ): Promise<PreparedChunk> {
   switch (entity) {
     case 'product':
@@ -229,19 +248,22 @@ export async function prepareChunk(
         (records as QuoteRecord[]).map((record) => ({ kind: 'quote', record })),
         from,
         memory,
+        chunkKey,
       );
     case 'order':
       return prepareDocuments(
         (records as OrderRecord[]).map((record) => ({ kind: 'order', record })),
         from,
         memory,
+        chunkKey,
       );
   }
 }
 
 /**
- * Writes a prepared chunk's items: stale lines are removed before any line is written, so a drain that dies halfway
- * and runs again still finds the old line count on line 0 and removes the same lines.
+ * Writes a prepared chunk's items: stale line items of the older layout are removed before the document that replaces
+ * them is written, so a drain that dies halfway and runs again still finds the old layout on line 0 and removes the
+ * same lines.
  */
 export async function writeChunk(prepared: PreparedChunk): Promise<void> {
   await deleteItems(prepared.deletes);

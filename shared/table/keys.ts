@@ -50,6 +50,31 @@ export const keys = {
     SKPrefix: 'LINE#',
   }),
   /**
+   * A quote or order stored whole, its lines embedded: the item at line 0's key, so that one read finds a document in
+   * either layout (an item with `lineItems` 1 has no other line items; one without it is the older layout, a line item
+   * per line, which a correction removes).
+   */
+  document: (workspaceId: string, kind: DocumentKind, externalId: string): PrimaryKey => ({
+    PK: documentPartition(workspaceId, kind, externalId),
+    SK: `LINE#${pad(0, 5)}`,
+  }),
+  /**
+   * One drained chunk's quote and order lines of one category, compact (bands/history-log.ts): what the bands job and
+   * the backtest read. A chunk's items are keyed by the chunk, so a redelivered chunk rewrites the same items, and a
+   * category's items are spread over HISTORY_LOG_SHARDS partitions by that key, so that no partition takes more than
+   * a sixteenth of a category's history writes.
+   */
+  historyLog: (workspaceId: string, category: string, entryKey: string): PrimaryKey => ({
+    PK: historyLogPartition(workspaceId, category, historyLogShard(entryKey)),
+    SK: `${HISTORY_LOG_PREFIX}${entryKey}`,
+  }),
+  historyLogShard: (workspaceId: string, category: string, shard: number) => ({
+    PK: historyLogPartition(workspaceId, category, shard),
+    SKPrefix: HISTORY_LOG_PREFIX,
+  }),
+  /** Where `history migrate` has got to in a workspace: the categories it finished. */
+  historyMigration: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'HISTORY_MIGRATION' }),
+  /**
    * What a quote contributes to the adherence aggregates, beside its lines: its lines joined to their decisions, the
    * order that named it, and the counters it added, which a revision or the order subtracts before adding its own.
    */
@@ -229,6 +254,18 @@ function adherencePartition(workspaceId: string): string {
 
 function documentPartition(workspaceId: string, kind: DocumentKind, externalId: string): string {
   return `WS#${workspaceId}#${kind.toUpperCase()}#${externalId}`;
+}
+
+/** Partitions of one category's history log. */
+export const HISTORY_LOG_SHARDS = 16;
+const HISTORY_LOG_PREFIX = 'LOG#';
+
+function historyLogShard(entryKey: string): number {
+  return createHash('sha256').update(entryKey).digest().readUInt16BE(0) % HISTORY_LOG_SHARDS;
+}
+
+function historyLogPartition(workspaceId: string, category: string, shard: number): string {
+  return `WS#${workspaceId}#HLOG#${keyDigest(category)}#${pad(shard, 2)}`;
 }
 
 function pad(value: number, width: number): string {

@@ -123,11 +123,11 @@ describe('bands after a corrected document', () => {
     const from = { workspaceId: seller.workspaceId, batchId: 'batch-rerun', syncedAt: new Date().toISOString() };
     const adhesives = (nodes: ReadonlySet<string>) => [...nodes].filter((node) => node.includes('Adhesives'));
 
-    const first = await prepareChunk('order', [order('TAPE')], from, new DrainMemory());
+    const first = await prepareChunk('order', [order('TAPE')], from, new DrainMemory(), 'batch-rerun#CHUNK#1');
     expect(adhesives(first.touched.nodes)).not.toEqual([]);
     await writeChunk(first);
     // The attempt died before it recorded what it touched; the next reads back the version the first wrote.
-    const again = await prepareChunk('order', [order('TAPE')], from, new DrainMemory());
+    const again = await prepareChunk('order', [order('TAPE')], from, new DrainMemory(), 'batch-rerun#CHUNK#1');
     expect(adhesives(again.touched.nodes).sort()).toEqual(adhesives(first.touched.nodes).sort());
   });
 });

@@ -10,11 +10,13 @@ import { tableName } from '../../shared/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { tableClient } from '../../shared/table/client.ts';
 import { table } from '../../shared/table/definition.ts';
-import { historyKeys, keys, lookupKeys } from '../../shared/table/keys.ts';
+import { keys, lookupKeys } from '../../shared/table/keys.ts';
+import { readCategoryLines } from '../../shared/bands/repository.ts';
+import { writeLegacyDocuments } from './legacy-layout.ts';
 import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch, workspaceWithCap } from './ingest-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
-const [lookupIndex, historyIndex] = table.indexes;
+const [lookupIndex] = table.indexes;
 
 async function getItem(key: { PK: string; SK: string }) {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
@@ -98,8 +100,14 @@ describe('draining a committed batch', () => {
     const lines = (type: string) => dump.filter((item) => item.type === type).length;
     expect(dump.filter((item) => item.type === 'product')).toHaveLength(40);
     expect(dump.filter((item) => item.type === 'customer')).toHaveLength(10);
-    expect(lines('quoteLine')).toBe(catalogue.quote.reduce((sum, record) => sum + record.lines.length, 0));
-    expect(lines('orderLine')).toBe(catalogue.order.reduce((sum, record) => sum + record.lines.length, 0));
+    // A quote or an order is one item, its lines embedded; the lines are logged once more, compactly, per category.
+    expect(lines('quoteDocument')).toBe(catalogue.quote.length);
+    expect(lines('orderDocument')).toBe(catalogue.order.length);
+    expect(lines('quoteLine') + lines('orderLine')).toBe(0);
+    const logged = dump
+      .filter((item) => item.type === 'historyLog')
+      .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+    expect(logged).toHaveLength([...catalogue.quote, ...catalogue.order].reduce((sum, record) => sum + record.lines.length, 0));
   });
 
   it('finds a product by its external id through the lookup index', async () => {
@@ -128,7 +136,7 @@ describe('draining a committed batch', () => {
     expect(await getItem(keys.product(workspace.workspaceId, 'LW-2'))).toMatchObject({ name: 'third' });
   });
 
-  it('reads lines by product, by customer and product, and by category and segment, without a scan', async () => {
+  it("reads a category's lines from its history log, with their segment and customer, and writes no index entry per line", async () => {
     const batchId = await openBatchWith(workspace.keys.connector);
     await stage(workspace, batchId, 'product', [product('H-1', { category: 'Eyewear' }), product('H-2', { category: 'Eyewear' })]);
     await stage(workspace, batchId, 'customer', [
@@ -141,59 +149,57 @@ describe('draining a committed batch', () => {
     ]);
     await drainAll(workspace, batchId);
 
-    const byLookup = async (partition: string, prefix?: string) => {
-      const { Items } = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: lookupIndex.name,
-          KeyConditionExpression: `${lookupIndex.partitionKey} = :pk${prefix ? ` AND begins_with(${lookupIndex.sortKey}, :prefix)` : ''}`,
-          ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
-        }),
-      );
-      return Items ?? [];
-    };
-    const product1 = lookupKeys.productLines(workspace.workspaceId, 'H-1');
-    expect(await byLookup(product1.partitionKey)).toHaveLength(2);
-    const customerProduct = lookupKeys.customerProductLines(workspace.workspaceId, 'H-1', 'HC-1');
-    const found = await byLookup(customerProduct.partitionKey, customerProduct.sortKeyPrefix);
-    expect(found.map((item) => item.PK)).toEqual([keys.documentLine(workspace.workspaceId, 'quote', 'HQ-1', 0).PK]);
-
-    const byCategory = async (partition: string, prefix?: string) => {
-      const { Items } = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: historyIndex.name,
-          KeyConditionExpression: `${historyIndex.partitionKey} = :pk${prefix ? ` AND begins_with(${historyIndex.sortKey}, :prefix)` : ''}`,
-          ExpressionAttributeValues: { ':pk': partition, ...(prefix ? { ':prefix': prefix } : {}) },
-        }),
-      );
-      return Items ?? [];
-    };
-    expect(await byCategory(historyKeys.categoryLines(workspace.workspaceId, 'Eyewear').partitionKey)).toHaveLength(3);
-    const smb = historyKeys.categorySegmentLines(workspace.workspaceId, 'Eyewear', 'smb');
-    const smbLines = await byCategory(smb.partitionKey, smb.sortKeyPrefix);
-    expect(smbLines).toHaveLength(2);
-    expect(smbLines[0]).toMatchObject({ segment: 'smb', category: 'Eyewear', customerExternalId: 'HC-1', outcome: 'won', priceCents: 140 });
+    const lines = await readCategoryLines(workspace.workspaceId, 'Eyewear', Date.now());
+    expect(lines).toHaveLength(3);
+    const smb = lines.filter((line) => line.segment === 'smb');
+    expect(smb).toHaveLength(2);
+    expect(smb[0]).toMatchObject({ category: 'Eyewear', customerExternalId: 'HC-1', outcome: 'won', priceCents: 140 });
+    const document = await getItem(keys.document(workspace.workspaceId, 'quote', 'HQ-1'));
+    expect(document).not.toHaveProperty('lookupPk');
+    expect(document).not.toHaveProperty('historyPk');
   });
 
-  it('removes the lines a newer version of a document no longer has', async () => {
+  it('replaces a document whole: its category log counts only the newer version’s lines', async () => {
     const first = await openBatchWith(workspace.keys.connector);
-    await stage(workspace, first, 'quote', [quote('SHRINK-1', ['S-1', 'S-2', 'S-3'])]);
+    await stage(workspace, first, 'product', [product('S-1', { category: 'Shrink' }), product('S-9', { category: 'Shrink' })]);
+    await stage(workspace, first, 'quote', [quote('SHRINK-1', ['S-1', 'S-1', 'S-1'])]);
     await drainAll(workspace, first);
     const second = await openBatchWith(workspace.keys.connector);
     await stage(workspace, second, 'quote', [quote('SHRINK-1', ['S-9'])]);
     await drainAll(workspace, second);
 
-    const lines = keys.documentLines(workspace.workspaceId, 'quote', 'SHRINK-1');
+    expect(await getItem(keys.document(workspace.workspaceId, 'quote', 'SHRINK-1'))).toMatchObject({
+      lineCount: 1,
+      lineItems: 1,
+      version: 2,
+    });
+    const lines = await readCategoryLines(workspace.workspaceId, 'Shrink', Date.now());
+    expect(lines.filter((line) => line.documentId === 'SHRINK-1').map((line) => line.productSku)).toEqual(['S-9']);
+  });
+
+  it('removes the line items of a document stored in the older layout when a newer version arrives', async () => {
+    const from = { workspaceId: workspace.workspaceId, batchId: 'legacy', syncedAt: new Date().toISOString() };
+    const record = { ...quote('LEGACY-1', ['L-1', 'L-1', 'L-1']), createdAt: new Date().toISOString() };
+    const known = { categoryOf: () => 'Legacy', segmentOf: () => undefined };
+    await writeLegacyDocuments([{ kind: 'quote', record }], known, from);
+    expect(await readCategoryLines(workspace.workspaceId, 'Legacy', Date.now())).toHaveLength(3);
+
+    const batchId = await openBatchWith(workspace.keys.connector);
+    await stage(workspace, batchId, 'product', [product('L-1', { category: 'Legacy' })]);
+    await stage(workspace, batchId, 'quote', [quote('LEGACY-1', ['L-1'])]);
+    await drainAll(workspace, batchId);
+
+    const partition = keys.documentLines(workspace.workspaceId, 'quote', 'LEGACY-1');
     const { Items } = await tableClient().send(
       new QueryCommand({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': lines.PK, ':prefix': lines.SKPrefix },
+        ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
         ConsistentRead: true,
       }),
     );
-    expect(Items?.map((item) => [item.lineIndex, item.productSku, item.lineCount])).toEqual([[0, 'S-9', 1]]);
+    expect(Items?.map((item) => [item.type, item.lineCount])).toEqual([['quoteDocument', 1]]);
+    expect(await readCategoryLines(workspace.workspaceId, 'Legacy', Date.now())).toHaveLength(1);
   });
 
   it('keeps the newest exchange rate per currency, whatever order the documents arrive in', async () => {

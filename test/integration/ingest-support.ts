@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { type SampleCatalogue, sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
+import { logEntriesOf } from '../../shared/bands/history-log.ts';
 import { decompressRecords } from '../../shared/batches/chunks.ts';
 import { readStagedChunks } from '../../shared/batches/chunk-items.ts';
 import { tableName } from '../../shared/config.ts';
@@ -303,10 +304,25 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   // request; they have tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
   const derived = (item: Record<string, unknown>) => /Bands$|^bandsLease$|^recommendation$/.test(String(item.type));
   // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own.
-  return items
-    .filter(
-      (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),
-    )
+  const kept = items.filter(
+    (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),
+  );
+  // History log items are keyed by the batch and chunk that wrote them, which differ run to run: what they hold is
+  // compared instead, one item per category with every entry in a fixed order.
+  const logged = new Map<string, string[]>();
+  for (const item of kept) {
+    if (item.type !== 'historyLog') continue;
+    const entries = logged.get(String(item.category)) ?? [];
+    entries.push(...logEntriesOf(item).map(({ expiresAt: _expiresAt, ...entry }) => JSON.stringify(entry)));
+    logged.set(String(item.category), entries);
+  }
+  const logs: Record<string, unknown>[] = [...logged].map(([category, entries]) => ({
+    PK: 'HLOG',
+    SK: category,
+    type: 'historyLog',
+    entries: entries.sort(),
+  }));
+  return [...kept.filter((item) => item.type !== 'historyLog'), ...logs]
     .map((item) => {
       const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...fields } = item;
       // An adherence aggregate marks the last chunk of each batch it took by the batch's id, which differs run to run.

@@ -1,0 +1,57 @@
+// Documents as the older layout stored them, a line item per line with lookup and history index keys: what existing workspaces still hold until migrated.
+import { type DocumentRecord, feedsOf, historyExpiresAt, type LineContext, type Provenance } from '../../shared/canonical/items.ts';
+import type { OrderRecord, QuoteRecord } from '../../shared/records/schema.ts';
+import { putItems, type TableItem } from '../../shared/table/bulk.ts';
+import { historyKeys, keys, lookupKeys } from '../../shared/table/keys.ts';
+
+/** One item per line in the document's partition; line 0 carries the document as staged, its line count and feeds. */
+export function legacyLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {
+  const { kind, record } = document;
+  const customer = record.customerExternalId ?? null;
+  const segment = customer === null ? undefined : context.segmentOf(customer);
+  const atMs = Date.parse(kind === 'quote' ? (record as QuoteRecord).createdAt : (record as OrderRecord).soldAt);
+  const expiresAt = historyExpiresAt(document, from);
+  return record.lines.map((line, index) => {
+    const category = context.categoryOf(line.productSku);
+    const priceCents = 'quotedPriceCents' in line ? line.quotedPriceCents : line.soldPriceCents;
+    return {
+      ...keys.documentLine(from.workspaceId, kind, record.externalId, index),
+      ...lookupKeys.productLine(from.workspaceId, line.productSku, customer, kind, record.externalId, index),
+      ...(category === undefined
+        ? {}
+        : historyKeys.categoryLine(from.workspaceId, category, segment ?? '', kind, record.externalId, index)),
+      type: `${kind}Line`,
+      externalId: record.externalId,
+      lineIndex: index,
+      productSku: line.productSku,
+      ...(customer === null ? {} : { customerExternalId: customer }),
+      ...(segment === undefined ? {} : { segment }),
+      ...(category === undefined ? {} : { category }),
+      ...(record.currency ? { currency: record.currency } : {}),
+      atMs,
+      ...(kind === 'quote'
+        ? { outcome: (record as QuoteRecord).outcome }
+        : (record as OrderRecord).sourceQuoteExternalId
+          ? { sourceQuoteExternalId: (record as OrderRecord).sourceQuoteExternalId }
+          : {}),
+      quantity: line.quantity,
+      costCents: line.costCents,
+      priceCents,
+      ...(index === 0
+        ? {
+            lineCount: record.lines.length,
+            document: JSON.stringify(record),
+            feeds: JSON.stringify(feedsOf(record, context)),
+            batchId: from.batchId,
+            syncedAt: from.syncedAt,
+          }
+        : {}),
+      expiresAt,
+    };
+  });
+}
+
+/** Writes documents in the older layout straight into the table, as a workspace drained before the history log holds them. */
+export async function writeLegacyDocuments(documents: readonly DocumentRecord[], context: LineContext, from: Provenance): Promise<void> {
+  await putItems(documents.flatMap((document) => legacyLineItems(document, context, from)));
+}
