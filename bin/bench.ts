@@ -28,9 +28,13 @@ const GATEWAY_OVERHEAD_TARGET_MS = 2;
 const INGEST_RECORDS = Number(process.env.BENCH_INGEST_RECORDS ?? 100_000);
 /** The batch whose calls are counted per 1,000 records, with capacity reported per index. */
 const COUNT_RECORDS = Number(process.env.BENCH_COUNT_RECORDS ?? 8_000);
-/** The nightly batch of the lag figures, and the history (quote and order lines) it lands on besides a fresh workspace. */
+/**
+ * The nightly batch of the lag figures, and the history (quote and order lines) it lands on besides a fresh workspace.
+ * The history-invariance check, 10,000 against 200,000 lines, is opt-in (BENCH_LAG_HISTORY_LINES=10000,200000): the
+ * history is loaded through the drain first, and 200,000 lines take most of an hour on today's layout.
+ */
 const LAG_RECORDS = Number(process.env.BENCH_LAG_RECORDS ?? 1_000);
-const LAG_HISTORY_LINES = (process.env.BENCH_LAG_HISTORY_LINES ?? '10000,200000')
+const LAG_HISTORY_LINES = (process.env.BENCH_LAG_HISTORY_LINES ?? '10000')
   .split(',')
   .map(Number)
   .filter((lines) => lines > 0);

@@ -85,8 +85,9 @@ function perThousand(value: number, records: number): number {
 const COLUMNS = `${'calls'.padStart(8)} ${'items written'.padStart(14)} ${'index entries'.padStart(14)} ${'RRU'.padStart(9)} ${'WRU'.padStart(9)}`;
 
 function row(name: string, count: OperationCount, records: number, indexes: boolean): string {
-  const figure = (value: number, width: number, digits = 0) => perThousand(value, records).toFixed(digits).padStart(width);
-  return `    ${name.padEnd(24)}${figure(count.calls, 8)} ${figure(count.itemsWritten, 14)} ${indexes ? figure(count.indexEntriesWritten, 14) : 'n/a'.padStart(14)} ${figure(count.readUnits, 9, 1)} ${figure(count.writeUnits, 9, 1)}`;
+  // A tenth is the smallest step that shows: a call a batch makes once is a fraction of one per 1,000 records.
+  const figure = (value: number, width: number) => perThousand(value, records).toFixed(1).padStart(width);
+  return `    ${name.padEnd(24)}${figure(count.calls, 8)} ${figure(count.itemsWritten, 14)} ${indexes ? figure(count.indexEntriesWritten, 14) : 'n/a'.padStart(14)} ${figure(count.readUnits, 9)} ${figure(count.writeUnits, 9)}`;
 }
 
 /** The per-1,000-record table of one watched batch: each job by operation, its total, CPU time and index write units. */

@@ -154,6 +154,10 @@ export function lagLines(figures: LagFigures, verdict: (ok: boolean) => string):
     lines.push(
       `  ${largest.historyLines.toLocaleString('en-US')} against ${smallest.historyLines.toLocaleString('en-US')} history lines (${(largest.historyLines / smallest.historyLines).toFixed(0)}x): lag ${percent(lag)}, RRU ${percent(read)}, WRU ${percent(write)}   ${verdict(flat)} (each within ${HISTORY_INVARIANCE_TOLERANCE * 100}%)`,
     );
+  } else {
+    lines.push(
+      `  history invariance      not measured: BENCH_LAG_HISTORY_LINES=10000,200000 compares the batch on 10,000 and on 200,000 history lines (it loads that history through the drain first)`,
+    );
   }
   return lines;
 }
