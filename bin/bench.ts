@@ -6,7 +6,10 @@ import { join } from 'node:path';
 import { measureGatewayOverhead } from '../lib/bench/gateway-overhead.ts';
 import { benchEngine } from '../lib/bench/engine.ts';
 import { measureHeavyStaging } from '../lib/bench/heavy-staging.ts';
-import { measureIngest } from '../lib/bench/ingest.ts';
+import { countingDrainHandler, jobCountLines, perThousandRecords } from '../lib/bench/drain-counts.ts';
+import { ingestLines, measureIngest, measureIngestCounts } from '../lib/bench/ingest.ts';
+import { lagLines, measureLag } from '../lib/bench/ingest-lag.ts';
+import { loadHandler } from '../lib/local/handlers.ts';
 import { ledgerLines, measureLedger } from '../lib/bench/ledger.ts';
 import { measureLoader } from '../lib/bench/loader.ts';
 import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices } from '../shared/cost/list-prices.ts';
@@ -18,16 +21,28 @@ import { projectRoot } from '../lib/project.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
 import { logger } from '../shared/observability.ts';
 import { queues } from '../shared/queues.ts';
+import { workers as queueWorkers } from '../shared/routes.ts';
 
 const BUNDLE_TARGET_KB = 400;
 const GATEWAY_OVERHEAD_TARGET_MS = 2;
 const INGEST_RECORDS = Number(process.env.BENCH_INGEST_RECORDS ?? 100_000);
-const INGEST_RATIO_TARGET = 0.5;
+/** The batch whose calls are counted per 1,000 records, with capacity reported per index. */
+const COUNT_RECORDS = Number(process.env.BENCH_COUNT_RECORDS ?? 8_000);
+/**
+ * The nightly batch of the lag figures, and the history (quote and order lines) it lands on besides a fresh workspace.
+ * The history-invariance check, 10,000 against 200,000 lines, is opt-in (BENCH_LAG_HISTORY_LINES=10000,200000): the
+ * history is loaded through the drain first, and 200,000 lines take most of an hour on today's layout.
+ */
+const LAG_RECORDS = Number(process.env.BENCH_LAG_RECORDS ?? 1_000);
+const LAG_HISTORY_LINES = (process.env.BENCH_LAG_HISTORY_LINES ?? '10000')
+  .split(',')
+  .map(Number)
+  .filter((lines) => lines > 0);
+/** `npm run bench -- ingest` runs the ingest section alone (with the BENCH_* sizes above); no argument runs them all. */
+const ONLY = process.argv[2];
+if (ONLY !== undefined && ONLY !== 'ingest') throw new Error(`no bench section "${ONLY}": the one that runs alone is "ingest"`);
 /** The connector loader may take at most this much longer than the direct staging path on the same records. */
 const LOADER_OVERHEAD_TARGET = 1.1;
-const WRITE_UNITS_PER_KB_TARGET = 0.35;
-/** Flat: a batch ten times the size may not need more than half as much again at its peak. */
-const FLAT_MEMORY_FACTOR = 1.5;
 const PRICING_RECORDS = Number(process.env.BENCH_PRICING_RECORDS ?? 20_000);
 const PRICING_CALLS = Number(process.env.BENCH_PRICING_CALLS ?? 200);
 const COST_PER_MILLION_LINES_TARGET = 0.2;
@@ -42,8 +57,6 @@ const WRITEBACK_CLAIMERS = [1, 10, 50] as const;
 const REFUSED_PER_LEASE_TARGET = 1.5;
 const ADHERENCE_LINES = Number(process.env.BENCH_ADHERENCE_LINES ?? 100_000);
 const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1_000);
-/** Below this, differences are the noise of one collection to the next. */
-const MEMORY_NOISE_MB = 16;
 
 function verdict(ok: boolean): string {
   return ok ? 'meets target' : 'MISSES TARGET';
@@ -51,74 +64,78 @@ function verdict(ok: boolean): string {
 
 const results: Record<string, unknown> = {};
 
-console.log('Function bundles (esbuild, minified ESM, as deployed)');
-const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
-const bundles = synthesizeBundles(outdir);
-rmSync(outdir, { recursive: true, force: true });
-for (const bundle of bundles) {
-  const kb = bundle.bytes / 1024;
+// The sections before the local stack starts run only in a whole run.
+if (ONLY === undefined) {
+  console.log('Function bundles (esbuild, minified ESM, as deployed)');
+  const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
+  const bundles = synthesizeBundles(outdir);
+  rmSync(outdir, { recursive: true, force: true });
+  for (const bundle of bundles) {
+    const kb = bundle.bytes / 1024;
+    console.log(
+      `  ${bundle.id.padEnd(24)} ${kb.toFixed(1).padStart(7)} KB   ${verdict(kb <= BUNDLE_TARGET_KB)} (<= ${BUNDLE_TARGET_KB} KB)   ${bundle.entry}`,
+    );
+  }
+  results.bundlesKb = Object.fromEntries(bundles.map((bundle) => [bundle.id, Math.round(bundle.bytes / 102.4) / 10]));
+
+  console.log('\nLocal gateway overhead (no-op route, one keep-alive connection)');
+  const overhead = await measureGatewayOverhead(1_000);
+  console.log(`  through the gateway   median ${overhead.gatewayMedianMs.toFixed(3)} ms, p99 ${overhead.gatewayP99Ms.toFixed(3)} ms`);
+  console.log(`  bare HTTP server      median ${overhead.bareMedianMs.toFixed(3)} ms`);
   console.log(
-    `  ${bundle.id.padEnd(24)} ${kb.toFixed(1).padStart(7)} KB   ${verdict(kb <= BUNDLE_TARGET_KB)} (<= ${BUNDLE_TARGET_KB} KB)   ${bundle.entry}`,
+    `  gateway's own cost    median ${overhead.overheadMedianMs.toFixed(3)} ms per request over ${overhead.requests} requests   ${verdict(overhead.overheadMedianMs <= GATEWAY_OVERHEAD_TARGET_MS)} (<= ${GATEWAY_OVERHEAD_TARGET_MS} ms)`,
   );
+  results.gatewayOverhead = overhead;
+
+  // Before the local stack starts: DynamoDB Local's JVM would otherwise share the cores with it, even while stopping.
+  console.log('\nPricing engine, in-process');
+  const engine = await benchEngine();
+  console.log(
+    `  priceLine               ${engine.microsPerLine.toFixed(2)} µs per line over ${engine.lines.toLocaleString('en-US')} lines   ${verdict(engine.microsPerLine <= ENGINE_MICROS_TARGET)} (<= ${ENGINE_MICROS_TARGET} µs)`,
+  );
+  results.engine = engine;
 }
-results.bundlesKb = Object.fromEntries(bundles.map((bundle) => [bundle.id, Math.round(bundle.bytes / 102.4) / 10]));
 
-console.log('\nLocal gateway overhead (no-op route, one keep-alive connection)');
-const overhead = await measureGatewayOverhead(1_000);
-console.log(`  through the gateway   median ${overhead.gatewayMedianMs.toFixed(3)} ms, p99 ${overhead.gatewayP99Ms.toFixed(3)} ms`);
-console.log(`  bare HTTP server      median ${overhead.bareMedianMs.toFixed(3)} ms`);
 console.log(
-  `  gateway's own cost    median ${overhead.overheadMedianMs.toFixed(3)} ms per request over ${overhead.requests} requests   ${verdict(overhead.overheadMedianMs <= GATEWAY_OVERHEAD_TARGET_MS)} (<= ${GATEWAY_OVERHEAD_TARGET_MS} ms)`,
+  `\nIngest on the local stack (${INGEST_RECORDS.toLocaleString('en-US')} mixed records, against two raw BatchWriteItem floors of the same records, each measured warm)`,
 );
-results.gatewayOverhead = overhead;
-
-// Before the local stack starts: DynamoDB Local's JVM would otherwise share the cores with it, even while stopping.
-console.log('\nPricing engine, in-process');
-const engine = await benchEngine();
-console.log(
-  `  priceLine               ${engine.microsPerLine.toFixed(2)} µs per line over ${engine.lines.toLocaleString('en-US')} lines   ${verdict(engine.microsPerLine <= ENGINE_MICROS_TARGET)} (<= ${ENGINE_MICROS_TARGET} µs)`,
-);
-results.engine = engine;
-
-console.log(`\nIngest on the local stack (${INGEST_RECORDS.toLocaleString('en-US')} mixed records, after a raw load of the same records)`);
 // Handlers share this process: keep their per-request log lines out of the figures. The logger exists once their
 // modules are imported, so its level is set on it rather than through the environment.
 logger.setLogLevel('WARN');
 // As deployed, the cost ledger flushes once a minute, not after every request as local mode does for `cost report`.
 process.env.COST_LEDGER_FLUSH_SECONDS ??= '60';
-const stack = await startLocalStack({ port: 0 });
+// The drain worker's calls are counted per job for the workspaces the ingest figures watch; the rest run uncounted.
+const drainWorker = queueWorkers.find((worker) => worker.id === 'drain');
+const stack = await startLocalStack({
+  port: 0,
+  workerHandlers: drainWorker ? { drain: countingDrainHandler(await loadHandler(drainWorker.entry)) } : {},
+});
 try {
   const small = await measureIngest(stack, INGEST_RECORDS / 10, { baseline: false });
   const ingest = await measureIngest(stack, INGEST_RECORDS);
-  const itemsPerRecord = ingest.canonicalItemsWritten / ingest.records;
-  console.log(
-    `  raw BatchWriteItem      ${ingest.rawSeconds.toFixed(1).padStart(6)} s   ${Math.round(ingest.rawRecordsPerSecond).toLocaleString('en-US').padStart(6)} records/s (one item per record)`,
-  );
-  console.log(
-    `  stage + commit + drain  ${ingest.endToEndSeconds.toFixed(1).padStart(6)} s   ${Math.round(ingest.endToEndRecordsPerSecond).toLocaleString('en-US').padStart(6)} records/s (staging ${ingest.stagingSeconds.toFixed(1)} s, drain ${ingest.drainSeconds.toFixed(1)} s)`,
-  );
-  console.log(
-    `  throughput ratio        ${ingest.throughputRatio.toFixed(2)}   ${verdict(ingest.throughputRatio >= INGEST_RATIO_TARGET)} (>= ${INGEST_RATIO_TARGET})`,
-  );
-  const drainItemsPerSecond = ingest.canonicalItemsWritten / ingest.drainSeconds;
-  console.log(
-    `  canonical items         ${ingest.canonicalItemsWritten.toLocaleString('en-US')} (${itemsPerRecord.toFixed(2)} per record: products, customers and one per quote or order line)`,
-  );
-  console.log(
-    `  per item written        drain ${Math.round(drainItemsPerSecond).toLocaleString('en-US')} items/s = ${((drainItemsPerSecond / ingest.rawRecordsPerSecond) * 100).toFixed(0)}% of the raw load's rate`,
-  );
-  console.log(
-    `  staging write units     ${ingest.stagingWriteUnits.toLocaleString('en-US')} WRU for ${Math.round(ingest.stagedJsonKb).toLocaleString('en-US')} KB of JSON = ${ingest.writeUnitsPerStagedKb.toFixed(3)} WRU/KB   ${verdict(ingest.writeUnitsPerStagedKb <= WRITE_UNITS_PER_KB_TARGET)} (<= ${WRITE_UNITS_PER_KB_TARGET})`,
-  );
-  const flat = ingest.drainHeapPeakMb <= Math.max(small.drainHeapPeakMb, MEMORY_NOISE_MB) * FLAT_MEMORY_FACTOR;
-  console.log(
-    `  drain retained heap     ${small.drainHeapPeakMb.toFixed(0)} MB for ${small.records.toLocaleString('en-US')} records, ${ingest.drainHeapPeakMb.toFixed(0)} MB for ${ingest.records.toLocaleString('en-US')}   ${verdict(flat)} (flat: <= ${FLAT_MEMORY_FACTOR}x)`,
-  );
-  console.log(
-    `  bands job after drain   ${ingest.bandsSeconds.toFixed(1)} s until the touched bands are recomputed (${small.bandsSeconds.toFixed(1)} s for ${small.records.toLocaleString('en-US')} records); retained heap ${ingest.bandsHeapPeakMb.toFixed(0)} MB (${small.bandsHeapPeakMb.toFixed(0)} MB)`,
-  );
+  for (const line of ingestLines(ingest, small, verdict)) console.log(line);
   results.ingest = ingest;
   results.ingestSmall = small;
+
+  console.log(
+    `\nIngest counts per 1,000 records (${COUNT_RECORDS.toLocaleString('en-US')} mixed records on a fresh workspace, capacity reported per index; deterministic, unlike the seconds)`,
+  );
+  const counted = await measureIngestCounts(stack, COUNT_RECORDS);
+  for (const line of jobCountLines(counted.counts, counted.records)) console.log(line);
+  results.ingestCounts = { records: counted.records, ...perThousandRecords(counted.counts, counted.records) };
+
+  console.log(
+    `\nCommit -> prices fresh (${LAG_RECORDS.toLocaleString('en-US')} mixed records: products and customers re-sent, new quotes and orders; on a fresh workspace and on top of history)`,
+  );
+  const lag = await measureLag(stack, { batchRecords: LAG_RECORDS, historyLines: LAG_HISTORY_LINES });
+  for (const line of lagLines(lag, verdict)) console.log(line);
+  results.ingestLag = lag;
+
+  if (ONLY === 'ingest') {
+    await stack.stop();
+    console.log(`\n${JSON.stringify(results)}`);
+    process.exit(0);
+  }
 
   console.log(
     `\nThe connector loader (the same ${INGEST_RECORDS.toLocaleString('en-US')} records from JSON Lines files, through the typed client)`,
