@@ -1,7 +1,15 @@
 // Benchmark: end-to-end ingest (stage, commit, drained, bands) on the local stack against warm raw BatchWriteItem floors of the same records.
 import { type DynamoDBClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { customerItem, documentLineItems, type DocumentRecord, type Provenance, productItem } from '../../shared/canonical/items.ts';
+import {
+  customerItem,
+  documentItem,
+  documentLogEntries,
+  type DocumentRecord,
+  type Provenance,
+  productItem,
+} from '../../shared/canonical/items.ts';
+import { historyLogItems, type LogEntry } from '../../shared/bands/history-log.ts';
 import { keys } from '../../shared/table/keys.ts';
 import { entityKinds, type EntityKind } from '../../shared/records/schema.ts';
 import { inParallel, WRITE_CONCURRENCY } from '../../shared/table/bulk.ts';
@@ -57,10 +65,23 @@ export function canonicalItems(catalogue: SampleCatalogue, from: Provenance): Ar
     ...catalogue.quote.map((record) => ({ kind: 'quote' as const, record })),
     ...catalogue.order.map((record) => ({ kind: 'order' as const, record })),
   ];
+  // The history log as the drain writes it: per staging call (one chunk), one set of items per category.
+  const logItems: Array<Record<string, unknown>> = [];
+  for (let start = 0; start < documents.length; start += RECORDS_PER_CALL) {
+    const byCategory = new Map<string, LogEntry[]>();
+    for (const document of documents.slice(start, start + RECORDS_PER_CALL)) {
+      for (const [category, entry] of documentLogEntries(document, context, from, 1)) {
+        byCategory.set(category, [...(byCategory.get(category) ?? []), entry]);
+      }
+    }
+    for (const [category, entries] of byCategory)
+      logItems.push(...historyLogItems(from.workspaceId, category, `${from.batchId}#${start}`, entries));
+  }
   return [
     ...catalogue.product.map((record) => productItem(record, from)),
     ...catalogue.customer.map((record) => customerItem(record, from)),
-    ...documents.flatMap((document) => documentLineItems(document, context, from)),
+    ...documents.map((document) => documentItem(document, context, from, 1)),
+    ...logItems,
   ];
 }
 
