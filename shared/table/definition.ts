@@ -23,11 +23,11 @@ export const table = {
   ttlAttribute: 'expiresAt',
   indexes: [
     // Alternate keys: an item found by something other than its primary key (an API key by its id, a product by
-    // its external id, the history lines of one product).
+    // its external id). Line items of the older layout carry one per line; nothing new writes those.
     { name: 'lookup', partitionKey: 'lookupPk', sortKey: 'lookupSk', projection: 'KEYS_ONLY' },
-    // History lines by category and customer segment. Band computations read whole categories, so the lines are
-    // projected whole rather than fetched back one by one. CloudFormation adds one index per stack update: a release
-    // adds at most one.
+    // Line items of the older layout by category and customer segment, projected whole. The history log has taken
+    // its place; it is read, for lines not yet migrated, until `history migrate` has emptied it everywhere, and only
+    // then removed. CloudFormation adds or removes one index per stack update.
     { name: 'history', partitionKey: 'historyPk', sortKey: 'historySk', projection: 'ALL' },
     // Write-back tasks a connector may claim, by the time they became claimable. Sparse: a task is in it only while it
     // is pending or leased, so a claim reads claimable tasks alone. Keys only: a claim leases by the base key anyway.
