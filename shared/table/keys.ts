@@ -380,3 +380,35 @@ function claimableSortKey(claimableAt: string, taskId: string): string {
 function claimablePartition(workspaceId: string, connectorId: string): string {
   return `WS#${workspaceId}#CLAIM#${connectorId}`;
 }
+
+const listingIndex = table.indexes[3];
+
+/**
+ * Lists the console reads, served by the `listing` index (ALL): a workspace's recommendations sorted by SKU, and each
+ * connector's batches and write-back tasks sorted by creation, so that a connector's newest are a Query read backwards.
+ */
+export const listingKeys = {
+  recommendation: (workspaceId: string, sku: string) => ({
+    [listingIndex.partitionKey]: `WS#${workspaceId}#RECOMMENDATIONS`,
+    [listingIndex.sortKey]: sku,
+  }),
+  recommendations: (workspaceId: string) => ({ partitionKey: `WS#${workspaceId}#RECOMMENDATIONS` }),
+  batch: (workspaceId: string, connectorId: string, createdAt: string, batchId: string) => ({
+    [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${batchId}`,
+  }),
+  batches: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorBatchesPartition(workspaceId, connectorId) }),
+  writeback: (workspaceId: string, connectorId: string, createdAt: string, taskId: string) => ({
+    [listingIndex.partitionKey]: connectorWritebacksPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${taskId}`,
+  }),
+  writebacks: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorWritebacksPartition(workspaceId, connectorId) }),
+} as const;
+
+function connectorBatchesPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#BATCHES#${connectorId}`;
+}
+
+function connectorWritebacksPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#WRITEBACKS#${connectorId}`;
+}

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { Batch } from '../../batches/schema.ts';
+import type { Task } from '../../writebacks/schema.ts';
+import { batchesView } from './batches.ts';
+import { writebacksView } from './writebacks.ts';
+
+const HOSTILE = '<img src=x onerror=alert(1)>';
+const connector = { connectorId: 'con_1', name: HOSTILE, receivesWritebacks: true };
+
+function batch(extra: Partial<Batch>): Batch {
+  return {
+    batchId: '9b2f6d8e-0000-4000-8000-000000000001',
+    workspaceId: 'ws_1',
+    connectorId: 'con_1',
+    status: 'draining',
+    entities: ['product', 'order'],
+    recordCount: 200,
+    lineCount: 0,
+    skippedOverCap: 0,
+    createdAt: '2026-11-26T07:00:00.000Z',
+    chunkSeq: 2,
+    drainedCount: 50,
+    ...extra,
+  };
+}
+
+function task(extra: Partial<Task>): Task {
+  return {
+    taskId: 'wb_0000000000000000000001',
+    workspaceId: 'ws_1',
+    connectorId: 'con_1',
+    channel: 'erp',
+    approvalId: 'apv_1',
+    productSku: 'LAMP-1',
+    priceCents: 2150,
+    currency: 'USD',
+    reasonSummary: 's',
+    pricingDecisionId: 'pd_1',
+    status: 'pending',
+    createdAt: '2026-11-26T07:00:00.000Z',
+    leases: 0,
+    ...extra,
+  };
+}
+
+describe('the batches page', () => {
+  it("shows each connector's batches with their status, progress and error", () => {
+    const markup = batchesView([
+      {
+        connector,
+        batches: [batch({}), batch({ batchId: 'b2', status: 'failed', error: 'The batch was not committed within 24 hours.' })],
+      },
+    ]).body.text;
+    expect(markup).toContain('<span class="status status-draining">draining</span>');
+    expect(markup).toContain('<progress max="200" value="50" aria-label="50 of 200 drained"></progress> 50 of 200 drained');
+    expect(markup).toContain('<td>product, order</td>');
+    expect(markup).toContain('<td>The batch was not committed within 24 hours.</td>');
+    expect(markup).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(markup).not.toContain('<img');
+  });
+
+  it('counts a drained batch as wholly drained, and says when its prices are still updating', () => {
+    const markup = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200 })] }]).body.text;
+    expect(markup).toContain('200 of 200 drained');
+    expect(markup).toContain('(prices updating)');
+  });
+
+  it('says so when there are no connectors, or a connector has no batches', () => {
+    expect(batchesView([]).body.text).toContain('No connectors yet');
+    expect(batchesView([{ connector, batches: [] }]).body.text).toContain('No batches yet.');
+  });
+});
+
+describe('the write-backs page', () => {
+  const nowMs = Date.parse('2026-11-26T08:00:00Z');
+
+  it("shows each connector's tasks with their status and counts, a lease run out as such", () => {
+    const markup = writebacksView(
+      [
+        {
+          connector,
+          tasks: [
+            task({}),
+            task({ taskId: 'wb_2', status: 'leased', leaseUntilMs: nowMs - 1 }),
+            task({ taskId: 'wb_3', status: 'leased', leaseUntilMs: nowMs + 60_000 }),
+            task({ taskId: 'wb_4', status: 'failed', error: HOSTILE, finishedAt: '2026-11-26T07:30:00.000Z' }),
+          ],
+        },
+      ],
+      nowMs,
+    ).body.text;
+    expect(markup).toContain('<tr data-task-id="wb_0000000000000000000001">');
+    expect(markup).toContain('<td class="num">21.50 USD</td>');
+    expect(markup).toContain('<li><span class="status status-pending">pending</span> 1</li>');
+    expect(markup).toContain('<li><span class="status status-leased">leased</span> 1</li>');
+    expect(markup).toContain('<li><span class="status status-lease-expired">lease expired</span> 1</li>');
+    expect(markup).toContain('<li><span class="status status-failed">failed</span> 1</li>');
+    expect(markup).not.toContain('<img');
+  });
+
+  it('says when a connector takes no write-backs', () => {
+    const markup = writebacksView([{ connector: { ...connector, receivesWritebacks: false }, tasks: [] }], nowMs).body.text;
+    expect(markup).toContain('does not receive write-backs');
+  });
+});
