@@ -351,6 +351,120 @@ export const routes = [
   },
 ] as const satisfies readonly HttpRoute[];
 
+/**
+ * A route of the console, the server-rendered pages for people: a row like every other, with a handler in functions/,
+ * but signed in with a session cookie rather than an API key, answered in HTML, and described by neither OpenAPI
+ * document. Kept apart from `routes`, whose rows are the API's contract.
+ */
+export interface ConsoleRoute extends Omit<HttpRoute, 'surface' | 'auth' | 'method'> {
+  readonly method: 'GET' | 'POST';
+  readonly surface: 'console';
+  /** `session`: the handler reads the console's session cookie itself; `none`: static files open to every caller. */
+  readonly auth: 'session' | 'none';
+}
+
+/** The console's stylesheet, named by a hash of its content so that browsers may keep it for a year. */
+const consoleFiles = { 'console/console.css': 'shared/console/console.css' } as const;
+
+/** What every signed-in console function may touch: the table, and the webhooks queue an approval or a redelivery feeds. */
+const consoleAccess: RouteAccess = { table: 'readWrite', sendTo: ['webhooks'] };
+
+/**
+ * Local mode matches in this order, the first match winning; API Gateway prefers the most specific route, which comes
+ * to the same, since the greedy `{path+}` routes come last.
+ */
+export const consoleRoutes = [
+  {
+    id: 'consoleAsset',
+    method: 'GET',
+    path: '/console/assets/{asset}',
+    entry: 'functions/console-assets.ts',
+    surface: 'console',
+    auth: 'none',
+    memoryMb: 128,
+    timeoutSeconds: 5,
+    access: noAccess,
+    files: consoleFiles,
+  },
+  {
+    id: 'consoleSignInPage',
+    method: 'GET',
+    path: '/console/sign-in',
+    entry: 'functions/console-sign-in.ts',
+    surface: 'console',
+    auth: 'none',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: noAccess,
+  },
+  {
+    id: 'consoleSignIn',
+    method: 'POST',
+    path: '/console/sign-in',
+    entry: 'functions/console-sign-in.ts',
+    surface: 'console',
+    auth: 'none',
+    // scrypt takes 64 MiB and tens of milliseconds of CPU per password checked: memory buys both.
+    memoryMb: 512,
+    timeoutSeconds: 10,
+    // It counts failed attempts and writes the session it opens.
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'consoleSignOut',
+    method: 'POST',
+    path: '/console/sign-out',
+    entry: 'functions/console-sign-in.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'consoleHome',
+    method: 'GET',
+    path: '/console',
+    entry: 'functions/console-page.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    access: consoleAccess,
+  },
+  {
+    id: 'consolePage',
+    method: 'GET',
+    path: '/console/{path+}',
+    entry: 'functions/console-page.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    access: consoleAccess,
+  },
+  {
+    id: 'consoleAction',
+    method: 'POST',
+    path: '/console/{path+}',
+    entry: 'functions/console-page.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    // Creating a key or a user, an approval, a redelivery: each is a few table writes.
+    timeoutSeconds: 29,
+    access: consoleAccess,
+  },
+] as const satisfies readonly ConsoleRoute[];
+
+export type ConsoleRouteId = (typeof consoleRoutes)[number]['id'];
+
+export function consoleRouteById(id: ConsoleRouteId): ConsoleRoute {
+  const route = consoleRoutes.find((candidate) => candidate.id === id);
+  if (!route) throw new Error(`no console route ${id}`);
+  return route;
+}
+
 export const fallbackRoute: FallbackRoute = {
   id: 'routeNotFound',
   entry: 'functions/route-not-found.ts',

@@ -2,7 +2,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { logger } from '../observability.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from '../routes.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../routes.ts';
 import { CapacityLedger, withCapacityLedger } from '../table/capacity.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
@@ -18,7 +18,9 @@ const DEFAULT_FLUSH_AFTER_SECONDS = 60;
 /** An instance serving many workspaces flushes once it holds this many items, whatever their age. */
 const MAX_PENDING_ITEMS = 200;
 
-const memoryById = new Map<string, number>([...routes, ...workers, ...scheduledJobs, fallbackRoute].map((row) => [row.id, row.memoryMb]));
+const memoryById = new Map<string, number>(
+  [...routes, ...consoleRoutes, ...workers, ...scheduledJobs, fallbackRoute].map((row) => [row.id, row.memoryMb]),
+);
 
 /** The configured memory of a route, worker or scheduled job; a job of the drain worker (`drain`, `bands`) runs in the drain's. */
 export function memoryOf(routeOrWorker: string): number {
