@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectShown } from '../testing/markup.ts';
 import { barChart, chartScale, lineChart, niceCeiling } from './charts.ts';
 
 const spec = {
@@ -25,20 +26,20 @@ describe('charts', () => {
 
   it('draw an SVG named by its title and description, with no inline style, and escape what they say', () => {
     const markup = lineChart(spec).text;
-    expect(markup).toContain('role="img"');
-    expect(markup).toContain('aria-labelledby="margins-title margins-desc"');
-    expect(markup).toContain('<title id="margins-title">Margin by month</title>');
-    expect(markup).toContain('Margins of &lt;LAMP&gt; &amp; co');
+    expectShown(markup, 'role="img"');
+    expectShown(markup, 'aria-labelledby="margins-title margins-desc"');
+    expectShown(markup, '<title id="margins-title">Margin by month</title>');
+    expectShown(markup, 'Margins of &lt;LAMP&gt; &amp; co');
     expect(markup).not.toMatch(/style=/);
     expect(markup).not.toContain('<script');
   });
 
   it('give every point a row of the data table beside the chart', () => {
     const markup = lineChart(spec).text;
-    expect(markup).toContain('<th scope="col">Month</th><th scope="col">Margin</th>');
-    expect(markup).toContain('<td>2026-01</td><td class="num">31.5%</td>');
-    expect(markup).toContain('<td>2026-02</td><td class="num">28.3%</td>');
-    expect(markup.match(/<circle /g)).toHaveLength(2);
+    expectShown(markup, '<th scope="col">Month</th><th scope="col">Margin</th>');
+    expectShown(markup, '<td>2026-01</td><td class="number">31.5%</td>');
+    expectShown(markup, '<td>2026-02</td><td class="number">28.3%</td>');
+    expect(markup.match(/<circle\s/g)).toHaveLength(2);
   });
 
   it('draw one bar per point, and a point of 0 as a bar of no height', () => {
@@ -50,13 +51,13 @@ describe('charts', () => {
         { label: 'b', value: 0 },
       ],
     }).text;
-    expect(markup.match(/<rect /g)).toHaveLength(2);
-    expect(markup).toContain('height="0"');
+    expect(markup.match(/<rect\s/g)).toHaveLength(2);
+    expectShown(markup, 'height="0"');
   });
 
   it('show a single point of a line chart as a dot', () => {
     const markup = lineChart({ ...spec, points: [{ label: '2026-03', value: 12 }] }).text;
-    expect(markup.match(/<circle /g)).toHaveLength(1);
+    expect(markup.match(/<circle\s/g)).toHaveLength(1);
     expect(markup).not.toContain('NaN');
   });
 });

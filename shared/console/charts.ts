@@ -22,7 +22,8 @@ export interface ChartSpec {
 
 const WIDTH = 640;
 const HEIGHT = 240;
-const PAD = { top: 16, right: 16, bottom: 40, left: 72 };
+// Room on the right for the last label under the axis, which is centred on its point.
+const PAD = { top: 16, right: 40, bottom: 40, left: 88 };
 const INK = '#1f2933';
 const GRID = '#cbd2d9';
 const ACCENT = '#1d4ed8';
@@ -89,7 +90,7 @@ function frame(spec: ChartSpec, marks: Html, scale: { min: number; max: number }
             (point) =>
               html`<tr>
                 <td>${point.label}</td>
-                <td class="num">${spec.format(point.value)}</td>
+                <td class="number">${spec.format(point.value)}</td>
               </tr>`,
           )}
         </tbody>

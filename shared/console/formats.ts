@@ -25,9 +25,25 @@ export function moment(iso: string | undefined): Html {
 /** The notice a redirect carried, or an error to show above a form: announced to screen readers as it appears. */
 export function alert(kind: 'error' | 'notice', text: string | undefined): Html {
   if (!text) return html``;
-  return kind === 'error'
-    ? html`<p class="alert alert-error" role="alert">${text}</p>`
-    : html`<p class="alert alert-notice" role="status">${text}</p>`;
+  return kind === 'error' ? html`<p class="error" role="alert">${text}</p>` : html`<p class="notice" role="status">${text}</p>`;
+}
+
+/** Label and value pairs, as a table of two columns: what a summary of a product or a report says first. */
+export function facts(caption: string, pairs: ReadonlyArray<readonly [label: string, value: Html | string]>): Html {
+  return html`<table class="facts">
+    <caption class="muted">
+      ${caption}
+    </caption>
+    <tbody>
+      ${pairs.map(
+        ([label, value]) =>
+          html`<tr>
+            <th scope="row">${label}</th>
+            <td>${value}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
 }
 
 /** A link to the same page with some query parameters changed, the others kept. */

@@ -28,15 +28,15 @@ const share = (value: number | null): string => (value === null ? '—' : `${(va
 function groupRow(group: AdherenceGroup, label: string): Html {
   return html`<tr>
     <th scope="row">${label}</th>
-    <td class="num">${group.lines}</td>
-    <td class="num">${share(group.guided_share)}</td>
-    <td class="num">${share(group.within_share)}</td>
-    <td class="num">${share(group.above_share)}</td>
-    <td class="num">${share(group.below_share)}</td>
-    <td class="num">${share(group.bands.within.win_rate)}</td>
-    <td class="num">${share(group.win_rate)}</td>
-    <td class="num">${group.margin_pct === null ? '—' : `${group.margin_pct.toFixed(1)}%`}</td>
-    <td class="num">${(group.leakage_cents / 100).toFixed(2)}</td>
+    <td class="number">${group.lines}</td>
+    <td class="number">${share(group.guided_share)}</td>
+    <td class="number">${share(group.within_share)}</td>
+    <td class="number">${share(group.above_share)}</td>
+    <td class="number">${share(group.below_share)}</td>
+    <td class="number">${share(group.bands.within.win_rate)}</td>
+    <td class="number">${share(group.win_rate)}</td>
+    <td class="number">${group.margin_pct === null ? '—' : `${group.margin_pct.toFixed(1)}%`}</td>
+    <td class="number">${(group.leakage_cents / 100).toFixed(2)}</td>
     <td>${group.thin_evidence ? 'thin' : ''}</td>
   </tr>`;
 }
@@ -80,15 +80,15 @@ export function adherenceView(report: AdherenceReport, error?: string): PageView
         <thead>
           <tr>
             <th scope="col">Group</th>
-            <th scope="col" class="num">Lines</th>
-            <th scope="col" class="num">Guided</th>
-            <th scope="col" class="num">Within</th>
-            <th scope="col" class="num">Above</th>
-            <th scope="col" class="num">Below</th>
-            <th scope="col" class="num">Win rate within</th>
-            <th scope="col" class="num">Win rate</th>
-            <th scope="col" class="num">Margin</th>
-            <th scope="col" class="num">Leakage</th>
+            <th scope="col" class="number">Lines</th>
+            <th scope="col" class="number">Guided</th>
+            <th scope="col" class="number">Within</th>
+            <th scope="col" class="number">Above</th>
+            <th scope="col" class="number">Below</th>
+            <th scope="col" class="number">Win rate within</th>
+            <th scope="col" class="number">Win rate</th>
+            <th scope="col" class="number">Margin</th>
+            <th scope="col" class="number">Leakage</th>
             <th scope="col">Evidence</th>
           </tr>
         </thead>

@@ -5,7 +5,7 @@ import { readCostLedger } from '../../cost/repository.ts';
 import type { CostLine, CostReport } from '../../cost/schema.ts';
 import { ApiError } from '../../errors.ts';
 import { barChart } from '../charts.ts';
-import { alert, dollars } from '../formats.ts';
+import { alert, dollars, facts } from '../formats.ts';
 import { type Html, html } from '../html.ts';
 import type { ConsolePage, PageView } from '../page.ts';
 
@@ -40,15 +40,21 @@ export function dailyTotals(report: CostReport): { day: string; total: number }[
   return days;
 }
 
+/** Two significant digits below a cent, cents above: a day of a small workspace costs fractions of a cent. */
+export function chartDollars(value: number): string {
+  if (value === 0) return '$0';
+  return Math.abs(value) >= 0.01 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(2))}`;
+}
+
 function routeRow(line: CostLine): Html {
   return html`<tr>
     <th scope="row">${line.key}</th>
-    <td class="num">${line.requests}</td>
-    <td class="num">${line.read_units}</td>
-    <td class="num">${line.write_units}</td>
-    <td class="num">${line.lambda_gb_seconds}</td>
-    <td class="num">${dollars(line.cost.total, 6)}</td>
-    <td class="num">${line.cost_per_request === null ? '—' : dollars(line.cost_per_request, 8)}</td>
+    <td class="number">${line.requests}</td>
+    <td class="number">${line.read_units}</td>
+    <td class="number">${line.write_units}</td>
+    <td class="number">${line.lambda_gb_seconds}</td>
+    <td class="number">${dollars(line.cost.total, 6)}</td>
+    <td class="number">${line.cost_per_request === null ? '—' : dollars(line.cost_per_request, 8)}</td>
   </tr>`;
 }
 
@@ -58,34 +64,23 @@ export function costView(byDay: CostReport, byRoute: CostReport, error?: string)
   const body = html`<h1>Cost</h1>
     <form class="filters" method="get" action="${PATH}" aria-label="Choose the days">
       <div class="field">
-        <label for="cost-from">From (UTC day)</label><input id="cost-from" name="from" type="date" value="${byDay.from}" />
+        <label for="cost-from">From (UTC day)</label
+        ><input id="cost-from" name="from" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.from}" />
       </div>
-      <div class="field"><label for="cost-to">To (UTC day)</label><input id="cost-to" name="to" type="date" value="${byDay.to}" /></div>
+      <div class="field">
+        <label for="cost-to">To (UTC day)</label
+        ><input id="cost-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.to}" />
+      </div>
       <button type="submit">Show</button>
     </form>
     ${alert('error', error)}
-    <dl class="facts">
-      <div>
-        <dt>Total, ${byDay.from} to ${byDay.to}</dt>
-        <dd>${dollars(byDay.total.cost.total, 6)}</dd>
-      </div>
-      <div>
-        <dt>Requests</dt>
-        <dd>${byDay.total.requests}</dd>
-      </div>
-      <div>
-        <dt>Priced lines</dt>
-        <dd>${byDay.total.priced_lines}</dd>
-      </div>
-      <div>
-        <dt>DynamoDB share</dt>
-        <dd>${byDay.service_shares.dynamodb}%</dd>
-      </div>
-      <div>
-        <dt>Lambda share</dt>
-        <dd>${byDay.service_shares.lambda}%</dd>
-      </div>
-    </dl>
+    ${facts(`${byDay.from} to ${byDay.to}`, [
+      ['Total', dollars(byDay.total.cost.total, 6)],
+      ['Requests', String(byDay.total.requests)],
+      ['Priced lines', String(byDay.total.priced_lines)],
+      ['DynamoDB share', `${byDay.service_shares.dynamodb}%`],
+      ['Lambda share', `${byDay.service_shares.lambda}%`],
+    ])}
     <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>
     <h2>Per day</h2>
     ${barChart({
@@ -93,7 +88,7 @@ export function costView(byDay: CostReport, byRoute: CostReport, error?: string)
       title: `Dollars per day, ${byDay.from} to ${byDay.to}`,
       description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${dollars(byDay.total.cost.total, 6)} in all.`,
       points: days.map((day) => ({ label: day.day.slice(5), value: day.total })),
-      format: (value) => dollars(value, value > 0 && value < 0.01 ? 6 : 4),
+      format: chartDollars,
       labelHeading: 'Day (MM-DD)',
       valueHeading: 'Dollars',
     })}
@@ -109,12 +104,12 @@ export function costView(byDay: CostReport, byRoute: CostReport, error?: string)
               <thead>
                 <tr>
                   <th scope="col">Route or worker</th>
-                  <th scope="col" class="num">Requests</th>
-                  <th scope="col" class="num">Read units</th>
-                  <th scope="col" class="num">Write units</th>
-                  <th scope="col" class="num">Lambda GB-s</th>
-                  <th scope="col" class="num">Dollars</th>
-                  <th scope="col" class="num">Per request</th>
+                  <th scope="col" class="number">Requests</th>
+                  <th scope="col" class="number">Read units</th>
+                  <th scope="col" class="number">Write units</th>
+                  <th scope="col" class="number">Lambda GB-s</th>
+                  <th scope="col" class="number">Dollars</th>
+                  <th scope="col" class="number">Per request</th>
                 </tr>
               </thead>
               <tbody>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectShown } from '../../testing/markup.ts';
 import type { Batch } from '../../batches/schema.ts';
 import type { Task } from '../../writebacks/schema.ts';
 import { batchesView } from './batches.ts';
@@ -51,18 +52,18 @@ describe('the batches page', () => {
         batches: [batch({}), batch({ batchId: 'b2', status: 'failed', error: 'The batch was not committed within 24 hours.' })],
       },
     ]).body.text;
-    expect(markup).toContain('<span class="status status-draining">draining</span>');
-    expect(markup).toContain('<progress max="200" value="50" aria-label="50 of 200 drained"></progress> 50 of 200 drained');
-    expect(markup).toContain('<td>product, order</td>');
-    expect(markup).toContain('<td>The batch was not committed within 24 hours.</td>');
-    expect(markup).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expectShown(markup, '<span class="status status-draining">draining</span>');
+    expectShown(markup, '<progress max="200" value="50" aria-label="50 of 200 drained"></progress> 50 of 200 drained');
+    expectShown(markup, '<td>product, order</td>');
+    expectShown(markup, '<td>The batch was not committed within 24 hours.</td>');
+    expectShown(markup, '&lt;img src=x onerror=alert(1)&gt;');
     expect(markup).not.toContain('<img');
   });
 
   it('counts a drained batch as wholly drained, and says when its prices are still updating', () => {
     const markup = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200 })] }]).body.text;
-    expect(markup).toContain('200 of 200 drained');
-    expect(markup).toContain('(prices updating)');
+    expectShown(markup, '200 of 200 drained');
+    expectShown(markup, '(prices updating)');
   });
 
   it('says so when there are no connectors, or a connector has no batches', () => {
@@ -89,17 +90,17 @@ describe('the write-backs page', () => {
       ],
       nowMs,
     ).body.text;
-    expect(markup).toContain('<tr data-task-id="wb_0000000000000000000001">');
-    expect(markup).toContain('<td class="num">21.50 USD</td>');
-    expect(markup).toContain('<li><span class="status status-pending">pending</span> 1</li>');
-    expect(markup).toContain('<li><span class="status status-leased">leased</span> 1</li>');
-    expect(markup).toContain('<li><span class="status status-lease-expired">lease expired</span> 1</li>');
-    expect(markup).toContain('<li><span class="status status-failed">failed</span> 1</li>');
+    expectShown(markup, '<tr data-task-id="wb_0000000000000000000001">');
+    expectShown(markup, '<td class="number">21.50 USD</td>');
+    expectShown(markup, '<li><span class="status status-pending">pending</span> 1</li>');
+    expectShown(markup, '<li><span class="status status-leased">leased</span> 1</li>');
+    expectShown(markup, '<li><span class="status status-lease-expired">lease expired</span> 1</li>');
+    expectShown(markup, '<li><span class="status status-failed">failed</span> 1</li>');
     expect(markup).not.toContain('<img');
   });
 
   it('says when a connector takes no write-backs', () => {
     const markup = writebacksView([{ connector: { ...connector, receivesWritebacks: false }, tasks: [] }], nowMs).body.text;
-    expect(markup).toContain('does not receive write-backs');
+    expectShown(markup, 'does not receive write-backs');
   });
 });

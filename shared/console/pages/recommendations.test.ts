@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectShown } from '../../testing/markup.ts';
 import { cataloguePage, readCatalogueQuery } from '../../recommendations/catalogue.ts';
 import type { Recommendation } from '../../recommendations/schema.ts';
 import { catalogueView, productView, readPrice } from './recommendations.ts';
@@ -35,30 +36,30 @@ function listView(recommendations: Recommendation[], search = '') {
 describe('the recommendations page', () => {
   it('shows a row per product with its prices, change and confidence, linked to its page', () => {
     const markup = listView([priced('LAMP-1'), priced('LAMP 2/B')]);
-    expect(markup).toContain('<a href="/console/recommendations/LAMP-1">LAMP-1</a>');
-    expect(markup).toContain('<a href="/console/recommendations/LAMP%202%2FB">LAMP 2/B</a>');
-    expect(markup).toContain('19.99 USD');
-    expect(markup).toContain('21.50 USD');
-    expect(markup).toContain('+7.55%');
-    expect(markup).toContain('<td>medium</td>');
-    expect(markup).toContain('Products 1–2 of 2.');
+    expectShown(markup, '<a href="/console/recommendations/LAMP-1">LAMP-1</a>');
+    expectShown(markup, '<a href="/console/recommendations/LAMP%202%2FB">LAMP 2/B</a>');
+    expectShown(markup, '19.99 USD');
+    expectShown(markup, '21.50 USD');
+    expectShown(markup, '+7.55%');
+    expectShown(markup, '<td>medium</td>');
+    expectShown(markup, 'Products 1–2 of 2.');
   });
 
   it('escapes a hostile product name and category wherever it shows them', () => {
     const markup = listView([priced('LAMP-1', { name: HOSTILE, category: HOSTILE })]);
     expect(markup).not.toContain('<script>');
-    expect(markup).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
+    expectShown(markup, '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &quot;quotes&quot;');
   });
 
   it('keeps the filter in its page links, and marks the chosen options', () => {
     const many = Array.from({ length: 120 }, (_, i) => priced(`SKU-${String(i).padStart(3, '0')}`));
     const markup = listView(many, 'category=Lighting&sort=change-desc&page=2');
-    expect(markup).toContain('href="/console/recommendations?category=Lighting&amp;sort=change-desc" rel="prev"');
-    expect(markup).toContain('href="/console/recommendations?category=Lighting&amp;sort=change-desc&amp;page=3" rel="next"');
-    expect(markup).toContain('Page 2 of 3');
-    expect(markup).toContain('<option value="Lighting" selected>');
-    expect(markup).toContain('<option value="change-desc" selected>');
-    expect(markup).toContain('Products 51–100 of 120 matching.');
+    expectShown(markup, 'href="/console/recommendations?category=Lighting&amp;sort=change-desc" rel="prev"');
+    expectShown(markup, 'href="/console/recommendations?category=Lighting&amp;sort=change-desc&amp;page=3" rel="next"');
+    expectShown(markup, 'Page 2 of 3');
+    expectShown(markup, '<option value="Lighting" selected>');
+    expectShown(markup, '<option value="change-desc" selected>');
+    expectShown(markup, 'Products 51–100 of 120 matching.');
   });
 
   it('offers no page links for a single page, and says when nothing matches', () => {
@@ -73,26 +74,26 @@ describe("a product's page", () => {
 
   it('shows the rationale, the drivers, the guardrails and the margin chart', () => {
     const markup = productView({ ...base, recommendation: priced('LAMP-1'), canApprove: true }).body.text;
-    expect(markup).toContain('Priced at the segment target.');
-    expect(markup).toContain('<th scope="row">Deal size</th><td class="num">-0.50</td><td>down</td>');
-    expect(markup).toContain('<dt>Floor</dt><dd>15.00 USD</dd>');
-    expect(markup).toContain('<dt>Ceiling</dt><dd>30.00 USD</dd>');
-    expect(markup).toContain('role="img"');
-    expect(markup).toContain('<td>2026-10</td><td class="num">31.2%</td>');
+    expectShown(markup, 'Priced at the segment target.');
+    expectShown(markup, '<th scope="row">Deal size</th><td class="number">-0.50</td><td>down</td>');
+    expectShown(markup, '<th scope="row">Floor</th><td>15.00 USD</td>');
+    expectShown(markup, '<th scope="row">Ceiling</th><td>30.00 USD</td>');
+    expectShown(markup, 'role="img"');
+    expectShown(markup, '<td>2026-10</td><td class="number">31.2%</td>');
   });
 
   it('offers a pricing user the approve form, posting to the page with its CSRF token and action', () => {
     const markup = productView({ ...base, recommendation: priced('LAMP-1'), canApprove: true }).body.text;
-    expect(markup).toContain('method="post" action="/console/recommendations/LAMP-1"');
-    expect(markup).toContain('<input type="hidden" name="_csrf" value="tok&quot;en">');
-    expect(markup).toContain('<input type="hidden" name="_action" value="approve">');
-    expect(markup).toContain('value="21.5"');
+    expectShown(markup, 'method="post" action="/console/recommendations/LAMP-1"');
+    expectShown(markup, '<input type="hidden" name="_csrf" value="tok&quot;en">');
+    expectShown(markup, '<input type="hidden" name="_action" value="approve">');
+    expectShown(markup, 'value="21.50"');
   });
 
   it('shows others no form, only that approving needs the pricing role', () => {
     const markup = productView({ ...base, recommendation: priced('LAMP-1'), canApprove: false }).body.text;
     expect(markup).not.toContain('name="_action"');
-    expect(markup).toContain('needs the <strong>pricing</strong> role');
+    expectShown(markup, 'needs the <strong>pricing</strong> role');
   });
 
   it('shows a refused approval inline, beside the price entered', () => {
@@ -102,8 +103,8 @@ describe("a product's page", () => {
       canApprove: true,
       attempt: { price: '1.00', error: 'price 1.00 USD is below the floor of 15.00 USD.' },
     }).body.text;
-    expect(markup).toContain('role="alert">price 1.00 USD is below the floor of 15.00 USD.</p>');
-    expect(markup).toContain('value="1.00" aria-invalid="true"');
+    expectShown(markup, 'role="alert">price 1.00 USD is below the floor of 15.00 USD.</p>');
+    expectShown(markup, 'value="1.00" aria-invalid="true"');
   });
 
   it('escapes a hostile name, rationale and driver label', () => {
@@ -127,7 +128,7 @@ describe("a product's page", () => {
       reason: 'no_cost_basis',
     };
     const markup = productView({ ...base, sku: 'FREE', recommendation: unpriced, canApprove: true }).body.text;
-    expect(markup).toContain('Not priced');
+    expectShown(markup, 'Not priced');
     expect(markup).not.toContain('name="_action"');
   });
 

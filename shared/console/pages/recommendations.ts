@@ -1,7 +1,7 @@
 // The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
 import { type Approver, approvePrice } from '../../approvals/approve.ts';
 import { ApiError } from '../../errors.ts';
-import { toDecimalAmount } from '../../pricing/currency.ts';
+import { minorUnitDigits, toDecimalAmount } from '../../pricing/currency.ts';
 import {
   CATALOGUE_PAGE_SIZE,
   type CatalogueQuery,
@@ -16,7 +16,7 @@ import { findRecommendation } from '../../recommendations/repository.ts';
 import type { Recommendation } from '../../recommendations/schema.ts';
 import { getWorkspace } from '../../workspaces/repository.ts';
 import { lineChart } from '../charts.ts';
-import { alert, moment, money, signedPct, withQuery } from '../formats.ts';
+import { alert, facts, moment, money, signedPct, withQuery } from '../formats.ts';
 import { type Html, html } from '../html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
 
@@ -67,7 +67,7 @@ function pagination(page: CataloguePage, query: URLSearchParams): Html {
 
 function changeCell(value: number | null): Html {
   const direction = value === null || value === 0 ? 'flat' : value > 0 ? 'up' : 'down';
-  return html`<td class="num change-${direction}">${signedPct(value)}</td>`;
+  return html`<td class="number change-${direction}">${signedPct(value)}</td>`;
 }
 
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
@@ -98,9 +98,9 @@ export function catalogueView(page: CataloguePage, query: CatalogueQuery, search
                   <th scope="col">SKU</th>
                   <th scope="col">Name</th>
                   <th scope="col">Category</th>
-                  <th scope="col" class="num">Current price</th>
-                  <th scope="col" class="num">Recommended price</th>
-                  <th scope="col" class="num">Change</th>
+                  <th scope="col" class="number">Current price</th>
+                  <th scope="col" class="number">Recommended price</th>
+                  <th scope="col" class="number">Change</th>
                   <th scope="col">Confidence</th>
                 </tr>
               </thead>
@@ -111,8 +111,8 @@ export function catalogueView(page: CataloguePage, query: CatalogueQuery, search
                       <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
                       <td>${row.name ?? '—'}</td>
                       <td>${row.category ?? '—'}</td>
-                      <td class="num">${money(row.currentPriceCents, row.currency)}</td>
-                      <td class="num">
+                      <td class="number">${money(row.currentPriceCents, row.currency)}</td>
+                      <td class="number">
                         ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
                       </td>
                       ${changeCell(row.changePct)}
@@ -151,7 +151,9 @@ function approveForm(input: ProductViewInput, recommendation: Extract<Recommenda
   if (!input.canApprove) {
     return html`<p>Approving a price needs the <strong>pricing</strong> role.</p>`;
   }
-  const price = input.attempt?.price ?? String(toDecimalAmount(recommendation.recommendedPriceCents, recommendation.currency));
+  const price =
+    input.attempt?.price ??
+    toDecimalAmount(recommendation.recommendedPriceCents, recommendation.currency).toFixed(minorUnitDigits(recommendation.currency));
   const error = input.attempt?.error;
   return html`<form class="approve" method="post" action="${productPath(input.sku)}">
     <input type="hidden" name="_csrf" value="${input.csrfToken}" />
@@ -169,7 +171,7 @@ function approveForm(input: ProductViewInput, recommendation: Extract<Recommenda
         ${error ? html` aria-invalid="true" aria-describedby="approve-hint"` : html` aria-describedby="approve-hint"`}
       />
       <p class="hint" id="approve-hint">
-        Between the floor and the ceiling below. Every connector that takes write-backs receives it as a pending task.
+        Between the floor and the ceiling above. Every connector that takes write-backs receives it as a pending task.
       </p>
     </div>
     <button type="submit">Approve price</button>
@@ -217,32 +219,14 @@ export function productView(input: ProductViewInput): PageView {
   }
   const { currency } = recommendation;
   const body = html`${heading}
-    <dl class="facts">
-      <div>
-        <dt>Current price</dt>
-        <dd>${money(recommendation.currentPriceCents, currency)}</dd>
-      </div>
-      <div>
-        <dt>Recommended price</dt>
-        <dd>${money(recommendation.recommendedPriceCents, currency)}</dd>
-      </div>
-      <div>
-        <dt>Change</dt>
-        <dd>${signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))}</dd>
-      </div>
-      <div>
-        <dt>Confidence</dt>
-        <dd>${recommendation.confidence}</dd>
-      </div>
-      <div>
-        <dt>Category</dt>
-        <dd>${recommendation.category ?? '—'}</dd>
-      </div>
-      <div>
-        <dt>Updated</dt>
-        <dd>${moment(recommendation.updatedAt)}</dd>
-      </div>
-    </dl>
+    ${facts('The recommendation', [
+      ['Current price', money(recommendation.currentPriceCents, currency)],
+      ['Recommended price', money(recommendation.recommendedPriceCents, currency)],
+      ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
+      ['Confidence', recommendation.confidence],
+      ['Category', recommendation.category ?? '—'],
+      ['Updated', moment(recommendation.updatedAt)],
+    ])}
     <h2>Rationale</h2>
     <p class="rationale">${recommendation.rationale}</p>
     <h2>Drivers</h2>
@@ -256,7 +240,7 @@ export function productView(input: ProductViewInput): PageView {
             <thead>
               <tr>
                 <th scope="col">Driver</th>
-                <th scope="col" class="num">Points</th>
+                <th scope="col" class="number">Points</th>
                 <th scope="col">Direction</th>
               </tr>
             </thead>
@@ -265,7 +249,7 @@ export function productView(input: ProductViewInput): PageView {
                 (driver) =>
                   html`<tr>
                     <th scope="row">${driver.label}</th>
-                    <td class="num">${driver.points.toFixed(2)}</td>
+                    <td class="number">${driver.points.toFixed(2)}</td>
                     <td>${driver.direction}</td>
                   </tr>`,
               )}
@@ -273,16 +257,10 @@ export function productView(input: ProductViewInput): PageView {
           </table>`
     }
     <h2>Guardrails</h2>
-    <dl class="facts">
-      <div>
-        <dt>Floor</dt>
-        <dd>${money(recommendation.floorCents, currency)}</dd>
-      </div>
-      <div>
-        <dt>Ceiling</dt>
-        <dd>${recommendation.ceilingCents === undefined ? 'none' : money(recommendation.ceilingCents, currency)}</dd>
-      </div>
-    </dl>
+    ${facts('The bounds an approved price must keep', [
+      ['Floor', money(recommendation.floorCents, currency)],
+      ['Ceiling', recommendation.ceilingCents === undefined ? 'none' : money(recommendation.ceilingCents, currency)],
+    ])}
     <p class="hint">The floor is the largest of the floor price, MAP and the minimum-margin price.</p>
     <h2>Realised margins</h2>
     ${marginsChart(sku, input.margins)}

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { expectShown } from '../../testing/markup.ts';
 import { buildReport } from '../../adherence/report.ts';
 import { emptyCounts } from '../../cost/counts.ts';
 import { buildCostReport, type LedgerRow } from '../../cost/report.ts';
@@ -20,15 +21,15 @@ describe('the cost page', () => {
   it('has a bar for every day of the range, a day without cost at $0', () => {
     expect(dailyTotals(byDay).map((day) => day.day)).toEqual(['2026-11-24', '2026-11-25', '2026-11-26']);
     expect(dailyTotals(byDay)[1]?.total).toBe(0);
-    expect(costView(byDay, byRoute).body.text.match(/<rect /g)).toHaveLength(3);
+    expect(costView(byDay, byRoute).body.text.match(/<rect\s/g)).toHaveLength(3);
   });
 
   it('shows a row per route with its requests and dollars, escaped', () => {
     const markup = costView(byDay, byRoute).body.text;
-    expect(markup).toContain('<th scope="row">priceLines</th>');
-    expect(markup).toContain('<td class="num">150</td>');
-    expect(markup).toContain('&lt;getPrice&gt;');
-    expect(markup).toContain('role="img"');
+    expectShown(markup, '<th scope="row">priceLines</th>');
+    expectShown(markup, '<td class="number">150</td>');
+    expectShown(markup, '&lt;getPrice&gt;');
+    expectShown(markup, 'role="img"');
   });
 
   it('defaults to the last 30 days, and falls back to them with the reason when the range does not read', () => {
@@ -56,10 +57,10 @@ describe('the adherence page', () => {
       groups: [],
     });
     const markup = adherenceView(report, 'The period was <bad>.').body.text;
-    expect(markup).toContain('<th scope="row">Overall</th>');
-    expect(markup).toContain('Within ±5% of the guided price');
-    expect(markup).toContain('&lt;bad&gt;');
-    expect(markup).toContain('<option value="segment" selected>');
+    expectShown(markup, '<th scope="row">Overall</th>');
+    expectShown(markup, 'Within ±5% of the guided price');
+    expectShown(markup, '&lt;bad&gt;');
+    expectShown(markup, '<option value="segment" selected>');
   });
 
   it('reads the period and grouping from the query, falling back to the last twelve months', () => {

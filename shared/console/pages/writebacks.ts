@@ -42,10 +42,10 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
                   <tr>
                     <th scope="col">Task</th>
                     <th scope="col">SKU</th>
-                    <th scope="col" class="num">Price</th>
+                    <th scope="col" class="number">Price</th>
                     <th scope="col">Status</th>
                     <th scope="col">Created</th>
-                    <th scope="col" class="num">Leases</th>
+                    <th scope="col" class="number">Leases</th>
                     <th scope="col">Finished</th>
                     <th scope="col">Error</th>
                   </tr>
@@ -56,10 +56,10 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
                     return html`<tr data-task-id="${task.taskId}">
                       <th scope="row"><code>${task.taskId}</code></th>
                       <td>${task.productSku}</td>
-                      <td class="num">${money(task.priceCents, task.currency)}</td>
+                      <td class="number">${money(task.priceCents, task.currency)}</td>
                       <td><span class="status status-${status.replace(' ', '-')}">${status}</span></td>
                       <td>${moment(task.createdAt)}</td>
-                      <td class="num">${task.leases ?? 0}</td>
+                      <td class="number">${task.leases ?? 0}</td>
                       <td>${moment(task.finishedAt)}</td>
                       <td>${task.error ?? (task.supersededBy ? `superseded by ${task.supersededBy}` : '')}</td>
                     </tr>`;
