@@ -53,6 +53,11 @@ describe('the catalogue of recommendations', () => {
     expect(page.categories).toEqual(['Fasteners', 'Lighting']);
   });
 
+  it('orders SKUs as a person does, numbers within them by value', () => {
+    const numbered = [priced('CLIP-10', 100, 100), priced('CLIP-2', 100, 100), priced('CLIP-1', 100, 100)];
+    expect(cataloguePage(numbered, { sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['CLIP-1', 'CLIP-2', 'CLIP-10']);
+  });
+
   it('filters by category and searches SKU and name without regard to case', () => {
     expect(cataloguePage(catalogue, { category: 'Fasteners', sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['BOLT-1']);
     expect(cataloguePage(catalogue, { search: 'hex', sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['BOLT-1']);

@@ -71,11 +71,17 @@ function catalogueRow(recommendation: Recommendation): CatalogueRow {
   };
 }
 
+/** SKUs as a person orders them: CLIP-2 before CLIP-10. */
+const skuOrder = new Intl.Collator('en', { numeric: true });
+function bySku(a: string, b: string): number {
+  return skuOrder.compare(a, b);
+}
+
 /** Products without a change to sort by (unpriced, or no current price) go last whichever way the sort runs. */
 function byChange(direction: 1 | -1) {
   return (a: CatalogueRow, b: CatalogueRow): number => {
     if (a.changePct === null || b.changePct === null) return (a.changePct === null ? 1 : 0) - (b.changePct === null ? 1 : 0);
-    return direction * (a.changePct - b.changePct) || a.sku.localeCompare(b.sku);
+    return direction * (a.changePct - b.changePct) || bySku(a.sku, b.sku);
   };
 }
 
@@ -93,7 +99,7 @@ export function cataloguePage(
       (query.category === undefined || row.category === query.category) &&
       (needle === undefined || row.sku.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle)),
   );
-  if (query.sort === 'sku') matching.sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+  if (query.sort === 'sku') matching.sort((a, b) => bySku(a.sku, b.sku));
   else matching.sort(byChange(query.sort === 'change-asc' ? 1 : -1));
   const pages = Math.max(1, Math.ceil(matching.length / pageSize));
   const page = Math.min(query.page, pages);

@@ -55,10 +55,10 @@ export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> 
   return result.violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
 
-export async function screenshot(page: Page, name: string): Promise<string> {
+export async function screenshot(page: Page, name: string, options: { fullPage?: boolean } = {}): Promise<string> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });
   const path = join(SCREENSHOT_DIR, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
+  await page.screenshot({ path, fullPage: options.fullPage ?? true });
   return path;
 }
 

@@ -91,7 +91,7 @@ export function catalogueView(page: CataloguePage, query: CatalogueQuery, search
         : html`<div class="table-wrap">
             <table class="data">
               <caption>
-                Recommended prices, sorted by ${sortLabels[query.sort].toLowerCase()}
+                Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}
               </caption>
               <thead>
                 <tr>
