@@ -317,9 +317,8 @@ describe('every page', { timeout: 300_000 }, () => {
         }
         const name = path === '/console' ? 'home' : path.replace(/^\/console\//, '').replaceAll('/', '-');
         await screenshot(page, name);
-        // The README shows the list and a product as a person first sees them, a window's height.
-        if (path === '/console/recommendations' || path === '/console/recommendations/BOLT')
-          await screenshot(page, `${name}-window`, { fullPage: false });
+        // The README shows the list as a person first sees it, a window's height, and a product's page whole.
+        if (path === '/console/recommendations') await screenshot(page, `${name}-window`, { fullPage: false });
       }
       expect(findings).toEqual([]);
     } finally {
