@@ -261,6 +261,9 @@ describe('who may change what', { timeout: 120_000 }, () => {
 
       await page.goto(consoleUrl('/console/recommendations/BOLT'));
       await page.getByRole('heading', { name: 'No product BOLT' }).waitFor();
+      const overlong = await page.goto(consoleUrl(`/console/recommendations/${'X'.repeat(2_000)}`));
+      expect(overlong?.status()).toBe(200);
+      await page.getByText('The workspace knows no product with this SKU.').waitFor();
       expect(await page.getByRole('button', { name: 'Approve price' }).count()).toBe(0);
       await page.goto(consoleUrl('/console/batches'));
       expect(await page.locator('main').textContent()).not.toContain(workspace.connectorId);

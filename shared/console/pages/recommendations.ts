@@ -1,5 +1,6 @@
 // The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
 import { type Approver, approvePrice } from '../../approvals/approve.ts';
+import * as v from 'valibot';
 import { ApiError } from '../../errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '../../pricing/currency.ts';
 import {
@@ -12,6 +13,7 @@ import {
 } from '../../recommendations/catalogue.ts';
 import { type MarginPoint, readRealisedMargins } from '../../recommendations/margins.ts';
 import { changePct } from '../../recommendations/overview.ts';
+import { IdentifierSchema } from '../../records/identifier.ts';
 import { findRecommendation } from '../../recommendations/repository.ts';
 import type { Recommendation } from '../../recommendations/schema.ts';
 import { getWorkspace } from '../../workspaces/repository.ts';
@@ -278,10 +280,10 @@ async function workspaceOf(ctx: ConsoleContext) {
 async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['attempt']): Promise<PageView> {
   const sku = ctx.params.sku ?? '';
   const workspace = await workspaceOf(ctx);
-  const [recommendation, margins] = await Promise.all([
-    findRecommendation(workspace, sku, ctx.nowMs),
-    readRealisedMargins(workspace.workspaceId, sku),
-  ]);
+  // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
+  const [recommendation, margins] = v.is(IdentifierSchema, sku)
+    ? await Promise.all([findRecommendation(workspace, sku, ctx.nowMs), readRealisedMargins(workspace.workspaceId, sku)])
+    : [undefined, []];
   return productView({
     sku,
     recommendation,
@@ -309,6 +311,7 @@ export const productPage: ConsolePage = {
       async run(ctx, form) {
         const sku = ctx.params.sku ?? '';
         const entered = form.price ?? '';
+        if (!v.is(IdentifierSchema, sku)) return { kind: 'render', status: 422, view: await readProduct(ctx) };
         const price = readPrice(entered);
         if (typeof price === 'string')
           return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: price }) };
