@@ -366,9 +366,6 @@ export interface ConsoleRoute extends Omit<HttpRoute, 'surface' | 'auth' | 'meth
 /** The console's stylesheet, named by a hash of its content so that browsers may keep it for a year. */
 const consoleFiles = { 'console/console.css': 'shared/console/console.css' } as const;
 
-/** What every signed-in console function may touch: the table, and the webhooks queue an approval or a redelivery feeds. */
-const consoleAccess: RouteAccess = { table: 'readWrite', sendTo: ['webhooks'] };
-
 /**
  * Local mode matches in this order, the first match winning; API Gateway prefers the most specific route, which comes
  * to the same, since the greedy `{path+}` routes come last.
@@ -421,6 +418,65 @@ export const consoleRoutes = [
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
   },
+  // The console's pages are served by three functions, each bundling only its own pages: one function for all of them
+  // would pass the bundle-size target. The API Gateway route most specific to a path wins, as local mode's order does.
+  {
+    id: 'consoleRecommendations',
+    method: 'GET',
+    path: '/console/recommendations',
+    entry: 'functions/console-pricing.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'consoleProduct',
+    method: 'GET',
+    path: '/console/recommendations/{sku}',
+    entry: 'functions/console-pricing.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'consoleApprove',
+    method: 'POST',
+    path: '/console/recommendations/{sku}',
+    entry: 'functions/console-pricing.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    // An approval records its webhook events and hands them to the delivery queue, as POST /v1/prices/approve does.
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
+  {
+    id: 'consoleSettings',
+    method: 'GET',
+    path: '/console/settings/{path+}',
+    entry: 'functions/console-settings.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    access: { table: 'readWrite' },
+  },
+  {
+    id: 'consoleSettingsAction',
+    method: 'POST',
+    path: '/console/settings/{path+}',
+    entry: 'functions/console-settings.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    timeoutSeconds: 29,
+    // A redelivery queues its attempt for the delivery worker.
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
   {
     id: 'consoleHome',
     method: 'GET',
@@ -430,7 +486,8 @@ export const consoleRoutes = [
     auth: 'session',
     memoryMb: 512,
     timeoutSeconds: 29,
-    access: consoleAccess,
+    // Read and write: a signed-in request's cost is added to its workspace's ledger.
+    access: { table: 'readWrite' },
   },
   {
     id: 'consolePage',
@@ -441,7 +498,7 @@ export const consoleRoutes = [
     auth: 'session',
     memoryMb: 512,
     timeoutSeconds: 29,
-    access: consoleAccess,
+    access: { table: 'readWrite' },
   },
   {
     id: 'consoleAction',
@@ -450,10 +507,10 @@ export const consoleRoutes = [
     entry: 'functions/console-page.ts',
     surface: 'console',
     auth: 'session',
-    memoryMb: 512,
-    // Creating a key or a user, an approval, a redelivery: each is a few table writes.
-    timeoutSeconds: 29,
-    access: consoleAccess,
+    memoryMb: 256,
+    // The reports' pages have no forms: this answers a post to one, or to no page, in the console's own way.
+    timeoutSeconds: 10,
+    access: { table: 'readWrite' },
   },
 ] as const satisfies readonly ConsoleRoute[];
 

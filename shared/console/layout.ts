@@ -1,7 +1,8 @@
-// The console's page frame: landmarks, the skip link, the navigation built from the pages, who is signed in, the sign-out form and the notice.
+// The console's page frame: landmarks, the skip link, the navigation, who is signed in, the sign-out form and the notice.
 import { stylesheetPath } from './assets.ts';
 import { type Html, html } from './html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from './page.ts';
+import { consoleNavigation, type NavigationEntry } from './navigation.ts';
+import type { ConsoleContext, PageView } from './page.ts';
 
 /** A whole document around a body: the sign-in page uses it alone; signed-in pages through `layout`. */
 export function documentFrame(title: string, header: Html, main: Html): Html {
@@ -26,14 +27,12 @@ function isCurrent(entry: string, current: string): boolean {
   return entry === '/console' ? current === '/console' : current === entry || current.startsWith(`${entry}/`);
 }
 
-/** Navigation entries are pages with a `nav` label and no path parameter. */
-function navigation(pages: readonly ConsolePage[], currentPath: string): Html {
-  const entries = pages.filter((page) => page.nav && !page.path.includes('{'));
+function navigation(entries: readonly NavigationEntry[], currentPath: string): Html {
   return html`<nav class="site-nav" aria-label="Console">
     <ul>
       ${entries.map(
-        (page) =>
-          html`<li><a href="${page.path}" ${isCurrent(page.path, currentPath) ? html` aria-current="page"` : ''}>${page.nav}</a></li>`,
+        (entry) =>
+          html`<li><a href="${entry.path}" ${isCurrent(entry.path, currentPath) ? html`aria-current="page"` : ''}>${entry.label}</a></li>`,
       )}
     </ul>
   </nav>`;
@@ -41,14 +40,13 @@ function navigation(pages: readonly ConsolePage[], currentPath: string): Html {
 
 export interface LayoutInput {
   readonly ctx: ConsoleContext;
-  readonly pages: readonly ConsolePage[];
   readonly currentPath: string;
   readonly view: PageView;
   /** From `?notice=`: what the last form did, said once after its redirect. */
   readonly notice?: string;
 }
 
-export function layout({ ctx, pages, currentPath, view, notice }: LayoutInput): Html {
+export function layout({ ctx, currentPath, view, notice }: LayoutInput): Html {
   const header = html`<header class="site-header">
       <a class="brand" href="/console">Pricing console</a>
       <div class="who">
@@ -59,7 +57,7 @@ export function layout({ ctx, pages, currentPath, view, notice }: LayoutInput): 
         </form>
       </div>
     </header>
-    ${navigation(pages, currentPath)}`;
+    ${navigation(consoleNavigation, currentPath)}`;
   const main = html`${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}${view.body}`;
   return documentFrame(view.title, header, main);
 }

@@ -79,6 +79,7 @@ export interface ConsoleRequest {
   readonly event: HttpEvent;
   readonly requestId: string;
   readonly nowMs: number;
+  /** The pages this function serves; a path none of them has is answered 404 in the layout. */
   readonly pages: readonly ConsolePage[];
   /** Told who is signed in, once the session is read: the handler charges the request to their workspace. */
   readonly onSession?: (user: ConsoleContext['user']) => void;
@@ -98,7 +99,7 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   const query = new URLSearchParams(event.rawQueryString ?? '');
   const matched = matchPage(pages, path);
   const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
-    htmlAnswer(status, layout({ ctx, pages, currentPath: path, view, notice: query.get('notice') ?? undefined }), requestId);
+    htmlAnswer(status, layout({ ctx, currentPath: path, view, notice: query.get('notice') ?? undefined }), requestId);
   const ctx: ConsoleContext = {
     user: session.user,
     params: matched?.params ?? {},

@@ -1,4 +1,4 @@
-// The console's page registry: every page the router serves, in the order of the navigation.
+// The console's page registry: every page, and the groups each console function serves, so that no function bundles pages it never shows.
 import type { ConsolePage } from '../page.ts';
 import { adherencePage } from './adherence.ts';
 import { apiKeysPage } from './api-keys.ts';
@@ -11,6 +11,7 @@ import { usersPage } from './users.ts';
 import { webhooksPage } from './webhooks.ts';
 import { writebacksPage } from './writebacks.ts';
 
+/** Every page, in the order of the navigation. */
 export const consolePages: readonly ConsolePage[] = [
   homePage,
   recommendationsPage,
