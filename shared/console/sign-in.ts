@@ -104,7 +104,15 @@ export async function signOut(event: HttpEvent, requestId: string, nowMs: number
   const session = await readSession(sessionId, nowMs);
   const form = readForm(event);
   if (!session || !sessionId) return redirect('/console/sign-in', requestId);
-  if (!csrfTokenMatches(session.csrfToken, form?._csrf)) return redirect('/console', requestId);
+  if (!csrfTokenMatches(session.csrfToken, form?._csrf)) {
+    const page = bareFrame(
+      'Form refused',
+      html`<h1>Form refused</h1>
+        <p class="error" role="alert">This form did not come from your console session. You are still signed in.</p>
+        <p><a href="/console">Back to the console</a></p>`,
+    );
+    return htmlAnswer(403, page, requestId);
+  }
   await closeSession(sessionId);
   return redirect(withNotice('/console/sign-in', 'You are signed out.'), requestId, [
     cookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }),

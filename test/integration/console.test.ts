@@ -100,6 +100,9 @@ describe('signing in to the console', () => {
     const { browser } = await personOf(workspace.workspaceId, ['pricing']);
     const sessionId = browser.cookies.get(SESSION_COOKIE);
     const home = await browser.get('/console');
+    const forged = await browser.request('POST', '/console/sign-out', {});
+    expect(forged.status).toBe(403);
+    expect((await browser.get('/console')).status).toBe(200);
     const out = await browser.request('POST', '/console/sign-out', { _csrf: csrfTokenOf(home.text) });
     expect(out.status).toBe(303);
     expect(out.headers.get('location')).toMatch(/^\/console\/sign-in/);
@@ -236,6 +239,21 @@ describe('the console’s forms', () => {
     const old = (await listApiKeys(workspace.workspaceId)).find((record) => record.keyId === workspace.keyIds.erp);
     expect(Date.parse(old?.revokeAt ?? '')).toBeGreaterThan(Date.now() + 23 * 3_600_000);
     expect(old?.revokedAt).toBeUndefined();
+  });
+});
+
+describe('the users page', () => {
+  it('lets an admin create a user with roles, whose one-time password, shown once, signs in', async () => {
+    const workspace = await newWorkspace();
+    const { browser } = await personOf(workspace.workspaceId, ['admin']);
+    const email = `new-${Date.now()}@example.com`;
+    const created = await browser.submit('/console/settings/users', { _action: 'create', email, roles: ['pricing', 'finance'] });
+    expect(created.status).toBe(200);
+    const password = /data-testid="new-password">([^<]+)</.exec(created.text)?.[1] ?? '';
+    expect((await browser.get('/console/settings/users')).text).not.toContain(password);
+    const person = new ConsoleBrowser();
+    expect((await person.signIn(email, password)).status).toBe(303);
+    expect((await person.get('/console')).text).toContain('(pricing, finance)');
   });
 });
 
