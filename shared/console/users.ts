@@ -14,11 +14,11 @@ import { hashPassword, oneTimePassword, passwordProblem } from './passwords.ts';
 export const consoleRoles = ['admin', 'pricing', 'finance'] as const satisfies readonly ConsoleRole[];
 export const ConsoleRoleSchema = v.picklist(consoleRoles);
 
-/** What each role may change; every role may read every page. */
+/** What each role is for; every role may read every page, and forms name the role they need. */
 export const roleDescriptions: Readonly<Record<ConsoleRole, string>> = {
-  admin: 'API keys, connectors, webhooks and users',
-  pricing: 'recommendations and approvals',
-  finance: 'cost and adherence',
+  admin: 'manages API keys, connectors, webhook redeliveries and users',
+  pricing: 'approves recommended prices',
+  finance: 'reviews cost and adherence',
 };
 
 const EmailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('an email address'));

@@ -11,7 +11,7 @@ export const homePage: ConsolePage = {
       <p>Signed in to workspace <code>${ctx.user.workspaceId}</code> as ${ctx.user.email}.</p>
       <h2>Your roles</h2>
       <ul>
-        ${ctx.user.roles.map((role) => html`<li><strong>${role}</strong>: changes ${roleDescriptions[role]}</li>`)}
+        ${ctx.user.roles.map((role) => html`<li><strong>${role}</strong>: ${roleDescriptions[role]}</li>`)}
       </ul>
       <p>
         Every role reads every page. Use the navigation above: recommendations and approvals, batches, write-backs, cost and adherence, and
