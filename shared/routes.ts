@@ -363,7 +363,10 @@ export interface ConsoleRoute extends Omit<HttpRoute, 'surface' | 'auth' | 'meth
   readonly auth: 'session' | 'none';
 }
 
-/** The console's stylesheet, named by a hash of its content so that browsers may keep it for a year. */
+/**
+ * The console's stylesheet, named by a hash of its content so that browsers may keep it for a year: every console
+ * function reads it, the pages to link it by that name.
+ */
 const consoleFiles = { 'console/console.css': 'shared/console/console.css' } as const;
 
 /**
@@ -393,6 +396,7 @@ export const consoleRoutes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     access: noAccess,
+    files: consoleFiles,
   },
   {
     id: 'consoleSignIn',
@@ -406,6 +410,7 @@ export const consoleRoutes = [
     timeoutSeconds: 10,
     // It counts failed attempts and writes the session it opens.
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consoleSignOut',
@@ -417,6 +422,7 @@ export const consoleRoutes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   // The console's pages are served by three functions, each bundling only its own pages: one function for all of them
   // would pass the bundle-size target. The API Gateway route most specific to a path wins, as local mode's order does.
@@ -430,6 +436,7 @@ export const consoleRoutes = [
     memoryMb: 512,
     timeoutSeconds: 29,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consoleProduct',
@@ -441,6 +448,7 @@ export const consoleRoutes = [
     memoryMb: 512,
     timeoutSeconds: 29,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consoleApprove',
@@ -453,6 +461,7 @@ export const consoleRoutes = [
     timeoutSeconds: 29,
     // An approval records its webhook events and hands them to the delivery queue, as POST /v1/prices/approve does.
     access: { table: 'readWrite', sendTo: ['webhooks'] },
+    files: consoleFiles,
   },
   {
     id: 'consoleSettings',
@@ -464,6 +473,7 @@ export const consoleRoutes = [
     memoryMb: 512,
     timeoutSeconds: 29,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consoleSettingsAction',
@@ -476,6 +486,7 @@ export const consoleRoutes = [
     timeoutSeconds: 29,
     // A redelivery queues its attempt for the delivery worker.
     access: { table: 'readWrite', sendTo: ['webhooks'] },
+    files: consoleFiles,
   },
   {
     id: 'consoleHome',
@@ -488,6 +499,7 @@ export const consoleRoutes = [
     timeoutSeconds: 29,
     // Read and write: a signed-in request's cost is added to its workspace's ledger.
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consolePage',
@@ -499,6 +511,7 @@ export const consoleRoutes = [
     memoryMb: 512,
     timeoutSeconds: 29,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
   {
     id: 'consoleAction',
@@ -511,6 +524,7 @@ export const consoleRoutes = [
     // The reports' pages have no forms: this answers a post to one, or to no page, in the console's own way.
     timeoutSeconds: 10,
     access: { table: 'readWrite' },
+    files: consoleFiles,
   },
 ] as const satisfies readonly ConsoleRoute[];
 

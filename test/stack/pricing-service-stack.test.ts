@@ -331,6 +331,38 @@ describe('bundling', () => {
     expect(served).toContain('Redoc');
   });
 
+  it('the console answers from its deployed packages alone: the sign-in page links its stylesheet, which is served', async () => {
+    process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    const invoke = async (id: string, url: string, pathParameters?: Record<string, string>) => {
+      const bundle = realBundles().find((candidate) => candidate.id === id);
+      const route = consoleRoutes.find((candidate) => candidate.id === id);
+      if (!bundle || !route) throw new Error(`no bundle for ${id}`);
+      const { handler } = await import(pathToFileURL(bundle.path).href);
+      const event = buildEvent(
+        {
+          method: route.method,
+          url,
+          headers: { host: 'api.example.com', 'x-forwarded-proto': 'https' },
+          body: Buffer.alloc(0),
+          sourceIp: '203.0.113.9',
+        },
+        routeKey(route),
+        pathParameters,
+      );
+      return handler(event, createLambdaContext({ name: id, memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds }));
+    };
+    const page = await invoke('consoleSignInPage', '/console/sign-in');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.cookies[0]).toMatch(/; HttpOnly; SameSite=Strict; .*; Secure$/);
+    const stylesheet = /<link rel="stylesheet" href="\/console\/assets\/([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const css = await invoke('consoleAsset', `/console/assets/${stylesheet}`, { asset: stylesheet });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(css.body, 'base64').equals(readFileSync(join(projectRoot, 'shared/console/console.css')))).toBe(true);
+  });
+
   it('the stack tests skip esbuild: an empty bundling-stacks context leaves no bundle in the assembly', () => {
     const { outdir } = synthesize();
     expect(existsSync(outdir)).toBe(true);
