@@ -28,22 +28,15 @@ export function alert(kind: 'error' | 'notice', text: string | undefined): Html 
   return kind === 'error' ? html`<p class="error" role="alert">${text}</p>` : html`<p class="notice" role="status">${text}</p>`;
 }
 
-/** Label and value pairs, as a table of two columns: what a summary of a product or a report says first. */
-export function facts(caption: string, pairs: ReadonlyArray<readonly [label: string, value: Html | string]>): Html {
-  return html`<table class="facts">
-    <caption class="muted">
-      ${caption}
-    </caption>
-    <tbody>
-      ${pairs.map(
-        ([label, value]) =>
-          html`<tr>
-            <th scope="row">${label}</th>
-            <td>${value}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+/** Label and value pairs, as a description list the stylesheet lays out in two columns, named for assistive technology. */
+export function facts(label: string, pairs: ReadonlyArray<readonly [label: string, value: Html | string]>): Html {
+  return html`<dl class="facts" aria-label="${label}">
+    ${pairs.map(
+      ([term, value]) =>
+        html`<dt>${term}</dt>
+          <dd>${value}</dd>`,
+    )}
+  </dl>`;
 }
 
 /** A link to the same page with some query parameters changed, the others kept. */

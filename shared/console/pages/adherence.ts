@@ -72,7 +72,7 @@ export function adherenceView(report: AdherenceReport, error?: string): PageView
       Quote lines from ${report.from_month} to ${report.to_month} (UTC months). Within ±${report.band_pct}% of the guided price counts as
       following it; groups under ${report.thin_evidence_lines} lines are thin evidence. Leakage is in the workspace's base currency.
     </p>
-    <div class="table-wrap">
+    <div class="table-wrap" tabindex="0" role="region" aria-label="${`Guidance adherence${report.by ? ` by ${report.by}` : ''}`}">
       <table class="data">
         <caption>
           Guidance adherence${report.by ? ` by ${report.by}` : ''}

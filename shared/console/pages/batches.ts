@@ -32,7 +32,7 @@ function connectorSection({ connector, batches }: ConnectorBatches): Html {
     ${
       batches.length === 0
         ? html`<p>No batches yet.</p>`
-        : html`<div class="table-wrap">
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="${`Recent batches of ${connector.name}`}">
             <table class="data">
               <caption>
                 Recent batches of ${connector.name}, newest first

@@ -96,7 +96,7 @@ export function costView(byDay: CostReport, byRoute: CostReport, error?: string)
     ${
       byRoute.breakdown.length === 0
         ? html`<p>Nothing was charged in these days.</p>`
-        : html`<div class="table-wrap">
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Cost per route and worker">
             <table class="data">
               <caption>
                 Cost per route and worker, ${byRoute.from} to ${byRoute.to}

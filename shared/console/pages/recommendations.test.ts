@@ -76,8 +76,8 @@ describe("a product's page", () => {
     const markup = productView({ ...base, recommendation: priced('LAMP-1'), canApprove: true }).body.text;
     expectShown(markup, 'Priced at the segment target.');
     expectShown(markup, '<th scope="row">Deal size</th><td class="number">-0.50</td><td>down</td>');
-    expectShown(markup, '<th scope="row">Floor</th><td>15.00 USD</td>');
-    expectShown(markup, '<th scope="row">Ceiling</th><td>30.00 USD</td>');
+    expectShown(markup, '<dt>Floor</dt><dd>15.00 USD</dd>');
+    expectShown(markup, '<dt>Ceiling</dt><dd>30.00 USD</dd>');
     expectShown(markup, 'role="img"');
     expectShown(markup, '<td>2026-10</td><td class="number">31.2%</td>');
   });

@@ -90,7 +90,7 @@ export function catalogueView(page: CataloguePage, query: CatalogueQuery, search
     ${
       page.rows.length === 0
         ? ''
-        : html`<div class="table-wrap">
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
             <table class="data">
               <caption>
                 Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}

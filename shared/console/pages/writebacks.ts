@@ -33,7 +33,7 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
       tasks.length === 0
         ? html`<p>No write-back tasks yet.</p>`
         : html`${counts(tasks, nowMs)}
-            <div class="table-wrap">
+            <div class="table-wrap" tabindex="0" role="region" aria-label="${`Recent write-back tasks of ${connector.name}`}">
               <table class="data">
                 <caption>
                   Recent write-back tasks of ${connector.name}, newest first
