@@ -7,7 +7,7 @@ import { getConnector } from '../connectors/repository.ts';
 import { ApiError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
-import { keys, lookupKeys } from '../table/keys.ts';
+import { consoleKeys, keys, lookupKeys } from '../table/keys.ts';
 import { queryAll, queryLookup } from '../table/query.ts';
 import { putWorkspaceItems } from '../workspaces/repository.ts';
 import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
@@ -69,14 +69,14 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
   // The key and its entry in the workspace's listing, together: the listing never shows a key that does not work.
   await putWorkspaceItems(grant.workspaceId, [
     { ...keys.apiKey(hashApiKey(key)), ...lookupKeys.apiKeyById(record.keyId), type: 'apiKey', ...record },
-    { ...keys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+    { ...consoleKeys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
   ]);
   return { keyId: record.keyId, key, record };
 }
 
 /** A workspace's keys, newest first, as its listing items hold them (the grant and dates, never a hash). */
 export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> {
-  const { PK, SKPrefix } = keys.apiKeyListingPrefix(workspaceId);
+  const { PK, SKPrefix } = consoleKeys.apiKeyListingPrefix(workspaceId);
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -88,7 +88,7 @@ export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> 
 /** One key of the workspace by its id, from its listing item: another workspace's key is not found. */
 export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.apiKeyListing(workspaceId, keyId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId), ConsistentRead: true }),
   );
   return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
 }
@@ -122,7 +122,7 @@ async function scheduleRevocation(workspaceId: string, keyId: string, at: Date):
   const [found] = await queryLookup(lookupKeys.apiKeysWithId(keyId), 1);
   if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
   const revokeAt = at.toISOString();
-  for (const Key of [{ PK: found.PK, SK: found.SK }, keys.apiKeyListing(workspaceId, keyId)]) {
+  for (const Key of [{ PK: found.PK, SK: found.SK }, consoleKeys.apiKeyListing(workspaceId, keyId)]) {
     await tableClient()
       .send(
         new UpdateCommand({
@@ -166,7 +166,7 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ k
       .send(
         new UpdateCommand({
           TableName: tableName(),
-          Key: keys.apiKeyListing(Attributes.workspaceId, keyId),
+          Key: consoleKeys.apiKeyListing(Attributes.workspaceId, keyId),
           UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
           ConditionExpression: 'attribute_exists(PK)',
           ExpressionAttributeValues: { ':at': at },

@@ -59,7 +59,7 @@ export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: Con
       const cost = { route: route.id, workspaceId, status: result.statusCode ?? 200, ledger, durationMs: performance.now() - startedAt };
       reportRequestCost(cost);
       // A signed-in person's pages cost their workspace, as its keys' calls do; sign-in pages are nobody's to pay.
-      if (workspaceId) chargeWork({ ...cost, workspaceId, capacity: ledger, nowMs, apiRequests: 1 });
+      if (workspaceId) chargeWork({ ...cost, workspaceId, capacity: ledger, nowMs, apiRequests: 1, memoryMb: route.memoryMb });
       await flushCostsIfDue();
       return result;
     });

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
-import { keys } from '../table/keys.ts';
+import { consoleKeys } from '../table/keys.ts';
 import type { ConsoleUser } from './page.ts';
 import { ConsoleRoleSchema } from './users.ts';
 
@@ -49,7 +49,7 @@ export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ s
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...keys.consoleSession(hashSessionId(sessionId)),
+        ...consoleKeys.consoleSession(hashSessionId(sessionId)),
         type: 'consoleSession',
         ...user,
         roles: [...user.roles],
@@ -67,7 +67,7 @@ export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ s
 export async function readSession(sessionId: string | undefined, nowMs: number): Promise<Session | undefined> {
   if (!sessionId || !/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
   const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true }),
   );
   if (!Item) return undefined;
   const stored = v.parse(SessionSchema, Item);
@@ -82,7 +82,7 @@ export function isLive(expiresAtMs: number, nowMs: number): boolean {
 
 export async function closeSession(sessionId: string): Promise<void> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return;
-  await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.consoleSession(hashSessionId(sessionId)) }));
+  await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)) }));
 }
 
 /** Whether a form's token is the session's, compared in constant time; a missing token never is. */

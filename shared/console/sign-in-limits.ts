@@ -3,7 +3,7 @@ import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
-import { keys, type PrimaryKey } from '../table/keys.ts';
+import { consoleKeys, type PrimaryKey } from '../table/keys.ts';
 
 /** Failed sign-ins allowed per account, and per source address, in one window. */
 export const MAX_FAILURES = 10;
@@ -26,7 +26,7 @@ export function windowEndMs(nowMs: number): number {
 
 function counterKeys(subject: SignInSubject, nowMs: number): [PrimaryKey, PrimaryKey] {
   const window = windowOf(nowMs);
-  return [keys.signInFailures('account', subject.email, window), keys.signInFailures('address', subject.sourceIp, window)];
+  return [consoleKeys.signInFailures('account', subject.email, window), consoleKeys.signInFailures('address', subject.sourceIp, window)];
 }
 
 /** Whether either counter is at the limit: then the attempt is refused before its password is even checked. */

@@ -5,7 +5,7 @@ import { tableName } from '../config.ts';
 import { ApiError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { consoleKeys } from '../table/keys.ts';
 import { queryAll } from '../table/query.ts';
 import { ItemAlreadyExists, putWorkspaceItems } from '../workspaces/repository.ts';
 import type { ConsoleRole, ConsoleUser } from './page.ts';
@@ -78,8 +78,8 @@ export async function createConsoleUser(
   const passwordHash = await hashPassword(password);
   try {
     await putWorkspaceItems(input.workspaceId, [
-      { ...keys.consoleUser(email), type: 'consoleUser', ...record, passwordHash },
-      { ...keys.consoleUserListing(input.workspaceId, email), type: 'consoleUserListing', ...record },
+      { ...consoleKeys.consoleUser(email), type: 'consoleUser', ...record, passwordHash },
+      { ...consoleKeys.consoleUserListing(input.workspaceId, email), type: 'consoleUserListing', ...record },
     ]);
   } catch (error) {
     if (error instanceof ItemAlreadyExists) {
@@ -92,13 +92,15 @@ export async function createConsoleUser(
 
 /** The user who signs in with this email, with the hash to check a password against; strongly consistent. */
 export async function findCredentials(email: string): Promise<(ConsoleUserRecord & { passwordHash: string }) | undefined> {
-  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.consoleUser(email), ConsistentRead: true }));
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleUser(email), ConsistentRead: true }),
+  );
   return Item ? v.parse(CredentialsSchema, Item) : undefined;
 }
 
 /** The workspace's console users, by email. */
 export async function listConsoleUsers(workspaceId: string): Promise<ConsoleUserRecord[]> {
-  const { PK, SKPrefix } = keys.consoleUserListingPrefix(workspaceId);
+  const { PK, SKPrefix } = consoleKeys.consoleUserListingPrefix(workspaceId);
   const items = await queryAll({
     TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',

@@ -2,7 +2,7 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { logger } from '../observability.ts';
-import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../routes.ts';
+import { fallbackRoute, routes, scheduledJobs, workers } from '../routes.ts';
 import { CapacityLedger, withCapacityLedger } from '../table/capacity.ts';
 import { tableClient } from '../table/client.ts';
 import { keys } from '../table/keys.ts';
@@ -18,9 +18,7 @@ const DEFAULT_FLUSH_AFTER_SECONDS = 60;
 /** An instance serving many workspaces flushes once it holds this many items, whatever their age. */
 const MAX_PENDING_ITEMS = 200;
 
-const memoryById = new Map<string, number>(
-  [...routes, ...consoleRoutes, ...workers, ...scheduledJobs, fallbackRoute].map((row) => [row.id, row.memoryMb]),
-);
+const memoryById = new Map<string, number>([...routes, ...workers, ...scheduledJobs, fallbackRoute].map((row) => [row.id, row.memoryMb]));
 
 /** The configured memory of a route, worker or scheduled job; a job of the drain worker (`drain`, `bands`) runs in the drain's. */
 export function memoryOf(routeOrWorker: string): number {
@@ -43,6 +41,11 @@ export interface WorkDone {
   readonly durationMs: number;
   /** The API Gateway requests it was metered as; 0 for a job off a queue. */
   readonly apiRequests: number;
+  /**
+   * The function's configured memory, when its caller knows it: the console's functions pass their own, so that the
+   * API's functions need not carry the console's rows of the route table to look it up.
+   */
+  readonly memoryMb?: number;
 }
 
 /** Turns one request or job into the counts it adds to its ledger item. */
@@ -53,7 +56,7 @@ export function countsOf(work: WorkDone): CostCounts {
   counts[`status${statusClass}xx` as CostCounter] = 1;
   counts.readUnits = work.capacity.readUnits;
   counts.writeUnits = work.capacity.writeUnits;
-  counts.lambdaMbMs = Math.ceil(work.durationMs) * memoryOf(work.route);
+  counts.lambdaMbMs = Math.ceil(work.durationMs) * (work.memoryMb ?? memoryOf(work.route));
   counts.invocations = 1;
   counts.apiRequests = work.apiRequests;
   counts.sqsRequests = work.capacity.queueRequests;

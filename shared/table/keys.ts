@@ -171,6 +171,13 @@ export const keys = {
     // '~' sorts after every route id, so the last day's routes are all in.
     SKTo: `${COST_DAY_PREFIX}${toDay}#~`,
   }),
+} as const;
+
+/**
+ * The items of the console and the listings it reads, apart from `keys` so that the API's functions, which import
+ * `keys` whole, do not carry them: a workspace's API key listings, console users, sessions and sign-in counters.
+ */
+export const consoleKeys = {
   /**
    * A workspace's API key as its listing shows it (grant, dates, no hash of the key): one item per key in the
    * workspace's partition, written with the key itself, so that listing a workspace's keys is one Query.

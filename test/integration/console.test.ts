@@ -13,7 +13,7 @@ import { MAX_FAILURES, windowOf } from '../../shared/console/sign-in-limits.ts';
 import { createConsoleUser } from '../../shared/console/users.ts';
 import type { ConsoleRole } from '../../shared/console/page.ts';
 import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { consoleKeys } from '../../shared/table/keys.ts';
 import { ConsoleBrowser, csrfTokenOf } from './console-session.ts';
 import { call, newWorkspace } from './support.ts';
 
@@ -83,7 +83,7 @@ describe('signing in to the console', () => {
       new PutCommand({
         TableName: tableName(),
         Item: {
-          ...keys.consoleSession(hashSessionId(sessionId)),
+          ...consoleKeys.consoleSession(hashSessionId(sessionId)),
           ...ended,
           expiresAtMs: Date.now() - 1,
           expiresAt: Math.floor(Date.now() / 1000) + 3600,
@@ -152,7 +152,9 @@ describe('sign-in limits', () => {
     expect(locked.body).toContain('Too many failed sign-ins');
     expect(locked.cookies ?? []).not.toContainEqual(expect.stringMatching(new RegExp(`^${SESSION_COOKIE}=`)));
     for (const subject of [['account', user.email] as const, ['address', address] as const]) {
-      await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.signInFailures(subject[0], subject[1], window) }));
+      await tableClient().send(
+        new DeleteCommand({ TableName: tableName(), Key: consoleKeys.signInFailures(subject[0], subject[1], window) }),
+      );
     }
   });
 
