@@ -35,6 +35,8 @@ Commands:
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
   key revoke K
+  key backfill-listings                 lists the keys issued before the console in its Settings → API keys: one
+                                        Scan of the table; run once after upgrading, again it writes nothing
   user create --workspace W --email E --roles admin[,pricing][,finance] [--password-stdin]
                                         a console user; prints a one-time password, or takes the password
                                         from the first line of stdin (at least 12 characters)
@@ -113,6 +115,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
+  'key backfill-listings': { options: [] },
   'user create': { options: ['workspace', 'email', 'roles', 'password-stdin'] },
   'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
   'adherence report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
@@ -283,6 +286,12 @@ async function prepare(): Promise<() => Promise<Result>> {
         const { revokeApiKey } = await import('../shared/api-keys/repository.ts');
         const revoked = await revokeApiKey(target);
         return { json: revoked, text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}` };
+      };
+    case 'key backfill-listings':
+      return async () => {
+        const { backfillApiKeyListings } = await import('../shared/api-keys/repository.ts');
+        const done = await backfillApiKeyListings();
+        return { json: done, text: `Listed ${done.written} of ${done.keys} keys that the console did not list yet` };
       };
     case 'user create': {
       const { consoleRoles, normalEmail } = await import('../shared/console/users.ts');

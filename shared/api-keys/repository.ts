@@ -1,6 +1,6 @@
 // API key items in the table: issue a key (stored as its SHA-256 only), find it, list a workspace's, rotate and revoke it.
 import { createHash } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { getConnector } from '../connectors/repository.ts';
@@ -177,4 +177,44 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ k
       });
   }
   return { keyId, revokedAt: at };
+}
+
+/**
+ * Writes the listing item of every key issued before keys had one, so that the console lists them: one Scan of the
+ * whole table, reading only the key items, each listing item written only where none is. Run once after upgrading;
+ * running it again writes nothing. Returns how many items it wrote.
+ */
+export async function backfillApiKeyListings(): Promise<{ keys: number; written: number }> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  let seen = 0;
+  let written = 0;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type = :apiKey',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':apiKey': 'apiKey' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const record = v.parse(ApiKeyRecordSchema, item);
+      seen += 1;
+      try {
+        await tableClient().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...consoleKeys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        written += 1;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return { keys: seen, written };
 }

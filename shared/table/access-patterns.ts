@@ -94,6 +94,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU per started 4 KB (about 15 keys)',
   },
   {
+    name: 'List the keys issued before key listings existed (once, after upgrading)',
+    usedBy: ['admin key backfill-listings'],
+    call: 'Scan of the whole table with a FilterExpression on type = apiKey; PutItem of each listing with attribute_not_exists(PK)',
+    key: 'every item (the filter keeps key items); apiKeyListing(workspaceId, keyId)',
+    cost: '0.5 RRU per 4 KB of the whole table (a Scan is paid on what it reads), plus 1 WRU per key; run once',
+  },
+  {
     name: 'Read a key of the workspace by its id, before the console revokes or rotates it',
     usedBy: ['consoleSettingsAction'],
     call: 'GetItem, strongly consistent',

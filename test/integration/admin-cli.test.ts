@@ -3,6 +3,11 @@ import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { listApiKeys } from '../../shared/api-keys/repository.ts';
+import { tableName } from '../../shared/config.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { consoleKeys } from '../../shared/table/keys.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 
@@ -284,6 +289,18 @@ describe('the admin CLI’s console users', () => {
     expect(piped.code, piped.stderr).toBe(0);
     expect(JSON.parse(piped.stdout)).toEqual({ userId: expect.stringMatching(/^usr_/), email: `p-${email}`.toLowerCase() });
     expect((await new ConsoleBrowser().signIn(`p-${email}`, chosen)).status).toBe(303);
+  });
+
+  it('lists the keys issued before the console had listings, once', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
+    const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
+    // As a key issued before listings existed: its listing item is not there.
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId) }));
+    expect(await listApiKeys(workspaceId)).toEqual([]);
+    const first = await adminJson('key', 'backfill-listings');
+    expect(first.written).toBeGreaterThanOrEqual(1);
+    expect((await listApiKeys(workspaceId)).map((key) => key.keyId)).toEqual([keyId]);
+    expect((await adminJson('key', 'backfill-listings')).written).toBe(0);
   });
 
   it('refuses a console user with an unknown role, a malformed email or a taken one', async () => {
