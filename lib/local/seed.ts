@@ -1,6 +1,6 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { issueApiKey } from '../../shared/api-keys/repository.ts';
+import { backfillApiKeyListings, issueApiKey } from '../../shared/api-keys/repository.ts';
 import { createConsoleUser } from '../../shared/console/users.ts';
 import { ApiError } from '../../shared/errors.ts';
 import { putItems } from '../../shared/table/bulk.ts';
@@ -80,7 +80,8 @@ export async function seedDemo(
   if (savedAt && existsSync(savedAt)) {
     const saved = JSON.parse(readFileSync(savedAt, 'utf8')) as DemoWorkspace;
     if (await getWorkspace(saved.workspaceId)) {
-      // A demo saved before the console existed gets its console user now.
+      // A demo saved before the console existed gets its console user now, and its keys their listing items.
+      if (!saved.console) await backfillApiKeyListings();
       const demo = { ...saved, console: saved.console ?? (await createDemoConsoleUser(saved.workspaceId)) };
       if (!saved.console) save(demo);
       return { demo, created: false };
