@@ -37,6 +37,9 @@ Commands:
   key revoke K
   key backfill-listings                 lists the keys issued before the console in its Settings → API keys: one
                                         Scan of the table; run once after upgrading, again it writes nothing
+  listing backfill [--workspace W]      lists in the console's Recommendations, Batches and Write-backs what was
+                                        written before them: one Scan of the table, every recommendation recomputed;
+                                        run once after upgrading
   user create --workspace W --email E --roles admin[,pricing][,finance] [--password-stdin]
                                         a console user; prints a one-time password, or takes the password
                                         from the first line of stdin (at least 12 characters)
@@ -116,6 +119,7 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
   'key backfill-listings': { options: [] },
+  'listing backfill': { options: ['workspace'] },
   'user create': { options: ['workspace', 'email', 'roles', 'password-stdin'] },
   'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
   'adherence report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
@@ -292,6 +296,15 @@ async function prepare(): Promise<() => Promise<Result>> {
         const { backfillApiKeyListings } = await import('../shared/api-keys/repository.ts');
         const done = await backfillApiKeyListings();
         return { json: done, text: `Listed ${done.written} of ${done.keys} keys that the console did not list yet` };
+      };
+    case 'listing backfill':
+      return async () => {
+        const { backfillListings } = await import('../shared/console/listing-backfill.ts');
+        const done = await backfillListings(values.workspace ? { workspaceId: values.workspace } : {});
+        return {
+          json: done,
+          text: `Listed ${done.products} products' recommendations, ${done.batches} batches and ${done.tasks} write-back tasks`,
+        };
       };
     case 'user create': {
       const { consoleRoles, normalEmail } = await import('../shared/console/users.ts');

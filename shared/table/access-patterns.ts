@@ -711,6 +711,15 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '+1 WRU per write of a recommendation, batch or task (each under 1 KB); their keys never change, so never 2',
   },
   {
+    name: 'Backfill the listing index: list the products, batches and tasks written before it',
+    usedBy: ['admin listing backfill'],
+    call:
+      'Scan of the whole table, filtered to products and to batches and tasks without list keys (and to one workspace when asked); ' +
+      "UpdateItem SET the list keys of each batch and task, conditional on their absence; the bands job's recommendation refresh for every product",
+    key: 'every item; batch(…), writeback(…); as the recommendation refresh',
+    cost: '0.5 RRU per 4 KB of the whole table, 2 WRU per batch or task listed, ~0.5 RRU + 2 WRU per product; run once',
+  },
+  {
     name: "Console: a product's realised margins by month",
     usedBy: ['console product'],
     call: 'Query on the lookup index (KEYS_ONLY), paged; BatchGetItem of the lines, eventually consistent',
