@@ -16,10 +16,16 @@ export function dollars(value: number, digits = 4): string {
   return `$${value.toFixed(digits)}`;
 }
 
-/** An ISO moment as a person reads it, in UTC to the second, inside a <time> that keeps the exact value. */
-export function moment(iso: string | undefined): Html {
+/**
+ * An ISO moment as a person reads it, in UTC to the second, inside a <time> that keeps the exact value. In a table
+ * whose headings say UTC (`today` given), a moment of today is its time alone, so that recent rows stay narrow.
+ */
+export function moment(iso: string | undefined, today?: { readonly nowMs: number }): Html {
   if (!iso) return html`—`;
-  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+  const text = iso.slice(0, 19).replace('T', ' ');
+  if (!today) return html`<time datetime="${iso}">${text} UTC</time>`;
+  const sameDay = iso.slice(0, 10) === new Date(today.nowMs).toISOString().slice(0, 10);
+  return html`<time datetime="${iso}">${sameDay ? text.slice(11) : text}</time>`;
 }
 
 /** The notice a redirect carried, or an error to show above a form: announced to screen readers as it appears. */

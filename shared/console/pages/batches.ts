@@ -25,7 +25,7 @@ function statusCell(batch: Batch): Html {
   return html`<td><span class="status status-${batch.status}">${batch.status}</span>${after}</td>`;
 }
 
-function connectorSection({ connector, batches }: ConnectorBatches): Html {
+function connectorSection({ connector, batches }: ConnectorBatches, nowMs: number): Html {
   const headingId = `batches-${connector.connectorId}`;
   return html`<section aria-labelledby="${headingId}">
     <h2 id="${headingId}">${connector.name} <span class="id">${connector.connectorId}</span></h2>
@@ -43,9 +43,9 @@ function connectorSection({ connector, batches }: ConnectorBatches): Html {
                   <th scope="col">Status</th>
                   <th scope="col">Progress</th>
                   <th scope="col">Entities</th>
-                  <th scope="col">Opened</th>
-                  <th scope="col">Committed</th>
-                  <th scope="col">Drained</th>
+                  <th scope="col">Opened (UTC)</th>
+                  <th scope="col">Committed (UTC)</th>
+                  <th scope="col">Drained (UTC)</th>
                   <th scope="col">Error</th>
                 </tr>
               </thead>
@@ -57,9 +57,9 @@ function connectorSection({ connector, batches }: ConnectorBatches): Html {
                       ${statusCell(batch)}
                       <td>${progress(batch)}${batch.skippedOverCap > 0 ? html`<br />${batch.skippedOverCap} skipped over the cap` : ''}</td>
                       <td>${batch.entities.join(', ') || '—'}</td>
-                      <td>${moment(batch.createdAt)}</td>
-                      <td>${moment(batch.committedAt)}</td>
-                      <td>${moment(batch.drainedAt)}</td>
+                      <td>${moment(batch.createdAt, { nowMs })}</td>
+                      <td>${moment(batch.committedAt, { nowMs })}</td>
+                      <td>${moment(batch.drainedAt, { nowMs })}</td>
                       <td>${batch.error ?? ''}</td>
                     </tr>`,
                 )}
@@ -71,10 +71,10 @@ function connectorSection({ connector, batches }: ConnectorBatches): Html {
 }
 
 /** The page's body: pure, so that its rows and escaping are unit-tested. */
-export function batchesView(connectors: readonly ConnectorBatches[]): PageView {
+export function batchesView(connectors: readonly ConnectorBatches[], nowMs: number): PageView {
   const body = html`<h1>Batches</h1>
     <p class="summary">Each connector's most recent ingest batches. Reload the page to follow a drain.</p>
-    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map(connectorSection)}`;
+    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map((entry) => connectorSection(entry, nowMs))}`;
   return { title: 'Batches', body };
 }
 
@@ -87,6 +87,6 @@ export const batchesPage: ConsolePage = {
     const lists = await Promise.all(
       connectors.map(async (connector) => ({ connector, batches: await recentBatches(ctx.user.workspaceId, connector.connectorId, now) })),
     );
-    return batchesView(lists);
+    return batchesView(lists, ctx.nowMs);
   },
 };

@@ -45,13 +45,18 @@ function task(extra: Partial<Task>): Task {
 }
 
 describe('the batches page', () => {
+  const nowMs = Date.parse('2026-11-26T08:00:00Z');
+
   it("shows each connector's batches with their status, progress and error", () => {
-    const markup = batchesView([
-      {
-        connector,
-        batches: [batch({}), batch({ batchId: 'b2', status: 'failed', error: 'The batch was not committed within 24 hours.' })],
-      },
-    ]).body.text;
+    const markup = batchesView(
+      [
+        {
+          connector,
+          batches: [batch({}), batch({ batchId: 'b2', status: 'failed', error: 'The batch was not committed within 24 hours.' })],
+        },
+      ],
+      nowMs,
+    ).body.text;
     expectShown(markup, '<span class="status status-draining">draining</span>');
     expectShown(markup, '<progress max="200" value="50" aria-label="50 of 200 drained"></progress> 50 of 200 drained');
     expectShown(markup, '<td>product, order</td>');
@@ -61,14 +66,23 @@ describe('the batches page', () => {
   });
 
   it('counts a drained batch as wholly drained, and says when its prices are still updating', () => {
-    const markup = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200 })] }]).body.text;
+    const markup = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200 })] }], nowMs).body.text;
     expectShown(markup, '200 of 200 drained');
     expectShown(markup, '(prices updating)');
   });
 
+  it("writes today's moments as their time alone, and others with their day", () => {
+    const markup = batchesView([{ connector, batches: [batch({ committedAt: '2026-11-25T23:59:59.000Z' })] }], nowMs).body.text;
+    expectShown(
+      markup,
+      '<time datetime="2026-11-26T07:00:00.000Z">07:00:00</time>',
+      '<time datetime="2026-11-25T23:59:59.000Z">2026-11-25 23:59:59</time>',
+    );
+  });
+
   it('says so when there are no connectors, or a connector has no batches', () => {
-    expect(batchesView([]).body.text).toContain('No connectors yet');
-    expect(batchesView([{ connector, batches: [] }]).body.text).toContain('No batches yet.');
+    expect(batchesView([], nowMs).body.text).toContain('No connectors yet');
+    expect(batchesView([{ connector, batches: [] }], nowMs).body.text).toContain('No batches yet.');
   });
 });
 

@@ -44,9 +44,9 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
                     <th scope="col">SKU</th>
                     <th scope="col" class="number">Price</th>
                     <th scope="col">Status</th>
-                    <th scope="col">Created</th>
+                    <th scope="col">Created (UTC)</th>
                     <th scope="col" class="number">Leases</th>
-                    <th scope="col">Finished</th>
+                    <th scope="col">Finished (UTC)</th>
                     <th scope="col">Error</th>
                   </tr>
                 </thead>
@@ -58,9 +58,9 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
                       <td>${task.productSku}</td>
                       <td class="number">${money(task.priceCents, task.currency)}</td>
                       <td><span class="status status-${status.replace(' ', '-')}">${status}</span></td>
-                      <td>${moment(task.createdAt)}</td>
+                      <td>${moment(task.createdAt, { nowMs })}</td>
                       <td class="number">${task.leases ?? 0}</td>
-                      <td>${moment(task.finishedAt)}</td>
+                      <td>${moment(task.finishedAt, { nowMs })}</td>
                       <td>${task.error ?? (task.supersededBy ? `superseded by ${task.supersededBy}` : '')}</td>
                     </tr>`;
                   })}
