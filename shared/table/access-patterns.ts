@@ -35,7 +35,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['openBatch'],
     call: 'PutItem with attribute_not_exists(PK)',
     key: 'batch(workspaceId, batchId)',
-    cost: '1 WRU',
+    cost: "2 WRU: 1 for the batch, 1 for its entry in the console's listing index",
   },
   {
     name: 'Create a workspace',
