@@ -1,4 +1,4 @@
-// Test projects: unit tests beside the domain, integration tests against the local stack, stack tests on the template.
+// Test projects: unit tests beside the domain, integration and console browser tests against the local stack, stack tests on the template.
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,7 +9,7 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          include: ['test/integration/**/*.test.ts', 'test/console/**/*.test.ts'],
           globalSetup: ['test/integration/global-setup.ts'],
           setupFiles: ['test/integration/environment.ts'],
           testTimeout: 30_000,

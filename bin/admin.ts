@@ -37,6 +37,14 @@ Commands:
   key create --workspace W --family svc_live --scopes erp[,storefront][,connector] [--connector C]
   key create --workspace W --family pw_live|pw_test
   key revoke K
+  key backfill-listings                 lists the keys issued before the console in its Settings → API keys: one
+                                        Scan of the table; run once after upgrading, again it writes nothing
+  listing backfill [--workspace W]      lists in the console's Recommendations, Batches and Write-backs what was
+                                        written before them: one Scan of the table, every recommendation recomputed;
+                                        run once after upgrading
+  user create --workspace W --email E --roles admin[,pricing][,finance] [--password-stdin]
+                                        a console user; prints a one-time password, or takes the password
+                                        from the first line of stdin (at least 12 characters)
 ${webhookUsage}
 
 Targets: the local stack that \`npm start\` runs (its .local/stack.json, or --stack FILE), or with --aws the
@@ -73,6 +81,9 @@ function parseCommandLine() {
       by: { type: 'string' },
       csv: { type: 'boolean' },
       'holdout-days': { type: 'string' },
+      email: { type: 'string' },
+      roles: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
       ...webhookOptions,
     },
   });
@@ -110,6 +121,9 @@ const commands: Record<string, { readonly target?: string; readonly options: rea
   'connector create': { options: ['workspace', 'name', 'no-writebacks'] },
   'key create': { options: ['workspace', 'family', 'scopes', 'connector'] },
   'key revoke': { target: 'the key id', options: [] },
+  'key backfill-listings': { options: [] },
+  'listing backfill': { options: ['workspace'] },
+  'user create': { options: ['workspace', 'email', 'roles', 'password-stdin'] },
   'cost report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
   'adherence report': { options: ['workspace', 'from', 'to', 'by', 'csv'] },
   ...webhookCommands,
@@ -280,6 +294,49 @@ async function prepare(): Promise<() => Promise<Result>> {
         const revoked = await revokeApiKey(target);
         return { json: revoked, text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}` };
       };
+    case 'key backfill-listings':
+      return async () => {
+        const { backfillApiKeyListings } = await import('../shared/api-keys/repository.ts');
+        const done = await backfillApiKeyListings();
+        return { json: done, text: `Listed ${done.written} of ${done.keys} keys that the console did not list yet` };
+      };
+    case 'listing backfill':
+      return async () => {
+        const { backfillListings } = await import('../shared/console/listing-backfill.ts');
+        const done = await backfillListings(values.workspace ? { workspaceId: values.workspace } : {});
+        return {
+          json: done,
+          text: `Listed ${done.products} products' recommendations, ${done.batches} batches and ${done.tasks} write-back tasks`,
+        };
+      };
+    case 'user create': {
+      const { consoleRoles, normalEmail } = await import('../shared/console/users.ts');
+      const { passwordProblem } = await import('../shared/console/passwords.ts');
+      const workspaceId = required('workspace');
+      let email: string;
+      try {
+        email = normalEmail(required('email'));
+      } catch {
+        throw new UsageError(`invalid --email ${JSON.stringify(values.email)}: expected an email address`);
+      }
+      required('roles');
+      const roles = eachOneOf('roles', consoleRoles) ?? [];
+      if (roles.length === 0) throw new UsageError('--roles needs at least one of admin, pricing, finance');
+      const password = values['password-stdin'] ? await firstLineOfStdin() : undefined;
+      const problem = password === undefined ? undefined : passwordProblem(password);
+      if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
+      return async () => {
+        const { createConsoleUser } = await import('../shared/console/users.ts');
+        const created = await createConsoleUser({ workspaceId, email, roles, password });
+        const chosen = password !== undefined;
+        return {
+          json: { userId: created.userId, email: created.email, ...(chosen ? {} : { password: created.password }) },
+          text: chosen
+            ? `Created console user ${created.email} (${created.userId}) with the password from stdin`
+            : `Created console user ${created.email} (${created.userId}). Their one-time password is shown this once:\n${created.password}`,
+        };
+      };
+    }
     case 'bands rebuild': {
       const workspaceId = required('workspace');
       return () => rebuild(workspaceId);
@@ -324,6 +381,13 @@ async function prepare(): Promise<() => Promise<Result>> {
     default:
       throw new UsageError(`unknown command: ${name}`);
   }
+}
+
+/** The first line of stdin, without its line end: a password piped in, never echoed nor put on the command line. */
+async function firstLineOfStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return (Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '').trimEnd();
 }
 
 async function rebuild(workspaceId: string): Promise<Result> {

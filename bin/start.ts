@@ -86,6 +86,10 @@ if (!values['no-seed']) {
   console.log(`    connector   ${demo.keys.connector}`);
   console.log(`    pw_live     ${demo.keys.pwLive}`);
   console.log(`    pw_test     ${demo.keys.pwTest}`);
+  console.log(`Console at ${stack.gatewayUrl}/console`);
+  console.log(`  sign in as   ${demo.console.email}`);
+  console.log(`  password     ${demo.console.password}`);
+  console.log('  roles        admin, pricing, finance');
   if (created) {
     const batchId = await ingestSampleCatalogue(stack.gatewayUrl, demo.keys.connector);
     const { products, customers, quotes, orders } = demoCatalogueSize;
@@ -103,4 +107,5 @@ if (!values['no-seed']) {
 }
 
 console.log(`DynamoDB Local at ${stack.dynamoDbEndpoint}, SQS at ${stack.sqsEndpoint}, table ${stack.tableName}`);
+if (values['no-seed']) console.log(`Console at ${stack.gatewayUrl}/console (create a user: npm run admin -- user create)`);
 console.log(`Pricing service ready at ${stack.gatewayUrl}`);

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { fallbackRoute, routes, scheduledJobs, workers } from '../shared/routes.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../shared/routes.ts';
 import { PricingServiceStack } from './pricing-service-stack.ts';
 import { cdkJsonContext } from './project.ts';
 
@@ -21,7 +21,7 @@ export function synthesizeBundles(outdir: string): FunctionBundle[] {
   const app = new App({ outdir, context: cdkJsonContext() });
   const stack = new PricingServiceStack(app, 'PricingService');
   app.synth();
-  const entries = new Map([...routes, fallbackRoute, ...workers, ...scheduledJobs].map((row) => [row.id, row.entry]));
+  const entries = new Map([...routes, ...consoleRoutes, fallbackRoute, ...workers, ...scheduledJobs].map((row) => [row.id, row.entry]));
   return [...stack.functions].map(([id, fn]) => {
     const code = stack.resolve((fn.function.node.defaultChild as CfnFunction).code) as { s3Key: string };
     const path = join(outdir, `asset.${code.s3Key.replace(/\.zip$/, '')}`, 'index.mjs');

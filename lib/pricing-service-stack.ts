@@ -10,6 +10,8 @@ import { environmentNames } from '../shared/config.ts';
 import { type QueueId, queues } from '../shared/queues.ts';
 import {
   type FallbackRoute,
+  type ConsoleRoute,
+  consoleRoutes,
   fallbackRoute,
   type HttpRoute,
   type QueueWorker,
@@ -54,6 +56,7 @@ const deadLetterUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
 export interface PricingServiceStackProps extends StackProps {
   /** Defaults to the shared route table; tests pass their own rows to cover shapes the table does not have yet. */
   readonly routes?: readonly HttpRoute[];
+  readonly consoleRoutes?: readonly ConsoleRoute[];
   readonly fallbackRoute?: FallbackRoute;
   readonly workers?: readonly QueueWorker[];
   readonly scheduledJobs?: readonly ScheduledJob[];
@@ -159,6 +162,13 @@ export class PricingServiceStack extends Stack {
     monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function });
 
     for (const route of props.routes ?? routes) {
+      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
+      api.addRoute(route, fn.function);
+      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route });
+    }
+
+    // The console's routes: functions of their own, so that the API's functions carry none of the console's code.
+    for (const route of props.consoleRoutes ?? consoleRoutes) {
       const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
       api.addRoute(route, fn.function);
       monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route });

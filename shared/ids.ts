@@ -15,7 +15,7 @@ export function randomBase62(length: number): string {
   return out;
 }
 
-export type IdPrefix = 'ws' | 'con' | 'key' | 'job' | 'wb' | 'apv' | 'pd' | 'we';
+export type IdPrefix = 'ws' | 'con' | 'key' | 'job' | 'wb' | 'apv' | 'pd' | 'we' | 'usr';
 
 /** 22 base62 characters carry about 131 bits, as many as a UUID. */
 export function newId(prefix: IdPrefix): string {

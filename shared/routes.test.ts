@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from './queues.ts';
-import { fallbackRoute, routeKey, routes, workers } from './routes.ts';
+import { consoleRoutes, fallbackRoute, routeKey, routes, workers } from './routes.ts';
 import { accessPatterns } from './table/access-patterns.ts';
 
 const root = resolve(import.meta.dirname, '..');
@@ -69,6 +69,35 @@ describe('the route table', () => {
     for (const queue of Object.values(queues)) {
       expect(visibilityTimeoutSeconds(queue)).toBeGreaterThanOrEqual(VISIBILITY_TO_TIMEOUT_RATIO * queue.consumerTimeoutSeconds);
       expect(queue.maxReceiveCount).toBe(5);
+    }
+  });
+});
+
+describe('the console’s routes', () => {
+  it('point at handler modules that exist, under /console, with ids and route keys no other route has', () => {
+    for (const route of consoleRoutes) {
+      expect(existsSync(resolve(root, route.entry)), route.entry).toBe(true);
+      expect(route.path === '/console' || route.path.startsWith('/console/'), route.id).toBe(true);
+    }
+    const all = [...routes, ...consoleRoutes];
+    expect(new Set(all.map((route) => route.id)).size).toBe(all.length);
+    expect(new Set(all.map(routeKey)).size).toBe(all.length);
+  });
+
+  it('put a greedy parameter last, and list each route before any greedy route that would claim its paths', () => {
+    consoleRoutes.forEach((route, index) => {
+      expect(route.path.slice(0, -1).includes('+}'), route.id).toBe(false);
+      const claimedBy = consoleRoutes.slice(0, index).find((earlier) => {
+        const prefix = /^(.*)\/\{\w+\+\}$/.exec(earlier.path)?.[1];
+        return earlier.method === route.method && prefix !== undefined && route.path.startsWith(`${prefix}/`);
+      });
+      expect(claimedBy?.id, route.id).toBeUndefined();
+    });
+  });
+
+  it('let the routes open to every caller (the stylesheet, the sign-in form) touch nothing', () => {
+    for (const route of consoleRoutes.filter((candidate) => candidate.auth === 'none' && candidate.method === 'GET')) {
+      expect(route.access, route.id).toEqual({});
     }
   });
 });

@@ -14,7 +14,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { HttpRoute as RouteRow } from '../../shared/routes.ts';
+import type { ConsoleRoute, HttpRoute as RouteRow } from '../../shared/routes.ts';
 import { constructId } from './construct-id.ts';
 import { logRetention } from './service-function.ts';
 
@@ -102,24 +102,30 @@ export class ServiceApi extends Construct {
     });
   }
 
-  addRoute(route: RouteRow, handler: IFunction): void {
+  addRoute(route: RouteRow | ConsoleRoute, handler: IFunction): void {
     const httpRoute = new HttpRoute(this, `${constructId(route.id)}Route`, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
       integration: lambdaIntegration(`${constructId(route.id)}Integration`, handler),
     });
-    acknowledgeNoGatewayAuthorizer(
-      httpRoute,
-      route.auth === 'none'
-        ? `The ${route.id} route is open by design: it serves the API's public documents or reference page, holds no grant and reads no data.`
-        : `The ${route.id} handler authorizes every request by its service API key before doing anything else.`,
-    );
+    acknowledgeNoGatewayAuthorizer(httpRoute, authorizationReason(route));
   }
 
   /** The URL clients call; the `$default` stage serves from the root of the endpoint. */
   get url(): string {
     return this.stage.url;
   }
+}
+
+function authorizationReason(route: RouteRow | ConsoleRoute): string {
+  if (route.surface === 'console') {
+    return route.auth === 'session'
+      ? `The ${route.id} console handler reads the person's session cookie, and checks the CSRF token and role of every form, before doing anything else.`
+      : `The ${route.id} console route is open by design: the sign-in form and its stylesheet, reading no data but the sign-in checks.`;
+  }
+  return route.auth === 'none'
+    ? `The ${route.id} route is open by design: it serves the API's public documents or reference page, holds no grant and reads no data.`
+    : `The ${route.id} handler authorizes every request by its service API key before doing anything else.`;
 }
 
 function lambdaIntegration(id: string, handler: IFunction): HttpLambdaIntegration {

@@ -61,10 +61,11 @@ function compile(route: GatewayRoute): CompiledRoute {
   const source = route.path
     .split('/')
     .map((segment) => {
-      const param = /^\{([^}+]+)\}$/.exec(segment);
+      const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
       if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
       names.push(param[1]);
-      return '([^/]+)';
+      // A greedy parameter (`{path+}`, API Gateway's proxy form) takes the rest of the path, slashes and all.
+      return param[2] ? '(.+)' : '([^/]+)';
     })
     .join('/');
   return { route, routeKey: `${route.method} ${route.path}`, pattern: new RegExp(`^${source}$`), names };

@@ -1,6 +1,10 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { issueApiKey } from '../../shared/api-keys/repository.ts';
+import { backfillApiKeyListings, issueApiKey } from '../../shared/api-keys/repository.ts';
+import { migrateHistory } from '../../shared/canonical/migrate-history.ts';
+import { backfillListings } from '../../shared/console/listing-backfill.ts';
+import { createConsoleUser } from '../../shared/console/users.ts';
+import { ApiError } from '../../shared/errors.ts';
 import { putItems } from '../../shared/table/bulk.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import { entityKinds } from '../../shared/records/schema.ts';
@@ -38,14 +42,61 @@ export async function createWorkspaceWithKeys(name: string): Promise<WorkspaceWi
   };
 }
 
-/** Reuses the demo of an earlier start when its workspace is still in the table; otherwise creates one. */
-export async function seedDemo(savedAt: string | undefined): Promise<{ demo: WorkspaceWithKeys; created: boolean }> {
-  if (savedAt && existsSync(savedAt)) {
-    const saved = JSON.parse(readFileSync(savedAt, 'utf8')) as WorkspaceWithKeys;
-    if (await getWorkspace(saved.workspaceId)) return { demo: saved, created: false };
+/** The demo's console user, with every role; its password is kept beside the demo keys so that each start prints it. */
+export interface DemoConsoleUser {
+  readonly email: string;
+  readonly password: string;
+}
+
+export type DemoWorkspace = WorkspaceWithKeys & { readonly console?: DemoConsoleUser };
+
+export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
+
+/**
+ * A console user of the demo workspace with all three roles. Emails are unique across workspaces: when data of an
+ * earlier demo holds the usual address, the user gets one named after the workspace.
+ */
+export async function createDemoConsoleUser(workspaceId: string): Promise<DemoConsoleUser> {
+  const roles = ['admin', 'pricing', 'finance'] as const;
+  try {
+    const { email, password } = await createConsoleUser({ workspaceId, email: DEMO_CONSOLE_EMAIL, roles });
+    return { email, password };
+  } catch (error) {
+    if (!(error instanceof ApiError && error.param === 'email')) throw error;
+    const { email, password } = await createConsoleUser({
+      workspaceId,
+      email: `demo-${workspaceId.slice(3, 13).toLowerCase()}@example.com`,
+      roles,
+    });
+    return { email, password };
   }
-  const demo = await createWorkspaceWithKeys('Demo Seller');
-  if (savedAt) writeFileSync(savedAt, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+}
+
+/** Reuses the demo of an earlier start when its workspace is still in the table; otherwise creates one. */
+export async function seedDemo(
+  savedAt: string | undefined,
+): Promise<{ demo: DemoWorkspace & { console: DemoConsoleUser }; created: boolean }> {
+  const save = (demo: DemoWorkspace) => {
+    if (savedAt) writeFileSync(savedAt, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
+  };
+  if (savedAt && existsSync(savedAt)) {
+    const saved = JSON.parse(readFileSync(savedAt, 'utf8')) as DemoWorkspace;
+    if (await getWorkspace(saved.workspaceId)) {
+      // A demo saved before the console existed gets its console user now, its keys their listing items, and its
+      // products, batches and tasks theirs; and a demo drained a line item per line has its history moved.
+      if (!saved.console) {
+        await backfillApiKeyListings();
+        await backfillListings({ workspaceId: saved.workspaceId });
+        await migrateHistory(saved.workspaceId);
+      }
+      const demo = { ...saved, console: saved.console ?? (await createDemoConsoleUser(saved.workspaceId)) };
+      if (!saved.console) save(demo);
+      return { demo, created: false };
+    }
+  }
+  const workspace = await createWorkspaceWithKeys('Demo Seller');
+  const demo = { ...workspace, console: await createDemoConsoleUser(workspace.workspaceId) };
+  save(demo);
   return { demo, created: true };
 }
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { environmentNames, serviceName } from '../../shared/config.ts';
 import { type QueueId, queues } from '../../shared/queues.ts';
-import { workers as definedWorkers, fallbackRoute, type QueueWorker, routes, scheduledJobs } from '../../shared/routes.ts';
+import { consoleRoutes, workers as definedWorkers, fallbackRoute, type QueueWorker, routes, scheduledJobs } from '../../shared/routes.ts';
 import { table } from '../../shared/table/definition.ts';
 import { dataKeyFileEnvironmentName } from '../../shared/webhooks/secrets.ts';
 import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
@@ -199,7 +199,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const gateway: Gateway = await startGateway({
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
-      routes: routes.map((route) => ({ ...route, name: route.id })),
+      routes: [...routes, ...consoleRoutes].map((route) => ({ ...route, name: route.id })),
       fallback: { ...fallbackRoute, name: fallbackRoute.id },
       onExchange: options.onExchange,
     });

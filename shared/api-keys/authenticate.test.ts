@@ -88,6 +88,15 @@ describe('authorizing a key for a route', () => {
     expect(() => authorize(claim, connectorKey, workspace)).not.toThrow();
   });
 
+  it('lets a rotated key work until its grace period ends, and refuses it from then on as revoked', () => {
+    const rotated = { ...connectorKey, revokeAt: '2026-01-02T00:00:00.000Z' };
+    const end = Date.parse('2026-01-02T00:00:00.000Z');
+    expect(() => authorize(ingest, rotated, workspace, end - 1)).not.toThrow();
+    expect(() => authorize(ingest, rotated, workspace, end)).toThrow(
+      expect.objectContaining({ code: 'unauthorized', message: 'The API key has been revoked.' }),
+    );
+  });
+
   it('accepts any one of the scopes a route lists', () => {
     const prices: RouteAuth = { family: 'svc_live', scopes: ['erp', 'storefront'] };
     expect(() => authorize(prices, { ...connectorKey, scopes: ['storefront'] }, workspace)).not.toThrow();

@@ -61,9 +61,14 @@ export function checkFamily(auth: RouteAuth, family: KeyFamily): void {
  * The checks after the key is found, in the order of the contract: 401 (unknown, revoked, wrong family), 403 scope,
  * 402 workspace not active, 403 feature off. Pure, so that the order is unit-tested.
  */
-export function authorize(auth: RouteAuth, record: ApiKeyRecord | undefined, workspace: Workspace | undefined): Principal {
+export function authorize(
+  auth: RouteAuth,
+  record: ApiKeyRecord | undefined,
+  workspace: Workspace | undefined,
+  nowMs = Date.now(),
+): Principal {
   if (!record || !workspace) throw unauthorized('The API key is not valid.');
-  if (record.revokedAt) throw unauthorized('The API key has been revoked.');
+  if (record.revokedAt || isPastRevokeAt(record, nowMs)) throw unauthorized('The API key has been revoked.');
   checkFamily(auth, record.family);
   const granting = auth.scopes.filter((scope) => record.scopes.includes(scope));
   if (auth.scopes.length > 0 && granting.length === 0) {
@@ -86,6 +91,11 @@ export function authorize(auth: RouteAuth, record: ApiKeyRecord | undefined, wor
     connectorId: record.connectorId,
     workspace,
   };
+}
+
+/** A key rotated with a grace period stops working when the period ends, whether or not anything revoked it since. */
+export function isPastRevokeAt(record: Pick<ApiKeyRecord, 'revokeAt'>, nowMs: number): boolean {
+  return record.revokeAt !== undefined && Date.parse(record.revokeAt) <= nowMs;
 }
 
 /** The connector a connector-scope route acts for; a key without one cannot use such a route. */
@@ -113,7 +123,7 @@ export async function authenticate(auth: RouteAuth, authorizationHeader: string 
   const keyHash = hashApiKey(key);
   const record = await keyCache.get(keyHash, now, () => findApiKey(keyHash));
   const workspace = record ? await workspaceCache.get(record.workspaceId, now, () => getWorkspace(record.workspaceId)) : undefined;
-  return authorize(auth, record, workspace);
+  return authorize(auth, record, workspace, now);
 }
 
 /** For tests that change a key or workspace and must not wait out the cache. */

@@ -1,15 +1,15 @@
-// API key items in the table: issue a key (stored as its SHA-256 only), find it, revoke it.
+// API key items in the table: issue a key (stored as its SHA-256 only), find it, list a workspace's, rotate and revoke it.
 import { createHash } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { getConnector } from '../connectors/repository.ts';
 import { ApiError } from '../errors.ts';
 import { newId, randomBase62 } from '../ids.ts';
-import { tableClient } from '../table/client.ts';
-import { keys, lookupKeys } from '../table/keys.ts';
-import { queryLookup } from '../table/query.ts';
-import { putWorkspaceItem } from '../workspaces/repository.ts';
+import { isConditionFailure, tableClient } from '../table/client.ts';
+import { consoleKeys, keys, lookupKeys } from '../table/keys.ts';
+import { queryAll, queryLookup } from '../table/query.ts';
+import { putWorkspaceItems } from '../workspaces/repository.ts';
 import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
 
 /** 40 base62 characters: about 238 bits, above the 32 characters the contract asks for. */
@@ -51,7 +51,7 @@ export interface IssuedKey {
   readonly record: ApiKeyRecord;
 }
 
-export async function issueApiKey(grant: KeyGrant, now = new Date()): Promise<IssuedKey> {
+export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom?: string): Promise<IssuedKey> {
   checkGrant(grant);
   if (grant.connectorId && !(await getConnector(grant.workspaceId, grant.connectorId))) {
     throw new ApiError('not_found', `connector ${grant.connectorId} does not exist in workspace ${grant.workspaceId}`);
@@ -64,14 +64,79 @@ export async function issueApiKey(grant: KeyGrant, now = new Date()): Promise<Is
     scopes: [...grant.scopes],
     connectorId: grant.connectorId,
     createdAt: now.toISOString(),
+    rotatedFrom,
   });
-  await putWorkspaceItem(grant.workspaceId, {
-    ...keys.apiKey(hashApiKey(key)),
-    ...lookupKeys.apiKeyById(record.keyId),
-    type: 'apiKey',
-    ...record,
-  });
+  // The key and its entry in the workspace's listing, together: the listing never shows a key that does not work.
+  await putWorkspaceItems(grant.workspaceId, [
+    { ...keys.apiKey(hashApiKey(key)), ...lookupKeys.apiKeyById(record.keyId), type: 'apiKey', ...record },
+    { ...consoleKeys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+  ]);
   return { keyId: record.keyId, key, record };
+}
+
+/** A workspace's keys, newest first, as its listing items hold them (the grant and dates, never a hash). */
+export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> {
+  const { PK, SKPrefix } = consoleKeys.apiKeyListingPrefix(workspaceId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+  });
+  return items.map((item) => v.parse(ApiKeyRecordSchema, item)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+}
+
+/** One key of the workspace by its id, from its listing item: another workspace's key is not found. */
+export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId), ConsistentRead: true }),
+  );
+  return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
+}
+
+/**
+ * Rotates a key of the workspace: a new key with the same grant, and the old one revoked `graceMs` from now (at once
+ * when 0), so that callers have the grace period to switch. Returns the new key, shown once.
+ */
+export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: number, now = new Date()): Promise<IssuedKey> {
+  const old = await getWorkspaceApiKey(workspaceId, keyId);
+  if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
+  if (old.revokedAt) throw new ApiError('invalid_request', `key ${keyId} is revoked: there is nothing to rotate`);
+  const issued = await issueApiKey({ workspaceId, family: old.family, scopes: old.scopes, connectorId: old.connectorId }, now, old.keyId);
+  if (graceMs <= 0) await revokeApiKey(keyId, now);
+  else await scheduleRevocation(workspaceId, keyId, new Date(now.getTime() + graceMs));
+  return issued;
+}
+
+/** Revokes a key of the workspace, and no other workspace's: the console names keys by id, and ids are not secrets. */
+export async function revokeWorkspaceApiKey(
+  workspaceId: string,
+  keyId: string,
+  now = new Date(),
+): Promise<{ keyId: string; revokedAt: string }> {
+  if (!(await getWorkspaceApiKey(workspaceId, keyId))) throw new ApiError('not_found', `key ${keyId} does not exist`);
+  return revokeApiKey(keyId, now);
+}
+
+/** Sets the time the key stops working, on the key and its listing item; an earlier time already set stays. */
+async function scheduleRevocation(workspaceId: string, keyId: string, at: Date): Promise<void> {
+  const [found] = await queryLookup(lookupKeys.apiKeysWithId(keyId), 1);
+  if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
+  const revokeAt = at.toISOString();
+  for (const Key of [{ PK: found.PK, SK: found.SK }, consoleKeys.apiKeyListing(workspaceId, keyId)]) {
+    await tableClient()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key,
+          UpdateExpression: 'SET revokeAt = :at',
+          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(revokeAt) OR revokeAt > :at)',
+          ExpressionAttributeValues: { ':at': revokeAt },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
 }
 
 export async function findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
@@ -94,5 +159,62 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ k
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return { keyId, revokedAt: String(Attributes?.revokedAt ?? revokedAt) };
+  const at = String(Attributes?.revokedAt ?? revokedAt);
+  // The workspace's listing says so too; a key issued before listings were written has none, and that is no fault.
+  if (typeof Attributes?.workspaceId === 'string') {
+    await tableClient()
+      .send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: consoleKeys.apiKeyListing(Attributes.workspaceId, keyId),
+          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+          ConditionExpression: 'attribute_exists(PK)',
+          ExpressionAttributeValues: { ':at': at },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+  return { keyId, revokedAt: at };
+}
+
+/**
+ * Writes the listing item of every key issued before keys had one, so that the console lists them: one Scan of the
+ * whole table, reading only the key items, each listing item written only where none is. Run once after upgrading;
+ * running it again writes nothing. Returns how many items it wrote.
+ */
+export async function backfillApiKeyListings(): Promise<{ keys: number; written: number }> {
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  let seen = 0;
+  let written = 0;
+  do {
+    const page = await tableClient().send(
+      new ScanCommand({
+        TableName: tableName(),
+        FilterExpression: '#type = :apiKey',
+        ExpressionAttributeNames: { '#type': 'type' },
+        ExpressionAttributeValues: { ':apiKey': 'apiKey' },
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const record = v.parse(ApiKeyRecordSchema, item);
+      seen += 1;
+      try {
+        await tableClient().send(
+          new PutCommand({
+            TableName: tableName(),
+            Item: { ...consoleKeys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          }),
+        );
+        written += 1;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return { keys: seen, written };
 }

@@ -19,5 +19,12 @@ export const ApiKeyRecordSchema = v.object({
   connectorId: v.optional(v.string()),
   createdAt: v.string(),
   revokedAt: v.optional(v.string()),
+  /**
+   * A revocation scheduled for later (ISO): a key rotated with a grace period works until then, and is refused from
+   * then on as if revoked.
+   */
+  revokeAt: v.optional(v.string()),
+  /** The key this one replaced, when it was made by rotating that one. */
+  rotatedFrom: v.optional(v.string()),
 });
 export type ApiKeyRecord = v.InferOutput<typeof ApiKeyRecordSchema>;

@@ -104,12 +104,17 @@ function lostTurn(error: unknown): boolean {
 }
 
 /**
+ * Who approves: an API key, or a console user, who approves as a live key does (`keyId` then holds the user's id).
+ */
+export type Approver = Pick<Principal, 'keyId' | 'family' | 'workspaceId' | 'workspace'>;
+
+/**
  * Approves a price for a SKU. A live key records the approval, one task per connector that receives write-backs, the
  * cancellation of the pending tasks of the approval before it, and its turn on the SKU's latest-approval item, all in
  * one transaction: approvals of one SKU at once take turns, the last to take its turn wins, and each connector is left
  * exactly one pending task, the winner's. A sandbox key records the approval alone, and supersedes nothing.
  */
-export async function approvePrice(principal: Principal, request: ApproveRequest, now: Date): Promise<Approval> {
+export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date): Promise<Approval> {
   const { workspaceId, workspace } = principal;
   const recommendation = pricedOrRefused(await currentRecommendation(workspace, request.sku, now.getTime()), request.sku);
   const priceCents = checkApprovedPrice(request.price, recommendation);

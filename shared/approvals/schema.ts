@@ -20,7 +20,7 @@ export const ApprovalSchema = v.object({
   approvedAt: v.string(),
   /** False for a sandbox (pw_test) approval, which publishes nothing. */
   livemode: v.boolean(),
-  /** The key that approved. */
+  /** The key that approved, or the console user who did. */
   keyId: v.string(),
   /** The recommendation as it stood when the price was approved. */
   recommendedPriceCents: v.number(),

@@ -4,7 +4,7 @@ import * as v from 'valibot';
 import { tableName } from '../config.ts';
 import { newBatchId, newId } from '../ids.ts';
 import { isConditionFailure, tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { keys, listingKeys } from '../table/keys.ts';
 import { newEvent } from '../webhooks/events.ts';
 import { updateWithEvents } from '../webhooks/outbox.ts';
 import { batchNotFound, EXPIRED_ERROR, expired, expiryCutoff, isOwnBatch, notOpen } from './rules.ts';
@@ -31,7 +31,12 @@ export async function openBatch(owner: BatchOwner, now = new Date()): Promise<Ba
   await tableClient().send(
     new PutCommand({
       TableName: tableName(),
-      Item: { ...keys.batch(batch.workspaceId, batch.batchId), type: 'batch', ...item },
+      Item: {
+        ...keys.batch(batch.workspaceId, batch.batchId),
+        ...listingKeys.batch(batch.workspaceId, batch.connectorId, batch.createdAt, batch.batchId),
+        type: 'batch',
+        ...item,
+      },
       // A v4 UUID does not collide in practice; the condition makes sure a collision could never overwrite a batch.
       ConditionExpression: 'attribute_not_exists(PK)',
     }),

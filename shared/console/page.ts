@@ -30,7 +30,12 @@ export interface PageView {
 /** What a form post leads to: back to a page (with a notice), or the same page again with errors shown inline. */
 export type ActionOutcome =
   | { readonly kind: 'redirect'; readonly location: string; readonly notice?: string }
-  | { readonly kind: 'render'; readonly status: 400 | 409 | 422; readonly view: PageView };
+  | { readonly kind: 'render'; readonly status: 400 | 409 | 422; readonly view: PageView }
+  /**
+   * A success shown in the answer to the post itself, with 200, rather than after a redirect: what is shown once and
+   * must never travel in a URL, such as a new key's plaintext or a one-time password. Reloading does not show it again.
+   */
+  | { readonly kind: 'show'; readonly view: PageView };
 
 export interface PageAction {
   /** The role a user needs to run it; the router refuses others with 403, whatever the form says. */

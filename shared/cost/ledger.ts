@@ -41,6 +41,11 @@ export interface WorkDone {
   readonly durationMs: number;
   /** The API Gateway requests it was metered as; 0 for a job off a queue. */
   readonly apiRequests: number;
+  /**
+   * The function's configured memory, when its caller knows it: the console's functions pass their own, so that the
+   * API's functions need not carry the console's rows of the route table to look it up.
+   */
+  readonly memoryMb?: number;
 }
 
 /** Turns one request or job into the counts it adds to its ledger item. */
@@ -51,7 +56,7 @@ export function countsOf(work: WorkDone): CostCounts {
   counts[`status${statusClass}xx` as CostCounter] = 1;
   counts.readUnits = work.capacity.readUnits;
   counts.writeUnits = work.capacity.writeUnits;
-  counts.lambdaMbMs = Math.ceil(work.durationMs) * memoryOf(work.route);
+  counts.lambdaMbMs = Math.ceil(work.durationMs) * (work.memoryMb ?? memoryOf(work.route));
   counts.invocations = 1;
   counts.apiRequests = work.apiRequests;
   counts.sqsRequests = work.capacity.queueRequests;

@@ -10,6 +10,7 @@ import type { PriceRequestLine } from './request.ts';
 /** A product item as a call prices it: its amounts in its own currency, not yet converted. */
 export interface ProductView extends PricingProduct {
   readonly externalId?: string;
+  readonly name?: string;
   readonly category: string;
   readonly currency?: string;
   /** segment → segment × SKU band, kept on the product item so that reading the product reads them too. */

@@ -79,6 +79,12 @@ describe("a product's recommendation", () => {
     expect(expectPriced(recommendProduct(product(), snapshot(), context()))).not.toHaveProperty('ceilingCents');
   });
 
+  it('carries the name and category the console lists and filters by', () => {
+    const recommendation = recommendProduct(product({ name: 'Hex bolt M10' }), snapshot(), context());
+    expect(recommendation).toMatchObject({ name: 'Hex bolt M10', category: 'Fasteners' });
+    expect(recommendProduct(product(), snapshot(), context())).not.toHaveProperty('name');
+  });
+
   it('carries the external id when the product has one', () => {
     expect(recommendProduct(product({ externalId: 'EXT-1' }), snapshot(), context()).productExternalId).toBe('EXT-1');
     expect(recommendProduct(product(), snapshot(), context())).not.toHaveProperty('productExternalId');
@@ -89,6 +95,7 @@ describe("a product's recommendation", () => {
     expect(recommendation).toEqual({
       status: 'unpriced',
       sku: 'SKU-1',
+      category: 'Fasteners',
       currency: 'USD',
       currentPriceCents: 10_000,
       pricingDecisionId: 'pd_test',

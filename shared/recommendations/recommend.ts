@@ -22,6 +22,8 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
   const common = {
     sku: product.sku,
     ...(product.externalId ? { productExternalId: product.externalId } : {}),
+    ...(product.name ? { name: product.name } : {}),
+    category: product.category,
     currency,
     currentPriceCents: product.currentPriceCents,
     pricingDecisionId: context.decisionId(),

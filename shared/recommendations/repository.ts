@@ -7,7 +7,7 @@ import { newId } from '../ids.ts';
 import { pricingSettings } from '../pricing/settings.ts';
 import { readPricingSnapshot } from '../prices/inputs.ts';
 import { tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { keys, listingKeys } from '../table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
 import { recommendProduct } from './recommend.ts';
 import { type Recommendation, RecommendationSchema } from './schema.ts';
@@ -49,7 +49,12 @@ export async function computeRecommendations(
 }
 
 export function recommendationItem(workspaceId: string, recommendation: Recommendation): Record<string, unknown> {
-  return { ...keys.recommendation(workspaceId, recommendation.sku), type: 'recommendation', ...recommendation };
+  return {
+    ...keys.recommendation(workspaceId, recommendation.sku),
+    ...listingKeys.recommendation(workspaceId, recommendation.sku),
+    type: 'recommendation',
+    ...recommendation,
+  };
 }
 
 /** Recomputes and stores the recommendations of these products, a page at a time; `shouldStop` is asked between pages. */

@@ -12,6 +12,9 @@ export const DriverSchema = v.object({
 const common = {
   sku: v.string(),
   productExternalId: v.optional(v.string()),
+  /** The product's name and category as the recommendation was computed: what the console lists and filters by. */
+  name: v.optional(v.string()),
+  category: v.optional(v.string()),
   /** The product's currency (the workspace's base currency when it names none): every amount is in its minor units. */
   currency: v.string(),
   currentPriceCents: v.number(),

@@ -32,6 +32,9 @@ export const table = {
     // Write-back tasks a connector may claim, by the time they became claimable. Sparse: a task is in it only while it
     // is pending or leased, so a claim reads claimable tasks alone. Keys only: a claim leases by the base key anyway.
     { name: 'claimable', partitionKey: 'claimPk', sortKey: 'claimSk', projection: 'KEYS_ONLY' },
+    // What the console lists: a workspace's recommendations by SKU, and each connector's batches and write-back tasks,
+    // newest first. Projected whole, so that a page of a list is one Query rather than a Query and a read per item.
+    { name: 'listing', partitionKey: 'listPk', sortKey: 'listSk', projection: 'ALL' },
   ],
 } as const satisfies TableDefinition;
 

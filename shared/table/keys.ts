@@ -198,6 +198,42 @@ export const keys = {
   }),
 } as const;
 
+/**
+ * The items of the console and the listings it reads, apart from `keys` so that the API's functions, which import
+ * `keys` whole, do not carry them: a workspace's API key listings, console users, sessions and sign-in counters.
+ */
+export const consoleKeys = {
+  /**
+   * A workspace's API key as its listing shows it (grant, dates, no hash of the key): one item per key in the
+   * workspace's partition, written with the key itself, so that listing a workspace's keys is one Query.
+   */
+  apiKeyListing: (workspaceId: string, keyId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: `${API_KEY_LISTING_PREFIX}${keyId}` }),
+  apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
+  /**
+   * A console user's credentials, keyed by the email (lowercased) they sign in with: emails are unique across
+   * workspaces, and sign-in is one GetItem. Each user is its own partition, as API keys are.
+   */
+  consoleUser: (email: string): PrimaryKey => ({ PK: `CONSOLEUSER#${email}`, SK: 'USER' }),
+  /** A console user as the workspace's listing shows it, without the password hash. */
+  consoleUserListing: (workspaceId: string, email: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}`,
+    SK: `${CONSOLE_USER_LISTING_PREFIX}${email}`,
+  }),
+  consoleUserListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: CONSOLE_USER_LISTING_PREFIX }),
+  /** A console session, keyed by the SHA-256 of its id: the cookie's value is never stored. Expires by TTL. */
+  consoleSession: (sessionIdHash: string): PrimaryKey => ({ PK: `CONSOLESESSION#${sessionIdHash}`, SK: 'SESSION' }),
+  /**
+   * Failed sign-ins of one account (its email) or one source address in one fixed window: a counter item that
+   * expires by TTL when its window is over.
+   */
+  signInFailures: (subject: 'account' | 'address', value: string, window: number): PrimaryKey => ({
+    PK: `SIGNIN#${subject}#${keyDigest(value)}`,
+    SK: `WINDOW#${window}`,
+  }),
+} as const;
+
+const API_KEY_LISTING_PREFIX = 'APIKEY#';
+const CONSOLE_USER_LISTING_PREFIX = 'CONSOLEUSER#';
 const COST_DAY_PREFIX = 'DAY#';
 
 function costPartition(workspaceId: string): string {
@@ -416,4 +452,36 @@ function claimableSortKey(claimableAt: string, taskId: string): string {
 
 function claimablePartition(workspaceId: string, connectorId: string): string {
   return `WS#${workspaceId}#CLAIM#${connectorId}`;
+}
+
+const listingIndex = table.indexes[3];
+
+/**
+ * Lists the console reads, served by the `listing` index (ALL): a workspace's recommendations sorted by SKU, and each
+ * connector's batches and write-back tasks sorted by creation, so that a connector's newest are a Query read backwards.
+ */
+export const listingKeys = {
+  recommendation: (workspaceId: string, sku: string) => ({
+    [listingIndex.partitionKey]: `WS#${workspaceId}#RECOMMENDATIONS`,
+    [listingIndex.sortKey]: sku,
+  }),
+  recommendations: (workspaceId: string) => ({ partitionKey: `WS#${workspaceId}#RECOMMENDATIONS` }),
+  batch: (workspaceId: string, connectorId: string, createdAt: string, batchId: string) => ({
+    [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${batchId}`,
+  }),
+  batches: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorBatchesPartition(workspaceId, connectorId) }),
+  writeback: (workspaceId: string, connectorId: string, createdAt: string, taskId: string) => ({
+    [listingIndex.partitionKey]: connectorWritebacksPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${taskId}`,
+  }),
+  writebacks: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorWritebacksPartition(workspaceId, connectorId) }),
+} as const;
+
+function connectorBatchesPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#BATCHES#${connectorId}`;
+}
+
+function connectorWritebacksPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#WRITEBACKS#${connectorId}`;
 }

@@ -33,3 +33,26 @@ export async function queryLookup(alternateKey: { readonly partitionKey: string 
   const { Items } = await tableClient().send(new QueryCommand({ ...input, Limit: limit }));
   return Items ?? [];
 }
+
+const listingIndex = table.indexes[3];
+
+/**
+ * The items under one list of the `listing` index, as a `listingKeys` builder names it, whole (the index projects
+ * them all): every one in sort-key order, or the last `limit` when `newestFirst`.
+ */
+export async function queryListing(
+  list: { readonly partitionKey: string },
+  read: { readonly limit?: number; readonly newestFirst?: boolean } = {},
+): Promise<Record<string, unknown>[]> {
+  const input = {
+    TableName: tableName(),
+    IndexName: listingIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': listingIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': list.partitionKey },
+    ScanIndexForward: !read.newestFirst,
+  };
+  if (read.limit === undefined) return queryAll(input);
+  const { Items } = await tableClient().send(new QueryCommand({ ...input, Limit: read.limit }));
+  return Items ?? [];
+}

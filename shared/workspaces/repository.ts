@@ -77,18 +77,37 @@ export async function updateWorkspace(workspaceId: string, changes: WorkspaceCha
   }
 }
 
+/** One of the items `putWorkspaceItems` writes is there already: an email taken by another console user, say. */
+export class ItemAlreadyExists extends Error {
+  constructor() {
+    super('an item with this key already exists');
+    this.name = 'ItemAlreadyExists';
+  }
+}
+
 /**
  * Writes a new item that belongs to a workspace, only while the workspace exists, in one transaction. Without the
  * check an item could outlive, or never have had, its workspace.
  */
 export async function putWorkspaceItem(workspaceId: string, item: Record<string, unknown> & { PK: string; SK: string }): Promise<void> {
+  await putWorkspaceItems(workspaceId, [item]);
+}
+
+/**
+ * Writes new items of a workspace together, only while the workspace exists and none of them does: an item and its
+ * listing entry, say. A key already taken throws ItemAlreadyExists.
+ */
+export async function putWorkspaceItems(
+  workspaceId: string,
+  items: ReadonlyArray<Record<string, unknown> & { PK: string; SK: string }>,
+): Promise<void> {
   const TableName = tableName();
   try {
     await tableClient().send(
       new TransactWriteCommand({
         TransactItems: [
           { ConditionCheck: { TableName, Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
-          { Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } },
+          ...items.map((item) => ({ Put: { TableName, Item: item, ConditionExpression: 'attribute_not_exists(PK)' } })),
         ],
       }),
     );
@@ -96,6 +115,12 @@ export async function putWorkspaceItem(workspaceId: string, item: Record<string,
     const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
     if ((error as Error).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
       throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
+    }
+    if (
+      (error as Error).name === 'TransactionCanceledException' &&
+      reasons?.slice(1).some((reason) => reason.Code === 'ConditionalCheckFailed')
+    ) {
+      throw new ItemAlreadyExists();
     }
     throw error;
   }

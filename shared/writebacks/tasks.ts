@@ -7,7 +7,7 @@ import type { PricedRecommendation } from '../recommendations/schema.ts';
 import { getItems } from '../table/bulk.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
-import { claimableKeys, keys, lookupKeys } from '../table/keys.ts';
+import { claimableKeys, keys, listingKeys, lookupKeys } from '../table/keys.ts';
 import { queryLookup } from '../table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
 
@@ -60,6 +60,7 @@ export function newTaskItem(input: NewTask): Record<string, unknown> {
     type: 'writeback',
     ...task,
     ...openKeys(input.workspaceId, input.connectorId, recommendation.sku, input.createdAt, taskId),
+    ...listingKeys.writeback(input.workspaceId, input.connectorId, input.createdAt, taskId),
     expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + TASK_RETENTION_DAYS * 86_400,
   };
 }

@@ -1,8 +1,14 @@
 // The admin CLI run as an operator runs it, against the local stack and, with --aws, a named table.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { listApiKeys } from '../../shared/api-keys/repository.ts';
+import { tableName } from '../../shared/config.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { consoleKeys } from '../../shared/table/keys.ts';
+import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 
 const run = promisify(execFile);
@@ -254,3 +260,74 @@ describe('the admin CLI’s webhook commands', () => {
     expect(await adminJson('webhook', 'list', '--workspace', workspaceId)).toEqual([]);
   });
 });
+
+describe('the admin CLI’s console users', () => {
+  it('creates a console user with a one-time password that signs in, and one whose password comes on stdin', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Console');
+    const email = `Admin-${Date.now()}@Example.com`;
+    const created = await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'admin,finance');
+    expect(created.code, created.stderr).toBe(0);
+    expect(created.stdout).toContain(`Created console user ${email.toLowerCase()}`);
+    const password = created.stdout.trim().split('\n').at(-1) ?? '';
+    expect(password).toMatch(/^[0-9A-Za-z]{24}$/);
+    expect((await new ConsoleBrowser().signIn(email, password)).status).toBe(303);
+
+    const chosen = 'a password of my own choosing';
+    const piped = await adminWithStdin(
+      `${chosen}\n`,
+      'user',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--email',
+      `p-${email}`,
+      '--roles',
+      'pricing',
+      '--password-stdin',
+      '--json',
+    );
+    expect(piped.code, piped.stderr).toBe(0);
+    expect(JSON.parse(piped.stdout)).toEqual({ userId: expect.stringMatching(/^usr_/), email: `p-${email}`.toLowerCase() });
+    expect((await new ConsoleBrowser().signIn(`p-${email}`, chosen)).status).toBe(303);
+  });
+
+  it('lists the keys issued before the console had listings, once', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
+    const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
+    // As a key issued before listings existed: its listing item is not there.
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId) }));
+    expect(await listApiKeys(workspaceId)).toEqual([]);
+    const first = await adminJson('key', 'backfill-listings');
+    expect(first.written).toBeGreaterThanOrEqual(1);
+    expect((await listApiKeys(workspaceId)).map((key) => key.keyId)).toEqual([keyId]);
+    expect((await adminJson('key', 'backfill-listings')).written).toBe(0);
+  });
+
+  it('refuses a console user with an unknown role, a malformed email or a taken one', async () => {
+    const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Console');
+    const badRole = await admin('user', 'create', '--workspace', workspaceId, '--email', 'x@example.com', '--roles', 'admin,owner');
+    expect(badRole.code).toBe(2);
+    expect(badRole.stderr).toContain('invalid --roles "owner"');
+    const badEmail = await admin('user', 'create', '--workspace', workspaceId, '--email', 'not-an-email', '--roles', 'admin');
+    expect(badEmail.code).toBe(2);
+    const email = `taken-${Date.now()}@example.com`;
+    expect((await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'admin')).code).toBe(0);
+    const taken = await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'finance');
+    expect(taken.code).toBe(1);
+    expect(taken.stderr).toContain(`There is already a console user ${email}`);
+  });
+});
+
+/** Runs the admin CLI with text on its stdin, as `echo … | npm run admin -- …` would. */
+function adminWithStdin(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['bin/admin.ts', ...args, '--stack', inject('stackFile')], { cwd: projectRoot });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionBundle, synthesizeBundles } from '../../lib/bundles.ts';
 import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from '../../shared/routes.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { newWorkspace } from './support.ts';
 
 describe('the deployed bundles', () => {
@@ -40,7 +40,7 @@ describe('the deployed bundles', () => {
   });
 
   it('exist for every route, the fallback route, every worker and every scheduled job of the route table', () => {
-    const rows = [...routes, fallbackRoute, ...workers, ...scheduledJobs].map((row) => row.id).sort();
+    const rows = [...routes, ...consoleRoutes, fallbackRoute, ...workers, ...scheduledJobs].map((row) => row.id).sort();
     expect(bundles.map((bundle) => bundle.id).sort()).toEqual(rows);
   });
 

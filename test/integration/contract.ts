@@ -11,9 +11,9 @@ export const contractDocuments = [
   { name: 'overview-v1', file: 'openapi/overview-v1.json', owns: (path: string) => path.startsWith('/v1/') },
 ] as const;
 
-/** Served beside the API for people to read (HTML and scripts), and described by neither document. */
+/** Served beside the API for people (the reference pages, the console), and described by neither document. */
 function isOutsideTheContract(path: string): boolean {
-  return path === '/docs' || path.startsWith('/docs/');
+  return path === '/docs' || path.startsWith('/docs/') || path === '/console' || path.startsWith('/console/');
 }
 
 /**

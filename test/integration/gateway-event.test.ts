@@ -35,6 +35,7 @@ describe('the local gateway', () => {
       routes: [
         { method: 'POST', path: '/api/v1/ingest/batches/{batchId}/records', entry: 'echo', name: 'echo', ...fn },
         { method: 'GET', path: '/v1/prices/{sku}', entry: 'echo', name: 'echo', ...fn },
+        { method: 'GET', path: '/console/{path+}', entry: 'echo', name: 'echo', ...fn },
         { method: 'GET', path: '/slow', entry: 'slow', name: 'slow', ...fn },
         { method: 'GET', path: '/broken', entry: 'broken', name: 'broken', ...fn },
       ],
@@ -88,6 +89,13 @@ describe('the local gateway', () => {
     });
     expect(event.headers['x-mixed-case']).toBe('Value');
     expect(event.requestContext.requestId).toMatch(/^[A-Za-z0-9+/]{14}[A-Za-z0-9+/=]{2}$/);
+  });
+
+  it('gives a greedy parameter the rest of the path, slashes and all, as API Gateway does', async () => {
+    await fetch(`${gateway.url}/console/settings/api-keys`);
+    expect(lastEvent()).toMatchObject({ routeKey: 'GET /console/{path+}', pathParameters: { path: 'settings/api-keys' } });
+    await fetch(`${gateway.url}/console`);
+    expect(lastEvent().routeKey).toBe('$default');
   });
 
   it('sends what no route claims to the $default route', async () => {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../lib/project.ts';
 import { waitForBatch } from './ingest-support.ts';
+import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 
 const stateDir = mkdtempSync(join(tmpdir(), 'pricing-start-'));
@@ -116,6 +117,14 @@ describe('npm start', { timeout: 150_000 }, () => {
 
     const opened = await call('/api/v1/ingest/batches', { method: 'POST', key: printedKey(output, 'connector'), baseUrl: started.url });
     expect(opened.status).toBe(201);
+
+    // The printed console address and demo sign-in open the console.
+    expect(output).toContain(`Console at ${started.url}/console`);
+    const email = /^ {2}sign in as +(\S+)$/m.exec(output)?.[1] ?? '';
+    const password = /^ {2}password +(\S+)$/m.exec(output)?.[1] ?? '';
+    const browser = new ConsoleBrowser(started.url);
+    expect((await browser.signIn(email, password)).status).toBe(303);
+    expect((await browser.get('/console/settings/users')).text).toContain(email);
 
     // The demo's sample catalogue went in through the ingest API and drains in the background.
     const sampleBatch = /sample catalogue .*\(batch ([0-9a-f-]{36})\)/.exec(output)?.[1];

@@ -12,7 +12,7 @@ import { cdkJsonContext, projectRoot } from '../../lib/project.ts';
 import { BANDS_LAG_METRIC } from '../../shared/bands/lag.ts';
 import { listPrices } from '../../shared/cost/list-prices.ts';
 import { queues } from '../../shared/queues.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from '../../shared/routes.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
@@ -24,7 +24,7 @@ function synthesize(props: PricingServiceStackProps = {}) {
 const { stack, template } = synthesize();
 const extended = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] }).template;
 // Each route, worker and scheduled job has its function, and so does the fallback route.
-const functionCount = routes.length + workers.length + scheduledJobs.length + 1;
+const functionCount = routes.length + consoleRoutes.length + workers.length + scheduledJobs.length + 1;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resourcesOf = (of: Template, type: string) => Object.entries(of.findResources(type)) as Array<[string, Resource]>;
@@ -155,8 +155,8 @@ describe('alarms', () => {
 
   it('each route has a 5xx-rate alarm, and a route added to the table gets one too', () => {
     const rateAlarms = alarmsAbout('100 * errors / requests');
-    expect(rateAlarms).toHaveLength(routes.length);
-    for (const route of routes) expect(alarmsAbout(`"Value":"${route.path}"`).length, route.id).toBeGreaterThan(0);
+    expect(rateAlarms).toHaveLength(routes.length + consoleRoutes.length);
+    for (const route of [...routes, ...consoleRoutes]) expect(alarmsAbout(`"Value":"${route.path}"`).length, route.id).toBeGreaterThan(0);
     for (const alarm of rateAlarms)
       expect(alarm).toMatchObject({ Threshold: alarmThresholds.route5xxPercent, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
     expect(alarmsAbout(`"Value":"${fakeReadRoute.path}"`, extended)).toHaveLength(1);

@@ -16,7 +16,7 @@ import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
 import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/routes.ts';
+import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/routes.ts';
 import { table as tableDefinition } from '../../shared/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
 
@@ -166,7 +166,7 @@ describe('routes and functions', () => {
 
   it('every integration hands the Lambda the 2.0 event payload', () => {
     const integrations = Object.values(defaultTemplate.findResources('AWS::ApiGatewayV2::Integration'));
-    expect(integrations).toHaveLength(routes.length + 1);
+    expect(integrations).toHaveLength(routes.length + consoleRoutes.length + 1);
     for (const integration of integrations) {
       expect(integration.Properties).toMatchObject({ IntegrationType: 'AWS_PROXY', PayloadFormatVersion: '2.0' });
     }
@@ -225,18 +225,20 @@ describe('bundling', () => {
   }
   /** The files a function's row names; only routes name any. */
   const filesOf = (id: string): Readonly<Record<string, string>> => {
-    const route: HttpRoute | undefined = routes.find((candidate) => candidate.id === id);
+    const rows: ReadonlyArray<Pick<HttpRoute, 'id' | 'files'>> = [...routes, ...consoleRoutes];
+    const route = rows.find((candidate) => candidate.id === id);
     return route?.files ?? {};
   };
 
   it('a real synth bundles each handler into one minified ES module that defines require, without a source map', () => {
     const bundles = realBundles();
-    expect(bundles).toHaveLength(routes.length + workers.length + scheduledJobs.length + 1);
+    expect(bundles).toHaveLength(routes.length + consoleRoutes.length + workers.length + scheduledJobs.length + 1);
     for (const bundle of bundles) {
       const code = readFileSync(bundle.path, 'utf8');
       expect(code.startsWith(functionBundling.banner ?? ''), bundle.id).toBe(true);
-      // Minified output is a few dozen very long lines, not one statement per line.
-      expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+      // Minified output is a few dozen very long lines, not one statement per line. The console's pages keep the line
+      // breaks of their HTML templates, which are text a minifier may not change.
+      if (!consoleRoutes.some((route) => route.id === bundle.id)) expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
       expect(code.trimEnd()).not.toMatch(/sourceMappingURL=\S+$/);
     }
   });
@@ -261,6 +263,18 @@ describe('bundling', () => {
       for (const [packagePath, projectPath] of Object.entries(files)) {
         expect(readFileSync(join(folder, packagePath)).equals(readFileSync(join(projectRoot, projectPath))), packagePath).toBe(true);
       }
+    }
+  });
+
+  it('keeps the console out of every function but the console’s own: the API’s functions do not grow because of it', () => {
+    const consoleIds: readonly string[] = consoleRoutes.map((route) => route.id);
+    for (const bundle of realBundles()) {
+      const code = readFileSync(bundle.path, 'utf8');
+      // The console's policy is in every console function, and in no other.
+      const carriesConsole = ['console_session', 'CONSOLESESSION#', 'CONSOLEUSER#', "form-action 'self'"].some((marker) =>
+        code.includes(marker),
+      );
+      expect(carriesConsole, `${bundle.id} carries the console`).toBe(consoleIds.includes(bundle.id));
     }
   });
 
@@ -317,6 +331,38 @@ describe('bundling', () => {
     const served = Buffer.from(redoc.body, redoc.isBase64Encoded ? 'base64' : 'utf8').toString('utf8');
     expect(served.length).toBeGreaterThan(500_000);
     expect(served).toContain('Redoc');
+  });
+
+  it('the console answers from its deployed packages alone: the sign-in page links its stylesheet, which is served', async () => {
+    process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+    process.env.POWERTOOLS_METRICS_DISABLED = 'true';
+    const invoke = async (id: string, url: string, pathParameters?: Record<string, string>) => {
+      const bundle = realBundles().find((candidate) => candidate.id === id);
+      const route = consoleRoutes.find((candidate) => candidate.id === id);
+      if (!bundle || !route) throw new Error(`no bundle for ${id}`);
+      const { handler } = await import(pathToFileURL(bundle.path).href);
+      const event = buildEvent(
+        {
+          method: route.method,
+          url,
+          headers: { host: 'api.example.com', 'x-forwarded-proto': 'https' },
+          body: Buffer.alloc(0),
+          sourceIp: '203.0.113.9',
+        },
+        routeKey(route),
+        pathParameters,
+      );
+      return handler(event, createLambdaContext({ name: id, memoryMb: route.memoryMb, timeoutSeconds: route.timeoutSeconds }));
+    };
+    const page = await invoke('consoleSignInPage', '/console/sign-in');
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-security-policy']).toContain("default-src 'none'");
+    expect(page.cookies[0]).toMatch(/; HttpOnly; SameSite=Strict; .*; Secure$/);
+    const stylesheet = /<link rel="stylesheet" href="\/console\/assets\/([^"]+)"/.exec(page.body)?.[1] ?? '';
+    const css = await invoke('consoleAsset', `/console/assets/${stylesheet}`, { asset: stylesheet });
+    expect(css.statusCode).toBe(200);
+    expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    expect(Buffer.from(css.body, 'base64').equals(readFileSync(join(projectRoot, 'shared/console/console.css')))).toBe(true);
   });
 
   it('the stack tests skip esbuild: an empty bundling-stacks context leaves no bundle in the assembly', () => {
@@ -548,6 +594,25 @@ describe('least privilege', () => {
         route.id,
       ).toEqual([]);
     }
+  });
+
+  it('the console’s routes get their own functions: the stylesheet’s touches nothing, the pages’ the table and the webhooks queue alone', () => {
+    for (const route of consoleRoutes) {
+      const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
+      expect(functionProperties(defaultTemplate, functionId)).toMatchObject({ MemorySize: route.memoryMb, Timeout: route.timeoutSeconds });
+      const { actions } = permissionsOf(defaultTemplate, functionId);
+      const access: HttpRoute['access'] = route.access;
+      expect(
+        actions.some((action) => action.startsWith('dynamodb:')),
+        route.id,
+      ).toBe(access.table !== undefined);
+      expect(actions.includes('sqs:SendMessage'), route.id).toBe((access.sendTo ?? []).length > 0);
+      expect(actions.includes('secretsmanager:GetSecretValue'), route.id).toBe(false);
+    }
+    const asset = consoleRoutes.find((route) => route.id === 'consoleAsset');
+    expect(
+      asset && permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, routeKey(asset))).actions.filter(dynamoOrSqs),
+    ).toEqual([]);
   });
 
   it("a readWrite route's policy lets it write to the table, naming the table and its indexes only", () => {

@@ -1,0 +1,120 @@
+// Signing in and out of the console: the form, the checks in order (CSRF, limits, password), the session cookie, and signing out.
+import type { HttpEvent, HttpResult } from '../http/endpoint.ts';
+import { html } from './html.ts';
+import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
+import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';
+import { bareFrame, readForm } from './router.ts';
+import {
+  closeSession,
+  cookie,
+  csrfTokenMatches,
+  isHttps,
+  newSignInToken,
+  openSession,
+  readCookies,
+  readSession,
+  SESSION_COOKIE,
+  SESSION_TTL_MS,
+  SIGN_IN_COOKIE,
+} from './sessions.ts';
+import { isLocked, readFailures, recordFailure, windowEndMs } from './sign-in-limits.ts';
+import { consoleUserOf, findCredentials } from './users.ts';
+
+/** The sign-in form's token lives as long as a person may take to type a password. */
+const SIGN_IN_TOKEN_SECONDS = 60 * 60;
+
+function nextOf(value: string | null | undefined): string {
+  return value && isConsoleLocation(value) && !value.startsWith('/console/sign-') ? value : '/console';
+}
+
+function signInPage(token: string, options: { next: string; email?: string; error?: string; notice?: string }) {
+  return bareFrame(
+    'Sign in',
+    html`<div class="sign-in">
+      <h1>Sign in to the pricing console</h1>
+      ${options.notice ? html`<p class="notice" role="status">${options.notice}</p>` : ''}
+      ${options.error ? html`<p class="error" role="alert" id="sign-in-error">${options.error}</p>` : ''}
+      <form method="post" action="/console/sign-in">
+        <input type="hidden" name="_csrf" value="${token}" />
+        <input type="hidden" name="next" value="${options.next}" />
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" required value="${options.email ?? ''}" />
+        <label for="password">Password</label>
+        <input id="password" name="password" type="password" autocomplete="current-password" required maxlength="${MAX_PASSWORD_LENGTH}" />
+        <div class="actions"><button type="submit">Sign in</button></div>
+      </form>
+    </div>`,
+  );
+}
+
+/** GET /console/sign-in: the form, with a fresh token in a cookie and in the form (double submit). */
+export function showSignIn(event: HttpEvent, requestId: string): HttpResult {
+  const query = new URLSearchParams(event.rawQueryString ?? '');
+  const token = newSignInToken();
+  const secure = isHttps(event.headers);
+  return htmlAnswer(200, signInPage(token, { next: nextOf(query.get('next')), notice: query.get('notice') ?? undefined }), requestId, [
+    cookie(SIGN_IN_COOKIE, token, { secure, maxAgeSeconds: SIGN_IN_TOKEN_SECONDS }),
+  ]);
+}
+
+/** POST /console/sign-in: token, then the limits, then the password; a session and its cookie when all pass. */
+export async function signIn(event: HttpEvent, requestId: string, nowMs: number): Promise<HttpResult> {
+  const form = readForm(event) ?? {};
+  const secure = isHttps(event.headers);
+  const cookies = readCookies(event.cookies, event.headers?.cookie);
+  const next = nextOf(form.next);
+  const email = (form.email ?? '').trim().toLowerCase().slice(0, 254);
+  const again = (status: number, error: string) => {
+    const token = newSignInToken();
+    return htmlAnswer(status, signInPage(token, { next, email, error }), requestId, [
+      cookie(SIGN_IN_COOKIE, token, { secure, maxAgeSeconds: SIGN_IN_TOKEN_SECONDS }),
+    ]);
+  };
+  const expected = cookies.get(SIGN_IN_COOKIE);
+  if (!expected || !csrfTokenMatches(expected, form._csrf)) {
+    return again(403, 'The sign-in form had expired or did not come from this console. Please try again.');
+  }
+  const password = form.password ?? '';
+  const subject = { email, sourceIp: event.requestContext.http.sourceIp };
+  if (isLocked(await readFailures(subject, nowMs))) {
+    const minutes = Math.max(1, Math.ceil((windowEndMs(nowMs) - nowMs) / 60_000));
+    return again(
+      429,
+      `Too many failed sign-ins for this account or from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+    );
+  }
+  const user = email && password.length <= MAX_PASSWORD_LENGTH ? await findCredentials(email) : undefined;
+  // An unknown email is checked against a decoy hash, so that it takes as long as a wrong password.
+  const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
+  if (!user || !matches) {
+    await recordFailure(subject, nowMs);
+    return again(401, 'The email or the password is not right.');
+  }
+  const { sessionId } = await openSession(consoleUserOf(user), nowMs);
+  return redirect(next, requestId, [
+    cookie(SESSION_COOKIE, sessionId, { secure, maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000) }),
+    cookie(SIGN_IN_COOKIE, '', { secure, maxAgeSeconds: 0 }),
+  ]);
+}
+
+/** POST /console/sign-out: ends the session (with its CSRF token, so another site cannot sign a person out) and clears the cookie. */
+export async function signOut(event: HttpEvent, requestId: string, nowMs: number): Promise<HttpResult> {
+  const secure = isHttps(event.headers);
+  const sessionId = readCookies(event.cookies, event.headers?.cookie).get(SESSION_COOKIE);
+  const session = await readSession(sessionId, nowMs);
+  const form = readForm(event);
+  if (!session || !sessionId) return redirect('/console/sign-in', requestId);
+  if (!csrfTokenMatches(session.csrfToken, form?._csrf)) {
+    const page = bareFrame(
+      'Form refused',
+      html`<h1>Form refused</h1>
+        <p class="error" role="alert">This form did not come from your console session. You are still signed in.</p>
+        <p><a href="/console">Back to the console</a></p>`,
+    );
+    return htmlAnswer(403, page, requestId);
+  }
+  await closeSession(sessionId);
+  return redirect(withNotice('/console/sign-in', 'You are signed out.'), requestId, [
+    cookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }),
+  ]);
+}

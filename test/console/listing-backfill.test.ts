@@ -1,0 +1,60 @@
+// Items written before the console's listing index: the backfill puts a workspace's recommendations, batches and tasks in the console's lists.
+import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { recentBatches } from '../../shared/batches/listing.ts';
+import { tableName } from '../../shared/config.ts';
+import { backfillListings } from '../../shared/console/listing-backfill.ts';
+import { readCatalogue } from '../../shared/recommendations/catalogue.ts';
+import { tableClient } from '../../shared/table/client.ts';
+import { keys } from '../../shared/table/keys.ts';
+import { recentTasks } from '../../shared/writebacks/listing.ts';
+import { openBatchWith } from '../integration/ingest-support.ts';
+import { drain, LAMP, SHADE } from '../integration/prices-support.ts';
+import { newWorkspace } from '../integration/support.ts';
+import { approve } from '../integration/writebacks-support.ts';
+
+/** What an item written before the index looks like: no list keys, and a recommendation without name or category. */
+async function unlist(key: { PK: string; SK: string }, recommendation = false): Promise<void> {
+  await tableClient().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: key,
+      UpdateExpression: `REMOVE listPk, listSk${recommendation ? ', #name, category' : ''}`,
+      ...(recommendation ? { ExpressionAttributeNames: { '#name': 'name' } } : {}),
+    }),
+  );
+}
+
+describe('the listing backfill', () => {
+  it("lists a workspace's products, batches and tasks written before the listing index, and only that workspace's", async () => {
+    const workspace = await newWorkspace('Backfilled Seller');
+    await drain(workspace, { product: [LAMP, SHADE] });
+    const batchId = await openBatchWith(workspace.keys.connector);
+    const approved = await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 15 });
+    expect(approved.status, approved.text).toBe(200);
+    const taskId = approved.json.published_to[0].writeback_id as string;
+
+    await unlist(keys.recommendation(workspace.workspaceId, 'LAMP'), true);
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendation(workspace.workspaceId, 'SHADE') }));
+    await unlist(keys.batch(workspace.workspaceId, batchId));
+    await unlist(keys.writeback(workspace.workspaceId, taskId));
+    expect(await readCatalogue(workspace.workspaceId)).toEqual([]);
+    expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).not.toContain(
+      batchId,
+    );
+
+    const done = await backfillListings({ workspaceId: workspace.workspaceId });
+    expect(done).toEqual({ products: 2, batches: 1, tasks: 1 });
+    const listed = await readCatalogue(workspace.workspaceId);
+    expect(listed.map((recommendation) => [recommendation.sku, recommendation.name, recommendation.category])).toEqual([
+      ['LAMP', 'Desk lamp', 'Lighting'],
+      ['SHADE', 'Lamp shade', 'Lighting'],
+    ]);
+    expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).toContain(
+      batchId,
+    );
+    expect((await recentTasks(workspace.workspaceId, workspace.connectorId)).map((task) => task.taskId)).toEqual([taskId]);
+
+    expect(await backfillListings({ workspaceId: workspace.workspaceId })).toEqual({ products: 2, batches: 0, tasks: 0 });
+  });
+});

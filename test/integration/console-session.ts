@@ -1,0 +1,72 @@
+// A person's browser, as far as the console's integration tests need one: a cookie jar, signing in, reading a page's CSRF token, posting its forms.
+import { inject } from 'vitest';
+
+export interface PageAnswer {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+}
+
+/** The `_csrf` field of a page's first form. */
+export function csrfTokenOf(page: string): string {
+  const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1];
+  if (!token) throw new Error('the page has no form with a CSRF token');
+  return token;
+}
+
+export class ConsoleBrowser {
+  private readonly jar = new Map<string, string>();
+  readonly baseUrl: string;
+  constructor(baseUrl: string = inject('stack').gatewayUrl) {
+    this.baseUrl = baseUrl;
+  }
+
+  get cookies(): ReadonlyMap<string, string> {
+    return this.jar;
+  }
+
+  async request(
+    method: 'GET' | 'POST',
+    path: string,
+    form?: Record<string, string | readonly string[]>,
+    headers: Record<string, string> = {},
+  ): Promise<PageAnswer> {
+    const body = form === undefined ? undefined : new URLSearchParams();
+    for (const [name, value] of Object.entries(form ?? {})) for (const item of [value].flat()) body?.append(name, item);
+    const cookie = [...this.jar].map(([name, value]) => `${name}=${value}`).join('; ');
+    const response = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(cookie ? { cookie } : {}),
+        ...(body ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
+        ...headers,
+      },
+      body: body?.toString(),
+    });
+    for (const line of response.headers.getSetCookie()) {
+      const [pair = ''] = line.split(';');
+      const at = pair.indexOf('=');
+      const name = pair.slice(0, at);
+      const value = pair.slice(at + 1);
+      if (/Max-Age=0/i.test(line) || value === '') this.jar.delete(name);
+      else this.jar.set(name, value);
+    }
+    return { status: response.status, headers: response.headers, text: await response.text() };
+  }
+
+  get(path: string): Promise<PageAnswer> {
+    return this.request('GET', path);
+  }
+
+  /** Posts a form of the page at `path` with the page's own CSRF token, as a person pressing its button would. */
+  async submit(path: string, form: Record<string, string | readonly string[]>): Promise<PageAnswer> {
+    const page = await this.get(path);
+    return this.request('POST', path, { _csrf: csrfTokenOf(page.text), ...form });
+  }
+
+  async signIn(email: string, password: string): Promise<PageAnswer> {
+    const form = await this.get('/console/sign-in');
+    return this.request('POST', '/console/sign-in', { _csrf: csrfTokenOf(form.text), email, password, next: '/console' });
+  }
+}
