@@ -87,7 +87,11 @@ describe('a staging call heavy with lines', () => {
     const resumed = await runDrainJob(invocation(2));
     expect(resumed).toMatchObject({ outcome: 'drained', chunks: 1, records: 1 });
     expect(await getBatch(batch.workspaceId, batch.batchId)).toMatchObject({ status: 'drained', drainedCount: 5 });
-    const lines = (await dumpCanonical(batch.workspaceId)).filter((item) => String(item.PK).includes('#ORDER#'));
-    expect(lines).toHaveLength(4_000);
+    const dump = await dumpCanonical(batch.workspaceId);
+    expect(dump.filter((item) => item.type === 'orderDocument').map((item) => item.lineCount)).toEqual([1_000, 1_000, 1_000, 1_000]);
+    const logged = dump
+      .filter((item) => item.type === 'historyLog')
+      .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+    expect(logged).toHaveLength(4_000);
   });
 });

@@ -10,13 +10,14 @@ import { newWorkspace } from './support.ts';
 
 /**
  * Per 1,000 records of the batch below (staged 100 records a call), about 5% above what the drain and the bands job
- * cost when these bounds were set (drain 2,870 WRU and 2,553 items and index entries; bands job 880 WRU and 870 items;
+ * cost when these bounds were set (drain 2,893 WRU and 2,580 items and index entries; bands job 1,110 WRU and 1,103
+ * items, with the console's listing entries of recommendations;
  * a line item per line cost the drain 7,173 WRU and 6,287): counts, not seconds, so that a busy machine cannot fail
  * them. A layout that costs less lowers them.
  */
 const bounds = {
   drain: { writeUnits: 3_000, itemsAndIndexEntries: 2_700 },
-  bands: { writeUnits: 950, itemsAndIndexEntries: 950 },
+  bands: { writeUnits: 1_150, itemsAndIndexEntries: 1_150 },
 } as const;
 
 const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 75, orders: 150 }, { seed: 22 });
