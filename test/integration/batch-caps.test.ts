@@ -8,6 +8,7 @@ import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import {
   connectorCaller,
   dumpCanonical,
+  loggedLines,
   openTestBatch,
   orderLine,
   orderRecord,
@@ -89,9 +90,7 @@ describe('a staging call heavy with lines', () => {
     expect(await getBatch(batch.workspaceId, batch.batchId)).toMatchObject({ status: 'drained', drainedCount: 5 });
     const dump = await dumpCanonical(batch.workspaceId);
     expect(dump.filter((item) => item.type === 'orderDocument').map((item) => item.lineCount)).toEqual([1_000, 1_000, 1_000, 1_000]);
-    const logged = dump
-      .filter((item) => item.type === 'historyLog')
-      .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+    const logged = loggedLines(dump);
     expect(logged).toHaveLength(4_000);
   });
 });

@@ -7,7 +7,7 @@ import { localSqsClient } from '../../lib/local/queues.ts';
 import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
 import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
 import { workers } from '../../shared/routes.ts';
-import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
+import { commitBatch, dumpCanonical, loggedLines, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
 /** Per batch: what to do after each chunk an attempt applies. */
@@ -127,11 +127,9 @@ describe('a drain that fails part way', () => {
     expect(faultyDump).toEqual(cleanDump);
     const documents = faultyDump.filter((item) => item.type === 'quoteDocument' || item.type === 'orderDocument');
     expect(documents).toHaveLength(catalogue.quote.length + catalogue.order.length);
-    const loggedLines = faultyDump
-      .filter((item) => item.type === 'historyLog')
-      .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+    const logged = loggedLines(faultyDump);
     const expectedLines = [...catalogue.quote, ...catalogue.order].reduce((sum, record) => sum + record.lines.length, 0);
-    expect(loggedLines).toHaveLength(expectedLines);
+    expect(logged).toHaveLength(expectedLines);
   });
 
   it('counts a chunk whose adherence was folded before a fault once, when the redelivered drain applies it again', async () => {

@@ -13,7 +13,15 @@ import { table } from '../../shared/table/definition.ts';
 import { keys, lookupKeys } from '../../shared/table/keys.ts';
 import { readCategoryLines } from '../../shared/bands/repository.ts';
 import { writeLegacyDocuments } from './legacy-layout.ts';
-import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBatch, workspaceWithCap } from './ingest-support.ts';
+import {
+  commitBatch,
+  dumpCanonical,
+  loggedLines,
+  openBatchWith,
+  stageCatalogue,
+  waitForBatch,
+  workspaceWithCap,
+} from './ingest-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const [lookupIndex] = table.indexes;
@@ -104,9 +112,7 @@ describe('draining a committed batch', () => {
     expect(lines('quoteDocument')).toBe(catalogue.quote.length);
     expect(lines('orderDocument')).toBe(catalogue.order.length);
     expect(lines('quoteLine') + lines('orderLine')).toBe(0);
-    const logged = dump
-      .filter((item) => item.type === 'historyLog')
-      .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+    const logged = loggedLines(dump);
     expect(logged).toHaveLength([...catalogue.quote, ...catalogue.order].reduce((sum, record) => sum + record.lines.length, 0));
   });
 

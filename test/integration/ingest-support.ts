@@ -333,3 +333,10 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
     })
     .sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
 }
+
+/** The lines in a dump's history log items, as `dumpCanonical` compares them. */
+export function loggedLines(dump: readonly Record<string, unknown>[]): unknown[] {
+  return dump
+    .filter((item) => item.type === 'historyLog')
+    .flatMap((item) => (item.entries as string[]).flatMap((entry) => (JSON.parse(entry) as { lines?: unknown[] }).lines ?? []));
+}
