@@ -7,7 +7,7 @@ import { projectRoot } from '../../lib/project.ts';
 import { decodeBandMap } from '../../shared/bands/items.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../../shared/bands/lease.ts';
 import { rebuildBands } from '../../shared/bands/recompute.ts';
-import { readAllCategoryBands } from '../../shared/bands/repository.ts';
+import { readAllCategoryBands, readCategoryLines } from '../../shared/bands/repository.ts';
 import { DrainMemory, prepareChunk, writeChunk } from '../../shared/canonical/upsert.ts';
 import { tableName } from '../../shared/config.ts';
 import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
@@ -210,4 +210,50 @@ describe('the admin commands for pricing', () => {
     const decision = await adminJson('decision', 'show', '--workspace', seller.workspaceId, line?.pricingDecisionId as string);
     expect(decision).toEqual({ pricingDecisionId: line?.pricingDecisionId, pricedAt: expect.any(String), line });
   }, 60_000);
+});
+
+describe('two batches of one workspace draining at once', () => {
+  it('lose no line of either, and leave the bands a rebuild from the whole history gives', async () => {
+    const seller = await newWorkspace('Racing Seller');
+    const key = seller.keys.connector;
+    const products = ['RACE-1', 'RACE-2', 'RACE-3'].map((sku) => ({
+      sku,
+      name: sku,
+      category: 'Race',
+      costCents: 100,
+      currentPriceCents: 160,
+      currency: 'USD',
+    }));
+    const orders = (prefix: string, base: number) =>
+      Array.from({ length: 40 }, (_, index) => ({
+        externalId: `${prefix}-${index}`,
+        currency: 'USD',
+        soldAt: new Date(Date.now() - index * 86_400_000).toISOString(),
+        lines: products.map((product, line) => ({
+          productSku: product.sku,
+          quantity: 1 + line,
+          costCents: 100,
+          soldPriceCents: base + index + line,
+        })),
+      }));
+    const batches = await Promise.all(
+      [orders('RA', 120), orders('RB', 170)].map(async (order) => {
+        const batchId = await openBatchWith(key);
+        await stageCatalogue(key, batchId, { product: products, customer: [], quote: [], order });
+        return batchId;
+      }),
+    );
+    await Promise.all(batches.map((batchId) => commitBatch(key, batchId)));
+    await Promise.all(batches.map((batchId) => waitForBands(key, batchId, { timeoutMs: 60_000 })));
+
+    const lines = await readCategoryLines(seller.workspaceId, 'Race', Date.now());
+    expect(lines).toHaveLength(2 * 40 * products.length);
+    const drained = (await readAllCategoryBands(seller.workspaceId)).find((entry) => entry.category === 'Race')?.band;
+    await rebuildBands(seller.workspaceId, defaultPricingSettings, new Date());
+    const rebuilt = (await readAllCategoryBands(seller.workspaceId)).find((entry) => entry.category === 'Race')?.band;
+    expect(rebuilt).toBeDefined();
+    for (const field of ['floor', 'target', 'stretch', 'nEff', 'medianQuantity'] as const) {
+      expect(drained?.[field], field).toBeCloseTo(rebuilt?.[field] ?? Number.NaN, 6);
+    }
+  });
 });
