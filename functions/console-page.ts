@@ -1,24 +1,8 @@
 // GET /console and GET and POST of the other console pages no more specific route claims: the front page, batches, write-backs, cost and adherence.
-import type { Context } from 'aws-lambda';
-import { consoleRouteEndpoint } from '../shared/console/endpoint.ts';
-import { serveConsole } from '../shared/console/router.ts';
+import { consoleRoutesHandler } from '../shared/console/endpoint.ts';
+import { servePages } from '../shared/console/router.ts';
 import { reportPages } from '../shared/console/sections/reports.ts';
-import type { HttpEvent } from '../shared/http/endpoint.ts';
-import { type ConsoleRouteId, consoleRouteById, routeKey } from '../shared/routes.ts';
 
-const ids: readonly ConsoleRouteId[] = ['consoleHome', 'consolePage', 'consoleAction'];
-const endpoints = new Map(
-  ids.map((id) => [
-    routeKey(consoleRouteById(id)),
-    consoleRouteEndpoint(id, ({ event, requestId, nowMs, chargeTo }) =>
-      serveConsole({ event, requestId, nowMs, pages: reportPages, onSession: (user) => chargeTo(user.workspaceId) }),
-    ),
-  ]),
-);
+const serve = servePages(reportPages);
 
-/** The routes share this module; API Gateway's route key says which was asked for. */
-export const handler = (event: HttpEvent, context: Context) => {
-  const endpoint = endpoints.get(event.routeKey);
-  if (!endpoint) throw new Error(`no console route for ${event.routeKey}`);
-  return endpoint(event, context);
-};
+export const handler = consoleRoutesHandler({ consoleHome: serve, consolePage: serve, consoleAction: serve });

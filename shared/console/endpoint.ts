@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { chargeWork, flushCostsIfDue } from '../cost/ledger.ts';
 import { type HttpEvent, type HttpResult, requestIdOf } from '../http/endpoint.ts';
 import { logger, reportRequestCost, withLogKeys } from '../observability.ts';
-import { type ConsoleRouteId, consoleRouteById } from '../routes.ts';
+import { type ConsoleRouteId, consoleRouteById, routeKey } from '../routes.ts';
 import { CapacityLedger, currentLedger, withCapacityLedger } from '../table/capacity.ts';
 import { traceRequests } from '../tracing.ts';
 import { html } from './html.ts';
@@ -67,4 +67,19 @@ export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: Con
     withLogKeys({ requestId: requestIdOf(event), route: route.id }, () =>
       withCapacityLedger(new CapacityLedger(), () => handler(event, context)),
     );
+}
+
+/** One function serving several console routes: API Gateway's route key says which was asked for. */
+export function consoleRoutesHandler(runs: Partial<Record<ConsoleRouteId, (request: ConsoleEndpointRequest) => Promise<HttpResult>>>) {
+  const endpoints = new Map(
+    Object.entries(runs).map(([id, run]) => {
+      const routeId = id as ConsoleRouteId;
+      return [routeKey(consoleRouteById(routeId)), consoleRouteEndpoint(routeId, run)] as const;
+    }),
+  );
+  return (event: HttpEvent, context: Context): Promise<HttpResult> => {
+    const endpoint = endpoints.get(event.routeKey);
+    if (!endpoint) throw new Error(`no console route for ${event.routeKey}`);
+    return endpoint(event, context);
+  };
 }

@@ -1,5 +1,6 @@
 // The console's router: matches a page by its path, loads the session, checks the CSRF token and the action's role, and renders the page in the layout.
 import type { HttpEvent, HttpResult } from '../http/endpoint.ts';
+import type { ConsoleEndpointRequest } from './endpoint.ts';
 import { ApiError } from '../errors.ts';
 import { logger } from '../observability.ts';
 import { type Html, html } from './html.ts';
@@ -158,4 +159,10 @@ async function runAction(
 /** The page for a request with no session at all, in the frame without navigation: sign-in's own layout. */
 export function bareFrame(title: string, main: Html): Html {
   return documentFrame(title, html`<header class="site-header"><a class="brand" href="/console">Pricing console</a></header>`, main);
+}
+
+/** A console route answered by these pages, its work charged to the signed-in user's workspace. */
+export function servePages(pages: readonly ConsolePage[]) {
+  return ({ event, requestId, nowMs, chargeTo }: ConsoleEndpointRequest): Promise<HttpResult> =>
+    serveConsole({ event, requestId, nowMs, pages, onSession: (user) => chargeTo(user.workspaceId) });
 }
