@@ -6,7 +6,7 @@ import { releaseBandsLease, takeBandsLease } from './lease.ts';
 import {
   type BandWrites,
   readAllCategoryBands,
-  readCategoryHistory,
+  readCategoryLines,
   readListMarkups,
   writeCategoryBands,
   writePooledWinModels,
@@ -121,7 +121,7 @@ export async function recomputeBands(
     const group = remaining.slice(start, start + CATEGORIES_AT_ONCE);
     const done = await Promise.all(
       group.map(async (category) => {
-        const lines = await readCategoryHistory(workspaceId, category, now.getTime());
+        const lines = await readCategoryLines(workspaceId, category, now.getTime());
         const listMarkups = await readListMarkups(workspaceId, [...new Set(lines.map((line) => line.productSku))]);
         const bands = computeCategoryBands(lines, settings, now.getTime(), listMarkups);
         const written = await writeCategoryBands(workspaceId, category, bands, scope.writes, at);

@@ -2,7 +2,7 @@
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '../table/bulk.ts';
 import { tableName } from '../config.ts';
-import type { Band, CategoryBands, HistoryLine } from '../pricing/model.ts';
+import type { Band, CategoryBands } from '../pricing/model.ts';
 import { tableClient } from '../table/client.ts';
 import { table } from '../table/definition.ts';
 import { HISTORY_LOG_SHARDS, historyKeys, keys } from '../table/keys.ts';
@@ -60,15 +60,10 @@ async function readLogEntries(workspaceId: string, category: string): Promise<Lo
   return shards.flat().flatMap(logEntriesOf);
 }
 
-/** The lines that count in a category today: its history log, and what the older layout still holds. */
+/** The lines that count in a category today, as the bands and the backtest read them: its history log, and what the older layout still holds. */
 export async function readCategoryLines(workspaceId: string, category: string, nowMs: number): Promise<CategoryLine[]> {
   const [logged, legacy] = await Promise.all([readLogEntries(workspaceId, category), readLegacyEntries(workspaceId, category)]);
   return currentLines(category, [...legacy, ...logged], nowMs);
-}
-
-/** Every history line of a category, as the bands read them. */
-export async function readCategoryHistory(workspaceId: string, category: string, nowMs: number): Promise<HistoryLine[]> {
-  return readCategoryLines(workspaceId, category, nowMs);
 }
 
 /**

@@ -1,5 +1,6 @@
 // Moving a workspace's documents from the older layout (a line item per line, in the history index) to one item per document with a history log: resumable, and safe to run again.
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '../table/query.ts';
 import { historyLogItems, type LoggedDocument } from '../bands/history-log.ts';
 import { legacyEntriesOf, legacyLineProjection } from '../bands/items.ts';
 import { readAllCategoryBands } from '../bands/repository.ts';
@@ -57,23 +58,13 @@ async function saveFinished(workspaceId: string, finished: ReadonlySet<string>):
 }
 
 /** Every line item of a document, strongly consistent: line 0 with the document as staged, then the others. */
-async function readDocumentLines(pk: string): Promise<TableItem[]> {
-  const items: TableItem[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': 'LINE#' },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...((page.Items ?? []) as TableItem[]));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
+function readDocumentLines(pk: string): Promise<TableItem[]> {
+  return queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': pk, ':prefix': 'LINE#' },
+    ConsistentRead: true,
+  });
 }
 
 /**
