@@ -5,9 +5,9 @@ import { parseArgs } from 'node:util';
 import * as v from 'valibot';
 import { prepareWebhookCommand, webhookCommands, webhookOptions, webhookUsage } from '../lib/admin/webhooks.ts';
 import { handlerEnvironment, type LocalStackDescription } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/project.ts';
+import { projectRoot } from '../lib/stack/project.ts';
 import { keyFamilies, scopes } from '../shared/api-keys/schema.ts';
-import { ApiError } from '../shared/errors.ts';
+import { ApiError } from '../shared/platform/errors.ts';
 import { PricingOverridesSchema } from '../shared/pricing/settings.ts';
 import { CurrencyCodeSchema, features, WorkspaceStatusSchema } from '../shared/workspaces/schema.ts';
 
@@ -302,7 +302,7 @@ async function prepare(): Promise<() => Promise<Result>> {
       };
     case 'listing backfill':
       return async () => {
-        const { backfillListings } = await import('../shared/console/listing-backfill.ts');
+        const { backfillListings } = await import('../lib/admin/migrations/listing-backfill.ts');
         const done = await backfillListings(values.workspace ? { workspaceId: values.workspace } : {});
         return {
           json: done,
@@ -310,8 +310,8 @@ async function prepare(): Promise<() => Promise<Result>> {
         };
       };
     case 'user create': {
-      const { consoleRoles, normalEmail } = await import('../shared/console/users.ts');
-      const { passwordProblem } = await import('../shared/console/passwords.ts');
+      const { consoleRoles, normalEmail } = await import('../shared/edge/console/users.ts');
+      const { passwordProblem } = await import('../shared/edge/console/passwords.ts');
       const workspaceId = required('workspace');
       let email: string;
       try {
@@ -326,7 +326,7 @@ async function prepare(): Promise<() => Promise<Result>> {
       const problem = password === undefined ? undefined : passwordProblem(password);
       if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
       return async () => {
-        const { createConsoleUser } = await import('../shared/console/users.ts');
+        const { createConsoleUser } = await import('../shared/edge/console/users.ts');
         const created = await createConsoleUser({ workspaceId, email, roles, password });
         const chosen = password !== undefined;
         return {
@@ -344,7 +344,7 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'history migrate': {
       const workspaceId = required('workspace');
       return async () => {
-        const { migrateHistory } = await import('../shared/canonical/migrate-history.ts');
+        const { migrateHistory } = await import('../lib/admin/migrations/history.ts');
         const result = await migrateHistory(workspaceId, {
           onCategory: (category, documents) => console.error(`history migrate: ${category}: ${documents} documents moved`),
         });

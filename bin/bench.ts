@@ -16,12 +16,12 @@ import { type CostBreakdown, LIST_PRICES_AS_OF, LIST_PRICES_REGION, listPrices }
 import { measurePriceServing } from '../lib/bench/prices.ts';
 import { adherenceLines, measureAdherence } from '../lib/bench/adherence.ts';
 import { measureWritebacks } from '../lib/bench/writebacks.ts';
-import { synthesizeBundles } from '../lib/bundles.ts';
-import { projectRoot } from '../lib/project.ts';
+import { synthesizeBundles } from '../lib/stack/bundles.ts';
+import { projectRoot } from '../lib/stack/project.ts';
 import { startLocalStack } from '../lib/local/stack.ts';
-import { logger } from '../shared/observability.ts';
-import { queues } from '../shared/queues.ts';
-import { workers as queueWorkers } from '../shared/routes.ts';
+import { logger } from '../shared/platform/observability.ts';
+import { queues } from '../shared/platform/queues.ts';
+import { workers as queueWorkers } from '../shared/edge/routes.ts';
 
 const BUNDLE_TARGET_KB = 400;
 const GATEWAY_OVERHEAD_TARGET_MS = 2;

@@ -3,13 +3,13 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPricingClient } from '../client/src/index.ts';
-import { type ExportFile, formatOf, kindOfFileName, readExportFile } from '../lib/connector/files.ts';
-import { type LoadApi, loadExport } from '../lib/connector/load.ts';
-import { progressDisplay, summaryText as loadSummaryText } from '../lib/connector/progress.ts';
-import { taskCommand } from '../lib/connector/task-command.ts';
-import { startWritebackWorker, type Summary, type WorkerEvent } from '../lib/connector/writeback-worker.ts';
+import { type ExportFile, formatOf, kindOfFileName, readExportFile } from '../client/src/connector/files.ts';
+import { type LoadApi, loadExport } from '../client/src/connector/load.ts';
+import { progressDisplay, summaryText as loadSummaryText } from '../client/src/connector/progress.ts';
+import { taskCommand } from '../client/src/connector/task-command.ts';
+import { startWritebackWorker, type Summary, type WorkerEvent } from '../client/src/connector/writeback-worker.ts';
 import type { LocalStackDescription } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/project.ts';
+import { projectRoot } from '../lib/stack/project.ts';
 import type { EntityKind } from '../shared/records/schema.ts';
 
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]

@@ -3,7 +3,7 @@
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { LocalStack } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/project.ts';
+import { projectRoot } from '../lib/stack/project.ts';
 
 const { values } = parseArgs({
   options: {

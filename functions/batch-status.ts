@@ -3,9 +3,9 @@ import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { readOwnBatch } from '../shared/batches/repository.ts';
 import { statusView } from '../shared/batches/rules.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readPathParameter } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readPathParameter } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('batchStatus', async ({ event, principal }) => {
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);

@@ -1,8 +1,8 @@
 // POST /api/v1/writebacks/claim: a connector worker leases its connector's oldest claimable write-back tasks.
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readJsonBody } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readJsonBody } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
 import { claimTasks } from '../shared/writebacks/claim.ts';
 import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';

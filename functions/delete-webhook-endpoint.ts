@@ -1,6 +1,6 @@
 // DELETE /v1/webhook-endpoints/{endpointId}: removes a webhook endpoint; nothing more is sent to it.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
 import { deleteEndpoint } from '../shared/webhooks/endpoints.ts';
 

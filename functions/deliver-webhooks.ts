@@ -3,9 +3,9 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
-import { tracedHandler } from '../shared/tracing.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
+import { tracedHandler } from '../shared/platform/tracing.ts';
 import { attemptDelivery, fanOut } from '../shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '../shared/webhooks/queue.ts';
 

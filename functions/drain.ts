@@ -5,9 +5,9 @@ import * as v from 'valibot';
 import { type DrainHooks, runDrainJob } from '../shared/batches/drain.ts';
 import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
-import { annotateWorkspace, tracedHandler } from '../shared/tracing.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
+import { annotateWorkspace, tracedHandler } from '../shared/platform/tracing.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {

@@ -1,9 +1,9 @@
 // POST /api/v1/writebacks/{id}/extend: a connector worker that needs longer keeps its lease on a task.
 import * as v from 'valibot';
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { taskView } from '../shared/writebacks/rules.ts';
 import { extendLease } from '../shared/writebacks/claim.ts';
 import { ExtendRequestSchema } from '../shared/writebacks/schema.ts';

@@ -2,10 +2,10 @@
 import { readAdherenceReport } from '../shared/adherence/repository.ts';
 import { reportPeriod } from '../shared/adherence/report.ts';
 import { AdherenceQuerySchema } from '../shared/adherence/schema.ts';
-import { ApiError } from '../shared/errors.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { parseInput } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { ApiError } from '../shared/platform/errors.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { parseInput } from '../shared/platform/input.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 
 const groupings = ['segment', 'category', 'reason'] as const;
 

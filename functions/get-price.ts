@@ -1,7 +1,8 @@
 // GET /v1/prices/{sku}: the overview reads a SKU's current recommendation, with its rationale and drivers on request.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { parseInput, readPathParameter } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readPathParameter } from '../shared/edge/http/request.ts';
+import { parseInput } from '../shared/platform/input.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { IdentifierSchema } from '../shared/records/identifier.ts';
 import { overviewPrice, parseInclude, PriceQuerySchema, pricedOrRefused } from '../shared/recommendations/overview.ts';
 import { findRecommendation } from '../shared/recommendations/repository.ts';

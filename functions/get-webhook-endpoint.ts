@@ -1,6 +1,6 @@
 // GET /v1/webhook-endpoints/{endpointId}: one webhook endpoint of the workspace.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { endpointIdOf, endpointView } from '../shared/webhooks/endpoint-schema.ts';
 import { requireEndpoint } from '../shared/webhooks/endpoints.ts';
 

@@ -1,7 +1,7 @@
 // GET /v1/webhook-endpoints/{endpointId}/deliveries: the endpoint's deliveries, newest event first, a page at a time.
-import { parseInput } from '../shared/http/request.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { parseInput } from '../shared/platform/input.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { listDeliveries } from '../shared/webhooks/delivery.ts';
 import { DeliveriesQuerySchema, deliveryView, readDeliveryListing } from '../shared/webhooks/delivery-schema.ts';
 import { endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';

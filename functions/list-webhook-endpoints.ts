@@ -1,6 +1,6 @@
 // GET /v1/webhook-endpoints: the workspace's webhook endpoints, with their status, and never their secrets.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { endpointView } from '../shared/webhooks/endpoint-schema.ts';
 import { listEndpoints } from '../shared/webhooks/endpoints.ts';
 

@@ -1,7 +1,7 @@
 // POST /api/v1/prices: an ERP or storefront prices up to 100 lines in one idempotent call.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readJsonBody } from '../shared/http/request.ts';
-import type { Conforms, ResponseOf } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readJsonBody } from '../shared/edge/http/request.ts';
+import type { Conforms, ResponseOf } from '../shared/edge/openapi/operations.ts';
 import type { LineError, LineResult } from '../shared/prices/price-lines.ts';
 import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
 import { monthSpent, replayInSpentMonth, servePriceCall } from '../shared/prices/serve.ts';

@@ -1,7 +1,7 @@
 // POST /v1/webhook-endpoints/{endpointId}/deliveries/{eventId}/redeliver: sends an event to the endpoint again, with the same webhook-id.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { redeliver } from '../shared/webhooks/delivery.ts';
 import { deliveryView, eventIdOf } from '../shared/webhooks/delivery-schema.ts';
 import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';

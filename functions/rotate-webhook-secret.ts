@@ -1,7 +1,7 @@
 // POST /v1/webhook-endpoints/{endpointId}/rotate-secret: a new signing secret, shown once; the old one signs too for 24 h.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { NoBodySchema, readJsonBody } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
 import { rotateSecret } from '../shared/webhooks/endpoints.ts';
 

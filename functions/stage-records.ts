@@ -2,9 +2,9 @@
 import { connectorOf } from '../shared/api-keys/authenticate.ts';
 import { stageRecords } from '../shared/batches/staging.ts';
 import { BatchIdSchema } from '../shared/batches/schema.ts';
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readJsonBody, readPathParameter } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { readStageRequest } from '../shared/records/stage-request.ts';
 import * as v from 'valibot';
 

@@ -1,8 +1,8 @@
 // The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost.
 import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { logger, reportRequestCost } from '../shared/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/table/capacity.ts';
-import { tracedHandler } from '../shared/tracing.ts';
+import { logger, reportRequestCost } from '../shared/platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
+import { tracedHandler } from '../shared/platform/tracing.ts';
 import { type SweepOutcome, sweepOutbox } from '../shared/webhooks/outbox.ts';
 
 /**

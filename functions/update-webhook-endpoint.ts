@@ -1,7 +1,7 @@
 // PATCH /v1/webhook-endpoints/{endpointId}: changes a webhook endpoint's URL, subscriptions, description or switch.
-import { routeEndpoint } from '../shared/http/endpoint.ts';
-import { readJsonBody } from '../shared/http/request.ts';
-import type { DocumentedReply } from '../shared/openapi/operations.ts';
+import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
+import { readJsonBody } from '../shared/edge/http/request.ts';
+import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
 import { assertLiveKey, endpointIdOf, endpointView, UpdateEndpointRequestSchema } from '../shared/webhooks/endpoint-schema.ts';
 import { updateEndpoint } from '../shared/webhooks/endpoints.ts';
 import { loopbackHttpAllowed } from '../shared/webhooks/url-guard.ts';

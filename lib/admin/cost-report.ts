@@ -1,5 +1,5 @@
 // `admin cost report`: a workspace's cost in dollars from its ledger, as text, JSON or CSV; the arguments checked before anything is read.
-import { ApiError } from '../../shared/errors.ts';
+import { ApiError } from '../../shared/platform/errors.ts';
 
 export interface CostReportArguments {
   readonly workspace: string;

@@ -1,7 +1,7 @@
 // Adherence on the local stack: what folding drained quote lines into the aggregates costs per line, and what a report costs.
 import { type AttributedLine, contributionOf, type QuotePart, sumContributions } from '../../shared/adherence/attribution.ts';
 import { applyAdherence, readAdherenceReport } from '../../shared/adherence/repository.ts';
-import { CapacityLedger, withCapacityLedger } from '../../shared/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '../../shared/platform/table/capacity.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 
 const CATEGORIES = 20;
@@ -109,7 +109,7 @@ export function adherenceLines(figures: AdherenceFigures): string[] {
 // `node lib/bench/adherence.ts`: this section alone (BENCH_ADHERENCE_LINES quote lines, 100,000 by default).
 if (import.meta.main) {
   const { startLocalStack } = await import('../local/stack.ts');
-  const { logger } = await import('../../shared/observability.ts');
+  const { logger } = await import('../../shared/platform/observability.ts');
   logger.setLogLevel('WARN');
   const stack = await startLocalStack({ port: 0 });
   try {

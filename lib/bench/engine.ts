@@ -2,7 +2,7 @@
 import type { Band, LineBands, LineInputs, WinModel } from '../../shared/pricing/model.ts';
 import { priceLine } from '../../shared/pricing/price-line.ts';
 import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
-import { seededRandom } from '../../shared/seeded-random.ts';
+import { seededRandom } from '../../shared/platform/seeded-random.ts';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2025, 0, 1);

@@ -2,7 +2,7 @@
 import type { OrderRecord, QuoteRecord } from '../../shared/records/schema.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { mixFor, type SampleCatalogue, sampleCatalogue } from '../sample-catalogue.ts';
+import { mixFor, type SampleCatalogue, sampleCatalogue } from '../local/sample-catalogue.ts';
 import { ingestBatch, jobFigures, type JobFigures } from './ingest.ts';
 
 /** Within this of each other, the lag, RRU and WRU of the batch on the smallest and on the largest history. */

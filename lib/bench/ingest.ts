@@ -10,16 +10,16 @@ import {
   productItem,
 } from '../../shared/canonical/items.ts';
 import { historyLogItems, type LogEntry } from '../../shared/bands/history-log.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { entityKinds, type EntityKind } from '../../shared/records/schema.ts';
-import { inParallel, WRITE_CONCURRENCY } from '../../shared/table/bulk.ts';
-import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '../../shared/table/capacity.ts';
-import { table } from '../../shared/table/definition.ts';
-import { tableName } from '../../shared/config.ts';
+import { inParallel, WRITE_CONCURRENCY } from '../../shared/platform/table/bulk.ts';
+import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '../../shared/platform/table/capacity.ts';
+import { table } from '../../shared/platform/table/definition.ts';
+import { tableName } from '../../shared/platform/config.ts';
 import { createTable, localDynamoDbClient } from '../local/dynamodb.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { mixFor, type SampleCatalogue, sampleCatalogue } from '../sample-catalogue.ts';
+import { mixFor, type SampleCatalogue, sampleCatalogue } from '../local/sample-catalogue.ts';
 import { type JobCounts, watchWorkspace } from './drain-counts.ts';
 import { keepAliveClient } from './measure.ts';
 

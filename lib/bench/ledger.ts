@@ -4,12 +4,12 @@ import { type CostCounts, costCounters, emptyCounts } from '../../shared/cost/co
 import { chargeWork, flushCosts, FLUSH_WRITE_UNITS } from '../../shared/cost/ledger.ts';
 import { readCostLedger } from '../../shared/cost/repository.ts';
 import { buildCostReport } from '../../shared/cost/report.ts';
-import { listenToRequestCosts, type RequestCost } from '../../shared/observability.ts';
-import { routeById } from '../../shared/routes.ts';
-import { CapacityLedger } from '../../shared/table/capacity.ts';
+import { listenToRequestCosts, type RequestCost } from '../../shared/platform/observability.ts';
+import { routeById } from '../../shared/edge/routes.ts';
+import { CapacityLedger } from '../../shared/platform/table/capacity.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { mixFor, sampleCatalogue } from '../sample-catalogue.ts';
+import { mixFor, sampleCatalogue } from '../local/sample-catalogue.ts';
 import { costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES, listPrices } from '../../shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 import { ingest, planCalls } from './prices.ts';
@@ -192,7 +192,7 @@ export function ledgerLines(
 // `node lib/bench/ledger.ts`: this section alone, on a small catalogue (BENCH_LEDGER_RECORDS, BENCH_LEDGER_CALLS).
 if (import.meta.main) {
   const { startLocalStack } = await import('../local/stack.ts');
-  const { logger } = await import('../../shared/observability.ts');
+  const { logger } = await import('../../shared/platform/observability.ts');
   logger.setLogLevel('WARN');
   const stack = await startLocalStack({ port: 0 });
   try {

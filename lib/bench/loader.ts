@@ -5,11 +5,11 @@ import { join } from 'node:path';
 import { once } from 'node:events';
 import { createPricingClient } from '../../client/src/index.ts';
 import { entityKinds } from '../../shared/records/schema.ts';
-import { readExportFile } from '../connector/files.ts';
-import { loadExport } from '../connector/load.ts';
+import { readExportFile } from '../../client/src/connector/files.ts';
+import { loadExport } from '../../client/src/connector/load.ts';
 import { createWorkspaceWithKeys } from '../local/seed.ts';
 import type { LocalStack } from '../local/stack.ts';
-import { mixFor, sampleCatalogue } from '../sample-catalogue.ts';
+import { mixFor, sampleCatalogue } from '../local/sample-catalogue.ts';
 
 export interface LoaderFigures {
   readonly records: number;

@@ -1,13 +1,13 @@
 // Adherence in the table: each quote's attribution, read and replaced as its documents drain, and the monthly aggregates folded once per chunk.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config.ts';
+import { tableName } from '../platform/config.ts';
 import type { Provenance } from '../canonical/items.ts';
 import { DECISION_RETENTION_DAYS, findDecisions } from '../prices/calls.ts';
 import type { OrderRecord, QuoteRecord } from '../records/schema.ts';
-import { getItems, inParallel, putItems, type TableItem, WRITE_CONCURRENCY } from '../table/bulk.ts';
-import { isConditionFailure, tableClient } from '../table/client.ts';
-import { queryAll } from '../table/query.ts';
-import { keys } from '../table/keys.ts';
+import { getItems, inParallel, putItems, type TableItem, WRITE_CONCURRENCY } from '../platform/table/bulk.ts';
+import { isConditionFailure, tableClient } from '../platform/table/client.ts';
+import { queryAll } from '../platform/table/query.ts';
+import { keys } from '../platform/table/keys.ts';
 import {
   attributeQuote,
   type Contribution,

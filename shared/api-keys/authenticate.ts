@@ -1,6 +1,6 @@
 // Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
-import { ExpiringCache } from '../caches.ts';
-import { ApiError } from '../errors.ts';
+import { ExpiringCache } from '../platform/caches.ts';
+import { ApiError } from '../platform/errors.ts';
 import { getWorkspace } from '../workspaces/repository.ts';
 import type { Feature, Workspace } from '../workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';

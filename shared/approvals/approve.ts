@@ -4,9 +4,9 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import type { Principal } from '../api-keys/authenticate.ts';
 import { listConnectors } from '../connectors/repository.ts';
 import type { Connector } from '../connectors/schema.ts';
-import { tableName } from '../config.ts';
-import { ApiError } from '../errors.ts';
-import { newId } from '../ids.ts';
+import { tableName } from '../platform/config.ts';
+import { ApiError } from '../platform/errors.ts';
+import { newId } from '../platform/ids.ts';
 import {
   exceedsDecimalRange,
   formatMinorUnits,
@@ -18,9 +18,9 @@ import {
 import { pricedOrRefused } from '../recommendations/overview.ts';
 import { currentRecommendation } from '../recommendations/repository.ts';
 import type { PricedRecommendation } from '../recommendations/schema.ts';
-import { pause } from '../table/bulk.ts';
-import { tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { pause } from '../platform/table/bulk.ts';
+import { tableClient } from '../platform/table/client.ts';
+import { keys } from '../platform/table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '../writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
 import { handOn, outboxPut } from '../webhooks/outbox.ts';

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultPricingSettings } from '../pricing/settings.ts';
 import { type BacktestProduct, type BacktestReport, runBacktest } from './backtest.ts';
-import { seededRandom } from '../seeded-random.ts';
+import { seededRandom } from '../platform/seeded-random.ts';
 import type { BacktestLine } from './split.ts';
 
 const DAY_MS = 86_400_000;

@@ -5,7 +5,7 @@ import { reportBandsLag } from '../bands/lag.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '../bands/lease.ts';
 import { type BandScope, recomputeBands, touchedScope } from '../bands/recompute.ts';
 import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '../canonical/upsert.ts';
-import { logger } from '../observability.ts';
+import { logger } from '../platform/observability.ts';
 import { pricingSettings } from '../pricing/settings.ts';
 import { touchedSkus } from '../recommendations/recommend.ts';
 import { refreshRecommendations } from '../recommendations/repository.ts';

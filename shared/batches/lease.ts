@@ -1,9 +1,9 @@
 // A batch's job lease and checkpoints: one invocation at a time drains a batch or recomputes its bands, and resumes where the last stopped.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../config.ts';
-import { isConditionFailure, tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { tableName } from '../platform/config.ts';
+import { isConditionFailure, tableClient } from '../platform/table/client.ts';
+import { keys } from '../platform/table/keys.ts';
 import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
 import { updateWithEvents } from '../webhooks/outbox.ts';
 import { type Batch, BatchSchema } from './schema.ts';

@@ -1,10 +1,10 @@
 // Batch items: open, read, commit and status; an open batch past its life is recorded as failed.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../config.ts';
-import { newBatchId, newId } from '../ids.ts';
-import { isConditionFailure, tableClient } from '../table/client.ts';
-import { keys, listingKeys } from '../table/keys.ts';
+import { tableName } from '../platform/config.ts';
+import { newBatchId, newId } from '../platform/ids.ts';
+import { isConditionFailure, tableClient } from '../platform/table/client.ts';
+import { keys, listingKeys } from '../platform/table/keys.ts';
 import { newEvent } from '../webhooks/events.ts';
 import { updateWithEvents } from '../webhooks/outbox.ts';
 import { batchNotFound, EXPIRED_ERROR, expired, expiryCutoff, isOwnBatch, notOpen } from './rules.ts';

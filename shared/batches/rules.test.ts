@@ -1,7 +1,7 @@
 // Unit tests of the batch rules: expiry, chunk retention, entity order, the record cap, staging refusals, the status view and the batch schema.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../platform/errors.ts';
 import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
 import {
   admitCall,

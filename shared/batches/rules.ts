@@ -1,5 +1,5 @@
 // The rules of an ingest batch, free of storage: expiry, entity order, the record and line caps, refusals and the status view.
-import { ApiError } from '../errors.ts';
+import { ApiError } from '../platform/errors.ts';
 import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
 import type { Batch, BatchStatusView } from './schema.ts';
 

@@ -1,6 +1,6 @@
 // The overview surface's view of a recommendation: snake_case, decimal amounts, and the parts `include` asks for.
 import * as v from 'valibot';
-import { ApiError, quoted } from '../errors.ts';
+import { ApiError, quoted } from '../platform/errors.ts';
 import { toDecimalAmount } from '../pricing/currency.ts';
 import type { OverviewPrice, PricedRecommendation, Recommendation } from './schema.ts';
 

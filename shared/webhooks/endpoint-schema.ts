@@ -1,7 +1,7 @@
 // Webhook endpoints: the stored record, the bodies of /v1/webhook-endpoints, and what those routes answer.
 import * as v from 'valibot';
-import { ApiError } from '../errors.ts';
-import { boundedArray } from '../http/request.ts';
+import { ApiError } from '../platform/errors.ts';
+import { boundedArray } from '../platform/input.ts';
 import { eventTypes } from './events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.ts';
 
@@ -62,7 +62,7 @@ const UrlSchema = v.pipe(
   v.maxLength(MAX_WEBHOOK_URL_LENGTH, `at most ${MAX_WEBHOOK_URL_LENGTH} characters`),
 );
 
-/** Each item once: the documents say `uniqueItems` for it (shared/openapi/convert.ts). */
+/** Each item once: the documents say `uniqueItems` for it (shared/edge/openapi/convert.ts). */
 export function eachOnce<TItem>(items: readonly TItem[]): boolean {
   return new Set(items).size === items.length;
 }

@@ -1,11 +1,11 @@
 // Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../config.ts';
+import { tableName } from '../platform/config.ts';
 import { computeRecommendations, recommendationItem } from '../recommendations/repository.ts';
-import { inParallel } from '../table/bulk.ts';
-import { isConditionFailure, tableClient } from '../table/client.ts';
-import { keys } from '../table/keys.ts';
+import { inParallel } from '../platform/table/bulk.ts';
+import { isConditionFailure, tableClient } from '../platform/table/client.ts';
+import { keys } from '../platform/table/keys.ts';
 import type { Workspace } from '../workspaces/schema.ts';
 import { newEvent } from '../webhooks/events.ts';
 import { handOn, outboxPut, updateWithEvents } from '../webhooks/outbox.ts';

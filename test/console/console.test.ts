@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findApiKey, hashApiKey } from '../../shared/api-keys/repository.ts';
 import { readLatestApproval } from '../../shared/approvals/latest.ts';
-import { createConsoleUser } from '../../shared/console/users.ts';
+import { createConsoleUser } from '../../shared/edge/console/users.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
 import { recentTasks } from '../../shared/writebacks/listing.ts';
 import { commitBatch, openBatchWith, stageCatalogue } from '../integration/ingest-support.ts';

@@ -2,11 +2,11 @@
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { recentBatches } from '../../shared/batches/listing.ts';
-import { tableName } from '../../shared/config.ts';
-import { backfillListings } from '../../shared/console/listing-backfill.ts';
+import { tableName } from '../../shared/platform/config.ts';
+import { backfillListings } from '../../lib/admin/migrations/listing-backfill.ts';
 import { readCatalogue } from '../../shared/recommendations/catalogue.ts';
-import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { recentTasks } from '../../shared/writebacks/listing.ts';
 import { openBatchWith } from '../integration/ingest-support.ts';
 import { drain, LAMP, SHADE } from '../integration/prices-support.ts';

@@ -3,13 +3,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/project.ts';
+import { projectRoot } from '../../lib/stack/project.ts';
 import type { AdherenceReport } from '../../shared/adherence/schema.ts';
 import { applyAdherence, readAdherenceAggregates } from '../../shared/adherence/repository.ts';
-import { tableName } from '../../shared/config.ts';
+import { tableName } from '../../shared/platform/config.ts';
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { drain, okLines, pricesCall, workspaceWith } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 

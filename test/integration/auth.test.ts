@@ -3,8 +3,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey } from '../../shared/api-keys/repository.ts';
 import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { randomBase62 } from '../../shared/ids.ts';
-import { listenToRequestCosts } from '../../shared/observability.ts';
+import { randomBase62 } from '../../shared/platform/ids.ts';
+import { listenToRequestCosts } from '../../shared/platform/observability.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 

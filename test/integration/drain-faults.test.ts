@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDrainHandler } from '../../functions/drain.ts';
 import { localSqsClient } from '../../lib/local/queues.ts';
 import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { sampleCatalogue } from '../../lib/sample-catalogue.ts';
-import { workers } from '../../shared/routes.ts';
+import { sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
+import { workers } from '../../shared/edge/routes.ts';
 import { commitBatch, dumpCanonical, loggedLines, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 

@@ -2,9 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
 import { loadHandler } from '../../lib/local/handlers.ts';
-import { openEndpoint } from '../../shared/http/endpoint.ts';
-import { logger } from '../../shared/observability.ts';
-import { fallbackRoute, routeById } from '../../shared/routes.ts';
+import { openEndpoint } from '../../shared/edge/http/endpoint.ts';
+import { logger } from '../../shared/platform/observability.ts';
+import { fallbackRoute, routeById } from '../../shared/edge/routes.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 describe('the error envelope and request ids', () => {

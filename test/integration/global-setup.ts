@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { type LocalStackDescription, startLocalStack } from '../../lib/local/stack.ts';
-import { projectRoot } from '../../lib/project.ts';
+import { projectRoot } from '../../lib/stack/project.ts';
 import { Contract } from './contract.ts';
 
 declare module 'vitest' {

@@ -5,10 +5,10 @@ import { connect } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
-import { tableName } from '../../shared/config.ts';
-import { errorStatuses } from '../../shared/errors.ts';
-import { fallbackRoute, routeKey, routes } from '../../shared/routes.ts';
-import { tableClient } from '../../shared/table/client.ts';
+import { tableName } from '../../shared/platform/config.ts';
+import { errorStatuses } from '../../shared/platform/errors.ts';
+import { fallbackRoute, routeKey, routes } from '../../shared/edge/routes.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
 
 /** The tally's name for the `$default` route, which answers every path no route claims. */
 export const FALLBACK = `fallback (${fallbackRoute.id})`;

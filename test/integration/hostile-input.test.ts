@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { type KeyedRouteId, routeKey, routes } from '../../shared/routes.ts';
+import { type KeyedRouteId, routeKey, routes } from '../../shared/edge/routes.ts';
 import {
   endpointOf,
   FALLBACK,

@@ -2,11 +2,11 @@
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { issueApiKey } from '../../shared/api-keys/repository.ts';
-import { tableName } from '../../shared/config.ts';
+import { tableName } from '../../shared/platform/config.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
-import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { drain, LAMP, okLines, pricesCall, pricingHistory, SHADE, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice, storedTask } from './writebacks-support.ts';

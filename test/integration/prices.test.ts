@@ -4,13 +4,13 @@ import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { PriceRequestSchema } from '../../shared/prices/request.ts';
-import { tableName } from '../../shared/config.ts';
-import { keyDigest, keys } from '../../shared/table/keys.ts';
+import { tableName } from '../../shared/platform/config.ts';
+import { keyDigest, keys } from '../../shared/platform/table/keys.ts';
 import { beginCall, completeCall, findDecision } from '../../shared/prices/calls.ts';
 import { GIVE_UP_BEFORE_DEADLINE_MS, OutOfTime, requestHash, servePriceCall } from '../../shared/prices/serve.ts';
 import { getWorkspace } from '../../shared/workspaces/repository.ts';
 import { monthOf } from '../../shared/workspaces/usage.ts';
-import { tableClient } from '../../shared/table/client.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
 import { drain, okLines, pricesCall, pricingHistory, workspaceWith } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 

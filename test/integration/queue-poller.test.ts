@@ -5,8 +5,8 @@ import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, describe, expect, inject, it } from 'vitest';
 import { type QueuePoller, startQueuePoller } from '../../lib/local/queue-poller.ts';
 import { createQueue, localSqsClient } from '../../lib/local/queues.ts';
-import { queueClient } from '../../shared/queue-client.ts';
-import { queues } from '../../shared/queues.ts';
+import { queueClient } from '../../shared/platform/queue-client.ts';
+import { queues } from '../../shared/platform/queues.ts';
 
 const sqs = localSqsClient(inject('stack').sqsEndpoint);
 const pollers: QueuePoller[] = [];

@@ -2,7 +2,7 @@
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { captureLogs } from '../../shared/testing/log-lines.ts';
+import { captureLogs } from '../support/log-lines.ts';
 import { MAX_ENDPOINTS_PER_WORKSPACE } from '../../shared/webhooks/endpoint-schema.ts';
 import {
   createEndpoint,

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/project.ts';
+import { projectRoot } from '../../lib/stack/project.ts';
 import type { ProductRecord } from '../../shared/records/schema.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace } from './support.ts';

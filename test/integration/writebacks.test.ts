@@ -2,10 +2,10 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { tableName } from '../../shared/config.ts';
+import { tableName } from '../../shared/platform/config.ts';
 import { createConnector } from '../../shared/connectors/repository.ts';
-import { tableClient } from '../../shared/table/client.ts';
-import { keys } from '../../shared/table/keys.ts';
+import { tableClient } from '../../shared/platform/table/client.ts';
+import { keys } from '../../shared/platform/table/keys.ts';
 import { ANSWER_BEFORE_DEADLINE_MS, claimTasks } from '../../shared/writebacks/claim.ts';
 import { updateWorkspace } from '../../shared/workspaces/repository.ts';
 import { expectError, secondConnector } from './ingest-support.ts';

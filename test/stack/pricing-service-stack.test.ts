@@ -7,17 +7,17 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type FunctionBundle, synthesizeBundles } from '../../lib/bundles.ts';
-import { functionBundling, logRetention } from '../../lib/constructs/service-function.ts';
+import { type FunctionBundle, synthesizeBundles } from '../../lib/stack/bundles.ts';
+import { functionBundling, logRetention } from '../../lib/stack/constructs/service-function.ts';
 import { buildEvent } from '../../lib/local/gateway.ts';
 import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { cdkJsonContext, projectRoot } from '../../lib/project.ts';
+import { cdkJsonContext, projectRoot } from '../../lib/stack/project.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
-import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/pricing-service-stack.ts';
-import { environmentNames, metricsNamespace, serviceName } from '../../shared/config.ts';
-import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/queues.ts';
-import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/routes.ts';
-import { table as tableDefinition } from '../../shared/table/definition.ts';
+import { PricingServiceStack, type PricingServiceStackProps, stackNameFor } from '../../lib/stack/pricing-service-stack.ts';
+import { environmentNames, metricsNamespace, serviceName } from '../../shared/platform/config.ts';
+import { queues, VISIBILITY_TO_TIMEOUT_RATIO } from '../../shared/platform/queues.ts';
+import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, scheduledJobs, workers } from '../../shared/edge/routes.ts';
+import { table as tableDefinition } from '../../shared/platform/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
 
 interface SynthOptions extends PricingServiceStackProps {
@@ -362,7 +362,7 @@ describe('bundling', () => {
     const css = await invoke('consoleAsset', `/console/assets/${stylesheet}`, { asset: stylesheet });
     expect(css.statusCode).toBe(200);
     expect(css.headers['cache-control']).toBe('public, max-age=31536000, immutable');
-    expect(Buffer.from(css.body, 'base64').equals(readFileSync(join(projectRoot, 'shared/console/console.css')))).toBe(true);
+    expect(Buffer.from(css.body, 'base64').equals(readFileSync(join(projectRoot, 'shared/edge/console/console.css')))).toBe(true);
   });
 
   it('the stack tests skip esbuild: an empty bundling-stacks context leaves no bundle in the assembly', () => {

@@ -1,0 +1,332 @@
+// Reading a seller's export files (CSV or JSON Lines) as a stream of canonical records, each with its file and line.
+import { createReadStream } from 'node:fs';
+import { basename, extname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+import { entityKinds, type EntityKind, OrderLineSchema, QuoteLineSchema } from '../../../shared/records/schema.ts';
+
+export type FileFormat = 'csv' | 'jsonl';
+
+export interface ExportFile {
+  readonly entity: EntityKind;
+  readonly path: string;
+  readonly format: FileFormat;
+}
+
+/** A record as read, with where it came from; `lineRows` holds the CSV row of each of a document's lines. */
+export interface SourcedRecord {
+  readonly record: Record<string, unknown>;
+  readonly file: string;
+  readonly line: number;
+  readonly lineRows?: readonly number[];
+}
+
+/** A problem at a place in a file: the loader stops on it and names the place. */
+export class RecordError extends Error {
+  override readonly name = 'RecordError';
+  readonly file: string;
+  readonly line: number;
+  readonly field: string | undefined;
+
+  constructor(file: string, line: number, field: string | undefined, message: string) {
+    super(`${file}:${line}: ${message}`);
+    this.file = file;
+    this.line = line;
+    this.field = field;
+  }
+}
+
+export function formatOf(path: string): FileFormat | undefined {
+  const extension = extname(path).toLowerCase();
+  if (extension === '.csv') return 'csv';
+  if (extension === '.jsonl') return 'jsonl';
+  return undefined;
+}
+
+const kindByPrefix: ReadonlyArray<readonly [string, EntityKind]> = entityKinds.map((kind) => [`${kind}s`, kind] as const);
+
+/** `products.csv`, `customers-2026.jsonl`: a positional file's kind is the plural its name starts with. */
+export function kindOfFileName(path: string): EntityKind | undefined {
+  const name = basename(path).toLowerCase();
+  return kindByPrefix.find(([prefix]) => name.startsWith(prefix))?.[1];
+}
+
+/** Decoded text chunks of a file; `onBytes` hears the raw bytes read, for progress against the file's size. */
+export async function* textChunks(path: string, onBytes: (bytes: number) => void = () => {}): AsyncGenerator<string> {
+  const decoder = new StringDecoder('utf8');
+  for await (const chunk of createReadStream(path)) {
+    onBytes((chunk as Buffer).length);
+    const text = decoder.write(chunk as Buffer);
+    if (text) yield text;
+  }
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+export interface CsvRow {
+  /** The file line the row starts on (1-based); a quoted newline makes a row span several. */
+  readonly line: number;
+  readonly fields: string[];
+}
+
+/** RFC 4180 rows from text chunks: quoted fields, `""` for a quote, commas and newlines inside quotes, CRLF or LF. */
+export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): AsyncGenerator<CsvRow> {
+  let fields: string[] = [];
+  let field = '';
+  let quoted = false;
+  // After a closing quote a second quote is an escaped one; anything else ends the quoted part.
+  let quoteSeen = false;
+  let skipLf = false;
+  let line = 1;
+  let rowLine = 1;
+  let quoteLine = 1;
+  let first = true;
+  let rowStarted = false;
+
+  const endRow = (): CsvRow | undefined => {
+    fields.push(field);
+    const row = { line: rowLine, fields };
+    fields = [];
+    field = '';
+    rowStarted = false;
+    // A blank line is no row: exports often end with one.
+    return row.fields.length === 1 && row.fields[0] === '' ? undefined : row;
+  };
+
+  for await (const chunk of chunks) {
+    let text = chunk;
+    if (first) {
+      first = false;
+      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+    }
+    for (let index = 0; index < text.length; index++) {
+      const char = text[index] as string;
+      if (skipLf) {
+        skipLf = false;
+        if (char === '\n') continue;
+      }
+      if (quoted) {
+        if (quoteSeen) {
+          quoteSeen = false;
+          if (char === '"') {
+            field += '"';
+            continue;
+          }
+          quoted = false;
+          // Falls through: the character after the closing quote is read as unquoted.
+        } else {
+          if (char === '"') quoteSeen = true;
+          else {
+            if (char === '\n') line++;
+            field += char;
+          }
+          continue;
+        }
+      }
+      if (!rowStarted) {
+        rowStarted = true;
+        rowLine = line;
+      }
+      if (char === '"' && field === '') {
+        quoted = true;
+        quoteLine = line;
+      } else if (char === ',') {
+        fields.push(field);
+        field = '';
+      } else if (char === '\n' || char === '\r') {
+        line++;
+        if (char === '\r') skipLf = true;
+        const row = endRow();
+        if (row) yield row;
+      } else {
+        field += char;
+      }
+    }
+  }
+  if (quoted && !quoteSeen) throw new RecordError(file, quoteLine, undefined, 'a quoted field is never closed');
+  if (rowStarted || field !== '' || fields.length > 0) {
+    const row = endRow();
+    if (row) yield row;
+  }
+}
+
+/** Named cells of each data row, from the header row; a row with more cells than the header is refused. */
+export async function* csvRecords(rows: AsyncIterable<CsvRow>, file: string): AsyncGenerator<{ line: number; cells: Map<string, string> }> {
+  let header: string[] | undefined;
+  for await (const row of rows) {
+    if (!header) {
+      header = row.fields.map((name) => name.trim());
+      const duplicate = header.find((name, index) => header?.indexOf(name) !== index);
+      if (duplicate !== undefined) throw new RecordError(file, row.line, duplicate, `the column ${duplicate} appears twice in the header`);
+      continue;
+    }
+    if (row.fields.length > header.length) {
+      throw new RecordError(file, row.line, undefined, `the row has ${row.fields.length} cells, the header ${header.length}`);
+    }
+    const cells = new Map<string, string>();
+    header.forEach((name, index) => cells.set(name, row.fields[index] ?? ''));
+    yield { line: row.line, cells };
+  }
+}
+
+const NUMBER_TEXT = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+function isNumberField(name: string): boolean {
+  return name.endsWith('Cents') || name === 'quantity' || name === 'exchangeRate' || name === 'stockOnHand';
+}
+
+/**
+ * A cell as the record's field holds it. Text that is not a number (or boolean) is passed on as text, so that the
+ * service's schema refuses it with the field's own message rather than the loader guessing.
+ */
+export function cellValue(name: string, text: string): unknown {
+  const trimmed = text.trim();
+  if (isNumberField(name) && NUMBER_TEXT.test(trimmed)) return Number(trimmed);
+  if ((name === 'isActive' || name === 'inStock') && /^(true|false)$/i.test(trimmed)) return trimmed.toLowerCase() === 'true';
+  return text;
+}
+
+const ATTRIBUTE_PREFIX = 'attributes.';
+
+/** The fields of cells: empty cells left out, `attributes.NAME` columns gathered into `attributes` (as text). */
+export function fieldsOf(cells: Iterable<[string, string]>): Record<string, unknown> {
+  const record: Record<string, unknown> = {};
+  let attributes: Record<string, string> | undefined;
+  for (const [name, text] of cells) {
+    if (text === '') continue;
+    if (name.startsWith(ATTRIBUTE_PREFIX)) {
+      attributes ??= {};
+      attributes[name.slice(ATTRIBUTE_PREFIX.length)] = text;
+    } else {
+      record[name] = cellValue(name, text);
+    }
+  }
+  if (attributes) record.attributes = attributes;
+  return record;
+}
+
+const lineFields: Readonly<Record<'quote' | 'order', ReadonlySet<string>>> = {
+  quote: new Set(Object.keys(QuoteLineSchema.entries).filter((name) => name !== 'attributes')),
+  order: new Set(Object.keys(OrderLineSchema.entries).filter((name) => name !== 'attributes')),
+};
+
+function isLineColumn(entity: 'quote' | 'order', name: string): boolean {
+  return lineFields[entity].has(name) || name.startsWith(ATTRIBUTE_PREFIX);
+}
+
+/**
+ * Quote and order rows are one per line: consecutive rows with the same `externalId` are one document, its own
+ * columns taken from its first row and its line columns from every row. A document's rows must be together, and its
+ * own columns the same on each, so that a sorted-wrong or edited export is refused rather than half-merged.
+ */
+export async function* groupDocuments(
+  entity: 'quote' | 'order',
+  rows: AsyncIterable<{ line: number; cells: Map<string, string> }>,
+  file: string,
+): AsyncGenerator<SourcedRecord> {
+  let current: { id: string; line: number; own: Map<string, string>; lines: Record<string, unknown>[]; rows: number[] } | undefined;
+  const seen = new Set<string>();
+  const finish = (): SourcedRecord | undefined => {
+    if (!current) return undefined;
+    const record = { ...fieldsOf(current.own), lines: current.lines };
+    return { record, file, line: current.line, lineRows: current.rows };
+  };
+  for await (const { line, cells } of rows) {
+    const own = new Map<string, string>();
+    const lineCells: Array<[string, string]> = [];
+    for (const [name, text] of cells) {
+      if (isLineColumn(entity, name)) lineCells.push([name, text]);
+      else own.set(name, text);
+    }
+    const lineRecord = fieldsOf(lineCells);
+    // Must be sent even when null (schema.ts): an empty cell says the line had no decision.
+    if (entity === 'quote' && !('pricingDecisionId' in lineRecord)) lineRecord.pricingDecisionId = null;
+    const id = own.get('externalId') ?? '';
+    if (current && current.id === id) {
+      for (const [name, text] of own) {
+        if ((current.own.get(name) ?? '') !== text) {
+          throw new RecordError(file, line, name, `${name} differs from the first row of ${entity} ${id} (line ${current.line})`);
+        }
+      }
+      current.lines.push(lineRecord);
+      current.rows.push(line);
+      continue;
+    }
+    const done = finish();
+    if (done) yield done;
+    if (id !== '' && seen.has(id)) {
+      throw new RecordError(file, line, 'externalId', `the rows of ${entity} ${id} are not together: sort the file by externalId`);
+    }
+    seen.add(id);
+    current = { id, line, own, lines: [lineRecord], rows: [line] };
+  }
+  const done = finish();
+  if (done) yield done;
+}
+
+/** JSON Lines: one record per non-blank line, as the API takes it. */
+export async function* jsonLines(chunks: AsyncIterable<string>, file: string): AsyncGenerator<SourcedRecord> {
+  let rest = '';
+  let line = 0;
+  const parse = (text: string): SourcedRecord | undefined => {
+    line++;
+    if (text.trim() === '') return undefined;
+    let record: unknown;
+    try {
+      record = JSON.parse(text);
+    } catch (error) {
+      throw new RecordError(file, line, undefined, `not JSON: ${(error as Error).message}`);
+    }
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+      throw new RecordError(file, line, undefined, 'not a JSON object');
+    }
+    return { record: record as Record<string, unknown>, file, line };
+  };
+  let first = true;
+  for await (const chunk of chunks) {
+    rest += first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+    first = false;
+    let end: number;
+    while ((end = rest.indexOf('\n')) >= 0) {
+      const sourced = parse(rest.slice(0, end).replace(/\r$/, ''));
+      rest = rest.slice(end + 1);
+      if (sourced) yield sourced;
+    }
+  }
+  const last = parse(rest);
+  if (last) yield last;
+}
+
+/** An export file's records, in file order, streamed. */
+export function readExportFile(file: ExportFile, onBytes?: (bytes: number) => void): AsyncGenerator<SourcedRecord> {
+  const chunks = textChunks(file.path, onBytes);
+  if (file.format === 'jsonl') return jsonLines(chunks, file.path);
+  return recordsOfCsv(file.entity, chunks, file.path);
+}
+
+export async function* recordsOfCsv(entity: EntityKind, chunks: AsyncIterable<string>, file: string): AsyncGenerator<SourcedRecord> {
+  const rows = csvRecords(parseCsv(chunks, file), file);
+  if (entity === 'quote' || entity === 'order') {
+    yield* groupDocuments(entity, rows, file);
+    return;
+  }
+  for await (const { line, cells } of rows) yield { record: fieldsOf(cells), file, line };
+}
+
+/** Where a stage error's `param` (`records[17].lines[0].costCents`) points in the files of the records it was about. */
+export function locate(
+  param: string | undefined,
+  records: readonly SourcedRecord[],
+): { file: string; line: number; field: string | undefined } | undefined {
+  const match = /^records\[(\d+)\](?:\.(.*))?$/.exec(param ?? '');
+  if (!match) return undefined;
+  const sourced = records[Number(match[1])];
+  if (!sourced) return undefined;
+  const field = match[2];
+  const inLine = field === undefined ? undefined : /^lines\[(\d+)\](?:\.(.*))?$/.exec(field);
+  // A CSV document's line is its own row, and its field the column there.
+  if (inLine && sourced.lineRows) {
+    const row = sourced.lineRows[Number(inLine[1])];
+    if (row !== undefined) return { file: sourced.file, line: row, field: inLine[2] ?? field };
+  }
+  return { file: sourced.file, line: sourced.line, field };
+}

@@ -1,0 +1,242 @@
+// Loading an export as one batch: stage each kind in rank order in bounded calls, commit, and follow the drain.
+import { entityRank, type EntityKind } from '../../../shared/records/schema.ts';
+import { MAX_RECORDS_PER_CALL, readStageRequest } from '../../../shared/records/stage-request.ts';
+import { locate, RecordError, type SourcedRecord } from './files.ts';
+
+export interface LoadBatchStatus {
+  readonly status: string;
+  readonly recordCount: number;
+  readonly skippedOverCap: number;
+  readonly error?: string;
+}
+
+/** The part of `@pricing-service/client` the loader uses, so tests can hand it a fake. */
+export interface LoadApi {
+  openBatch(): Promise<{ batchId: string }>;
+  stageRecords(batchId: string, entity: EntityKind, records: Record<string, unknown>[]): Promise<{ staged: number }>;
+  commitBatch(batchId: string): Promise<unknown>;
+  waitForBatch(batchId: string): Promise<LoadBatchStatus>;
+}
+
+export interface LoadSource {
+  readonly entity: EntityKind;
+  readonly records: AsyncIterable<SourcedRecord>;
+}
+
+export type LoadEvent =
+  | { type: 'opened'; batchId: string }
+  | { type: 'progress'; records: number; elapsedMs: number }
+  | { type: 'committed'; batchId: string }
+  | { type: 'drained'; status: LoadBatchStatus; drainMs: number };
+
+export interface LoadSummary {
+  readonly batchId: string | undefined;
+  readonly dryRun: boolean;
+  /** Records staged (or, in a dry run, validated) per kind. */
+  readonly counts: Record<EntityKind, number>;
+  readonly skippedOverCap: number;
+  readonly drainMs: number;
+  readonly status: LoadBatchStatus | undefined;
+}
+
+export interface LoadOptions {
+  readonly api: LoadApi;
+  readonly sources: readonly LoadSource[];
+  readonly dryRun?: boolean;
+  /** Staging calls in flight at once, within one kind. */
+  readonly concurrency?: number;
+  readonly recordsPerCall?: number;
+  readonly now?: () => number;
+  readonly report?: (event: LoadEvent) => void;
+}
+
+/** Why a load stopped. `committed` says whether the batch was committed, for the caller's message and nothing else. */
+export class LoadError extends Error {
+  override readonly name = 'LoadError';
+  readonly batchId: string | undefined;
+  readonly committed: boolean;
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly field: string | undefined;
+
+  constructor(
+    message: string,
+    fields: { batchId?: string; committed?: boolean; file?: string; line?: number; field?: string; cause?: unknown },
+  ) {
+    super(message, { cause: fields.cause });
+    this.batchId = fields.batchId;
+    this.committed = fields.committed ?? false;
+    this.file = fields.file;
+    this.line = fields.line;
+    this.field = fields.field;
+  }
+}
+
+function uncommitted(batchId: string | undefined): string {
+  return batchId ? `Nothing was committed: batch ${batchId} is left open, uncommitted.` : 'Nothing was sent.';
+}
+
+/** A stage error with a param, from the service or from the same schemas run here, as the place in the file. */
+function recordFailure(
+  error: { message: string; param?: string | undefined },
+  records: readonly SourcedRecord[],
+  batchId: string | undefined,
+  cause: unknown,
+): LoadError | undefined {
+  const place = locate(error.param, records);
+  if (!place) return undefined;
+  const prefix = /^records\[\d+\]\.?/.exec(error.param ?? '')?.[0] ?? '';
+  // The service's message names `records[17].lines[0].costCents`; the file's reader knows the field by its own name.
+  const message =
+    error.param && place.field ? error.message.replace(error.param, place.field) : error.message.replace(prefix, 'the record');
+  return new LoadError(`${place.file}:${place.line}: ${message} ${uncommitted(batchId)}`, { batchId, ...place, cause });
+}
+
+function serviceFailure(error: unknown, doing: string, batchId: string | undefined, after = uncommitted(batchId)): LoadError {
+  const { status, code, message } = (error ?? {}) as { status?: number; code?: string; message?: string };
+  const answer = status === undefined ? (message ?? String(error)) : `${status} ${code ?? ''}: ${message ?? ''}`.trim();
+  // The client has already retried these with backoff; the loader adds no retries of its own on top.
+  const retried = status === 429 || status === 503 ? ' after the client retried' : '';
+  return new LoadError(`${doing} failed${retried} (${answer}). ${after}`, { batchId, cause: error });
+}
+
+function emptyCounts(): Record<EntityKind, number> {
+  return { product: 0, customer: 0, quote: 0, order: 0 };
+}
+
+export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
+  const { api, dryRun = false } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const perCall = options.recordsPerCall ?? MAX_RECORDS_PER_CALL;
+  const now = options.now ?? Date.now;
+  const report = options.report ?? (() => {});
+  const started = now();
+  const counts = emptyCounts();
+  let done = 0;
+  let batchId: string | undefined;
+
+  if (!dryRun) {
+    try {
+      batchId = (await api.openBatch()).batchId;
+    } catch (error) {
+      throw serviceFailure(error, 'Opening a batch', undefined);
+    }
+    report({ type: 'opened', batchId });
+  }
+
+  const inFlight = new Set<Promise<void>>();
+  let failure: LoadError | undefined;
+
+  /** Every call under way has ended; the first failure among them, if any, is thrown. */
+  const settle = async () => {
+    await Promise.all(inFlight);
+    if (failure) throw failure;
+  };
+
+  const send = async (entity: EntityKind, chunk: SourcedRecord[]) => {
+    if (failure) await settle();
+    const records = chunk.map((sourced) => sourced.record);
+    try {
+      readStageRequest({ entity, records });
+    } catch (error) {
+      // Calls already sent are let finish, so that nothing is left running when the loader returns.
+      await Promise.allSettled(inFlight);
+      const { message, param } = error as { message: string; param?: string };
+      throw (
+        recordFailure({ message, param }, chunk, batchId, error) ??
+        new LoadError(`${message} ${uncommitted(batchId)}`, { batchId, cause: error })
+      );
+    }
+    if (dryRun || batchId === undefined) {
+      counts[entity] += chunk.length;
+      done += chunk.length;
+      report({ type: 'progress', records: done, elapsedMs: now() - started });
+      return;
+    }
+    while (inFlight.size >= concurrency) await Promise.race(inFlight);
+    if (failure) await settle();
+    const id = batchId;
+    const call: Promise<void> = api
+      .stageRecords(id, entity, records)
+      .then(({ staged }) => {
+        counts[entity] += staged;
+        done += chunk.length;
+        report({ type: 'progress', records: done, elapsedMs: now() - started });
+      })
+      .catch((error: unknown) => {
+        const { message, param } = (error ?? {}) as { message?: string; param?: string };
+        failure ??=
+          recordFailure({ message: message ?? String(error), param }, chunk, id, error) ??
+          serviceFailure(error, `Staging ${entity} records`, id);
+      })
+      .finally(() => inFlight.delete(call));
+    inFlight.add(call);
+  };
+
+  const sources = [...options.sources].sort((a, b) => entityRank[a.entity] - entityRank[b.entity]);
+  for (const source of sources) {
+    let chunk: SourcedRecord[] = [];
+    try {
+      for await (const sourced of source.records) {
+        chunk.push(sourced);
+        if (chunk.length >= perCall) {
+          await send(source.entity, chunk);
+          chunk = [];
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      await Promise.allSettled(inFlight);
+      throw new LoadError(`${error.message}. ${uncommitted(batchId)}`, {
+        batchId,
+        file: error.file,
+        line: error.line,
+        field: error.field,
+        cause: error,
+      });
+    }
+    if (chunk.length > 0) await send(source.entity, chunk);
+    // The service takes the kinds in rank order: a kind's calls all end before the next kind's start.
+    await settle();
+  }
+
+  if (dryRun || batchId === undefined) {
+    return { batchId, dryRun: true, counts, skippedOverCap: 0, drainMs: 0, status: undefined };
+  }
+
+  try {
+    await api.commitBatch(batchId);
+  } catch (error) {
+    // A commit that timed out may still have been taken, so the message does not promise that nothing was.
+    throw serviceFailure(
+      error,
+      `Committing batch ${batchId}`,
+      batchId,
+      "It may not have been committed: check the batch's status before loading again.",
+    );
+  }
+  report({ type: 'committed', batchId });
+  const committedAt = now();
+  let status: LoadBatchStatus;
+  try {
+    status = await api.waitForBatch(batchId);
+  } catch (error) {
+    throw new LoadError(`Batch ${batchId} was committed, but following its drain failed: ${(error as Error).message}`, {
+      batchId,
+      committed: true,
+      cause: error,
+    });
+  }
+  const drainMs = now() - committedAt;
+  report({ type: 'drained', status, drainMs });
+  if (status.status !== 'drained') {
+    throw new LoadError(
+      `Batch ${batchId} was committed but ${status.status === 'failed' ? 'failed to drain' : `is ${status.status}`}${status.error ? `: ${status.error}` : ''}`,
+      {
+        batchId,
+        committed: true,
+      },
+    );
+  }
+  return { batchId, dryRun: false, counts, skippedOverCap: status.skippedOverCap, drainMs, status };
+}

@@ -1,0 +1,242 @@
+// The CloudWatch metrics the dashboard and the alarms read: per route from API Gateway, per function from Lambda, the handlers' own EMF metrics, the queues, the table, and the cost at list prices.
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
+import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { BANDS_LAG_METRIC } from '../../../shared/bands/lag.ts';
+import { metricsNamespace, serviceName } from '../../../shared/platform/config.ts';
+import { listPrices } from '../../../shared/cost/list-prices.ts';
+import { requestMetricNames } from '../../../shared/platform/observability.ts';
+import type { QueueId } from '../../../shared/platform/queues.ts';
+import type { HttpRoute } from '../../../shared/edge/routes.ts';
+import type { ServiceQueue } from './service-queue.ts';
+
+/** One function of the stack, as its row in the route table describes it. */
+export interface MonitoredFunction {
+  /** The row's id: the `route` dimension of the function's own metrics. */
+  readonly id: string;
+  readonly memoryMb: number;
+  readonly function: IFunction;
+  /** The API Gateway route it serves; none for the fallback and the queue workers. */
+  readonly route?: Pick<HttpRoute, 'method' | 'path'>;
+}
+
+export interface MonitoredService {
+  readonly functions: readonly MonitoredFunction[];
+  readonly api: IHttpApi;
+  readonly stage: IHttpStage;
+  readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
+  readonly table: ITable;
+}
+
+/** The route that prices lines: the one whose PricedLines count. */
+export const pricingRouteId = 'priceLines';
+
+/** The DynamoDB operations the service calls: SystemErrors is published per operation only. */
+export const tableOperations = [
+  'GetItem',
+  'PutItem',
+  'UpdateItem',
+  'DeleteItem',
+  'Query',
+  'BatchGetItem',
+  'BatchWriteItem',
+  'TransactWriteItems',
+  'BatchExecuteStatement',
+] as const;
+
+const ONE_MINUTE = Duration.minutes(1);
+const FIVE_MINUTES = Duration.minutes(5);
+
+export class ServiceMetrics {
+  private readonly service: MonitoredService;
+
+  constructor(service: MonitoredService) {
+    this.service = service;
+  }
+
+  get functions(): readonly MonitoredFunction[] {
+    return this.service.functions;
+  }
+
+  get routed(): ReadonlyArray<MonitoredFunction & { route: Pick<HttpRoute, 'method' | 'path'> }> {
+    return this.service.functions.filter(
+      (fn): fn is MonitoredFunction & { route: Pick<HttpRoute, 'method' | 'path'> } => fn.route !== undefined,
+    );
+  }
+
+  /** API Gateway's detailed metrics of one route, as the caller sees it: throttling, timeouts and crashes included. */
+  route(
+    route: Pick<HttpRoute, 'method' | 'path'>,
+    metricName: 'Count' | '4xx' | '5xx' | 'Latency',
+    statistic: string,
+    period = FIVE_MINUTES,
+  ): Metric {
+    return new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName,
+      dimensionsMap: { ApiId: this.service.api.apiId, Stage: this.service.stage.stageName, Method: route.method, Resource: route.path },
+      statistic,
+      period,
+      label: `${route.method} ${route.path}`,
+    });
+  }
+
+  /** 5xx answers as a share of the route's requests, in percent; nought while the route has fewer than `minRequests`. */
+  route5xxRate(route: Pick<HttpRoute, 'method' | 'path'>, period = ONE_MINUTE, minRequests = 5): MathExpression {
+    return new MathExpression({
+      expression: `IF(requests >= ${minRequests}, 100 * errors / requests, 0)`,
+      usingMetrics: { requests: this.route(route, 'Count', Stats.SUM, period), errors: this.route(route, '5xx', Stats.SUM, period) },
+      period,
+      label: `5xx % ${route.method} ${route.path}`,
+    });
+  }
+
+  /** One of the handlers' own metrics for a function's row. */
+  request(id: string, metricName: string, statistic: string, period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName,
+      dimensionsMap: { service: serviceName, route: id },
+      statistic,
+      period,
+      label: id,
+    });
+  }
+
+  lambda(
+    fn: MonitoredFunction,
+    metricName: 'Invocations' | 'Errors' | 'Throttles' | 'Duration',
+    statistic: string,
+    period = FIVE_MINUTES,
+  ): Metric {
+    return fn.function.metric(metricName, { statistic, period, label: fn.id });
+  }
+
+  /** The bands job's lag, from a batch's commit to its bands recomputed. */
+  bandsLag(statistic: string, period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName: BANDS_LAG_METRIC,
+      dimensionsMap: { service: serviceName },
+      statistic,
+      period,
+    });
+  }
+
+  queue(queueId: QueueId): ServiceQueue {
+    const queue = this.service.queues.get(queueId);
+    if (!queue) throw new Error(`no queue ${queueId}`);
+    return queue;
+  }
+
+  get queues(): ReadonlyMap<QueueId, ServiceQueue> {
+    return this.service.queues;
+  }
+
+  /** Read and write throttle events of the table and its indexes. */
+  tableThrottles(period = ONE_MINUTE): MathExpression {
+    const table = this.service.table;
+    return new MathExpression({
+      expression: 'reads + writes',
+      usingMetrics: {
+        reads: table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period }),
+        writes: table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period }),
+      },
+      period,
+      label: 'DynamoDB throttle events',
+    });
+  }
+
+  /** Internal errors DynamoDB answered, over every operation the service calls. */
+  tableSystemErrors(period = FIVE_MINUTES): MathExpression {
+    const usingMetrics: Record<string, IMetric> = {};
+    tableOperations.forEach((operation, index) => {
+      usingMetrics[`op${index}`] = new Metric({
+        namespace: 'AWS/DynamoDB',
+        metricName: 'SystemErrors',
+        dimensionsMap: { TableName: this.service.table.tableName, Operation: operation },
+        statistic: Stats.SUM,
+        period,
+      });
+    });
+    return new MathExpression({
+      expression: Object.keys(usingMetrics).join(' + '),
+      usingMetrics,
+      period,
+      label: 'DynamoDB system errors',
+    });
+  }
+
+  /**
+   * What the service cost in the period at the dated list prices (shared/cost/list-prices.ts), from what AWS and the
+   * handlers measured: DynamoDB request units, Lambda GB-seconds at each function's memory and its invocations, API
+   * Gateway requests, and SQS requests (sends, receives, deletes and the pollers' empty receives). Storage, logs,
+   * metrics and data transfer are not in it, nor the free tier (docs/cost.md).
+   */
+  costDollars(period = Duration.hours(1)): MathExpression {
+    const reads: Record<string, IMetric> = {};
+    const writes: Record<string, IMetric> = {};
+    const gbSeconds: Record<string, IMetric> = {};
+    const invocations: Record<string, IMetric> = {};
+    const gbTerms: string[] = [];
+    this.functions.forEach((fn, index) => {
+      reads[`r${index}`] = this.request(fn.id, requestMetricNames.readUnits, Stats.SUM, period);
+      writes[`w${index}`] = this.request(fn.id, requestMetricNames.writeUnits, Stats.SUM, period);
+      gbSeconds[`d${index}`] = this.lambda(fn, 'Duration', Stats.SUM, period);
+      invocations[`n${index}`] = this.lambda(fn, 'Invocations', Stats.SUM, period);
+      // Duration is in milliseconds; a GB-second is a second at 1,024 MB.
+      gbTerms.push(`FILL(d${index}, 0) * ${fn.memoryMb} / 1024000`);
+    });
+    const queueRequests: Record<string, IMetric> = {};
+    let queueIndex = 0;
+    for (const serviceQueue of this.service.queues.values()) {
+      for (const queue of [serviceQueue.queue, serviceQueue.deadLetterQueue]) {
+        for (const metricName of ['NumberOfMessagesSent', 'NumberOfMessagesReceived', 'NumberOfMessagesDeleted', 'NumberOfEmptyReceives']) {
+          queueRequests[`q${queueIndex++}`] = queue.metric(metricName, { statistic: Stats.SUM, period });
+        }
+      }
+    }
+    const sum = (metrics: Record<string, IMetric>) =>
+      Object.keys(metrics)
+        .map((id) => `FILL(${id}, 0)`)
+        .join(' + ');
+    const expression = (text: string, usingMetrics: Record<string, IMetric>, label: string) =>
+      new MathExpression({ expression: text, usingMetrics, period, label });
+    return expression(
+      [
+        // Per-million prices are divided in the expression, so that every number in it stays a plain decimal.
+        `rru * ${listPrices.dynamoDbReadRequestUnitPerMillion} / 1000000`,
+        `wru * ${listPrices.dynamoDbWriteRequestUnitPerMillion} / 1000000`,
+        `gbs * ${listPrices.lambdaArmGbSecond}`,
+        `inv * ${listPrices.lambdaRequestPerMillion} / 1000000`,
+        `FILL(api, 0) * ${listPrices.httpApiRequestPerMillion} / 1000000`,
+        `sqs * ${listPrices.sqsRequestPerMillion} / 1000000`,
+      ].join(' + '),
+      {
+        rru: expression(sum(reads), reads, 'read request units'),
+        wru: expression(sum(writes), writes, 'write request units'),
+        gbs: expression(gbTerms.join(' + '), gbSeconds, 'Lambda GB-seconds'),
+        inv: expression(sum(invocations), invocations, 'Lambda invocations'),
+        api: this.service.stage.metricCount({ statistic: Stats.SUM, period }),
+        sqs: expression(sum(queueRequests), queueRequests, 'SQS requests'),
+      },
+      'US$ at list prices',
+    );
+  }
+
+  pricedLines(period = Duration.hours(1)): Metric {
+    return this.request(pricingRouteId, requestMetricNames.pricedLines, Stats.SUM, period).with({ label: 'priced lines' });
+  }
+
+  /** The period's whole cost, every route and job, over the lines it priced, per million lines. */
+  dollarsPerMillionLines(period = Duration.hours(1)): MathExpression {
+    return new MathExpression({
+      expression: 'IF(lines > 0, 1000000 * dollars / lines, 0)',
+      usingMetrics: { dollars: this.costDollars(period), lines: this.pricedLines(period) },
+      period,
+      label: 'US$ per 1M priced lines',
+    });
+  }
+}

@@ -1,0 +1,33 @@
+// One SQS queue of the service with its dead-letter queue, built from its shared queue definition.
+import { Duration } from 'aws-cdk-lib';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { type QueueDefinition, visibilityTimeoutSeconds } from '../../../shared/platform/queues.ts';
+
+export interface ServiceQueueProps {
+  readonly definition: QueueDefinition;
+}
+
+export class ServiceQueue extends Construct {
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
+
+  constructor(scope: Construct, id: string, props: ServiceQueueProps) {
+    super(scope, id);
+    const { definition } = props;
+
+    // SQS-managed keys encrypt at rest without a KMS key to pay for and to grant to every producer and consumer.
+    this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+      retentionPeriod: Duration.days(definition.deadLetterRetentionDays),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+    });
+
+    this.queue = new Queue(this, 'Queue', {
+      visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(definition)),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+    });
+  }
+}

@@ -1,0 +1,85 @@
+// The glue of the console's handlers: each request with its log keys, capacity ledger, trace and cost line, and a fault answered as an HTML page with the console's headers.
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { chargeWork, flushCostsIfDue } from '../../cost/ledger.ts';
+import { type HttpEvent, type HttpResult, requestIdOf } from '../http/endpoint.ts';
+import { logger, reportRequestCost, withLogKeys } from '../../platform/observability.ts';
+import { type ConsoleRouteId, consoleRouteById, routeKey } from '../routes.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '../../platform/table/capacity.ts';
+import { traceRequests } from '../../platform/tracing.ts';
+import { html } from './html.ts';
+import { htmlAnswer } from './responses.ts';
+
+export interface ConsoleEndpointRequest {
+  readonly event: HttpEvent;
+  readonly requestId: string;
+  readonly nowMs: number;
+  /** The workspace the request worked for, once a session names it: its work is charged to that workspace. */
+  chargeTo(workspaceId: string): void;
+}
+
+function faultPage(requestId: string): HttpResult {
+  return htmlAnswer(
+    500,
+    html`<!doctype html>
+      <html lang="en">
+        <head>
+          <meta charset="utf-8" />
+          <title>Something went wrong · Pricing console</title>
+        </head>
+        <body>
+          <main>
+            <h1>Something went wrong</h1>
+            <p>Quote request ${requestId} if you report it. <a href="/console">Back to the console</a></p>
+          </main>
+        </body>
+      </html>`,
+    requestId,
+  );
+}
+
+/** A console route's handler: `run` answers every request; whatever it throws is logged and answered 500 as a page. */
+export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: ConsoleEndpointRequest) => Promise<HttpResult>) {
+  const route = consoleRouteById(routeId);
+  const handler = middy<HttpEvent, HttpResult, Error, Context>()
+    .use(traceRequests<HttpEvent, HttpResult, Context>(route.id))
+    .handler(async (event) => {
+      const requestId = requestIdOf(event);
+      const startedAt = performance.now();
+      const nowMs = Date.now();
+      let workspaceId: string | undefined;
+      let result: HttpResult;
+      try {
+        result = await run({ event, requestId, nowMs, chargeTo: (id) => (workspaceId = id) });
+      } catch (error) {
+        logger.error('unhandled fault', { error: error as Error });
+        result = faultPage(requestId);
+      }
+      const ledger = currentLedger() ?? new CapacityLedger();
+      const cost = { route: route.id, workspaceId, status: result.statusCode ?? 200, ledger, durationMs: performance.now() - startedAt };
+      reportRequestCost(cost);
+      // A signed-in person's pages cost their workspace, as its keys' calls do; sign-in pages are nobody's to pay.
+      if (workspaceId) chargeWork({ ...cost, workspaceId, capacity: ledger, nowMs, apiRequests: 1, memoryMb: route.memoryMb });
+      await flushCostsIfDue();
+      return result;
+    });
+  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    withLogKeys({ requestId: requestIdOf(event), route: route.id }, () =>
+      withCapacityLedger(new CapacityLedger(), () => handler(event, context)),
+    );
+}
+
+/** One function serving several console routes: API Gateway's route key says which was asked for. */
+export function consoleRoutesHandler(runs: Partial<Record<ConsoleRouteId, (request: ConsoleEndpointRequest) => Promise<HttpResult>>>) {
+  const endpoints = new Map(
+    Object.entries(runs).map(([id, run]) => {
+      const routeId = id as ConsoleRouteId;
+      return [routeKey(consoleRouteById(routeId)), consoleRouteEndpoint(routeId, run)] as const;
+    }),
+  );
+  return (event: HttpEvent, context: Context): Promise<HttpResult> => {
+    const endpoint = endpoints.get(event.routeKey);
+    if (!endpoint) throw new Error(`no console route for ${event.routeKey}`);
+    return endpoint(event, context);
+  };
+}

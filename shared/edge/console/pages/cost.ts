@@ -1,0 +1,134 @@
+// The console's cost: what the workspace cost in dollars at list prices, per day with a chart and per route, from the cost report GET /v1/usage answers.
+import { dayOf } from '../../../cost/counts.ts';
+import { buildCostReport, type ReportRange, readReportRange } from '../../../cost/report.ts';
+import { readCostLedger } from '../../../cost/repository.ts';
+import type { CostLine, CostReport } from '../../../cost/schema.ts';
+import { ApiError } from '../../../platform/errors.ts';
+import { barChart } from '../charts.ts';
+import { alert, dollars, facts } from '../formats.ts';
+import { type Html, html } from '../html.ts';
+import type { ConsolePage, PageView } from '../page.ts';
+
+const PATH = '/console/cost';
+/** What the page shows before anyone picks a range: the last 30 days, today included. */
+export const DEFAULT_DAYS = 30;
+const DAY_MS = 86_400_000;
+
+/** The range the query asks for, or the default one with the reason the query's was refused. */
+export function costRange(query: URLSearchParams, nowMs: number): { range: ReportRange; error?: string } {
+  const fallback: ReportRange = { from: dayOf(nowMs - (DEFAULT_DAYS - 1) * DAY_MS), to: dayOf(nowMs), by: 'day' };
+  const from = query.get('from') || undefined;
+  const to = query.get('to') || undefined;
+  if (from === undefined && to === undefined) return { range: fallback };
+  try {
+    const range = readReportRange({ ...(from ? { from } : {}), ...(to ? { to } : {}) }, nowMs);
+    return { range };
+  } catch (error) {
+    if (error instanceof ApiError) return { range: fallback, error: error.message };
+    throw error;
+  }
+}
+
+/** Every day of the range, those without a ledger item at $0, so that the chart's bars stand where their days are. */
+export function dailyTotals(report: CostReport): { day: string; total: number }[] {
+  const byDay = new Map(report.breakdown.map((line) => [line.key, line.cost.total]));
+  const days: { day: string; total: number }[] = [];
+  for (let ms = Date.parse(`${report.from}T00:00:00Z`); ms <= Date.parse(`${report.to}T00:00:00Z`); ms += DAY_MS) {
+    const day = dayOf(ms);
+    days.push({ day, total: byDay.get(day) ?? 0 });
+  }
+  return days;
+}
+
+/** Two significant digits below a cent, cents above: a day of a small workspace costs fractions of a cent. */
+export function chartDollars(value: number): string {
+  if (value === 0) return '$0';
+  return Math.abs(value) >= 0.01 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(2))}`;
+}
+
+function routeRow(line: CostLine): Html {
+  return html`<tr>
+    <th scope="row">${line.key}</th>
+    <td class="number">${line.requests}</td>
+    <td class="number">${line.read_units}</td>
+    <td class="number">${line.write_units}</td>
+    <td class="number">${line.lambda_gb_seconds}</td>
+    <td class="number">${dollars(line.cost.total, 6)}</td>
+    <td class="number">${line.cost_per_request === null ? '—' : dollars(line.cost_per_request, 8)}</td>
+  </tr>`;
+}
+
+/** The page's body: pure, so that its figures and chart are unit-tested. */
+export function costView(byDay: CostReport, byRoute: CostReport, error?: string): PageView {
+  const days = dailyTotals(byDay);
+  const body = html`<h1>Cost</h1>
+    <form class="filters" method="get" action="${PATH}" aria-label="Choose the days">
+      <div class="field">
+        <label for="cost-from">From (UTC day)</label
+        ><input id="cost-from" name="from" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.from}" />
+      </div>
+      <div class="field">
+        <label for="cost-to">To (UTC day)</label
+        ><input id="cost-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.to}" />
+      </div>
+      <button type="submit">Show</button>
+    </form>
+    ${alert('error', error)}
+    ${facts(`${byDay.from} to ${byDay.to}`, [
+      ['Total', dollars(byDay.total.cost.total, 6)],
+      ['Requests', String(byDay.total.requests)],
+      ['Priced lines', String(byDay.total.priced_lines)],
+      ['DynamoDB share', `${byDay.service_shares.dynamodb}%`],
+      ['Lambda share', `${byDay.service_shares.lambda}%`],
+    ])}
+    <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>
+    <h2>Per day</h2>
+    ${barChart({
+      id: 'cost-per-day',
+      title: `Dollars per day, ${byDay.from} to ${byDay.to}`,
+      description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${dollars(byDay.total.cost.total, 6)} in all.`,
+      points: days.map((day) => ({ label: day.day.slice(5), value: day.total })),
+      format: chartDollars,
+      labelHeading: 'Day (MM-DD)',
+      valueHeading: 'Dollars',
+    })}
+    <h2>Per route</h2>
+    ${
+      byRoute.breakdown.length === 0
+        ? html`<p>Nothing was charged in these days.</p>`
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Cost per route and worker">
+            <table class="data">
+              <caption>
+                Cost per route and worker, ${byRoute.from} to ${byRoute.to}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Route or worker</th>
+                  <th scope="col" class="number">Requests</th>
+                  <th scope="col" class="number">Read units</th>
+                  <th scope="col" class="number">Write units</th>
+                  <th scope="col" class="number">Lambda GB-s</th>
+                  <th scope="col" class="number">Dollars</th>
+                  <th scope="col" class="number">Per request</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${byRoute.breakdown.map(routeRow)}
+              </tbody>
+            </table>
+          </div>`
+    }`;
+  return { title: 'Cost', body };
+}
+
+export const costPage: ConsolePage = {
+  path: PATH,
+  nav: 'Cost',
+  async read(ctx) {
+    const { range, error } = costRange(ctx.query, ctx.nowMs);
+    const rows = await readCostLedger(ctx.user.workspaceId, range.from, range.to);
+    const byDay = buildCostReport(ctx.user.workspaceId, { ...range, by: 'day' }, rows);
+    const byRoute = buildCostReport(ctx.user.workspaceId, { ...range, by: 'route' }, rows);
+    return costView(byDay, byRoute, error);
+  },
+};

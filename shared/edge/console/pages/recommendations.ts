@@ -1,0 +1,335 @@
+// The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
+import { type Approver, approvePrice } from '../../../approvals/approve.ts';
+import * as v from 'valibot';
+import { ApiError } from '../../../platform/errors.ts';
+import { minorUnitDigits, toDecimalAmount } from '../../../pricing/currency.ts';
+import {
+  CATALOGUE_PAGE_SIZE,
+  type CatalogueQuery,
+  type CataloguePage,
+  cataloguePage,
+  readCatalogue,
+  readCatalogueQuery,
+} from '../../../recommendations/catalogue.ts';
+import { type MarginPoint, readRealisedMargins } from '../../../recommendations/margins.ts';
+import { changePct } from '../../../recommendations/overview.ts';
+import { IdentifierSchema } from '../../../records/identifier.ts';
+import { findRecommendation } from '../../../recommendations/repository.ts';
+import type { Recommendation } from '../../../recommendations/schema.ts';
+import { getWorkspace } from '../../../workspaces/repository.ts';
+import { lineChart } from '../charts.ts';
+import { alert, facts, moment, money, signedPct, withQuery } from '../formats.ts';
+import { type Html, html } from '../html.ts';
+import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
+
+const LIST_PATH = '/console/recommendations';
+
+export function productPath(sku: string): string {
+  return `${LIST_PATH}/${encodeURIComponent(sku)}`;
+}
+
+const sortLabels: Record<CatalogueQuery['sort'], string> = {
+  sku: 'SKU',
+  'change-asc': 'Change, lowest first',
+  'change-desc': 'Change, highest first',
+};
+
+function filterForm(page: CataloguePage, query: CatalogueQuery): Html {
+  return html`<form class="filters" method="get" action="${LIST_PATH}" role="search" aria-label="Filter recommendations">
+    <div class="field">
+      <label for="filter-category">Category</label>
+      <select id="filter-category" name="category">
+        <option value="">All categories</option>
+        ${page.categories.map((category) => html`<option value="${category}" ${category === query.category ? html` selected` : ''}>${category}</option>`)}
+      </select>
+    </div>
+    <div class="field">
+      <label for="filter-search">Search SKU or name</label>
+      <input id="filter-search" name="q" type="search" value="${query.search ?? ''}" />
+    </div>
+    <div class="field">
+      <label for="filter-sort">Sort by</label>
+      <select id="filter-sort" name="sort">
+        ${Object.entries(sortLabels).map(([value, label]) => html`<option value="${value}" ${value === query.sort ? html` selected` : ''}>${label}</option>`)}
+      </select>
+    </div>
+    <button type="submit">Apply</button>
+  </form>`;
+}
+
+function pagination(page: CataloguePage, query: URLSearchParams): Html {
+  if (page.pages <= 1) return html``;
+  const link = (number: number) => withQuery(LIST_PATH, query, { page: number === 1 ? undefined : String(number) });
+  return html`<nav class="pagination" aria-label="Pages of recommendations">
+    ${page.page > 1 ? html`<a href="${link(page.page - 1)}" rel="prev">Previous page</a>` : ''}
+    <span aria-current="page">Page ${page.page} of ${page.pages}</span>
+    ${page.page < page.pages ? html`<a href="${link(page.page + 1)}" rel="next">Next page</a>` : ''}
+  </nav>`;
+}
+
+function changeCell(value: number | null): Html {
+  const direction = value === null || value === 0 ? 'flat' : value > 0 ? 'up' : 'down';
+  return html`<td class="number change-${direction}">${signedPct(value)}</td>`;
+}
+
+/** The list's body: pure, so that its rows, links and escaping are unit-tested. */
+export function catalogueView(page: CataloguePage, query: CatalogueQuery, search: URLSearchParams): PageView {
+  const filtered = query.category !== undefined || query.search !== undefined;
+  const first = (page.page - 1) * CATALOGUE_PAGE_SIZE + 1;
+  const body = html`<h1>Recommendations</h1>
+    ${filterForm(page, query)}
+    <p class="summary">
+      ${
+        page.matching === 0
+          ? filtered
+            ? 'No product matches the filter.'
+            : 'No recommendations yet: they appear once a connector has synced products and their batch has drained.'
+          : `Products ${first}–${first + page.rows.length - 1} of ${page.matching}${filtered ? ' matching' : ''}.`
+      }
+    </p>
+    ${
+      page.rows.length === 0
+        ? ''
+        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
+            <table class="data">
+              <caption>
+                Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">SKU</th>
+                  <th scope="col">Name</th>
+                  <th scope="col">Category</th>
+                  <th scope="col" class="number">Current price</th>
+                  <th scope="col" class="number">Recommended price</th>
+                  <th scope="col" class="number">Change</th>
+                  <th scope="col">Confidence</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${page.rows.map(
+                  (row) =>
+                    html`<tr>
+                      <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
+                      <td>${row.name ?? '—'}</td>
+                      <td>${row.category ?? '—'}</td>
+                      <td class="number">${money(row.currentPriceCents, row.currency)}</td>
+                      <td class="number">
+                        ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
+                      </td>
+                      ${changeCell(row.changePct)}
+                      <td>${row.confidence ?? '—'}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>
+          </div>`
+    }
+    ${pagination(page, search)}`;
+  return { title: 'Recommendations', body };
+}
+
+export const recommendationsPage: ConsolePage = {
+  path: LIST_PATH,
+  nav: 'Recommendations',
+  async read(ctx) {
+    const query = readCatalogueQuery(ctx.query);
+    const recommendations = await readCatalogue(ctx.user.workspaceId);
+    return catalogueView(cataloguePage(recommendations, query), query, ctx.query);
+  },
+};
+
+export interface ProductViewInput {
+  readonly sku: string;
+  readonly recommendation: Recommendation | undefined;
+  readonly margins: readonly MarginPoint[];
+  readonly canApprove: boolean;
+  readonly csrfToken: string;
+  /** What the approve form showed last, with the reason it was refused. */
+  readonly attempt?: { readonly price: string; readonly error: string };
+}
+
+function approveForm(input: ProductViewInput, recommendation: Extract<Recommendation, { status: 'priced' }>): Html {
+  if (!input.canApprove) {
+    return html`<p>Approving a price needs the <strong>pricing</strong> role.</p>`;
+  }
+  const price =
+    input.attempt?.price ??
+    toDecimalAmount(recommendation.recommendedPriceCents, recommendation.currency).toFixed(minorUnitDigits(recommendation.currency));
+  const error = input.attempt?.error;
+  return html`<form class="approve" method="post" action="${productPath(input.sku)}">
+    <input type="hidden" name="_csrf" value="${input.csrfToken}" />
+    <input type="hidden" name="_action" value="approve" />
+    ${alert('error', error)}
+    <div class="field">
+      <label for="approve-price">Price to approve (${recommendation.currency})</label>
+      <input
+        id="approve-price"
+        name="price"
+        type="text"
+        inputmode="decimal"
+        required
+        value="${price}"
+        ${error ? html` aria-invalid="true" aria-describedby="approve-hint"` : html` aria-describedby="approve-hint"`}
+      />
+      <p class="hint" id="approve-hint">
+        Between the floor and the ceiling above. Every connector that takes write-backs receives it as a pending task.
+      </p>
+    </div>
+    <button type="submit">Approve price</button>
+  </form>`;
+}
+
+function marginsChart(sku: string, margins: readonly MarginPoint[]): Html {
+  if (margins.length === 0) return html`<p>No orders of this product yet: its realised margins appear once orders are synced.</p>`;
+  return lineChart({
+    id: 'margins-chart',
+    title: `Realised margin of ${sku} by month`,
+    description: `Margin of the orders of ${sku} in each UTC month, from ${margins[0]?.month} to ${margins[margins.length - 1]?.month}, ${margins
+      .map((point) => `${point.month}: ${point.marginPct.toFixed(2)}%`)
+      .join('; ')}.`,
+    points: margins.map((point) => ({ label: point.month, value: point.marginPct })),
+    format: (value) => `${value.toFixed(1)}%`,
+    labelHeading: 'Month',
+    valueHeading: 'Realised margin',
+  });
+}
+
+/** A product's page: pure, so that what it shows and when it offers the form is unit-tested. */
+export function productView(input: ProductViewInput): PageView {
+  const { recommendation, sku } = input;
+  if (!recommendation) {
+    return {
+      title: `Unknown product ${sku}`,
+      body: html`<h1>No product ${sku}</h1>
+        <p>The workspace knows no product with this SKU. <a href="${LIST_PATH}">All recommendations</a></p>`,
+    };
+  }
+  const heading = html`<p class="breadcrumb"><a href="${LIST_PATH}">Recommendations</a></p>
+    <h1>${recommendation.sku}${recommendation.name ? html` <span class="subtitle">${recommendation.name}</span>` : ''}</h1>`;
+  if (recommendation.status === 'unpriced') {
+    return {
+      title: recommendation.sku,
+      body: html`${heading}
+        <p>
+          Not priced: the product's cost is 0, so no margin can be priced. Current price
+          ${money(recommendation.currentPriceCents, recommendation.currency)}.
+        </p>
+        <h2>Realised margins</h2>
+        ${marginsChart(sku, input.margins)}`,
+    };
+  }
+  const { currency } = recommendation;
+  const body = html`${heading}
+    ${facts('The recommendation', [
+      ['Current price', money(recommendation.currentPriceCents, currency)],
+      ['Recommended price', money(recommendation.recommendedPriceCents, currency)],
+      ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
+      ['Confidence', recommendation.confidence],
+      ['Category', recommendation.category ?? '—'],
+      ['Updated', moment(recommendation.updatedAt)],
+    ])}
+    <h2>Rationale</h2>
+    <p class="rationale">${recommendation.rationale}</p>
+    <h2>Drivers</h2>
+    ${
+      recommendation.drivers.length === 0
+        ? html`<p>No adjustments: the price is the target margin as it stands.</p>`
+        : html`<table class="data">
+            <caption>
+              What moved the margin from its target
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Driver</th>
+                <th scope="col" class="number">Points</th>
+                <th scope="col">Direction</th>
+              </tr>
+            </thead>
+            <tbody>
+              ${recommendation.drivers.map(
+                (driver) =>
+                  html`<tr>
+                    <th scope="row">${driver.label}</th>
+                    <td class="number">${driver.points.toFixed(2)}</td>
+                    <td>${driver.direction}</td>
+                  </tr>`,
+              )}
+            </tbody>
+          </table>`
+    }
+    <h2>Guardrails</h2>
+    ${facts('The bounds an approved price must keep', [
+      ['Floor', money(recommendation.floorCents, currency)],
+      ['Ceiling', recommendation.ceilingCents === undefined ? 'none' : money(recommendation.ceilingCents, currency)],
+    ])}
+    <p class="hint">The floor is the largest of the floor price, MAP and the minimum-margin price.</p>
+    <h2>Realised margins</h2>
+    ${marginsChart(sku, input.margins)}
+    <h2>Approve a price</h2>
+    ${approveForm(input, recommendation)}`;
+  return { title: `${recommendation.sku} · Recommendation`, body };
+}
+
+async function workspaceOf(ctx: ConsoleContext) {
+  const workspace = await getWorkspace(ctx.user.workspaceId);
+  if (!workspace) throw new Error(`The signed-in user's workspace ${ctx.user.workspaceId} does not exist.`);
+  return workspace;
+}
+
+async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['attempt']): Promise<PageView> {
+  const sku = ctx.params.sku ?? '';
+  const workspace = await workspaceOf(ctx);
+  // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
+  const recommendation = v.is(IdentifierSchema, sku) ? await findRecommendation(workspace, sku, ctx.nowMs) : undefined;
+  const margins = recommendation ? await readRealisedMargins(workspace.workspaceId, sku, recommendation.category, ctx.nowMs) : [];
+  return productView({
+    sku,
+    recommendation,
+    margins,
+    canApprove: ctx.user.roles.includes('pricing'),
+    csrfToken: ctx.csrfToken,
+    ...(attempt ? { attempt } : {}),
+  });
+}
+
+/** The form's price as a decimal, or why not: the domain checks its digits and bounds in the product's currency. */
+export function readPrice(text: string | undefined): number | string {
+  const trimmed = (text ?? '').trim();
+  if (!/^\d+(\.\d+)?$/.test(trimmed)) return 'Enter the price as a decimal amount, such as 12.50.';
+  const price = Number(trimmed);
+  return price > 0 ? price : 'The price must be greater than 0.';
+}
+
+export const productPage: ConsolePage = {
+  path: `${LIST_PATH}/{sku}`,
+  read: (ctx) => readProduct(ctx),
+  actions: {
+    approve: {
+      role: 'pricing',
+      async run(ctx, form) {
+        const sku = ctx.params.sku ?? '';
+        const entered = form.price ?? '';
+        if (!v.is(IdentifierSchema, sku)) return { kind: 'render', status: 422, view: await readProduct(ctx) };
+        const price = readPrice(entered);
+        if (typeof price === 'string')
+          return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: price }) };
+        const workspace = await workspaceOf(ctx);
+        // A console user approves as a live key does: the approval is published to every connector that takes write-backs.
+        const approver: Approver = { keyId: ctx.user.userId, family: 'pw_live', workspaceId: workspace.workspaceId, workspace };
+        try {
+          const approval = await approvePrice(approver, { sku, price }, new Date(ctx.nowMs));
+          const connectors = approval.publishedTo.length;
+          return {
+            kind: 'redirect',
+            location: productPath(sku),
+            notice: `Approved ${money(approval.priceCents, approval.currency)} for ${sku}: ${connectors} pending write-back${connectors === 1 ? '' : 's'}.`,
+          };
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.status >= 500) throw error;
+          return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: error.message }) };
+        }
+      },
+    },
+  },
+};

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { expectShown } from '../../../../test/support/markup.ts';
+import { buildReport } from '../../../adherence/report.ts';
+import { emptyCounts } from '../../../cost/counts.ts';
+import { buildCostReport, type LedgerRow } from '../../../cost/report.ts';
+import { adherenceQuery, adherenceView } from './adherence.ts';
+import { costRange, costView, dailyTotals } from './cost.ts';
+
+const nowMs = Date.parse('2026-11-26T08:00:00Z');
+
+function row(day: string, route: string, requests: number): LedgerRow {
+  return { day, route, counts: { ...emptyCounts(), requests, invocations: requests, apiRequests: requests, readUnits: requests * 2 } };
+}
+
+describe('the cost page', () => {
+  const rows = [row('2026-11-24', 'priceLines', 100), row('2026-11-26', 'priceLines', 50), row('2026-11-26', '<getPrice>', 5)];
+  const range = { from: '2026-11-24', to: '2026-11-26' };
+  const byDay = buildCostReport('ws_1', { ...range, by: 'day' }, rows);
+  const byRoute = buildCostReport('ws_1', { ...range, by: 'route' }, rows);
+
+  it('has a bar for every day of the range, a day without cost at $0', () => {
+    expect(dailyTotals(byDay).map((day) => day.day)).toEqual(['2026-11-24', '2026-11-25', '2026-11-26']);
+    expect(dailyTotals(byDay)[1]?.total).toBe(0);
+    expect(costView(byDay, byRoute).body.text.match(/<rect\s/g)).toHaveLength(3);
+  });
+
+  it('shows a row per route with its requests and dollars, escaped', () => {
+    const markup = costView(byDay, byRoute).body.text;
+    expectShown(markup, '<th scope="row">priceLines</th>');
+    expectShown(markup, '<td class="number">150</td>');
+    expectShown(markup, '&lt;getPrice&gt;');
+    expectShown(markup, 'role="img"');
+  });
+
+  it('defaults to the last 30 days, and falls back to them with the reason when the range does not read', () => {
+    expect(costRange(new URLSearchParams(), nowMs).range).toEqual({ from: '2026-10-28', to: '2026-11-26', by: 'day' });
+    expect(costRange(new URLSearchParams('from=2026-11-01&to=2026-11-02'), nowMs).range).toMatchObject({
+      from: '2026-11-01',
+      to: '2026-11-02',
+    });
+    const refused = costRange(new URLSearchParams('from=2026-13-01'), nowMs);
+    expect(refused.error).toMatch(/from must be a day/);
+    expect(refused.range.from).toBe('2026-10-28');
+  });
+});
+
+describe('the adherence page', () => {
+  it('shows the overall row and the groups asked for, escaped', () => {
+    const report = buildReport({
+      workspaceId: 'ws_1',
+      fromMonth: '2026-01',
+      toMonth: '2026-11',
+      bandPct: 5,
+      overall: [],
+      confidence: [],
+      by: 'segment',
+      groups: [],
+    });
+    const markup = adherenceView(report, 'The period was <bad>.').body.text;
+    expectShown(markup, '<th scope="row">Overall</th>');
+    expectShown(markup, 'Within ±5% of the guided price');
+    expectShown(markup, '&lt;bad&gt;');
+    expectShown(markup, '<option value="segment" selected>');
+  });
+
+  it('reads the period and grouping from the query, falling back to the last twelve months', () => {
+    const now = new Date(nowMs);
+    expect(adherenceQuery(new URLSearchParams('from=2026-03&to=2026-05&by=category'), now)).toEqual({
+      period: { fromMonth: '2026-03', toMonth: '2026-05' },
+      by: 'category',
+    });
+    const fallback = adherenceQuery(new URLSearchParams('from=soon&by=colour'), now);
+    expect(fallback.period).toEqual({ fromMonth: '2025-12', toMonth: '2026-11' });
+    expect(fallback.by).toBeUndefined();
+    expect(fallback.error).toMatch(/from must be/);
+  });
+});

@@ -1,0 +1,51 @@
+// Unit tests of the webhooks page's view: each endpoint with its recent deliveries, and the redeliver form for admins only.
+import { describe, expect, it } from 'vitest';
+import type { DeliverySummary } from '../../../webhooks/delivery.ts';
+import type { WebhookEndpoint } from '../../../webhooks/endpoints.ts';
+import type { ConsoleContext, ConsoleRole } from '../page.ts';
+import { webhooksView } from './webhooks.ts';
+
+const contextOf = (roles: readonly ConsoleRole[]): ConsoleContext => ({
+  user: { userId: 'usr_1', email: 'ann@example.com', workspaceId: 'ws_1', roles },
+  params: {},
+  query: new URLSearchParams(),
+  csrfToken: 'session-token',
+  nowMs: Date.parse('2026-03-01T00:00:00.000Z'),
+});
+const endpoint = {
+  endpointId: 'we_1',
+  workspaceId: 'ws_1',
+  url: 'https://hooks.example.com/pricing',
+  eventTypes: ['price.approved'],
+  enabled: true,
+  secret: 'sealed',
+  secretCreatedAt: '2026-01-01T00:00:00.000Z',
+  createdAt: '2026-01-01T00:00:00.000Z',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  status: 'failing',
+} as WebhookEndpoint;
+const delivery: DeliverySummary = {
+  eventId: 'evt_1',
+  eventType: 'price.approved',
+  eventTimestamp: '2026-02-28T10:00:00.000Z',
+  endpointId: 'we_1',
+  status: 'parked',
+  attempts: 8,
+  lastStatus: 500,
+};
+
+describe('the webhooks page', () => {
+  it('shows each endpoint with its deliveries, and a redeliver button for each to an admin', () => {
+    const text = webhooksView(contextOf(['admin']), [{ endpoint, deliveries: [delivery] }]).body.text;
+    expect(text).toContain('https://hooks.example.com/pricing');
+    expect(text).toContain('evt_1');
+    expect(text).toContain('>Redeliver</button>');
+    expect(text).toContain('name="_csrf" value="session-token"');
+  });
+
+  it('shows the other roles the deliveries without the form', () => {
+    const text = webhooksView(contextOf(['finance']), [{ endpoint, deliveries: [delivery] }]).body.text;
+    expect(text).toContain('evt_1');
+    expect(text).not.toContain('<form');
+  });
+});

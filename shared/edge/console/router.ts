@@ -1,0 +1,168 @@
+// The console's router: matches a page by its path, loads the session, checks the CSRF token and the action's role, and renders the page in the layout.
+import type { HttpEvent, HttpResult } from '../http/endpoint.ts';
+import type { ConsoleEndpointRequest } from './endpoint.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { logger } from '../../platform/observability.ts';
+import { type Html, html } from './html.ts';
+import { documentFrame, layout } from './layout.ts';
+import type { ConsoleContext, ConsolePage, PageView } from './page.ts';
+import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';
+import { csrfTokenMatches, readCookies, readSession, SESSION_COOKIE, type Session } from './sessions.ts';
+
+/** A console form is a few fields; anything larger is not one of ours. */
+const MAX_FORM_BYTES = 64 * 1024;
+
+/** The fields of a url-encoded form post; a repeated field keeps its values joined by commas, as checkboxes send them. */
+export function readForm(event: Pick<HttpEvent, 'body' | 'isBase64Encoded' | 'headers'>): Record<string, string> | undefined {
+  const type = (event.headers?.['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/x-www-form-urlencoded') return undefined;
+  const text = event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  if (Buffer.byteLength(text) > MAX_FORM_BYTES) return undefined;
+  const form: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of new URLSearchParams(text)) form[name] = name in form ? `${form[name]},${value}` : value;
+  return form;
+}
+
+interface CompiledPage {
+  readonly page: ConsolePage;
+  readonly pattern: RegExp;
+  readonly names: readonly string[];
+}
+
+function compile(page: ConsolePage): CompiledPage {
+  const names: string[] = [];
+  const source = page.path
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([^}+]+)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { page, pattern: new RegExp(`^${source}$`), names };
+}
+
+/** The page whose path the request's path matches, with its parameters decoded; a literal path wins over a pattern. */
+export function matchPage(pages: readonly ConsolePage[], path: string): { page: ConsolePage; params: Record<string, string> } | undefined {
+  const compiled = pages.map(compile).sort((a, b) => a.names.length - b.names.length);
+  for (const candidate of compiled) {
+    const match = candidate.pattern.exec(path);
+    if (!match) continue;
+    const params: Record<string, string> = {};
+    try {
+      candidate.names.forEach((name, index) => {
+        params[name] = decodeURIComponent(match[index + 1] ?? '');
+      });
+    } catch {
+      return undefined;
+    }
+    return { page: candidate.page, params };
+  }
+  return undefined;
+}
+
+function normalPath(rawPath: string): string {
+  return rawPath.length > '/console'.length && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+}
+
+/** A page of its own for what went wrong, still in the layout so that the person can go on from it. */
+function problemView(title: string, message: string): PageView {
+  return {
+    title,
+    body: html`<h1>${title}</h1>
+      <p class="error" role="alert">${message}</p>
+      <p><a href="/console">Back to the console</a></p>`,
+  };
+}
+
+export interface ConsoleRequest {
+  readonly event: HttpEvent;
+  readonly requestId: string;
+  readonly nowMs: number;
+  /** The pages this function serves; a path none of them has is answered 404 in the layout. */
+  readonly pages: readonly ConsolePage[];
+  /** Told who is signed in, once the session is read: the handler charges the request to their workspace. */
+  readonly onSession?: (user: ConsoleContext['user']) => void;
+}
+
+/** Serves one GET or POST of a console page; never throws for what a person can cause. */
+export async function serveConsole({ event, requestId, nowMs, pages, onSession }: ConsoleRequest): Promise<HttpResult> {
+  const path = normalPath(event.rawPath);
+  const method = event.requestContext.http.method;
+  const session = await readSession(readCookies(event.cookies, event.headers?.cookie).get(SESSION_COOKIE), nowMs);
+  if (!session) {
+    // Nothing runs without a session: a post is turned to the sign-in page as a visit is, and changes nothing.
+    const next = method === 'GET' ? `?next=${encodeURIComponent(path + (event.rawQueryString ? `?${event.rawQueryString}` : ''))}` : '';
+    return redirect(`/console/sign-in${next}`, requestId);
+  }
+  onSession?.(session.user);
+  const query = new URLSearchParams(event.rawQueryString ?? '');
+  const matched = matchPage(pages, path);
+  const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
+    htmlAnswer(status, layout({ ctx, currentPath: path, view, notice: query.get('notice') ?? undefined }), requestId);
+  const ctx: ConsoleContext = {
+    user: session.user,
+    params: matched?.params ?? {},
+    query,
+    csrfToken: session.csrfToken,
+    nowMs,
+  };
+  if (!matched) return render(404, problemView('Page not found', 'The console has no page at this address.'), ctx);
+  try {
+    if (method === 'GET') return render(200, await matched.page.read(ctx), ctx);
+    return await runAction(matched.page, ctx, session, event, requestId, render);
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return render(404, problemView('Not found', error.message), ctx);
+    if (error instanceof ApiError && error.status < 500) return render(422, problemView('That did not work', error.message), ctx);
+    logger.error('console page failed', { error: error as Error, path });
+    return render(
+      500,
+      problemView('Something went wrong', `The console could not do that. Quote request ${requestId} if you report it.`),
+      ctx,
+    );
+  }
+}
+
+async function runAction(
+  page: ConsolePage,
+  ctx: ConsoleContext,
+  session: Session,
+  event: HttpEvent,
+  requestId: string,
+  render: (status: number, view: PageView, ctx: ConsoleContext) => HttpResult,
+): Promise<HttpResult> {
+  const form = readForm(event);
+  // The token before anything else: a post from another site changes nothing, whatever it asks for.
+  if (!form || !csrfTokenMatches(session.csrfToken, form._csrf)) {
+    return render(
+      403,
+      problemView(
+        'Form refused',
+        'This form did not come from your console session (its security token is missing or stale). Reload the page and try again.',
+      ),
+      ctx,
+    );
+  }
+  const action = page.actions?.[form._action ?? ''];
+  if (!action) return render(400, problemView('Unknown action', 'This page has no such form.'), ctx);
+  if (!ctx.user.roles.includes(action.role)) {
+    return render(403, problemView('Not allowed', `This needs the ${action.role} role, which your user does not have.`), ctx);
+  }
+  const outcome = await action.run(ctx, form);
+  if (outcome.kind === 'render') return render(outcome.status, outcome.view, ctx);
+  if (outcome.kind === 'show') return render(200, outcome.view, ctx);
+  const location = isConsoleLocation(outcome.location) ? outcome.location : '/console';
+  return redirect(withNotice(location, outcome.notice), requestId);
+}
+
+/** The page for a request with no session at all, in the frame without navigation: sign-in's own layout. */
+export function bareFrame(title: string, main: Html): Html {
+  return documentFrame(title, html`<header class="site-header"><a class="brand" href="/console">Pricing console</a></header>`, main);
+}
+
+/** A console route answered by these pages, its work charged to the signed-in user's workspace. */
+export function servePages(pages: readonly ConsolePage[]) {
+  return ({ event, requestId, nowMs, chargeTo }: ConsoleEndpointRequest): Promise<HttpResult> =>
+    serveConsole({ event, requestId, nowMs, pages, onSession: (user) => chargeTo(user.workspaceId) });
+}

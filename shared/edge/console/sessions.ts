@@ -1,0 +1,128 @@
+// Console sessions: opened at sign-in, kept in the table under a hash of their id with a TTL, each with its CSRF token; and the cookie that carries them.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../../platform/config.ts';
+import { tableClient } from '../../platform/table/client.ts';
+import { table } from '../../platform/table/definition.ts';
+import { consoleKeys } from '../../platform/table/keys.ts';
+import type { ConsoleUser } from './page.ts';
+import { ConsoleRoleSchema } from './users.ts';
+
+/** A session ends this long after sign-in, used or not: a console left open overnight asks again in the morning. */
+export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
+
+export const SESSION_COOKIE = 'console_session';
+/** Carries the sign-in form's CSRF token before there is a session (double submit: the cookie and the field must match). */
+export const SIGN_IN_COOKIE = 'console_sign_in';
+export const CONSOLE_PATH = '/console';
+
+const SessionSchema = v.object({
+  userId: v.string(),
+  email: v.string(),
+  workspaceId: v.string(),
+  roles: v.array(ConsoleRoleSchema),
+  csrfToken: v.string(),
+  expiresAtMs: v.number(),
+});
+
+export interface Session {
+  readonly user: ConsoleUser;
+  readonly csrfToken: string;
+  readonly expiresAtMs: number;
+}
+
+/** 32 random bytes, base64url: what the cookie carries; the table holds only its SHA-256. */
+function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+export function hashSessionId(sessionId: string): string {
+  return createHash('sha256').update(sessionId, 'utf8').digest('hex');
+}
+
+/** Opens a session for the user; returns the id for the cookie, which is never stored. */
+export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ sessionId: string; session: Session }> {
+  const sessionId = newSecret();
+  const session: Session = { user, csrfToken: newSecret(), expiresAtMs: nowMs + SESSION_TTL_MS };
+  await tableClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...consoleKeys.consoleSession(hashSessionId(sessionId)),
+        type: 'consoleSession',
+        ...user,
+        roles: [...user.roles],
+        csrfToken: session.csrfToken,
+        expiresAtMs: session.expiresAtMs,
+        // DynamoDB deletes it some time after; until then the read below refuses it by expiresAtMs.
+        [table.ttlAttribute]: Math.ceil(session.expiresAtMs / 1000),
+      },
+    }),
+  );
+  return { sessionId, session };
+}
+
+/** The live session the cookie names, or undefined: unknown, ended, or past its time even if TTL has not removed it yet. */
+export async function readSession(sessionId: string | undefined, nowMs: number): Promise<Session | undefined> {
+  if (!sessionId || !/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true }),
+  );
+  if (!Item) return undefined;
+  const stored = v.parse(SessionSchema, Item);
+  if (!isLive(stored.expiresAtMs, nowMs)) return undefined;
+  const { csrfToken, expiresAtMs, ...user } = stored;
+  return { user, csrfToken, expiresAtMs };
+}
+
+export function isLive(expiresAtMs: number, nowMs: number): boolean {
+  return nowMs < expiresAtMs;
+}
+
+export async function closeSession(sessionId: string): Promise<void> {
+  if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return;
+  await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)) }));
+}
+
+/** Whether a form's token is the session's, compared in constant time; a missing token never is. */
+export function csrfTokenMatches(expected: string, given: string | undefined): boolean {
+  if (!given) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+export function newSignInToken(): string {
+  return newSecret();
+}
+
+/** Cookies as API Gateway hands them on (`event.cookies`, each `name=value`), by name; the first of a name wins. */
+export function readCookies(cookies: readonly string[] | undefined, header?: string): Map<string, string> {
+  const map = new Map<string, string>();
+  const all = [...(cookies ?? []), ...(header ? header.split(/;\s*/) : [])];
+  for (const cookie of all) {
+    const at = cookie.indexOf('=');
+    if (at <= 0) continue;
+    const name = cookie.slice(0, at).trim();
+    if (!map.has(name)) map.set(name, cookie.slice(at + 1).trim());
+  }
+  return map;
+}
+
+/** HttpOnly, SameSite=Strict, under /console only; Secure whenever the console is served over HTTPS. */
+export function cookie(name: string, value: string, options: { secure: boolean; maxAgeSeconds: number }): string {
+  return [
+    `${name}=${value}`,
+    `Path=${CONSOLE_PATH}`,
+    'HttpOnly',
+    'SameSite=Strict',
+    `Max-Age=${options.maxAgeSeconds}`,
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
+}
+
+/** API Gateway sets X-Forwarded-Proto; the local gateway serves plain HTTP and sets none. */
+export function isHttps(headers: Readonly<Record<string, string | undefined>> | undefined): boolean {
+  return (headers?.['x-forwarded-proto'] ?? '').split(',')[0]?.trim().toLowerCase() === 'https';
+}

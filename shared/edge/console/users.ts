@@ -1,0 +1,114 @@
+// Console users: the people who sign in to the console, a principal apart from API keys, each of one workspace with roles.
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import * as v from 'valibot';
+import { tableName } from '../../platform/config.ts';
+import { ApiError } from '../../platform/errors.ts';
+import { newId } from '../../platform/ids.ts';
+import { tableClient } from '../../platform/table/client.ts';
+import { consoleKeys } from '../../platform/table/keys.ts';
+import { queryAll } from '../../platform/table/query.ts';
+import { ItemAlreadyExists, putWorkspaceItems } from '../../workspaces/repository.ts';
+import type { ConsoleRole, ConsoleUser } from './page.ts';
+import { hashPassword, oneTimePassword, passwordProblem } from './passwords.ts';
+
+export const consoleRoles = ['admin', 'pricing', 'finance'] as const satisfies readonly ConsoleRole[];
+export const ConsoleRoleSchema = v.picklist(consoleRoles);
+
+/** What each role is for; every role may read every page, and forms name the role they need. */
+export const roleDescriptions: Readonly<Record<ConsoleRole, string>> = {
+  admin: 'manages API keys, connectors, webhook redeliveries and users',
+  pricing: 'approves recommended prices',
+  finance: 'reviews cost and adherence',
+};
+
+const EmailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('an email address'));
+
+export const ConsoleUserRecordSchema = v.object({
+  userId: v.string(),
+  email: v.string(),
+  workspaceId: v.string(),
+  roles: v.array(ConsoleRoleSchema),
+  createdAt: v.string(),
+});
+export type ConsoleUserRecord = v.InferOutput<typeof ConsoleUserRecordSchema>;
+
+const CredentialsSchema = v.object({ ...ConsoleUserRecordSchema.entries, passwordHash: v.string() });
+
+export interface NewConsoleUser {
+  readonly workspaceId: string;
+  readonly email: string;
+  readonly roles: readonly ConsoleRole[];
+  /** Chosen by the person; without one the service mints a one-time password. */
+  readonly password?: string;
+}
+
+/** Emails are compared as typed, lowercased and trimmed: `Ann@Example.com ` and `ann@example.com` are one account. */
+export function normalEmail(email: string): string {
+  const result = v.safeParse(EmailSchema, email);
+  if (!result.success) throw new ApiError('invalid_request', 'Give an email address, such as ann@example.com.', { param: 'email' });
+  return result.output;
+}
+
+/**
+ * Creates a console user of the workspace, with its password hashed by scrypt. Returns the password once: the one
+ * given, or the one-time password minted. Emails are unique across workspaces: a taken one is refused.
+ */
+export async function createConsoleUser(
+  input: NewConsoleUser,
+  now = new Date(),
+): Promise<{ userId: string; email: string; password: string }> {
+  const email = normalEmail(input.email);
+  const roles = [...new Set(input.roles)];
+  if (roles.length === 0) throw new ApiError('invalid_request', 'A user needs at least one role.', { param: 'roles' });
+  for (const role of roles) {
+    if (!(consoleRoles as readonly string[]).includes(role)) {
+      throw new ApiError('invalid_request', `There is no role ${JSON.stringify(role)}: ${consoleRoles.join(', ')}.`, { param: 'roles' });
+    }
+  }
+  const password = input.password ?? oneTimePassword();
+  const problem = passwordProblem(password);
+  if (problem) throw new ApiError('invalid_request', problem, { param: 'password' });
+  const record: ConsoleUserRecord = {
+    userId: newId('usr'),
+    email,
+    workspaceId: input.workspaceId,
+    roles: consoleRoles.filter((role) => roles.includes(role)),
+    createdAt: now.toISOString(),
+  };
+  const passwordHash = await hashPassword(password);
+  try {
+    await putWorkspaceItems(input.workspaceId, [
+      { ...consoleKeys.consoleUser(email), type: 'consoleUser', ...record, passwordHash },
+      { ...consoleKeys.consoleUserListing(input.workspaceId, email), type: 'consoleUserListing', ...record },
+    ]);
+  } catch (error) {
+    if (error instanceof ItemAlreadyExists) {
+      throw new ApiError('invalid_request', `There is already a console user ${email}.`, { param: 'email' });
+    }
+    throw error;
+  }
+  return { userId: record.userId, email, password };
+}
+
+/** The user who signs in with this email, with the hash to check a password against; strongly consistent. */
+export async function findCredentials(email: string): Promise<(ConsoleUserRecord & { passwordHash: string }) | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleUser(email), ConsistentRead: true }),
+  );
+  return Item ? v.parse(CredentialsSchema, Item) : undefined;
+}
+
+/** The workspace's console users, by email. */
+export async function listConsoleUsers(workspaceId: string): Promise<ConsoleUserRecord[]> {
+  const { PK, SKPrefix } = consoleKeys.consoleUserListingPrefix(workspaceId);
+  const items = await queryAll({
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
+  });
+  return items.map((item) => v.parse(ConsoleUserRecordSchema, item));
+}
+
+export function consoleUserOf(record: ConsoleUserRecord): ConsoleUser {
+  return { userId: record.userId, email: record.email, workspaceId: record.workspaceId, roles: record.roles };
+}

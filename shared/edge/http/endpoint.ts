@@ -1,0 +1,204 @@
+// The HTTP glue every handler shares: the request's log keys and ledger, and a middy chain of accounting, error envelope and authentication.
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { authenticate, type Principal, type RouteAuth } from '../../api-keys/authenticate.ts';
+import { chargeWork, flushCostsIfDue, meteredApiRequests } from '../../cost/ledger.ts';
+import { ApiError, errorResponse, internalError, type Surface } from '../../platform/errors.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../../platform/observability.ts';
+import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '../../platform/table/capacity.ts';
+import { annotateWorkspace, traceRequests } from '../../platform/tracing.ts';
+import { admitRequest } from '../../workspaces/usage.ts';
+
+export type HttpEvent = APIGatewayProxyEventV2;
+export type HttpResult = APIGatewayProxyStructuredResultV2;
+
+export interface EndpointRequest {
+  readonly event: HttpEvent;
+  readonly requestId: string;
+  /** Time left before Lambda stops the invocation. */
+  readonly remainingMs: () => number;
+  /**
+   * The request's moment, one clock for all of it: the rate window it was counted in and the month whose priced lines
+   * it read back are the ones its work charges, even across midnight at a month's end.
+   */
+  readonly nowMs: number;
+}
+
+export interface AuthenticatedRequest extends EndpointRequest {
+  readonly principal: Principal;
+  /** What the rate check read back of the workspace's month: its priced lines so far. */
+  readonly linesUsed: number;
+}
+
+/** What a handler returns: a status and a body to send as JSON. */
+export type Reply = {
+  readonly statusCode: number;
+  readonly headers?: Readonly<Record<string, string>>;
+} & (
+  | { readonly body: unknown }
+  /** A body already serialised, sent byte for byte: a stored response replayed. */
+  | { readonly json: string }
+  /** Anything but JSON (the reference page, its scripts), as it is; bytes travel base64-encoded, as API Gateway takes them. */
+  | { readonly content: string | Uint8Array; readonly contentType: string }
+);
+
+interface EndpointContext extends Context {
+  principal?: Principal;
+  linesUsed?: number;
+  admittedAt?: number;
+  startedAt?: number;
+}
+
+type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, EndpointContext>;
+
+interface EndpointSpec {
+  readonly id: string;
+  readonly surface: Surface;
+  readonly auth: RouteAuth | undefined;
+}
+
+export function requestIdOf(event: HttpEvent): string {
+  return event.requestContext.requestId;
+}
+
+export function httpResult(reply: Reply, requestId: string): HttpResult {
+  if ('content' in reply) {
+    const bytes = typeof reply.content !== 'string';
+    return {
+      statusCode: reply.statusCode,
+      headers: { 'content-type': reply.contentType, 'x-request-id': requestId, ...reply.headers },
+      body: bytes ? Buffer.from(reply.content).toString('base64') : reply.content,
+      isBase64Encoded: bytes,
+    };
+  }
+  return {
+    statusCode: reply.statusCode,
+    headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...reply.headers },
+    body: 'json' in reply ? reply.json : JSON.stringify(reply.body),
+  };
+}
+
+/** Outermost: ends every request, answered or failed, with its cost line. */
+function requestCost(spec: EndpointSpec): Middleware {
+  const report = async (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
+    const cost = {
+      route: spec.id,
+      workspaceId: request.context.principal?.workspaceId,
+      status: request.response?.statusCode ?? 500,
+      ledger: currentLedger() ?? new CapacityLedger(),
+      durationMs: performance.now() - (request.context.startedAt ?? performance.now()),
+    };
+    reportRequestCost(cost);
+    // A request no key names a workspace for is nobody's to pay: API Gateway's throttling bounds those.
+    if (cost.workspaceId) {
+      const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
+      const apiRequests = meteredApiRequests(bytes(request.event.body), bytes(request.response?.body));
+      chargeWork({
+        ...cost,
+        workspaceId: cost.workspaceId,
+        capacity: cost.ledger,
+        nowMs: request.context.admittedAt ?? Date.now(),
+        apiRequests,
+      });
+    }
+    await flushCostsIfDue();
+  };
+  return {
+    before: (request) => {
+      request.context.startedAt = performance.now();
+    },
+    after: report,
+    onError: report,
+  };
+}
+
+/** Turns every error into the surface's envelope; anything that is not an ApiError is a fault and says nothing of itself. */
+function errorEnvelope(spec: EndpointSpec): Middleware {
+  return {
+    onError: (request) => {
+      let error = request.error;
+      if (!(error instanceof ApiError)) {
+        logger.error('unhandled fault', { error: error as Error });
+        error = internalError();
+      }
+      request.response = errorResponse(error as ApiError, requestIdOf(request.event), spec.surface);
+    },
+  };
+}
+
+function authentication(auth: RouteAuth): Middleware {
+  return {
+    before: async (request) => {
+      request.context.principal = await authenticate(auth, request.event.headers?.authorization);
+      appendLogKeys({ workspaceId: request.context.principal.workspaceId });
+      annotateWorkspace(request.context.principal.workspaceId);
+    },
+  };
+}
+
+/**
+ * The per-workspace request rate, after authentication and before any input is read: the contract answers 429 before
+ * 422. One conditional write per request, which also reads back the month's priced lines for the price route.
+ */
+function requestRate(surface: Surface): Middleware {
+  return {
+    before: async (request) => {
+      const principal = request.context.principal;
+      if (!principal) return;
+      const now = Date.now();
+      request.context.linesUsed = (await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview')).linesUsed;
+      request.context.admittedAt = now;
+    },
+  };
+}
+
+function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
+  const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>()
+    .use(requestCost(spec))
+    .use(traceRequests<HttpEvent, HttpResult, EndpointContext>(spec.id))
+    .use(errorEnvelope(spec));
+  if (spec.auth) chain.use(authentication(spec.auth));
+  if (spec.auth) chain.use(requestRate(spec.surface));
+  const handler = chain.handler(async (event, context) => {
+    const requestId = requestIdOf(event);
+    const remainingMs = () => context.getRemainingTimeInMillis();
+    const nowMs = context.admittedAt ?? Date.now();
+    return httpResult(
+      await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
+      requestId,
+    );
+  });
+  // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it, and its own log
+  // keys, so that on-call finds every line of the request whose id a 500 told the caller to quote.
+  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () =>
+      withCapacityLedger(new CapacityLedger(), () => handler(event, context as EndpointContext)),
+    );
+}
+
+/** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
+export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
+  const route = routeById(routeId);
+  const auth = route.auth;
+  if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
+  return endpoint({ id: route.id, surface: route.surface, auth }, (request) => {
+    if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
+    return run({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
+  });
+}
+
+/**
+ * The handler of a route the table opens to every caller (`auth: 'none'`): it reads no key and counts no workspace's
+ * rate, and still answers in its surface's envelope and ends with its cost line.
+ */
+export function openRouteEndpoint(routeId: OpenRouteId, run: (request: EndpointRequest) => Promise<Reply>) {
+  const route = routeById(routeId);
+  if (route.auth !== 'none') throw new Error(`route ${route.id} asks for a key: serve it with routeEndpoint`);
+  return endpoint({ id: route.id, surface: route.surface, auth: undefined }, run);
+}
+
+/** A handler open to every caller, such as the one that answers unknown routes. */
+export function openEndpoint(id: string, run: (request: EndpointRequest) => Promise<Reply>, surface: Surface = 'v1') {
+  return endpoint({ id, surface, auth: undefined }, run);
+}

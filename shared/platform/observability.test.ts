@@ -1,0 +1,124 @@
+// Unit tests of the log keys: a scope's keys on every line written within it, kept apart from concurrent scopes, gone after.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from './observability.ts';
+import { CapacityLedger } from './table/capacity.ts';
+import { type CapturedLogs, captureLogs } from '../../test/support/log-lines.ts';
+
+describe('log keys', () => {
+  let logs: CapturedLogs;
+  beforeEach(() => {
+    logs = captureLogs();
+  });
+  afterEach(() => logs.restore());
+
+  it('puts the keys of a scope on every line written within it, at every level, and on none after it', async () => {
+    await withLogKeys({ requestId: 'req-1', route: 'openBatch' }, async () => {
+      logger.info('before a pause');
+      await sleep(1);
+      logger.warn('after a pause');
+      logger.error('a fault', { error: new Error('boom') });
+    });
+    logger.info('outside');
+    const [before, after, fault, outside] = logs.lines;
+    for (const line of [before, after, fault]) expect(line).toMatchObject({ requestId: 'req-1', route: 'openBatch' });
+    expect(fault?.error).toMatchObject({ message: 'boom' });
+    expect(outside).toMatchObject({ message: 'outside' });
+    expect(outside).not.toHaveProperty('requestId');
+    expect(outside).not.toHaveProperty('route');
+  });
+
+  it('keeps the keys of scopes that run at once apart, whichever resumes first', async () => {
+    let releaseA = () => {};
+    const gateA = new Promise<void>((resolve) => (releaseA = resolve));
+    const a = withLogKeys({ requestId: 'A' }, async () => {
+      logger.info('a started');
+      await gateA;
+      logger.info('a resumed');
+    });
+    const b = withLogKeys({ requestId: 'B' }, async () => {
+      logger.info('b started');
+      await sleep(1);
+      logger.info('b resumed');
+      releaseA();
+    });
+    await Promise.all([a, b]);
+    expect(logs.lines.map((line) => [line.message, line.requestId])).toEqual([
+      ['a started', 'A'],
+      ['b started', 'B'],
+      ['b resumed', 'B'],
+      ['a resumed', 'A'],
+    ]);
+  });
+
+  it('adds keys learned partway through to the rest of the scope, and to nothing outside one', async () => {
+    appendLogKeys({ workspaceId: 'ws_nowhere' });
+    await withLogKeys({ requestId: 'req-2' }, async () => {
+      logger.info('before authentication');
+      appendLogKeys({ workspaceId: 'ws_1' });
+      await withLogKeys({ step: 'inner' }, async () => logger.info('within an inner scope'));
+      logger.info('after authentication');
+    });
+    logger.info('outside');
+    const [before, inner, after, outside] = logs.lines;
+    expect(before).not.toHaveProperty('workspaceId');
+    expect(inner).toMatchObject({ requestId: 'req-2', workspaceId: 'ws_1', step: 'inner' });
+    expect(after).toMatchObject({ requestId: 'req-2', workspaceId: 'ws_1' });
+    expect(after).not.toHaveProperty('step');
+    expect(outside).not.toHaveProperty('workspaceId');
+  });
+
+  it("lets a key the line passes itself win over the scope's, unless it passes it undefined", () => {
+    withLogKeys({ batchId: 'b-1', workspaceId: 'ws_1' }, () => {
+      logger.info('explicit', { batchId: 'b-2', workspaceId: undefined });
+    });
+    expect(logs.lines[0]).toMatchObject({ batchId: 'b-2', workspaceId: 'ws_1' });
+  });
+
+  it("ends a scope's work with a cost line that carries its keys", () => {
+    withLogKeys({ requestId: 'req-3', route: 'getPrice' }, () => {
+      reportRequestCost({ route: 'getPrice', workspaceId: 'ws_1', status: 200, ledger: new CapacityLedger(), durationMs: 1 });
+    });
+    expect(logs.withMessage('request completed')).toEqual([
+      expect.objectContaining({ requestId: 'req-3', route: 'getPrice', workspaceId: 'ws_1', status: 200 }),
+    ]);
+  });
+});
+
+describe('request metrics', () => {
+  /** The EMF documents written while `work` runs: JSON lines with an `_aws` block. */
+  function emfDocuments(work: () => void): Record<string, unknown>[] {
+    const documents: Record<string, unknown>[] = [];
+    // Local mode turns metrics off in the environment it sets, which a run with the integration tests shares.
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
+      for (const part of text.split('\n')) {
+        if (!part.includes('"_aws"')) continue;
+        documents.push(JSON.parse(part) as Record<string, unknown>);
+      }
+      return true;
+    });
+    try {
+      work();
+    } finally {
+      spy.mockRestore();
+      vi.unstubAllEnvs();
+    }
+    return documents;
+  }
+
+  it('counts the lines a request priced, which the dashboard divides its dollars by, and emits no such count for a request that priced none', () => {
+    const priced = new CapacityLedger();
+    priced.pricedLines = 40;
+    const [pricing] = emfDocuments(() =>
+      reportRequestCost({ route: 'priceLines', workspaceId: 'ws_1', status: 200, ledger: priced, durationMs: 1 }),
+    );
+    expect(pricing).toMatchObject({ route: 'priceLines', PricedLines: 40, ReadRequestUnits: 0 });
+    const [staging] = emfDocuments(() =>
+      reportRequestCost({ route: 'stageRecords', workspaceId: 'ws_1', status: 202, ledger: new CapacityLedger(), durationMs: 1 }),
+    );
+    expect(staging).toMatchObject({ route: 'stageRecords' });
+    expect(staging).not.toHaveProperty('PricedLines');
+  });
+});
