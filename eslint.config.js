@@ -1,6 +1,14 @@
-// Lint rules: ESLint's and typescript-eslint's recommended sets, plus the few the codebase holds itself to.
+// Lint rules: ESLint's and typescript-eslint's recommended sets, the few the codebase holds itself to, and the layering.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+
+/** Imports run one way: programs → handlers → edge → domain → platform. Each floor names what it may not reach. */
+const noImport = (...floors) => ({
+  'no-restricted-imports': [
+    'error',
+    { patterns: floors.map((floor) => ({ regex: `^(#${floor}/|(\\.\\./)+(.*/)?${floor}/)`, message: `this floor may not import from ${floor}/` })) },
+  ],
+});
 
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
@@ -17,4 +25,16 @@ export default tseslint.config(
       eqeqeq: 'error',
     },
   },
+  { files: ['shared/**/*.ts'], ignores: ['shared/**/*.test.ts'], rules: noImport('lib', 'test', 'functions') },
+  {
+    files: ['shared/**/*.ts'],
+    ignores: ['shared/edge/**', 'shared/**/*.test.ts'],
+    rules: noImport('edge', 'lib', 'test', 'functions'),
+  },
+  {
+    files: ['shared/platform/**/*.ts'],
+    ignores: ['shared/**/*.test.ts'],
+    rules: noImport('shared', 'edge', 'lib', 'test', 'functions'),
+  },
+  { files: ['functions/**/*.ts'], rules: noImport('lib', 'test') },
 );

@@ -3,13 +3,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import * as v from 'valibot';
-import { prepareWebhookCommand, webhookCommands, webhookOptions, webhookUsage } from '../lib/admin/webhooks.ts';
-import { handlerEnvironment, type LocalStackDescription } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/stack/project.ts';
-import { keyFamilies, scopes } from '../shared/api-keys/schema.ts';
-import { ApiError } from '../shared/platform/errors.ts';
-import { PricingOverridesSchema } from '../shared/pricing/settings.ts';
-import { CurrencyCodeSchema, features, WorkspaceStatusSchema } from '../shared/workspaces/schema.ts';
+import { prepareWebhookCommand, webhookCommands, webhookOptions, webhookUsage } from '#lib/admin/webhooks.ts';
+import { handlerEnvironment, type LocalStackDescription } from '#lib/local/stack.ts';
+import { projectRoot } from '#lib/stack/project.ts';
+import { keyFamilies, scopes } from '#shared/api-keys/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { PricingOverridesSchema } from '#shared/pricing/settings.ts';
+import { CurrencyCodeSchema, features, WorkspaceStatusSchema } from '#shared/workspaces/schema.ts';
 
 const usage = `Usage: npm run --silent admin -- <command> [options] [--json] [--aws --table NAME] [--stack FILE]
 
@@ -234,7 +234,7 @@ async function prepare(): Promise<() => Promise<Result>> {
           values['base-currency'] === undefined ? undefined : checked('base-currency', CurrencyCodeSchema, values['base-currency']),
       };
       return async () => {
-        const { createWorkspace } = await import('../shared/workspaces/repository.ts');
+        const { createWorkspace } = await import('#shared/workspaces/repository.ts');
         const workspace = await createWorkspace(input);
         return { json: { workspaceId: workspace.workspaceId }, text: `Created workspace ${workspace.workspaceId}` };
       };
@@ -251,7 +251,7 @@ async function prepare(): Promise<() => Promise<Result>> {
         pricing: values.pricing === undefined ? undefined : checked('pricing', PricingOverridesSchema, jsonOption('pricing')),
       };
       return async () => {
-        const { updateWorkspace } = await import('../shared/workspaces/repository.ts');
+        const { updateWorkspace } = await import('#shared/workspaces/repository.ts');
         const { createdAt: _created, updatedAt: _updated, ...settings } = await updateWorkspace(target, changes);
         return { json: settings, text: JSON.stringify(settings, null, 2) };
       };
@@ -259,7 +259,7 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'connector create': {
       const input = { workspaceId: required('workspace'), name: required('name'), receivesWritebacks: !values['no-writebacks'] };
       return async () => {
-        const { createConnector } = await import('../shared/connectors/repository.ts');
+        const { createConnector } = await import('#shared/connectors/repository.ts');
         const connector = await createConnector(input);
         return { json: { connectorId: connector.connectorId }, text: `Created connector ${connector.connectorId}` };
       };
@@ -272,7 +272,7 @@ async function prepare(): Promise<() => Promise<Result>> {
         connectorId: values.connector,
       };
       // The grant's own rules (scopes by family, a connector exactly for connector keys) are arguments too.
-      const { checkGrant } = await import('../shared/api-keys/repository.ts');
+      const { checkGrant } = await import('#shared/api-keys/repository.ts');
       try {
         checkGrant(grant);
       } catch (error) {
@@ -280,7 +280,7 @@ async function prepare(): Promise<() => Promise<Result>> {
         throw error;
       }
       return async () => {
-        const { issueApiKey } = await import('../shared/api-keys/repository.ts');
+        const { issueApiKey } = await import('#shared/api-keys/repository.ts');
         const issued = await issueApiKey(grant);
         return {
           json: { keyId: issued.keyId, key: issued.key },
@@ -290,19 +290,19 @@ async function prepare(): Promise<() => Promise<Result>> {
     }
     case 'key revoke':
       return async () => {
-        const { revokeApiKey } = await import('../shared/api-keys/repository.ts');
+        const { revokeApiKey } = await import('#shared/api-keys/repository.ts');
         const revoked = await revokeApiKey(target);
         return { json: revoked, text: `Revoked key ${revoked.keyId} at ${revoked.revokedAt}` };
       };
     case 'key backfill-listings':
       return async () => {
-        const { backfillApiKeyListings } = await import('../shared/api-keys/repository.ts');
+        const { backfillApiKeyListings } = await import('#shared/api-keys/repository.ts');
         const done = await backfillApiKeyListings();
         return { json: done, text: `Listed ${done.written} of ${done.keys} keys that the console did not list yet` };
       };
     case 'listing backfill':
       return async () => {
-        const { backfillListings } = await import('../lib/admin/migrations/listing-backfill.ts');
+        const { backfillListings } = await import('#lib/admin/migrations/listing-backfill.ts');
         const done = await backfillListings(values.workspace ? { workspaceId: values.workspace } : {});
         return {
           json: done,
@@ -310,8 +310,8 @@ async function prepare(): Promise<() => Promise<Result>> {
         };
       };
     case 'user create': {
-      const { consoleRoles, normalEmail } = await import('../shared/edge/console/users.ts');
-      const { passwordProblem } = await import('../shared/edge/console/passwords.ts');
+      const { consoleRoles, normalEmail } = await import('#edge/console/users.ts');
+      const { passwordProblem } = await import('#edge/console/passwords.ts');
       const workspaceId = required('workspace');
       let email: string;
       try {
@@ -326,7 +326,7 @@ async function prepare(): Promise<() => Promise<Result>> {
       const problem = password === undefined ? undefined : passwordProblem(password);
       if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
       return async () => {
-        const { createConsoleUser } = await import('../shared/edge/console/users.ts');
+        const { createConsoleUser } = await import('#edge/console/users.ts');
         const created = await createConsoleUser({ workspaceId, email, roles, password });
         const chosen = password !== undefined;
         return {
@@ -344,7 +344,7 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'history migrate': {
       const workspaceId = required('workspace');
       return async () => {
-        const { migrateHistory } = await import('../lib/admin/migrations/history.ts');
+        const { migrateHistory } = await import('#lib/admin/migrations/history.ts');
         const result = await migrateHistory(workspaceId, {
           onCategory: (category, documents) => console.error(`history migrate: ${category}: ${documents} documents moved`),
         });
@@ -357,24 +357,24 @@ async function prepare(): Promise<() => Promise<Result>> {
     case 'decision show': {
       const workspaceId = required('workspace');
       return async () => {
-        const { findDecision } = await import('../shared/prices/calls.ts');
+        const { findDecision } = await import('#shared/prices/calls.ts');
         const decision = await findDecision(workspaceId, target);
         if (!decision) throw new Error(`no decision ${target} in workspace ${workspaceId}`);
         return { json: decision, text: JSON.stringify(decision, null, 2) };
       };
     }
     case 'cost report': {
-      const { prepareCostReport } = await import('../lib/admin/cost-report.ts');
+      const { prepareCostReport } = await import('#lib/admin/cost-report.ts');
       return prepareCostReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
     }
     case 'adherence report': {
-      const { prepareAdherenceReport } = await import('../lib/admin/adherence.ts');
+      const { prepareAdherenceReport } = await import('#lib/admin/adherence.ts');
       return prepareAdherenceReport({ ...values, workspace: required('workspace') }, (message) => new UsageError(message));
     }
     case 'backtest': {
       const input = { workspaceId: required('workspace'), holdoutDays: count('holdout-days') };
       return async () => {
-        const { backtest } = await import('../lib/admin/backtest.ts');
+        const { backtest } = await import('#lib/admin/backtest.ts');
         return backtest({ ...input, progress: (message) => console.error(`backtest: ${message}`) });
       };
     }
@@ -391,12 +391,12 @@ async function firstLineOfStdin(): Promise<string> {
 }
 
 async function rebuild(workspaceId: string): Promise<Result> {
-  const workspaces = await import('../shared/workspaces/repository.ts');
+  const workspaces = await import('#shared/workspaces/repository.ts');
   const workspace = await workspaces.getWorkspace(workspaceId);
   if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
-  const { rebuildBands } = await import('../shared/bands/recompute.ts');
-  const { BandsLeaseHeld } = await import('../shared/bands/lease.ts');
-  const { pricingSettings } = await import('../shared/pricing/settings.ts');
+  const { rebuildBands } = await import('#shared/bands/recompute.ts');
+  const { BandsLeaseHeld } = await import('#shared/bands/lease.ts');
+  const { pricingSettings } = await import('#shared/pricing/settings.ts');
   // A bands job after a drain may be running: wait for it a while rather than refuse at once.
   const waitUntil = Date.now() + REBUILD_WAIT_MS;
   let result;
@@ -411,7 +411,7 @@ async function rebuild(workspaceId: string): Promise<Result> {
   }
   // A rebuild follows a change of pricing settings as often as not: the recommendations of every product with
   // history follow the bands.
-  const { refreshRecommendations } = await import('../shared/recommendations/repository.ts');
+  const { refreshRecommendations } = await import('#shared/recommendations/repository.ts');
   const { pricedSkus, ...counts } = result;
   const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now());
   return {

@@ -1,7 +1,7 @@
 // The CDK app: one environment-agnostic pricing service stack, held to the cdk-nag AwsSolutions rules at every synth.
 import { App, Validations } from 'aws-cdk-lib';
 import cdkNag from 'cdk-nag';
-import { PricingServiceStack, stackNameFor, stageContextKey } from '../lib/stack/pricing-service-stack.ts';
+import { PricingServiceStack, stackNameFor, stageContextKey } from '#lib/stack/pricing-service-stack.ts';
 
 const app = new App();
 

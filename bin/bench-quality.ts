@@ -1,11 +1,11 @@
 // Pricing quality: simulated markets with a known chance of winning, priced through the local stack and scored against the oracle.
 import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
-import { startLocalStack } from '../lib/local/stack.ts';
-import { type Family, families, fullSize, quickSize } from '../lib/bench/quality/market.ts';
-import { printQualityReport, qualityReport } from '../lib/bench/quality/report.ts';
-import { runMarketInProcess } from '../lib/bench/quality/in-process.ts';
-import { type MarketResult, runMarket } from '../lib/bench/quality/run.ts';
+import { startLocalStack } from '#lib/local/stack.ts';
+import { type Family, families, fullSize, quickSize } from '#lib/bench/quality/market.ts';
+import { printQualityReport, qualityReport } from '#lib/bench/quality/report.ts';
+import { runMarketInProcess } from '#lib/bench/quality/in-process.ts';
+import { type MarketResult, runMarket } from '#lib/bench/quality/run.ts';
 
 const { values } = parseArgs({
   options: {

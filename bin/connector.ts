@@ -8,9 +8,9 @@ import { type LoadApi, loadExport } from '../client/src/connector/load.ts';
 import { progressDisplay, summaryText as loadSummaryText } from '../client/src/connector/progress.ts';
 import { taskCommand } from '../client/src/connector/task-command.ts';
 import { startWritebackWorker, type Summary, type WorkerEvent } from '../client/src/connector/writeback-worker.ts';
-import type { LocalStackDescription } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/stack/project.ts';
-import type { EntityKind } from '../shared/records/schema.ts';
+import type { LocalStackDescription } from '#lib/local/stack.ts';
+import { projectRoot } from '#lib/stack/project.ts';
+import type { EntityKind } from '#shared/records/schema.ts';
 
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 

@@ -1,9 +1,9 @@
 // `npm run openapi`: writes the contract documents of both surfaces, generated from the route table and the schemas.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { projectRoot } from '../lib/stack/project.ts';
-import type { Surface } from '../shared/platform/errors.ts';
-import { buildDocument, documentText, surfaceDocs } from '../shared/edge/openapi/document.ts';
+import { projectRoot } from '#lib/stack/project.ts';
+import type { Surface } from '#platform/errors.ts';
+import { buildDocument, documentText, surfaceDocs } from '#edge/openapi/document.ts';
 
 for (const surface of Object.keys(surfaceDocs) as Surface[]) {
   const path = join(projectRoot, surfaceDocs[surface].file);

@@ -2,8 +2,8 @@
 
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import type { LocalStack } from '../lib/local/stack.ts';
-import { projectRoot } from '../lib/stack/project.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 
 const { values } = parseArgs({
   options: {
@@ -53,7 +53,7 @@ const port = portFrom('PORT') ?? 3000;
 // Only now, with the signal handlers in place: loading every handler takes a while, and a signal that came during it
 // would otherwise end the process before it could stop what it had started.
 console.log('Starting DynamoDB Local, the SQS emulator and the gateway…');
-const { startLocalStack } = await import('../lib/local/stack.ts');
+const { startLocalStack } = await import('#lib/local/stack.ts');
 try {
   stack = await startLocalStack({
     host,
@@ -75,7 +75,7 @@ if (signalledDuringStartup) await shutdown(signalledDuringStartup, 0);
 if (!values['no-seed']) {
   // Loaded only now: repository modules read the environment the stack has just set.
   const { DEMO_ADHERENCE_QUOTES, demoCatalogueSize, ingestAdherenceHistory, ingestSampleCatalogue, seedDemo } =
-    await import('../lib/local/seed.ts');
+    await import('#lib/local/seed.ts');
   const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'));
   console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
   console.log(`  workspace id  ${demo.workspaceId}`);

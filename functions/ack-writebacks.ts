@@ -1,10 +1,10 @@
 // POST /api/v1/writebacks/ack: a connector worker reports each leased task as applied or failed.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { acknowledgeTasks } from '../shared/writebacks/ack.ts';
-import { AckRequestSchema } from '../shared/writebacks/schema.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { acknowledgeTasks } from '#shared/writebacks/ack.ts';
+import { AckRequestSchema } from '#shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('ackWritebacks', async ({ event, principal, nowMs }) => {
   const { results } = readJsonBody(event, AckRequestSchema);

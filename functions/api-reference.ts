@@ -1,12 +1,12 @@
 // GET /docs, the API reference page, and GET /docs/{asset}, the files it loads: Redoc and the page's own script and styles, served here, not from a CDN.
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { ApiError, quoted } from '../shared/platform/errors.ts';
-import { type HttpEvent, openRouteEndpoint } from '../shared/edge/http/endpoint.ts';
-import { preferredEncoding, referenceAssets } from '../shared/edge/reference/assets.ts';
-import { IMMUTABLE, openAnswerHeaders, pageHeaders, SHORT_LIVED } from '../shared/edge/reference/headers.ts';
-import { referencePage } from '../shared/edge/reference/page.ts';
-import { routeById, routeKey } from '../shared/edge/routes.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
+import { type HttpEvent, openRouteEndpoint } from '#edge/http/endpoint.ts';
+import { preferredEncoding, referenceAssets } from '#edge/reference/assets.ts';
+import { IMMUTABLE, openAnswerHeaders, pageHeaders, SHORT_LIVED } from '#edge/reference/headers.ts';
+import { referencePage } from '#edge/reference/page.ts';
+import { routeById, routeKey } from '#edge/routes.ts';
 
 const page = openRouteEndpoint('apiReference', async () => {
   const nonce = randomBytes(16).toString('base64');

@@ -1,9 +1,9 @@
 // POST /v1/prices/approve: a pricing manager approves a price, which live keys publish to every connector that takes write-backs.
-import { approvalView, approvePrice } from '../shared/approvals/approve.ts';
-import { ApproveRequestSchema } from '../shared/approvals/schema.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { approvalView, approvePrice } from '#shared/approvals/approve.ts';
+import { ApproveRequestSchema } from '#shared/approvals/schema.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('approvePrice', async ({ event, principal, nowMs }) => {
   const request = readJsonBody(event, ApproveRequestSchema);

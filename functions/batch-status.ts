@@ -1,11 +1,11 @@
 // GET /api/v1/ingest/batches/{batchId}: where a connector's batch stands.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { readOwnBatch } from '../shared/batches/repository.ts';
-import { statusView } from '../shared/batches/rules.ts';
-import { BatchIdSchema } from '../shared/batches/schema.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readPathParameter } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { readOwnBatch } from '#shared/batches/repository.ts';
+import { statusView } from '#shared/batches/rules.ts';
+import { BatchIdSchema } from '#shared/batches/schema.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readPathParameter } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('batchStatus', async ({ event, principal }) => {
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);

@@ -1,11 +1,11 @@
 // POST /api/v1/writebacks/claim: a connector worker leases its connector's oldest claimable write-back tasks.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { taskView } from '../shared/writebacks/rules.ts';
-import { claimTasks } from '../shared/writebacks/claim.ts';
-import { ClaimRequestSchema } from '../shared/writebacks/schema.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { taskView } from '#shared/writebacks/rules.ts';
+import { claimTasks } from '#shared/writebacks/claim.ts';
+import { ClaimRequestSchema } from '#shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('claimWritebacks', async ({ event, principal, nowMs, remainingMs }) => {
   const request = readJsonBody(event, ClaimRequestSchema);

@@ -1,11 +1,11 @@
 // POST /api/v1/ingest/batches/{batchId}/commit: a connector hands its batch to the drain.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { sendDrainMessage } from '../shared/batches/drain-queue.ts';
-import { commitBatch } from '../shared/batches/repository.ts';
-import { BatchIdSchema } from '../shared/batches/schema.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { NoBodySchema, readJsonBody, readPathParameter } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
+import { commitBatch } from '#shared/batches/repository.ts';
+import { BatchIdSchema } from '#shared/batches/schema.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody, readPathParameter } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('commitBatch', async ({ event, principal }) => {
   const batchId = readPathParameter(event, 'batchId', BatchIdSchema);

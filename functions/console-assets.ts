@@ -1,7 +1,7 @@
 // GET /console/assets/{asset}: the console's stylesheet, under a name that carries its content's hash, cached for a year.
-import { consoleAssets } from '../shared/edge/console/assets.ts';
-import { consoleRouteEndpoint } from '../shared/edge/console/endpoint.ts';
-import { securityHeaders } from '../shared/edge/console/responses.ts';
+import { consoleAssets } from '#edge/console/assets.ts';
+import { consoleRouteEndpoint } from '#edge/console/endpoint.ts';
+import { securityHeaders } from '#edge/console/responses.ts';
 
 export const handler = consoleRouteEndpoint('consoleAsset', async ({ event, requestId }) => {
   const found = consoleAssets().get(event.pathParameters?.asset ?? '');

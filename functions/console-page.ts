@@ -1,7 +1,7 @@
 // GET /console and GET and POST of the other console pages no more specific route claims: the front page, batches, write-backs, cost and adherence.
-import { consoleRoutesHandler } from '../shared/edge/console/endpoint.ts';
-import { servePages } from '../shared/edge/console/router.ts';
-import { reportPages } from '../shared/edge/console/sections/reports.ts';
+import { consoleRoutesHandler } from '#edge/console/endpoint.ts';
+import { servePages } from '#edge/console/router.ts';
+import { reportPages } from '#edge/console/sections/reports.ts';
 
 const serve = servePages(reportPages);
 

@@ -1,7 +1,7 @@
 // GET /console/recommendations and GET and POST /console/recommendations/{sku}: the recommendations, a product's page and its approval form.
-import { consoleRoutesHandler } from '../shared/edge/console/endpoint.ts';
-import { servePages } from '../shared/edge/console/router.ts';
-import { pricingPages } from '../shared/edge/console/sections/pricing.ts';
+import { consoleRoutesHandler } from '#edge/console/endpoint.ts';
+import { servePages } from '#edge/console/router.ts';
+import { pricingPages } from '#edge/console/sections/pricing.ts';
 
 const serve = servePages(pricingPages);
 

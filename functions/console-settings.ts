@@ -1,7 +1,7 @@
 // GET and POST /console/settings/…: API keys, connectors, webhook endpoints and users, whose forms need the admin role.
-import { consoleRoutesHandler } from '../shared/edge/console/endpoint.ts';
-import { servePages } from '../shared/edge/console/router.ts';
-import { settingsPages } from '../shared/edge/console/sections/settings.ts';
+import { consoleRoutesHandler } from '#edge/console/endpoint.ts';
+import { servePages } from '#edge/console/router.ts';
+import { settingsPages } from '#edge/console/sections/settings.ts';
 
 const serve = servePages(settingsPages);
 

@@ -1,10 +1,10 @@
 // POST /v1/webhook-endpoints: registers a webhook endpoint and shows its signing secret, this once.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { assertLiveKey, CreateEndpointRequestSchema, endpointView } from '../shared/webhooks/endpoint-schema.ts';
-import { createEndpoint } from '../shared/webhooks/endpoints.ts';
-import { loopbackHttpAllowed } from '../shared/webhooks/url-guard.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { assertLiveKey, CreateEndpointRequestSchema, endpointView } from '#shared/webhooks/endpoint-schema.ts';
+import { createEndpoint } from '#shared/webhooks/endpoints.ts';
+import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
 export const handler = routeEndpoint('createWebhookEndpoint', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);

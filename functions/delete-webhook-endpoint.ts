@@ -1,8 +1,8 @@
 // DELETE /v1/webhook-endpoints/{endpointId}: removes a webhook endpoint; nothing more is sent to it.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
-import { deleteEndpoint } from '../shared/webhooks/endpoints.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { assertLiveKey, endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
+import { deleteEndpoint } from '#shared/webhooks/endpoints.ts';
 
 export const handler = routeEndpoint('deleteWebhookEndpoint', async ({ event, principal }) => {
   assertLiveKey(principal.family);

@@ -2,12 +2,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
-import { tracedHandler } from '../shared/platform/tracing.ts';
-import { attemptDelivery, fanOut } from '../shared/webhooks/delivery.ts';
-import { WebhookMessageSchema } from '../shared/webhooks/queue.ts';
+import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { tracedHandler } from '#platform/tracing.ts';
+import { attemptDelivery, fanOut } from '#shared/webhooks/delivery.ts';
+import { WebhookMessageSchema } from '#shared/webhooks/queue.ts';
 
 /** One message's work, charged once the batch it came in has ended. */
 interface MessageWork {

@@ -2,12 +2,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { type DrainHooks, runDrainJob } from '../shared/batches/drain.ts';
-import { DrainMessageSchema } from '../shared/batches/drain-queue.ts';
-import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../shared/platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
-import { annotateWorkspace, tracedHandler } from '../shared/platform/tracing.ts';
+import { type DrainHooks, runDrainJob } from '#shared/batches/drain.ts';
+import { DrainMessageSchema } from '#shared/batches/drain-queue.ts';
+import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {

@@ -1,12 +1,12 @@
 // POST /api/v1/writebacks/{id}/extend: a connector worker that needs longer keeps its lease on a task.
 import * as v from 'valibot';
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody, readPathParameter } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { taskView } from '../shared/writebacks/rules.ts';
-import { extendLease } from '../shared/writebacks/claim.ts';
-import { ExtendRequestSchema } from '../shared/writebacks/schema.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { taskView } from '#shared/writebacks/rules.ts';
+import { extendLease } from '#shared/writebacks/claim.ts';
+import { ExtendRequestSchema } from '#shared/writebacks/schema.ts';
 
 export const handler = routeEndpoint('extendWriteback', async ({ event, principal, nowMs }) => {
   // Any id is looked for: one the service never minted is simply not leased by the caller.

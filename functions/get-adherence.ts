@@ -1,11 +1,11 @@
 // GET /v1/analytics/adherence: the overview reads whether sellers followed the price guidance, and what it earned.
-import { readAdherenceReport } from '../shared/adherence/repository.ts';
-import { reportPeriod } from '../shared/adherence/report.ts';
-import { AdherenceQuerySchema } from '../shared/adherence/schema.ts';
-import { ApiError } from '../shared/platform/errors.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { parseInput } from '../shared/platform/input.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { readAdherenceReport } from '#shared/adherence/repository.ts';
+import { reportPeriod } from '#shared/adherence/report.ts';
+import { AdherenceQuerySchema } from '#shared/adherence/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { parseInput } from '#platform/input.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 const groupings = ['segment', 'category', 'reason'] as const;
 

@@ -1,11 +1,11 @@
 // GET /v1/prices/{sku}: the overview reads a SKU's current recommendation, with its rationale and drivers on request.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readPathParameter } from '../shared/edge/http/request.ts';
-import { parseInput } from '../shared/platform/input.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { IdentifierSchema } from '../shared/records/identifier.ts';
-import { overviewPrice, parseInclude, PriceQuerySchema, pricedOrRefused } from '../shared/recommendations/overview.ts';
-import { findRecommendation } from '../shared/recommendations/repository.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readPathParameter } from '#edge/http/request.ts';
+import { parseInput } from '#platform/input.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
+import { overviewPrice, parseInclude, PriceQuerySchema, pricedOrRefused } from '#shared/recommendations/overview.ts';
+import { findRecommendation } from '#shared/recommendations/repository.ts';
 
 export const handler = routeEndpoint('getPrice', async ({ event, principal, nowMs }) => {
   // The SKU becomes part of the key read; past the identifier bound it would be a key DynamoDB refuses.

@@ -1,9 +1,9 @@
 // GET /v1/usage: the overview reads what the workspace cost, in dollars, by day or by route, from its cost ledger.
-import { readCostLedger } from '../shared/cost/repository.ts';
-import { buildCostReport, readReportRange, UsageQuerySchema } from '../shared/cost/report.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { parseInput } from '../shared/platform/input.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { readCostLedger } from '#shared/cost/repository.ts';
+import { buildCostReport, readReportRange, UsageQuerySchema } from '#shared/cost/report.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { parseInput } from '#platform/input.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('getUsage', async ({ event, principal, nowMs }) => {
   const range = readReportRange(parseInput(UsageQuerySchema, event.queryStringParameters) ?? {}, nowMs);

@@ -1,8 +1,8 @@
 // GET /v1/webhook-endpoints/{endpointId}: one webhook endpoint of the workspace.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { endpointIdOf, endpointView } from '../shared/webhooks/endpoint-schema.ts';
-import { requireEndpoint } from '../shared/webhooks/endpoints.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { endpointIdOf, endpointView } from '#shared/webhooks/endpoint-schema.ts';
+import { requireEndpoint } from '#shared/webhooks/endpoints.ts';
 
 export const handler = routeEndpoint('getWebhookEndpoint', async ({ event, principal, nowMs }) => {
   const endpoint = await requireEndpoint(principal.workspaceId, endpointIdOf(event.pathParameters));

@@ -1,11 +1,11 @@
 // GET /v1/webhook-endpoints/{endpointId}/deliveries: the endpoint's deliveries, newest event first, a page at a time.
-import { parseInput } from '../shared/platform/input.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { listDeliveries } from '../shared/webhooks/delivery.ts';
-import { DeliveriesQuerySchema, deliveryView, readDeliveryListing } from '../shared/webhooks/delivery-schema.ts';
-import { endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
-import { requireEndpoint } from '../shared/webhooks/endpoints.ts';
+import { parseInput } from '#platform/input.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { listDeliveries } from '#shared/webhooks/delivery.ts';
+import { DeliveriesQuerySchema, deliveryView, readDeliveryListing } from '#shared/webhooks/delivery-schema.ts';
+import { endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
+import { requireEndpoint } from '#shared/webhooks/endpoints.ts';
 
 export const handler = routeEndpoint('listWebhookDeliveries', async ({ event, principal }) => {
   const endpointId = endpointIdOf(event.pathParameters);

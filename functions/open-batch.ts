@@ -1,9 +1,9 @@
 // POST /api/v1/ingest/batches: a connector opens an ingest batch.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { openBatch } from '../shared/batches/repository.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { NoBodySchema, readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { openBatch } from '#shared/batches/repository.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 export const handler = routeEndpoint('openBatch', async ({ event, principal }) => {
   readJsonBody(event, NoBodySchema);

@@ -1,10 +1,10 @@
 // POST /api/v1/prices: an ERP or storefront prices up to 100 lines in one idempotent call.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { Conforms, ResponseOf } from '../shared/edge/openapi/operations.ts';
-import type { LineError, LineResult } from '../shared/prices/price-lines.ts';
-import { PriceRequestSchema, readIdempotencyKey } from '../shared/prices/request.ts';
-import { monthSpent, replayInSpentMonth, servePriceCall } from '../shared/prices/serve.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { Conforms, ResponseOf } from '#edge/openapi/operations.ts';
+import type { LineError, LineResult } from '#shared/prices/price-lines.ts';
+import { PriceRequestSchema, readIdempotencyKey } from '#shared/prices/request.ts';
+import { monthSpent, replayInSpentMonth, servePriceCall } from '#shared/prices/serve.ts';
 
 /**
  * The answer is JSON already: servePriceCall serialises `{ lines }` from priceLines' results, and a replay repeats it

@@ -1,10 +1,10 @@
 // POST /v1/webhook-endpoints/{endpointId}/deliveries/{eventId}/redeliver: sends an event to the endpoint again, with the same webhook-id.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { NoBodySchema, readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { redeliver } from '../shared/webhooks/delivery.ts';
-import { deliveryView, eventIdOf } from '../shared/webhooks/delivery-schema.ts';
-import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { redeliver } from '#shared/webhooks/delivery.ts';
+import { deliveryView, eventIdOf } from '#shared/webhooks/delivery-schema.ts';
+import { assertLiveKey, endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
 
 export const handler = routeEndpoint('redeliverWebhookEvent', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);

@@ -1,9 +1,9 @@
 // POST /v1/webhook-endpoints/{endpointId}/rotate-secret: a new signing secret, shown once; the old one signs too for 24 h.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { NoBodySchema, readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { assertLiveKey, endpointIdOf } from '../shared/webhooks/endpoint-schema.ts';
-import { rotateSecret } from '../shared/webhooks/endpoints.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { NoBodySchema, readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { assertLiveKey, endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
+import { rotateSecret } from '#shared/webhooks/endpoints.ts';
 
 export const handler = routeEndpoint('rotateWebhookSecret', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);

@@ -1,7 +1,7 @@
 // API Gateway's $default route: every method and path that no route claims is answered 404, in the envelope of the surface its path is under.
 import type { Context } from 'aws-lambda';
-import { ApiError, quoted } from '../shared/platform/errors.ts';
-import { type HttpEvent, openEndpoint } from '../shared/edge/http/endpoint.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
+import { type HttpEvent, openEndpoint } from '#edge/http/endpoint.ts';
 
 const v1 = openEndpoint('routeNotFound', async ({ event }) => {
   const { method, path } = event.requestContext.http;

@@ -1,11 +1,11 @@
 // POST /api/v1/ingest/batches/{batchId}/records: a connector stages one call's records of one entity kind.
-import { connectorOf } from '../shared/api-keys/authenticate.ts';
-import { stageRecords } from '../shared/batches/staging.ts';
-import { BatchIdSchema } from '../shared/batches/schema.ts';
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody, readPathParameter } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { readStageRequest } from '../shared/records/stage-request.ts';
+import { connectorOf } from '#shared/api-keys/authenticate.ts';
+import { stageRecords } from '#shared/batches/staging.ts';
+import { BatchIdSchema } from '#shared/batches/schema.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody, readPathParameter } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { readStageRequest } from '#shared/records/stage-request.ts';
 import * as v from 'valibot';
 
 export const handler = routeEndpoint('stageRecords', async ({ event, principal }) => {

@@ -1,9 +1,9 @@
 // The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost.
-import { chargeWork, flushCostsIfDue } from '../shared/cost/ledger.ts';
-import { logger, reportRequestCost } from '../shared/platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '../shared/platform/table/capacity.ts';
-import { tracedHandler } from '../shared/platform/tracing.ts';
-import { type SweepOutcome, sweepOutbox } from '../shared/webhooks/outbox.ts';
+import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
+import { logger, reportRequestCost } from '#platform/observability.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { tracedHandler } from '#platform/tracing.ts';
+import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
 
 /**
  * A sweep is charged to the workspaces whose events it sent, each its share by the number of its events: the reads,

@@ -1,10 +1,10 @@
 // PATCH /v1/webhook-endpoints/{endpointId}: changes a webhook endpoint's URL, subscriptions, description or switch.
-import { routeEndpoint } from '../shared/edge/http/endpoint.ts';
-import { readJsonBody } from '../shared/edge/http/request.ts';
-import type { DocumentedReply } from '../shared/edge/openapi/operations.ts';
-import { assertLiveKey, endpointIdOf, endpointView, UpdateEndpointRequestSchema } from '../shared/webhooks/endpoint-schema.ts';
-import { updateEndpoint } from '../shared/webhooks/endpoints.ts';
-import { loopbackHttpAllowed } from '../shared/webhooks/url-guard.ts';
+import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { readJsonBody } from '#edge/http/request.ts';
+import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { assertLiveKey, endpointIdOf, endpointView, UpdateEndpointRequestSchema } from '#shared/webhooks/endpoint-schema.ts';
+import { updateEndpoint } from '#shared/webhooks/endpoints.ts';
+import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
 export const handler = routeEndpoint('updateWebhookEndpoint', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);

@@ -1,5 +1,5 @@
 // `admin adherence report`: whether sellers followed the price guidance and what it earned, as text, JSON or CSV.
-import type { Dimension } from '../../shared/adherence/attribution.ts';
+import type { Dimension } from '#shared/adherence/attribution.ts';
 
 export interface AdherenceReportArguments {
   readonly workspace: string;
@@ -22,13 +22,13 @@ export async function prepareAdherenceReport(
   if (by !== undefined && !adherenceGroupings.includes(by)) {
     throw usageError(`invalid --by ${JSON.stringify(by)}: expected ${adherenceGroupings.join(', ')}`);
   }
-  const { reportPeriod, reportCsv, reportText } = await import('../../shared/adherence/report.ts');
+  const { reportPeriod, reportCsv, reportText } = await import('#shared/adherence/report.ts');
   const period = reportPeriod(args.from, args.to, new Date());
   if (typeof period === 'string') throw usageError(`--from/--to: ${period}`);
   return async () => {
-    const { getWorkspace } = await import('../../shared/workspaces/repository.ts');
+    const { getWorkspace } = await import('#shared/workspaces/repository.ts');
     if (!(await getWorkspace(args.workspace))) throw new Error(`workspace ${args.workspace} does not exist`);
-    const { readAdherenceReport } = await import('../../shared/adherence/repository.ts');
+    const { readAdherenceReport } = await import('#shared/adherence/repository.ts');
     const report = await readAdherenceReport(args.workspace, period, by);
     return { json: report, text: args.csv ? reportCsv(report) : reportText(report) };
   };

@@ -1,10 +1,10 @@
 // `npm run admin -- backtest`: reads a workspace's history, runs the backtest on it, and writes the report for a pricing manager.
-import { type BacktestReport, evidenceThresholds, type MarginVerdict, runBacktest } from '../../shared/backtest/backtest.ts';
-import { readBacktestProducts, readWorkspaceHistory } from '../../shared/backtest/repository.ts';
-import type { Interval } from '../../shared/backtest/scoring.ts';
-import { formatMinorUnits } from '../../shared/pricing/currency.ts';
-import { pricingSettings } from '../../shared/pricing/settings.ts';
-import { getWorkspace } from '../../shared/workspaces/repository.ts';
+import { type BacktestReport, evidenceThresholds, type MarginVerdict, runBacktest } from '#shared/backtest/backtest.ts';
+import { readBacktestProducts, readWorkspaceHistory } from '#shared/backtest/repository.ts';
+import type { Interval } from '#shared/backtest/scoring.ts';
+import { formatMinorUnits } from '#shared/pricing/currency.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 
 /** The exit code when the workspace has nothing the backtest can score: no history, or no won or lost quote in it. */
 export const NOTHING_TO_BACKTEST_EXIT = 3;

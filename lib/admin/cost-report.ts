@@ -1,5 +1,5 @@
 // `admin cost report`: a workspace's cost in dollars from its ledger, as text, JSON or CSV; the arguments checked before anything is read.
-import { ApiError } from '../../shared/platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 
 export interface CostReportArguments {
   readonly workspace: string;
@@ -19,7 +19,7 @@ export async function prepareCostReport(
   usageError: (message: string) => Error,
 ): Promise<() => Promise<{ json: unknown; text: string }>> {
   if (args.csv && args.json) throw usageError('--csv and --json are two formats: choose one');
-  const { readReportRange, buildCostReport, formatCostReport, formatCostReportCsv } = await import('../../shared/cost/report.ts');
+  const { readReportRange, buildCostReport, formatCostReport, formatCostReportCsv } = await import('#shared/cost/report.ts');
   let range: ReturnType<typeof readReportRange>;
   try {
     range = readReportRange(args, Date.now());
@@ -28,9 +28,9 @@ export async function prepareCostReport(
     throw error;
   }
   return async () => {
-    const { getWorkspace } = await import('../../shared/workspaces/repository.ts');
+    const { getWorkspace } = await import('#shared/workspaces/repository.ts');
     if (!(await getWorkspace(args.workspace))) throw new Error(`workspace ${args.workspace} does not exist`);
-    const { readCostLedger } = await import('../../shared/cost/repository.ts');
+    const { readCostLedger } = await import('#shared/cost/repository.ts');
     const report = buildCostReport(args.workspace, range, await readCostLedger(args.workspace, range.from, range.to));
     return { json: report, text: args.csv ? formatCostReportCsv(report) : formatCostReport(report) };
   };

@@ -1,10 +1,10 @@
 // The admin CLI's `webhook` commands: register, list, change, delete an endpoint and rotate its secret, as the overview routes do; and its deliveries and redelivery.
 import type { ParseArgsOptionsConfig } from 'node:util';
 import * as v from 'valibot';
-import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '../../shared/webhooks/endpoint-schema.ts';
-import type { DeliveryAttempt, DeliverySummary } from '../../shared/webhooks/delivery.ts';
-import { DeliveryStatusSchema } from '../../shared/webhooks/delivery-schema.ts';
-import type { WebhookEndpoint } from '../../shared/webhooks/endpoints.ts';
+import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '#shared/webhooks/endpoint-schema.ts';
+import type { DeliveryAttempt, DeliverySummary } from '#shared/webhooks/delivery.ts';
+import { DeliveryStatusSchema } from '#shared/webhooks/delivery-schema.ts';
+import type { WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
 
 /** The options the commands read, beside the CLI's own `--workspace`, `--status` and `--json`. */
 export const webhookOptions = {
@@ -78,10 +78,10 @@ export function prepareWebhookCommand(
   if (values.enable && values.disable) throw usage('--enable and --disable contradict each other');
   const workspaceId = required('workspace');
   const check = async () => {
-    const { loopbackHttpAllowed } = await import('../../shared/webhooks/url-guard.ts');
+    const { loopbackHttpAllowed } = await import('#shared/webhooks/url-guard.ts');
     return { allowLoopbackHttp: loopbackHttpAllowed() };
   };
-  const repository = () => import('../../shared/webhooks/endpoints.ts');
+  const repository = () => import('#shared/webhooks/endpoints.ts');
 
   switch (name) {
     case 'webhook create': {
@@ -142,7 +142,7 @@ export function prepareWebhookCommand(
       if (eventId !== undefined && (limitText !== undefined || status !== undefined))
         throw usage('--limit and --status list deliveries; with --event the attempts are all shown');
       return async () => {
-        const delivery = await import('../../shared/webhooks/delivery.ts');
+        const delivery = await import('#shared/webhooks/delivery.ts');
         if (eventId !== undefined) {
           const attempts = await delivery.listAttempts(workspaceId, target, eventId);
           return {
@@ -161,7 +161,7 @@ export function prepareWebhookCommand(
     case 'webhook redeliver': {
       const eventId = required('event');
       return async () => {
-        const { redeliver } = await import('../../shared/webhooks/delivery.ts');
+        const { redeliver } = await import('#shared/webhooks/delivery.ts');
         const queued = await redeliver(workspaceId, target, eventId, Date.now());
         return {
           json: queued,

@@ -1,8 +1,8 @@
 // Adherence on the local stack: what folding drained quote lines into the aggregates costs per line, and what a report costs.
-import { type AttributedLine, contributionOf, type QuotePart, sumContributions } from '../../shared/adherence/attribution.ts';
-import { applyAdherence, readAdherenceReport } from '../../shared/adherence/repository.ts';
-import { CapacityLedger, withCapacityLedger } from '../../shared/platform/table/capacity.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
+import { type AttributedLine, contributionOf, type QuotePart, sumContributions } from '#shared/adherence/attribution.ts';
+import { applyAdherence, readAdherenceReport } from '#shared/adherence/repository.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 
 const CATEGORIES = 20;
 const SEGMENTS = 5;
@@ -108,8 +108,8 @@ export function adherenceLines(figures: AdherenceFigures): string[] {
 
 // `node lib/bench/adherence.ts`: this section alone (BENCH_ADHERENCE_LINES quote lines, 100,000 by default).
 if (import.meta.main) {
-  const { startLocalStack } = await import('../local/stack.ts');
-  const { logger } = await import('../../shared/platform/observability.ts');
+  const { startLocalStack } = await import('#lib/local/stack.ts');
+  const { logger } = await import('#platform/observability.ts');
   logger.setLogLevel('WARN');
   const stack = await startLocalStack({ port: 0 });
   try {

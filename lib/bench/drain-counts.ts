@@ -1,8 +1,8 @@
 // The drain worker's table calls and CPU time, per workspace and per job (the drain, the bands job after it), for the ingest benchmark and its cost test.
 import type { SQSEvent } from 'aws-lambda';
-import { type OperationCount, TableCallCounts, countTableCalls, installCallCounting } from '../../shared/platform/table/call-count.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import type { AnyHandler } from '../local/handlers.ts';
+import { type OperationCount, TableCallCounts, countTableCalls, installCallCounting } from '#platform/table/call-count.ts';
+import { tableClient } from '#platform/table/client.ts';
+import type { AnyHandler } from '#lib/local/handlers.ts';
 
 export type JobKind = 'drain' | 'bands';
 export const jobKinds: readonly JobKind[] = ['drain', 'bands'];

@@ -1,8 +1,8 @@
 // Benchmark: the pure pricing engine, priceLine over a deterministic, realistic mix of lines and bands, in µs per line.
-import type { Band, LineBands, LineInputs, WinModel } from '../../shared/pricing/model.ts';
-import { priceLine } from '../../shared/pricing/price-line.ts';
-import { defaultPricingSettings } from '../../shared/pricing/settings.ts';
-import { seededRandom } from '../../shared/platform/seeded-random.ts';
+import type { Band, LineBands, LineInputs, WinModel } from '#shared/pricing/model.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import { defaultPricingSettings } from '#shared/pricing/settings.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.UTC(2025, 0, 1);

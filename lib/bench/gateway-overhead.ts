@@ -1,7 +1,7 @@
 // Benchmark: what the local gateway adds to a request, against a bare HTTP server answering the same bytes.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startGateway } from '../local/gateway.ts';
+import { startGateway } from '#lib/local/gateway.ts';
 import { keepAliveClient, percentile, timeEach } from './measure.ts';
 
 export interface GatewayOverhead {

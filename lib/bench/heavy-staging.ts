@@ -1,10 +1,10 @@
 // Benchmark: the heaviest legal staging call, about 10 MB of order lines in one call, staged, drained and priced in dollars.
-import { readStagedChunks } from '../../shared/batches/chunk-items.ts';
-import { listenToRequestCosts } from '../../shared/platform/observability.ts';
-import { workers } from '../../shared/edge/routes.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { type CostBreakdown, costAtListPrices, HTTP_API_METERING_BYTES } from '../../shared/cost/list-prices.ts';
+import { readStagedChunks } from '#shared/batches/chunk-items.ts';
+import { listenToRequestCosts } from '#platform/observability.ts';
+import { workers } from '#edge/routes.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { type CostBreakdown, costAtListPrices, HTTP_API_METERING_BYTES } from '#shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 
 /** Under API Gateway's 10 MB body limit, with room for the envelope. */

@@ -1,8 +1,8 @@
 // Benchmark: commit until prices reflect a nightly batch, on a fresh workspace and on top of history, and whether that lag and the batch's units stay flat as history grows.
-import type { OrderRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { mixFor, type SampleCatalogue, sampleCatalogue } from '../local/sample-catalogue.ts';
+import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { ingestBatch, jobFigures, type JobFigures } from './ingest.ts';
 
 /** Within this of each other, the lag, RRU and WRU of the batch on the smallest and on the largest history. */

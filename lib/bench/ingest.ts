@@ -8,18 +8,18 @@ import {
   type DocumentRecord,
   type Provenance,
   productItem,
-} from '../../shared/canonical/items.ts';
-import { historyLogItems, type LogEntry } from '../../shared/bands/history-log.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { entityKinds, type EntityKind } from '../../shared/records/schema.ts';
-import { inParallel, WRITE_CONCURRENCY } from '../../shared/platform/table/bulk.ts';
-import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '../../shared/platform/table/capacity.ts';
-import { table } from '../../shared/platform/table/definition.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { createTable, localDynamoDbClient } from '../local/dynamodb.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { mixFor, type SampleCatalogue, sampleCatalogue } from '../local/sample-catalogue.ts';
+} from '#shared/canonical/items.ts';
+import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
+import { keys } from '#platform/table/keys.ts';
+import { entityKinds, type EntityKind } from '#shared/records/schema.ts';
+import { inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '#platform/table/capacity.ts';
+import { table } from '#platform/table/definition.ts';
+import { tableName } from '#platform/config.ts';
+import { createTable, localDynamoDbClient } from '#lib/local/dynamodb.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { type JobCounts, watchWorkspace } from './drain-counts.ts';
 import { keepAliveClient } from './measure.ts';
 

@@ -1,16 +1,16 @@
 // The cost ledger's own cost on 100-line price calls, at the deployed flush age, and the report's cost per 1M priced lines against the bench's own figure.
 import { randomUUID } from 'node:crypto';
-import { type CostCounts, costCounters, emptyCounts } from '../../shared/cost/counts.ts';
-import { chargeWork, flushCosts, FLUSH_WRITE_UNITS } from '../../shared/cost/ledger.ts';
-import { readCostLedger } from '../../shared/cost/repository.ts';
-import { buildCostReport } from '../../shared/cost/report.ts';
-import { listenToRequestCosts, type RequestCost } from '../../shared/platform/observability.ts';
-import { routeById } from '../../shared/edge/routes.ts';
-import { CapacityLedger } from '../../shared/platform/table/capacity.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { mixFor, sampleCatalogue } from '../local/sample-catalogue.ts';
-import { costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES, listPrices } from '../../shared/cost/list-prices.ts';
+import { type CostCounts, costCounters, emptyCounts } from '#shared/cost/counts.ts';
+import { chargeWork, flushCosts, FLUSH_WRITE_UNITS } from '#shared/cost/ledger.ts';
+import { readCostLedger } from '#shared/cost/repository.ts';
+import { buildCostReport } from '#shared/cost/report.ts';
+import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
+import { routeById } from '#edge/routes.ts';
+import { CapacityLedger } from '#platform/table/capacity.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES, listPrices } from '#shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 import { ingest, planCalls } from './prices.ts';
 
@@ -191,8 +191,8 @@ export function ledgerLines(
 
 // `node lib/bench/ledger.ts`: this section alone, on a small catalogue (BENCH_LEDGER_RECORDS, BENCH_LEDGER_CALLS).
 if (import.meta.main) {
-  const { startLocalStack } = await import('../local/stack.ts');
-  const { logger } = await import('../../shared/platform/observability.ts');
+  const { startLocalStack } = await import('#lib/local/stack.ts');
+  const { logger } = await import('#platform/observability.ts');
   logger.setLogLevel('WARN');
   const stack = await startLocalStack({ port: 0 });
   try {

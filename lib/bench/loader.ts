@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import { createPricingClient } from '../../client/src/index.ts';
-import { entityKinds } from '../../shared/records/schema.ts';
+import { entityKinds } from '#shared/records/schema.ts';
 import { readExportFile } from '../../client/src/connector/files.ts';
 import { loadExport } from '../../client/src/connector/load.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { mixFor, sampleCatalogue } from '../local/sample-catalogue.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 
 export interface LoaderFigures {
   readonly records: number;

@@ -2,17 +2,17 @@
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { getItems } from '../../shared/platform/table/bulk.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { listenToRequestCosts, type RequestCost } from '../../shared/platform/observability.ts';
-import { routeById } from '../../shared/edge/routes.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys, type PrimaryKey } from '../../shared/platform/table/keys.ts';
-import { createWorkspaceWithKeys } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue } from '../local/sample-catalogue.ts';
-import { seededRandom } from '../../shared/platform/seeded-random.ts';
-import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from '../../shared/cost/list-prices.ts';
+import { getItems } from '#platform/table/bulk.ts';
+import { tableName } from '#platform/config.ts';
+import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
+import { routeById } from '#edge/routes.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys, type PrimaryKey } from '#platform/table/keys.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf, HTTP_API_METERING_BYTES } from '#shared/cost/list-prices.ts';
 import { keepAliveClient, percentile } from './measure.ts';
 
 const LINES_PER_CALL = 100;

@@ -1,9 +1,9 @@
 // Write-back tasks on the local stack: claim throughput by concurrent workers, refused leases, and the cost of claim plus ack.
-import { memoryOf } from '../../shared/cost/ledger.ts';
-import { listenToRequestCosts, type RequestCost } from '../../shared/platform/observability.ts';
-import { createWorkspaceWithKeys, seedPendingTasks } from '../local/seed.ts';
-import type { LocalStack } from '../local/stack.ts';
-import { type CostBreakdown, costAtListPrices, gbSecondsOf } from '../../shared/cost/list-prices.ts';
+import { memoryOf } from '#shared/cost/ledger.ts';
+import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
+import { createWorkspaceWithKeys, seedPendingTasks } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { type CostBreakdown, costAtListPrices, gbSecondsOf } from '#shared/cost/list-prices.ts';
 import { keepAliveClient } from './measure.ts';
 
 const CLAIM_LIMIT = 10;

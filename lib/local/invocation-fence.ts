@@ -65,7 +65,7 @@ let fenced: Promise<void> | undefined;
  * clients are loaded on the first invocation, which has loaded them anyway, rather than with `npm start`'s own modules.
  */
 export function fenceSharedClients(): Promise<void> {
-  fenced ??= Promise.all([import('../../shared/platform/table/client.ts'), import('../../shared/platform/queue-client.ts')]).then(
+  fenced ??= Promise.all([import('#platform/table/client.ts'), import('#platform/queue-client.ts')]).then(
     ([{ tableClient }, { queueClient }]) => fence(tableClient(), queueClient()),
   );
   return fenced;

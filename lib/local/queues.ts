@@ -1,7 +1,7 @@
 // The SQS emulator for local mode: starts fauxqs in-process and creates the queues and their redrive from the shared definitions.
 import { CreateQueueCommand, GetQueueAttributesCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { startFauxqs } from 'fauxqs';
-import { type QueueDefinition, type QueueId, visibilityTimeoutSeconds } from '../../shared/platform/queues.ts';
+import { type QueueDefinition, type QueueId, visibilityTimeoutSeconds } from '#platform/queues.ts';
 import { localCredentials } from './dynamodb.ts';
 import { LOCAL_REGION } from './lambda-context.ts';
 

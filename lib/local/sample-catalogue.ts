@@ -1,6 +1,6 @@
 // A seller's data made up for trying and measuring the service: products, customers, quotes and orders, repeatable by seed.
-import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { seededRandom } from '../../shared/platform/seeded-random.ts';
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 
 export interface CatalogueSize {
   readonly products: number;

@@ -1,16 +1,16 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { backfillApiKeyListings, issueApiKey } from '../../shared/api-keys/repository.ts';
-import { migrateHistory } from '../admin/migrations/history.ts';
-import { backfillListings } from '../admin/migrations/listing-backfill.ts';
-import { createConsoleUser } from '../../shared/edge/console/users.ts';
-import { ApiError } from '../../shared/platform/errors.ts';
-import { putItems } from '../../shared/platform/table/bulk.ts';
-import { createConnector } from '../../shared/connectors/repository.ts';
-import { entityKinds } from '../../shared/records/schema.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { newTaskItem } from '../../shared/writebacks/tasks.ts';
-import { createWorkspace, getWorkspace } from '../../shared/workspaces/repository.ts';
+import { backfillApiKeyListings, issueApiKey } from '#shared/api-keys/repository.ts';
+import { migrateHistory } from '#lib/admin/migrations/history.ts';
+import { backfillListings } from '#lib/admin/migrations/listing-backfill.ts';
+import { createConsoleUser } from '#edge/console/users.ts';
+import { ApiError } from '#platform/errors.ts';
+import { putItems } from '#platform/table/bulk.ts';
+import { createConnector } from '#shared/connectors/repository.ts';
+import { entityKinds } from '#shared/records/schema.ts';
+import { keys } from '#platform/table/keys.ts';
+import { newTaskItem } from '#shared/writebacks/tasks.ts';
+import { createWorkspace, getWorkspace } from '#shared/workspaces/repository.ts';
 import { type CatalogueSize, sampleCatalogue } from './sample-catalogue.ts';
 
 type KeyKind = 'erp' | 'storefront' | 'connector' | 'pwLive' | 'pwTest';

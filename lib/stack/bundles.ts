@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../../shared/edge/routes.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 import { PricingServiceStack } from './pricing-service-stack.ts';
 import { cdkJsonContext } from './project.ts';
 

@@ -6,8 +6,8 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { environmentNames } from '../../shared/platform/config.ts';
-import { type QueueId, queues } from '../../shared/platform/queues.ts';
+import { environmentNames } from '#platform/config.ts';
+import { type QueueId, queues } from '#platform/queues.ts';
 import {
   type FallbackRoute,
   type ConsoleRoute,
@@ -20,9 +20,9 @@ import {
   type ScheduledJob,
   scheduledJobs,
   workers,
-} from '../../shared/edge/routes.ts';
-import { table as tableDefinition } from '../../shared/platform/table/definition.ts';
-import { dataKeySecretIdEnvironmentName } from '../../shared/webhooks/secrets.ts';
+} from '#edge/routes.ts';
+import { table as tableDefinition } from '#platform/table/definition.ts';
+import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceApi } from './constructs/service-api.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { QuoteRecord } from '../records/schema.ts';
+import type { QuoteRecord } from '#shared/records/schema.ts';
 import { attributeQuote, bandOf, contributionDelta, contributionOf, normalizedReason, orderPart, sumContributions } from './attribution.ts';
 
 const NOW = Date.parse('2026-11-20T00:00:00Z');

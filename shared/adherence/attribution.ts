@@ -1,5 +1,5 @@
 // Guidance adherence attribution: what one quote (and the order that names it) contributes to the running aggregates.
-import type { OrderRecord, QuoteRecord } from '../records/schema.ts';
+import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 
 export const dimensions = ['overall', 'segment', 'category', 'reason', 'confidence'] as const;
 export type Dimension = (typeof dimensions)[number];

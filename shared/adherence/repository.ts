@@ -1,13 +1,13 @@
 // Adherence in the table: each quote's attribution, read and replaced as its documents drain, and the monthly aggregates folded once per chunk.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../platform/config.ts';
-import type { Provenance } from '../canonical/items.ts';
-import { DECISION_RETENTION_DAYS, findDecisions } from '../prices/calls.ts';
-import type { OrderRecord, QuoteRecord } from '../records/schema.ts';
-import { getItems, inParallel, putItems, type TableItem, WRITE_CONCURRENCY } from '../platform/table/bulk.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { queryAll } from '../platform/table/query.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import type { Provenance } from '#shared/canonical/items.ts';
+import { DECISION_RETENTION_DAYS, findDecisions } from '#shared/prices/calls.ts';
+import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { getItems, inParallel, putItems, type TableItem, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { keys } from '#platform/table/keys.ts';
 import {
   attributeQuote,
   type Contribution,
@@ -21,8 +21,8 @@ import {
   sumContributions,
 } from './attribution.ts';
 import { type AdherenceReport, buildReport } from './report.ts';
-import { pricingSettings } from '../pricing/settings.ts';
-import { getWorkspace } from '../workspaces/repository.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 
 const DAY_MS = 86_400_000;
 /** A quote's attribution is kept as long as its history lines, so that a late revision still finds what to replace. */

@@ -1,8 +1,8 @@
 // Unit tests of authentication: reading the bearer key, the order of checks, and the credential cache.
 import { describe, expect, it } from 'vitest';
 import type { RouteAuth } from './authenticate.ts';
-import type { Workspace } from '../workspaces/schema.ts';
-import { workspaceDefaults } from '../workspaces/schema.ts';
+import type { Workspace } from '#shared/workspaces/schema.ts';
+import { workspaceDefaults } from '#shared/workspaces/schema.ts';
 import { AUTH_CACHE_MS, authorize, checkFamily, connectorOf, readBearerKey } from './authenticate.ts';
 import type { ApiKeyRecord } from './schema.ts';
 

@@ -1,8 +1,8 @@
 // Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
-import { ExpiringCache } from '../platform/caches.ts';
-import { ApiError } from '../platform/errors.ts';
-import { getWorkspace } from '../workspaces/repository.ts';
-import type { Feature, Workspace } from '../workspaces/schema.ts';
+import { ExpiringCache } from '#platform/caches.ts';
+import { ApiError } from '#platform/errors.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
+import type { Feature, Workspace } from '#shared/workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';
 import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './schema.ts';
 

@@ -2,14 +2,14 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { getConnector } from '../connectors/repository.ts';
-import { ApiError } from '../platform/errors.ts';
-import { newId, randomBase62 } from '../platform/ids.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { consoleKeys, keys, lookupKeys } from '../platform/table/keys.ts';
-import { queryAll, queryLookup } from '../platform/table/query.ts';
-import { putWorkspaceItems } from '../workspaces/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { getConnector } from '#shared/connectors/repository.ts';
+import { ApiError } from '#platform/errors.ts';
+import { newId, randomBase62 } from '#platform/ids.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { consoleKeys, keys, lookupKeys } from '#platform/table/keys.ts';
+import { queryAll, queryLookup } from '#platform/table/query.ts';
+import { putWorkspaceItems } from '#shared/workspaces/repository.ts';
 import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
 
 /** 40 base62 characters: about 238 bits, above the 32 characters the contract asks for. */

@@ -1,7 +1,7 @@
 // Unit tests of approving a price without storage: the approved amount's decimals and bounds, and the reason a connector is told.
 import { describe, expect, it } from 'vitest';
-import type { PricedRecommendation } from '../recommendations/schema.ts';
-import { thrownApiError } from '../../test/support/thrown.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 import { approvalReason, checkApprovedPrice } from './approve.ts';
 
 function recommendation(overrides: Partial<PricedRecommendation> = {}): PricedRecommendation {

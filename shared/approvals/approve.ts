@@ -1,12 +1,12 @@
 // Approving a price: the checks against the SKU's bounds, the approval record, and its write-back tasks for every live connector.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { Principal } from '../api-keys/authenticate.ts';
-import { listConnectors } from '../connectors/repository.ts';
-import type { Connector } from '../connectors/schema.ts';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
+import type { Principal } from '#shared/api-keys/authenticate.ts';
+import { listConnectors } from '#shared/connectors/repository.ts';
+import type { Connector } from '#shared/connectors/schema.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { newId } from '#platform/ids.ts';
 import {
   exceedsDecimalRange,
   formatMinorUnits,
@@ -14,16 +14,16 @@ import {
   maxDecimalMinorUnits,
   minorUnitDigits,
   toDecimalAmount,
-} from '../pricing/currency.ts';
-import { pricedOrRefused } from '../recommendations/overview.ts';
-import { currentRecommendation } from '../recommendations/repository.ts';
-import type { PricedRecommendation } from '../recommendations/schema.ts';
-import { pause } from '../platform/table/bulk.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import { cancelTask, newTaskItem, openTaskIds, readTasks } from '../writebacks/tasks.ts';
-import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
-import { handOn, outboxPut } from '../webhooks/outbox.ts';
+} from '#shared/pricing/currency.ts';
+import { pricedOrRefused } from '#shared/recommendations/overview.ts';
+import { currentRecommendation } from '#shared/recommendations/repository.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { pause } from '#platform/table/bulk.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
+import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
+import { handOn, outboxPut } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, readLatestApproval, takeTurn } from './latest.ts';
 import type { Approval, ApprovalView, ApproveRequest } from './schema.ts';
 

@@ -1,9 +1,9 @@
 // A product's latest live approval: the item each live approval advances under a condition, so approvals of one SKU take turns.
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 
 type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 

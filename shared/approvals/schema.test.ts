@@ -1,8 +1,8 @@
 // Unit tests of the approval body: a SKU within the identifier bound and a positive finite price.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../platform/input.ts';
-import { thrownApiError } from '../../test/support/thrown.ts';
+import { parseInput } from '#platform/input.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 import { ApproveRequestSchema } from './schema.ts';
 
 describe('the approval body', () => {

@@ -1,7 +1,7 @@
 // Approvals: the body of POST /v1/prices/approve, the stored record of each approved price, and what the caller is answered.
 import * as v from 'valibot';
-import { IdentifierSchema } from '../records/identifier.ts';
-import { TaskIdSchema } from '../writebacks/schema.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
+import { TaskIdSchema } from '#shared/writebacks/schema.ts';
 
 export const ApproveRequestSchema = v.strictObject({
   /** It names the product's partition key, so it has the bound of every identifier. */

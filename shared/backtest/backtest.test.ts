@@ -1,8 +1,8 @@
 // Unit tests of the backtest on simulated histories whose true chance of winning is known.
 import { describe, expect, it } from 'vitest';
-import { defaultPricingSettings } from '../pricing/settings.ts';
+import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { type BacktestProduct, type BacktestReport, runBacktest } from './backtest.ts';
-import { seededRandom } from '../platform/seeded-random.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 import type { BacktestLine } from './split.ts';
 
 const DAY_MS = 86_400_000;

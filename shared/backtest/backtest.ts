@@ -1,7 +1,7 @@
 // The backtest: fit the engine on history before a cut-off, then score its win model and its prices on the quotes closed after.
-import { lineMargin } from '../pricing/bands.ts';
-import { conversionFactor } from '../pricing/currency.ts';
-import type { PricingSettings } from '../pricing/settings.ts';
+import { lineMargin } from '#shared/pricing/bands.ts';
+import { conversionFactor } from '#shared/pricing/currency.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
 import {
   bandsForLine,
   enginePrice,

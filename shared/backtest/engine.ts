@@ -1,5 +1,5 @@
 // The backtest's one door to the pricing engine: the bands and win model it would have fitted, its chance of winning, its price.
-import { combineBands, computeCategoryBands, poolWinModels, recencyWeight } from '../pricing/bands.ts';
+import { combineBands, computeCategoryBands, poolWinModels, recencyWeight } from '#shared/pricing/bands.ts';
 import {
   assembleLineBands,
   type Band,
@@ -9,10 +9,10 @@ import {
   type LineInputs,
   type PricedLine,
   type WinModel,
-} from '../pricing/model.ts';
-import { priceLine } from '../pricing/price-line.ts';
-import type { PricingSettings } from '../pricing/settings.ts';
-import { fitWinModel, lineWinProbability, winProbability, type WinSample } from '../pricing/win-model.ts';
+} from '#shared/pricing/model.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
+import { fitWinModel, lineWinProbability, winProbability, type WinSample } from '#shared/pricing/win-model.ts';
 
 export type { CategoryBands, HistoryLine, LineBands, LineInputs, PricedLine, WinModel, WinSample };
 

@@ -1,7 +1,7 @@
 // What the backtest reads from the table: every history line of a workspace, and today's items of the products it scores.
-import { readAllCategoryBands, readCategoryLines } from '../bands/repository.ts';
-import { getItems, inParallel } from '../platform/table/bulk.ts';
-import { keys } from '../platform/table/keys.ts';
+import { readAllCategoryBands, readCategoryLines } from '#shared/bands/repository.ts';
+import { getItems, inParallel } from '#platform/table/bulk.ts';
+import { keys } from '#platform/table/keys.ts';
 import type { BacktestProduct } from './backtest.ts';
 import type { BacktestLine } from './split.ts';
 

@@ -11,7 +11,7 @@ import {
   quantile,
   resampleIndices,
 } from './scoring.ts';
-import { seededRandom } from '../platform/seeded-random.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 
 const p = (probability: number, won: boolean): Prediction => ({ probability, won });
 

@@ -1,5 +1,5 @@
 // Scoring predicted win probabilities against outcomes, and the bootstrap that puts an interval on a statistic of quotes.
-import { seededRandom } from '../platform/seeded-random.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 
 /** One prediction: the probability of a win the model gave, and whether the line was won. */
 export interface Prediction {

@@ -1,5 +1,5 @@
 // Where the backtest cuts the history: the cut-off date, the lines the engine may learn from, and the quotes it is scored on.
-import type { HistoryLine } from '../pricing/model.ts';
+import type { HistoryLine } from '#shared/pricing/model.ts';
 
 const DAY_MS = 86_400_000;
 

@@ -1,6 +1,6 @@
 // Unit tests of the history log: its compact items, and which lines count once versions, removals and expiry are applied.
 import { describe, expect, it } from 'vitest';
-import { keys } from '../platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
 import { currentLines, historyLogItems, LOG_ITEM_MAX_BYTES, type LogEntry, type LoggedDocument, logEntriesOf } from './history-log.ts';
 
 const NOW_MS = Date.parse('2026-06-01T00:00:00Z');

@@ -1,6 +1,6 @@
 // Unit tests of bands as table items: the compact band encoding, band maps, the category bands item and history lines.
 import { describe, expect, it } from 'vitest';
-import type { Band, CategoryBands, WinModel } from '../pricing/model.ts';
+import type { Band, CategoryBands, WinModel } from '#shared/pricing/model.ts';
 import {
   categoryBandsFields,
   decodeBand,

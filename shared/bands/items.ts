@@ -1,6 +1,6 @@
 // Bands as table items: the compact encoding of a band and a win model, and the older layout's history line items read back.
 import type { LoggedDocument } from './history-log.ts';
-import type { Band, CategoryBands, WinModel } from '../pricing/model.ts';
+import type { Band, CategoryBands, WinModel } from '#shared/pricing/model.ts';
 
 /**
  * A band is stored as a JSON array of ten numbers, not as a map of named attributes: a product item carries one per

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { metricsNamespace, serviceName } from '../platform/config.ts';
+import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { BANDS_LAG_METRIC, reportBandsLag } from './lag.ts';
 
 /** The EMF documents written to stdout while `run` runs. */

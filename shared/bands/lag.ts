@@ -1,6 +1,6 @@
 // The bands job's lag: how long after a batch's commit its bands and recommendations are recomputed, as a CloudWatch metric.
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { metricsNamespace, serviceName } from '../platform/config.ts';
+import { metricsNamespace, serviceName } from '#platform/config.ts';
 
 /** The metric's name in the service's namespace; the stack's dashboard graphs it. */
 export const BANDS_LAG_METRIC = 'BandsLagSeconds';

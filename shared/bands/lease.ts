@@ -1,9 +1,9 @@
 // Who may recompute a workspace's bands: one job at a time, so that bands computed from an older read of history never
 // overwrite bands computed from a newer one.
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../platform/config.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 
 export class BandsLeaseHeld extends Error {
   constructor(workspaceId: string) {

@@ -1,7 +1,7 @@
 // Unit tests of a drained batch's band scope: the categories it touched and the product and customer bands it may write.
 import { describe, expect, it } from 'vitest';
-import { TouchedSet } from '../canonical/items.ts';
-import type { Band } from '../pricing/model.ts';
+import { TouchedSet } from '#shared/canonical/items.ts';
+import type { Band } from '#shared/pricing/model.ts';
 import { type Touched, touchedScope } from './recompute.ts';
 
 const band: Band = {

@@ -1,7 +1,7 @@
 // Recomputing bands: after a drain, for the categories its batch touched; on demand, for every category of a workspace.
 import { randomUUID } from 'node:crypto';
-import { combineBands, computeCategoryBands, poolWinModels } from '../pricing/bands.ts';
-import type { PricingSettings } from '../pricing/settings.ts';
+import { combineBands, computeCategoryBands, poolWinModels } from '#shared/pricing/bands.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { releaseBandsLease, takeBandsLease } from './lease.ts';
 import {
   type BandWrites,

@@ -1,12 +1,12 @@
 // Band items in the table: a category's history read back from its log (and the older layout's line items), and the bands computed from it written where price calls read them.
 import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '../platform/table/bulk.ts';
-import { tableName } from '../platform/config.ts';
-import type { Band, CategoryBands } from '../pricing/model.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { table } from '../platform/table/definition.ts';
-import { HISTORY_LOG_SHARDS, historyKeys, keys } from '../platform/table/keys.ts';
-import { queryAll } from '../platform/table/query.ts';
+import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { tableName } from '#platform/config.ts';
+import type { Band, CategoryBands } from '#shared/pricing/model.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { HISTORY_LOG_SHARDS, historyKeys, keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
 import { type CategoryLine, currentLines, type LogEntry, logEntriesOf } from './history-log.ts';
 import {
   categoryBandsFields,

@@ -1,11 +1,11 @@
 // A batch's chunk items: staged chunks read back in staging order, and what each drained chunk touched.
 import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { TouchedSet } from '../canonical/items.ts';
-import { tableName } from '../platform/config.ts';
-import type { EntityKind } from '../records/schema.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import { queryAll } from '../platform/table/query.ts';
+import type { TouchedSet } from '#shared/canonical/items.ts';
+import { tableName } from '#platform/config.ts';
+import type { EntityKind } from '#shared/records/schema.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
 import { decompressRecords, packChunk } from './chunks.ts';
 import type { Batch } from './schema.ts';
 

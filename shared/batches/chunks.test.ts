@@ -1,7 +1,7 @@
 // Unit tests of staged records at rest: the brotli JSON round trip and packing a call's records into pieces that fit an item.
 import { describe, expect, it } from 'vitest';
-import { sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import { entityKinds } from '../records/schema.ts';
+import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { entityKinds } from '#shared/records/schema.ts';
 import { compressRecords, decompressRecords, MAX_CALL_CHUNK_BYTES, MAX_CHUNK_BYTES, MAX_PIECE_ITEMS, packChunk } from './chunks.ts';
 
 const size = { products: 1_000, customers: 1_000, quotes: 1_000, orders: 1_000 };

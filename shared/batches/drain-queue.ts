@@ -1,9 +1,9 @@
 // Drain jobs on the queue: the message a commit sends, the bands job a drain sends, and continuation, bounce and dead-letter sends.
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import { drainDeadLetterQueueUrl, drainQueueUrl } from '../platform/config.ts';
-import { queueClient } from '../platform/queue-client.ts';
-import { currentLedger } from '../platform/table/capacity.ts';
+import { drainDeadLetterQueueUrl, drainQueueUrl } from '#platform/config.ts';
+import { queueClient } from '#platform/queue-client.ts';
+import { currentLedger } from '#platform/table/capacity.ts';
 
 export const DrainMessageSchema = v.object({
   workspaceId: v.string(),

@@ -1,11 +1,11 @@
 // A batch's job lease and checkpoints: one invocation at a time drains a batch or recomputes its bands, and resumes where the last stopped.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import { newEvent, type WebhookEvent } from '../webhooks/events.ts';
-import { updateWithEvents } from '../webhooks/outbox.ts';
+import { tableName } from '#platform/config.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
+import { updateWithEvents } from '#shared/webhooks/outbox.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 
 /** Another invocation of the batch's job holds it, and its lease has not run out. */

@@ -1,12 +1,12 @@
 // Batch items: open, read, commit and status; an open batch past its life is recorded as failed.
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { newBatchId, newId } from '../platform/ids.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys, listingKeys } from '../platform/table/keys.ts';
-import { newEvent } from '../webhooks/events.ts';
-import { updateWithEvents } from '../webhooks/outbox.ts';
+import { tableName } from '#platform/config.ts';
+import { newBatchId, newId } from '#platform/ids.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys, listingKeys } from '#platform/table/keys.ts';
+import { newEvent } from '#shared/webhooks/events.ts';
+import { updateWithEvents } from '#shared/webhooks/outbox.ts';
 import { batchNotFound, EXPIRED_ERROR, expired, expiryCutoff, isOwnBatch, notOpen } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 

@@ -1,8 +1,8 @@
 // Unit tests of the batch rules: expiry, chunk retention, entity order, the record cap, staging refusals, the status view and the batch schema.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../platform/errors.ts';
-import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { entityKinds, entityRank, type EntityKind } from '#shared/records/schema.ts';
 import {
   admitCall,
   admitRecords,

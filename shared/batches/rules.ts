@@ -1,6 +1,6 @@
 // The rules of an ingest batch, free of storage: expiry, entity order, the record and line caps, refusals and the status view.
-import { ApiError } from '../platform/errors.ts';
-import { entityKinds, entityRank, type EntityKind } from '../records/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { entityKinds, entityRank, type EntityKind } from '#shared/records/schema.ts';
 import type { Batch, BatchStatusView } from './schema.ts';
 
 const HOUR_MS = 3_600_000;

@@ -1,7 +1,7 @@
 // Ingest batches: the record of a batch, the states it moves through, and what open, stage, status and commit answer.
 import * as v from 'valibot';
-import { entityKinds, entityRank, EntityKindSchema, type EntityKind } from '../records/schema.ts';
-import { MAX_RECORDS_PER_CALL } from '../records/stage-request.ts';
+import { entityKinds, entityRank, EntityKindSchema, type EntityKind } from '#shared/records/schema.ts';
+import { MAX_RECORDS_PER_CALL } from '#shared/records/stage-request.ts';
 
 export const BatchStatusSchema = v.picklist(['open', 'committed', 'draining', 'drained', 'failed']);
 export type BatchStatus = v.InferOutput<typeof BatchStatusSchema>;

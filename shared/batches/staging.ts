@@ -2,11 +2,11 @@
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import type { EntityKind } from '../records/schema.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import type { EntityKind } from '#shared/records/schema.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import { MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
 import { type BatchOwner, getBatch } from './repository.ts';
 import { admitCall, type BatchCaps, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';

@@ -1,9 +1,9 @@
 // Canonical items in the table: the reads a drain needs before it writes, and FX rates.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../platform/config.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { type DocumentKind, keys } from '../platform/table/keys.ts';
-import { getItems, inParallel, WRITE_CONCURRENCY } from '../platform/table/bulk.ts';
+import { tableName } from '#platform/config.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { type DocumentKind, keys } from '#platform/table/keys.ts';
+import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
 
 /** Each product's category, for the skus asked about that exist. */

@@ -1,6 +1,6 @@
 // Upserting one chunk of staged records into canonical data: the later record for a key wins, and a rerun writes the same.
-import type { CustomerRecord, EntityKind, OrderRecord, ProductRecord, QuoteRecord } from '../records/schema.ts';
-import { type DocumentKind, keys, type PrimaryKey } from '../platform/table/keys.ts';
+import type { CustomerRecord, EntityKind, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { type DocumentKind, keys, type PrimaryKey } from '#platform/table/keys.ts';
 import {
   customerItem,
   type DocumentRecord,
@@ -14,12 +14,12 @@ import {
   type Provenance,
   TouchedSet,
 } from './items.ts';
-import { BoundedMap } from '../platform/caches.ts';
-import { historyLogItems, type LogEntry } from '../bands/history-log.ts';
-import { deleteItems, putItems, type TableItem } from '../platform/table/bulk.ts';
-import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from '../adherence/repository.ts';
-import { pricingSettings } from '../pricing/settings.ts';
-import { getWorkspace } from '../workspaces/repository.ts';
+import { BoundedMap } from '#platform/caches.ts';
+import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
+import { deleteItems, putItems, type TableItem } from '#platform/table/bulk.ts';
+import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from '#shared/adherence/repository.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
 
 /**

@@ -1,12 +1,12 @@
 // Connector items in the table: create, read and list a workspace's connectors.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { newId } from '../platform/ids.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import { queryAll } from '../platform/table/query.ts';
-import { putWorkspaceItem } from '../workspaces/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { newId } from '#platform/ids.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { putWorkspaceItem } from '#shared/workspaces/repository.ts';
 import { type Connector, ConnectorSchema } from './schema.ts';
 
 export interface NewConnector {

@@ -1,11 +1,11 @@
 // The cost ledger: what each request and each background job consumed, added up per Lambda instance and flushed to one item per workspace × UTC day × route.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../platform/config.ts';
-import { logger } from '../platform/observability.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from '../edge/routes.ts';
-import { CapacityLedger, withCapacityLedger } from '../platform/table/capacity.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { logger } from '#platform/observability.ts';
+import { fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import { type CostCounter, type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';
 import { HTTP_API_METERING_BYTES } from './list-prices.ts';
 import { flushOnShutdown } from './shutdown.ts';

@@ -1,6 +1,6 @@
 // Unit tests of the cost report: the range it reads, the dollars it computes from ledger rows, and its text and CSV.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 import { type CostCounts, emptyCounts } from './counts.ts';
 import { listPrices } from './list-prices.ts';
 import { buildCostReport, formatCostReport, formatCostReportCsv, type LedgerRow, readReportRange } from './report.ts';

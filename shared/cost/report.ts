@@ -1,6 +1,6 @@
 // The cost report: a workspace's ledger items of a range of days, in dollars at the list prices, by day or by route; and its text and CSV forms.
 import * as v from 'valibot';
-import { ApiError, quoted } from '../platform/errors.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
 import { type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';
 import { costAtListPrices, LIST_PRICES_AS_OF, LIST_PRICES_REGION } from './list-prices.ts';
 import type { CostLine, CostReport, ServiceCosts } from './schema.ts';

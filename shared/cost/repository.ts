@@ -1,7 +1,7 @@
 // Reading a workspace's cost ledger: the items of a range of days, in one Query of its ledger partition.
-import { tableName } from '../platform/config.ts';
-import { queryAll } from '../platform/table/query.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { keys } from '#platform/table/keys.ts';
 import { type CostCounts, costCounters } from './counts.ts';
 import type { LedgerRow } from './report.ts';
 

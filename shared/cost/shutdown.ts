@@ -1,5 +1,5 @@
 // Flushing the cost ledger when Lambda shuts an instance down: a no-op internal extension, so that the runtime gets SIGTERM.
-import { logger } from '../platform/observability.ts';
+import { logger } from '#platform/observability.ts';
 
 /** How long registering may take; Lambda's init allows 10 s, and a function must not spend them waiting on this. */
 const REGISTER_TIMEOUT_MS = 1_000;

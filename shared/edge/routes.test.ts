@@ -2,9 +2,9 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from '../platform/queues.ts';
+import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from '#platform/queues.ts';
 import { consoleRoutes, fallbackRoute, routeKey, routes, workers } from './routes.ts';
-import { accessPatterns } from '../platform/table/access-patterns.ts';
+import { accessPatterns } from '#platform/table/access-patterns.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 

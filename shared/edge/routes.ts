@@ -1,6 +1,6 @@
 // The route table: every HTTP route and queue worker of the service, read by the CDK stack and by local mode alike.
-import type { RouteAuth } from '../api-keys/authenticate.ts';
-import type { QueueId } from '../platform/queues.ts';
+import type { RouteAuth } from '#shared/api-keys/authenticate.ts';
+import type { QueueId } from '#platform/queues.ts';
 
 /** What a function may touch; the stack turns it into IAM grants, so each function gets only these. */
 export interface RouteAccess {

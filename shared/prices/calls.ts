@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { getItems } from '../platform/table/bulk.ts';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { randomBase62 } from '../platform/ids.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keyDigest, keys } from '../platform/table/keys.ts';
+import { getItems } from '#platform/table/bulk.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { randomBase62 } from '#platform/ids.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keyDigest, keys } from '#platform/table/keys.ts';
 
 /** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;

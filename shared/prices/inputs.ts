@@ -1,10 +1,10 @@
 // What a price call reads: its products, customers, bands and FX rates, deduplicated across lines in two BatchGetItem rounds.
-import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '../bands/items.ts';
-import { BoundedMap, ExpiringCache } from '../platform/caches.ts';
-import type { Band, PricingProduct } from '../pricing/model.ts';
-import { getItems } from '../platform/table/bulk.ts';
-import { keys, lookupKeys, type PrimaryKey, skuOfProductKey } from '../platform/table/keys.ts';
-import { queryLookup } from '../platform/table/query.ts';
+import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '#shared/bands/items.ts';
+import { BoundedMap, ExpiringCache } from '#platform/caches.ts';
+import type { Band, PricingProduct } from '#shared/pricing/model.ts';
+import { getItems } from '#platform/table/bulk.ts';
+import { keys, lookupKeys, type PrimaryKey, skuOfProductKey } from '#platform/table/keys.ts';
+import { queryLookup } from '#platform/table/query.ts';
 import type { PriceRequestLine } from './request.ts';
 
 /** A product item as a call prices it: its amounts in its own currency, not yet converted. */

@@ -1,10 +1,10 @@
 // Unit tests of pricing a call's lines from its snapshot: identification errors, currency and FX, audience, bands and result lines.
 import { describe, expect, it } from 'vitest';
-import type { StoredCategoryBands } from '../bands/items.ts';
-import { conversionFactor } from '../pricing/currency.ts';
-import type { Band, WinModel } from '../pricing/model.ts';
-import { priceLine } from '../pricing/price-line.ts';
-import { defaultPricingSettings, type PricingSettings } from '../pricing/settings.ts';
+import type { StoredCategoryBands } from '#shared/bands/items.ts';
+import { conversionFactor } from '#shared/pricing/currency.ts';
+import type { Band, WinModel } from '#shared/pricing/model.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import { defaultPricingSettings, type PricingSettings } from '#shared/pricing/settings.ts';
 import { type CustomerView, customerBandsKey, type FxRate, type PricingSnapshot, type ProductView } from './inputs.ts';
 import { type CallContext, type LineError, type LineResult, lineBands, priceLines } from './price-lines.ts';
 import type { PriceRequestLine } from './request.ts';

@@ -1,8 +1,8 @@
 // Pricing the lines of one call from its snapshot: who and what each line names, its currency, its bands, and its result line.
-import { conversionFactor } from '../pricing/currency.ts';
-import { assembleLineBands, type LineBands, type PricedLine, type PricingProduct } from '../pricing/model.ts';
-import { priceLine } from '../pricing/price-line.ts';
-import type { PricingSettings } from '../pricing/settings.ts';
+import { conversionFactor } from '#shared/pricing/currency.ts';
+import { assembleLineBands, type LineBands, type PricedLine, type PricingProduct } from '#shared/pricing/model.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { customerBandsKey, type CustomerView, type PricingSnapshot, type ProductView } from './inputs.ts';
 import type { PriceRequestLine } from './request.ts';
 

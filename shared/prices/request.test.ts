@@ -1,9 +1,9 @@
 // Unit tests of a price call's input: the body's lines against PriceRequestSchema, and the Idempotency-Key header.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { parseInput } from '../platform/input.ts';
+import { parseInput } from '#platform/input.ts';
 import { MAX_LINES_PER_CALL, PriceRequestSchema, readIdempotencyKey } from './request.ts';
-import { thrownApiError } from '../../test/support/thrown.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 
 const parse = (body: unknown) => parseInput(PriceRequestSchema, body);
 const refusal = (body: unknown) => thrownApiError(() => parse(body));

@@ -1,10 +1,10 @@
 // A price call's input: the body's lines and the Idempotency-Key header, checked before anything is read or written.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
-import { ApiError } from '../platform/errors.ts';
-import { boundedArray } from '../platform/input.ts';
-import { IdentifierSchema, MAX_IDENTIFIER_LENGTH } from '../records/identifier.ts';
-import { SAFE_INT_MAX } from '../records/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { boundedArray } from '#platform/input.ts';
+import { IdentifierSchema, MAX_IDENTIFIER_LENGTH } from '#shared/records/identifier.ts';
+import { SAFE_INT_MAX } from '#shared/records/schema.ts';
 
 export const MAX_LINES_PER_CALL = 100;
 const MAX_QUANTITY = 1_000_000_000;

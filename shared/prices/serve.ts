@@ -1,11 +1,11 @@
 // A price call from its claim to its stored answer: idempotency, quota, the snapshot read and the priced lines.
-import type { Principal } from '../api-keys/authenticate.ts';
-import { pricingSettings } from '../pricing/settings.ts';
+import type { Principal } from '#shared/api-keys/authenticate.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
 import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisionId, findReplay } from './calls.ts';
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
-import { chargeLines, monthlyVolumeExceeded, refundLines } from '../workspaces/usage.ts';
+import { chargeLines, monthlyVolumeExceeded, refundLines } from '#shared/workspaces/usage.ts';
 
 export interface PriceCallRequest {
   readonly request: PriceRequest;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seededRandom } from '../platform/seeded-random.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 import { defaultPricingSettings } from './settings.ts';
 import {
   featureValue,

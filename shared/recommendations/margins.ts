@@ -1,6 +1,6 @@
 // A product's realised margins over time: its order lines, month by month, as the console charts them.
-import type { CategoryLine } from '../bands/history-log.ts';
-import { readCategoryLines } from '../bands/repository.ts';
+import type { CategoryLine } from '#shared/bands/history-log.ts';
+import { readCategoryLines } from '#shared/bands/repository.ts';
 
 /** What a history line carries that a realised margin needs; quote lines are read too, and left out. */
 export type MarginLine = Pick<CategoryLine, 'kind' | 'atMs' | 'quantity' | 'costCents' | 'priceCents' | 'exchangeRate'>;

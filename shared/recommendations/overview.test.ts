@@ -1,7 +1,7 @@
 // Unit tests of the overview's view of a recommendation: the include parameter, the change in percent, the snake_case price and refusals.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../platform/errors.ts';
-import { thrownApiError } from '../../test/support/thrown.ts';
+import { ApiError } from '#platform/errors.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 import { changePct, type IncludePart, overviewPrice, parseInclude, pricedOrRefused } from './overview.ts';
 import type { PricedRecommendation, Recommendation } from './schema.ts';
 

@@ -1,7 +1,7 @@
 // The overview surface's view of a recommendation: snake_case, decimal amounts, and the parts `include` asks for.
 import * as v from 'valibot';
-import { ApiError, quoted } from '../platform/errors.ts';
-import { toDecimalAmount } from '../pricing/currency.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
+import { toDecimalAmount } from '#shared/pricing/currency.ts';
 import type { OverviewPrice, PricedRecommendation, Recommendation } from './schema.ts';
 
 export const includeParts = ['rationale', 'drivers'] as const;

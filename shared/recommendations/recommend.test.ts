@@ -1,7 +1,7 @@
 // Unit tests of a product's recommendation with no history: list price, MAP always held, bounds, unpriced products, currency and rate; and the skus a batch touched.
 import { describe, expect, it } from 'vitest';
-import type { FxRate, PricingSnapshot, ProductView } from '../prices/inputs.ts';
-import { pricingSettings } from '../pricing/settings.ts';
+import type { FxRate, PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
 import { type RecommendationContext, recommendProduct, touchedSkus } from './recommend.ts';
 import type { PricedRecommendation, Recommendation } from './schema.ts';
 

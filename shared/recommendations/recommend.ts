@@ -1,9 +1,9 @@
 // A product's recommendation: the pricing method with no customer at quantity 1, MAP held, with its bounds and rationale.
-import type { Touched } from '../bands/recompute.ts';
-import { priceLine } from '../pricing/price-line.ts';
-import type { PricingSettings } from '../pricing/settings.ts';
-import type { PricingSnapshot, ProductView } from '../prices/inputs.ts';
-import { convertProduct, lineBands } from '../prices/price-lines.ts';
+import type { Touched } from '#shared/bands/recompute.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
+import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
+import { convertProduct, lineBands } from '#shared/prices/price-lines.ts';
 import type { Recommendation } from './schema.ts';
 
 export interface RecommendationContext {

@@ -1,14 +1,14 @@
 // Recommendation items: computed for a set of products from one pricing snapshot, stored beside each product, read by the overview.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { putItems } from '../platform/table/bulk.ts';
-import { tableName } from '../platform/config.ts';
-import { newId } from '../platform/ids.ts';
-import { pricingSettings } from '../pricing/settings.ts';
-import { readPricingSnapshot } from '../prices/inputs.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { keys, listingKeys } from '../platform/table/keys.ts';
-import type { Workspace } from '../workspaces/schema.ts';
+import { putItems } from '#platform/table/bulk.ts';
+import { tableName } from '#platform/config.ts';
+import { newId } from '#platform/ids.ts';
+import { pricingSettings } from '#shared/pricing/settings.ts';
+import { readPricingSnapshot } from '#shared/prices/inputs.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys, listingKeys } from '#platform/table/keys.ts';
+import type { Workspace } from '#shared/workspaces/schema.ts';
 import { recommendProduct } from './recommend.ts';
 import { type Recommendation, RecommendationSchema } from './schema.ts';
 

@@ -1,6 +1,6 @@
 // Recommendations: a product's stored recommended price, which approvals check against, and the overview's view of it.
 import * as v from 'valibot';
-import { DriverViewSchema } from '../prices/schema.ts';
+import { DriverViewSchema } from '#shared/prices/schema.ts';
 
 export const DriverSchema = v.object({
   param: v.string(),

@@ -1,7 +1,7 @@
 // Unit tests of free-form attributes: any object passes, but nothing nests past 32 levels, and the walk never recurses.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { issueParam } from '../platform/input.ts';
+import { issueParam } from '#platform/input.ts';
 import { AttributesSchema, firstTooDeep, MAX_ATTRIBUTE_DEPTH } from './attributes.ts';
 
 /** `levels` objects, each the value of key `key` in the one above: `{a:{a:…{a:1}}}`. */

@@ -1,9 +1,9 @@
 // Unit tests of identifiers: the 255-character bound, counted in code points, and the table keys it must fit.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { newBatchId, newId } from '../platform/ids.ts';
-import { table } from '../platform/table/definition.ts';
-import { historyKeys, keys, lookupKeys } from '../platform/table/keys.ts';
+import { newBatchId, newId } from '#platform/ids.ts';
+import { table } from '#platform/table/definition.ts';
+import { historyKeys, keys, lookupKeys } from '#platform/table/keys.ts';
 import { codePointLength, IdentifierSchema, KeyTextSchema, MAX_IDENTIFIER_LENGTH } from './identifier.ts';
 
 /** One character of each width in UTF-8: 1, 2, 3 and 4 bytes (the last is two UTF-16 code units). */

@@ -1,7 +1,7 @@
 // Unit tests of reading a staging body: the order of its checks, and the param and message of each refusal.
 import { describe, expect, it } from 'vitest';
 import { readStageRequest } from './stage-request.ts';
-import { thrownApiError } from '../../test/support/thrown.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 
 const product = { sku: 'SKU-1', name: 'Bolt', category: 'hardware', costCents: 100, currentPriceCents: 150 };
 const orderLine = { productSku: 'SKU-1', quantity: 1, costCents: 100, soldPriceCents: 150 };

@@ -1,7 +1,7 @@
 // The body of a staging call: which entity kind it carries, and its records checked against that kind's shape.
 import * as v from 'valibot';
-import { ApiError } from '../platform/errors.ts';
-import { parseInput } from '../platform/input.ts';
+import { ApiError } from '#platform/errors.ts';
+import { parseInput } from '#platform/input.ts';
 import { entityKinds, EntityKindSchema, recordSchemas } from './schema.ts';
 import type { EntityKind, RecordOf } from './schema.ts';
 

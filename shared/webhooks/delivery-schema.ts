@@ -1,6 +1,6 @@
 // Webhook deliveries on the overview: the query of /v1/webhook-endpoints/{endpointId}/deliveries, what it and a redelivery answer, and the event id of a path.
 import * as v from 'valibot';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 import type { DeliveryListing, DeliverySummary } from './delivery.ts';
 import { EventTypeSchema } from './events.ts';
 

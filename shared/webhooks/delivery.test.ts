@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { environmentNames } from '../platform/config.ts';
+import { environmentNames } from '#platform/config.ts';
 import { DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, postToTarget, RETRY_SCHEDULE_MS, retrySchedule, signedHeaders } from './delivery.ts';
 import { eventTypes, newEvent } from './events.ts';
 

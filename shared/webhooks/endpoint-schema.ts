@@ -1,7 +1,7 @@
 // Webhook endpoints: the stored record, the bodies of /v1/webhook-endpoints, and what those routes answer.
 import * as v from 'valibot';
-import { ApiError } from '../platform/errors.ts';
-import { boundedArray } from '../platform/input.ts';
+import { ApiError } from '#platform/errors.ts';
+import { boundedArray } from '#platform/input.ts';
 import { eventTypes } from './events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.ts';
 

@@ -1,12 +1,12 @@
 // Webhook endpoint items in the table: create, list, read, update, delete, rotate the secret, and the health the deliveries report.
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import { queryAll } from '../platform/table/query.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { newId } from '#platform/ids.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
 import {
   MAX_ENDPOINTS_PER_WORKSPACE,
   type WebhookEndpoint,

@@ -1,6 +1,6 @@
 // The webhook event catalogue: every event type, the schema of its payload, and the builder every emission point uses.
 import * as v from 'valibot';
-import { randomBase62 } from '../platform/ids.ts';
+import { randomBase62 } from '#platform/ids.ts';
 
 const moment = v.pipe(v.string(), v.isoTimestamp());
 const cents = v.pipe(v.number(), v.safeInteger(), v.minValue(0));

@@ -8,11 +8,11 @@ import {
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { hasWebhooksQueue, tableName } from '../platform/config.ts';
-import { logger } from '../platform/observability.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { table } from '../platform/table/definition.ts';
-import { keys, lookupKeys, OUTBOX_SHARDS } from '../platform/table/keys.ts';
+import { hasWebhooksQueue, tableName } from '#platform/config.ts';
+import { logger } from '#platform/observability.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { keys, lookupKeys, OUTBOX_SHARDS } from '#platform/table/keys.ts';
 import { WebhookEventSchema, type WebhookEvent } from './events.ts';
 import { sendWebhookMessages } from './queue.ts';
 

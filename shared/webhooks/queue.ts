@@ -1,9 +1,9 @@
 // Messages on the webhooks queue: an event to fan out to its endpoints, and one delivery attempt of an event to one endpoint.
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
-import { webhooksQueueUrl } from '../platform/config.ts';
-import { queueClient } from '../platform/queue-client.ts';
-import { currentLedger } from '../platform/table/capacity.ts';
+import { webhooksQueueUrl } from '#platform/config.ts';
+import { queueClient } from '#platform/queue-client.ts';
+import { currentLedger } from '#platform/table/capacity.ts';
 
 const positive = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 

@@ -1,11 +1,11 @@
 // Workspace items in the table: create, read and update the tenant record.
 import { GetCommand, PutCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { newId } from '../platform/ids.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { newId } from '#platform/ids.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import { type Workspace, WorkspaceSchema, workspaceDefaults } from './schema.ts';
 
 export interface NewWorkspace {

@@ -1,6 +1,6 @@
 // Workspaces: the tenant record with its status, base currency, features and limits.
 import * as v from 'valibot';
-import { PricingOverridesSchema } from '../pricing/settings.ts';
+import { PricingOverridesSchema } from '#shared/pricing/settings.ts';
 
 export const features = ['writebacks', 'storefront', 'overview'] as const;
 export const FeatureSchema = v.picklist(features);

@@ -1,6 +1,6 @@
 // Unit tests of usage's pure parts: the UTC month a moment counts in, and the two 429 answers with their Retry-After.
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 import { monthlyVolumeExceeded, monthOf, rateLimited } from './usage.ts';
 
 describe('the month a moment counts in', () => {

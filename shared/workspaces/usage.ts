@@ -1,11 +1,11 @@
 // A workspace's usage: the per-second request rates of /api/v1 and of the overview, and the month's priced lines, one counter item per month.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { currentLedger } from '../platform/table/capacity.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { currentLedger } from '#platform/table/capacity.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from './schema.ts';
 
 /** Usage items outlive their month by 400 days, for finance to read back. */

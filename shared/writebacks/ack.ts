@@ -1,14 +1,14 @@
 // Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { computeRecommendations, recommendationItem } from '../recommendations/repository.ts';
-import { inParallel } from '../platform/table/bulk.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { keys } from '../platform/table/keys.ts';
-import type { Workspace } from '../workspaces/schema.ts';
-import { newEvent } from '../webhooks/events.ts';
-import { handOn, outboxPut, updateWithEvents } from '../webhooks/outbox.ts';
+import { tableName } from '#platform/config.ts';
+import { computeRecommendations, recommendationItem } from '#shared/recommendations/repository.ts';
+import { inParallel } from '#platform/table/bulk.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import type { Workspace } from '#shared/workspaces/schema.ts';
+import { newEvent } from '#shared/webhooks/events.ts';
+import { handOn, outboxPut, updateWithEvents } from '#shared/webhooks/outbox.ts';
 import { type AckVerdict, countedAs, judgeAck } from './rules.ts';
 import { type AckCounts, type AckResult, type Task, TaskIdSchema } from './schema.ts';
 import { CLOSE, CLOSE_NAMES, readTask, readTasks } from './tasks.ts';

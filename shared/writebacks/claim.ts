@@ -1,12 +1,12 @@
 // Leasing write-back tasks: claims that take their own slice of the claimable tasks, and extensions of a live lease.
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { ApiError } from '../platform/errors.ts';
-import { logger } from '../platform/observability.ts';
-import { isConditionFailure, tableClient } from '../platform/table/client.ts';
-import { table } from '../platform/table/definition.ts';
-import { claimableKeys, keys, type PrimaryKey } from '../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { logger } from '#platform/observability.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { claimableKeys, keys, type PrimaryKey } from '#platform/table/keys.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 

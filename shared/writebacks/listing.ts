@@ -1,7 +1,7 @@
 // A connector's recent write-back tasks, newest first, as the console lists them.
 import * as v from 'valibot';
-import { listingKeys } from '../platform/table/keys.ts';
-import { queryListing } from '../platform/table/query.ts';
+import { listingKeys } from '#platform/table/keys.ts';
+import { queryListing } from '#platform/table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
 
 /** Tasks the console shows per connector: the newest, whatever their status. */

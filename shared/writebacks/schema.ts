@@ -1,6 +1,6 @@
 // Write-back tasks: the stored task, the task as a connector sees it, and the bodies and answers of claim, ack and extend.
 import * as v from 'valibot';
-import { boundedArray } from '../platform/input.ts';
+import { boundedArray } from '#platform/input.ts';
 
 export const taskStatuses = ['pending', 'leased', 'applied', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof taskStatuses)[number];

@@ -1,14 +1,14 @@
 // Write-back task items: created with an approval, cancelled by a newer one while pending, read by id, and closed out of the indexes.
 import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../platform/config.ts';
-import { newId } from '../platform/ids.ts';
-import type { PricedRecommendation } from '../recommendations/schema.ts';
-import { getItems } from '../platform/table/bulk.ts';
-import { tableClient } from '../platform/table/client.ts';
-import { table } from '../platform/table/definition.ts';
-import { claimableKeys, keys, listingKeys, lookupKeys } from '../platform/table/keys.ts';
-import { queryLookup } from '../platform/table/query.ts';
+import { tableName } from '#platform/config.ts';
+import { newId } from '#platform/ids.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { getItems } from '#platform/table/bulk.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { claimableKeys, keys, listingKeys, lookupKeys } from '#platform/table/keys.ts';
+import { queryLookup } from '#platform/table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
 
 const [lookupIndex, , claimableIndex] = table.indexes;

@@ -2,14 +2,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findApiKey, hashApiKey } from '../../shared/api-keys/repository.ts';
-import { readLatestApproval } from '../../shared/approvals/latest.ts';
-import { createConsoleUser } from '../../shared/edge/console/users.ts';
-import type { ProductRecord } from '../../shared/records/schema.ts';
-import { recentTasks } from '../../shared/writebacks/listing.ts';
-import { commitBatch, openBatchWith, stageCatalogue } from '../integration/ingest-support.ts';
-import { drain, pricingHistory } from '../integration/prices-support.ts';
-import { call, newWorkspace, type TestWorkspace } from '../integration/support.ts';
+import { findApiKey, hashApiKey } from '#shared/api-keys/repository.ts';
+import { readLatestApproval } from '#shared/approvals/latest.ts';
+import { createConsoleUser } from '#edge/console/users.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { recentTasks } from '#shared/writebacks/listing.ts';
+import { commitBatch, openBatchWith, stageCatalogue } from '#test/integration/ingest-support.ts';
+import { drain, pricingHistory } from '#test/integration/prices-support.ts';
+import { call, newWorkspace, type TestWorkspace } from '#test/integration/support.ts';
 import {
   consoleUrl,
   csrfTokenOf,

@@ -1,17 +1,17 @@
 // Items written before the console's listing index: the backfill puts a workspace's recommendations, batches and tasks in the console's lists.
 import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { recentBatches } from '../../shared/batches/listing.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { backfillListings } from '../../lib/admin/migrations/listing-backfill.ts';
-import { readCatalogue } from '../../shared/recommendations/catalogue.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { recentTasks } from '../../shared/writebacks/listing.ts';
-import { openBatchWith } from '../integration/ingest-support.ts';
-import { drain, LAMP, SHADE } from '../integration/prices-support.ts';
-import { newWorkspace } from '../integration/support.ts';
-import { approve } from '../integration/writebacks-support.ts';
+import { recentBatches } from '#shared/batches/listing.ts';
+import { tableName } from '#platform/config.ts';
+import { backfillListings } from '#lib/admin/migrations/listing-backfill.ts';
+import { readCatalogue } from '#shared/recommendations/catalogue.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { recentTasks } from '#shared/writebacks/listing.ts';
+import { openBatchWith } from '#test/integration/ingest-support.ts';
+import { drain, LAMP, SHADE } from '#test/integration/prices-support.ts';
+import { newWorkspace } from '#test/integration/support.ts';
+import { approve } from '#test/integration/writebacks-support.ts';
 
 /** What an item written before the index looks like: no list keys, and a recommendation without name or category. */
 async function unlist(key: { PK: string; SK: string }, recommendation = false): Promise<void> {

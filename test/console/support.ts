@@ -3,7 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 
 /** Debian's Chromium unless CHROMIUM_PATH names another; never downloaded. */
 export function launchChromium(): Promise<Browser> {

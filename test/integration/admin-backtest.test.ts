@@ -2,9 +2,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
-import { type CatalogueSize, type SampleCatalogue, sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import { seededRandom } from '../../shared/platform/seeded-random.ts';
+import { projectRoot } from '#lib/stack/project.ts';
+import { type CatalogueSize, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 import { commitBatch, dumpCanonical, openBatchWith, stageCatalogue, waitForBands } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 

@@ -2,12 +2,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { listApiKeys } from '../../shared/api-keys/repository.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { consoleKeys } from '../../shared/platform/table/keys.ts';
+import { listApiKeys } from '#shared/api-keys/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { consoleKeys } from '#platform/table/keys.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 

@@ -3,7 +3,7 @@ import { accessSync, constants, mkdirSync, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { type Browser, type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { call } from './support.ts';
 
 const surfaces = [

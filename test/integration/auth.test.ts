@@ -1,11 +1,11 @@
 // The authentication matrix on the first endpoint, through the local gateway.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '../../shared/api-keys/repository.ts';
-import { buildEvent } from '../../lib/local/gateway.ts';
-import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { randomBase62 } from '../../shared/platform/ids.ts';
-import { listenToRequestCosts } from '../../shared/platform/observability.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { revokeApiKey } from '#shared/api-keys/repository.ts';
+import { buildEvent } from '#lib/local/gateway.ts';
+import { createLambdaContext } from '#lib/local/lambda-context.ts';
+import { randomBase62 } from '#platform/ids.ts';
+import { listenToRequestCosts } from '#platform/observability.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 function openBatch(headers: Record<string, string>) {

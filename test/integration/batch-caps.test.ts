@@ -1,10 +1,10 @@
 // A batch's work is bounded: the lines it may hold, and pieces a drain applies and checkpoints one by one, however a call is shaped.
 import { describe, expect, it } from 'vitest';
-import { readStagedChunks } from '../../shared/batches/chunk-items.ts';
-import { MAX_PIECE_ITEMS } from '../../shared/batches/chunks.ts';
-import { runDrainJob } from '../../shared/batches/drain.ts';
-import { commitBatch as commitBatchItem, getBatch } from '../../shared/batches/repository.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { readStagedChunks } from '#shared/batches/chunk-items.ts';
+import { MAX_PIECE_ITEMS } from '#shared/batches/chunks.ts';
+import { runDrainJob } from '#shared/batches/drain.ts';
+import { commitBatch as commitBatchItem, getBatch } from '#shared/batches/repository.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import {
   connectorCaller,
   dumpCanonical,

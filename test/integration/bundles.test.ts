@@ -4,10 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FunctionBundle, synthesizeBundles } from '../../lib/stack/bundles.ts';
-import { buildEvent } from '../../lib/local/gateway.ts';
-import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../../shared/edge/routes.ts';
+import { type FunctionBundle, synthesizeBundles } from '#lib/stack/bundles.ts';
+import { buildEvent } from '#lib/local/gateway.ts';
+import { createLambdaContext } from '#lib/local/lambda-context.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 import { newWorkspace } from './support.ts';
 
 describe('the deployed bundles', () => {

@@ -1,7 +1,7 @@
 // The typed client (client/) through the local gateway: a connector's ingest, an ERP's prices, an approval and its write-back.
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { type BatchStatus, createPricingClient, PricingApiError } from '../../client/src/index.ts';
-import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
+import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
 import { pricingHistory } from './prices-support.ts';
 import { failOnContractViolation, newWorkspace } from './support.ts';
 

@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { createPricingClient } from '../../client/src/index.ts';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
 

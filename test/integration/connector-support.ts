@@ -1,7 +1,7 @@
 // Runs the connector CLI as a person would, from the project root, with no key or URL but those a test gives it.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { seedPendingTasks } from '../../lib/local/seed.ts';
+import { seedPendingTasks } from '#lib/local/seed.ts';
 import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
 import { storedTask } from './writebacks-support.ts';

@@ -1,14 +1,14 @@
 // Documented answers no other test asks for on every route: a workspace not active, a second's requests spent, a body over 10 MB.
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { tableName } from '../../shared/platform/config.ts';
-import type { RouteAuth } from '../../shared/api-keys/authenticate.ts';
-import { type HttpRoute, routeKey, routes } from '../../shared/edge/routes.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { monthOf } from '../../shared/workspaces/usage.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
-import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
+import { tableName } from '#platform/config.ts';
+import type { RouteAuth } from '#shared/api-keys/authenticate.ts';
+import { type HttpRoute, routeKey, routes } from '#edge/routes.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { monthOf } from '#shared/workspaces/usage.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
+import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
 import { send } from './hostile-input-support.ts';
 import { overTenMegabytes } from './hostile-input-values.ts';
 import { call, failOnContractViolation, newWorkspace, type TestWorkspace } from './support.ts';

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, type GatewayExchange, startGateway } from '../../lib/local/gateway.ts';
+import { type Gateway, type GatewayExchange, startGateway } from '#lib/local/gateway.ts';
 import { Contract } from './contract.ts';
 import { call } from './support.ts';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import type { GatewayExchange } from '../../lib/local/gateway.ts';
+import type { GatewayExchange } from '#lib/local/gateway.ts';
 
 /** The two documents, and which answers each one judges: the overview's under /v1/, as the fallback route splits them. */
 export const contractDocuments = [

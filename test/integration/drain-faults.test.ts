@@ -3,10 +3,10 @@ import { ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDrainHandler } from '../../functions/drain.ts';
-import { localSqsClient } from '../../lib/local/queues.ts';
-import { type LocalStack, startLocalStack } from '../../lib/local/stack.ts';
-import { sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import { workers } from '../../shared/edge/routes.ts';
+import { localSqsClient } from '#lib/local/queues.ts';
+import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
+import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { workers } from '#edge/routes.ts';
 import { commitBatch, dumpCanonical, loggedLines, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
@@ -185,7 +185,7 @@ describe('a drain that fails part way', () => {
 
 /** The bands a workspace holds, by category, with what does not depend on when they were computed. */
 async function bandsOf(workspaceId: string) {
-  const { readAllCategoryBands } = await import('../../shared/bands/repository.ts');
+  const { readAllCategoryBands } = await import('#shared/bands/repository.ts');
   const stored = await readAllCategoryBands(workspaceId);
   return Object.fromEntries(
     stored.map((entry) => [

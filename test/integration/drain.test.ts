@@ -1,17 +1,17 @@
 // The drain through the shared local stack: staged records reach canonical data as products, customers, history lines, FX rates and touched lists.
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import { runDrainJob } from '../../shared/batches/drain.ts';
-import { readTouched } from '../../shared/batches/chunk-items.ts';
-import { BatchLeaseHeld, leaseBatch } from '../../shared/batches/lease.ts';
-import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '../../shared/batches/repository.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import type { OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { table } from '../../shared/platform/table/definition.ts';
-import { keys, lookupKeys } from '../../shared/platform/table/keys.ts';
-import { readCategoryLines } from '../../shared/bands/repository.ts';
+import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { runDrainJob } from '#shared/batches/drain.ts';
+import { readTouched } from '#shared/batches/chunk-items.ts';
+import { BatchLeaseHeld, leaseBatch } from '#shared/batches/lease.ts';
+import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '#shared/batches/repository.ts';
+import { tableName } from '#platform/config.ts';
+import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { keys, lookupKeys } from '#platform/table/keys.ts';
+import { readCategoryLines } from '#shared/bands/repository.ts';
 import { writeLegacyDocuments } from './legacy-layout.ts';
 import {
   commitBatch,

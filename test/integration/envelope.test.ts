@@ -1,10 +1,10 @@
 // Request ids, the error envelope, faults, and the cost line and metrics that end each request.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
-import { loadHandler } from '../../lib/local/handlers.ts';
-import { openEndpoint } from '../../shared/edge/http/endpoint.ts';
-import { logger } from '../../shared/platform/observability.ts';
-import { fallbackRoute, routeById } from '../../shared/edge/routes.ts';
+import { type Gateway, startGateway } from '#lib/local/gateway.ts';
+import { loadHandler } from '#lib/local/handlers.ts';
+import { openEndpoint } from '#edge/http/endpoint.ts';
+import { logger } from '#platform/observability.ts';
+import { fallbackRoute, routeById } from '#edge/routes.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
 
 describe('the error envelope and request ids', () => {

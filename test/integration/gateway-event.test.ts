@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { APIGatewayProxyEventV2Schema } from '@aws-lambda-powertools/parser/schemas/api-gatewayv2';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
+import { type Gateway, startGateway } from '#lib/local/gateway.ts';
 import { call, newWorkspace } from './support.ts';
 
 /** fetch drops a header named `__proto__`; node:http sends any header it is given. */

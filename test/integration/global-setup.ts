@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { type LocalStackDescription, startLocalStack } from '../../lib/local/stack.ts';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { type LocalStackDescription, startLocalStack } from '#lib/local/stack.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { Contract } from './contract.ts';
 
 declare module 'vitest' {

@@ -4,11 +4,11 @@ import { isDeepStrictEqual } from 'node:util';
 import { connect } from 'node:net';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
-import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { errorStatuses } from '../../shared/platform/errors.ts';
-import { fallbackRoute, routeKey, routes } from '../../shared/edge/routes.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
+import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
+import { tableName } from '#platform/config.ts';
+import { errorStatuses } from '#platform/errors.ts';
+import { fallbackRoute, routeKey, routes } from '#edge/routes.ts';
+import { tableClient } from '#platform/table/client.ts';
 
 /** The tally's name for the `$default` route, which answers every path no route claims. */
 export const FALLBACK = `fallback (${fallbackRoute.id})`;

@@ -3,8 +3,8 @@
 // envelope that gives nothing away, and none writes anything.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { type KeyedRouteId, routeKey, routes } from '../../shared/edge/routes.ts';
+import { seedPendingTasks } from '#lib/local/seed.ts';
+import { type KeyedRouteId, routeKey, routes } from '#edge/routes.ts';
 import {
   endpointOf,
   FALLBACK,

@@ -1,6 +1,6 @@
 // Bad input on the ingest batch routes (stage, status, commit): each gets its documented error and leaves the batch as it was.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openBatch } from '../../shared/batches/repository.ts';
+import { openBatch } from '#shared/batches/repository.ts';
 import {
   batchRouteNames,
   batchRoutes,

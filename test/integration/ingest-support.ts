@@ -2,16 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
-import { type SampleCatalogue, sampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import { issueApiKey } from '../../shared/api-keys/repository.ts';
-import { logEntriesOf } from '../../shared/bands/history-log.ts';
-import { decompressRecords } from '../../shared/batches/chunks.ts';
-import { readStagedChunks } from '../../shared/batches/chunk-items.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { createConnector } from '../../shared/connectors/repository.ts';
-import { entityKinds, type ProductRecord } from '../../shared/records/schema.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
+import { logEntriesOf } from '#shared/bands/history-log.ts';
+import { decompressRecords } from '#shared/batches/chunks.ts';
+import { readStagedChunks } from '#shared/batches/chunk-items.ts';
+import { tableName } from '#platform/config.ts';
+import { createConnector } from '#shared/connectors/repository.ts';
+import { entityKinds, type ProductRecord } from '#shared/records/schema.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 
 export const BATCHES_PATH = '/api/v1/ingest/batches';

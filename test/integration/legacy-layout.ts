@@ -1,8 +1,8 @@
 // Documents as the older layout stored them, a line item per line with lookup and history index keys: what existing workspaces still hold until migrated.
-import { type DocumentRecord, feedsOf, historyExpiresAt, type LineContext, type Provenance } from '../../shared/canonical/items.ts';
-import type { OrderRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { putItems, type TableItem } from '../../shared/platform/table/bulk.ts';
-import { historyKeys, keys, lookupKeys } from '../../shared/platform/table/keys.ts';
+import { type DocumentRecord, feedsOf, historyExpiresAt, type LineContext, type Provenance } from '#shared/canonical/items.ts';
+import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { putItems, type TableItem } from '#platform/table/bulk.ts';
+import { historyKeys, keys, lookupKeys } from '#platform/table/keys.ts';
 
 /** One item per line in the document's partition; line 0 carries the document as staged, its line count and feeds. */
 export function legacyLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {

@@ -5,7 +5,7 @@ import { type AddressInfo, connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { waitForBatch } from './ingest-support.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';

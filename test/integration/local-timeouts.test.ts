@@ -3,9 +3,9 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Gateway, startGateway } from '../../lib/local/gateway.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
+import { type Gateway, startGateway } from '#lib/local/gateway.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
 import { call } from './support.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

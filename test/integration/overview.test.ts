@@ -1,12 +1,12 @@
 // The overview surface through the local gateway: recommendations as drains leave them, and approvals published as write-back tasks.
 import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { issueApiKey } from '../../shared/api-keys/repository.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { createConnector } from '../../shared/connectors/repository.ts';
-import type { ProductRecord } from '../../shared/records/schema.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { createConnector } from '#shared/connectors/repository.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import { drain, LAMP, okLines, pricesCall, pricingHistory, SHADE, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice, storedTask } from './writebacks-support.ts';

@@ -1,9 +1,9 @@
 // What the price-serving tests share: a drained history to price against, and price calls by key.
 import { randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
-import type { SampleCatalogue } from '../../lib/local/sample-catalogue.ts';
-import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../shared/records/schema.ts';
-import { updateWorkspace, type WorkspaceChanges } from '../../shared/workspaces/repository.ts';
+import type { SampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { updateWorkspace, type WorkspaceChanges } from '#shared/workspaces/repository.ts';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 

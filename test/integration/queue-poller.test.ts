@@ -3,10 +3,10 @@ import { randomUUID } from 'node:crypto';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { type QueuePoller, startQueuePoller } from '../../lib/local/queue-poller.ts';
-import { createQueue, localSqsClient } from '../../lib/local/queues.ts';
-import { queueClient } from '../../shared/platform/queue-client.ts';
-import { queues } from '../../shared/platform/queues.ts';
+import { type QueuePoller, startQueuePoller } from '#lib/local/queue-poller.ts';
+import { createQueue, localSqsClient } from '#lib/local/queues.ts';
+import { queueClient } from '#platform/queue-client.ts';
+import { queues } from '#platform/queues.ts';
 
 const sqs = localSqsClient(inject('stack').sqsEndpoint);
 const pollers: QueuePoller[] = [];

@@ -1,11 +1,11 @@
 // Storing recommendations a page at a time against DynamoDB Local: where a refresh stops when asked, and that it resumes there.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { tableName } from '../../shared/platform/config.ts';
-import { refreshRecommendations } from '../../shared/recommendations/repository.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { getWorkspace } from '../../shared/workspaces/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { refreshRecommendations } from '#shared/recommendations/repository.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace } from './support.ts';
 

@@ -1,8 +1,8 @@
 // What integration tests share: calls through the local gateway, and a fresh workspace with keys for each test.
 import { inject } from 'vitest';
-import { CONTRACT_VIOLATION_HEADER } from '../../lib/local/gateway.ts';
-import { createWorkspaceWithKeys, type WorkspaceWithKeys } from '../../lib/local/seed.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
+import { createWorkspaceWithKeys, type WorkspaceWithKeys } from '#lib/local/seed.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 
 export interface ApiResponse {
   readonly status: number;

@@ -1,7 +1,7 @@
 // The per-second request rate against DynamoDB Local: windows, late arrivals across a second, and what a refusal costs.
 import { describe, expect, it } from 'vitest';
-import { CapacityLedger, withCapacityLedger } from '../../shared/platform/table/capacity.ts';
-import { admitRequest } from '../../shared/workspaces/usage.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { admitRequest } from '#shared/workspaces/usage.ts';
 import { newWorkspace } from './support.ts';
 
 /** The start of the current second: a test's requests then fall in the seconds it means. */

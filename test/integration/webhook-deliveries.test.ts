@@ -1,6 +1,6 @@
 // An endpoint's deliveries and redelivery through the gateway: the listing a page at a time and by state, a redelivery that reaches a loopback receiver with the same webhook-id, and what each workspace may see.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { commitBatch, openBatchWith } from './ingest-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';

@@ -1,20 +1,20 @@
 // Webhook endpoints through the gateway: registering, listing, changing, rotating and deleting them, and what is refused.
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { buildEvent } from '../../lib/local/gateway.ts';
-import { createLambdaContext } from '../../lib/local/lambda-context.ts';
-import { captureLogs } from '../support/log-lines.ts';
-import { MAX_ENDPOINTS_PER_WORKSPACE } from '../../shared/webhooks/endpoint-schema.ts';
+import { buildEvent } from '#lib/local/gateway.ts';
+import { createLambdaContext } from '#lib/local/lambda-context.ts';
+import { captureLogs } from '#test/support/log-lines.ts';
+import { MAX_ENDPOINTS_PER_WORKSPACE } from '#shared/webhooks/endpoint-schema.ts';
 import {
   createEndpoint,
   FAILING_DISABLES_AFTER_MS,
   getEndpoint,
   markEndpointFailure,
   markEndpointSuccess,
-} from '../../shared/webhooks/endpoints.ts';
-import { PREVIOUS_SECRET_ACCEPTED_MS, signingSecrets } from '../../shared/webhooks/secrets.ts';
-import { allowLoopbackEnvironmentName } from '../../shared/webhooks/url-guard.ts';
+} from '#shared/webhooks/endpoints.ts';
+import { PREVIOUS_SECRET_ACCEPTED_MS, signingSecrets } from '#shared/webhooks/secrets.ts';
+import { allowLoopbackEnvironmentName } from '#shared/webhooks/url-guard.ts';
 import { workspaceItems } from './hostile-input-support.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 
 const ENDPOINTS = '/v1/webhook-endpoints';

@@ -2,8 +2,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { projectRoot } from '../../lib/stack/project.ts';
-import type { ProductRecord } from '../../shared/records/schema.ts';
+import { projectRoot } from '#lib/stack/project.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';

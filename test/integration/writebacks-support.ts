@@ -1,8 +1,8 @@
 // What the overview and write-back tests share: calls by key, and a task as stored.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../../shared/platform/config.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import { type ApiResponse, call } from './support.ts';
 
 export function getPrice(key: string, sku: string, query = ''): Promise<ApiResponse> {

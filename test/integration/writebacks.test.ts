@@ -1,13 +1,13 @@
 // Write-back tasks through the local gateway: claims and their leases, acks, extensions, and many workers at once.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { seedPendingTasks } from '../../lib/local/seed.ts';
-import { tableName } from '../../shared/platform/config.ts';
-import { createConnector } from '../../shared/connectors/repository.ts';
-import { tableClient } from '../../shared/platform/table/client.ts';
-import { keys } from '../../shared/platform/table/keys.ts';
-import { ANSWER_BEFORE_DEADLINE_MS, claimTasks } from '../../shared/writebacks/claim.ts';
-import { updateWorkspace } from '../../shared/workspaces/repository.ts';
+import { seedPendingTasks } from '#lib/local/seed.ts';
+import { tableName } from '#platform/config.ts';
+import { createConnector } from '#shared/connectors/repository.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { ANSWER_BEFORE_DEADLINE_MS, claimTasks } from '#shared/writebacks/claim.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { expectError, secondConnector } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
 import { ack, claim, claimedTasks, extend, storedTask } from './writebacks-support.ts';

@@ -4,10 +4,10 @@ import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import cdkNag from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { cdkJsonContext } from '../../lib/stack/project.ts';
+import { cdkJsonContext } from '#lib/stack/project.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
-import { PricingServiceStack } from '../../lib/stack/pricing-service-stack.ts';
-import { consoleRoutes, routes } from '../../shared/edge/routes.ts';
+import { PricingServiceStack } from '#lib/stack/pricing-service-stack.ts';
+import { consoleRoutes, routes } from '#edge/routes.ts';
 
 function buildStack(stage?: string) {
   const app = new App({

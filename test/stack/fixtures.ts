@@ -1,5 +1,5 @@
 // Rows the route table does not have yet, of every access shape, pointing at existing handlers so stacks can be built around them.
-import type { HttpRoute, QueueWorker } from '../../shared/edge/routes.ts';
+import type { HttpRoute, QueueWorker } from '#edge/routes.ts';
 
 export const fakeWorker: QueueWorker = {
   id: 'drainBatches',

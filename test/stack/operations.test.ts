@@ -2,17 +2,17 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { powertoolsLayerParameter, powertoolsVersion } from '../../lib/stack/constructs/powertools-layer.ts';
-import { alarmThresholds } from '../../lib/stack/constructs/service-alarms.ts';
-import { stageThrottle } from '../../lib/stack/constructs/service-api.ts';
-import { pricingRouteId } from '../../lib/stack/constructs/service-metrics.ts';
-import { requestMetricNames } from '../../shared/platform/observability.ts';
-import { PricingServiceStack, type PricingServiceStackProps } from '../../lib/stack/pricing-service-stack.ts';
-import { cdkJsonContext, projectRoot } from '../../lib/stack/project.ts';
-import { BANDS_LAG_METRIC } from '../../shared/bands/lag.ts';
-import { listPrices } from '../../shared/cost/list-prices.ts';
-import { queues } from '../../shared/platform/queues.ts';
-import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '../../shared/edge/routes.ts';
+import { powertoolsLayerParameter, powertoolsVersion } from '#lib/stack/constructs/powertools-layer.ts';
+import { alarmThresholds } from '#lib/stack/constructs/service-alarms.ts';
+import { stageThrottle } from '#lib/stack/constructs/service-api.ts';
+import { pricingRouteId } from '#lib/stack/constructs/service-metrics.ts';
+import { requestMetricNames } from '#platform/observability.ts';
+import { PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/pricing-service-stack.ts';
+import { cdkJsonContext, projectRoot } from '#lib/stack/project.ts';
+import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { listPrices } from '#shared/cost/list-prices.ts';
+import { queues } from '#platform/queues.ts';
+import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {

@@ -1,6 +1,6 @@
 // For tests: the structured lines the service logs while a test runs, parsed, at INFO whatever the level was, and kept off the console with its metrics.
 import { vi } from 'vitest';
-import { logger } from '../../shared/platform/observability.ts';
+import { logger } from '#platform/observability.ts';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- log lines are asserted field by field.
 export type LogLine = Record<string, any>;

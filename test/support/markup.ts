@@ -1,6 +1,6 @@
 // For unit tests of the console's views: markup compared as a browser reads it, whatever whitespace the source's formatting put between tags.
 import { expect } from 'vitest';
-import type { Html } from '../../shared/edge/console/html.ts';
+import type { Html } from '#edge/console/html.ts';
 
 /** Runs of whitespace as one space, none next to a tag's brackets, and void elements without their optional slash. */
 export function compactMarkup(text: string): string {

@@ -1,5 +1,5 @@
 // For unit tests: the ApiError a call throws, so that its code, param and message can be asserted.
-import { ApiError } from '../../shared/platform/errors.ts';
+import { ApiError } from '#platform/errors.ts';
 
 export function thrownApiError(run: () => unknown): ApiError {
   try {

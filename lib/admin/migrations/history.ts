@@ -1,15 +1,15 @@
 // Moving a workspace's documents from the older layout (a line item per line, in the history index) to one item per document with a history log: resumable, and safe to run again.
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '../../../shared/platform/table/query.ts';
-import { historyLogItems, type LoggedDocument } from '../../../shared/bands/history-log.ts';
-import { legacyEntriesOf, legacyLineProjection } from '../../../shared/bands/items.ts';
-import { readAllCategoryBands } from '../../../shared/bands/repository.ts';
-import { tableName } from '../../../shared/platform/config.ts';
-import { deleteItems, inParallel, putItems, type TableItem } from '../../../shared/platform/table/bulk.ts';
-import { tableClient } from '../../../shared/platform/table/client.ts';
-import { table } from '../../../shared/platform/table/definition.ts';
-import { type DocumentKind, historyKeys, keyDigest, keys } from '../../../shared/platform/table/keys.ts';
-import type { DocumentFeeds } from '../../../shared/canonical/items.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { historyLogItems, type LoggedDocument } from '#shared/bands/history-log.ts';
+import { legacyEntriesOf, legacyLineProjection } from '#shared/bands/items.ts';
+import { readAllCategoryBands } from '#shared/bands/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { deleteItems, inParallel, putItems, type TableItem } from '#platform/table/bulk.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { type DocumentKind, historyKeys, keyDigest, keys } from '#platform/table/keys.ts';
+import type { DocumentFeeds } from '#shared/canonical/items.ts';
 
 const historyIndex = table.indexes[1];
 /** Documents migrated at once: each is a Query of its partition and a few writes. */

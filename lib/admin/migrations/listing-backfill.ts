@@ -1,10 +1,10 @@
 // Items written before the listing index, put in the console's lists: every product's recommendation recomputed, and batches and tasks given their list keys.
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../../../shared/platform/config.ts';
-import { refreshRecommendations } from '../../../shared/recommendations/repository.ts';
-import { isConditionFailure, tableClient } from '../../../shared/platform/table/client.ts';
-import { keys, listingKeys } from '../../../shared/platform/table/keys.ts';
-import { getWorkspace } from '../../../shared/workspaces/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { refreshRecommendations } from '#shared/recommendations/repository.ts';
+import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { keys, listingKeys } from '#platform/table/keys.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 
 const PRODUCT_KEY = /^WS#([^#]+)#PRODUCT#(.+)$/;
 

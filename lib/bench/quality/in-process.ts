@@ -1,8 +1,8 @@
 // The quality bench without the stack: the bands job's fit and the engine called in-process, for iterating on the method.
-import { combineBands, computeCategoryBands, poolWinModels } from '../../../shared/pricing/bands.ts';
-import type { CategoryBands } from '../../../shared/pricing/model.ts';
-import { priceLine } from '../../../shared/pricing/price-line.ts';
-import { defaultPricingSettings } from '../../../shared/pricing/settings.ts';
+import { combineBands, computeCategoryBands, poolWinModels } from '#shared/pricing/bands.ts';
+import type { CategoryBands } from '#shared/pricing/model.ts';
+import { priceLine } from '#shared/pricing/price-line.ts';
+import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { type Family, makeMarket, marketHistory, type MarketSize, requestDeals } from './market.ts';
 import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
 

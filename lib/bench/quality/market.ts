@@ -1,6 +1,6 @@
 // Simulated B2B markets for the pricing-quality bench: a true chance of winning at each price, and the history it produced.
-import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '../../../shared/records/schema.ts';
-import { seededRandom } from '../../../shared/platform/seeded-random.ts';
+import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 
 /** The shape of the true acceptance curve. The engine never sees which one a market uses. */
 export const families = ['margin', 'list', 'kinked', 'mixture'] as const;

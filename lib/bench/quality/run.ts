@@ -1,12 +1,12 @@
 // Runs the pricing-quality bench: each market's history through the public API, its request lines priced, each scored against the oracle.
 import { randomUUID } from 'node:crypto';
-import { computeCategoryBands } from '../../../shared/pricing/bands.ts';
-import { assembleLineBands, type CategoryBands, type HistoryLine, type LineBands } from '../../../shared/pricing/model.ts';
-import { defaultPricingSettings } from '../../../shared/pricing/settings.ts';
-import { lineWinProbability } from '../../../shared/pricing/win-model.ts';
-import { createWorkspaceWithKeys } from '../../local/seed.ts';
-import type { LocalStack } from '../../local/stack.ts';
-import { keepAliveClient } from '../measure.ts';
+import { computeCategoryBands } from '#shared/pricing/bands.ts';
+import { assembleLineBands, type CategoryBands, type HistoryLine, type LineBands } from '#shared/pricing/model.ts';
+import { defaultPricingSettings } from '#shared/pricing/settings.ts';
+import { lineWinProbability } from '#shared/pricing/win-model.ts';
+import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
+import type { LocalStack } from '#lib/local/stack.ts';
+import { keepAliveClient } from '#lib/bench/measure.ts';
 import {
   type Deal,
   type Family,

@@ -4,7 +4,7 @@ import { Stack } from 'aws-cdk-lib';
 import { type ILayerVersion, LayerVersion } from 'aws-cdk-lib/aws-lambda';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { projectRoot } from '../project.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 
 /** The installed `@aws-lambda-powertools/tracer`: the layer deployed is the release the tests ran against. */
 export const powertoolsVersion: string = (

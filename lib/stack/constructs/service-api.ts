@@ -14,7 +14,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { ConsoleRoute, HttpRoute as RouteRow } from '../../../shared/edge/routes.ts';
+import type { ConsoleRoute, HttpRoute as RouteRow } from '#edge/routes.ts';
 import { constructId } from './construct-id.ts';
 import { logRetention } from './service-function.ts';
 

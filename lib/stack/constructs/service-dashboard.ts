@@ -2,8 +2,8 @@
 import { Duration } from 'aws-cdk-lib';
 import { Dashboard, GraphWidget, type IWidget, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
-import { LIST_PRICES_AS_OF, LIST_PRICES_REGION } from '../../../shared/cost/list-prices.ts';
-import { requestMetricNames } from '../../../shared/platform/observability.ts';
+import { LIST_PRICES_AS_OF, LIST_PRICES_REGION } from '#shared/cost/list-prices.ts';
+import { requestMetricNames } from '#platform/observability.ts';
 import type { ServiceMetrics } from './service-metrics.ts';
 
 export interface ServiceDashboardProps {

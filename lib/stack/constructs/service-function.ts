@@ -6,8 +6,8 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { metricsNamespace, serviceName } from '../../../shared/platform/config.ts';
-import { projectRoot } from '../project.ts';
+import { metricsNamespace, serviceName } from '#platform/config.ts';
+import { projectRoot } from '#lib/stack/project.ts';
 import { powertoolsLayer } from './powertools-layer.ts';
 
 /**

@@ -4,12 +4,12 @@ import type { IHttpApi, IHttpStage } from 'aws-cdk-lib/aws-apigatewayv2';
 import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { BANDS_LAG_METRIC } from '../../../shared/bands/lag.ts';
-import { metricsNamespace, serviceName } from '../../../shared/platform/config.ts';
-import { listPrices } from '../../../shared/cost/list-prices.ts';
-import { requestMetricNames } from '../../../shared/platform/observability.ts';
-import type { QueueId } from '../../../shared/platform/queues.ts';
-import type { HttpRoute } from '../../../shared/edge/routes.ts';
+import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { metricsNamespace, serviceName } from '#platform/config.ts';
+import { listPrices } from '#shared/cost/list-prices.ts';
+import { requestMetricNames } from '#platform/observability.ts';
+import type { QueueId } from '#platform/queues.ts';
+import type { HttpRoute } from '#edge/routes.ts';
 import type { ServiceQueue } from './service-queue.ts';
 
 /** One function of the stack, as its row in the route table describes it. */

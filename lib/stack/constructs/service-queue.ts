@@ -2,7 +2,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { type QueueDefinition, visibilityTimeoutSeconds } from '../../../shared/platform/queues.ts';
+import { type QueueDefinition, visibilityTimeoutSeconds } from '#platform/queues.ts';
 
 export interface ServiceQueueProps {
   readonly definition: QueueDefinition;

@@ -2,7 +2,7 @@
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Construct } from 'constructs';
-import type { TableDefinition } from '../../../shared/platform/table/definition.ts';
+import type { TableDefinition } from '#platform/table/definition.ts';
 
 export interface ServiceTableProps {
   readonly definition: TableDefinition;

@@ -1,6 +1,6 @@
 // The console's static files: read once per instance, named by a hash of their content so that browsers keep them for a year.
 import { createHash } from 'node:crypto';
-import { readRouteFile } from '../reference/assets.ts';
+import { readRouteFile } from '#edge/reference/assets.ts';
 
 export interface ConsoleAsset {
   readonly name: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { expectShown } from '../../../test/support/markup.ts';
+import { expectShown } from '#test/support/markup.ts';
 import { barChart, chartScale, lineChart, niceCeiling } from './charts.ts';
 
 const spec = {

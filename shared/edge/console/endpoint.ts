@@ -1,12 +1,12 @@
 // The glue of the console's handlers: each request with its log keys, capacity ledger, trace and cost line, and a fault answered as an HTML page with the console's headers.
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { chargeWork, flushCostsIfDue } from '../../cost/ledger.ts';
-import { type HttpEvent, type HttpResult, requestIdOf } from '../http/endpoint.ts';
-import { logger, reportRequestCost, withLogKeys } from '../../platform/observability.ts';
-import { type ConsoleRouteId, consoleRouteById, routeKey } from '../routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '../../platform/table/capacity.ts';
-import { traceRequests } from '../../platform/tracing.ts';
+import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
+import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
+import { logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
+import { type ConsoleRouteId, consoleRouteById, routeKey } from '#edge/routes.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
 import { htmlAnswer } from './responses.ts';
 

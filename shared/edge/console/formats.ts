@@ -1,5 +1,5 @@
 // How the console's pages write amounts, percentages and moments: one way everywhere, so that columns line up and read alike.
-import { formatMinorUnits } from '../../pricing/currency.ts';
+import { formatMinorUnits } from '#shared/pricing/currency.ts';
 import { type Html, html } from './html.ts';
 
 export function money(minorUnits: number, currency: string): string {

@@ -1,6 +1,6 @@
 // Console passwords: scrypt hashes with a salt of their own, checked in constant time, and the one-time passwords the service mints.
 import { randomBytes, scrypt, timingSafeEqual } from 'node:crypto';
-import { randomBase62 } from '../../platform/ids.ts';
+import { randomBase62 } from '#platform/ids.ts';
 
 /** One of OWASP's recommended scrypt settings: N = 2^16, r = 8, p = 2, 64 MiB of memory per hash. */
 const COST = 2 ** 16;

@@ -1,5 +1,5 @@
 // What every console answer carries: the strict Content-Security-Policy and the other security headers, and the few kinds of answer there are.
-import type { HttpResult } from '../http/endpoint.ts';
+import type { HttpResult } from '#edge/http/endpoint.ts';
 import type { Html } from './html.ts';
 
 /**

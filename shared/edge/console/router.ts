@@ -1,8 +1,8 @@
 // The console's router: matches a page by its path, loads the session, checks the CSRF token and the action's role, and renders the page in the layout.
-import type { HttpEvent, HttpResult } from '../http/endpoint.ts';
+import type { HttpEvent, HttpResult } from '#edge/http/endpoint.ts';
 import type { ConsoleEndpointRequest } from './endpoint.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { logger } from '../../platform/observability.ts';
+import { ApiError } from '#platform/errors.ts';
+import { logger } from '#platform/observability.ts';
 import { type Html, html } from './html.ts';
 import { documentFrame, layout } from './layout.ts';
 import type { ConsoleContext, ConsolePage, PageView } from './page.ts';

@@ -2,10 +2,10 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../../platform/config.ts';
-import { tableClient } from '../../platform/table/client.ts';
-import { table } from '../../platform/table/definition.ts';
-import { consoleKeys } from '../../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { consoleKeys } from '#platform/table/keys.ts';
 import type { ConsoleUser } from './page.ts';
 import { ConsoleRoleSchema } from './users.ts';
 

@@ -1,9 +1,9 @@
 // How many failed sign-ins an account and a source address may have: counters in the table, one per fixed window, removed by TTL.
 import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../../platform/config.ts';
-import { tableClient } from '../../platform/table/client.ts';
-import { table } from '../../platform/table/definition.ts';
-import { consoleKeys, type PrimaryKey } from '../../platform/table/keys.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { consoleKeys, type PrimaryKey } from '#platform/table/keys.ts';
 
 /** Failed sign-ins allowed per account, and per source address, in one window. */
 export const MAX_FAILURES = 10;

@@ -1,5 +1,5 @@
 // Signing in and out of the console: the form, the checks in order (CSRF, limits, password), the session cookie, and signing out.
-import type { HttpEvent, HttpResult } from '../http/endpoint.ts';
+import type { HttpEvent, HttpResult } from '#edge/http/endpoint.ts';
 import { html } from './html.ts';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
 import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';

@@ -1,13 +1,13 @@
 // Console users: the people who sign in to the console, a principal apart from API keys, each of one workspace with roles.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '../../platform/config.ts';
-import { ApiError } from '../../platform/errors.ts';
-import { newId } from '../../platform/ids.ts';
-import { tableClient } from '../../platform/table/client.ts';
-import { consoleKeys } from '../../platform/table/keys.ts';
-import { queryAll } from '../../platform/table/query.ts';
-import { ItemAlreadyExists, putWorkspaceItems } from '../../workspaces/repository.ts';
+import { tableName } from '#platform/config.ts';
+import { ApiError } from '#platform/errors.ts';
+import { newId } from '#platform/ids.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { consoleKeys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { ItemAlreadyExists, putWorkspaceItems } from '#shared/workspaces/repository.ts';
 import type { ConsoleRole, ConsoleUser } from './page.ts';
 import { hashPassword, oneTimePassword, passwordProblem } from './passwords.ts';
 

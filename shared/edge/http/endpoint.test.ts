@@ -1,9 +1,9 @@
 // Unit tests of the endpoint chain's log keys: every line of a request names it and its route, and no other request.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildEvent } from '../../../lib/local/gateway.ts';
-import { createLambdaContext } from '../../../lib/local/lambda-context.ts';
-import { logger } from '../../platform/observability.ts';
-import { type CapturedLogs, captureLogs } from '../../../test/support/log-lines.ts';
+import { buildEvent } from '#lib/local/gateway.ts';
+import { createLambdaContext } from '#lib/local/lambda-context.ts';
+import { logger } from '#platform/observability.ts';
+import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';
 import { type EndpointRequest, type HttpResult, openEndpoint } from './endpoint.ts';
 
 /** Calls a handler as the gateway would: a payload 2.0 event with a fresh request id, and a Lambda context. */

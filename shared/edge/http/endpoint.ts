@@ -1,14 +1,14 @@
 // The HTTP glue every handler shares: the request's log keys and ledger, and a middy chain of accounting, error envelope and authentication.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { authenticate, type Principal, type RouteAuth } from '../../api-keys/authenticate.ts';
-import { chargeWork, flushCostsIfDue, meteredApiRequests } from '../../cost/ledger.ts';
-import { ApiError, errorResponse, internalError, type Surface } from '../../platform/errors.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '../../platform/observability.ts';
-import { type KeyedRouteId, type OpenRouteId, routeById } from '../routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '../../platform/table/capacity.ts';
-import { annotateWorkspace, traceRequests } from '../../platform/tracing.ts';
-import { admitRequest } from '../../workspaces/usage.ts';
+import { authenticate, type Principal, type RouteAuth } from '#shared/api-keys/authenticate.ts';
+import { chargeWork, flushCostsIfDue, meteredApiRequests } from '#shared/cost/ledger.ts';
+import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
+import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
+import { type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
+import { admitRequest } from '#shared/workspaces/usage.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;

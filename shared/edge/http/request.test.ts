@@ -3,8 +3,8 @@ import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { firstTooDeepInText, MAX_BODY_DEPTH, NoBodySchema, readJsonBody } from './request.ts';
-import { formatParam, parseInput } from '../../platform/input.ts';
-import { thrownApiError } from '../../../test/support/thrown.ts';
+import { formatParam, parseInput } from '#platform/input.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
 
 const Lines = v.strictObject({
   lines: v.array(

@@ -1,8 +1,8 @@
 // Reading a request's input: the JSON body against its valibot schema, with errors that name the offending field.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
-import { ApiError } from '../../platform/errors.ts';
-import { formatParam, parseInput } from '../../platform/input.ts';
+import { ApiError } from '#platform/errors.ts';
+import { formatParam, parseInput } from '#platform/input.ts';
 
 export function readBodyText(event: APIGatewayProxyEventV2): string {
   if (!event.body) return '';

@@ -1,8 +1,8 @@
 // Unit tests of the conversion to JSON Schema: what it decides for the checks the converter cannot express, and that it refuses the rest.
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { boundedArray } from '../../platform/input.ts';
-import { IdentifierSchema, KeyTextSchema } from '../../records/identifier.ts';
+import { boundedArray } from '#platform/input.ts';
+import { IdentifierSchema, KeyTextSchema } from '#shared/records/identifier.ts';
 import { componentSchemas, documentSchema } from './convert.ts';
 
 describe('the conversion', () => {

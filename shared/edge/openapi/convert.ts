@@ -1,12 +1,12 @@
 // Valibot to JSON Schema (2020-12, as OpenAPI 3.1 takes it) for the contract documents, and a decision for each check the converter cannot express.
 import { type ConversionConfig, type JsonSchema, toJsonSchema, toJsonSchemaDefs } from '@valibot/to-json-schema';
 import type * as v from 'valibot';
-import { PriceRequestLineSchema } from '../../prices/request.ts';
-import { PriceResultLineSchema } from '../../prices/schema.ts';
-import { AttributesSchema, MAX_ATTRIBUTE_DEPTH } from '../../records/attributes.ts';
-import { MAX_IDENTIFIER_LENGTH, withinIdentifierLength } from '../../records/identifier.ts';
-import { DateTimeSchema, isStorableNumber } from '../../records/schema.ts';
-import { changesSomething, eachOnce } from '../../webhooks/endpoint-schema.ts';
+import { PriceRequestLineSchema } from '#shared/prices/request.ts';
+import { PriceResultLineSchema } from '#shared/prices/schema.ts';
+import { AttributesSchema, MAX_ATTRIBUTE_DEPTH } from '#shared/records/attributes.ts';
+import { MAX_IDENTIFIER_LENGTH, withinIdentifierLength } from '#shared/records/identifier.ts';
+import { DateTimeSchema, isStorableNumber } from '#shared/records/schema.ts';
+import { changesSomething, eachOnce } from '#shared/webhooks/endpoint-schema.ts';
 
 export type { JsonSchema } from '@valibot/to-json-schema';
 

@@ -1,8 +1,8 @@
 // The OpenAPI 3.1 documents of the two surfaces, built from the route table (paths, methods, keys) and the operations' metadata.
-import { AdherenceFiguresSchema, AdherenceGroupSchema } from '../../adherence/schema.ts';
+import { AdherenceFiguresSchema, AdherenceGroupSchema } from '#shared/adherence/schema.ts';
 import type * as v from 'valibot';
-import { ApprovalViewSchema, ApproveRequestSchema } from '../../approvals/schema.ts';
-import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../../batches/schema.ts';
+import { ApprovalViewSchema, ApproveRequestSchema } from '#shared/approvals/schema.ts';
+import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/schema.ts';
 import {
   ApiError,
   type ErrorCode,
@@ -11,8 +11,8 @@ import {
   OverviewErrorEnvelopeSchema,
   type Surface,
   V1ErrorEnvelopeSchema,
-} from '../../platform/errors.ts';
-import { PriceRequestLineSchema, PriceRequestSchema } from '../../prices/request.ts';
+} from '#platform/errors.ts';
+import { PriceRequestLineSchema, PriceRequestSchema } from '#shared/prices/request.ts';
 import {
   DriverViewSchema,
   ExplanationSchema,
@@ -21,9 +21,9 @@ import {
   PriceResultLineSchema,
   ReasonEntrySchema,
   RefusedLineSchema,
-} from '../../prices/schema.ts';
-import { AttributesSchema } from '../../records/attributes.ts';
-import { IdentifierSchema } from '../../records/identifier.ts';
+} from '#shared/prices/schema.ts';
+import { AttributesSchema } from '#shared/records/attributes.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
 import {
   CustomerRecordSchema,
   DateTimeSchema,
@@ -32,9 +32,9 @@ import {
   ProductRecordSchema,
   QuoteLineSchema,
   QuoteRecordSchema,
-} from '../../records/schema.ts';
-import { OverviewPriceSchema } from '../../recommendations/schema.ts';
-import { routes } from '../routes.ts';
+} from '#shared/records/schema.ts';
+import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
+import { routes } from '#edge/routes.ts';
 import {
   AckCountsSchema,
   AckRequestSchema,
@@ -44,9 +44,9 @@ import {
   ExtendRequestSchema,
   ExtendResponseSchema,
   TaskViewSchema,
-} from '../../writebacks/schema.ts';
-import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS } from '../../webhooks/delivery.ts';
-import { eventCatalogue, eventSchema, type EventType, eventTypes } from '../../webhooks/events.ts';
+} from '#shared/writebacks/schema.ts';
+import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS } from '#shared/webhooks/delivery.ts';
+import { eventCatalogue, eventSchema, type EventType, eventTypes } from '#shared/webhooks/events.ts';
 import { componentSchemas, documentSchema } from './convert.ts';
 import { StageRequestSchema } from './inputs.ts';
 import { OPENAPI_VERSION, OpenApiDocumentSchema, type OperationDoc, operations, type ParameterDoc, undocumentedRoutes } from './operations.ts';

@@ -1,9 +1,9 @@
 // Inputs the handlers read in steps or by hand rather than with one schema, written as the one schema the documents show.
 import * as v from 'valibot';
-import { MAX_IDENTIFIER_LENGTH } from '../../records/identifier.ts';
-import { CustomerRecordSchema, OrderRecordSchema, ProductRecordSchema, QuoteRecordSchema } from '../../records/schema.ts';
-import { MAX_RECORDS_PER_CALL } from '../../records/stage-request.ts';
-import { includeParts } from '../../recommendations/overview.ts';
+import { MAX_IDENTIFIER_LENGTH } from '#shared/records/identifier.ts';
+import { CustomerRecordSchema, OrderRecordSchema, ProductRecordSchema, QuoteRecordSchema } from '#shared/records/schema.ts';
+import { MAX_RECORDS_PER_CALL } from '#shared/records/stage-request.ts';
+import { includeParts } from '#shared/recommendations/overview.ts';
 
 const recordsOf = <const TRecord extends v.GenericSchema>(record: TRecord) =>
   v.pipe(v.array(record), v.minLength(1), v.maxLength(MAX_RECORDS_PER_CALL));

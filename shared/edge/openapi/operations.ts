@@ -1,15 +1,15 @@
 // What the contract documents say of each route beyond the route table: summary, prose, inputs, answers, error codes and examples, keyed by route id.
 import * as v from 'valibot';
-import { ApproveRequestSchema, ApprovalViewSchema } from '../../approvals/schema.ts';
-import { CostReportSchema } from '../../cost/schema.ts';
-import { AdherenceReportSchema } from '../../adherence/schema.ts';
-import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '../../batches/schema.ts';
-import type { ErrorCode } from '../../platform/errors.ts';
-import { NoBodySchema } from '../http/request.ts';
-import { PriceRequestSchema } from '../../prices/request.ts';
-import { PriceResponseSchema } from '../../prices/schema.ts';
-import { IdentifierSchema } from '../../records/identifier.ts';
-import { OverviewPriceSchema } from '../../recommendations/schema.ts';
+import { ApproveRequestSchema, ApprovalViewSchema } from '#shared/approvals/schema.ts';
+import { CostReportSchema } from '#shared/cost/schema.ts';
+import { AdherenceReportSchema } from '#shared/adherence/schema.ts';
+import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/schema.ts';
+import type { ErrorCode } from '#platform/errors.ts';
+import { NoBodySchema } from '#edge/http/request.ts';
+import { PriceRequestSchema } from '#shared/prices/request.ts';
+import { PriceResponseSchema } from '#shared/prices/schema.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
+import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
 import {
   AckCountsSchema,
   AckRequestSchema,
@@ -17,7 +17,7 @@ import {
   ClaimResponseSchema,
   ExtendRequestSchema,
   ExtendResponseSchema,
-} from '../../writebacks/schema.ts';
+} from '#shared/writebacks/schema.ts';
 import {
   CreatedEndpointSchema,
   CreateEndpointRequestSchema,
@@ -29,8 +29,8 @@ import {
   MAX_ENDPOINTS_PER_WORKSPACE,
   RotatedSecretSchema,
   UpdateEndpointRequestSchema,
-} from '../../webhooks/endpoint-schema.ts';
-import { ADHERENCE_EXAMPLE } from '../../adherence/example.ts';
+} from '#shared/webhooks/endpoint-schema.ts';
+import { ADHERENCE_EXAMPLE } from '#shared/adherence/example.ts';
 import {
   DEFAULT_DELIVERIES_PAGE,
   DeliveriesCursorSchema,
@@ -41,7 +41,7 @@ import {
   DeliveryViewSchema,
   EventIdSchema,
   MAX_DELIVERIES_PAGE,
-} from '../../webhooks/delivery-schema.ts';
+} from '#shared/webhooks/delivery-schema.ts';
 import { AdherenceGroupingSchema, AdherencePeriodSchema, IdempotencyKeySchema, IncludeSchema, ReportDaySchema, ReportGroupingSchema, StageRequestSchema, TaskIdParameterSchema } from './inputs.ts';
 
 /** One line of the usage report's example: three 100-line price calls. */

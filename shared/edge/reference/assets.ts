@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { routeById } from '../routes.ts';
+import { routeById } from '#edge/routes.ts';
 
 /** Where this module runs from: the function's package when bundled (everything is one index.mjs), else shared/edge/reference/. */
 const here = import.meta.dirname;

@@ -1,6 +1,6 @@
 // Serving an OpenAPI document at its surface's openapi.json: the handler of each document route is this, given its document.
-import { openRouteEndpoint } from '../http/endpoint.ts';
-import type { OpenRouteId } from '../routes.ts';
+import { openRouteEndpoint } from '#edge/http/endpoint.ts';
+import type { OpenRouteId } from '#edge/routes.ts';
 import { openAnswerHeaders, SHORT_LIVED } from './headers.ts';
 
 /**

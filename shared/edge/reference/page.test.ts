@@ -1,6 +1,6 @@
 // Unit tests of the reference page and its policy: nothing inline but what the nonce and the pinned hashes allow.
 import { describe, expect, it } from 'vitest';
-import { routeById } from '../routes.ts';
+import { routeById } from '#edge/routes.ts';
 import { referenceAsset } from './assets.ts';
 import { pageHeaders, pagePolicy, REDOC_LOAD_STYLE_HASHES } from './headers.ts';
 import { referencePage, referenceSurfaces } from './page.ts';

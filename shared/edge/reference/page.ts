@@ -1,5 +1,5 @@
 // The reference page's HTML: a tab per surface above the Redoc view, and the files it loads from the service itself.
-import { routeById } from '../routes.ts';
+import { routeById } from '#edge/routes.ts';
 import { referenceAsset } from './assets.ts';
 
 /** Each surface of the API and where its OpenAPI document is served; the page shows one at a time. */

@@ -1,6 +1,6 @@
 // Bulk item calls: BatchWriteItem and BatchGetItem over any number of items, in parallel groups, retried until done.
 import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config.ts';
+import { tableName } from '#platform/config.ts';
 import { tableClient } from './client.ts';
 import type { PrimaryKey } from './keys.ts';
 

@@ -3,7 +3,7 @@ import { type AttributeValue, type ConsumedCapacity, DynamoDBClient } from '@aws
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type CapacityLedger, currentLedger, itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from './capacity.ts';
 import { table } from './definition.ts';
-import { traceAwsClient } from '../tracing.ts';
+import { traceAwsClient } from '#platform/tracing.ts';
 
 const readCommands = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand', 'TransactGetItemsCommand']);
 const writeCommands = new Set([

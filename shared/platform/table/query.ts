@@ -1,6 +1,6 @@
 // Queries: every item a Query matches, page after page, and the one way the lookup index is read.
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '../config.ts';
+import { tableName } from '#platform/config.ts';
 import { tableClient } from './client.ts';
 import { table } from './definition.ts';
 

@@ -1,10 +1,10 @@
 // The console's adherence: whether sellers followed the price guidance and what it earned, from the report GET /v1/analytics/adherence answers.
-import { readAdherenceReport } from '../../../adherence/repository.ts';
-import { reportPeriod } from '../../../adherence/report.ts';
-import type { AdherenceGroup, AdherenceReport } from '../../../adherence/schema.ts';
-import { alert } from '../formats.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsolePage, PageView } from '../page.ts';
+import { readAdherenceReport } from '#shared/adherence/repository.ts';
+import { reportPeriod } from '#shared/adherence/report.ts';
+import type { AdherenceGroup, AdherenceReport } from '#shared/adherence/schema.ts';
+import { alert } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
 const PATH = '/console/adherence';
 const groupings = ['segment', 'category', 'reason'] as const;

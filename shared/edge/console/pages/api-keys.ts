@@ -1,12 +1,12 @@
 // Settings → API keys: a workspace's keys, and creating (shown once), rotating with a grace period, and revoking them; changes need the admin role.
-import { forgetCachedCredentials, isPastRevokeAt } from '../../../api-keys/authenticate.ts';
-import { checkGrant, issueApiKey, listApiKeys, revokeWorkspaceApiKey, rotateApiKey } from '../../../api-keys/repository.ts';
-import { type ApiKeyRecord, keyFamilies, type KeyFamily, type Scope, scopes } from '../../../api-keys/schema.ts';
-import { listConnectors } from '../../../connectors/repository.ts';
-import type { Connector } from '../../../connectors/schema.ts';
-import { ApiError } from '../../../platform/errors.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
+import { forgetCachedCredentials, isPastRevokeAt } from '#shared/api-keys/authenticate.ts';
+import { checkGrant, issueApiKey, listApiKeys, revokeWorkspaceApiKey, rotateApiKey } from '#shared/api-keys/repository.ts';
+import { type ApiKeyRecord, keyFamilies, type KeyFamily, type Scope, scopes } from '#shared/api-keys/schema.ts';
+import { listConnectors } from '#shared/connectors/repository.ts';
+import type { Connector } from '#shared/connectors/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 
 export const API_KEYS_PATH = '/console/settings/api-keys';
 

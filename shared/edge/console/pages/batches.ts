@@ -1,11 +1,11 @@
 // The console's batches: each connector's recent ingest batches, their status, how far their drain has come, and their errors.
-import { recentBatches } from '../../../batches/listing.ts';
-import type { Batch } from '../../../batches/schema.ts';
-import { listConnectors } from '../../../connectors/repository.ts';
-import type { Connector } from '../../../connectors/schema.ts';
-import { moment } from '../formats.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsolePage, PageView } from '../page.ts';
+import { recentBatches } from '#shared/batches/listing.ts';
+import type { Batch } from '#shared/batches/schema.ts';
+import { listConnectors } from '#shared/connectors/repository.ts';
+import type { Connector } from '#shared/connectors/schema.ts';
+import { moment } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
 export interface ConnectorBatches {
   readonly connector: Pick<Connector, 'connectorId' | 'name'>;

@@ -1,8 +1,8 @@
 // Settings → connectors: the workspace's connectors, and creating one as the admin CLI does; changes need the admin role.
-import { createConnector, listConnectors } from '../../../connectors/repository.ts';
-import type { Connector } from '../../../connectors/schema.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
+import { createConnector, listConnectors } from '#shared/connectors/repository.ts';
+import type { Connector } from '#shared/connectors/schema.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 
 export const CONNECTORS_PATH = '/console/settings/connectors';
 const MAX_NAME_LENGTH = 100;

@@ -1,13 +1,13 @@
 // The console's cost: what the workspace cost in dollars at list prices, per day with a chart and per route, from the cost report GET /v1/usage answers.
-import { dayOf } from '../../../cost/counts.ts';
-import { buildCostReport, type ReportRange, readReportRange } from '../../../cost/report.ts';
-import { readCostLedger } from '../../../cost/repository.ts';
-import type { CostLine, CostReport } from '../../../cost/schema.ts';
-import { ApiError } from '../../../platform/errors.ts';
-import { barChart } from '../charts.ts';
-import { alert, dollars, facts } from '../formats.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsolePage, PageView } from '../page.ts';
+import { dayOf } from '#shared/cost/counts.ts';
+import { buildCostReport, type ReportRange, readReportRange } from '#shared/cost/report.ts';
+import { readCostLedger } from '#shared/cost/repository.ts';
+import type { CostLine, CostReport } from '#shared/cost/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { barChart } from '#edge/console/charts.ts';
+import { alert, dollars, facts } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
 const PATH = '/console/cost';
 /** What the page shows before anyone picks a range: the last 30 days, today included. */

@@ -1,7 +1,7 @@
 // The console's front page: who is signed in, what each role may do, and where each task lives.
-import { html } from '../html.ts';
-import type { ConsolePage } from '../page.ts';
-import { roleDescriptions } from '../users.ts';
+import { html } from '#edge/console/html.ts';
+import type { ConsolePage } from '#edge/console/page.ts';
+import { roleDescriptions } from '#edge/console/users.ts';
 
 export const homePage: ConsolePage = {
   path: '/console',

@@ -1,10 +1,10 @@
 // Unit tests of the page registry: the navigation names every page that has an entry, and each page is served by exactly one console function.
 import { describe, expect, it } from 'vitest';
-import { consoleNavigation } from '../navigation.ts';
-import { matchPage } from '../router.ts';
-import { pricingPages } from '../sections/pricing.ts';
-import { reportPages } from '../sections/reports.ts';
-import { settingsPages } from '../sections/settings.ts';
+import { consoleNavigation } from '#edge/console/navigation.ts';
+import { matchPage } from '#edge/console/router.ts';
+import { pricingPages } from '#edge/console/sections/pricing.ts';
+import { reportPages } from '#edge/console/sections/reports.ts';
+import { settingsPages } from '#edge/console/sections/settings.ts';
 import { consolePages } from './index.ts';
 
 describe('the console’s pages', () => {

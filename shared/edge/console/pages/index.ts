@@ -1,5 +1,5 @@
 // The console's page registry: every page, and the groups each console function serves, so that no function bundles pages it never shows.
-import type { ConsolePage } from '../page.ts';
+import type { ConsolePage } from '#edge/console/page.ts';
 import { adherencePage } from './adherence.ts';
 import { apiKeysPage } from './api-keys.ts';
 import { batchesPage } from './batches.ts';

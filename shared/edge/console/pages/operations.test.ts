@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectShown } from '../../../../test/support/markup.ts';
-import type { Batch } from '../../../batches/schema.ts';
-import type { Task } from '../../../writebacks/schema.ts';
+import { expectShown } from '#test/support/markup.ts';
+import type { Batch } from '#shared/batches/schema.ts';
+import type { Task } from '#shared/writebacks/schema.ts';
 import { batchesView } from './batches.ts';
 import { writebacksView } from './writebacks.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { expectShown } from '../../../../test/support/markup.ts';
-import { cataloguePage, readCatalogueQuery } from '../../../recommendations/catalogue.ts';
-import type { Recommendation } from '../../../recommendations/schema.ts';
+import { expectShown } from '#test/support/markup.ts';
+import { cataloguePage, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
+import type { Recommendation } from '#shared/recommendations/schema.ts';
 import { catalogueView, productView, readPrice } from './recommendations.ts';
 
 const HOSTILE = '<script>alert("x")</script> & "quotes"';

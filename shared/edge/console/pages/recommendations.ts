@@ -1,8 +1,8 @@
 // The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
-import { type Approver, approvePrice } from '../../../approvals/approve.ts';
+import { type Approver, approvePrice } from '#shared/approvals/approve.ts';
 import * as v from 'valibot';
-import { ApiError } from '../../../platform/errors.ts';
-import { minorUnitDigits, toDecimalAmount } from '../../../pricing/currency.ts';
+import { ApiError } from '#platform/errors.ts';
+import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
 import {
   CATALOGUE_PAGE_SIZE,
   type CatalogueQuery,
@@ -10,17 +10,17 @@ import {
   cataloguePage,
   readCatalogue,
   readCatalogueQuery,
-} from '../../../recommendations/catalogue.ts';
-import { type MarginPoint, readRealisedMargins } from '../../../recommendations/margins.ts';
-import { changePct } from '../../../recommendations/overview.ts';
-import { IdentifierSchema } from '../../../records/identifier.ts';
-import { findRecommendation } from '../../../recommendations/repository.ts';
-import type { Recommendation } from '../../../recommendations/schema.ts';
-import { getWorkspace } from '../../../workspaces/repository.ts';
-import { lineChart } from '../charts.ts';
-import { alert, facts, moment, money, signedPct, withQuery } from '../formats.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
+} from '#shared/recommendations/catalogue.ts';
+import { type MarginPoint, readRealisedMargins } from '#shared/recommendations/margins.ts';
+import { changePct } from '#shared/recommendations/overview.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
+import { findRecommendation } from '#shared/recommendations/repository.ts';
+import type { Recommendation } from '#shared/recommendations/schema.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
+import { lineChart } from '#edge/console/charts.ts';
+import { alert, facts, moment, money, signedPct, withQuery } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 
 const LIST_PATH = '/console/recommendations';
 

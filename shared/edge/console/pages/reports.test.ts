@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expectShown } from '../../../../test/support/markup.ts';
-import { buildReport } from '../../../adherence/report.ts';
-import { emptyCounts } from '../../../cost/counts.ts';
-import { buildCostReport, type LedgerRow } from '../../../cost/report.ts';
+import { expectShown } from '#test/support/markup.ts';
+import { buildReport } from '#shared/adherence/report.ts';
+import { emptyCounts } from '#shared/cost/counts.ts';
+import { buildCostReport, type LedgerRow } from '#shared/cost/report.ts';
 import { adherenceQuery, adherenceView } from './adherence.ts';
 import { costRange, costView, dailyTotals } from './cost.ts';
 

@@ -1,7 +1,7 @@
 // Unit tests of the settings pages' views: admins see the forms, other roles only the lists, and what a person typed is escaped.
 import { describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../../api-keys/schema.ts';
-import type { ConsoleContext, ConsoleRole } from '../page.ts';
+import type { ApiKeyRecord } from '#shared/api-keys/schema.ts';
+import type { ConsoleContext, ConsoleRole } from '#edge/console/page.ts';
 import { apiKeysView } from './api-keys.ts';
 import { connectorsView } from './connectors.ts';
 import { usersView } from './users.ts';

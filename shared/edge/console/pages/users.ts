@@ -1,8 +1,8 @@
 // Settings → users: the workspace's console users and their roles, and creating one with a one-time password shown once; changes need the admin role.
-import { ApiError } from '../../../platform/errors.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsoleContext, ConsolePage, ConsoleRole, PageView } from '../page.ts';
-import { type ConsoleUserRecord, consoleRoles, createConsoleUser, listConsoleUsers, roleDescriptions } from '../users.ts';
+import { ApiError } from '#platform/errors.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext, ConsolePage, ConsoleRole, PageView } from '#edge/console/page.ts';
+import { type ConsoleUserRecord, consoleRoles, createConsoleUser, listConsoleUsers, roleDescriptions } from '#edge/console/users.ts';
 
 export const USERS_PATH = '/console/settings/users';
 

@@ -1,8 +1,8 @@
 // Unit tests of the webhooks page's view: each endpoint with its recent deliveries, and the redeliver form for admins only.
 import { describe, expect, it } from 'vitest';
-import type { DeliverySummary } from '../../../webhooks/delivery.ts';
-import type { WebhookEndpoint } from '../../../webhooks/endpoints.ts';
-import type { ConsoleContext, ConsoleRole } from '../page.ts';
+import type { DeliverySummary } from '#shared/webhooks/delivery.ts';
+import type { WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
+import type { ConsoleContext, ConsoleRole } from '#edge/console/page.ts';
 import { webhooksView } from './webhooks.ts';
 
 const contextOf = (roles: readonly ConsoleRole[]): ConsoleContext => ({

@@ -1,9 +1,9 @@
 // Settings → webhook endpoints: each endpoint with its recent deliveries, and redelivering an event; redelivery needs the admin role.
-import { listDeliveries, redeliver } from '../../../webhooks/delivery.ts';
-import type { DeliverySummary } from '../../../webhooks/delivery.ts';
-import { listEndpoints, type WebhookEndpoint } from '../../../webhooks/endpoints.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '../page.ts';
+import { listDeliveries, redeliver } from '#shared/webhooks/delivery.ts';
+import type { DeliverySummary } from '#shared/webhooks/delivery.ts';
+import { listEndpoints, type WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 
 export const WEBHOOKS_PATH = '/console/settings/webhooks';
 /** Deliveries shown per endpoint: the newest, which is what someone looking into a failure wants. */

@@ -1,11 +1,11 @@
 // The console's write-backs: each connector's recent tasks, pending, leased, applied, failed or cancelled, with counts by status.
-import { listConnectors } from '../../../connectors/repository.ts';
-import type { Connector } from '../../../connectors/schema.ts';
-import { recentTasks, shownStatus } from '../../../writebacks/listing.ts';
-import type { Task } from '../../../writebacks/schema.ts';
-import { moment, money } from '../formats.ts';
-import { type Html, html } from '../html.ts';
-import type { ConsolePage, PageView } from '../page.ts';
+import { listConnectors } from '#shared/connectors/repository.ts';
+import type { Connector } from '#shared/connectors/schema.ts';
+import { recentTasks, shownStatus } from '#shared/writebacks/listing.ts';
+import type { Task } from '#shared/writebacks/schema.ts';
+import { moment, money } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
 export interface ConnectorTasks {
   readonly connector: Pick<Connector, 'connectorId' | 'name' | 'receivesWritebacks'>;
