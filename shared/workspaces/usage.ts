@@ -1,10 +1,7 @@
 // A workspace's usage: the per-second request rates of /api/v1 and of the overview, and the month's priced lines, one counter item per month.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { currentLedger } from '#platform/table/capacity.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from './schema.ts';
 
@@ -61,46 +58,31 @@ export async function admitRequest(workspace: RateLimits, nowMs: number, meter: 
   const ExpressionAttributeNames = { '#second': secondName, '#count': countName };
   const Key = keys.usage(workspace.workspaceId, monthOf(nowMs));
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      // A request stamped a moment before another instance opened the next second's window counts in that window,
-      // rather than being refused for arriving late.
-      const { Attributes } = await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key,
-          UpdateExpression: 'ADD #count :one',
-          ConditionExpression: '#second >= :second AND #count < :limit',
-          ExpressionAttributeNames,
-          ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': limit },
-          ReturnValues: 'ALL_NEW',
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { linesUsed: Number(Attributes?.lines ?? 0) };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      const stored = error.Item ? unmarshall(error.Item) : undefined;
-      const storedSecond = stored?.[secondName];
-      if (typeof storedSecond === 'number' && storedSecond >= second) throw rateLimited(limit);
-    }
-    try {
-      // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
-      const { Attributes } = await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key,
-          UpdateExpression: 'SET #second = :second, #count = :one, expiresAt = :expires',
-          ConditionExpression: 'attribute_not_exists(#second) OR #second < :second',
-          ExpressionAttributeNames,
-          ExpressionAttributeValues: { ':one': 1, ':second': second, ':expires': usageExpiry(nowMs) },
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      return { linesUsed: Number(Attributes?.lines ?? 0) };
-    } catch (error) {
-      // Another request opened the window first: count in it.
-      if (!isConditionFailure(error)) throw error;
-    }
+    // A request stamped a moment before another instance opened the next second's window counts in that window,
+    // rather than being refused for arriving late.
+    const counted = await updateItem({
+      Key,
+      UpdateExpression: 'ADD #count :one',
+      ConditionExpression: '#second >= :second AND #count < :limit',
+      ExpressionAttributeNames,
+      ExpressionAttributeValues: { ':one': 1, ':second': second, ':limit': limit },
+      ReturnValues: 'ALL_NEW',
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (!counted.refused) return { linesUsed: Number(counted.attributes?.lines ?? 0) };
+    const storedSecond = counted.stored?.[secondName];
+    if (typeof storedSecond === 'number' && storedSecond >= second) throw rateLimited(limit);
+    // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
+    const opened = await updateItem({
+      Key,
+      UpdateExpression: 'SET #second = :second, #count = :one, expiresAt = :expires',
+      ConditionExpression: 'attribute_not_exists(#second) OR #second < :second',
+      ExpressionAttributeNames,
+      ExpressionAttributeValues: { ':one': 1, ':second': second, ':expires': usageExpiry(nowMs) },
+      ReturnValues: 'ALL_NEW',
+    });
+    // Refused: another request opened the window first, so count in it.
+    if (!opened.refused) return { linesUsed: Number(opened.attributes?.lines ?? 0) };
   }
   throw rateLimited(limit);
 }
@@ -108,36 +90,26 @@ export async function admitRequest(workspace: RateLimits, nowMs: number, meter: 
 /** Takes a call's lines from the month's quota, all or none: a call that would cross it prices nothing. */
 export async function chargeLines(workspace: Pick<Workspace, 'workspaceId' | 'monthlyLines'>, lines: number, nowMs: number): Promise<void> {
   if (lines > workspace.monthlyLines) throw monthlyVolumeExceeded(workspace, nowMs);
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
-        UpdateExpression: 'ADD #lines :lines SET expiresAt = if_not_exists(expiresAt, :expires)',
-        ConditionExpression: 'attribute_not_exists(#lines) OR #lines <= :room',
-        ExpressionAttributeNames: { '#lines': 'lines' },
-        ExpressionAttributeValues: { ':lines': lines, ':room': workspace.monthlyLines - lines, ':expires': usageExpiry(nowMs) },
-      }),
-    );
-    const ledger = currentLedger();
-    if (ledger) ledger.pricedLines += lines;
-  } catch (error) {
-    if (isConditionFailure(error)) throw monthlyVolumeExceeded(workspace, nowMs);
-    throw error;
-  }
+  const charged = await updateItem({
+    Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
+    UpdateExpression: 'ADD #lines :lines SET expiresAt = if_not_exists(expiresAt, :expires)',
+    ConditionExpression: 'attribute_not_exists(#lines) OR #lines <= :room',
+    ExpressionAttributeNames: { '#lines': 'lines' },
+    ExpressionAttributeValues: { ':lines': lines, ':room': workspace.monthlyLines - lines, ':expires': usageExpiry(nowMs) },
+  });
+  if (charged.refused) throw monthlyVolumeExceeded(workspace, nowMs);
+  const ledger = currentLedger();
+  if (ledger) ledger.pricedLines += lines;
 }
 
 /** Gives back the lines of a call that failed after it was charged: the caller will retry it. */
 export async function refundLines(workspace: Pick<Workspace, 'workspaceId'>, lines: number, nowMs: number): Promise<void> {
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
-      UpdateExpression: 'ADD #lines :refund',
-      ExpressionAttributeNames: { '#lines': 'lines' },
-      ExpressionAttributeValues: { ':refund': -lines },
-    }),
-  );
+  await updateItem({
+    Key: keys.usage(workspace.workspaceId, monthOf(nowMs)),
+    UpdateExpression: 'ADD #lines :refund',
+    ExpressionAttributeNames: { '#lines': 'lines' },
+    ExpressionAttributeValues: { ':refund': -lines },
+  });
   const ledger = currentLedger();
   if (ledger) ledger.pricedLines -= lines;
 }

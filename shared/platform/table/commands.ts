@@ -1,0 +1,86 @@
+// The table's item calls with the table's name filled in: a write its condition refuses comes back as a refusal, not a throw.
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  GetCommand,
+  type GetCommandInput,
+  PutCommand,
+  type PutCommandInput,
+  QueryCommand,
+  type QueryCommandInput,
+  type QueryCommandOutput,
+  TransactWriteCommand,
+  type TransactWriteCommandInput,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { tableName } from '../config.ts';
+import { isConditionFailure, tableClient } from './client.ts';
+
+type Item = Record<string, unknown>;
+type WithoutTable<T> = Omit<T, 'TableName'>;
+
+/** A write that landed, with the attributes it asked for (`ReturnValues`), if any. */
+export interface Written {
+  readonly refused: false;
+  readonly attributes: Item | undefined;
+}
+
+/** A write whose condition did not hold; `stored` is the item that was there, when the call asked for it (`ReturnValuesOnConditionCheckFailure`). */
+export interface Refused {
+  readonly refused: true;
+  readonly stored: Item | undefined;
+}
+
+export type WriteOutcome = Written | Refused;
+
+/** Runs a conditional write: a refused condition is an answer, any other error is thrown on. */
+async function conditional(write: () => Promise<{ Attributes?: Item }>): Promise<WriteOutcome> {
+  try {
+    const { Attributes } = await write();
+    return { refused: false, attributes: Attributes };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    return { refused: true, stored: error.Item ? unmarshall(error.Item) : undefined };
+  }
+}
+
+export async function getItem(input: WithoutTable<GetCommandInput>): Promise<Item | undefined> {
+  const { Item } = await tableClient().send(new GetCommand({ ...input, TableName: tableName() }));
+  return Item;
+}
+
+export function putItem(input: WithoutTable<PutCommandInput>): Promise<WriteOutcome> {
+  return conditional(() => tableClient().send(new PutCommand({ ...input, TableName: tableName() })));
+}
+
+export function updateItem(input: WithoutTable<UpdateCommandInput>): Promise<WriteOutcome> {
+  return conditional(() => tableClient().send(new UpdateCommand({ ...input, TableName: tableName() })));
+}
+
+export function deleteItem(input: WithoutTable<DeleteCommandInput>): Promise<WriteOutcome> {
+  return conditional(() => tableClient().send(new DeleteCommand({ ...input, TableName: tableName() })));
+}
+
+/** One page of a query on the table or one of its indexes. */
+export function queryPage(input: WithoutTable<QueryCommandInput>): Promise<QueryCommandOutput> {
+  return tableClient().send(new QueryCommand({ ...input, TableName: tableName() }));
+}
+
+type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+type TransactEntry = {
+  [Kind in keyof TransactItem]?: WithoutTable<NonNullable<TransactItem[Kind]>>;
+};
+
+/** A transaction of entries on this table; the caller keeps its own handling of a cancelled transaction. */
+export async function transactWrite(
+  entries: readonly TransactEntry[],
+  options: WithoutTable<Omit<TransactWriteCommandInput, 'TransactItems'>> = {},
+) {
+  const TableName = tableName();
+  const TransactItems = entries.map((entry) =>
+    Object.fromEntries(Object.entries(entry).map(([kind, body]) => [kind, { ...body, TableName }])),
+  ) as TransactItem[];
+  return tableClient().send(new TransactWriteCommand({ ...options, TransactItems }));
+}
