@@ -6,7 +6,12 @@ import tseslint from 'typescript-eslint';
 const noImport = (...floors) => ({
   'no-restricted-imports': [
     'error',
-    { patterns: floors.map((floor) => ({ regex: `^(#${floor}/|(\\.\\./)+(.*/)?${floor}/)`, message: `this floor may not import from ${floor}/` })) },
+    {
+      patterns: floors.map((floor) => ({
+        regex: `^(#${floor}/|(\\.\\./)+(.*/)?${floor}/)`,
+        message: `this floor may not import from ${floor}/`,
+      })),
+    },
   ],
 });
 
@@ -37,4 +42,13 @@ export default tseslint.config(
     rules: noImport('shared', 'edge', 'lib', 'test', 'functions'),
   },
   { files: ['functions/**/*.ts'], rules: noImport('lib', 'test') },
+  // Sizes: a file that outgrows these is split along a seam. Tests and data tables (the access-pattern catalogue) are exempt.
+  {
+    files: ['shared/**/*.ts', 'functions/**/*.ts'],
+    ignores: ['**/*.test.ts', 'shared/platform/table/access-patterns.ts'],
+    rules: {
+      'max-lines': ['error', { max: 350 }],
+      'max-lines-per-function': ['error', { max: 60, IIFEs: true }],
+    },
+  },
 );
