@@ -5,7 +5,7 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
     projects: [
-      { test: { name: 'unit', include: ['shared/**/*.test.ts', 'lib/**/*.test.ts', 'client/**/*.test.ts'] } },
+      { test: { name: 'unit', include: ['shared/**/*.test.ts', 'lib/**/*.test.ts', 'client/**/*.test.ts', 'test/layout/**/*.test.ts'] } },
       {
         test: {
           name: 'integration',
