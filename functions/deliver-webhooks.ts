@@ -4,7 +4,7 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { attemptDelivery, fanOut } from '#shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '#shared/webhooks/queue.ts';

@@ -6,7 +6,7 @@ import { type DrainHooks, runDrainJob } from '#shared/batches/drain.ts';
 import { DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */

@@ -1,7 +1,7 @@
 // The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost.
 import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { logger, reportRequestCost } from '#platform/observability.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
 

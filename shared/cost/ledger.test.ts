@@ -1,7 +1,8 @@
 // Unit tests of what the cost ledger counts for a request or job, and how little its item weighs.
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { CapacityLedger, itemSize } from '#platform/table/capacity.ts';
+import { CapacityLedger } from '#platform/meter.ts';
+import { itemSize } from '#platform/table/capacity.ts';
 import { keys } from '#platform/table/keys.ts';
 import { costCounters } from './counts.ts';
 import { chargeWork, countsOf, meteredApiRequests, memoryOf, pendingCosts } from './ledger.ts';

@@ -3,7 +3,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type CostCounter, type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';

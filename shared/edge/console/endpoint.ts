@@ -5,7 +5,7 @@ import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
 import { logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
 import { type ConsoleRouteId, consoleRouteById, routeKey } from '#edge/routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/meter.ts';
 import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
 import { htmlAnswer } from './responses.ts';

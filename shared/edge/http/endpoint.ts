@@ -6,7 +6,7 @@ import { chargeWork, flushCostsIfDue, meteredApiRequests } from '#shared/cost/le
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
 import { type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/meter.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
 
