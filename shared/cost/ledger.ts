@@ -1,9 +1,7 @@
 // The cost ledger: what each request and each background job consumed, added up per Lambda instance and flushed to one item per workspace × UTC day × route.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type CostCounter, type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';
 import { HTTP_API_METERING_BYTES } from './list-prices.ts';
@@ -158,15 +156,12 @@ async function writeLedgerItem(item: PendingItem): Promise<void> {
   values[':workspaceId'] = item.workspaceId;
   values[':day'] = item.day;
   values[':route'] = item.route;
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.costLedger(item.workspaceId, item.day, item.route),
-      UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires, workspaceId = :workspaceId, #day = :day, #route = :route`,
-      ExpressionAttributeNames: { ...names, '#day': 'day', '#route': 'route' },
-      ExpressionAttributeValues: values,
-    }),
-  );
+  await updateItem({
+    Key: keys.costLedger(item.workspaceId, item.day, item.route),
+    UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires, workspaceId = :workspaceId, #day = :day, #route = :route`,
+    ExpressionAttributeNames: { ...names, '#day': 'day', '#route': 'route' },
+    ExpressionAttributeValues: values,
+  });
 }
 
 // At init, before the first invocation: Lambda takes extensions only then.
