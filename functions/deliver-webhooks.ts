@@ -3,38 +3,12 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
-import { backgroundFunction, metered, type MeteredUnit, type WorkShare } from '#edge/metering.ts';
+import { backgroundFunction, metered, type MeteredUnit, sideBySideShares } from '#edge/metering.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { attemptDelivery, fanOut } from '#shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '#shared/webhooks/queue.ts';
 
 const deliveryFunction = backgroundFunction('deliverWebhooks');
-
-/**
- * Charges each message's work to its event's workspace under `deliverWebhooks`, as the drain charges its jobs. Two
- * things are shared by the batch and split over its messages: the one receive and the one delete of the batch (two
- * SQS requests), and the invocation's time, since its messages run side by side: their own durations, which overlap,
- * are scaled down to add up to the invocation's at most.
- */
-function batchShares(units: readonly MeteredUnit[], messages: number, invocationMs: number): WorkShare[] {
-  const done = units.flatMap(({ workspaceId, ledger, status, durationMs }) =>
-    workspaceId ? [{ workspaceId, ledger, status, durationMs }] : [],
-  );
-  const busyMs = done.reduce((sum, work) => sum + work.durationMs, 0);
-  const overlap = busyMs > invocationMs && busyMs > 0 ? invocationMs / busyMs : 1;
-  return done.map((work) => {
-    work.ledger.queueRequests += 2 / Math.max(1, messages);
-    return {
-      workspaceId: work.workspaceId,
-      route: 'deliverWebhooks',
-      nowMs: Date.now(),
-      status: work.status,
-      capacity: work.ledger,
-      durationMs: work.durationMs * overlap,
-      apiRequests: 0,
-    };
-  });
-}
 
 export function createDeliveryHandler(clock: () => Date = () => new Date()) {
   const processor = new BatchProcessor(EventType.SQS);
@@ -64,7 +38,8 @@ export function createDeliveryHandler(clock: () => Date = () => new Date()) {
           withLogKeys({ messageId: record.messageId }, () => measure((unit) => deliverRecord(record, unit)));
         return processPartialResponse(event, scoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: true });
       },
-      (units, invocationMs) => batchShares(units, event.Records.length, invocationMs),
+      // Each message's work is charged to its event's workspace, as the drain charges its jobs.
+      (units, invocationMs) => sideBySideShares('deliverWebhooks', units, event.Records.length, invocationMs),
     );
 }
 

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import { type DrainHooks, runDrainJob } from '#shared/batches/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
-import { backgroundFunction, metered, type MeteredUnit } from '#edge/metering.ts';
+import { backgroundFunction, metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
 
 const drainFunction = backgroundFunction('drain');
@@ -44,10 +44,8 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
       drainFunction,
       (measure) => measure(job),
       ([unit]) => {
-        if (!unit?.workspaceId) return [];
-        unit.ledger.queueRequests += 2;
-        const { workspaceId, status, ledger, durationMs } = unit;
-        return [{ workspaceId, route: jobKind, nowMs: Date.now(), status, capacity: ledger, durationMs, apiRequests: 0 }];
+        if (unit?.workspaceId) unit.ledger.queueRequests += 2;
+        return workspaceShare(unit, { route: jobKind, nowMs: Date.now(), apiRequests: 0 });
       },
     );
   }

@@ -73,6 +73,56 @@ export async function metered<T>(
   }
 }
 
+/** What a unit's share says beside its cost line: the route it is counted under, its moment and its API requests. */
+export interface ShareTerms {
+  readonly route: string;
+  readonly nowMs: number;
+  readonly apiRequests: number;
+}
+
+/** A unit charged whole to the workspace its cost line names; a unit that names none is nobody's to pay. */
+export function workspaceShare(unit: MeteredUnit | undefined, terms: ShareTerms): WorkShare[] {
+  if (!unit?.workspaceId) return [];
+  const { workspaceId, status, ledger, durationMs } = unit;
+  return [{ workspaceId, status, capacity: ledger, durationMs, ...terms }];
+}
+
+/**
+ * Units that ran side by side in one invocation off a queue, each charged to its workspace. Two things are shared by
+ * the batch and split over its messages: the one receive and the one delete of the batch (two SQS requests), and the
+ * invocation's time: the units' own durations, which overlap, are scaled down to add up to the invocation's at most.
+ */
+export function sideBySideShares(route: string, units: readonly MeteredUnit[], messages: number, invocationMs: number): WorkShare[] {
+  const done = units.filter((unit) => unit.workspaceId);
+  const busyMs = done.reduce((sum, unit) => sum + unit.durationMs, 0);
+  const overlap = busyMs > invocationMs && busyMs > 0 ? invocationMs / busyMs : 1;
+  return done.flatMap((unit) => {
+    unit.ledger.queueRequests += 2 / Math.max(1, messages);
+    const [share] = workspaceShare(unit, { route, nowMs: Date.now(), apiRequests: 0 });
+    return share ? [{ ...share, durationMs: unit.durationMs * overlap }] : [];
+  });
+}
+
+/**
+ * One unit that served several workspaces, charged to each its share by the number of items it did for it: the
+ * reads, the writes, the sends and the time.
+ */
+export function sharesByItems(
+  route: string,
+  unit: MeteredUnit,
+  itemsPerWorkspace: ReadonlyMap<string, number>,
+  items: number,
+): WorkShare[] {
+  return [...itemsPerWorkspace].map(([workspaceId, count]) => {
+    const share = count / items;
+    const capacity = new CapacityLedger();
+    capacity.readUnits = unit.ledger.readUnits * share;
+    capacity.writeUnits = unit.ledger.writeUnits * share;
+    capacity.queueRequests = unit.ledger.queueRequests * share;
+    return { workspaceId, route, nowMs: Date.now(), status: unit.status, capacity, durationMs: unit.durationMs * share, apiRequests: 0 };
+  });
+}
+
 /** A queue worker or a scheduled job, by its row in the route table. */
 export function backgroundFunction(id: string): MeteredFunction {
   const row = [...workers, ...scheduledJobs].find((candidate) => candidate.id === id);

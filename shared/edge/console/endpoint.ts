@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
 import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
 import { logger, withLogKeys } from '#platform/observability.ts';
-import { metered, type MeteredUnit } from '#edge/metering.ts';
+import { metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 import { type ConsoleRouteId, consoleRouteById, routeKey } from '#edge/routes.ts';
 import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
@@ -61,20 +61,7 @@ export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: Con
             (result) => result.statusCode ?? 200,
           ),
         // A signed-in person's pages cost their workspace, as its keys' calls do; sign-in pages are nobody's to pay.
-        ([unit]) =>
-          unit?.workspaceId
-            ? [
-                {
-                  workspaceId: unit.workspaceId,
-                  route: route.id,
-                  status: unit.status,
-                  capacity: unit.ledger,
-                  durationMs: unit.durationMs,
-                  nowMs,
-                  apiRequests: 1,
-                },
-              ]
-            : [],
+        ([unit]) => workspaceShare(unit, { route: route.id, nowMs, apiRequests: 1 }),
       );
     });
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>

@@ -5,7 +5,7 @@ import { authenticate, type Principal, type RouteAuth } from '#shared/api-keys/a
 import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
-import { metered, type MeteredFunction, type MeteredUnit } from '#edge/metering.ts';
+import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 import { fallbackRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
@@ -136,19 +136,11 @@ function meteredRequest(spec: EndpointSpec, handler: (event: HttpEvent, context:
       spec,
       (measure) => measure(answer, (result) => result.statusCode ?? 500),
       ([unit]) =>
-        unit?.workspaceId
-          ? [
-              {
-                workspaceId: unit.workspaceId,
-                route: spec.id,
-                status: unit.status,
-                capacity: unit.ledger,
-                durationMs: unit.durationMs,
-                nowMs: context.admittedAt ?? Date.now(),
-                apiRequests: meteredApiRequests(bytes(event.body), bytes(response?.body)),
-              },
-            ]
-          : [],
+        workspaceShare(unit, {
+          route: spec.id,
+          nowMs: context.admittedAt ?? Date.now(),
+          apiRequests: meteredApiRequests(bytes(event.body), bytes(response?.body)),
+        }),
     );
   };
 }
