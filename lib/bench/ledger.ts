@@ -6,7 +6,7 @@ import { readCostLedger } from '#shared/cost/repository.ts';
 import { buildCostReport } from '#shared/cost/report.ts';
 import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
 import { routeById } from '#edge/routes.ts';
-import { CapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger } from '#platform/meter.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 import type { LocalStack } from '#lib/local/stack.ts';
 import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';

@@ -7,7 +7,7 @@ import { tableName } from '#platform/config.ts';
 import { listenToRequestCosts, logger, type RequestCost } from '#platform/observability.ts';
 import { queueClient } from '#platform/queue-client.ts';
 import { workers } from '#edge/routes.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';

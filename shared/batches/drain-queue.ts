@@ -3,7 +3,7 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { drainDeadLetterQueueUrl, drainQueueUrl } from '#platform/config.ts';
 import { queueClient } from '#platform/queue-client.ts';
-import { currentLedger } from '#platform/table/capacity.ts';
+import { currentLedger } from '#platform/meter.ts';
 
 export const DrainMessageSchema = v.object({
   workspaceId: v.string(),

@@ -1,10 +1,12 @@
 // Unit tests of what the cost ledger counts for a request or job, and how little its item weighs.
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { CapacityLedger, itemSize } from '#platform/table/capacity.ts';
+import { CapacityLedger } from '#platform/meter.ts';
+import { itemSize } from '#platform/table/capacity.ts';
 import { keys } from '#platform/table/keys.ts';
 import { costCounters } from './counts.ts';
-import { chargeWork, countsOf, meteredApiRequests, memoryOf, pendingCosts } from './ledger.ts';
+import { memoryOf } from '#edge/metering.ts';
+import { chargeWork, countsOf, meteredApiRequests, pendingCosts } from './ledger.ts';
 
 function capacity(values: Partial<CapacityLedger>): CapacityLedger {
   return Object.assign(new CapacityLedger(), values);
@@ -20,6 +22,7 @@ describe('the cost ledger', () => {
       capacity: capacity({ readUnits: 59.5, writeUnits: 9, pricedLines: 100, queueRequests: 0 }),
       durationMs: 30.2,
       apiRequests: 1,
+      memoryMb: 1024,
     });
     expect(counts).toMatchObject({ requests: 1, status4xx: 1, status2xx: 0, readUnits: 59.5, writeUnits: 9, pricedLines: 100 });
     expect(counts.lambdaMbMs).toBe(31 * 1024);

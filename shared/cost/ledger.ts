@@ -1,10 +1,7 @@
 // The cost ledger: what each request and each background job consumed, added up per Lambda instance and flushed to one item per workspace × UTC day × route.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
+import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type CostCounter, type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';
 import { HTTP_API_METERING_BYTES } from './list-prices.ts';
@@ -18,12 +15,8 @@ const DEFAULT_FLUSH_AFTER_SECONDS = 60;
 /** An instance serving many workspaces flushes once it holds this many items, whatever their age. */
 const MAX_PENDING_ITEMS = 200;
 
-const memoryById = new Map<string, number>([...routes, ...workers, ...scheduledJobs, fallbackRoute].map((row) => [row.id, row.memoryMb]));
-
-/** The configured memory of a route, worker or scheduled job; a job of the drain worker (`drain`, `bands`) runs in the drain's. */
-export function memoryOf(routeOrWorker: string): number {
-  return memoryById.get(routeOrWorker) ?? memoryById.get('drain') ?? 1024;
-}
+/** Work whose caller does not know its function's memory (a handler no row configures) is counted at the most any function has. */
+const UNKNOWN_MEMORY_MB = 1024;
 
 /** API Gateway meters one request per started 512 KB of request and response together. */
 export function meteredApiRequests(requestBytes: number, responseBytes: number): number {
@@ -42,8 +35,8 @@ export interface WorkDone {
   /** The API Gateway requests it was metered as; 0 for a job off a queue. */
   readonly apiRequests: number;
   /**
-   * The function's configured memory, when its caller knows it: the console's functions pass their own, so that the
-   * API's functions need not carry the console's rows of the route table to look it up.
+   * The configured memory of the function that did it, from its row in the route table: the caller knows its own, so
+   * that no function carries the other functions' rows to look it up.
    */
   readonly memoryMb?: number;
 }
@@ -56,7 +49,7 @@ export function countsOf(work: WorkDone): CostCounts {
   counts[`status${statusClass}xx` as CostCounter] = 1;
   counts.readUnits = work.capacity.readUnits;
   counts.writeUnits = work.capacity.writeUnits;
-  counts.lambdaMbMs = Math.ceil(work.durationMs) * (work.memoryMb ?? memoryOf(work.route));
+  counts.lambdaMbMs = Math.ceil(work.durationMs) * (work.memoryMb ?? UNKNOWN_MEMORY_MB);
   counts.invocations = 1;
   counts.apiRequests = work.apiRequests;
   counts.sqsRequests = work.capacity.queueRequests;
@@ -163,15 +156,12 @@ async function writeLedgerItem(item: PendingItem): Promise<void> {
   values[':workspaceId'] = item.workspaceId;
   values[':day'] = item.day;
   values[':route'] = item.route;
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.costLedger(item.workspaceId, item.day, item.route),
-      UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires, workspaceId = :workspaceId, #day = :day, #route = :route`,
-      ExpressionAttributeNames: { ...names, '#day': 'day', '#route': 'route' },
-      ExpressionAttributeValues: values,
-    }),
-  );
+  await updateItem({
+    Key: keys.costLedger(item.workspaceId, item.day, item.route),
+    UpdateExpression: `ADD ${adds.join(', ')} SET expiresAt = :expires, workspaceId = :workspaceId, #day = :day, #route = :route`,
+    ExpressionAttributeNames: { ...names, '#day': 'day', '#route': 'route' },
+    ExpressionAttributeValues: values,
+  });
 }
 
 // At init, before the first invocation: Lambda takes extensions only then.

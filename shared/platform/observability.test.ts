@@ -2,7 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from './observability.ts';
-import { CapacityLedger } from './table/capacity.ts';
+import { CapacityLedger } from './meter.ts';
 import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';
 
 describe('log keys', () => {

@@ -4,7 +4,7 @@ import { LogFormatter, LogItem, Logger } from '@aws-lambda-powertools/logger';
 import type { LogAttributes, UnformattedAttributes } from '@aws-lambda-powertools/logger/types';
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { metricsNamespace, serviceName } from './config.ts';
-import type { CapacityLedger } from './table/capacity.ts';
+import type { CapacityLedger } from './meter.ts';
 
 /** What names the request or job a log line was written for: its request id and route, or its batch and job. */
 export type LogKeys = Record<string, string | number | undefined>;

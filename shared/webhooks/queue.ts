@@ -3,7 +3,7 @@ import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as v from 'valibot';
 import { webhooksQueueUrl } from '#platform/config.ts';
 import { queueClient } from '#platform/queue-client.ts';
-import { currentLedger } from '#platform/table/capacity.ts';
+import { currentLedger } from '#platform/meter.ts';
 
 const positive = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 

@@ -1,6 +1,6 @@
 // A workspace's usage: the per-second request rates of /api/v1 and of the overview, and the month's priced lines, one counter item per month.
 import { ApiError } from '#platform/errors.ts';
-import { currentLedger } from '#platform/table/capacity.ts';
+import { currentLedger } from '#platform/meter.ts';
 import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from './schema.ts';

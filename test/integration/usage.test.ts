@@ -1,6 +1,6 @@
 // The per-second request rate against DynamoDB Local: windows, late arrivals across a second, and what a refusal costs.
 import { describe, expect, it } from 'vitest';
-import { CapacityLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
 import { newWorkspace } from './support.ts';
 

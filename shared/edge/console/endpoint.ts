@@ -1,11 +1,10 @@
-// The glue of the console's handlers: each request with its log keys, capacity ledger, trace and cost line, and a fault answered as an HTML page with the console's headers.
+// The glue of the console's handlers: each request with its log keys, trace, meter and cost line, and a fault answered as an HTML page with the console's headers.
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
-import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
-import { logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
+import { logger, withLogKeys } from '#platform/observability.ts';
+import { metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 import { type ConsoleRouteId, consoleRouteById, routeKey } from '#edge/routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
 import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
 import { htmlAnswer } from './responses.ts';
@@ -41,32 +40,32 @@ function faultPage(requestId: string): HttpResult {
 /** A console route's handler: `run` answers every request; whatever it throws is logged and answered 500 as a page. */
 export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: ConsoleEndpointRequest) => Promise<HttpResult>) {
   const route = consoleRouteById(routeId);
+  const answer = async (event: HttpEvent, nowMs: number, unit: MeteredUnit): Promise<HttpResult> => {
+    const requestId = requestIdOf(event);
+    try {
+      return await run({ event, requestId, nowMs, chargeTo: (id) => (unit.workspaceId = id) });
+    } catch (error) {
+      logger.error('unhandled fault', { error: error as Error });
+      return faultPage(requestId);
+    }
+  };
   const handler = middy<HttpEvent, HttpResult, Error, Context>()
     .use(traceRequests<HttpEvent, HttpResult, Context>(route.id))
-    .handler(async (event) => {
-      const requestId = requestIdOf(event);
-      const startedAt = performance.now();
+    .handler((event) => {
       const nowMs = Date.now();
-      let workspaceId: string | undefined;
-      let result: HttpResult;
-      try {
-        result = await run({ event, requestId, nowMs, chargeTo: (id) => (workspaceId = id) });
-      } catch (error) {
-        logger.error('unhandled fault', { error: error as Error });
-        result = faultPage(requestId);
-      }
-      const ledger = currentLedger() ?? new CapacityLedger();
-      const cost = { route: route.id, workspaceId, status: result.statusCode ?? 200, ledger, durationMs: performance.now() - startedAt };
-      reportRequestCost(cost);
-      // A signed-in person's pages cost their workspace, as its keys' calls do; sign-in pages are nobody's to pay.
-      if (workspaceId) chargeWork({ ...cost, workspaceId, capacity: ledger, nowMs, apiRequests: 1, memoryMb: route.memoryMb });
-      await flushCostsIfDue();
-      return result;
+      return metered(
+        route,
+        (measure) =>
+          measure(
+            (unit) => answer(event, nowMs, unit),
+            (result) => result.statusCode ?? 200,
+          ),
+        // A signed-in person's pages cost their workspace, as its keys' calls do; sign-in pages are nobody's to pay.
+        ([unit]) => workspaceShare(unit, { route: route.id, nowMs, apiRequests: 1 }),
+      );
     });
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withLogKeys({ requestId: requestIdOf(event), route: route.id }, () =>
-      withCapacityLedger(new CapacityLedger(), () => handler(event, context)),
-    );
+    withLogKeys({ requestId: requestIdOf(event), route: route.id }, () => handler(event, context));
 }
 
 /** One function serving several console routes: API Gateway's route key says which was asked for. */

@@ -1,12 +1,12 @@
-// The HTTP glue every handler shares: the request's log keys and ledger, and a middy chain of accounting, error envelope and authentication.
+// The HTTP glue every handler shares: the request's log keys and meter, and a middy chain of tracing, error envelope, authentication and rate.
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type Principal, type RouteAuth } from '#shared/api-keys/authenticate.ts';
-import { chargeWork, flushCostsIfDue, meteredApiRequests } from '#shared/cost/ledger.ts';
+import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';
-import { type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
-import { CapacityLedger, currentLedger, withCapacityLedger } from '#platform/table/capacity.ts';
+import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
+import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
+import { fallbackRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
 
@@ -47,13 +47,11 @@ interface EndpointContext extends Context {
   principal?: Principal;
   linesUsed?: number;
   admittedAt?: number;
-  startedAt?: number;
 }
 
 type Middleware = MiddlewareObj<HttpEvent, HttpResult, Error, EndpointContext>;
 
-interface EndpointSpec {
-  readonly id: string;
+interface EndpointSpec extends MeteredFunction {
   readonly surface: Surface;
   readonly auth: RouteAuth | undefined;
 }
@@ -76,40 +74,6 @@ export function httpResult(reply: Reply, requestId: string): HttpResult {
     statusCode: reply.statusCode,
     headers: { 'content-type': 'application/json', 'x-request-id': requestId, ...reply.headers },
     body: 'json' in reply ? reply.json : JSON.stringify(reply.body),
-  };
-}
-
-/** Outermost: ends every request, answered or failed, with its cost line. */
-function requestCost(spec: EndpointSpec): Middleware {
-  const report = async (request: Parameters<NonNullable<Middleware['after']>>[0]) => {
-    const cost = {
-      route: spec.id,
-      workspaceId: request.context.principal?.workspaceId,
-      status: request.response?.statusCode ?? 500,
-      ledger: currentLedger() ?? new CapacityLedger(),
-      durationMs: performance.now() - (request.context.startedAt ?? performance.now()),
-    };
-    reportRequestCost(cost);
-    // A request no key names a workspace for is nobody's to pay: API Gateway's throttling bounds those.
-    if (cost.workspaceId) {
-      const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
-      const apiRequests = meteredApiRequests(bytes(request.event.body), bytes(request.response?.body));
-      chargeWork({
-        ...cost,
-        workspaceId: cost.workspaceId,
-        capacity: cost.ledger,
-        nowMs: request.context.admittedAt ?? Date.now(),
-        apiRequests,
-      });
-    }
-    await flushCostsIfDue();
-  };
-  return {
-    before: (request) => {
-      request.context.startedAt = performance.now();
-    },
-    after: report,
-    onError: report,
   };
 }
 
@@ -153,28 +117,56 @@ function requestRate(surface: Surface): Middleware {
   };
 }
 
+/**
+ * Ends every request, answered or failed, with its cost line, and charges it to the workspace its key names: a request
+ * no key names a workspace for is nobody's to pay, API Gateway's throttling bounds those.
+ */
+function meteredRequest(spec: EndpointSpec, handler: (event: HttpEvent, context: EndpointContext) => Promise<HttpResult>) {
+  return (event: HttpEvent, context: EndpointContext): Promise<HttpResult> => {
+    let response: HttpResult | undefined;
+    const answer = async (unit: MeteredUnit) => {
+      try {
+        return (response = await handler(event, context));
+      } finally {
+        unit.workspaceId = context.principal?.workspaceId;
+      }
+    };
+    const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
+    return metered(
+      spec,
+      (measure) => measure(answer, (result) => result.statusCode ?? 500),
+      ([unit]) =>
+        workspaceShare(unit, {
+          route: spec.id,
+          nowMs: context.admittedAt ?? Date.now(),
+          apiRequests: meteredApiRequests(bytes(event.body), bytes(response?.body)),
+        }),
+    );
+  };
+}
+
 function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
   const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>()
-    .use(requestCost(spec))
     .use(traceRequests<HttpEvent, HttpResult, EndpointContext>(spec.id))
     .use(errorEnvelope(spec));
   if (spec.auth) chain.use(authentication(spec.auth));
   if (spec.auth) chain.use(requestRate(spec.surface));
-  const handler = chain.handler(async (event, context) => {
-    const requestId = requestIdOf(event);
-    const remainingMs = () => context.getRemainingTimeInMillis();
-    const nowMs = context.admittedAt ?? Date.now();
-    return httpResult(
-      await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
-      requestId,
-    );
-  });
+  const handler = meteredRequest(
+    spec,
+    chain.handler(async (event, context) => {
+      const requestId = requestIdOf(event);
+      const remainingMs = () => context.getRemainingTimeInMillis();
+      const nowMs = context.admittedAt ?? Date.now();
+      return httpResult(
+        await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
+        requestId,
+      );
+    }),
+  );
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it, and its own log
   // keys, so that on-call finds every line of the request whose id a 500 told the caller to quote.
   return (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () =>
-      withCapacityLedger(new CapacityLedger(), () => handler(event, context as EndpointContext)),
-    );
+    withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () => handler(event, context as EndpointContext));
 }
 
 /** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
@@ -182,7 +174,7 @@ export function routeEndpoint(routeId: KeyedRouteId, run: (request: Authenticate
   const route = routeById(routeId);
   const auth = route.auth;
   if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
-  return endpoint({ id: route.id, surface: route.surface, auth }, (request) => {
+  return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
     return run({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
   });
@@ -195,10 +187,11 @@ export function routeEndpoint(routeId: KeyedRouteId, run: (request: Authenticate
 export function openRouteEndpoint(routeId: OpenRouteId, run: (request: EndpointRequest) => Promise<Reply>) {
   const route = routeById(routeId);
   if (route.auth !== 'none') throw new Error(`route ${route.id} asks for a key: serve it with routeEndpoint`);
-  return endpoint({ id: route.id, surface: route.surface, auth: undefined }, run);
+  return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth: undefined }, run);
 }
 
 /** A handler open to every caller, such as the one that answers unknown routes. */
 export function openEndpoint(id: string, run: (request: EndpointRequest) => Promise<Reply>, surface: Surface = 'v1') {
-  return endpoint({ id, surface, auth: undefined }, run);
+  const memoryMb = id === fallbackRoute.id ? fallbackRoute.memoryMb : undefined;
+  return endpoint({ id, memoryMb, surface, auth: undefined }, run);
 }

@@ -2,7 +2,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AttributeValue, ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CapacityLedger } from './capacity.ts';
+import { CapacityLedger } from '#platform/meter.ts';
 import { chargeCall } from './client.ts';
 import { table } from './definition.ts';
 

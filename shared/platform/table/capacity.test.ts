@@ -1,14 +1,6 @@
-// Unit tests of item sizes and the per-request capacity ledger.
+// Unit tests of item sizes, by the rules DynamoDB bills.
 import { describe, expect, it } from 'vitest';
-import {
-  attributeValueSize,
-  CapacityLedger,
-  currentLedger,
-  itemSize,
-  transactionalWriteUnitsForSize,
-  withCapacityLedger,
-  writeUnitsForSize,
-} from './capacity.ts';
+import { attributeValueSize, itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from './capacity.ts';
 
 describe('item sizes, by the rules DynamoDB bills', () => {
   it('counts strings in UTF-8 bytes and names as well as values', () => {
@@ -37,23 +29,5 @@ describe('item sizes, by the rules DynamoDB bills', () => {
     expect(writeUnitsForSize(1024)).toBe(1);
     expect(writeUnitsForSize(1025)).toBe(2);
     expect(transactionalWriteUnitsForSize(3000)).toBe(6);
-  });
-});
-
-describe('the capacity ledger', () => {
-  it('follows the async context of its request, so that concurrent requests are charged apart', async () => {
-    const first = new CapacityLedger();
-    const second = new CapacityLedger();
-    await Promise.all([
-      withCapacityLedger(first, async () => {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-        currentLedger()?.add('read', 0.5);
-      }),
-      withCapacityLedger(second, async () => {
-        currentLedger()?.add('write', 2);
-      }),
-    ]);
-    expect([first.readUnits, first.writeUnits, second.readUnits, second.writeUnits]).toEqual([0.5, 0, 0, 2]);
-    expect(currentLedger()).toBeUndefined();
   });
 });

@@ -1,34 +1,5 @@
-// What each request consumes of DynamoDB, in capacity units: the ledger a request carries and the item-size rules.
-import { AsyncLocalStorage } from 'node:async_hooks';
+// What DynamoDB bills for an item, in bytes and write units: the item-size rules of its developer guide.
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-
-export class CapacityLedger {
-  readUnits = 0;
-  writeUnits = 0;
-  calls = 0;
-  /** Writes a condition refused: each is charged like a write, and says how much requests contend for the same items. */
-  refusedWrites = 0;
-  /** SQS requests made for it (sends; a worker adds the receive and delete of its message), for the cost ledger. */
-  queueRequests = 0;
-  /** Lines priced and charged to the month's quota (a refund takes them back), for the cost ledger. */
-  pricedLines = 0;
-
-  add(kind: 'read' | 'write', units: number): void {
-    if (kind === 'read') this.readUnits += units;
-    else this.writeUnits += units;
-  }
-}
-
-// Requests run concurrently in one process in local mode, so the ledger follows the async context, not a global.
-const ledgers = new AsyncLocalStorage<CapacityLedger>();
-
-export function withCapacityLedger<T>(ledger: CapacityLedger, run: () => T): T {
-  return ledgers.run(ledger, run);
-}
-
-export function currentLedger(): CapacityLedger | undefined {
-  return ledgers.getStore();
-}
 
 const KB = 1024;
 

@@ -1,6 +1,6 @@
 // Unit tests of how DynamoDB calls are charged to a request.
 import { describe, expect, it } from 'vitest';
-import { CapacityLedger } from './capacity.ts';
+import { CapacityLedger } from '#platform/meter.ts';
 import { batchWriteUnits, chargeCall, transactWriteUnits } from './client.ts';
 
 describe('charging DynamoDB calls to a request', () => {

@@ -1,7 +1,8 @@
 // The DynamoDB client every handler uses, and the accounting that charges each call to the request's ledger.
 import { type AttributeValue, type ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type CapacityLedger, currentLedger, itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from './capacity.ts';
+import { type CapacityLedger, currentLedger } from '#platform/meter.ts';
+import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from './capacity.ts';
 import { table } from './definition.ts';
 import { traceAwsClient } from '#platform/tracing.ts';
 
