@@ -1,16 +1,19 @@
-// `npm run connector -- …`: tools for connector authors; `writebacks` runs a command for each write-back task, `load` loads an export.
+#!/usr/bin/env node
+// The connector command (`npm run connector -- …`): tools for connector authors; `writebacks` runs a command for each write-back task, `load` loads an export.
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createPricingClient } from '../client/src/index.ts';
-import { type ExportFile, formatOf, kindOfFileName, readExportFile } from '../client/src/connector/files.ts';
-import { type LoadApi, loadExport } from '../client/src/connector/load.ts';
-import { progressDisplay, summaryText as loadSummaryText } from '../client/src/connector/progress.ts';
-import { taskCommand } from '../client/src/connector/task-command.ts';
-import { startWritebackWorker, type Summary, type WorkerEvent } from '../client/src/connector/writeback-worker.ts';
-import type { LocalStackDescription } from '#lib/local/stack.ts';
-import { projectRoot } from '#lib/stack/project.ts';
-import type { EntityKind } from '#shared/records/schema.ts';
+import type { EntityKind } from '../../../shared/records/schema.ts';
+import { createPricingClient } from '../index.ts';
+import { type ExportFile, formatOf, kindOfFileName, readExportFile } from './files.ts';
+import { type LoadApi, loadExport } from './load.ts';
+import { progressDisplay, summaryText as loadSummaryText } from './progress.ts';
+import { taskCommand } from './task-command.ts';
+import { startWritebackWorker, type Summary, type WorkerEvent } from './writeback-worker.ts';
+
+/** The project this kit sits in: its local stack (`npm start`) is the default API. */
+const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 
@@ -48,8 +51,9 @@ Options:
 Progress goes to stderr, the summary to stdout.
 Exit codes: 0 drained (or, with --dry-run, valid), 1 failed (bad record, refused, failed to drain), 2 bad arguments.`;
 
-function parseCommandLine() {
+function parseCommandLine(args: string[]) {
   return parseArgs({
+    args,
     allowPositionals: true,
     strict: true,
     options: {
@@ -200,7 +204,7 @@ function localGatewayUrl(): string {
   if (!existsSync(stackFile)) {
     throw new Error(`no local stack is running (${stackFile} is missing): start it with \`npm start\`, or pass --url`);
   }
-  return (JSON.parse(readFileSync(stackFile, 'utf8')) as LocalStackDescription).gatewayUrl;
+  return (JSON.parse(readFileSync(stackFile, 'utf8')) as { gatewayUrl: string }).gatewayUrl;
 }
 
 function eventText(event: WorkerEvent): string | undefined {
@@ -237,10 +241,11 @@ function summaryText(summary: Summary): string {
   );
 }
 
-async function main(): Promise<number> {
+/** Runs the command `args` name; answers its exit code: 0 done, 1 failed, 2 bad arguments. */
+export async function connectorCommand(args: string[]): Promise<number> {
   let options: ReturnType<typeof readOptions>;
   try {
-    const { values, positionals } = parseCommandLine();
+    const { values, positionals } = parseCommandLine(args);
     if (values.help) {
       console.log(usage);
       return 0;
@@ -299,4 +304,5 @@ function failureText(error: unknown): string {
   return message ?? String(error);
 }
 
-process.exitCode = await main();
+// Run as the package's command; bin/connector.ts calls `connectorCommand` as npm's.
+if (import.meta.main) process.exitCode = await connectorCommand(process.argv.slice(2));
