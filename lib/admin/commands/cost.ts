@@ -1,7 +1,18 @@
 // `admin cost report`: a workspace's cost in dollars from its ledger, as text, JSON or CSV; the arguments checked before anything is read.
 import { ApiError } from '#platform/errors.ts';
+import { type AdminCommand, type Execute, UsageError } from '#lib/admin/command.ts';
 
-export interface CostReportArguments {
+export const costCommands: readonly AdminCommand[] = [
+  {
+    name: 'cost report',
+    usage: `  cost report --workspace W [--from D] [--to D] [--by day|route] [--csv]
+                                        what the workspace cost in dollars, days as YYYY-MM-DD (UTC, today by default)`,
+    options: ['workspace', 'from', 'to', 'by', 'csv'],
+    prepare: (args) => prepareCostReport({ ...args.values, workspace: args.required('workspace') }),
+  },
+];
+
+interface CostReportArguments {
   readonly workspace: string;
   readonly from?: string;
   readonly to?: string;
@@ -11,20 +22,17 @@ export interface CostReportArguments {
 }
 
 /**
- * Checks the range (a bad day or grouping is thrown as `usageError`, so the CLI exits 2 with its usage) and returns
- * what reads the ledger and renders the report.
+ * Checks the range (a bad day or grouping is a `UsageError`, so the CLI exits 2 with its usage) and returns what reads
+ * the ledger and renders the report.
  */
-export async function prepareCostReport(
-  args: CostReportArguments,
-  usageError: (message: string) => Error,
-): Promise<() => Promise<{ json: unknown; text: string }>> {
-  if (args.csv && args.json) throw usageError('--csv and --json are two formats: choose one');
+async function prepareCostReport(args: CostReportArguments): Promise<Execute> {
+  if (args.csv && args.json) throw new UsageError('--csv and --json are two formats: choose one');
   const { readReportRange, buildCostReport, formatCostReport, formatCostReportCsv } = await import('#shared/cost/report.ts');
   let range: ReturnType<typeof readReportRange>;
   try {
     range = readReportRange(args, Date.now());
   } catch (error) {
-    if (error instanceof ApiError) throw usageError(`--${error.param ?? 'from'}: ${error.message}`);
+    if (error instanceof ApiError) throw new UsageError(`--${error.param ?? 'from'}: ${error.message}`);
     throw error;
   }
   return async () => {

@@ -1,67 +1,24 @@
 // The admin CLI's `webhook` commands: register, list, change, delete an endpoint and rotate its secret, as the overview routes do; and its deliveries and redelivery.
-import type { ParseArgsOptionsConfig } from 'node:util';
 import * as v from 'valibot';
 import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '#shared/webhooks/endpoint-schema.ts';
 import type { DeliveryAttempt, DeliverySummary } from '#shared/webhooks/delivery.ts';
 import { DeliveryStatusSchema } from '#shared/webhooks/delivery-schema.ts';
 import type { WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
+import { type AdminArguments, type AdminCommand, UsageError } from '#lib/admin/command.ts';
+import type { AdminOption } from '#lib/admin/options.ts';
 
-/** The options the commands read, beside the CLI's own `--workspace`, `--status` and `--json`. */
-export const webhookOptions = {
-  url: { type: 'string' },
-  events: { type: 'string' },
-  description: { type: 'string' },
-  enable: { type: 'boolean' },
-  disable: { type: 'boolean' },
-  event: { type: 'string' },
-  limit: { type: 'string' },
-} as const satisfies ParseArgsOptionsConfig;
-
-/** `--status` is the CLI's own (`workspace update` reads it too), as `--workspace` is. */
-type WebhookOption = keyof typeof webhookOptions | 'workspace' | 'status';
-
-/** Each command: the positional argument it takes, and its options. */
-export const webhookCommands: Readonly<Record<string, { readonly target?: string; readonly options: readonly WebhookOption[] }>> = {
-  'webhook create': { options: ['workspace', 'url', 'events', 'description', 'disable'] },
-  'webhook list': { options: ['workspace'] },
-  'webhook update': { target: 'the endpoint id', options: ['workspace', 'url', 'events', 'description', 'enable', 'disable'] },
-  'webhook delete': { target: 'the endpoint id', options: ['workspace'] },
-  'webhook rotate-secret': { target: 'the endpoint id', options: ['workspace'] },
-  'webhook deliveries': { target: 'the endpoint id', options: ['workspace', 'event', 'limit', 'status'] },
-  'webhook redeliver': { target: 'the endpoint id', options: ['workspace', 'event'] },
-};
-
-export const webhookUsage = `  webhook create --workspace W --url URL --events batch.drained,price.approved[,…] [--description D] [--disable]
-                                        prints the signing secret once
-  webhook list --workspace W
-  webhook update we_… --workspace W [--url URL] [--events …] [--description D] [--enable|--disable]
-  webhook delete we_… --workspace W
-  webhook rotate-secret we_… --workspace W   prints the new secret once; the old one signs too for 24 h
-  webhook deliveries we_… --workspace W [--limit 50] [--status pending|delivered|parked]
-                                        the endpoint's deliveries, newest first
-  webhook deliveries we_… --workspace W --event evt_…  every attempt of one delivery: status, latency, answer
-  webhook redeliver we_… --workspace W --event evt_…   sends the event again, same webhook-id, new retry run
-  Event types: ${subscribableEventTypes.join(', ')}`;
-
-type Values = Partial<Record<WebhookOption, string | boolean | undefined>>;
-type Result = { json: unknown; text: string };
-
-/** `usage` turns a bad argument into the CLI's usage error (exit 2). */
-export function prepareWebhookCommand(
-  name: string,
-  target: string,
-  values: Values,
-  usage: (message: string) => Error,
-): () => Promise<Result> {
-  const text = (option: WebhookOption): string | undefined => {
+/** The readers every webhook command shares; each refuses a contradiction and a missing workspace first. */
+function webhookArguments(args: AdminArguments) {
+  const { values } = args;
+  const text = (option: AdminOption): string | undefined => {
     const value = values[option];
     if (value === undefined) return undefined;
-    if (typeof value !== 'string' || value === '') throw usage(`--${option} needs a value`);
+    if (typeof value !== 'string' || value === '') throw new UsageError(`--${option} needs a value`);
     return value;
   };
-  const required = (option: WebhookOption): string => {
+  const required = (option: AdminOption): string => {
     const value = text(option);
-    if (value === undefined) throw usage(`--${option} is required`);
+    if (value === undefined) throw new UsageError(`--${option} is required`);
     return value;
   };
   const events = (): string[] | undefined => {
@@ -70,23 +27,33 @@ export function prepareWebhookCommand(
     const types = value.split(',').map((item) => item.trim());
     for (const type of types) {
       if (!v.is(SubscribableEventTypeSchema, type))
-        throw usage(`invalid --events ${JSON.stringify(type)}: expected ${subscribableEventTypes.join(', ')}`);
+        throw new UsageError(`invalid --events ${JSON.stringify(type)}: expected ${subscribableEventTypes.join(', ')}`);
     }
-    if (new Set(types).size !== types.length) throw usage('--events names an event type twice');
+    if (new Set(types).size !== types.length) throw new UsageError('--events names an event type twice');
     return types;
   };
-  if (values.enable && values.disable) throw usage('--enable and --disable contradict each other');
+  if (values.enable && values.disable) throw new UsageError('--enable and --disable contradict each other');
   const workspaceId = required('workspace');
-  const check = async () => {
-    const { loopbackHttpAllowed } = await import('#shared/webhooks/url-guard.ts');
-    return { allowLoopbackHttp: loopbackHttpAllowed() };
-  };
-  const repository = () => import('#shared/webhooks/endpoints.ts');
+  return { values, target: args.target, workspaceId, text, required, events };
+}
 
-  switch (name) {
-    case 'webhook create': {
+async function check() {
+  const { loopbackHttpAllowed } = await import('#shared/webhooks/url-guard.ts');
+  return { allowLoopbackHttp: loopbackHttpAllowed() };
+}
+
+const repository = () => import('#shared/webhooks/endpoints.ts');
+
+export const webhookCommands: readonly AdminCommand[] = [
+  {
+    name: 'webhook create',
+    usage: `  webhook create --workspace W --url URL --events batch.drained,price.approved[,…] [--description D] [--disable]
+                                        prints the signing secret once`,
+    options: ['workspace', 'url', 'events', 'description', 'disable'],
+    prepare(args) {
+      const { values, workspaceId, text, required, events } = webhookArguments(args);
       const input = { url: required('url'), eventTypes: events() ?? [], description: text('description'), enabled: !values.disable };
-      if (input.eventTypes.length === 0) throw usage('--events is required');
+      if (input.eventTypes.length === 0) throw new UsageError('--events is required');
       return async () => {
         const now = Date.now();
         const { endpoint, secret } = await (await repository()).createEndpoint(workspaceId, input, await check(), now);
@@ -95,8 +62,14 @@ export function prepareWebhookCommand(
           text: `Created webhook endpoint ${endpoint.endpointId} for ${endpoint.url} (${endpoint.eventTypes.join(', ')}).\nIts signing secret is shown this once; store it now:\n${secret}`,
         };
       };
-    }
-    case 'webhook list':
+    },
+  },
+  {
+    name: 'webhook list',
+    usage: '  webhook list --workspace W',
+    options: ['workspace'],
+    prepare(args) {
+      const { workspaceId } = webhookArguments(args);
       return async () => {
         const now = Date.now();
         const endpoints = await (await repository()).listEndpoints(workspaceId);
@@ -105,26 +78,49 @@ export function prepareWebhookCommand(
           text: endpoints.length === 0 ? `No webhook endpoints in workspace ${workspaceId}` : endpoints.map(line).join('\n'),
         };
       };
-    case 'webhook update': {
+    },
+  },
+  {
+    name: 'webhook update',
+    usage: '  webhook update we_… --workspace W [--url URL] [--events …] [--description D] [--enable|--disable]',
+    target: 'the endpoint id',
+    options: ['workspace', 'url', 'events', 'description', 'enable', 'disable'],
+    prepare(args) {
+      const { values, target, workspaceId, text, events } = webhookArguments(args);
       const changes = {
         url: text('url'),
         eventTypes: events(),
         description: text('description'),
         enabled: values.enable ? true : values.disable ? false : undefined,
       };
-      if (Object.values(changes).every((value) => value === undefined)) throw usage('webhook update needs something to change');
+      if (Object.values(changes).every((value) => value === undefined)) throw new UsageError('webhook update needs something to change');
       return async () => {
         const now = Date.now();
         const endpoint = await (await repository()).updateEndpoint(workspaceId, target, changes, await check(), now);
         return { json: endpointView(endpoint, now), text: line(endpoint) };
       };
-    }
-    case 'webhook delete':
+    },
+  },
+  {
+    name: 'webhook delete',
+    usage: '  webhook delete we_… --workspace W',
+    target: 'the endpoint id',
+    options: ['workspace'],
+    prepare(args) {
+      const { target, workspaceId } = webhookArguments(args);
       return async () => {
         await (await repository()).deleteEndpoint(workspaceId, target);
         return { json: { id: target, deleted: true }, text: `Deleted webhook endpoint ${target}` };
       };
-    case 'webhook rotate-secret':
+    },
+  },
+  {
+    name: 'webhook rotate-secret',
+    usage: '  webhook rotate-secret we_… --workspace W   prints the new secret once; the old one signs too for 24 h',
+    target: 'the endpoint id',
+    options: ['workspace'],
+    prepare(args) {
+      const { target, workspaceId } = webhookArguments(args);
       return async () => {
         const { endpoint, secret } = await (await repository()).rotateSecret(workspaceId, target, Date.now());
         return {
@@ -132,15 +128,26 @@ export function prepareWebhookCommand(
           text: `Rotated the signing secret of ${endpoint.endpointId}; the previous one also signs until ${endpoint.previousSecretExpiresAt}.\nThe new secret is shown this once; store it now:\n${secret}`,
         };
       };
-    case 'webhook deliveries': {
+    },
+  },
+  {
+    name: 'webhook deliveries',
+    usage: `  webhook deliveries we_… --workspace W [--limit 50] [--status pending|delivered|parked]
+                                        the endpoint's deliveries, newest first
+  webhook deliveries we_… --workspace W --event evt_…  every attempt of one delivery: status, latency, answer`,
+    target: 'the endpoint id',
+    options: ['workspace', 'event', 'limit', 'status'],
+    prepare(args) {
+      const { target, workspaceId, text } = webhookArguments(args);
       const eventId = text('event');
       const limitText = text('limit');
       const limit = limitText === undefined ? 50 : Number(limitText);
-      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw usage('--limit must be a whole number from 1 to 1000');
+      if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) throw new UsageError('--limit must be a whole number from 1 to 1000');
       const status = text('status');
-      if (status !== undefined && !v.is(DeliveryStatusSchema, status)) throw usage('--status must be pending, delivered or parked');
+      if (status !== undefined && !v.is(DeliveryStatusSchema, status))
+        throw new UsageError('--status must be pending, delivered or parked');
       if (eventId !== undefined && (limitText !== undefined || status !== undefined))
-        throw usage('--limit and --status list deliveries; with --event the attempts are all shown');
+        throw new UsageError('--limit and --status list deliveries; with --event the attempts are all shown');
       return async () => {
         const delivery = await import('#shared/webhooks/delivery.ts');
         if (eventId !== undefined) {
@@ -157,8 +164,17 @@ export function prepareWebhookCommand(
           text: deliveries.length === 0 ? `No deliveries to ${target} in the last 30 days` : deliveries.map(deliveryLine).join('\n'),
         };
       };
-    }
-    case 'webhook redeliver': {
+    },
+  },
+  {
+    name: 'webhook redeliver',
+    // The event types close the webhook commands' lines of the usage.
+    usage: `  webhook redeliver we_… --workspace W --event evt_…   sends the event again, same webhook-id, new retry run
+  Event types: ${subscribableEventTypes.join(', ')}`,
+    target: 'the endpoint id',
+    options: ['workspace', 'event'],
+    prepare(args) {
+      const { target, workspaceId, required } = webhookArguments(args);
       const eventId = required('event');
       return async () => {
         const { redeliver } = await import('#shared/webhooks/delivery.ts');
@@ -168,11 +184,9 @@ export function prepareWebhookCommand(
           text: `Queued ${queued.eventType} ${eventId} for ${target} again (attempt ${queued.attempts + 1}), with the same webhook-id`,
         };
       };
-    }
-    default:
-      throw usage(`unknown command: ${name}`);
-  }
-}
+    },
+  },
+];
 
 function deliveryLine(delivery: DeliverySummary): string {
   const last = delivery.lastStatus ?? delivery.lastError ?? '';
