@@ -26,11 +26,10 @@ import {
   saveCheckpoint,
 } from './lease.ts';
 import { getBatch } from './repository.ts';
+import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from '#shared/pipeline/attempts.ts';
 import { chunkExpiresAt } from './rules.ts';
 import type { Batch } from './schema.ts';
 
-/** Receives of one job before the batch is failed and the message parked in the dead-letter queue. */
-export const DRAIN_ATTEMPTS = 3;
 /**
  * A message for a batch that is still open may race its own commit, and a bands job the end of its drain; past this
  * age the state change it waits for never landed.
@@ -228,15 +227,24 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
   }
   if (message.phase === 'bands') return runBandsJob(batch, invocation, hooks);
   if (batch.status === 'drained' || batch.status === 'failed') return ignored;
-  if (invocation.receiveCount > DRAIN_ATTEMPTS) {
+  const { verdict, attempt } = judgeAttempt(batch.drainAttempts, {
+    continuation: message.continuation ?? 0,
+    receiveCount: invocation.receiveCount,
+    drainedCount: batch.drainedCount ?? 0,
+  });
+  if (verdict === 'giveUp') {
     return giveUp(batch, invocation, 'each attempt stopped without finishing: it ran out of time or memory', clock());
+  }
+  if (verdict === 'handOff') {
+    await sendDrainMessage(message, BOUNCE_DELAY_SECONDS);
+    return { outcome: 'bounced', chunks: 0, records: 0 };
   }
 
   const owner = randomUUID();
   const leaseUntil = () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
   let current: Batch;
   try {
-    current = await leaseBatch(batch, 'chunks', owner, leaseUntil(), clock());
+    current = await leaseBatch(batch, 'chunks', owner, leaseUntil(), clock(), attempt);
   } catch (error) {
     if (error instanceof BatchLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
       // The live holder carries the job on; this duplicate delivery has nothing left to do.
@@ -328,7 +336,7 @@ export async function runDrainJob(invocation: DrainInvocation, hooks: DrainHooks
     await writing?.written.catch(() => undefined);
     await releaseBatchLease(current, owner).catch(() => undefined);
     logger.error('drain attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
-    if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
+    if (givesUpAfterFault(attempt)) {
       return giveUp(current, invocation, 'an internal fault; quote the batch id to support', clock());
     }
     throw error;

@@ -6,7 +6,7 @@ import { isConditionFailure, tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';
-import { type Batch, BatchSchema } from './schema.ts';
+import { type Batch, BatchSchema, type DrainAttempts } from './schema.ts';
 
 /** Another invocation of the batch's job holds it, and its lease has not run out. */
 export class BatchLeaseHeld extends Error {
@@ -37,16 +37,24 @@ export type JobPhase = keyof typeof leaseTerms;
 
 /**
  * Takes the batch for one invocation of its job's phase, if no live invocation holds it. Only the holder may move the
- * phase's checkpoint, so two deliveries of one job never write out of order, nor recompute at once.
+ * phase's checkpoint, so two deliveries of one job never write out of order, nor recompute at once. A drain attempt
+ * records itself (`attempts`) in the same write, so that counting attempts costs no request of its own.
  */
-export async function leaseBatch(batch: Batch, phase: JobPhase, owner: string, leaseUntil: number, now: Date): Promise<Batch> {
+export async function leaseBatch(
+  batch: Batch,
+  phase: JobPhase,
+  owner: string,
+  leaseUntil: number,
+  now: Date,
+  attempts?: DrainAttempts,
+): Promise<Batch> {
   const terms = leaseTerms[phase];
   try {
     const { Attributes } = await tableClient().send(
       new UpdateCommand({
         TableName: tableName(),
         Key: keys.batch(batch.workspaceId, batch.batchId),
-        UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}`,
+        UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}${attempts ? ', drainAttempts = :attempts' : ''}`,
         ConditionExpression: `jobId = :job AND ${terms.condition} AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)`,
         ExpressionAttributeNames: { '#status': 'status' },
         ExpressionAttributeValues: {
@@ -55,6 +63,7 @@ export async function leaseBatch(batch: Batch, phase: JobPhase, owner: string, l
           ':job': batch.jobId,
           ':nowMs': now.getTime(),
           ...terms.values(now),
+          ...(attempts ? { ':attempts': attempts } : {}),
         },
         ReturnValues: 'ALL_NEW',
       }),
