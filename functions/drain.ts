@@ -2,7 +2,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { type DrainHooks, runDrainJob } from '#shared/batches/drain.ts';
+import { type DrainHooks, runDrainJob } from '#shared/pipeline/drain.ts';
 import { DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { chargeWork, flushCostsIfDue } from '#shared/cost/ledger.ts';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from '#platform/observability.ts';

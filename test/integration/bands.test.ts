@@ -8,7 +8,7 @@ import { decodeBandMap } from '#shared/bands/items.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '#shared/bands/lease.ts';
 import { rebuildBands } from '#shared/bands/recompute.ts';
 import { readAllCategoryBands, readCategoryLines } from '#shared/bands/repository.ts';
-import { DrainMemory, prepareChunk, writeChunk } from '#shared/canonical/upsert.ts';
+import { DrainMemory, prepareChunk, writeChunk } from '#shared/pipeline/prepare.ts';
 import { tableName } from '#platform/config.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { tableClient } from '#platform/table/client.ts';

@@ -2,7 +2,7 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
-import { runDrainJob } from '#shared/batches/drain.ts';
+import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { readTouched } from '#shared/batches/chunk-items.ts';
 import { BatchLeaseHeld, leaseBatch } from '#shared/batches/lease.ts';
 import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '#shared/batches/repository.ts';

@@ -4,7 +4,7 @@ import { applyAdherence } from '#shared/adherence/repository.ts';
 import { reportBandsLag } from '#shared/bands/lag.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '#shared/bands/lease.ts';
 import { type BandScope, recomputeBands, touchedScope } from '#shared/bands/recompute.ts';
-import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from '#shared/canonical/upsert.ts';
+import { dependsOn, DrainMemory, type PreparedChunk, prepareChunk, recordChunkRates, writeChunk } from './prepare.ts';
 import { logger } from '#platform/observability.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { touchedSkus } from '#shared/recommendations/recommend.ts';
@@ -12,9 +12,9 @@ import { refreshRecommendations } from '#shared/recommendations/repository.ts';
 import { MAX_SKUS_PER_EVENT, newEvent } from '#shared/webhooks/events.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { workspaceDefaults } from '#shared/workspaces/schema.ts';
-import { decompressRecords } from './chunks.ts';
-import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from './drain-queue.ts';
-import { readChunksAfter, readTouched, recordTouched, type StagedChunk } from './chunk-items.ts';
+import { decompressRecords } from '#shared/batches/chunks.ts';
+import { type DrainMessage, sendDrainMessage, sendToDrainDeadLetter } from '#shared/batches/drain-queue.ts';
+import { readChunksAfter, readTouched, recordTouched, type StagedChunk } from '#shared/batches/chunk-items.ts';
 import {
   BatchLeaseHeld,
   failDrain,
@@ -24,11 +24,11 @@ import {
   releaseBatchLease,
   saveBandsJobCursor,
   saveCheckpoint,
-} from './lease.ts';
-import { getBatch } from './repository.ts';
-import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from '#shared/pipeline/attempts.ts';
-import { chunkExpiresAt } from './rules.ts';
-import type { Batch } from './schema.ts';
+} from '#shared/batches/lease.ts';
+import { getBatch } from '#shared/batches/repository.ts';
+import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from './attempts.ts';
+import { chunkExpiresAt } from '#shared/batches/rules.ts';
+import type { Batch } from '#shared/batches/schema.ts';
 
 /**
  * A message for a batch that is still open may race its own commit, and a bands job the end of its drain; past this

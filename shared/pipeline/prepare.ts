@@ -13,14 +13,14 @@ import {
   productItem,
   type Provenance,
   TouchedSet,
-} from './items.ts';
+} from '#shared/canonical/items.ts';
 import { BoundedMap } from '#platform/caches.ts';
 import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
 import { deleteItems, putItems, type TableItem } from '#platform/table/bulk.ts';
 import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from '#shared/adherence/repository.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
-import { readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from './repository.ts';
+import { readCategories, readStoredDocuments, readSegmentBands, readSegments, recordFxRates } from '#shared/canonical/repository.ts';
 
 /**
  * What a drain remembers between chunks: categories and segments it wrote or read, null for one that does not exist.
