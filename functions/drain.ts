@@ -2,7 +2,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { type DrainHooks, runDrainJob } from '#shared/batches/drain.ts';
+import { type DrainHooks, runDrainJob } from '#shared/pipeline/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';

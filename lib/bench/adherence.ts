@@ -1,6 +1,7 @@
 // Adherence on the local stack: what folding drained quote lines into the aggregates costs per line, and what a report costs.
 import { type AttributedLine, contributionOf, type QuotePart, sumContributions } from '#shared/adherence/attribution.ts';
-import { applyAdherence, readAdherenceReport } from '#shared/adherence/repository.ts';
+import { readAdherenceReport } from '#shared/adherence/repository.ts';
+import { applyAdherence } from '#shared/pipeline/adherence-fold.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 

@@ -1,14 +1,8 @@
 // Benchmark: end-to-end ingest (stage, commit, drained, bands) on the local stack against warm raw BatchWriteItem floors of the same records.
 import { type DynamoDBClient, QueryCommand, type QueryCommandOutput } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import {
-  customerItem,
-  documentItem,
-  documentLogEntries,
-  type DocumentRecord,
-  type Provenance,
-  productItem,
-} from '#shared/canonical/items.ts';
+import { customerItem, documentItem, type DocumentRecord, type Provenance, productItem } from '#shared/canonical/items.ts';
+import { documentLogEntries } from '#shared/pipeline/history-log.ts';
 import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
 import { keys } from '#platform/table/keys.ts';
 import { entityKinds, type EntityKind } from '#shared/records/schema.ts';

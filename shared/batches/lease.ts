@@ -3,10 +3,11 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { tableName } from '#platform/config.ts';
 import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';
-import { type Batch, BatchSchema } from './schema.ts';
+import { type Batch, BatchSchema, type DrainAttempts } from './schema.ts';
 
 /** Another invocation of the batch's job holds it, and its lease has not run out. */
 export class BatchLeaseHeld extends Error {
@@ -37,33 +38,35 @@ export type JobPhase = keyof typeof leaseTerms;
 
 /**
  * Takes the batch for one invocation of its job's phase, if no live invocation holds it. Only the holder may move the
- * phase's checkpoint, so two deliveries of one job never write out of order, nor recompute at once.
+ * phase's checkpoint, so two deliveries of one job never write out of order, nor recompute at once. A drain attempt
+ * records itself (`attempts`) in the same write, so that counting attempts costs no request of its own.
  */
-export async function leaseBatch(batch: Batch, phase: JobPhase, owner: string, leaseUntil: number, now: Date): Promise<Batch> {
+export async function leaseBatch(
+  batch: Batch,
+  phase: JobPhase,
+  owner: string,
+  leaseUntil: number,
+  now: Date,
+  attempts?: DrainAttempts,
+): Promise<Batch> {
   const terms = leaseTerms[phase];
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.batch(batch.workspaceId, batch.batchId),
-        UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}`,
-        ConditionExpression: `jobId = :job AND ${terms.condition} AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)`,
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':owner': owner,
-          ':until': leaseUntil,
-          ':job': batch.jobId,
-          ':nowMs': now.getTime(),
-          ...terms.values(now),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return v.parse(BatchSchema, Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) throw new BatchLeaseHeld(batch.batchId);
-    throw error;
-  }
+  const leased = await updateItem({
+    Key: keys.batch(batch.workspaceId, batch.batchId),
+    UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}${attempts ? ', drainAttempts = :attempts' : ''}`,
+    ConditionExpression: `jobId = :job AND ${terms.condition} AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)`,
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':owner': owner,
+      ':until': leaseUntil,
+      ':job': batch.jobId,
+      ':nowMs': now.getTime(),
+      ...terms.values(now),
+      ...(attempts ? { ':attempts': attempts } : {}),
+    },
+    ReturnValues: 'ALL_NEW',
+  });
+  if (leased.refused) throw new BatchLeaseHeld(batch.batchId);
+  return v.parse(BatchSchema, leased.attributes);
 }
 
 /** Moves the checkpoint past one applied chunk and renews the lease; fails if this invocation no longer holds it. */
@@ -159,19 +162,12 @@ export async function finishDrain(batch: Batch, owner: string, now: Date): Promi
 
 /** Lets another invocation take over at once rather than after the lease runs out; a lease already lost is fine. */
 export async function releaseBatchLease(batch: Batch, owner: string): Promise<void> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.batch(batch.workspaceId, batch.batchId),
-        UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
-        ConditionExpression: 'leaseOwner = :owner',
-        ExpressionAttributeValues: { ':owner': owner },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateItem({
+    Key: keys.batch(batch.workspaceId, batch.batchId),
+    UpdateExpression: 'REMOVE leaseOwner, leaseUntil',
+    ConditionExpression: 'leaseOwner = :owner',
+    ExpressionAttributeValues: { ':owner': owner },
+  });
 }
 
 /** `committed` / `draining` → `failed`, with the text a connector reads in the batch status. */

@@ -14,6 +14,19 @@ const EntitiesSchema = v.pipe(
   v.transform((kinds): EntityKind[] => [...kinds].sort((a, b) => entityRank[a] - entityRank[b])),
 );
 
+/**
+ * The drain's attempts at one message of its job (a continuation is a message of its own, a redelivered copy is not),
+ * recorded as each takes the lease: how many took it, and the checkpoint the last started from and how many before it
+ * started from there too. They tell a drain that stalls from one that runs out of time while it moves on.
+ */
+export const DrainAttemptsSchema = v.object({
+  continuation: count,
+  started: count,
+  from: count,
+  stalled: count,
+});
+export type DrainAttempts = v.InferOutput<typeof DrainAttemptsSchema>;
+
 export const BatchSchema = v.object({
   batchId: v.pipe(v.string(), v.uuid()),
   workspaceId: v.string(),
@@ -36,6 +49,7 @@ export const BatchSchema = v.object({
   drainedCount: v.optional(count),
   /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
   drainCursor: v.optional(v.string()),
+  drainAttempts: v.optional(DrainAttemptsSchema),
   /** The last category whose bands were recomputed after the drain: where a resumed recompute goes on. */
   bandCursor: v.optional(v.string()),
   /** The last product whose recommendation was stored after the bands: where a resumed refresh goes on. */

@@ -1,13 +1,12 @@
 // Staging a call's records into an open batch: its place in the batch, the counts and its chunk items, all or nothing.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import type { EntityKind } from '#shared/records/schema.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { isConditionFailure } from '#platform/table/client.ts';
+import { transactWrite, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { MAX_CALL_CHUNK_BYTES, packChunk } from './chunks.ts';
+import { MAX_CALL_CHUNK_BYTES, type ChunkPiece, packChunk } from './chunks.ts';
 import { type BatchOwner, getBatch } from './repository.ts';
 import { admitCall, type BatchCaps, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
@@ -56,6 +55,110 @@ export interface StagingOutcome {
   readonly skippedOverCap: number;
 }
 
+type StagingCondition = ReturnType<typeof stagingCondition>;
+
+/** The call's place among the batch's chunks, taken by a cheap atomic increment under the staging condition. */
+async function reserveSequence(owner: BatchOwner, batchId: string, entity: EntityKind, condition: StagingCondition, now: Date) {
+  const reserved = await updateItem({
+    Key: keys.batch(owner.workspaceId, batchId),
+    UpdateExpression: 'ADD chunkSeq :one',
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: condition.names,
+    ExpressionAttributeValues: { ...condition.values, ':one': 1 },
+    ReturnValues: 'ALL_NEW',
+  });
+  if (reserved.refused) throw await refusalFor(owner, batchId, entity, now);
+  return v.parse(BatchSchema, reserved.attributes);
+}
+
+/** What one write of the call comes to: staged, or to be tried again after a conflict or after the batch changed. */
+type StagingWrite = StagingOutcome | 'conflict' | 'changed';
+
+/** The call's pieces, refused whole when they are too large for one transaction. */
+function piecesOf(records: readonly unknown[]): ChunkPiece[] {
+  const pieces = packChunk(records, linesOf);
+  const total = pieces?.reduce((sum, piece) => sum + piece.data.byteLength, 0) ?? Infinity;
+  if (!pieces || total > MAX_CALL_CHUNK_BYTES || pieces.length > MAX_CALL_PIECES) {
+    throw new ApiError('invalid_request', 'The records of this call are too large to stage together; send them in smaller calls.', {
+      param: 'records',
+    });
+  }
+  return pieces;
+}
+
+interface StagingCall {
+  readonly owner: BatchOwner;
+  readonly batchId: string;
+  readonly entity: EntityKind;
+  readonly records: readonly unknown[];
+  readonly caps: BatchCaps;
+  readonly condition: StagingCondition;
+  readonly reserved: Batch;
+}
+
+/** A call whose records are all past the caps only counts them skipped. */
+async function countSkipped(call: StagingCall, skipped: number): Promise<StagingWrite> {
+  const { condition } = call;
+  const counted = await updateItem({
+    Key: keys.batch(call.owner.workspaceId, call.batchId),
+    UpdateExpression: 'ADD skippedOverCap :skipped',
+    ConditionExpression: condition.expression,
+    ExpressionAttributeNames: condition.names,
+    ExpressionAttributeValues: { ...condition.values, ':skipped': skipped },
+  });
+  return counted.refused ? 'changed' : { staged: 0, skippedOverCap: skipped };
+}
+
+/** One transaction: the counts added to the batch, and the chunk's pieces written, so a chunk exists exactly when counted. */
+async function writeCall(call: StagingCall, staged: { recordCount: number; lineCount: number }): Promise<StagingWrite> {
+  const { owner, batchId, entity, caps, condition, reserved } = call;
+  const { accepted, skipped, lines } = admitCall(staged, caps, call.records.map(linesOf));
+  if (accepted === 0) return countSkipped(call, skipped);
+  const pieces = piecesOf(call.records.slice(0, accepted));
+  const expiresAt = chunkExpiresAt(reserved);
+  try {
+    await transactWrite([
+      {
+        Update: {
+          Key: keys.batch(owner.workspaceId, batchId),
+          UpdateExpression: 'ADD recordCount :accepted, lineCount :lines, skippedOverCap :skipped, entities :entity',
+          // The caps are checked against the counts as they are at write time, so parallel calls never overshoot them.
+          ConditionExpression: `${condition.expression} AND recordCount <= :room AND (attribute_not_exists(lineCount) OR lineCount <= :lineRoom)`,
+          ExpressionAttributeNames: condition.names,
+          ExpressionAttributeValues: {
+            ...condition.values,
+            ':accepted': accepted,
+            ':skipped': skipped,
+            ':entity': new Set([entity]),
+            ':room': caps.records - accepted,
+            ':lines': lines,
+            ':lineRoom': caps.lines - lines,
+          },
+        },
+      },
+      ...pieces.map((piece, part) => ({
+        Put: {
+          Item: {
+            ...keys.batchChunk(owner.workspaceId, batchId, reserved.chunkSeq, part),
+            type: 'chunk',
+            entity,
+            count: piece.count,
+            jsonBytes: piece.jsonBytes,
+            data: piece.data,
+            expiresAt,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      })),
+    ]);
+    return { staged: accepted, skippedOverCap: skipped };
+  } catch (error) {
+    if (!(error instanceof TransactionCanceledException || isConditionFailure(error))) throw error;
+    const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
+    return reasons.some((reason) => reason.Code === 'TransactionConflict') ? 'conflict' : 'changed';
+  }
+}
+
 /**
  * Stages one call's records, all or nothing. A cheap atomic increment first takes the call's sequence number, which
  * orders the chunk among the batch's others; then one transaction adds the counts and writes the chunk, so a chunk
@@ -70,110 +173,22 @@ export async function stageRecords(
   now = new Date(),
 ): Promise<StagingOutcome> {
   const condition = stagingCondition(entity, owner.connectorId, now);
-  const key = keys.batch(owner.workspaceId, batchId);
-  let reserved: Batch;
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'ADD chunkSeq :one',
-        ConditionExpression: condition.expression,
-        ExpressionAttributeNames: condition.names,
-        ExpressionAttributeValues: { ...condition.values, ':one': 1 },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    reserved = v.parse(BatchSchema, Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) throw await refusalFor(owner, batchId, entity, now);
-    throw error;
-  }
-
+  const reserved = await reserveSequence(owner, batchId, entity, condition, now);
+  const call: StagingCall = { owner, batchId, entity, records, caps, condition, reserved };
   let staged = { recordCount: reserved.recordCount, lineCount: reserved.lineCount };
-  const recordLines = records.map(linesOf);
   for (let attempt = 0; attempt < MAX_STAGING_ATTEMPTS; attempt++) {
-    const { accepted, skipped, lines } = admitCall(staged, caps, recordLines);
-    try {
-      if (accepted === 0) {
-        await tableClient().send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: key,
-            UpdateExpression: 'ADD skippedOverCap :skipped',
-            ConditionExpression: condition.expression,
-            ExpressionAttributeNames: condition.names,
-            ExpressionAttributeValues: { ...condition.values, ':skipped': skipped },
-          }),
-        );
-        return { staged: 0, skippedOverCap: skipped };
-      }
-      const pieces = packChunk(records.slice(0, accepted), linesOf);
-      const total = pieces?.reduce((sum, piece) => sum + piece.data.byteLength, 0) ?? Infinity;
-      if (!pieces || total > MAX_CALL_CHUNK_BYTES || pieces.length > MAX_CALL_PIECES) {
-        throw new ApiError('invalid_request', 'The records of this call are too large to stage together; send them in smaller calls.', {
-          param: 'records',
-        });
-      }
-      const expiresAt = chunkExpiresAt(reserved);
-      await tableClient().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: {
-                TableName: tableName(),
-                Key: key,
-                UpdateExpression: 'ADD recordCount :accepted, lineCount :lines, skippedOverCap :skipped, entities :entity',
-                // The caps are checked against the counts as they are at write time, so parallel calls never overshoot them.
-                ConditionExpression: `${condition.expression} AND recordCount <= :room AND (attribute_not_exists(lineCount) OR lineCount <= :lineRoom)`,
-                ExpressionAttributeNames: condition.names,
-                ExpressionAttributeValues: {
-                  ...condition.values,
-                  ':accepted': accepted,
-                  ':skipped': skipped,
-                  ':entity': new Set([entity]),
-                  ':room': caps.records - accepted,
-                  ':lines': lines,
-                  ':lineRoom': caps.lines - lines,
-                },
-              },
-            },
-            ...pieces.map((piece, part) => ({
-              Put: {
-                TableName: tableName(),
-                Item: {
-                  ...keys.batchChunk(owner.workspaceId, batchId, reserved.chunkSeq, part),
-                  type: 'chunk',
-                  entity,
-                  count: piece.count,
-                  jsonBytes: piece.jsonBytes,
-                  data: piece.data,
-                  expiresAt,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            })),
-          ],
-        }),
-      );
-      return { staged: accepted, skippedOverCap: skipped };
-    } catch (error) {
-      if (error instanceof TransactionCanceledException || isConditionFailure(error)) {
-        const reasons = error instanceof TransactionCanceledException ? (error.CancellationReasons ?? []) : [];
-        if (reasons.some((reason) => reason.Code === 'TransactionConflict')) {
-          await backoff(attempt);
-          continue;
-        }
-        // The batch changed under the call: refused now, or more records than seen arrived and the caps moved.
-        const current = await getBatch(owner.workspaceId, batchId);
-        const refusal = stagingRefusal(current, owner.connectorId, entity, now);
-        if (refusal) throw refusal;
-        if (!current) throw batchNotFound();
-        staged = { recordCount: current.recordCount, lineCount: current.lineCount };
-        continue;
-      }
-      throw error;
+    const written = await writeCall(call, staged);
+    if (written === 'conflict') {
+      await backoff(attempt);
+      continue;
     }
+    if (written !== 'changed') return written;
+    // The batch changed under the call: refused now, or more records than seen arrived and the caps moved.
+    const current = await getBatch(owner.workspaceId, batchId);
+    const refusal = stagingRefusal(current, owner.connectorId, entity, now);
+    if (refusal) throw refusal;
+    if (!current) throw batchNotFound();
+    staged = { recordCount: current.recordCount, lineCount: current.lineCount };
   }
   throw new Error(`staging into batch ${batchId} did not settle after ${MAX_STAGING_ATTEMPTS} attempts`);
 }

@@ -6,7 +6,6 @@ import {
   customerItem,
   type DocumentRecord,
   documentItem,
-  documentLogEntries,
   documentOf,
   type FxObservation,
   fxObservation,
@@ -18,6 +17,7 @@ import {
   type Provenance,
   TouchedSet,
 } from './items.ts';
+import { documentLogEntries } from '#shared/pipeline/history-log.ts';
 
 const DAY_MS = 86_400_000;
 const from: Provenance = { workspaceId: 'ws-1', batchId: 'batch-1', syncedAt: '2026-03-01T00:00:00.000Z' };

@@ -1,7 +1,6 @@
 // Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import type { TableItem } from '#platform/table/bulk.ts';
-import type { LogEntry, LoggedDocument } from '#shared/bands/history-log.ts';
 import { keys, lookupKeys } from '#platform/table/keys.ts';
 
 const DAY_MS = 86_400_000;
@@ -55,7 +54,8 @@ export interface LineContext {
   segmentOf(customerExternalId: string): string | undefined;
 }
 
-function documentDate(document: DocumentRecord): string {
+/** The document's own date: a quote's creation, an order's sale. */
+export function documentDate(document: DocumentRecord): string {
   return document.kind === 'quote' ? document.record.createdAt : document.record.soldAt;
 }
 
@@ -66,7 +66,7 @@ export function historyExpiresAt(document: DocumentRecord, from: Provenance): nu
 }
 
 /** Quoted price for a quote line, sold price for an order line. */
-function linePriceCents(document: DocumentRecord, index: number): number {
+export function linePriceCents(document: DocumentRecord, index: number): number {
   return document.kind === 'quote'
     ? (document.record.lines[index] as QuoteRecord['lines'][number]).quotedPriceCents
     : (document.record.lines[index] as OrderRecord['lines'][number]).soldPriceCents;
@@ -115,73 +115,6 @@ export function documentItem(
     syncedAt: from.syncedAt,
     expiresAt: historyExpiresAt(document, from),
   };
-}
-
-/** What a version of a document replaced, as its history log entries need it. */
-export interface Replaced {
-  readonly feeds: DocumentFeeds;
-  /** When the replaced version's lines expire: a removal entry hiding them lives as long. */
-  readonly expiresAt: number | undefined;
-}
-
-/**
- * A version of a document in the history log, per category its lines are in: one entry with those lines. A category
- * the version it replaced had lines in, and this one has none, gets a removal entry, so that the older lines stop
- * counting there. Lines of products not yet known have no category and stay out of the log until re-synced.
- */
-export function documentLogEntries(
-  document: DocumentRecord,
-  context: LineContext,
-  from: Provenance,
-  version: number,
-  replaced?: Replaced,
-): Map<string, LogEntry> {
-  const { kind, record } = document;
-  const customer = record.customerExternalId ?? undefined;
-  const segment = (customer === undefined ? undefined : context.segmentOf(customer)) ?? '';
-  const expiresAt = historyExpiresAt(document, from);
-  const byCategory = new Map<string, LoggedDocument['lines'][number][]>();
-  for (const [index, line] of record.lines.entries()) {
-    const category = context.categoryOf(line.productSku);
-    if (category === undefined) continue;
-    let lines = byCategory.get(category);
-    if (!lines) {
-      lines = [];
-      byCategory.set(category, lines);
-    }
-    lines.push({
-      productSku: line.productSku,
-      quantity: line.quantity,
-      costCents: line.costCents,
-      priceCents: linePriceCents(document, index),
-    });
-  }
-  const entries = new Map<string, LogEntry>();
-  const header = {
-    kind,
-    documentId: record.externalId,
-    version,
-    expiresAt,
-    customerExternalId: customer,
-    segment,
-    atMs: Date.parse(documentDate(document)),
-    ...(document.kind === 'quote'
-      ? {
-          outcome: document.record.outcome,
-          ...(document.record.decidedAt ? { decidedAtMs: Date.parse(document.record.decidedAt) } : {}),
-        }
-      : document.record.sourceQuoteExternalId
-        ? { sourceQuoteExternalId: document.record.sourceQuoteExternalId }
-        : {}),
-    ...(record.currency ? { currency: record.currency } : {}),
-    ...(record.exchangeRate === undefined || record.exchangeRate === null ? {} : { exchangeRate: record.exchangeRate }),
-  };
-  for (const [category, lines] of byCategory) entries.set(category, { ...header, lines });
-  for (const [, , category] of replaced?.feeds.lines ?? []) {
-    if (category === null || entries.has(category)) continue;
-    entries.set(category, { kind, documentId: record.externalId, version, expiresAt: Math.max(replaced?.expiresAt ?? 0, expiresAt) });
-  }
-  return entries;
 }
 
 /** The document as staged, from its line 0. */

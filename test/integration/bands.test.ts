@@ -2,13 +2,13 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
 import { decodeBandMap } from '#shared/bands/items.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '#shared/bands/lease.ts';
 import { rebuildBands } from '#shared/bands/recompute.ts';
 import { readAllCategoryBands, readCategoryLines } from '#shared/bands/repository.ts';
-import { DrainMemory, prepareChunk, writeChunk } from '#shared/canonical/upsert.ts';
+import { DrainMemory, prepareChunk, writeChunk } from '#shared/pipeline/prepare.ts';
 import { tableName } from '#platform/config.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { tableClient } from '#platform/table/client.ts';
@@ -17,6 +17,10 @@ import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch 
 import { drain, okLines, pricesCall, pricingHistory } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 import { getPrice } from './writebacks-support.ts';
+
+// Drains and recomputes run whole here: on a busy machine they take longer than the project's default allows, and how
+// long they take is no part of what these tests check.
+vi.setConfig({ testTimeout: 240_000 });
 
 const run = promisify(execFile);
 

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { readStagedChunks } from '#shared/batches/chunk-items.ts';
 import { MAX_PIECE_ITEMS } from '#shared/batches/chunks.ts';
-import { runDrainJob } from '#shared/batches/drain.ts';
+import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { commitBatch as commitBatchItem, getBatch } from '#shared/batches/repository.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import {

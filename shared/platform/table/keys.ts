@@ -84,6 +84,11 @@ export const keys = {
   }),
   /** The adherence counters of one dimension's group in one UTC month; a dimension's months are one Query. */
   adherenceAggregate: (workspaceId: string, suffix: string): PrimaryKey => ({ PK: adherencePartition(workspaceId), SK: suffix }),
+  /** An aggregate's sort key read back: its dimension, month and group (a group may itself hold '#'). */
+  adherenceAggregateParts: (suffix: string): { dimension: string; month: string; value: string } => {
+    const [dimension = '', month = '', ...value] = suffix.split('#');
+    return { dimension, month, value: value.join('#') };
+  },
   /** The aggregates of one dimension from `fromMonth` to `toMonth` (YYYY-MM, both included). */
   adherenceMonths: (workspaceId: string, dimension: string, fromMonth: string, toMonth: string) => ({
     PK: adherencePartition(workspaceId),

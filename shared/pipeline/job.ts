@@ -1,0 +1,54 @@
+// What a drain or bands job is handed and answers: one receipt of its message, the hooks tests use, and the outcome.
+import type { DrainMessage } from '#shared/batches/drain-queue.ts';
+
+/**
+ * A message for a batch that is still open may race its own commit, and a bands job the end of its drain; past this
+ * age the state change it waits for never landed.
+ */
+export const COMMIT_RACE_WINDOW_MS = 60_000;
+export const BOUNCE_DELAY_SECONDS = 2;
+/** Never start a chunk (or a category) with less time left than this, or than twice the slowest chunk so far. */
+export const MIN_TIME_LEFT_MS = 15_000;
+/** The lease outlives the invocation's deadline by this much, for writes still in flight when it stops. */
+const LEASE_GRACE_MS = 5_000;
+
+export interface DrainInvocation {
+  readonly message: DrainMessage;
+  /** The message as received, parked unchanged if the job is given up. */
+  readonly body: string;
+  /** SQS ApproximateReceiveCount: which attempt at this message this is. */
+  readonly receiveCount: number;
+  readonly remainingMs: () => number;
+  readonly now?: () => Date;
+}
+
+/** Test seams: called after each chunk is applied, and after each category's bands are written, and checkpointed. */
+export interface DrainHooks {
+  readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
+  readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
+  /** After a quote or order chunk's adherence is folded and its attributions written, before its checkpoint. */
+  readonly afterAdherence?: (invocation: DrainInvocation) => void | Promise<void>;
+}
+
+export type DrainOutcome = 'drained' | 'recomputed' | 'continued' | 'failed' | 'bounced' | 'ignored';
+
+export interface DrainResult {
+  readonly outcome: DrainOutcome;
+  readonly chunks: number;
+  readonly records: number;
+}
+
+/** An outcome that applied nothing. */
+export function nothingApplied(outcome: DrainOutcome): DrainResult {
+  return { outcome, chunks: 0, records: 0 };
+}
+
+export function clockOf(invocation: DrainInvocation): () => Date {
+  return invocation.now ?? (() => new Date());
+}
+
+/** Until when a lease taken or renewed now holds: the invocation's deadline and a grace for writes in flight. */
+export function leaseDeadline(invocation: DrainInvocation): () => number {
+  const clock = clockOf(invocation);
+  return () => clock().getTime() + invocation.remainingMs() + LEASE_GRACE_MS;
+}
