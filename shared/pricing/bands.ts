@@ -1,14 +1,9 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
 import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
-import {
-  fitPooledWinModel,
-  poolAcrossCategories,
-  poolCategorySlopes,
-  type PooledWinFit,
-  type PooledWinSample,
-  QUANTITY_SPREAD_FLOOR,
-} from './win-pool.ts';
+import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
+import { fitPooledWinModel } from './win-pool.ts';
+import type { PooledWinFit, PooledWinSample } from './win-pool-model.ts';
 
 const DAY_MS = 86_400_000;
 /**
