@@ -53,67 +53,10 @@ export function computeCategoryBands(
   asOfMs: number,
   listMarkups: ReadonlyMap<string, number> = new Map(),
 ): CategoryBands {
-  // A won quote that an order names is already counted through that order.
-  const ordered = new Set<string>();
-  for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
-
-  const minMargin = settings.minHistoryMarginPct / 100;
-  const maxMargin = settings.maxHistoryMarginPct / 100;
-  const category = newAccumulator();
-  const bySegment = new Map<string, Accumulator>();
-  const bySkuSegment = new Map<string, Map<string, Accumulator>>();
-  const byCustomerSku = new Map<string, Map<string, Accumulator>>();
-  const closed: Omit<PooledWinSample, 'relativeQuantity'>[] = [];
-  const closedQuantities: number[] = [];
-  const realised: Lines = { margins: [], weights: [], quantities: [], nodes: [], stride: 4 };
-  const nodes: (Accumulator | undefined)[] = [category, undefined, undefined, undefined];
-
-  for (const line of lines) {
-    const margin = lineMargin(line);
-    if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
-    const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
-    if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
-      closed.push({
-        quoteId: line.documentId,
-        segment: line.segment,
-        productSku: line.productSku,
-        customerExternalId: line.customerExternalId,
-        margin,
-        listMarkup: listMarkups.get(line.productSku),
-        won: line.outcome === 'won',
-        weight: recencyWeight(line.atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays),
-        ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
-      });
-      closedQuantities.push(line.quantity);
-    }
-    // Realised: an order line, or a won quote line that no order names.
-    if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
-    let segment = bySegment.get(line.segment);
-    if (!segment) {
-      segment = newAccumulator();
-      bySegment.set(line.segment, segment);
-    }
-    nodes[1] = segment;
-    nodes[2] = nested(bySkuSegment, line.productSku, line.segment);
-    nodes[3] = line.customerExternalId ? nested(byCustomerSku, line.customerExternalId, line.productSku) : undefined;
-    addLine(realised, margin, weight, line.quantity, line.atMs, nodes);
-  }
-  settle(realised, settings);
-
-  // A quote's size is measured against the median quantity that pricing will compare a line with: its segment × SKU
-  // band's, or else its segment's.
-  const referenceQuantity = (segment: string, sku: string) => {
-    const node = bySkuSegment.get(sku)?.get(segment) ?? bySegment.get(segment);
-    return node && node.found & MEDIAN ? node.medianQuantity : undefined;
-  };
-  const fit = fitPooledWinModel(
-    closed.map((sample, i) => {
-      const reference = referenceQuantity(sample.segment, sample.productSku);
-      const quantity = closedQuantities[i] ?? 0;
-      return { ...sample, relativeQuantity: reference !== undefined && reference > 0 && quantity > 0 ? quantity / reference : 1 };
-    }),
-    settings,
-  );
+  const history = gatherHistory(lines, settings, asOfMs, listMarkups);
+  const { category, bySegment, bySkuSegment, byCustomerSku } = history;
+  settle(history.realised, settings);
+  const fit = fitPooledWinModel(sizedClosedQuotes(history), settings);
 
   // A segment is listed only with a band, which takes realised lines: a segment with closed quotes alone has no target
   // for its win model to move. A segment without quotes of its own takes the category's curve.
@@ -131,6 +74,103 @@ export function computeCategoryBands(
     ),
     customerSkus: withOffsets(bandsOf(byCustomerSku, asOfMs), (customer) => (fit ? (fit.customerOffsets.get(customer) ?? 0) : undefined)),
   };
+}
+
+/** One category's history in one pass: its realised lines under their nodes, and its closed quote lines for the win model. */
+interface CategoryHistory {
+  readonly category: Accumulator;
+  readonly bySegment: Map<string, Accumulator>;
+  /** sku → segment → node. */
+  readonly bySkuSegment: Map<string, Map<string, Accumulator>>;
+  /** customer → sku → node. */
+  readonly byCustomerSku: Map<string, Map<string, Accumulator>>;
+  readonly closed: Omit<PooledWinSample, 'relativeQuantity'>[];
+  /** The closed lines' quantities, in the same order. */
+  readonly closedQuantities: number[];
+  readonly realised: Lines;
+}
+
+function gatherHistory(
+  lines: readonly HistoryLine[],
+  settings: PricingSettings,
+  asOfMs: number,
+  listMarkups: ReadonlyMap<string, number>,
+): CategoryHistory {
+  // A won quote that an order names is already counted through that order.
+  const ordered = new Set<string>();
+  for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
+
+  const minMargin = settings.minHistoryMarginPct / 100;
+  const maxMargin = settings.maxHistoryMarginPct / 100;
+  const history: CategoryHistory = {
+    category: newAccumulator(),
+    bySegment: new Map(),
+    bySkuSegment: new Map(),
+    byCustomerSku: new Map(),
+    closed: [],
+    closedQuantities: [],
+    realised: { margins: [], weights: [], quantities: [], nodes: [], stride: 4 },
+  };
+  const { bySegment, bySkuSegment, byCustomerSku } = history;
+  const nodes: (Accumulator | undefined)[] = [history.category, undefined, undefined, undefined];
+
+  for (const line of lines) {
+    const margin = lineMargin(line);
+    if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
+    const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
+    if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
+      history.closed.push(closedSample(line, margin, settings, asOfMs, listMarkups));
+      history.closedQuantities.push(line.quantity);
+    }
+    // Realised: an order line, or a won quote line that no order names.
+    if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
+    let segment = bySegment.get(line.segment);
+    if (!segment) {
+      segment = newAccumulator();
+      bySegment.set(line.segment, segment);
+    }
+    nodes[1] = segment;
+    nodes[2] = nested(bySkuSegment, line.productSku, line.segment);
+    nodes[3] = line.customerExternalId ? nested(byCustomerSku, line.customerExternalId, line.productSku) : undefined;
+    addLine(history.realised, margin, weight, line.quantity, line.atMs, nodes);
+  }
+  return history;
+}
+
+function closedSample(
+  line: HistoryLine,
+  margin: number,
+  settings: PricingSettings,
+  asOfMs: number,
+  listMarkups: ReadonlyMap<string, number>,
+): Omit<PooledWinSample, 'relativeQuantity'> {
+  return {
+    quoteId: line.documentId,
+    segment: line.segment,
+    productSku: line.productSku,
+    customerExternalId: line.customerExternalId,
+    margin,
+    listMarkup: listMarkups.get(line.productSku),
+    won: line.outcome === 'won',
+    weight: recencyWeight(line.atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays),
+    ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
+  };
+}
+
+/**
+ * The closed quote lines with their sizes, once the realised lines are settled: a quote's size is measured against
+ * the median quantity that pricing will compare a line with, its segment × SKU band's, or else its segment's.
+ */
+function sizedClosedQuotes(history: CategoryHistory): PooledWinSample[] {
+  const referenceQuantity = (segment: string, sku: string) => {
+    const node = history.bySkuSegment.get(sku)?.get(segment) ?? history.bySegment.get(segment);
+    return node && node.found & MEDIAN ? node.medianQuantity : undefined;
+  };
+  return history.closed.map((sample, i) => {
+    const reference = referenceQuantity(sample.segment, sample.productSku);
+    const quantity = history.closedQuantities[i] ?? 0;
+    return { ...sample, relativeQuantity: reference !== undefined && reference > 0 && quantity > 0 ? quantity / reference : 1 };
+  });
 }
 
 function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
