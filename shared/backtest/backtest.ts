@@ -1,35 +1,27 @@
 // The backtest: fit the engine on history before a cut-off, then score its win model and its prices on the quotes closed after.
 import { lineMargin } from '#shared/pricing/bands.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
-import {
-  bandsForLine,
-  type EngineState,
-  engineAt,
-  engineWinProbability,
-  evidenceWeight,
-  fitWorkspaceWinModel,
-  type WinSample,
-  workspaceWinProbability,
-} from './engine.ts';
+import { type EngineState, engineAt, evidenceWeight, fitWorkspaceWinModel, type WinModel, type WinSample } from './engine.ts';
 import {
   areaUnderCurve,
   bootstrap,
   brierScore,
   calibrationByDecile,
+  type Interval,
   logLoss,
   percentileInterval,
   type Prediction,
   quantile,
 } from './scoring.ts';
 import { type BacktestLine, chooseCutoff, isClosedQuoteLine, splitAtCutoff } from './split.ts';
-import { type BacktestProduct, listMarkupOf, type ScoredLine, servicePrice, toBaseFactor } from './holdout.ts';
+import { type BacktestProduct, listMarkupOf, type ScoredLine, scoreHoldout, type Unpriced } from './holdout.ts';
 import {
+  type BacktestReport,
   type BacktestResult,
   evidenceReasons,
   evidenceThresholds,
   type HistoryCounts,
   marginVerdict,
-  type WinModelLevel,
 } from './report.ts';
 
 export type { BacktestProduct } from './holdout.ts';
@@ -57,7 +49,6 @@ export interface BacktestOptions {
 export const DEFAULT_REPLICATES = 2000;
 export const DEFAULT_SEED = 20_261_124;
 const INTERVAL_LEVEL = 0.95;
-const PROGRESS_EVERY = 1000;
 
 function counts(lines: readonly BacktestLine[]): HistoryCounts {
   const closed = new Set<string>();
@@ -117,6 +108,20 @@ function predictions(lines: readonly ScoredLine[]): Prediction[] {
   return lines.map((line) => ({ probability: line.quotedProbability, won: line.won }));
 }
 
+/** The engine fitted at the cut-off, with the history on either side of it. */
+interface Fitted {
+  readonly cut: { readonly cutoffMs: number; readonly latestClosedAtMs: number };
+  readonly split: ReturnType<typeof splitAtCutoff>;
+  readonly before: HistoryCounts;
+  readonly after: HistoryCounts;
+  readonly evidence: WinSample[];
+  readonly engine: EngineState;
+  readonly fallback: WinModel | undefined;
+  readonly trainingWinRate: number;
+}
+
+type Unscored = Extract<BacktestResult, { status: 'nothing_to_score' }>;
+
 /**
  * Runs the backtest on a workspace's history: pure, given the lines, today's products and the settings. The engine is
  * fitted once, on everything before the cut-off, as the bands job would have fitted it; the interval comes from a
@@ -127,7 +132,26 @@ export function runBacktest(
   products: ReadonlyMap<string, BacktestProduct>,
   options: BacktestOptions,
 ): BacktestResult {
-  const { settings, baseCurrency, holdoutDays } = options;
+  const fitted = fitAtCutoff(lines, products, options);
+  if ('status' in fitted) return fitted;
+  const { scored, unpriced } = scoreHoldout(fitted.split.holdout, fitted, products, options);
+  if (scored.length === 0) {
+    return {
+      status: 'nothing_to_score',
+      reason: 'no_outcomes_after_cutoff',
+      message: 'no quote line won or lost after the cut-off has a cost and a price to score',
+    };
+  }
+  return { status: 'scored', report: reportOf(fitted, scored, unpriced, options) };
+}
+
+/** The cut-off, the split and the engine fitted on what came before; or why there is nothing to score. */
+function fitAtCutoff(
+  lines: readonly BacktestLine[],
+  products: ReadonlyMap<string, BacktestProduct>,
+  options: BacktestOptions,
+): Fitted | Unscored {
+  const { settings, holdoutDays } = options;
   if (lines.length === 0) {
     return { status: 'nothing_to_score', reason: 'no_history', message: 'the workspace has no quote or order history' };
   }
@@ -160,68 +184,11 @@ export function runBacktest(
   const engine: EngineState = engineAt(byCategory, listMarkups, settings, cutoffMs);
   const fallback = fitWorkspaceWinModel(evidence, settings);
   const trainingWinRate = evidence.filter((line) => line.won).length / evidence.length;
+  return { cut, split, before, after, evidence, engine, fallback, trainingWinRate };
+}
 
-  const deals = new Map<string, { valueCents: number; quantity: number }>();
-  for (const line of split.holdout) {
-    const deal = deals.get(line.documentId) ?? { valueCents: 0, quantity: 0 };
-    deal.valueCents += line.priceCents * line.quantity;
-    deal.quantity += line.quantity;
-    deals.set(line.documentId, deal);
-  }
-
-  const unpriced = { unknown_product: 0, no_cost_basis: 0, no_exchange_rate: 0 };
-  const scored: ScoredLine[] = [];
-  split.holdout.forEach((line, index) => {
-    if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === split.holdout.length) options.onProgress?.(index + 1, split.holdout.length);
-    const quotedMargin = lineMargin(line);
-    if (quotedMargin === undefined) {
-      unpriced.no_cost_basis += 1;
-      return;
-    }
-    const bands = bandsForLine(engine, line);
-    const product = products.get(line.productSku);
-    const listMarkup = listMarkupOf(product);
-    // The engine's own model where it has one; else the workspace's; else the win rate.
-    const probability = (margin: number): { p: number; level: WinModelLevel } => {
-      const own = engineWinProbability(bands, line, margin, listMarkup);
-      if (own !== undefined) return { p: own, level: 'engine' };
-      if (fallback) return { p: workspaceWinProbability(fallback, margin), level: 'workspace' };
-      return { p: trainingWinRate, level: 'base_rate' };
-    };
-    const quoted = probability(quotedMargin);
-    const base = { quoteId: line.documentId, won: line.outcome === 'won', level: quoted.level, quotedMargin, quotedProbability: quoted.p };
-    const factor = toBaseFactor(line, baseCurrency);
-    if (!product) unpriced.unknown_product += 1;
-    else if (!(product.costCents > 0)) unpriced.no_cost_basis += 1;
-    else if (factor === undefined) unpriced.no_exchange_rate += 1;
-    if (!product || !(product.costCents > 0) || factor === undefined) {
-      scored.push(base);
-      return;
-    }
-    const price = servicePrice(line, product, deals.get(line.documentId) as { valueCents: number; quantity: number }, bands, settings);
-    const serviceMargin = (price - line.costCents) / price;
-    scored.push({
-      ...base,
-      priced: {
-        serviceMargin,
-        serviceProbability: probability(serviceMargin).p,
-        quotedProfit: (line.priceCents - line.costCents) * line.quantity * factor,
-        serviceProfit: (price - line.costCents) * line.quantity * factor,
-      },
-    });
-  });
-  if (scored.length === 0) {
-    return {
-      status: 'nothing_to_score',
-      reason: 'no_outcomes_after_cutoff',
-      message: 'no quote line won or lost after the cut-off has a cost and a price to score',
-    };
-  }
-
-  const scoredPredictions = predictions(scored);
-  const levels = { engine: 0, workspace: 0, base_rate: 0 };
-  for (const line of scored) levels[line.level] += 1;
-
+/** The lines the engine priced, and what its prices would have earned and changed. */
+function marginFigures(scored: readonly ScoredLine[], evidence: readonly WinSample[]) {
   const priced = scored.filter((line) => line.priced);
   const totals = expectedTotals(scored);
   let realised = 0;
@@ -241,10 +208,11 @@ export function runBacktest(
     const margin = line.priced?.serviceMargin ?? 0;
     return margin < lowestFitted || margin > highestFitted;
   }).length;
+  return { priced, totals, realised, changes, outsideFittedMargins };
+}
 
-  // The bootstrap: whole scored quotes drawn with replacement, the fitted model held as it is.
-  const replicates = options.replicates ?? DEFAULT_REPLICATES;
-  const seed = options.seed ?? DEFAULT_SEED;
+/** The bootstrap: whole scored quotes drawn with replacement, the fitted model held as it is. */
+function bootstrapScored(scored: readonly ScoredLine[], replicates: number, seed: number) {
   const scoredQuotes = groupBy(scored, (line) => line.quoteId);
   const replicated = bootstrap(replicates, seed, (resample) => {
     const lines = resample(scoredQuotes.length).flatMap((quote) => scoredQuotes[quote] as ScoredLine[]);
@@ -258,6 +226,20 @@ export function runBacktest(
   const differences = replicated.map((statistics) => statistics.difference);
   const relatives = replicated.map((statistics) => statistics.relative);
   const aucs = replicated.map((statistics) => statistics.auc);
+  return { differences, relatives, aucs };
+}
+
+function reportOf(fitted: Fitted, scored: readonly ScoredLine[], unpriced: Unpriced, options: BacktestOptions): BacktestReport {
+  const { settings, baseCurrency, holdoutDays } = options;
+  const { cut, split, before, after, trainingWinRate } = fitted;
+  const scoredPredictions = predictions(scored);
+  const levels = { engine: 0, workspace: 0, base_rate: 0 };
+  for (const line of scored) levels[line.level] += 1;
+  const figures = marginFigures(scored, fitted.evidence);
+  const { priced } = figures;
+  const replicates = options.replicates ?? DEFAULT_REPLICATES;
+  const seed = options.seed ?? DEFAULT_SEED;
+  const { differences, relatives, aucs } = bootstrapScored(scored, replicates, seed);
 
   const scores = {
     logLoss: logLoss(scoredPredictions),
@@ -268,48 +250,57 @@ export function runBacktest(
   // Money in whole minor units, as every amount of the report.
   const differenceInterval = interval && { ...interval, low: Math.round(interval.low), high: Math.round(interval.high) };
   return {
-    status: 'scored',
-    report: {
-      cutoff: {
-        at: new Date(cutoffMs).toISOString(),
-        holdoutDays,
-        latestClosedQuoteAt: new Date(cut.latestClosedAtMs).toISOString(),
-      },
-      history: { beforeCutoff: { ...before, decidedAfterCutoff: split.decidedLater }, afterCutoff: after },
-      winModel: {
-        lines: scored.length,
-        ...scores,
-        brierScore: brierScore(scoredPredictions),
-        auc: areaUnderCurve(scoredPredictions),
-        aucInterval: percentileInterval(aucs, INTERVAL_LEVEL),
-        levels,
-        calibration: calibrationByDecile(scoredPredictions),
-      },
-      margin: {
-        currency: baseCurrency,
-        lines: priced.length,
-        quotes: new Set(priced.map((line) => line.quoteId)).size,
-        unpriced,
-        expectedAtQuotedPrices: Math.round(totals.quoted),
-        expectedAtServicePrices: Math.round(totals.service),
-        difference: Math.round(totals.service) - Math.round(totals.quoted),
-        differenceInterval,
-        relativeDifference: totals.quoted > 0 ? totals.service / totals.quoted - 1 : undefined,
-        relativeDifferenceInterval: priced.length > 0 ? percentileInterval(relatives, INTERVAL_LEVEL) : undefined,
-        realisedAtQuotedPrices: Math.round(realised),
-        servicePriceChange: {
-          median: quantile(changes, 0.5),
-          higherShare: changes.length > 0 ? changes.filter((change) => change > 0).length / changes.length : undefined,
-        },
-        outsideFittedMargins,
-        verdict: marginVerdict(reasons.length === 0, differenceInterval),
-      },
-      evidence: {
-        sufficient: reasons.length === 0,
-        reasons,
-        thresholds: { ...evidenceThresholds, minQuotesBeforeCutoff: settings.winModelMinQuotes },
-      },
-      bootstrap: { replicates, seed, level: INTERVAL_LEVEL },
+    cutoff: {
+      at: new Date(cut.cutoffMs).toISOString(),
+      holdoutDays,
+      latestClosedQuoteAt: new Date(cut.latestClosedAtMs).toISOString(),
     },
+    history: { beforeCutoff: { ...before, decidedAfterCutoff: split.decidedLater }, afterCutoff: after },
+    winModel: {
+      lines: scored.length,
+      ...scores,
+      brierScore: brierScore(scoredPredictions),
+      auc: areaUnderCurve(scoredPredictions),
+      aucInterval: percentileInterval(aucs, INTERVAL_LEVEL),
+      levels,
+      calibration: calibrationByDecile(scoredPredictions),
+    },
+    margin: marginSection(baseCurrency, figures, unpriced, differenceInterval, relatives, reasons.length === 0),
+    evidence: {
+      sufficient: reasons.length === 0,
+      reasons,
+      thresholds: { ...evidenceThresholds, minQuotesBeforeCutoff: settings.winModelMinQuotes },
+    },
+    bootstrap: { replicates, seed, level: INTERVAL_LEVEL },
+  };
+}
+
+function marginSection(
+  baseCurrency: string,
+  figures: ReturnType<typeof marginFigures>,
+  unpriced: Unpriced,
+  differenceInterval: Interval | undefined,
+  relatives: number[],
+  sufficient: boolean,
+): BacktestReport['margin'] {
+  const { priced, totals, realised, changes, outsideFittedMargins } = figures;
+  return {
+    currency: baseCurrency,
+    lines: priced.length,
+    quotes: new Set(priced.map((line) => line.quoteId)).size,
+    unpriced,
+    expectedAtQuotedPrices: Math.round(totals.quoted),
+    expectedAtServicePrices: Math.round(totals.service),
+    difference: Math.round(totals.service) - Math.round(totals.quoted),
+    differenceInterval,
+    relativeDifference: totals.quoted > 0 ? totals.service / totals.quoted - 1 : undefined,
+    relativeDifferenceInterval: priced.length > 0 ? percentileInterval(relatives, INTERVAL_LEVEL) : undefined,
+    realisedAtQuotedPrices: Math.round(realised),
+    servicePriceChange: {
+      median: quantile(changes, 0.5),
+      higherShare: changes.length > 0 ? changes.filter((change) => change > 0).length / changes.length : undefined,
+    },
+    outsideFittedMargins,
+    verdict: marginVerdict(sufficient, differenceInterval),
   };
 }

@@ -1,7 +1,16 @@
 // Pricing the holdout: what the engine, fitted at the cut-off, would have quoted for each scored line, in the base currency.
 import { conversionFactor } from '#shared/pricing/currency.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
-import { enginePrice, type LineBands } from './engine.ts';
+import {
+  bandsForLine,
+  enginePrice,
+  type EngineState,
+  engineWinProbability,
+  type LineBands,
+  type WinModel,
+  workspaceWinProbability,
+} from './engine.ts';
+import { lineMargin } from '#shared/pricing/bands.ts';
 import type { WinModelLevel } from './report.ts';
 import type { BacktestLine } from './split.ts';
 
@@ -77,4 +86,96 @@ export function servicePrice(
     settings,
   );
   return priced.priceCents;
+}
+
+const PROGRESS_EVERY = 1000;
+
+/** The models fitted at the cut-off that the holdout is scored with. */
+export interface HoldoutModels {
+  readonly engine: EngineState;
+  readonly fallback: WinModel | undefined;
+  readonly trainingWinRate: number;
+}
+
+/** What scoring the holdout reads of the backtest's options. */
+export interface HoldoutOptions {
+  readonly settings: PricingSettings;
+  readonly baseCurrency: string;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export type Unpriced = Record<'unknown_product' | 'no_cost_basis' | 'no_exchange_rate', number>;
+
+/** Each holdout line scored: the fitted model's chance at the price quoted, and, where the engine can price it, at its price. */
+export function scoreHoldout(
+  holdout: readonly BacktestLine[],
+  fitted: HoldoutModels,
+  products: ReadonlyMap<string, BacktestProduct>,
+  options: HoldoutOptions,
+): { scored: ScoredLine[]; unpriced: Unpriced } {
+  const deals = new Map<string, { valueCents: number; quantity: number }>();
+  for (const line of holdout) {
+    const deal = deals.get(line.documentId) ?? { valueCents: 0, quantity: 0 };
+    deal.valueCents += line.priceCents * line.quantity;
+    deal.quantity += line.quantity;
+    deals.set(line.documentId, deal);
+  }
+  const unpriced = { unknown_product: 0, no_cost_basis: 0, no_exchange_rate: 0 };
+  const scored: ScoredLine[] = [];
+  holdout.forEach((line, index) => {
+    if ((index + 1) % PROGRESS_EVERY === 0 || index + 1 === holdout.length) options.onProgress?.(index + 1, holdout.length);
+    const one = scoreLine(fitted, line, products, deals, unpriced, options);
+    if (one) scored.push(one);
+  });
+  return { scored, unpriced };
+}
+
+function scoreLine(
+  fitted: HoldoutModels,
+  line: BacktestLine,
+  products: ReadonlyMap<string, BacktestProduct>,
+  deals: ReadonlyMap<string, { valueCents: number; quantity: number }>,
+  unpriced: Unpriced,
+  options: HoldoutOptions,
+): ScoredLine | undefined {
+  const { engine, fallback, trainingWinRate } = fitted;
+  const quotedMargin = lineMargin(line);
+  if (quotedMargin === undefined) {
+    unpriced.no_cost_basis += 1;
+    return undefined;
+  }
+  const bands = bandsForLine(engine, line);
+  const product = products.get(line.productSku);
+  const listMarkup = listMarkupOf(product);
+  // The engine's own model where it has one; else the workspace's; else the win rate.
+  const probability = (margin: number): { p: number; level: WinModelLevel } => {
+    const own = engineWinProbability(bands, line, margin, listMarkup);
+    if (own !== undefined) return { p: own, level: 'engine' };
+    if (fallback) return { p: workspaceWinProbability(fallback, margin), level: 'workspace' };
+    return { p: trainingWinRate, level: 'base_rate' };
+  };
+  const quoted = probability(quotedMargin);
+  const base = { quoteId: line.documentId, won: line.outcome === 'won', level: quoted.level, quotedMargin, quotedProbability: quoted.p };
+  const factor = toBaseFactor(line, options.baseCurrency);
+  if (!product) unpriced.unknown_product += 1;
+  else if (!(product.costCents > 0)) unpriced.no_cost_basis += 1;
+  else if (factor === undefined) unpriced.no_exchange_rate += 1;
+  if (!product || !(product.costCents > 0) || factor === undefined) return base;
+  const price = servicePrice(
+    line,
+    product,
+    deals.get(line.documentId) as { valueCents: number; quantity: number },
+    bands,
+    options.settings,
+  );
+  const serviceMargin = (price - line.costCents) / price;
+  return {
+    ...base,
+    priced: {
+      serviceMargin,
+      serviceProbability: probability(serviceMargin).p,
+      quotedProfit: (line.priceCents - line.costCents) * line.quantity * factor,
+      serviceProfit: (price - line.costCents) * line.quantity * factor,
+    },
+  };
 }
