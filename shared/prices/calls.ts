@@ -1,14 +1,14 @@
 // Price calls by Idempotency-Key: the in-progress marker, the stored response that replays and serves as the decision record.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '#platform/table/bulk.ts';
 import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { randomBase62 } from '#platform/ids.ts';
 import { isConditionFailure, tableClient } from '#platform/table/client.ts';
-import { keyDigest, keys } from '#platform/table/keys.ts';
+import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
+import { digestOfPriceCallKey, keyDigest, keys } from '#platform/table/keys.ts';
 
 /** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;
@@ -109,8 +109,41 @@ export async function beginCall(
   remainingMs: number,
 ): Promise<CallStart> {
   const call: CallRef = { workspaceId, keyDigest: keyDigest(idempotencyKey), callId: randomBase62(CALL_ID_LENGTH) };
-  const item = {
-    ...keys.priceCall(workspaceId, call.keyDigest),
+  const item = markerItem(call, hash, now, remainingMs);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const claimed = await putItem({
+      Item: item,
+      ConditionExpression: 'attribute_not_exists(PK) OR (#state = :running AND lockedUntil < :now)',
+      ExpressionAttributeNames: { '#state': 'state' },
+      ExpressionAttributeValues: { ':running': 'running', ':now': now },
+      ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+    });
+    if (!claimed.refused) return { kind: 'fresh', call };
+    // The condition fails only on an existing item, which ALL_OLD hands back.
+    if (!claimed.stored) throw new Error('The price call marker refused the claim without the item that refused it.');
+    const stored = claimed.stored as unknown as StoredCall;
+    if (stored.replayUntil >= now) {
+      if (stored.bodyHash !== hash) throw reused();
+      if (stored.state === 'running') throw inFlight();
+      return replayOf(stored);
+    }
+    // Past its replay window the key starts a new call; the old one's record moves aside first, so it is never lost.
+    await archiveCall(workspaceId, call.keyDigest, stored);
+    const taken = await putItem({
+      Item: item,
+      ConditionExpression: 'callId = :previous',
+      ExpressionAttributeValues: { ':previous': stored.callId },
+    });
+    if (!taken.refused) return { kind: 'fresh', call };
+    // Another call took the key in between: look again at what it left.
+  }
+  throw inFlight();
+}
+
+/** The in-progress marker a call holds its key with. */
+function markerItem(call: CallRef, hash: string, now: number, remainingMs: number) {
+  return {
+    ...keys.priceCall(call.workspaceId, call.keyDigest),
     type: 'priceCall',
     callId: call.callId,
     bodyHash: hash,
@@ -122,47 +155,6 @@ export async function beginCall(
     startedAt: new Date(now).toISOString(),
     expiresAt: Math.floor(now / 1000) + DECISION_RETENTION_DAYS * 86_400,
   };
-  for (let attempt = 0; attempt < 3; attempt++) {
-    let stored: StoredCall;
-    try {
-      await tableClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: item,
-          ConditionExpression: 'attribute_not_exists(PK) OR (#state = :running AND lockedUntil < :now)',
-          ExpressionAttributeNames: { '#state': 'state' },
-          ExpressionAttributeValues: { ':running': 'running', ':now': now },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        }),
-      );
-      return { kind: 'fresh', call };
-    } catch (error) {
-      if (!isConditionFailure(error) || !error.Item) throw error;
-      stored = unmarshall(error.Item) as StoredCall;
-    }
-    if (stored.replayUntil >= now) {
-      if (stored.bodyHash !== hash) throw reused();
-      if (stored.state === 'running') throw inFlight();
-      return replayOf(stored);
-    }
-    // Past its replay window the key starts a new call; the old one's record moves aside first, so it is never lost.
-    await archiveCall(workspaceId, call.keyDigest, stored);
-    try {
-      await tableClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: item,
-          ConditionExpression: 'callId = :previous',
-          ExpressionAttributeValues: { ':previous': stored.callId },
-        }),
-      );
-      return { kind: 'fresh', call };
-    } catch (error) {
-      // Another call took the key in between: look again at what it left.
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  throw inFlight();
 }
 
 /**
@@ -170,10 +162,8 @@ export async function beginCall(
  * but a replay, which does not count, must still be answered.
  */
 export async function findReplay(workspaceId: string, idempotencyKey: string, hash: string, now: number): Promise<Replay | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.priceCall(workspaceId, keyDigest(idempotencyKey)), ConsistentRead: true }),
-  );
-  const stored = Item as StoredCall | undefined;
+  const stored = (await getItem({ Key: keys.priceCall(workspaceId, keyDigest(idempotencyKey)), ConsistentRead: true })) as
+    StoredCall | undefined;
   if (!stored || stored.state !== 'done' || stored.replayUntil < now || stored.bodyHash !== hash) return undefined;
   return replayOf(stored);
 }
@@ -181,12 +171,7 @@ export async function findReplay(workspaceId: string, idempotencyKey: string, ha
 async function archiveCall(workspaceId: string, digest: string, stored: StoredCall): Promise<void> {
   if (stored.state !== 'done') return;
   const { PK: _pk, SK: _sk, ...fields } = stored as StoredCall & { PK?: string; SK?: string };
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...fields, ...keys.archivedPriceCall(workspaceId, digest, stored.callId), type: 'priceCall' },
-    }),
-  );
+  await putItem({ Item: { ...fields, ...keys.archivedPriceCall(workspaceId, digest, stored.callId), type: 'priceCall' } });
 }
 
 /** Stores the answer, compressed, in the marker's item; only 200s are stored. */
@@ -212,19 +197,13 @@ export async function completeCall(call: CallRef, statusCode: number, json: stri
 
 /** Lets the key go after a call that ended without a 200, so that a retry runs afresh. */
 export async function abandonCall(call: CallRef): Promise<void> {
-  try {
-    await tableClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.priceCall(call.workspaceId, call.keyDigest),
-        ConditionExpression: 'callId = :callId AND #state = :running',
-        ExpressionAttributeNames: { '#state': 'state' },
-        ExpressionAttributeValues: { ':callId': call.callId, ':running': 'running' },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Refused: the key is no longer this call's to let go.
+  await deleteItem({
+    Key: keys.priceCall(call.workspaceId, call.keyDigest),
+    ConditionExpression: 'callId = :callId AND #state = :running',
+    ExpressionAttributeNames: { '#state': 'state' },
+    ExpressionAttributeValues: { ':callId': call.callId, ':running': 'running' },
+  });
 }
 
 export interface Decision {
@@ -270,7 +249,7 @@ export async function findDecisions(workspaceId: string, pricingDecisionIds: rea
   const bodies = new Map<string, { startedAt: string; lines: unknown[] }>();
   for (const item of items as unknown as StoredCall[]) {
     if (item.state !== 'done' || !item.response) continue;
-    const digest = calls.get(`${String((item as unknown as { PK: string }).PK).slice(-DIGEST_LENGTH)}#${item.callId}`);
+    const digest = calls.get(`${digestOfPriceCallKey(workspaceId, (item as unknown as { PK: string }).PK)}#${item.callId}`);
     if (!digest) continue;
     const body = JSON.parse(decompress(item.response)) as { lines?: unknown[] };
     bodies.set(`${digest.keyDigest}#${item.callId}`, { startedAt: item.startedAt, lines: body.lines ?? [] });

@@ -93,6 +93,22 @@ function customerView(item: Record<string, unknown>): CustomerView {
   };
 }
 
+/** What the rounds have read so far, and what they still have to. */
+interface SnapshotRead {
+  readonly workspaceId: string;
+  readonly baseCurrency: string;
+  readonly nowMs: number;
+  readonly products: Map<string, ProductView>;
+  readonly customers: Map<string, CustomerView>;
+  workspaceBand: Band | undefined;
+  readonly categoryBands: Map<string, StoredCategoryBands>;
+  readonly customerBands: Map<string, ReadonlyMap<string, Band>>;
+  readonly rates: Map<string, FxRate>;
+  readonly ratesToRead: Set<string>;
+  /** Every key a round has asked for, as `PK\0SK`. */
+  readonly requested: Set<string>;
+}
+
 /**
  * Round one reads what the lines name (products, customers, the workspace band); round two reads what those items
  * point to (category and customer bands, rates of the currencies they use that are not cached), less what round one
@@ -110,99 +126,118 @@ export async function readPricingSnapshot(
   const skuByExternalId = externalOnly.length > 0 ? await resolveExternalIds(workspaceId, externalOnly) : new Map<string, string>();
   const skus = new Set(lines.flatMap((line) => line.productSku ?? skuByExternalId.get(line.productExternalId ?? '') ?? []));
   const customerIds = new Set(lines.flatMap(lineCustomerIds));
-
-  const rates = new Map<string, FxRate>();
-  const ratesToRead = new Set<string>();
-  const wantRate = (currency: string | undefined) => {
-    if (!currency || currency === baseCurrency || rates.has(currency) || ratesToRead.has(currency)) return;
-    const cached = rateCache.peek(`${workspaceId}|${currency}`, nowMs);
-    if (cached) rates.set(currency, cached);
-    else ratesToRead.add(currency);
+  const read: SnapshotRead = {
+    workspaceId,
+    baseCurrency,
+    nowMs,
+    products: new Map(),
+    customers: new Map(),
+    workspaceBand: undefined,
+    categoryBands: new Map(),
+    customerBands: new Map(),
+    rates: new Map(),
+    ratesToRead: new Set(),
+    requested: new Set(),
   };
-
-  const products = new Map<string, ProductView>();
-  const customers = new Map<string, CustomerView>();
-  let workspaceBand: Band | undefined;
-  const categoryBands = new Map<string, StoredCategoryBands>();
-  const customerBands = new Map<string, ReadonlyMap<string, Band>>();
-
-  const absorb = (items: Record<string, unknown>[]) => {
-    for (const item of items) {
-      switch (item.type) {
-        case 'product': {
-          const product = productView(item);
-          products.set(product.sku, product);
-          break;
-        }
-        case 'customer': {
-          const customer = customerView(item);
-          customers.set(customer.externalId, customer);
-          break;
-        }
-        case 'workspaceBands':
-          workspaceBand = typeof item.band === 'string' ? decodeBand(JSON.parse(item.band) as number[]) : undefined;
-          break;
-        case 'categoryBands': {
-          const stored = readCategoryBandsItem(item);
-          categoryBands.set(stored.category, stored);
-          break;
-        }
-        case 'customerBands':
-          customerBands.set(customerBandsKey(String(item.customerExternalId), String(item.category)), decodeBandMap(item.bands));
-          break;
-        case 'fxRate': {
-          const rate = { rate: Number(item.rate), asOfMs: Number(item.asOfMs) };
-          rates.set(String(item.currency), rate);
-          rateCache.set(`${workspaceId}|${String(item.currency)}`, rate, nowMs);
-          break;
-        }
-      }
-    }
-  };
-
-  const requested = new Set<string>();
-  const round = async (itemKeys: PrimaryKey[]) => {
-    const fresh = itemKeys.filter((key) => {
-      const text = `${key.PK}\u0000${key.SK}`;
-      if (requested.has(text)) return false;
-      requested.add(text);
-      return true;
-    });
-    if (fresh.length === 0) return;
-    absorb(await getItems(fresh, { consistent: false, groupSize: Math.ceil(fresh.length / PARALLEL_READS) }));
-  };
-  const bandKeys = (category: string, customerId: string | undefined): PrimaryKey[] => [
-    keys.categoryBands(workspaceId, category),
-    ...(customerId === undefined ? [] : [keys.customerBands(workspaceId, customerId, category)]),
-  ];
   const skuOf = (line: PriceRequestLine) => line.productSku ?? skuByExternalId.get(line.productExternalId ?? '');
 
   // Round one also reads the bands of the categories this instance has seen the products in, so that a warm
   // instance usually needs no second round; a product that moved category only costs that round back.
-  await round([
+  await readRound(read, [
     ...[...skus].map((sku) => keys.product(workspaceId, sku)),
     ...[...customerIds].map((id) => keys.customer(workspaceId, id)),
     keys.workspaceBands(workspaceId),
     ...lines.flatMap((line) => {
       const sku = skuOf(line);
       const category = sku === undefined ? undefined : knownCategories.get(`${workspaceId}|${sku}`);
-      return category === undefined ? [] : bandKeys(category, lineCustomerIds(line)[0]);
+      return category === undefined ? [] : bandKeys(workspaceId, category, lineCustomerIds(line)[0]);
     }),
   ]);
+  await readRound(read, secondRoundKeys(read, lines, skuOf));
+  const { products, customers, categoryBands, customerBands, workspaceBand, rates } = read;
+  return { products, skuByExternalId, customers, categoryBands, customerBands, workspaceBand, rates };
+}
 
+/** What the items of round one point to: their bands, and the rates of their currencies that are not cached. */
+function secondRoundKeys(
+  read: SnapshotRead,
+  lines: readonly PriceRequestLine[],
+  skuOf: (line: PriceRequestLine) => string | undefined,
+): PrimaryKey[] {
+  const { workspaceId, products, customers } = read;
   const secondRound: PrimaryKey[] = [];
   for (const line of lines) {
     const sku = skuOf(line);
     const product = sku === undefined ? undefined : products.get(sku);
     const customerId = lineCustomerIds(line)[0];
     const customer = customerId === undefined ? undefined : customers.get(customerId);
-    wantRate(customer?.currency);
-    wantRate(product?.currency);
+    wantRate(read, customer?.currency);
+    wantRate(read, product?.currency);
     if (!product) continue;
     knownCategories.set(`${workspaceId}|${product.sku}`, product.category);
-    secondRound.push(...bandKeys(product.category, customer?.externalId));
+    secondRound.push(...bandKeys(workspaceId, product.category, customer?.externalId));
   }
-  for (const currency of ratesToRead) secondRound.push(keys.fxRate(workspaceId, currency));
-  await round(secondRound);
-  return { products, skuByExternalId, customers, categoryBands, customerBands, workspaceBand, rates };
+  for (const currency of read.ratesToRead) secondRound.push(keys.fxRate(workspaceId, currency));
+  return secondRound;
+}
+
+function bandKeys(workspaceId: string, category: string, customerId: string | undefined): PrimaryKey[] {
+  return [
+    keys.categoryBands(workspaceId, category),
+    ...(customerId === undefined ? [] : [keys.customerBands(workspaceId, customerId, category)]),
+  ];
+}
+
+function wantRate(read: SnapshotRead, currency: string | undefined): void {
+  const { rates, ratesToRead } = read;
+  if (!currency || currency === read.baseCurrency || rates.has(currency) || ratesToRead.has(currency)) return;
+  const cached = rateCache.peek(`${read.workspaceId}|${currency}`, read.nowMs);
+  if (cached) rates.set(currency, cached);
+  else ratesToRead.add(currency);
+}
+
+/** One round: the keys no earlier round asked for, read in parallel groups. */
+async function readRound(read: SnapshotRead, itemKeys: PrimaryKey[]): Promise<void> {
+  const fresh = itemKeys.filter((key) => {
+    const text = `${key.PK}\u0000${key.SK}`;
+    if (read.requested.has(text)) return false;
+    read.requested.add(text);
+    return true;
+  });
+  if (fresh.length === 0) return;
+  absorb(read, await getItems(fresh, { consistent: false, groupSize: Math.ceil(fresh.length / PARALLEL_READS) }));
+}
+
+function absorb(read: SnapshotRead, items: Record<string, unknown>[]): void {
+  for (const item of items) {
+    switch (item.type) {
+      case 'product': {
+        const product = productView(item);
+        read.products.set(product.sku, product);
+        break;
+      }
+      case 'customer': {
+        const customer = customerView(item);
+        read.customers.set(customer.externalId, customer);
+        break;
+      }
+      case 'workspaceBands':
+        read.workspaceBand = typeof item.band === 'string' ? decodeBand(JSON.parse(item.band) as number[]) : undefined;
+        break;
+      case 'categoryBands': {
+        const stored = readCategoryBandsItem(item);
+        read.categoryBands.set(stored.category, stored);
+        break;
+      }
+      case 'customerBands':
+        read.customerBands.set(customerBandsKey(String(item.customerExternalId), String(item.category)), decodeBandMap(item.bands));
+        break;
+      case 'fxRate': {
+        const rate = { rate: Number(item.rate), asOfMs: Number(item.asOfMs) };
+        read.rates.set(String(item.currency), rate);
+        rateCache.set(`${read.workspaceId}|${String(item.currency)}`, rate, read.nowMs);
+        break;
+      }
+    }
+  }
 }

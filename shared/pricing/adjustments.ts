@@ -5,7 +5,7 @@ import { amount, percent, points, type ReasonStep } from './reason-stack.ts';
 import type { PricingSettings } from './settings.ts';
 import { clamp, credibility, shrink } from './shrinkage.ts';
 import { profitMaximisingMargin, winLogitShift } from './win-model.ts';
-import { marginAt } from './win-pool.ts';
+import { marginAt } from './win-pool-model.ts';
 
 /** Where the margin stands: the evidence, or the last step since that moved it. */
 export interface MarginSoFar {

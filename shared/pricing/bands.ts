@@ -1,14 +1,10 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
 import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
-import {
-  fitPooledWinModel,
-  poolAcrossCategories,
-  poolCategorySlopes,
-  type PooledWinFit,
-  type PooledWinSample,
-  QUANTITY_SPREAD_FLOOR,
-} from './win-pool.ts';
+import { type Accumulator, addLine, bandOf, bandsOf, type Lines, MEDIAN, nested, newAccumulator, settle } from './band-percentiles.ts';
+import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
+import { fitPooledWinModel } from './win-pool.ts';
+import type { PooledWinFit, PooledWinSample } from './win-pool-model.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -39,189 +35,6 @@ export function lineMargin(line: { readonly priceCents: number; readonly costCen
   return (line.priceCents - line.costCents) / line.priceCents;
 }
 
-/**
- * One node's running totals. A node never holds its own list of lines: the realised lines are kept once, in columns,
- * each with the nodes it belongs to, and two passes over all of them, one in margin order and one in quantity order,
- * settle every node's percentiles. That is two sorts per category however many nodes it has, and memory linear in its
- * lines with no object per line.
- */
-interface Accumulator {
-  sumW: number;
-  sumW2: number;
-  sumWM: number;
-  newestAtMs: number;
-  squares: number;
-  byMargin: number;
-  byQuantity: number;
-  /** Bit flags: floor, target, stretch, median quantity found. */
-  found: number;
-  floor: number;
-  target: number;
-  stretch: number;
-  medianQuantity: number;
-  lastMargin: number;
-  lastQuantity: number;
-}
-
-const FLOOR = 1;
-const TARGET = 2;
-const STRETCH = 4;
-const MEDIAN = 8;
-
-function newAccumulator(): Accumulator {
-  return {
-    sumW: 0,
-    sumW2: 0,
-    sumWM: 0,
-    newestAtMs: -Infinity,
-    squares: 0,
-    byMargin: 0,
-    byQuantity: 0,
-    found: 0,
-    floor: Number.NaN,
-    target: Number.NaN,
-    stretch: Number.NaN,
-    medianQuantity: Number.NaN,
-    lastMargin: Number.NaN,
-    lastQuantity: Number.NaN,
-  };
-}
-
-/** Realised lines, column by column; line i belongs to nodes[i·stride … i·stride + stride − 1] (undefined for none). */
-interface Lines {
-  readonly margins: number[];
-  readonly weights: number[];
-  readonly quantities: number[];
-  readonly nodes: (Accumulator | undefined)[];
-  readonly stride: number;
-}
-
-function addLine(
-  lines: Lines,
-  margin: number,
-  weight: number,
-  quantity: number,
-  atMs: number,
-  nodes: readonly (Accumulator | undefined)[],
-): void {
-  lines.margins.push(margin);
-  lines.weights.push(weight);
-  lines.quantities.push(quantity);
-  for (const node of nodes) {
-    lines.nodes.push(node);
-    if (!node) continue;
-    node.sumW += weight;
-    node.sumW2 += weight * weight;
-    node.sumWM += weight * margin;
-    if (atMs > node.newestAtMs) node.newestAtMs = atMs;
-  }
-}
-
-/**
- * Line indices in ascending order of a column: a bottom-up merge sort of the indices on a typed copy of the keys. It is
- * several times faster than Array or TypedArray sort with a comparator, which calls back into JS for every comparison,
- * and its n log n holds for any input.
- */
-function orderBy(column: readonly number[]): Uint32Array {
-  const n = column.length;
-  const keys = Float64Array.from(column);
-  let from = new Uint32Array(n);
-  let to = new Uint32Array(n);
-  for (let i = 0; i < n; i++) from[i] = i;
-  for (let width = 1; width < n; width *= 2) {
-    for (let lo = 0; lo < n; lo += 2 * width) {
-      const mid = Math.min(lo + width, n);
-      const hi = Math.min(lo + 2 * width, n);
-      let i = lo;
-      let j = mid;
-      let k = lo;
-      while (i < mid && j < hi) {
-        const left = from[i] ?? 0;
-        const right = from[j] ?? 0;
-        if ((keys[right] ?? 0) < (keys[left] ?? 0)) {
-          to[k++] = right;
-          j++;
-        } else {
-          to[k++] = left;
-          i++;
-        }
-      }
-      to.set(from.subarray(i, mid), k);
-      to.set(from.subarray(j, hi), k + mid - i);
-    }
-    [from, to] = [to, from];
-  }
-  return from;
-}
-
-/**
- * Weighted percentiles: for each p, the first value whose cumulative weight reaches p/100 · Σw. The squares for the
- * coefficient of variation ride along on the margin pass, once every node's Σw·m, and so its mean, is known.
- */
-function settle(lines: Lines, settings: PricingSettings): void {
-  const { margins, weights, quantities, nodes, stride } = lines;
-  const floorShare = settings.floorPercentile / 100;
-  const targetShare = settings.targetPercentile / 100;
-  const stretchShare = settings.stretchPercentile / 100;
-  for (const i of orderBy(margins)) {
-    const margin = margins[i] ?? 0;
-    const weight = weights[i] ?? 0;
-    for (let j = i * stride; j < (i + 1) * stride; j++) {
-      const node = nodes[j];
-      if (!node) continue;
-      const deviation = margin - node.sumWM / node.sumW;
-      node.squares += weight * deviation * deviation;
-      node.byMargin += weight;
-      node.lastMargin = margin;
-      if (!(node.found & FLOOR) && node.byMargin >= floorShare * node.sumW) {
-        node.floor = margin;
-        node.found |= FLOOR;
-      }
-      if (!(node.found & TARGET) && node.byMargin >= targetShare * node.sumW) {
-        node.target = margin;
-        node.found |= TARGET;
-      }
-      if (!(node.found & STRETCH) && node.byMargin >= stretchShare * node.sumW) {
-        node.stretch = margin;
-        node.found |= STRETCH;
-      }
-    }
-  }
-  for (const i of orderBy(quantities)) {
-    const quantity = quantities[i] ?? 0;
-    const weight = weights[i] ?? 0;
-    for (let j = i * stride; j < (i + 1) * stride; j++) {
-      const node = nodes[j];
-      if (!node) continue;
-      node.byQuantity += weight;
-      node.lastQuantity = quantity;
-      if (!(node.found & MEDIAN) && node.byQuantity >= 0.5 * node.sumW) {
-        node.medianQuantity = quantity;
-        node.found |= MEDIAN;
-      }
-    }
-  }
-}
-
-/** The node's band; float sums can leave a percentile at 100 a hair short of Σw, which then falls back to the last value. */
-function bandOf(node: Accumulator, asOfMs: number): Band | undefined {
-  const { sumW, sumW2 } = node;
-  if (!(sumW > 0)) return undefined;
-  const mean = node.sumWM / sumW;
-  return {
-    floor: node.found & FLOOR ? node.floor : node.lastMargin,
-    target: node.found & TARGET ? node.target : node.lastMargin,
-    stretch: node.found & STRETCH ? node.stretch : node.lastMargin,
-    nEff: (sumW * sumW) / sumW2,
-    medianQuantity: node.found & MEDIAN ? node.medianQuantity : node.lastQuantity,
-    cov: mean === 0 ? 0 : Math.sqrt(node.squares / sumW) / Math.abs(mean),
-    newestAtMs: node.newestAtMs,
-    sumW,
-    sumW2,
-    asOfMs,
-  };
-}
-
 export function computeBand(samples: readonly BandSample[], settings: PricingSettings, asOfMs: number): Band | undefined {
   if (samples.length === 0) return undefined;
   const node = newAccumulator();
@@ -233,33 +46,6 @@ export function computeBand(samples: readonly BandSample[], settings: PricingSet
   return bandOf(node, asOfMs);
 }
 
-function nested(map: Map<string, Map<string, Accumulator>>, outer: string, inner: string): Accumulator {
-  let byInner = map.get(outer);
-  if (!byInner) {
-    byInner = new Map();
-    map.set(outer, byInner);
-  }
-  let node = byInner.get(inner);
-  if (!node) {
-    node = newAccumulator();
-    byInner.set(inner, node);
-  }
-  return node;
-}
-
-function bandsOf(nodes: Map<string, Map<string, Accumulator>>, asOfMs: number): Map<string, Map<string, Band>> {
-  const result = new Map<string, Map<string, Band>>();
-  for (const [outer, inner] of nodes) {
-    const bands = new Map<string, Band>();
-    for (const [key, node] of inner) {
-      const band = bandOf(node, asOfMs);
-      if (band) bands.set(key, band);
-    }
-    if (bands.size > 0) result.set(outer, bands);
-  }
-  return result;
-}
-
 /** Every band of one category from one pass over its lines, then the two ordered passes of `settle`. */
 export function computeCategoryBands(
   lines: readonly HistoryLine[],
@@ -267,67 +53,10 @@ export function computeCategoryBands(
   asOfMs: number,
   listMarkups: ReadonlyMap<string, number> = new Map(),
 ): CategoryBands {
-  // A won quote that an order names is already counted through that order.
-  const ordered = new Set<string>();
-  for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
-
-  const minMargin = settings.minHistoryMarginPct / 100;
-  const maxMargin = settings.maxHistoryMarginPct / 100;
-  const category = newAccumulator();
-  const bySegment = new Map<string, Accumulator>();
-  const bySkuSegment = new Map<string, Map<string, Accumulator>>();
-  const byCustomerSku = new Map<string, Map<string, Accumulator>>();
-  const closed: Omit<PooledWinSample, 'relativeQuantity'>[] = [];
-  const closedQuantities: number[] = [];
-  const realised: Lines = { margins: [], weights: [], quantities: [], nodes: [], stride: 4 };
-  const nodes: (Accumulator | undefined)[] = [category, undefined, undefined, undefined];
-
-  for (const line of lines) {
-    const margin = lineMargin(line);
-    if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
-    const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
-    if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
-      closed.push({
-        quoteId: line.documentId,
-        segment: line.segment,
-        productSku: line.productSku,
-        customerExternalId: line.customerExternalId,
-        margin,
-        listMarkup: listMarkups.get(line.productSku),
-        won: line.outcome === 'won',
-        weight: recencyWeight(line.atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays),
-        ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
-      });
-      closedQuantities.push(line.quantity);
-    }
-    // Realised: an order line, or a won quote line that no order names.
-    if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
-    let segment = bySegment.get(line.segment);
-    if (!segment) {
-      segment = newAccumulator();
-      bySegment.set(line.segment, segment);
-    }
-    nodes[1] = segment;
-    nodes[2] = nested(bySkuSegment, line.productSku, line.segment);
-    nodes[3] = line.customerExternalId ? nested(byCustomerSku, line.customerExternalId, line.productSku) : undefined;
-    addLine(realised, margin, weight, line.quantity, line.atMs, nodes);
-  }
-  settle(realised, settings);
-
-  // A quote's size is measured against the median quantity that pricing will compare a line with: its segment × SKU
-  // band's, or else its segment's.
-  const referenceQuantity = (segment: string, sku: string) => {
-    const node = bySkuSegment.get(sku)?.get(segment) ?? bySegment.get(segment);
-    return node && node.found & MEDIAN ? node.medianQuantity : undefined;
-  };
-  const fit = fitPooledWinModel(
-    closed.map((sample, i) => {
-      const reference = referenceQuantity(sample.segment, sample.productSku);
-      const quantity = closedQuantities[i] ?? 0;
-      return { ...sample, relativeQuantity: reference !== undefined && reference > 0 && quantity > 0 ? quantity / reference : 1 };
-    }),
-    settings,
-  );
+  const history = gatherHistory(lines, settings, asOfMs, listMarkups);
+  const { category, bySegment, bySkuSegment, byCustomerSku } = history;
+  settle(history.realised, settings);
+  const fit = fitPooledWinModel(sizedClosedQuotes(history), settings);
 
   // A segment is listed only with a band, which takes realised lines: a segment with closed quotes alone has no target
   // for its win model to move. A segment without quotes of its own takes the category's curve.
@@ -345,6 +74,103 @@ export function computeCategoryBands(
     ),
     customerSkus: withOffsets(bandsOf(byCustomerSku, asOfMs), (customer) => (fit ? (fit.customerOffsets.get(customer) ?? 0) : undefined)),
   };
+}
+
+/** One category's history in one pass: its realised lines under their nodes, and its closed quote lines for the win model. */
+interface CategoryHistory {
+  readonly category: Accumulator;
+  readonly bySegment: Map<string, Accumulator>;
+  /** sku → segment → node. */
+  readonly bySkuSegment: Map<string, Map<string, Accumulator>>;
+  /** customer → sku → node. */
+  readonly byCustomerSku: Map<string, Map<string, Accumulator>>;
+  readonly closed: Omit<PooledWinSample, 'relativeQuantity'>[];
+  /** The closed lines' quantities, in the same order. */
+  readonly closedQuantities: number[];
+  readonly realised: Lines;
+}
+
+function gatherHistory(
+  lines: readonly HistoryLine[],
+  settings: PricingSettings,
+  asOfMs: number,
+  listMarkups: ReadonlyMap<string, number>,
+): CategoryHistory {
+  // A won quote that an order names is already counted through that order.
+  const ordered = new Set<string>();
+  for (const line of lines) if (line.kind === 'order' && line.sourceQuoteExternalId !== undefined) ordered.add(line.sourceQuoteExternalId);
+
+  const minMargin = settings.minHistoryMarginPct / 100;
+  const maxMargin = settings.maxHistoryMarginPct / 100;
+  const history: CategoryHistory = {
+    category: newAccumulator(),
+    bySegment: new Map(),
+    bySkuSegment: new Map(),
+    byCustomerSku: new Map(),
+    closed: [],
+    closedQuantities: [],
+    realised: { margins: [], weights: [], quantities: [], nodes: [], stride: 4 },
+  };
+  const { bySegment, bySkuSegment, byCustomerSku } = history;
+  const nodes: (Accumulator | undefined)[] = [history.category, undefined, undefined, undefined];
+
+  for (const line of lines) {
+    const margin = lineMargin(line);
+    if (margin === undefined || margin < minMargin || margin > maxMargin) continue;
+    const weight = recencyWeight(line.atMs, asOfMs, settings.halfLifeDays);
+    if (line.kind === 'quote' && (line.outcome === 'won' || line.outcome === 'lost')) {
+      history.closed.push(closedSample(line, margin, settings, asOfMs, listMarkups));
+      history.closedQuantities.push(line.quantity);
+    }
+    // Realised: an order line, or a won quote line that no order names.
+    if (line.kind !== 'order' && (line.outcome !== 'won' || ordered.has(line.documentId))) continue;
+    let segment = bySegment.get(line.segment);
+    if (!segment) {
+      segment = newAccumulator();
+      bySegment.set(line.segment, segment);
+    }
+    nodes[1] = segment;
+    nodes[2] = nested(bySkuSegment, line.productSku, line.segment);
+    nodes[3] = line.customerExternalId ? nested(byCustomerSku, line.customerExternalId, line.productSku) : undefined;
+    addLine(history.realised, margin, weight, line.quantity, line.atMs, nodes);
+  }
+  return history;
+}
+
+function closedSample(
+  line: HistoryLine,
+  margin: number,
+  settings: PricingSettings,
+  asOfMs: number,
+  listMarkups: ReadonlyMap<string, number>,
+): Omit<PooledWinSample, 'relativeQuantity'> {
+  return {
+    quoteId: line.documentId,
+    segment: line.segment,
+    productSku: line.productSku,
+    customerExternalId: line.customerExternalId,
+    margin,
+    listMarkup: listMarkups.get(line.productSku),
+    won: line.outcome === 'won',
+    weight: recencyWeight(line.atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays),
+    ageYears: Math.max(0, asOfMs - line.atMs) / (365.25 * DAY_MS),
+  };
+}
+
+/**
+ * The closed quote lines with their sizes, once the realised lines are settled: a quote's size is measured against
+ * the median quantity that pricing will compare a line with, its segment × SKU band's, or else its segment's.
+ */
+function sizedClosedQuotes(history: CategoryHistory): PooledWinSample[] {
+  const referenceQuantity = (segment: string, sku: string) => {
+    const node = history.bySkuSegment.get(sku)?.get(segment) ?? history.bySegment.get(segment);
+    return node && node.found & MEDIAN ? node.medianQuantity : undefined;
+  };
+  return history.closed.map((sample, i) => {
+    const reference = referenceQuantity(sample.segment, sample.productSku);
+    const quantity = history.closedQuantities[i] ?? 0;
+    return { ...sample, relativeQuantity: reference !== undefined && reference > 0 && quantity > 0 ? quantity / reference : 1 };
+  });
 }
 
 function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {

@@ -1,5 +1,4 @@
 // The reason stack: the steps that moved the margin, how their labels write numbers, and how they add up to the entries.
-import type { LineBase } from './line-base.ts';
 import type { Driver, ReasonEntry, ReasonScope } from './model.ts';
 
 /** One step of the stack, with the cumulative margin it left the line at. */
@@ -47,6 +46,13 @@ export function points(wholeBps: number): string {
 
 const signedPoints = (deltaBps: number) => `${deltaBps < 0 ? '−' : '+'}${points(Math.abs(deltaBps))}`;
 
+/** What the stack reads of the line's base (a `LineBase`): the margin the entries start from, and the depth that names it. */
+export interface StackBase {
+  readonly margin: number;
+  /** 0 segment × SKU, 1 segment × category, 2 category, 3 workspace, 4 list price. */
+  readonly depth: number;
+}
+
 export interface ReasonStack {
   readonly reason: ReasonEntry[];
   readonly drivers: Driver[];
@@ -60,7 +66,7 @@ export interface ReasonStack {
  * integer price's margin, so they sum exactly to final minus base. `steps` starts with the base; a step that did not
  * apply is undefined.
  */
-export function reasonStack(steps: readonly (ReasonStep | undefined)[], base: LineBase, finalMargin: number): ReasonStack {
+export function reasonStack(steps: readonly (ReasonStep | undefined)[], base: StackBase, finalMargin: number): ReasonStack {
   const baseBps = bps(base.margin);
   const finalBps = bps(finalMargin);
   let last = steps.length - 1;

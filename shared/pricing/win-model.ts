@@ -1,7 +1,7 @@
 // The win model: a weighted logistic fit of closed quotes' outcomes on their margin, and the margin it says earns the most.
 import type { LineBands, WinModel } from './model.ts';
 import type { PricingSettings } from './settings.ts';
-import { featureValue } from './win-pool.ts';
+import { featureValue } from './win-pool-model.ts';
 
 /** One closed quote line: its margin, whether it was won, and its recency weight. */
 export interface WinSample {

@@ -1,15 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '#platform/seeded-random.ts';
 import { defaultPricingSettings } from './settings.ts';
-import {
-  featureValue,
-  fitPooledWinModel,
-  marginAt,
-  poolAcrossCategories,
-  poolCategorySlopes,
-  type PooledWinSample,
-  pooledWinProbability,
-} from './win-pool.ts';
+import { poolAcrossCategories, poolCategorySlopes } from './category-pooling.ts';
+import { fitPooledWinModel } from './win-pool.ts';
+import { featureValue, marginAt, type PooledWinSample, pooledWinProbability } from './win-pool-model.ts';
 
 const settings = { ...defaultPricingSettings, winModelMinQuotes: 10 };
 const sigmoid = (z: number) => 1 / (1 + Math.exp(-z));

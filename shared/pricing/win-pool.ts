@@ -1,112 +1,10 @@
 // The pooled win model: one category's closed quotes fitted together, each segment, customer and SKU shrunk toward the whole by empirical Bayes.
 import type { PricingSettings } from './settings.ts';
+import { featureValue, type PooledWinFit, type PooledWinSample, type SegmentWinCurve, sigmoid, type WinFeature } from './win-pool-model.ts';
+import { linearPredictor, type PooledDesign, type PooledState, startingState, sweepPooled } from './win-pool-sweep.ts';
 
-/** One closed quote line as the pooled fit reads it. */
-export interface PooledWinSample {
-  /** The quote the line belongs to: the threshold counts quotes, not lines. */
-  readonly quoteId: string;
-  readonly segment: string;
-  readonly productSku: string;
-  readonly customerExternalId: string | undefined;
-  readonly margin: number;
-  /** The product's list price over its cost, today; undefined when unknown. */
-  readonly listMarkup: number | undefined;
-  /** The line's quantity over the reference quantity of its segment × SKU (1 when unknown). */
-  readonly relativeQuantity: number;
-  readonly won: boolean;
-  /** Recency weight. */
-  readonly weight: number;
-  /** The quote's age at the fit, in years: a trend in it lets the curve speak of today, not of the history's average day. */
-  readonly ageYears: number;
-}
-
-/**
- * What the curve is a function of: the margin, or the log of the price over the list price. Buyers who compare with a
- * catalogue see the second; buyers who know the seller's costs, or whose rivals share them, the first. The data choose.
- */
-export type WinFeature = 'margin' | 'list';
-
-/** The curve's variable for a line at margin m, with its product's list markup (list / cost). */
-export function featureValue(feature: WinFeature, margin: number, listMarkup: number | undefined): number {
-  if (feature === 'margin') return margin;
-  return -Math.log(1 - margin) - Math.log(listMarkup ?? 1);
-}
-
-/** The margin at which the curve's variable takes the value x: featureValue's inverse. */
-export function marginAt(feature: WinFeature, x: number, listMarkup: number | undefined): number {
-  if (feature === 'margin') return x;
-  return 1 - 1 / ((listMarkup ?? 1) * Math.exp(x));
-}
-
-/**
- * One segment's curve: logit P(win) = intercept + slope · x + bend · max(0, x − knot)
- * + quantitySlope · log2(relative quantity) + offsets.
- */
-export interface SegmentWinCurve {
-  readonly intercept: number;
-  readonly slope: number;
-  /** The change of slope past the knot: 0 for a straight curve. */
-  readonly bend: number;
-  readonly knot: number;
-  readonly quantitySlope: number;
-  /** The segment's own closed quote lines. */
-  readonly closedQuotes: number;
-}
-
-/** What one category's closed quotes say about winning, for every segment, SKU (by segment) and customer in it. */
-export interface PooledWinFit {
-  readonly segments: ReadonlyMap<string, SegmentWinCurve>;
-  /** The curve of a segment with no quotes of its own: the category's. */
-  readonly category: SegmentWinCurve;
-  /** segment → sku → logit offset. */
-  readonly skuOffsets: ReadonlyMap<string, ReadonlyMap<string, number>>;
-  /** customer → logit offset. */
-  readonly customerOffsets: ReadonlyMap<string, number>;
-  /** Distinct closed quotes and their effective sample size, for the model's credibility. */
-  readonly closedQuotes: number;
-  readonly nEff: number;
-  readonly feature: WinFeature;
-  /** The bend's coefficient (0 for a straight curve). */
-  readonly bend: number;
-  /** The values of x the quotes span (weighted 5th and 95th percentiles): the model is trusted near them, not far beyond. */
-  readonly supportLow: number;
-  readonly supportHigh: number;
-  /** The spread of the offsets the data bore out (empirical Bayes standard deviations), for the record. */
-  readonly customerSd: number;
-  readonly skuSd: number;
-  /** The standard error of the category's slope: how sure the fit is that price moves the chance of winning. */
-  readonly slopeSe: number;
-  /** The standard error of the quantity slope, which pooling across categories weighs. */
-  readonly quantitySlopeSe: number;
-  /** The category's own slope and the weighted mean of its quotes' x, where pooling across categories pivots it. */
-  readonly categorySlope: number;
-  readonly centroid: number;
-}
-
-/** A quote to predict. */
-export interface WinQuery {
-  readonly segment: string;
-  readonly productSku: string;
-  readonly customerExternalId: string | undefined;
-  readonly margin: number;
-  readonly listMarkup: number | undefined;
-  readonly relativeQuantity: number;
-}
-
-const SWEEPS = 20;
-/** Variance components are re-estimated after these sweeps (EM on the Laplace approximation). */
-const VARIANCE_UPDATES = new Set([4, 8, 12]);
-/** Priors' starting standard deviations (logits), and the bounds the estimates are kept within. */
-const START_SD = 0.5;
-const MIN_SD = 0.05;
-const MAX_SD = 2;
-/** The slope of a segment may differ from the category's by this share of it, a priori. */
-const SEGMENT_SLOPE_SHARE = 0.3;
 /** Weak ridge on the category's own coefficients, so that separated data still give finite values. */
 const RIDGE = 1e-3;
-const TREND_PRECISION = 1;
-
-const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
 function weightedQuantile(values: readonly number[], weights: readonly number[], share: number): number {
   const order = values.map((_, i) => i).sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0));
@@ -117,34 +15,6 @@ function weightedQuantile(values: readonly number[], weights: readonly number[],
     if (seen >= share * total) return values[i] ?? 0;
   }
   return values[order.at(-1) ?? 0] ?? 0;
-}
-
-/** Solves H·d = g for a small symmetric positive definite H (row-major k×k) by Cholesky; undefined if it is not. */
-function solveSymmetric(h: Float64Array, g: readonly number[], k: number): number[] | undefined {
-  const lower = new Float64Array(k * k);
-  for (let i = 0; i < k; i++) {
-    for (let j = 0; j <= i; j++) {
-      let sum = h[i * k + j] ?? 0;
-      for (let m = 0; m < j; m++) sum -= (lower[i * k + m] ?? 0) * (lower[j * k + m] ?? 0);
-      if (i === j) {
-        if (!(sum > 0)) return undefined;
-        lower[i * k + i] = Math.sqrt(sum);
-      } else lower[i * k + j] = sum / (lower[j * k + j] ?? 1);
-    }
-  }
-  const y = new Array<number>(k).fill(0);
-  for (let i = 0; i < k; i++) {
-    let sum = g[i] ?? 0;
-    for (let m = 0; m < i; m++) sum -= (lower[i * k + m] ?? 0) * (y[m] ?? 0);
-    y[i] = sum / (lower[i * k + i] ?? 1);
-  }
-  const x = new Array<number>(k).fill(0);
-  for (let i = k - 1; i >= 0; i--) {
-    let sum = y[i] ?? 0;
-    for (let m = i + 1; m < k; m++) sum -= (lower[m * k + i] ?? 0) * (x[m] ?? 0);
-    x[i] = sum / (lower[i * k + i] ?? 1);
-  }
-  return x;
 }
 
 /**
@@ -173,29 +43,107 @@ export function fitPooledWinModel(samples: readonly PooledWinSample[], settings:
   return best.fit;
 }
 
+/** The design with what the fit's summary needs beside it: where x was centred and bent, and the weights' totals. */
+interface Encoded {
+  readonly design: PooledDesign;
+  readonly meanMargin: number;
+  readonly knot: number;
+  readonly margins: readonly number[];
+  readonly weights: readonly number[];
+  readonly sumW: number;
+  readonly sumW2: number;
+  readonly productOf: ReadonlyMap<string, number>;
+}
+
 function fitOn(
   feature: WinFeature,
   bent: boolean,
   samples: readonly PooledWinSample[],
   closedQuotes: number,
 ): { fit: PooledWinFit; logLikelihood: number } | undefined {
+  const encoded = encode(feature, bent, samples);
+  if (!encoded) return undefined;
+  // The category's curve (centred margins), each segment's deviation from it, and the offsets.
+  const state = startingState(encoded.design);
+  sweepPooled(encoded.design, state);
+  return assemble(feature, encoded, state, samples, closedQuotes);
+}
+
+/** The samples in columns, or undefined when they hold no win or no loss (the curve would have no slope to find). */
+function encode(feature: WinFeature, bent: boolean, samples: readonly PooledWinSample[]): Encoded | undefined {
   const n = samples.length;
+  const features = samples.map((sample) => featureValue(feature, sample.margin, sample.listMarkup));
+  const { sumW, sumW2, wonW, sumWM } = weightTotals(samples, features);
+  if (!(wonW > 0) || !(sumW - wonW > 0)) return undefined;
+  const meanMargin = sumWM / sumW;
+  const groups = groupsOf(samples);
+  const columns = columnsOf(samples, features, meanMargin, groups);
+  // The bend sits at the median of the quotes' x: the slope may change there, where the data are thickest.
+  const knot = bent ? weightedQuantile(columns.margins, columns.weights, 0.5) - meanMargin : 0;
+  const bx = new Float64Array(n);
+  for (let i = 0; i < n; i++) bx[i] = bent ? Math.max(0, (columns.x[i] ?? 0) - knot) : 0;
+  const design: PooledDesign = {
+    n,
+    bent,
+    ...columns,
+    bx,
+    ...groups,
+    ...ridgesOf(samples, features, meanMargin, sumW),
+    share: wonW / sumW,
+  };
+  const { margins, weights } = columns;
+  return { design, meanMargin, knot, margins, weights, sumW, sumW2, productOf: groups.productOf };
+}
+
+function weightTotals(samples: readonly PooledWinSample[], features: readonly number[]) {
   let sumW = 0;
   let sumW2 = 0;
   let wonW = 0;
   let sumWM = 0;
-  const features = samples.map((sample) => featureValue(feature, sample.margin, sample.listMarkup));
   samples.forEach((sample, i) => {
     sumW += sample.weight;
     sumW2 += sample.weight * sample.weight;
     sumWM += sample.weight * (features[i] ?? 0);
     if (sample.won) wonW += sample.weight;
   });
-  if (!(wonW > 0) || !(sumW - wonW > 0)) return undefined;
-  const meanMargin = sumWM / sumW;
+  return { sumW, sumW2, wonW, sumWM };
+}
+
+/** The ridge on each coefficient scales with its variable's spread, so that it shrinks each by the same small share. */
+function ridgesOf(samples: readonly PooledWinSample[], features: readonly number[], meanMargin: number, sumW: number) {
+  let varX = 0;
+  let varL = 0;
+  samples.forEach((sample, i) => {
+    varX += sample.weight * ((features[i] ?? 0) - meanMargin) ** 2;
+    varL += sample.weight * Math.log2(Math.max(sample.relativeQuantity, 1e-6)) ** 2;
+  });
+  return {
+    ridgeA: RIDGE * sumW,
+    ridgeB: RIDGE * Math.max(varX, 1e-4),
+    ridgeG: RIDGE * Math.max(varL, 1e-2),
+    ridgeC: RIDGE * Math.max(varX, 1e-4),
+  };
+}
+
+/** Segments, segment × SKUs, customers and products, each in sorted order so that the fit is deterministic. */
+function groupsOf(samples: readonly PooledWinSample[]) {
+  const segmentNames = [...new Set(samples.map((s) => s.segment))].sort();
+  const skuNames = [...new Set(samples.map((s) => JSON.stringify([s.segment, s.productSku])))].sort();
+  const customerNames = [...new Set(samples.flatMap((s) => (s.customerExternalId === undefined ? [] : [s.customerExternalId])))].sort();
+  const productNames = [...new Set(samples.map((s) => s.productSku))].sort();
+  const productOf = new Map(productNames.map((name, i) => [name, i]));
+  return { segmentNames, skuNames, customerNames, productNames, productOf };
+}
+
+function columnsOf(
+  samples: readonly PooledWinSample[],
+  features: readonly number[],
+  meanMargin: number,
+  groups: ReturnType<typeof groupsOf>,
+) {
+  const n = samples.length;
   const x = new Float64Array(n);
   const l = new Float64Array(n);
-  const bx = new Float64Array(n);
   const age = new Float64Array(n);
   const w = new Float64Array(n);
   const y = new Float64Array(n);
@@ -205,25 +153,9 @@ function fitOn(
   const skuIndex = new Int32Array(n);
   const customerIndex = new Int32Array(n);
   const productIndex = new Int32Array(n);
-  const segmentNames = [...new Set(samples.map((s) => s.segment))].sort();
-  const skuNames = [...new Set(samples.map((s) => JSON.stringify([s.segment, s.productSku])))].sort();
-  const customerNames = [...new Set(samples.flatMap((s) => (s.customerExternalId === undefined ? [] : [s.customerExternalId])))].sort();
-  const productNames = [...new Set(samples.map((s) => s.productSku))].sort();
-  let varX = 0;
-  let varL = 0;
-  samples.forEach((sample, i) => {
-    varX += sample.weight * ((features[i] ?? 0) - meanMargin) ** 2;
-    varL += sample.weight * Math.log2(Math.max(sample.relativeQuantity, 1e-6)) ** 2;
-  });
-  // The ridge on each coefficient scales with its variable's spread, so that it shrinks each by the same small share.
-  const ridgeA = RIDGE * sumW;
-  const ridgeB = RIDGE * Math.max(varX, 1e-4);
-  const ridgeG = RIDGE * Math.max(varL, 1e-2);
-  const ridgeC = RIDGE * Math.max(varX, 1e-4);
-  const segmentOf = new Map(segmentNames.map((name, i) => [name, i]));
-  const skuOf = new Map(skuNames.map((name, i) => [name, i]));
-  const customerOf = new Map(customerNames.map((name, i) => [name, i]));
-  const productOf = new Map(productNames.map((name, i) => [name, i]));
+  const segmentOf = new Map(groups.segmentNames.map((name, i) => [name, i]));
+  const skuOf = new Map(groups.skuNames.map((name, i) => [name, i]));
+  const customerOf = new Map(groups.customerNames.map((name, i) => [name, i]));
   samples.forEach((sample, i) => {
     x[i] = (features[i] ?? 0) - meanMargin;
     l[i] = Math.log2(Math.max(sample.relativeQuantity, 1e-6));
@@ -235,310 +167,70 @@ function fitOn(
     segmentIndex[i] = segmentOf.get(sample.segment) ?? 0;
     skuIndex[i] = skuOf.get(JSON.stringify([sample.segment, sample.productSku])) ?? 0;
     customerIndex[i] = sample.customerExternalId === undefined ? -1 : (customerOf.get(sample.customerExternalId) ?? -1);
-    productIndex[i] = productOf.get(sample.productSku) ?? 0;
+    productIndex[i] = groups.productOf.get(sample.productSku) ?? 0;
   });
-  // The bend sits at the median of the quotes' x: the slope may change there, where the data are thickest.
-  const knot = bent ? weightedQuantile(margins, weights, 0.5) - meanMargin : 0;
-  for (let i = 0; i < n; i++) bx[i] = bent ? Math.max(0, (x[i] ?? 0) - knot) : 0;
+  return { x, l, age, w, y, margins, weights, segmentIndex, skuIndex, customerIndex, productIndex };
+}
 
-  // The category's curve (centred margins), each segment's deviation from it, and the offsets.
-  const share = wonW / sumW;
-  let A = Math.log(share / (1 - share));
-  let B = 0;
-  let C = 0;
-  let G = 0;
-  let T = 0;
-  const segA = new Float64Array(segmentNames.length);
-  const segB = new Float64Array(segmentNames.length);
-  const u = new Float64Array(customerNames.length);
-  const uVar = new Float64Array(customerNames.length);
-  const v = new Float64Array(skuNames.length);
-  const vVar = new Float64Array(skuNames.length);
-  const pw = new Float64Array(productNames.length);
-  const pwVar = new Float64Array(productNames.length);
-  let tauP = START_SD;
-  let tauU = START_SD;
-  let tauV = START_SD;
-  let tauA = START_SD;
-  let slopeVariance = Number.POSITIVE_INFINITY;
-  let quantityVariance = Number.POSITIVE_INFINITY;
-
-  const linear = (i: number) => {
-    const s = segmentIndex[i] ?? 0;
-    const k = customerIndex[i] ?? -1;
-    return (
-      A +
-      (segA[s] ?? 0) +
-      (B + (segB[s] ?? 0)) * (x[i] ?? 0) +
-      C * (bx[i] ?? 0) +
-      G * (l[i] ?? 0) +
-      T * (age[i] ?? 0) +
-      (k >= 0 ? (u[k] ?? 0) : 0) +
-      (v[skuIndex[i] ?? 0] ?? 0) +
-      (pw[productIndex[i] ?? 0] ?? 0)
-    );
-  };
-
-  /** One Newton step on a single offset per group: gradient and curvature summed by group, then the prior's pull. */
-  const offsetStep = (index: Int32Array, values: Float64Array, variances: Float64Array, tau: number) => {
-    const g = new Float64Array(values.length);
-    const h = new Float64Array(values.length);
-    for (let i = 0; i < n; i++) {
-      const k = index[i] ?? -1;
-      if (k < 0) continue;
-      const p = sigmoid(linear(i));
-      g[k] = (g[k] ?? 0) + (w[i] ?? 0) * ((y[i] ?? 0) - p);
-      h[k] = (h[k] ?? 0) + (w[i] ?? 0) * p * (1 - p);
-    }
-    const precision = 1 / (tau * tau);
-    for (let k = 0; k < values.length; k++) {
-      const value = values[k] ?? 0;
-      const curvature = (h[k] ?? 0) + precision;
-      values[k] = value + ((g[k] ?? 0) - precision * value) / curvature;
-      variances[k] = 1 / curvature;
-    }
-  };
-
-  const slopePrior = () => {
-    const sd = Math.max(SEGMENT_SLOPE_SHARE * Math.abs(B), 1);
-    return 1 / (sd * sd);
-  };
-
-  for (let sweep = 0; sweep < SWEEPS; sweep++) {
-    // The category's intercept, slope, bend and quantity slope, everything else held as an offset.
-    const k = 5;
-    const h = new Float64Array(k * k);
-    h[0] = ridgeA;
-    h[6] = ridgeB;
-    h[12] = bent ? ridgeC : 1;
-    h[18] = ridgeG;
-    // The trend is held near 0 by a prior of one logit a year: a year of quotes can show a drift, not invent one.
-    h[24] = TREND_PRECISION;
-    const g = [-ridgeA * A, -ridgeB * B, bent ? -ridgeC * C : 0, -ridgeG * G, -TREND_PRECISION * T];
-    for (let i = 0; i < n; i++) {
-      const p = sigmoid(linear(i));
-      const wi = w[i] ?? 0;
-      const r = wi * ((y[i] ?? 0) - p);
-      const c = wi * p * (1 - p);
-      const row = [1, x[i] ?? 0, bx[i] ?? 0, l[i] ?? 0, age[i] ?? 0];
-      for (let a = 0; a < k; a++) {
-        g[a] = (g[a] ?? 0) + r * (row[a] ?? 0);
-        for (let b = 0; b <= a; b++) h[a * k + b] = (h[a * k + b] ?? 0) + c * (row[a] ?? 0) * (row[b] ?? 0);
-      }
-    }
-    for (let a = 0; a < k; a++) for (let b = a + 1; b < k; b++) h[a * k + b] = h[b * k + a] ?? 0;
-    slopeVariance = solveSymmetric(h, [0, 1, 0, 0, 0], k)?.[1] ?? Number.POSITIVE_INFINITY;
-    quantityVariance = solveSymmetric(h, [0, 0, 0, 1, 0], k)?.[3] ?? Number.POSITIVE_INFINITY;
-    const step = solveSymmetric(h, g, k);
-    if (step) {
-      // Damped: the blocks move together, and a full step of one can overshoot while the others catch up.
-      const largest = Math.max(
-        Math.abs(step[0] ?? 0),
-        Math.abs((step[1] ?? 0) / 20),
-        Math.abs((step[2] ?? 0) / 20),
-        Math.abs(step[3] ?? 0),
-        Math.abs(step[4] ?? 0),
-      );
-      const scale = Math.min(1, 5 / Math.max(largest, 1e-12));
-      A += scale * (step[0] ?? 0);
-      B += scale * (step[1] ?? 0);
-      C += bent ? scale * (step[2] ?? 0) : 0;
-      G += scale * (step[3] ?? 0);
-      T += scale * (step[4] ?? 0);
-    }
-    // Each segment's deviation in intercept and slope, shrunk toward 0 (the category's curve).
-    {
-      const gA = new Float64Array(segmentNames.length);
-      const gB = new Float64Array(segmentNames.length);
-      const hAA = new Float64Array(segmentNames.length);
-      const hAB = new Float64Array(segmentNames.length);
-      const hBB = new Float64Array(segmentNames.length);
-      for (let i = 0; i < n; i++) {
-        const s = segmentIndex[i] ?? 0;
-        const p = sigmoid(linear(i));
-        const wi = w[i] ?? 0;
-        const r = wi * ((y[i] ?? 0) - p);
-        const c = wi * p * (1 - p);
-        const xi = x[i] ?? 0;
-        gA[s] = (gA[s] ?? 0) + r;
-        gB[s] = (gB[s] ?? 0) + r * xi;
-        hAA[s] = (hAA[s] ?? 0) + c;
-        hAB[s] = (hAB[s] ?? 0) + c * xi;
-        hBB[s] = (hBB[s] ?? 0) + c * xi * xi;
-      }
-      const pa = 1 / (tauA * tauA);
-      const pb = slopePrior();
-      for (let s = 0; s < segmentNames.length; s++) {
-        const a = segA[s] ?? 0;
-        const b = segB[s] ?? 0;
-        const ga = (gA[s] ?? 0) - pa * a;
-        const gb = (gB[s] ?? 0) - pb * b;
-        const haa = (hAA[s] ?? 0) + pa;
-        const hab = hAB[s] ?? 0;
-        const hbb = (hBB[s] ?? 0) + pb;
-        const det = haa * hbb - hab * hab;
-        if (!(det > 0)) continue;
-        segA[s] = a + (hbb * ga - hab * gb) / det;
-        segB[s] = b + (haa * gb - hab * ga) / det;
-      }
-    }
-    offsetStep(customerIndex, u, uVar, tauU);
-    offsetStep(productIndex, pw, pwVar, tauP);
-    offsetStep(skuIndex, v, vVar, tauV);
-    if (VARIANCE_UPDATES.has(sweep)) {
-      const spread = (values: Float64Array, variances: Float64Array) => {
-        let total = 0;
-        for (let k = 0; k < values.length; k++) total += (values[k] ?? 0) ** 2 + (variances[k] ?? 0);
-        return Math.min(MAX_SD, Math.max(MIN_SD, Math.sqrt(total / Math.max(1, values.length))));
-      };
-      if (customerNames.length >= 3) tauU = spread(u, uVar);
-      if (skuNames.length >= 3) tauV = spread(v, vVar);
-      if (productNames.length >= 3) tauP = spread(pw, pwVar);
-      if (segmentNames.length >= 3) {
-        let total = 0;
-        for (let s = 0; s < segmentNames.length; s++) total += (segA[s] ?? 0) ** 2;
-        tauA = Math.min(MAX_SD, Math.max(MIN_SD, Math.sqrt(total / segmentNames.length)));
-      }
-    }
-  }
-
+/** The fitted coefficients as curves in the uncentred feature, with the offsets and the fit's log-likelihood. */
+function assemble(
+  feature: WinFeature,
+  encoded: Encoded,
+  st: PooledState,
+  samples: readonly PooledWinSample[],
+  closedQuotes: number,
+): { fit: PooledWinFit; logLikelihood: number } {
+  const { design: d, meanMargin, knot, margins, weights, sumW, sumW2 } = encoded;
   const counts = new Map<string, number>();
   for (const sample of samples) counts.set(sample.segment, (counts.get(sample.segment) ?? 0) + 1);
   const curve = (a: number, b: number, closed: number): SegmentWinCurve => ({
     intercept: a - b * meanMargin,
     slope: b,
-    bend: C,
+    bend: st.C,
     knot: knot + meanMargin,
-    quantitySlope: G,
+    quantitySlope: st.G,
     closedQuotes: closed,
   });
-  const skuOffsets = new Map<string, Map<string, number>>();
-  skuNames.forEach((name, k) => {
-    const [segment, sku] = JSON.parse(name) as [string, string];
-    const bySku = skuOffsets.get(segment) ?? new Map<string, number>();
-    bySku.set(sku, (v[k] ?? 0) + (pw[productOf.get(sku) ?? 0] ?? 0));
-    skuOffsets.set(segment, bySku);
-  });
-  let logLikelihood = 0;
-  for (let i = 0; i < n; i++) {
-    const p = sigmoid(linear(i));
-    logLikelihood += (w[i] ?? 0) * Math.log(Math.max(1e-300, y[i] === 1 ? p : 1 - p));
-  }
   const fit: PooledWinFit = {
     feature,
-    bend: C,
-    segments: new Map(segmentNames.map((name, s) => [name, curve(A + (segA[s] ?? 0), B + (segB[s] ?? 0), counts.get(name) ?? 0)])),
-    category: curve(A, B, 0),
-    skuOffsets,
-    customerOffsets: new Map(customerNames.map((name, k) => [name, u[k] ?? 0])),
+    bend: st.C,
+    segments: new Map(
+      d.segmentNames.map((name, s) => [name, curve(st.A + (st.segA[s] ?? 0), st.B + (st.segB[s] ?? 0), counts.get(name) ?? 0)]),
+    ),
+    category: curve(st.A, st.B, 0),
+    skuOffsets: skuOffsetsOf(encoded, st),
+    customerOffsets: new Map(d.customerNames.map((name, k) => [name, st.u[k] ?? 0])),
     closedQuotes,
     nEff: (sumW * sumW) / sumW2,
     supportLow: weightedQuantile(margins, weights, 0.05),
     supportHigh: weightedQuantile(margins, weights, 0.95),
-    customerSd: tauU,
-    skuSd: tauV,
-    slopeSe: Math.sqrt(slopeVariance),
-    quantitySlopeSe: Math.sqrt(quantityVariance),
-    categorySlope: B,
+    customerSd: st.tauU,
+    skuSd: st.tauV,
+    slopeSe: Math.sqrt(st.slopeVariance),
+    quantitySlopeSe: Math.sqrt(st.quantityVariance),
+    categorySlope: st.B,
     centroid: meanMargin,
   };
-  return { fit, logLikelihood };
+  return { fit, logLikelihood: logLikelihoodOf(d, st) };
 }
 
-/** logit P(win) of a curve at a value of its feature, with the offsets of the customer and SKU. */
-export function curveLogit(curve: SegmentWinCurve, x: number, relativeQuantity: number, offset: number): number {
-  return (
-    curve.intercept +
-    curve.slope * x +
-    curve.bend * Math.max(0, x - curve.knot) +
-    curve.quantitySlope * Math.log2(Math.max(relativeQuantity, 1e-6)) +
-    offset
-  );
+/** A segment × SKU's stored offset: its own plus its product's, which every segment shares. */
+function skuOffsetsOf(encoded: Encoded, st: PooledState): Map<string, Map<string, number>> {
+  const skuOffsets = new Map<string, Map<string, number>>();
+  encoded.design.skuNames.forEach((name, k) => {
+    const [segment, sku] = JSON.parse(name) as [string, string];
+    const bySku = skuOffsets.get(segment) ?? new Map<string, number>();
+    bySku.set(sku, (st.v[k] ?? 0) + (st.pw[encoded.productOf.get(sku) ?? 0] ?? 0));
+    skuOffsets.set(segment, bySku);
+  });
+  return skuOffsets;
 }
 
-/** The pooled model's chance of winning one quote. */
-export function pooledWinProbability(fit: PooledWinFit, quote: WinQuery): number {
-  const curve = fit.segments.get(quote.segment) ?? fit.category;
-  const offset =
-    (fit.skuOffsets.get(quote.segment)?.get(quote.productSku) ?? 0) +
-    (quote.customerExternalId === undefined ? 0 : (fit.customerOffsets.get(quote.customerExternalId) ?? 0));
-  return sigmoid(curveLogit(curve, featureValue(fit.feature, quote.margin, quote.listMarkup), quote.relativeQuantity, offset));
-}
-
-/** One category's slope as the workspace pools it: its own estimate, that estimate's standard error, and its feature. */
-export interface CategorySlope {
-  readonly feature: WinFeature;
-  readonly slope: number;
-  readonly slopeSe: number;
-}
-
-/** What pooling makes of one category's slope: the change to add to it, and the standard error it then has. */
-export interface PooledSlope {
-  readonly shift: number;
-  readonly slopeSe: number;
-}
-
-/** Categories needed before their estimates can say how much categories differ. */
-const MIN_CATEGORIES_TO_POOL = 3;
-/** A small floor on the spread keeps a category's slope its own in part, however alike the others look: a share of the mean. */
-const SLOPE_SPREAD_FLOOR_SHARE = 0.1;
-/** The quantity slopes' floor, in logits per doubling (their mean may be near 0). */
-export const QUANTITY_SPREAD_FLOOR = 0.03;
-
-/** One category's estimate of a coefficient, and its standard error. */
-export interface CategoryEstimate {
-  readonly value: number;
-  readonly se: number;
-}
-
-/**
- * Empirical Bayes across a workspace's categories: each category's estimate is drawn from one distribution, whose
- * mean and spread are estimated from all of them (the spread as the estimates' scatter beyond their own standard
- * errors, never under `floor`). Each estimate then moves toward the mean by as much as its own noise exceeds that
- * spread: a category with few quotes borrows from the others, a category with many keeps its own. The mean is the
- * estimates' plain average, not one weighted by their precision: a steep curve leaves fewer quotes near even odds, so
- * its slope has the larger standard error, and weighting by precision would pull every category toward the flattest
- * (on the benchmark's list family, a pooled slope of 6.1 against a true 6.7, where the plain average gives 6.5).
- * Estimates without a finite standard error are left alone; fewer than three change nothing.
- */
-export function poolAcrossCategories(estimates: readonly CategoryEstimate[], floor: number | ((mean: number) => number)): PooledSlope[] {
-  const result: PooledSlope[] = estimates.map((estimate) => ({ shift: 0, slopeSe: estimate.se }));
-  const members = estimates.flatMap((estimate, index) =>
-    Number.isFinite(estimate.se) && estimate.se > 0 && Number.isFinite(estimate.value) ? [index] : [],
-  );
-  if (members.length < MIN_CATEGORIES_TO_POOL) return result;
-  const value = (index: number) => estimates[index]?.value ?? 0;
-  const variance = (index: number) => (estimates[index]?.se ?? 0) ** 2;
-  const mean = members.reduce((sum, index) => sum + value(index), 0) / members.length;
-  let scatter = 0;
-  let noise = 0;
-  for (const index of members) {
-    scatter += (value(index) - mean) ** 2;
-    noise += variance(index);
+function logLikelihoodOf(d: PooledDesign, st: PooledState): number {
+  let logLikelihood = 0;
+  for (let i = 0; i < d.n; i++) {
+    const p = sigmoid(linearPredictor(d, st, i));
+    logLikelihood += (d.w[i] ?? 0) * Math.log(Math.max(1e-300, d.y[i] === 1 ? p : 1 - p));
   }
-  const least = typeof floor === 'number' ? floor : floor(mean);
-  const tau2 = Math.max(least * least, scatter / (members.length - 1) - noise / members.length);
-  for (const index of members) {
-    const precision = 1 / variance(index) + 1 / tau2;
-    const pooled = (value(index) / variance(index) + mean / tau2) / precision;
-    result[index] = { shift: pooled - value(index), slopeSe: Math.sqrt(1 / precision) };
-  }
-  return result;
-}
-
-/** Category slopes pooled across a workspace, one feature at a time (a margin's slope and a log price's differ in unit). */
-export function poolCategorySlopes(slopes: readonly CategorySlope[]): PooledSlope[] {
-  const result: PooledSlope[] = slopes.map((slope) => ({ shift: 0, slopeSe: slope.slopeSe }));
-  for (const feature of ['margin', 'list'] as const) {
-    const members = slopes.flatMap((slope, index) => (slope.feature === feature ? [index] : []));
-    const pooled = poolAcrossCategories(
-      members.map((index) => ({ value: slopes[index]?.slope ?? 0, se: slopes[index]?.slopeSe ?? Number.POSITIVE_INFINITY })),
-      (mean) => SLOPE_SPREAD_FLOOR_SHARE * mean,
-    );
-    members.forEach((index, k) => {
-      const one = pooled[k];
-      if (one) result[index] = one;
-    });
-  }
-  return result;
+  return logLikelihood;
 }

@@ -1,12 +1,10 @@
 // Recommendation items: computed for a set of products from one pricing snapshot, stored beside each product, read by the overview.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { putItems } from '#platform/table/bulk.ts';
-import { tableName } from '#platform/config.ts';
 import { newId } from '#platform/ids.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { readPricingSnapshot } from '#shared/prices/inputs.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem } from '#platform/table/commands.ts';
 import { keys, listingKeys } from '#platform/table/keys.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { recommendProduct } from './recommend.ts';
@@ -79,10 +77,8 @@ export async function refreshRecommendations(
 
 /** The overview's one read. Strongly consistent for an approval, which must check the bounds as they are now. */
 async function getRecommendation(workspaceId: string, sku: string, consistent = false): Promise<Recommendation | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: consistent }),
-  );
-  return Item ? v.parse(RecommendationSchema, Item) : undefined;
+  const item = await getItem({ Key: keys.recommendation(workspaceId, sku), ConsistentRead: consistent });
+  return item ? v.parse(RecommendationSchema, item) : undefined;
 }
 
 /**

@@ -289,6 +289,12 @@ function priceCallPartition(workspaceId: string, idempotencyKeyDigest: string): 
   return `WS#${workspaceId}#CALL#${idempotencyKeyDigest}`;
 }
 
+/** The Idempotency-Key digest of a price call's partition key, as `keys.priceCall` built it; undefined for any other key. */
+export function digestOfPriceCallKey(workspaceId: string, pk: unknown): string | undefined {
+  const prefix = priceCallPartition(workspaceId, '');
+  return typeof pk === 'string' && pk.startsWith(prefix) ? pk.slice(prefix.length) : undefined;
+}
+
 function adherencePartition(workspaceId: string): string {
   return `WS#${workspaceId}#ADHERENCE`;
 }
