@@ -145,10 +145,7 @@ export async function sweepOutbox(nowMs: number): Promise<SweepOutcome> {
         Limit: SWEEP_PAGE,
       }),
     );
-    const messages = Items.map((item) => {
-      const [, workspaceId, eventId] = String(item[lookupIndex.sortKey]).split('#');
-      return { kind: 'fanOut' as const, workspaceId: workspaceId as string, eventId: eventId as string };
-    });
+    const messages = Items.map((item) => ({ kind: 'fanOut' as const, ...lookupKeys.undispatchedEventOf(item[lookupIndex.sortKey]) }));
     if (messages.length > 0) await sendWebhookMessages(messages);
     for (const message of messages) perWorkspace.set(message.workspaceId, (perWorkspace.get(message.workspaceId) ?? 0) + 1);
     sent += messages.length;

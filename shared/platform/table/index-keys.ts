@@ -53,6 +53,11 @@ export const lookupKeys = {
     [lookupIndex.sortKey]: `${createdAt}#${workspaceId}#${eventId}`,
   }),
   undispatchedEvents: (shard: number) => ({ partitionKey: undispatchedPartition(shard) }),
+  /** The event an undispatched sort key names: the creation time holds no `#`, so the parts after it are the workspace and the event. */
+  undispatchedEventOf: (sortKey: unknown): { workspaceId: string; eventId: string } => {
+    const [, workspaceId, eventId] = String(sortKey).split('#');
+    return { workspaceId: workspaceId as string, eventId: eventId as string };
+  },
 } as const;
 
 /** Partitions of undispatched webhook events; the sweeper reads each. */
