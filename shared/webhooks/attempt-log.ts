@@ -1,10 +1,8 @@
 // The webhook attempt log: one item per attempt and one per delivery, written together, and the reads of both.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import {
   type DeliveryAttempt,
@@ -33,38 +31,32 @@ export async function recordAttempt(
   const expiresAt = Math.floor(nowMs / 1000) + LOG_RETENTION_SECONDS;
   const { workspaceId } = event;
   try {
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.webhookAttempt(workspaceId, attempt.endpointId, event.timestamp, event.id, attempt.seq),
-                type: 'webhookAttempt',
-                ...attempt,
-                expiresAt,
-              },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
+    await transactWrite([
+      {
+        Put: {
+          Item: {
+            ...keys.webhookAttempt(workspaceId, attempt.endpointId, event.timestamp, event.id, attempt.seq),
+            type: 'webhookAttempt',
+            ...attempt,
+            expiresAt,
           },
-          {
-            Put: {
-              TableName: tableName(),
-              Item: {
-                ...keys.webhookDelivery(workspaceId, attempt.endpointId, event.timestamp, event.id),
-                type: 'webhookDelivery',
-                ...summary,
-                expiresAt,
-              },
-              // A late duplicate of an earlier attempt never rolls the delivery back.
-              ConditionExpression: 'attribute_not_exists(PK) OR attempts < :seq',
-              ExpressionAttributeValues: { ':seq': attempt.seq },
-            },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      {
+        Put: {
+          Item: {
+            ...keys.webhookDelivery(workspaceId, attempt.endpointId, event.timestamp, event.id),
+            type: 'webhookDelivery',
+            ...summary,
+            expiresAt,
           },
-        ],
-      }),
-    );
+          // A late duplicate of an earlier attempt never rolls the delivery back.
+          ConditionExpression: 'attribute_not_exists(PK) OR attempts < :seq',
+          ExpressionAttributeValues: { ':seq': attempt.seq },
+        },
+      },
+    ]);
     return true;
   } catch (error) {
     if (isCancelled(error)) return false;
@@ -73,13 +65,7 @@ export async function recordAttempt(
 }
 
 export async function readDelivery(event: WebhookEvent, endpointId: string): Promise<DeliverySummary | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({
-      TableName: tableName(),
-      Key: keys.webhookDelivery(event.workspaceId, endpointId, event.timestamp, event.id),
-      ConsistentRead: true,
-    }),
-  );
+  const Item = await getItem({ Key: keys.webhookDelivery(event.workspaceId, endpointId, event.timestamp, event.id), ConsistentRead: true });
   return Item ? v.parse(DeliverySummarySchema, Item) : undefined;
 }
 
@@ -118,24 +104,19 @@ export async function listDeliveries(workspaceId: string, endpointId: string, li
     listing.startingAfter === undefined ? undefined : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter)}` };
   const deliveries: DeliverySummary[] = [];
   for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {
-    const { Items = [], LastEvaluatedKey } = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: {
-          ':pk': prefix.PK,
-          ':prefix': prefix.SKPrefix,
-          ...(listing.status === undefined ? {} : { ':status': listing.status }),
-        },
-        ...(listing.status === undefined
-          ? {}
-          : { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }),
-        ScanIndexForward: false,
-        // Never more than the page has room for: the last item read is then where the next page starts.
-        Limit: limit - deliveries.length,
-        ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-      }),
-    );
+    const { Items = [], LastEvaluatedKey } = await queryPage({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: {
+        ':pk': prefix.PK,
+        ':prefix': prefix.SKPrefix,
+        ...(listing.status === undefined ? {} : { ':status': listing.status }),
+      },
+      ...(listing.status === undefined ? {} : { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }),
+      ScanIndexForward: false,
+      // Never more than the page has room for: the last item read is then where the next page starts.
+      Limit: limit - deliveries.length,
+      ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+    });
     deliveries.push(...Items.map((item) => v.parse(DeliverySummarySchema, item)));
     start = LastEvaluatedKey as { PK: string; SK: string } | undefined;
     if (start === undefined || deliveries.length >= limit) break;
@@ -148,13 +129,10 @@ export async function listAttempts(workspaceId: string, endpointId: string, even
   const stored = await readEvent(workspaceId, eventId);
   if (!stored) return [];
   const prefix = keys.webhookAttemptPrefix(workspaceId, endpointId, stored.event.timestamp, eventId);
-  const { Items = [] } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-      ConsistentRead: true,
-    }),
-  );
+  const { Items = [] } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+    ConsistentRead: true,
+  });
   return Items.map((item) => v.parse(DeliveryAttemptSchema, item));
 }

@@ -65,20 +65,22 @@ async function attemptOnce(endpoint: WebhookEndpoint, event: WebhookEvent, now: 
   return postToTarget(target, signedHeaders(event, body, secrets, now), body, deliveryTimeoutMs());
 }
 
-/**
- * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
- * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
- * parks the delivery and marks the endpoint failing.
- */
-export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
-  const nowMs = clock().getTime();
+/** The event and endpoint of a message due now, or why it has nothing to deliver. */
+type Found = { readonly event: WebhookEvent; readonly endpoint: WebhookEndpoint } | 'dropped' | 'duplicate';
+
+/** Whether the message is due: one due later is sent on to wait in the queue. */
+async function dueNow(message: AttemptMessage, nowMs: number): Promise<boolean> {
   const early = (message.notBefore ?? nowMs) - nowMs;
   if (early > SHORT_WAIT_MS) {
     await waitFor(message, nowMs);
-    return 'waiting';
+    return false;
   }
   // SQS delays in whole seconds: the last fraction of a wait is slept here instead of re-sent.
   if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+  return true;
+}
+
+async function findDelivery(message: AttemptMessage): Promise<Found> {
   const stored = await readEvent(message.workspaceId, message.eventId);
   // The event outlived its retention: nothing is left to deliver.
   if (!stored) return 'dropped';
@@ -90,26 +92,30 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
   if (!endpoint) return 'dropped';
   // A second receive of a message whose attempt is already logged: its next attempt was queued before the log was written.
   if (logged && logged.attempts >= message.seq) return 'duplicate';
-  const base = { eventId: event.id, eventType: event.type, eventTimestamp: event.timestamp, endpointId: endpoint.endpointId };
-  const attemptedAt = clock();
-  if (!endpoint.enabled || endpoint.status === 'disabled') {
-    const attempt = {
-      eventId: event.id,
-      endpointId: endpoint.endpointId,
-      seq: message.seq,
-      attemptedAt: attemptedAt.toISOString(),
-      latencyMs: 0,
-      error: 'not sent: the endpoint is disabled',
-    };
-    await recordAttempt(
-      event,
-      attempt,
-      { ...base, status: 'parked', attempts: message.seq, lastAttemptAt: attempt.attemptedAt, lastError: attempt.error },
-      nowMs,
-    );
-    return 'parked';
-  }
-  const outcome = await attemptOnce(endpoint, event, attemptedAt);
+  return { event, endpoint };
+}
+
+function deliveryOf(event: WebhookEvent, endpoint: WebhookEndpoint) {
+  return { eventId: event.id, eventType: event.type, eventTimestamp: event.timestamp, endpointId: endpoint.endpointId };
+}
+
+/** A disabled endpoint is sent nothing: the attempt is logged as not sent, and the delivery parked. */
+async function parkAtDisabled(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, attemptedAt: Date, nowMs: number) {
+  const attempt = {
+    eventId: event.id,
+    endpointId: endpoint.endpointId,
+    seq: message.seq,
+    attemptedAt: attemptedAt.toISOString(),
+    latencyMs: 0,
+    error: 'not sent: the endpoint is disabled',
+  };
+  const summary = { status: 'parked' as const, attempts: message.seq, lastAttemptAt: attempt.attemptedAt, lastError: attempt.error };
+  await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summary }, nowMs);
+  return 'parked' as const;
+}
+
+/** What an answer makes of the delivery: delivered, pending with its next attempt queued, or parked once the schedule is spent. */
+async function classify(message: AttemptMessage, outcome: PostOutcome, clock: () => Date) {
   const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
   const wait = delivered ? undefined : retrySchedule()[message.tryInRun - 1];
   const status: DeliveryStatus = delivered ? 'delivered' : wait === undefined ? 'parked' : 'pending';
@@ -119,7 +125,11 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
       ? { ...message, seq: message.seq + 1, tryInRun: message.tryInRun + 1, notBefore: doneMs + wait }
       : undefined;
   if (next) await waitFor(next, doneMs);
-  const attempt: DeliveryAttempt = {
+  return { delivered, status, doneMs, next };
+}
+
+function attemptRecord(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, attemptedAt: Date, outcome: PostOutcome) {
+  return {
     eventId: event.id,
     endpointId: endpoint.endpointId,
     seq: message.seq,
@@ -128,21 +138,37 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
     ...(outcome.status === undefined ? {} : { status: outcome.status }),
     ...(outcome.error === undefined ? {} : { error: outcome.error }),
     ...(outcome.response === undefined ? {} : { response: outcome.response }),
+  } satisfies DeliveryAttempt;
+}
+
+function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: AttemptMessage | undefined) {
+  return {
+    status,
+    attempts: attempt.seq,
+    lastAttemptAt: attempt.attemptedAt,
+    ...(attempt.status === undefined ? {} : { lastStatus: attempt.status }),
+    ...(attempt.error === undefined ? {} : { lastError: attempt.error }),
+    ...(next?.notBefore === undefined ? {} : { nextAttemptAt: new Date(next.notBefore).toISOString() }),
   };
-  const recorded = await recordAttempt(
-    event,
-    attempt,
-    {
-      ...base,
-      status,
-      attempts: message.seq,
-      lastAttemptAt: attempt.attemptedAt,
-      ...(attempt.status === undefined ? {} : { lastStatus: attempt.status }),
-      ...(attempt.error === undefined ? {} : { lastError: attempt.error }),
-      ...(next?.notBefore === undefined ? {} : { nextAttemptAt: new Date(next.notBefore).toISOString() }),
-    },
-    doneMs,
-  );
+}
+
+/**
+ * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
+ * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
+ * parks the delivery and marks the endpoint failing.
+ */
+export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
+  const nowMs = clock().getTime();
+  if (!(await dueNow(message, nowMs))) return 'waiting';
+  const found = await findDelivery(message);
+  if (typeof found === 'string') return found;
+  const { event, endpoint } = found;
+  const attemptedAt = clock();
+  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, attemptedAt, nowMs);
+  const outcome = await attemptOnce(endpoint, event, attemptedAt);
+  const { delivered, status, doneMs, next } = await classify(message, outcome, clock);
+  const attempt = attemptRecord(message, event, endpoint, attemptedAt, outcome);
+  const recorded = await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summaryAfter(attempt, status, next) }, doneMs);
   if (!recorded) return 'duplicate';
   if (delivered) {
     if (endpoint.status !== 'healthy' || endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);

@@ -1,22 +1,22 @@
 // The webhook outbox: events written in the transaction of the state change they report, handed to the queue after commit, and swept up if that hand-off never happened.
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import { TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { hasWebhooksQueue, tableName } from '#platform/config.ts';
+import { hasWebhooksQueue } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { tableClient } from '#platform/table/client.ts';
+import {
+  cancellationCodes,
+  getItem,
+  onTable,
+  queryPage,
+  type TransactEntry,
+  type TransactItem,
+  updateItem,
+} from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { keys, lookupKeys, OUTBOX_SHARDS } from '#platform/table/keys.ts';
 import { WebhookEventSchema, type WebhookEvent } from './events.ts';
 import { sendWebhookMessages } from './queue.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Events stay readable for redelivery as long as their attempts are logged. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -32,10 +32,9 @@ const StoredEventSchema = v.object({ event: WebhookEventSchema, dispatchedAt: v.
 export type StoredEvent = v.InferOutput<typeof StoredEventSchema>;
 
 /** The outbox item of one event, to be put in the same transaction as the state change it reports. */
-export function outboxPut(event: WebhookEvent): TransactItem {
+export function outboxEntry(event: WebhookEvent): TransactEntry {
   return {
     Put: {
-      TableName: tableName(),
       Item: {
         ...keys.webhookEvent(event.workspaceId, event.id),
         type: 'webhookEvent',
@@ -46,6 +45,11 @@ export function outboxPut(event: WebhookEvent): TransactItem {
       ConditionExpression: 'attribute_not_exists(PK)',
     },
   };
+}
+
+/** The outbox entry as a transaction item, for a transaction sent whole. */
+export function outboxPut(event: WebhookEvent): TransactItem {
+  return onTable(outboxEntry(event));
 }
 
 /** A condition of the state change refused it: thrown under the name a single write's refusal has, so callers keep their checks. */
@@ -71,10 +75,7 @@ export async function updateWithEvents(update: UpdateCommandInput, events: reado
       new TransactWriteCommand({ TransactItems: [{ Update: item as NonNullable<TransactItem['Update']> }, ...events.map(outboxPut)] }),
     );
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-    if ((error as { name?: string }).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
-      throw new ConditionRefused();
-    }
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new ConditionRefused();
     throw error;
   }
   await handOn(events);
@@ -95,29 +96,20 @@ export async function handOn(events: readonly WebhookEvent[]): Promise<void> {
 }
 
 export async function readEvent(workspaceId: string, eventId: string): Promise<StoredEvent | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.webhookEvent(workspaceId, eventId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.webhookEvent(workspaceId, eventId), ConsistentRead: true });
   return Item ? v.parse(StoredEventSchema, Item) : undefined;
 }
 
 /** Takes the event off the sweeper's list, once its attempts are queued for every endpoint subscribed to it. */
 export async function markDispatched(event: WebhookEvent, endpointIds: readonly string[], nowMs: number): Promise<void> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEvent(event.workspaceId, event.id),
-        UpdateExpression: 'SET dispatchedAt = :now, endpointIds = :endpoints REMOVE #lookupPk, #lookupSk',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#lookupPk': lookupIndex.partitionKey, '#lookupSk': lookupIndex.sortKey },
-        ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':endpoints': [...endpointIds] },
-      }),
-    );
-  } catch (error) {
-    // The event expired meanwhile: nothing is left to mark.
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Refused when the event expired meanwhile: nothing is left to mark.
+  await updateItem({
+    Key: keys.webhookEvent(event.workspaceId, event.id),
+    UpdateExpression: 'SET dispatchedAt = :now, endpointIds = :endpoints REMOVE #lookupPk, #lookupSk',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#lookupPk': lookupIndex.partitionKey, '#lookupSk': lookupIndex.sortKey },
+    ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':endpoints': [...endpointIds] },
+  });
 }
 
 /** Events per shard sent per sweep; a backlog larger than that is worked off over the next sweeps. */
@@ -135,16 +127,13 @@ export async function sweepOutbox(nowMs: number): Promise<SweepOutcome> {
   const perWorkspace = new Map<string, number>();
   let sent = 0;
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-    const { Items = [] } = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: lookupIndex.name,
-        KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
-        ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey, '#sk': lookupIndex.sortKey },
-        ExpressionAttributeValues: { ':pk': lookupKeys.undispatchedEvents(shard).partitionKey, ':cutoff': cutoff },
-        Limit: SWEEP_PAGE,
-      }),
-    );
+    const { Items = [] } = await queryPage({
+      IndexName: lookupIndex.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
+      ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey, '#sk': lookupIndex.sortKey },
+      ExpressionAttributeValues: { ':pk': lookupKeys.undispatchedEvents(shard).partitionKey, ':cutoff': cutoff },
+      Limit: SWEEP_PAGE,
+    });
     const messages = Items.map((item) => ({ kind: 'fanOut' as const, ...lookupKeys.undispatchedEventOf(item[lookupIndex.sortKey]) }));
     if (messages.length > 0) await sendWebhookMessages(messages);
     for (const message of messages) perWorkspace.set(message.workspaceId, (perWorkspace.get(message.workspaceId) ?? 0) + 1);
