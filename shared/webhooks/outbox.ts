@@ -1,14 +1,14 @@
 // The webhook outbox: events written in the transaction of the state change they report, handed to the queue after commit, and swept up if that hand-off never happened.
-import { TransactWriteCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { hasWebhooksQueue } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
-import { tableClient } from '#platform/table/client.ts';
 import {
   cancellationCodes,
   getItem,
   onTable,
   queryPage,
+  transactWrite,
   type TransactEntry,
   type TransactItem,
   updateItem,
@@ -60,20 +60,23 @@ class ConditionRefused extends Error {
   }
 }
 
+/** An update of the table; a caller that still names the table names this one. */
+type TableUpdate = Omit<UpdateCommandInput, 'TableName'> & { readonly TableName?: string };
+
 /**
  * One UpdateItem and the events it reports, all or nothing: a refused or failed update records no event. A refusal of
  * the update's own condition is thrown as a single UpdateItem's would be. The events are then handed on.
  */
-export async function updateWithEvents(update: UpdateCommandInput, events: readonly WebhookEvent[]): Promise<void> {
+export async function updateWithEvents(update: TableUpdate, events: readonly WebhookEvent[]): Promise<void> {
+  const { TableName: _tableName, ...onThisTable } = update;
   if (events.length === 0) {
-    await tableClient().send(new UpdateCommand(update));
+    const updated = await updateItem(onThisTable);
+    if (updated.refused) throw updated.error;
     return;
   }
-  const { ReturnValues: _returnValues, ...item } = update;
+  const { ReturnValues: _returnValues, ...item } = onThisTable;
   try {
-    await tableClient().send(
-      new TransactWriteCommand({ TransactItems: [{ Update: item as NonNullable<TransactItem['Update']> }, ...events.map(outboxPut)] }),
-    );
+    await transactWrite([{ Update: item as NonNullable<TransactEntry['Update']> }, ...events.map(outboxEntry)]);
   } catch (error) {
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new ConditionRefused();
     throw error;
