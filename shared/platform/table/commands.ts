@@ -21,6 +21,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { isConditionFailure, tableClient } from './client.ts';
+import type { PrimaryKey } from './key-parts.ts';
 
 type Item = Record<string, unknown>;
 type WithoutTable<T> = Omit<T, 'TableName'>;
@@ -82,8 +83,9 @@ export function scanPage(input: WithoutTable<ScanCommandInput>): Promise<ScanCom
 }
 
 /** The items of these keys that exist, in one BatchGetItem (at most 100 keys); a missing one is simply not among them. */
-export async function batchGetItems(keys: readonly Item[], options: { readonly ConsistentRead?: boolean } = {}): Promise<Item[]> {
-  const { Responses } = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { ...options, Keys: [...keys] } } }));
+export async function batchGetItems(keys: readonly PrimaryKey[], options: { readonly ConsistentRead?: boolean } = {}): Promise<Item[]> {
+  const Keys = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
+  const { Responses } = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { ...options, Keys } } }));
   return Responses?.[tableName()] ?? [];
 }
 
