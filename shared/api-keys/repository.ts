@@ -1,12 +1,10 @@
 // API key items in the table: issue a key (stored as its SHA-256 only), find it, list a workspace's, rotate and revoke it.
 import { createHash } from 'node:crypto';
-import { GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { getConnector } from '#shared/connectors/repository.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId, randomBase62 } from '#platform/ids.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { getItem, putItem, scanPage, updateItem } from '#platform/table/commands.ts';
 import { consoleKeys, keys, lookupKeys } from '#platform/table/keys.ts';
 import { queryAll, queryLookup } from '#platform/table/query.ts';
 import { putWorkspaceItems } from '#shared/workspaces/repository.ts';
@@ -78,7 +76,6 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
 export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> {
   const { PK, SKPrefix } = consoleKeys.apiKeyListingPrefix(workspaceId);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
   });
@@ -87,9 +84,7 @@ export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> 
 
 /** One key of the workspace by its id, from its listing item: another workspace's key is not found. */
 export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: consoleKeys.apiKeyListing(workspaceId, keyId), ConsistentRead: true });
   return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
 }
 
@@ -122,25 +117,19 @@ async function scheduleRevocation(workspaceId: string, keyId: string, at: Date):
   const [found] = await queryLookup(lookupKeys.apiKeysWithId(keyId), 1);
   if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
   const revokeAt = at.toISOString();
+  // Refused where the item is gone or an earlier time is set: either way there is nothing to change.
   for (const Key of [{ PK: found.PK, SK: found.SK }, consoleKeys.apiKeyListing(workspaceId, keyId)]) {
-    await tableClient()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key,
-          UpdateExpression: 'SET revokeAt = :at',
-          ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(revokeAt) OR revokeAt > :at)',
-          ExpressionAttributeValues: { ':at': revokeAt },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    await updateItem({
+      Key,
+      UpdateExpression: 'SET revokeAt = :at',
+      ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(revokeAt) OR revokeAt > :at)',
+      ExpressionAttributeValues: { ':at': revokeAt },
+    });
   }
 }
 
 export async function findApiKey(keyHash: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(keyHash) }));
+  const Item = await getItem({ Key: keys.apiKey(keyHash) });
   return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
 }
 
@@ -149,32 +138,25 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ k
   if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
   const revokedAt = now.toISOString();
   // Revoking twice keeps the first time: the key stopped working then.
-  const { Attributes } = await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: { PK: found.PK, SK: found.SK },
-      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':at': revokedAt },
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
+  const revoked = await updateItem({
+    Key: { PK: found.PK, SK: found.SK },
+    UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':at': revokedAt },
+    ReturnValues: 'ALL_NEW',
+  });
+  if (revoked.refused) throw revoked.error;
+  const Attributes = revoked.attributes;
   const at = String(Attributes?.revokedAt ?? revokedAt);
   // The workspace's listing says so too; a key issued before listings were written has none, and that is no fault.
+  // Refused where there is no listing item.
   if (typeof Attributes?.workspaceId === 'string') {
-    await tableClient()
-      .send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: consoleKeys.apiKeyListing(Attributes.workspaceId, keyId),
-          UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
-          ConditionExpression: 'attribute_exists(PK)',
-          ExpressionAttributeValues: { ':at': at },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    await updateItem({
+      Key: consoleKeys.apiKeyListing(Attributes.workspaceId, keyId),
+      UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':at': at },
+    });
   }
   return { keyId, revokedAt: at };
 }
@@ -189,30 +171,20 @@ export async function backfillApiKeyListings(): Promise<{ keys: number; written:
   let seen = 0;
   let written = 0;
   do {
-    const page = await tableClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: '#type = :apiKey',
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: { ':apiKey': 'apiKey' },
-        ExclusiveStartKey,
-      }),
-    );
+    const page = await scanPage({
+      FilterExpression: '#type = :apiKey',
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: { ':apiKey': 'apiKey' },
+      ExclusiveStartKey,
+    });
     for (const item of page.Items ?? []) {
       const record = v.parse(ApiKeyRecordSchema, item);
       seen += 1;
-      try {
-        await tableClient().send(
-          new PutCommand({
-            TableName: tableName(),
-            Item: { ...consoleKeys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
-            ConditionExpression: 'attribute_not_exists(PK)',
-          }),
-        );
-        written += 1;
-      } catch (error) {
-        if (!isConditionFailure(error)) throw error;
-      }
+      const listed = await putItem({
+        Item: { ...consoleKeys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      });
+      if (!listed.refused) written += 1;
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -1,10 +1,8 @@
 // Approving a price: the checks against the SKU's bounds, the approval record, and its write-back tasks for every live connector.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { Principal } from '#shared/api-keys/authenticate.ts';
 import { listConnectors } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
 import {
@@ -19,11 +17,11 @@ import { pricedOrRefused } from '#shared/recommendations/overview.ts';
 import { currentRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { pause } from '#platform/table/bulk.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
-import { handOn, outboxPut } from '#shared/webhooks/outbox.ts';
+import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, readLatestApproval, takeTurn } from './latest.ts';
 import type { Approval, ApprovalView, ApproveRequest } from './schema.ts';
 
@@ -78,8 +76,6 @@ const TRANSACTION_ITEMS = 100;
 /** Turns an approval tries for before it gives up as a fault: approvals of one SKU at once settle within a few. */
 const TURN_ATTEMPTS = 10;
 
-type TransactItems = NonNullable<TransactWriteCommandInput['TransactItems']>;
-
 /**
  * The pending tasks a live approval cancels: those of the approval before it, which the latest-approval item names.
  * A SKU approved before that item existed has its open tasks found through the lookup index instead.
@@ -108,13 +104,20 @@ function lostTurn(error: unknown): boolean {
  */
 export type Approver = Pick<Principal, 'keyId' | 'family' | 'workspaceId' | 'workspace'>;
 
-/**
- * Approves a price for a SKU. A live key records the approval, one task per connector that receives write-backs, the
- * cancellation of the pending tasks of the approval before it, and its turn on the SKU's latest-approval item, all in
- * one transaction: approvals of one SKU at once take turns, the last to take its turn wins, and each connector is left
- * exactly one pending task, the winner's. A sandbox key records the approval alone, and supersedes nothing.
- */
-export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date): Promise<Approval> {
+/** What an approval settles before it takes its turn: the checked price, and the connectors it publishes to. */
+interface ApprovalPlan {
+  readonly workspaceId: string;
+  readonly keyId: string;
+  readonly approvalId: string;
+  readonly recommendation: PricedRecommendation;
+  readonly priceCents: number;
+  readonly livemode: boolean;
+  readonly connectors: readonly Connector[];
+  readonly reasonSummary: string;
+  readonly now: Date;
+}
+
+async function planApproval(principal: Approver, request: ApproveRequest, now: Date): Promise<ApprovalPlan> {
   const { workspaceId, workspace } = principal;
   const recommendation = pricedOrRefused(await currentRecommendation(workspace, request.sku, now.getTime()), request.sku);
   const priceCents = checkApprovedPrice(request.price, recommendation);
@@ -125,103 +128,149 @@ export async function approvePrice(principal: Approver, request: ApproveRequest,
       ? (await listConnectors(workspaceId)).filter((connector) => connector.receivesWritebacks)
       : [];
   const reasonSummary = approvalReason(priceCents, recommendation);
-  const record = (approvedAt: string, tasks: ReadonlyArray<{ connectorId: string; taskId: string }>): Approval => ({
-    approvalId,
-    workspaceId,
+  return { workspaceId, keyId: principal.keyId, approvalId, recommendation, priceCents, livemode, connectors, reasonSummary, now };
+}
+
+interface PublishedTask {
+  readonly connectorId: string;
+  readonly taskId: string;
+  readonly item: Record<string, unknown>;
+}
+
+function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: readonly PublishedTask[]): Approval {
+  const { recommendation } = plan;
+  return {
+    approvalId: plan.approvalId,
+    workspaceId: plan.workspaceId,
     sku: recommendation.sku,
-    priceCents,
+    priceCents: plan.priceCents,
     currency: recommendation.currency,
     approvedAt,
-    livemode,
-    keyId: principal.keyId,
+    livemode: plan.livemode,
+    keyId: plan.keyId,
     recommendedPriceCents: recommendation.recommendedPriceCents,
     pricingDecisionId: recommendation.pricingDecisionId,
     publishedTo: tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId })),
-  });
-  const approvalPut = (approval: Approval) => ({
+  };
+}
+
+function approvalPut(plan: ApprovalPlan, approval: Approval): TransactEntry {
+  return {
     Put: {
-      TableName: tableName(),
-      Item: { ...keys.approval(workspaceId, approval.sku, approval.approvedAt, approvalId), type: 'approval', ...approval },
+      Item: { ...keys.approval(plan.workspaceId, approval.sku, approval.approvedAt, plan.approvalId), type: 'approval', ...approval },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
+  };
+}
+
+function approvedEvent(plan: ApprovalPlan, approval: Approval): WebhookEvent {
+  return newEvent(
+    'price.approved',
+    plan.workspaceId,
+    {
+      approvalId: plan.approvalId,
+      sku: approval.sku,
+      priceCents: approval.priceCents,
+      currency: approval.currency,
+      recommendedPriceCents: approval.recommendedPriceCents,
+      approvedAt: approval.approvedAt,
+      livemode: approval.livemode,
+      publishedTo: approval.publishedTo,
+    },
+    plan.now,
+  );
+}
+
+/** A sandbox approval: the record alone, which supersedes nothing. */
+async function approveInSandbox(plan: ApprovalPlan): Promise<Approval> {
+  const approval = approvalRecord(plan, plan.now.toISOString(), []);
+  const event = approvedEvent(plan, approval);
+  await transactWrite([approvalPut(plan, approval), outboxEntry(event)]);
+  await handOn([event]);
+  return approval;
+}
+
+/** One write-back task per connector, created at the approval's moment. */
+function publishedTasks(plan: ApprovalPlan, approvedAt: string): PublishedTask[] {
+  return plan.connectors.map((connector) => {
+    const item = newTaskItem({
+      workspaceId: plan.workspaceId,
+      connectorId: connector.connectorId,
+      channel: connector.name,
+      approvalId: plan.approvalId,
+      recommendation: plan.recommendation,
+      priceCents: plan.priceCents,
+      reasonSummary: plan.reasonSummary,
+      createdAt: approvedAt,
+    });
+    return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
   });
+}
 
-  const approvedEvent = (approval: Approval) =>
-    newEvent(
-      'price.approved',
-      workspaceId,
-      {
-        approvalId,
-        sku: approval.sku,
-        priceCents: approval.priceCents,
-        currency: approval.currency,
-        recommendedPriceCents: approval.recommendedPriceCents,
-        approvedAt: approval.approvedAt,
-        livemode: approval.livemode,
-        publishedTo: approval.publishedTo,
-      },
-      now,
-    );
+function pendingEvent(plan: ApprovalPlan, { connectorId, taskId }: PublishedTask, approvedAt: string): WebhookEvent {
+  const { recommendation } = plan;
+  return newEvent(
+    'writeback.pending',
+    plan.workspaceId,
+    {
+      writebackId: taskId,
+      connectorId,
+      approvalId: plan.approvalId,
+      productSku: recommendation.sku,
+      priceCents: plan.priceCents,
+      currency: recommendation.currency,
+      createdAt: approvedAt,
+    },
+    plan.now,
+  );
+}
 
-  if (!livemode) {
-    const approval = record(now.toISOString(), []);
-    const event = approvedEvent(approval);
-    await tableClient().send(new TransactWriteCommand({ TransactItems: [approvalPut(approval), outboxPut(event)] }));
-    await handOn([event]);
-    return approval;
-  }
+/** A live approval's writes on the latest approval it read: its record, its turn, the cancels, the tasks, and the events of each. */
+async function liveWrites(plan: ApprovalPlan, latest: LatestApproval | undefined) {
+  const { workspaceId, recommendation } = plan;
+  const approvedAt = nextApprovedAt(latest, plan.now);
+  const tasks = publishedTasks(plan, approvedAt);
+  const approval = approvalRecord(plan, approvedAt, tasks);
+  const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, plan.connectors)).map((taskId) =>
+    cancelTask(workspaceId, taskId, plan.approvalId, plan.now.getTime()),
+  );
+  // Each event is written with the item it reports: the approval's with the approval, each task's with the task.
+  const events: WebhookEvent[] = [approvedEvent(plan, approval)];
+  const taskPuts = tasks.flatMap((task): TransactEntry[] => {
+    const pending = pendingEvent(plan, task, approvedAt);
+    events.push(pending);
+    return [{ Put: { Item: task.item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxEntry(pending)];
+  });
+  const entries: TransactEntry[] = [
+    approvalPut(plan, approval),
+    outboxEntry(events[0] as WebhookEvent),
+    takeTurn(workspaceId, recommendation.sku, latest, {
+      approvalId: plan.approvalId,
+      approvedAt,
+      taskIds: tasks.map((task) => task.taskId),
+    }),
+    ...cancels,
+    ...taskPuts,
+  ];
+  return { approval, events, entries };
+}
 
+/**
+ * Approves a price for a SKU. A live key records the approval, one task per connector that receives write-backs, the
+ * cancellation of the pending tasks of the approval before it, and its turn on the SKU's latest-approval item, all in
+ * one transaction: approvals of one SKU at once take turns, the last to take its turn wins, and each connector is left
+ * exactly one pending task, the winner's. A sandbox key records the approval alone, and supersedes nothing.
+ */
+export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date): Promise<Approval> {
+  const plan = await planApproval(principal, request, now);
+  if (!plan.livemode) return approveInSandbox(plan);
   for (let attempt = 1; ; attempt++) {
-    const latest = await readLatestApproval(workspaceId, recommendation.sku);
-    const approvedAt = nextApprovedAt(latest, now);
-    const tasks = connectors.map((connector) => {
-      const item = newTaskItem({
-        workspaceId,
-        connectorId: connector.connectorId,
-        channel: connector.name,
-        approvalId,
-        recommendation,
-        priceCents,
-        reasonSummary,
-        createdAt: approvedAt,
-      });
-      return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
-    });
-    const approval = record(approvedAt, tasks);
-    const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, connectors)).map((taskId) =>
-      cancelTask(workspaceId, taskId, approvalId, now.getTime()),
-    );
-    // Each event is written with the item it reports: the approval's with the approval, each task's with the task.
-    const events: WebhookEvent[] = [approvedEvent(approval)];
-    const taskPuts = tasks.flatMap(({ connectorId, taskId, item }) => {
-      const pending = newEvent(
-        'writeback.pending',
-        workspaceId,
-        {
-          writebackId: taskId,
-          connectorId,
-          approvalId,
-          productSku: recommendation.sku,
-          priceCents,
-          currency: recommendation.currency,
-          createdAt: approvedAt,
-        },
-        now,
-      );
-      events.push(pending);
-      return [{ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxPut(pending)];
-    });
-    const items: TransactItems = [
-      approvalPut(approval),
-      outboxPut(events[0] as WebhookEvent),
-      takeTurn(workspaceId, recommendation.sku, latest, { approvalId, approvedAt, taskIds: tasks.map((task) => task.taskId) }),
-      ...cancels,
-      ...taskPuts,
-    ];
+    const latest = await readLatestApproval(plan.workspaceId, plan.recommendation.sku);
+    const { approval, events, entries } = await liveWrites(plan, latest);
     try {
       // With more connectors than one transaction holds, the rest of the tasks follow in further transactions.
-      for (let start = 0; start < items.length; start += TRANSACTION_ITEMS) {
-        await tableClient().send(new TransactWriteCommand({ TransactItems: items.slice(start, start + TRANSACTION_ITEMS) }));
+      for (let start = 0; start < entries.length; start += TRANSACTION_ITEMS) {
+        await transactWrite(entries.slice(start, start + TRANSACTION_ITEMS));
       }
       await handOn(events);
       return approval;

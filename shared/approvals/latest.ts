@@ -1,11 +1,7 @@
 // A product's latest live approval: the item each live approval advances under a condition, so approvals of one SKU take turns.
-import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const LatestApprovalSchema = v.object({
   /** Advanced by one with each live approval; an approval's transaction holds only if it is still what it read. */
@@ -19,9 +15,7 @@ export type LatestApproval = v.InferOutput<typeof LatestApprovalSchema>;
 
 /** Read strongly: a turn taken a moment ago must be seen, or the next approval's condition fails and it reads again. */
 export async function readLatestApproval(workspaceId: string, sku: string): Promise<LatestApproval | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.latestApproval(workspaceId, sku), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.latestApproval(workspaceId, sku), ConsistentRead: true });
   return Item ? v.parse(LatestApprovalSchema, Item) : undefined;
 }
 
@@ -41,11 +35,10 @@ export function takeTurn(
   sku: string,
   latest: LatestApproval | undefined,
   next: Omit<LatestApproval, 'version'>,
-): TransactItem {
+): TransactEntry {
   const item = { ...keys.latestApproval(workspaceId, sku), type: 'latestApproval', ...next, version: (latest?.version ?? 0) + 1 };
   return {
     Put: {
-      TableName: tableName(),
       Item: item,
       ConditionExpression: latest ? 'version = :seen' : 'attribute_not_exists(PK)',
       ...(latest ? { ExpressionAttributeValues: { ':seen': latest.version } } : {}),

@@ -1,9 +1,7 @@
 // Connector items in the table: create, read and list a workspace's connectors.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { newId } from '#platform/ids.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { putWorkspaceItem } from '#shared/workspaces/repository.ts';
@@ -26,9 +24,7 @@ export async function createConnector(input: NewConnector, now = new Date()): Pr
 }
 
 export async function getConnector(workspaceId: string, connectorId: string): Promise<Connector | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.connector(workspaceId, connectorId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.connector(workspaceId, connectorId), ConsistentRead: true });
   return Item ? v.parse(ConnectorSchema, Item) : undefined;
 }
 
@@ -36,7 +32,6 @@ export async function getConnector(workspaceId: string, connectorId: string): Pr
 export async function listConnectors(workspaceId: string): Promise<Connector[]> {
   const prefix = keys.connectorPrefix(workspaceId);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
   });

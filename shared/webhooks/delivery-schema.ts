@@ -1,11 +1,45 @@
-// Webhook deliveries on the overview: the query of /v1/webhook-endpoints/{endpointId}/deliveries, what it and a redelivery answer, and the event id of a path.
+// Webhook deliveries' shapes: the delivery and attempt items of the log, the query of /v1/webhook-endpoints/{endpointId}/deliveries, what it and a redelivery answer, and the event id of a path.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
-import type { DeliveryListing, DeliverySummary } from './delivery.ts';
 import { EventTypeSchema } from './events.ts';
 
 export const DeliveryStatusSchema = v.picklist(['pending', 'delivered', 'parked']);
 export type DeliveryStatus = v.InferOutput<typeof DeliveryStatusSchema>;
+
+export const DeliverySummarySchema = v.object({
+  eventId: v.string(),
+  eventType: v.string(),
+  eventTimestamp: v.string(),
+  endpointId: v.string(),
+  status: DeliveryStatusSchema,
+  attempts: v.number(),
+  lastAttemptAt: v.optional(v.string()),
+  lastStatus: v.optional(v.number()),
+  lastError: v.optional(v.string()),
+  nextAttemptAt: v.optional(v.string()),
+});
+export type DeliverySummary = v.InferOutput<typeof DeliverySummarySchema>;
+
+export const DeliveryAttemptSchema = v.object({
+  eventId: v.string(),
+  endpointId: v.string(),
+  seq: v.number(),
+  attemptedAt: v.string(),
+  /** The receiver's HTTP status; absent when none came (refused URL, connection error, timeout). */
+  status: v.optional(v.number()),
+  latencyMs: v.number(),
+  error: v.optional(v.string()),
+  /** The first 1 KB of the receiver's answer. */
+  response: v.optional(v.string()),
+});
+export type DeliveryAttempt = v.InferOutput<typeof DeliveryAttemptSchema>;
+
+export interface DeliveryListing {
+  readonly limit?: number;
+  /** A `next` of an earlier page. */
+  readonly startingAfter?: string;
+  readonly status?: DeliveryStatus;
+}
 
 /** The most deliveries one page of the overview holds; the admin CLI may ask for more. */
 export const MAX_DELIVERIES_PAGE = 100;

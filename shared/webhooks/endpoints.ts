@@ -1,10 +1,8 @@
 // Webhook endpoint items in the table: create, list, read, update, delete, rotate the secret, and the health the deliveries report.
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { cancellationCodes, getItem, type Refused, transactWrite, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import {
@@ -70,11 +68,6 @@ async function checkedUrl(url: string, check: UrlCheck): Promise<string> {
   }
 }
 
-function cancellationCodes(error: unknown): Array<string | undefined> | undefined {
-  if ((error as Error).name !== 'TransactionCanceledException') return undefined;
-  return ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code);
-}
-
 /**
  * Registers an endpoint: its URL checked, a secret minted and sealed. The endpoint, the workspace's count under its
  * cap and the workspace's existence are one transaction, so that two creates at once cannot pass the cap.
@@ -99,31 +92,24 @@ export async function createEndpoint(workspaceId: string, input: NewEndpoint, ch
     createdAt: at,
     updatedAt: at,
   } satisfies WebhookEndpointRecord);
-  const TableName = tableName();
   try {
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { ConditionCheck: { TableName, Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
-          {
-            Update: {
-              TableName,
-              Key: keys.webhookEndpointCount(workspaceId),
-              UpdateExpression: 'ADD endpoints :one',
-              ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :cap',
-              ExpressionAttributeValues: { ':one': 1, ':cap': MAX_ENDPOINTS_PER_WORKSPACE },
-            },
-          },
-          {
-            Put: {
-              TableName,
-              Item: { ...keys.webhookEndpoint(workspaceId, endpointId), type: 'webhookEndpoint', ...stripUndefined(record) },
-              ConditionExpression: 'attribute_not_exists(PK)',
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      { ConditionCheck: { Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
+      {
+        Update: {
+          Key: keys.webhookEndpointCount(workspaceId),
+          UpdateExpression: 'ADD endpoints :one',
+          ConditionExpression: 'attribute_not_exists(endpoints) OR endpoints < :cap',
+          ExpressionAttributeValues: { ':one': 1, ':cap': MAX_ENDPOINTS_PER_WORKSPACE },
+        },
+      },
+      {
+        Put: {
+          Item: { ...keys.webhookEndpoint(workspaceId, endpointId), type: 'webhookEndpoint', ...stripUndefined(record) },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+    ]);
   } catch (error) {
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
@@ -145,7 +131,6 @@ function stripUndefined<T extends object>(record: T): T {
 export async function listEndpoints(workspaceId: string): Promise<WebhookEndpoint[]> {
   const prefix = keys.webhookEndpointPrefix(workspaceId);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
   });
@@ -159,9 +144,7 @@ export async function endpointsSubscribedTo(workspaceId: string, eventType: stri
 
 /** One endpoint of the workspace; another workspace's id reads as absent, since the workspace is in the key. */
 export async function getEndpoint(workspaceId: string, endpointId: string): Promise<WebhookEndpoint | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.webhookEndpoint(workspaceId, endpointId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.webhookEndpoint(workspaceId, endpointId), ConsistentRead: true });
   return Item ? toEndpoint(Item) : undefined;
 }
 
@@ -181,33 +164,33 @@ interface Update {
   readonly remove: readonly string[];
 }
 
+/** The endpoint as an update left it, or the refusal of its condition (the endpoint's existence among it). */
+type Applied = { readonly refused: false; readonly endpoint: WebhookEndpoint } | Refused;
+
 async function applyUpdate(
   workspaceId: string,
   endpointId: string,
   update: Update,
   condition?: { expression: string; values: Record<string, unknown> },
-): Promise<WebhookEndpoint> {
+): Promise<Applied> {
   const setEntries = Object.entries(update.set);
   const names = Object.fromEntries([...setEntries.map(([name]) => name), ...update.remove].map((name) => [`#${name}`, name]));
   const clauses = [
     setEntries.length > 0 ? `SET ${setEntries.map(([name]) => `#${name} = :${name}`).join(', ')}` : '',
     update.remove.length > 0 ? `REMOVE ${update.remove.map((name) => `#${name}`).join(', ')}` : '',
   ].filter(Boolean);
-  const { Attributes } = await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.webhookEndpoint(workspaceId, endpointId),
-      UpdateExpression: clauses.join(' '),
-      ConditionExpression: ['attribute_exists(PK)', condition?.expression].filter(Boolean).join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: nonEmpty({
-        ...Object.fromEntries(setEntries.map(([name, value]) => [`:${name}`, value])),
-        ...condition?.values,
-      }),
-      ReturnValues: 'ALL_NEW',
+  const updated = await updateItem({
+    Key: keys.webhookEndpoint(workspaceId, endpointId),
+    UpdateExpression: clauses.join(' '),
+    ConditionExpression: ['attribute_exists(PK)', condition?.expression].filter(Boolean).join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: nonEmpty({
+      ...Object.fromEntries(setEntries.map(([name, value]) => [`:${name}`, value])),
+      ...condition?.values,
     }),
-  );
-  return toEndpoint(Attributes ?? {});
+    ReturnValues: 'ALL_NEW',
+  });
+  return updated.refused ? updated : { refused: false, endpoint: toEndpoint(updated.attributes ?? {}) };
 }
 
 /**
@@ -235,33 +218,24 @@ export async function updateEndpoint(
   } else if (changes.enabled === false) {
     Object.assign(set, { enabled: false, disabledReason: 'owner', disabledAt: at });
   }
-  try {
-    return await applyUpdate(workspaceId, endpointId, { set, remove });
-  } catch (error) {
-    if (isConditionFailure(error)) throw notFound(endpointId);
-    throw error;
-  }
+  const updated = await applyUpdate(workspaceId, endpointId, { set, remove });
+  if (updated.refused) throw notFound(endpointId);
+  return updated.endpoint;
 }
 
 /** Removes the endpoint and gives its place under the cap back, in one transaction. */
 export async function deleteEndpoint(workspaceId: string, endpointId: string): Promise<void> {
-  const TableName = tableName();
   try {
-    await tableClient().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          { Delete: { TableName, Key: keys.webhookEndpoint(workspaceId, endpointId), ConditionExpression: 'attribute_exists(PK)' } },
-          {
-            Update: {
-              TableName,
-              Key: keys.webhookEndpointCount(workspaceId),
-              UpdateExpression: 'ADD endpoints :minusOne',
-              ExpressionAttributeValues: { ':minusOne': -1 },
-            },
-          },
-        ],
-      }),
-    );
+    await transactWrite([
+      { Delete: { Key: keys.webhookEndpoint(workspaceId, endpointId), ConditionExpression: 'attribute_exists(PK)' } },
+      {
+        Update: {
+          Key: keys.webhookEndpointCount(workspaceId),
+          UpdateExpression: 'ADD endpoints :minusOne',
+          ExpressionAttributeValues: { ':minusOne': -1 },
+        },
+      },
+    ]);
   } catch (error) {
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw notFound(endpointId);
     throw error;
@@ -281,27 +255,24 @@ export async function rotateSecret(workspaceId: string, endpointId: string, nowM
     const current = await requireEndpoint(workspaceId, endpointId);
     const secret = newSigningSecret();
     const at = new Date(nowMs).toISOString();
-    try {
-      const endpoint = await applyUpdate(
-        workspaceId,
-        endpointId,
-        {
-          set: {
-            secret: sealSecret(key, secret, { workspaceId, endpointId }),
-            secretCreatedAt: at,
-            previousSecret: current.secret,
-            previousSecretExpiresAt: new Date(nowMs + PREVIOUS_SECRET_ACCEPTED_MS).toISOString(),
-            updatedAt: at,
-          },
-          remove: [],
+    const rotated = await applyUpdate(
+      workspaceId,
+      endpointId,
+      {
+        set: {
+          secret: sealSecret(key, secret, { workspaceId, endpointId }),
+          secretCreatedAt: at,
+          previousSecret: current.secret,
+          previousSecretExpiresAt: new Date(nowMs + PREVIOUS_SECRET_ACCEPTED_MS).toISOString(),
+          updatedAt: at,
         },
-        // Only over the secret it read: two rotations at once must not both keep the same previous secret.
-        { expression: 'secret = :expected', values: { ':expected': current.secret } },
-      );
-      return { endpoint, secret };
-    } catch (error) {
-      if (!isConditionFailure(error) || attempt >= ROTATE_ATTEMPTS) throw error;
-    }
+        remove: [],
+      },
+      // Only over the secret it read: two rotations at once must not both keep the same previous secret.
+      { expression: 'secret = :expected', values: { ':expected': current.secret } },
+    );
+    if (!rotated.refused) return { endpoint: rotated.endpoint, secret };
+    if (attempt >= ROTATE_ATTEMPTS) throw rotated.error;
   }
 }
 
@@ -311,33 +282,24 @@ export async function rotateSecret(workspaceId: string, endpointId: string, nowM
  */
 export async function markEndpointFailure(workspaceId: string, endpointId: string, nowMs: number): Promise<WebhookEndpoint | undefined> {
   const at = new Date(nowMs).toISOString();
-  let endpoint: WebhookEndpoint;
-  try {
-    endpoint = await applyUpdate(
-      workspaceId,
-      endpointId,
-      { set: { failingSince: at }, remove: [] },
-      { expression: 'attribute_not_exists(failingSince)', values: {} },
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    const found = await getEndpoint(workspaceId, endpointId);
-    if (!found) return undefined;
-    endpoint = found;
-  }
+  const started = await applyUpdate(
+    workspaceId,
+    endpointId,
+    { set: { failingSince: at }, remove: [] },
+    { expression: 'attribute_not_exists(failingSince)', values: {} },
+  );
+  // Refused: the streak had started already, or the endpoint is gone.
+  const endpoint = started.refused ? await getEndpoint(workspaceId, endpointId) : started.endpoint;
+  if (!endpoint) return undefined;
   if (!endpoint.enabled || !endpoint.failingSince || Date.parse(endpoint.failingSince) > nowMs - FAILING_DISABLES_AFTER_MS) return endpoint;
-  try {
-    return await applyUpdate(
-      workspaceId,
-      endpointId,
-      { set: { enabled: false, disabledReason: 'failing', disabledAt: at, updatedAt: at }, remove: [] },
-      // Not over a success or a re-enable that came in between.
-      { expression: 'enabled = :true AND failingSince = :since', values: { ':true': true, ':since': endpoint.failingSince } },
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return getEndpoint(workspaceId, endpointId);
-  }
+  const disabled = await applyUpdate(
+    workspaceId,
+    endpointId,
+    { set: { enabled: false, disabledReason: 'failing', disabledAt: at, updatedAt: at }, remove: [] },
+    // Not over a success or a re-enable that came in between.
+    { expression: 'enabled = :true AND failingSince = :since', values: { ':true': true, ':since': endpoint.failingSince } },
+  );
+  return disabled.refused ? getEndpoint(workspaceId, endpointId) : disabled.endpoint;
 }
 
 /**
@@ -351,18 +313,11 @@ export async function markEndpointSuccess(
   known?: WebhookEndpoint,
 ): Promise<WebhookEndpoint | undefined> {
   if (known && !known.failingSince) return known;
-  try {
-    return await applyUpdate(
-      workspaceId,
-      endpointId,
-      { set: {}, remove: ['failingSince'] },
-      {
-        expression: 'attribute_exists(failingSince)',
-        values: {},
-      },
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-    return getEndpoint(workspaceId, endpointId);
-  }
+  const ended = await applyUpdate(
+    workspaceId,
+    endpointId,
+    { set: {}, remove: ['failingSince'] },
+    { expression: 'attribute_exists(failingSince)', values: {} },
+  );
+  return ended.refused ? getEndpoint(workspaceId, endpointId) : ended.endpoint;
 }

@@ -1,22 +1,22 @@
 // The webhook outbox: events written in the transaction of the state change they report, handed to the queue after commit, and swept up if that hand-off never happened.
-import {
-  GetCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type TransactWriteCommandInput,
-  UpdateCommand,
-  type UpdateCommandInput,
-} from '@aws-sdk/lib-dynamodb';
+import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { hasWebhooksQueue, tableName } from '#platform/config.ts';
+import { hasWebhooksQueue } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import {
+  cancellationCodes,
+  getItem,
+  onTable,
+  queryPage,
+  transactWrite,
+  type TransactEntry,
+  type TransactItem,
+  updateItem,
+} from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { keys, lookupKeys, OUTBOX_SHARDS } from '#platform/table/keys.ts';
 import { WebhookEventSchema, type WebhookEvent } from './events.ts';
 import { sendWebhookMessages } from './queue.ts';
-
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 /** Events stay readable for redelivery as long as their attempts are logged. */
 export const EVENT_RETENTION_DAYS = 30;
@@ -32,10 +32,9 @@ const StoredEventSchema = v.object({ event: WebhookEventSchema, dispatchedAt: v.
 export type StoredEvent = v.InferOutput<typeof StoredEventSchema>;
 
 /** The outbox item of one event, to be put in the same transaction as the state change it reports. */
-export function outboxPut(event: WebhookEvent): TransactItem {
+export function outboxEntry(event: WebhookEvent): TransactEntry {
   return {
     Put: {
-      TableName: tableName(),
       Item: {
         ...keys.webhookEvent(event.workspaceId, event.id),
         type: 'webhookEvent',
@@ -48,6 +47,11 @@ export function outboxPut(event: WebhookEvent): TransactItem {
   };
 }
 
+/** The outbox entry as a transaction item, for a transaction sent whole. */
+export function outboxPut(event: WebhookEvent): TransactItem {
+  return onTable(outboxEntry(event));
+}
+
 /** A condition of the state change refused it: thrown under the name a single write's refusal has, so callers keep their checks. */
 class ConditionRefused extends Error {
   constructor() {
@@ -56,25 +60,25 @@ class ConditionRefused extends Error {
   }
 }
 
+/** An update of the table; a caller that still names the table names this one. */
+type TableUpdate = Omit<UpdateCommandInput, 'TableName'> & { readonly TableName?: string };
+
 /**
  * One UpdateItem and the events it reports, all or nothing: a refused or failed update records no event. A refusal of
  * the update's own condition is thrown as a single UpdateItem's would be. The events are then handed on.
  */
-export async function updateWithEvents(update: UpdateCommandInput, events: readonly WebhookEvent[]): Promise<void> {
+export async function updateWithEvents(update: TableUpdate, events: readonly WebhookEvent[]): Promise<void> {
+  const { TableName: _tableName, ...onThisTable } = update;
   if (events.length === 0) {
-    await tableClient().send(new UpdateCommand(update));
+    const updated = await updateItem(onThisTable);
+    if (updated.refused) throw updated.error;
     return;
   }
-  const { ReturnValues: _returnValues, ...item } = update;
+  const { ReturnValues: _returnValues, ...item } = onThisTable;
   try {
-    await tableClient().send(
-      new TransactWriteCommand({ TransactItems: [{ Update: item as NonNullable<TransactItem['Update']> }, ...events.map(outboxPut)] }),
-    );
+    await transactWrite([{ Update: item as NonNullable<TransactEntry['Update']> }, ...events.map(outboxEntry)]);
   } catch (error) {
-    const reasons = (error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons;
-    if ((error as { name?: string }).name === 'TransactionCanceledException' && reasons?.[0]?.Code === 'ConditionalCheckFailed') {
-      throw new ConditionRefused();
-    }
+    if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new ConditionRefused();
     throw error;
   }
   await handOn(events);
@@ -95,29 +99,20 @@ export async function handOn(events: readonly WebhookEvent[]): Promise<void> {
 }
 
 export async function readEvent(workspaceId: string, eventId: string): Promise<StoredEvent | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.webhookEvent(workspaceId, eventId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.webhookEvent(workspaceId, eventId), ConsistentRead: true });
   return Item ? v.parse(StoredEventSchema, Item) : undefined;
 }
 
 /** Takes the event off the sweeper's list, once its attempts are queued for every endpoint subscribed to it. */
 export async function markDispatched(event: WebhookEvent, endpointIds: readonly string[], nowMs: number): Promise<void> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.webhookEvent(event.workspaceId, event.id),
-        UpdateExpression: 'SET dispatchedAt = :now, endpointIds = :endpoints REMOVE #lookupPk, #lookupSk',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: { '#lookupPk': lookupIndex.partitionKey, '#lookupSk': lookupIndex.sortKey },
-        ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':endpoints': [...endpointIds] },
-      }),
-    );
-  } catch (error) {
-    // The event expired meanwhile: nothing is left to mark.
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Refused when the event expired meanwhile: nothing is left to mark.
+  await updateItem({
+    Key: keys.webhookEvent(event.workspaceId, event.id),
+    UpdateExpression: 'SET dispatchedAt = :now, endpointIds = :endpoints REMOVE #lookupPk, #lookupSk',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: { '#lookupPk': lookupIndex.partitionKey, '#lookupSk': lookupIndex.sortKey },
+    ExpressionAttributeValues: { ':now': new Date(nowMs).toISOString(), ':endpoints': [...endpointIds] },
+  });
 }
 
 /** Events per shard sent per sweep; a backlog larger than that is worked off over the next sweeps. */
@@ -135,20 +130,14 @@ export async function sweepOutbox(nowMs: number): Promise<SweepOutcome> {
   const perWorkspace = new Map<string, number>();
   let sent = 0;
   for (let shard = 0; shard < OUTBOX_SHARDS; shard++) {
-    const { Items = [] } = await tableClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: lookupIndex.name,
-        KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
-        ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey, '#sk': lookupIndex.sortKey },
-        ExpressionAttributeValues: { ':pk': lookupKeys.undispatchedEvents(shard).partitionKey, ':cutoff': cutoff },
-        Limit: SWEEP_PAGE,
-      }),
-    );
-    const messages = Items.map((item) => {
-      const [, workspaceId, eventId] = String(item[lookupIndex.sortKey]).split('#');
-      return { kind: 'fanOut' as const, workspaceId: workspaceId as string, eventId: eventId as string };
+    const { Items = [] } = await queryPage({
+      IndexName: lookupIndex.name,
+      KeyConditionExpression: '#pk = :pk AND #sk < :cutoff',
+      ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey, '#sk': lookupIndex.sortKey },
+      ExpressionAttributeValues: { ':pk': lookupKeys.undispatchedEvents(shard).partitionKey, ':cutoff': cutoff },
+      Limit: SWEEP_PAGE,
     });
+    const messages = Items.map((item) => ({ kind: 'fanOut' as const, ...lookupKeys.undispatchedEventOf(item[lookupIndex.sortKey]) }));
     if (messages.length > 0) await sendWebhookMessages(messages);
     for (const message of messages) perWorkspace.set(message.workspaceId, (perWorkspace.get(message.workspaceId) ?? 0) + 1);
     sent += messages.length;

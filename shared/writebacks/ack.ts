@@ -1,14 +1,13 @@
 // Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
-import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { computeRecommendations, recommendationItem } from '#shared/recommendations/repository.ts';
 import { inParallel } from '#platform/table/bulk.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { isConditionFailure } from '#platform/table/client.ts';
+import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
-import { handOn, outboxPut, updateWithEvents } from '#shared/webhooks/outbox.ts';
+import { handOn, outboxEntry, updateWithEvents } from '#shared/webhooks/outbox.ts';
 import { type AckVerdict, countedAs, judgeAck } from './rules.ts';
 import { type AckCounts, type AckResult, type Task, TaskIdSchema } from './schema.ts';
 import { CLOSE, CLOSE_NAMES, readTask, readTasks } from './tasks.ts';
@@ -50,11 +49,10 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
       },
       new Date(nowMs),
     );
-    const items: NonNullable<TransactWriteCommandInput['TransactItems']> = [
-      outboxPut(applied),
+    const items: TransactEntry[] = [
+      outboxEntry(applied),
       {
         Update: {
-          TableName: tableName(),
           Key: keys.writeback(workspaceId, task.taskId),
           UpdateExpression: `SET #status = :applied, finishedAt = :now ${CLOSE}`,
           ConditionExpression,
@@ -67,17 +65,16 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
       items.push(
         {
           Update: {
-            TableName: tableName(),
             Key: keys.product(workspaceId, task.productSku),
             UpdateExpression: 'SET currentPriceCents = :price',
             ConditionExpression: 'attribute_exists(PK)',
             ExpressionAttributeValues: { ':price': task.priceCents },
           },
         },
-        { Put: { TableName: tableName(), Item: recommendation } },
+        { Put: { Item: recommendation } },
       );
     }
-    await tableClient().send(new TransactWriteCommand({ TransactItems: items }));
+    await transactWrite(items);
     await handOn([applied]);
   };
 }
@@ -101,7 +98,6 @@ function failWriter(workspaceId: string, error: string | undefined, nowMs: numbe
     );
     await updateWithEvents(
       {
-        TableName: tableName(),
         Key: keys.writeback(workspaceId, task.taskId),
         UpdateExpression: `SET #status = :failed, finishedAt = :now, #error = :error ${CLOSE}`,
         ConditionExpression,

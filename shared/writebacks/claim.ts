@@ -1,10 +1,8 @@
 // Leasing write-back tasks: claims that take their own slice of the claimable tasks, and extensions of a live lease.
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/observability.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { queryPage, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { claimableKeys, keys, type PrimaryKey } from '#platform/table/keys.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
@@ -29,27 +27,22 @@ interface ClaimTicket {
 async function enterClaim(workspaceId: string, connectorId: string, nowMs: number): Promise<ClaimTicket> {
   const window = Math.floor(nowMs / 1000 / CLAIM_WINDOW_SECONDS);
   const Key = keys.claimTicket(workspaceId, connectorId, window);
-  const { Attributes } = await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key,
-      UpdateExpression: 'ADD started :one, running :one SET expiresAt = if_not_exists(expiresAt, :expires)',
-      ExpressionAttributeValues: { ':one': 1, ':expires': (window + 1) * CLAIM_WINDOW_SECONDS + TICKET_RETENTION_SECONDS },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
+  const entered = await updateItem({
+    Key,
+    UpdateExpression: 'ADD started :one, running :one SET expiresAt = if_not_exists(expiresAt, :expires)',
+    ExpressionAttributeValues: { ':one': 1, ':expires': (window + 1) * CLAIM_WINDOW_SECONDS + TICKET_RETENTION_SECONDS },
+    ReturnValues: 'UPDATED_NEW',
+  });
+  const Attributes = entered.refused ? undefined : entered.attributes;
   return {
     ticket: Number(Attributes?.started ?? 1) - 1,
     running: Math.max(1, Number(Attributes?.running ?? 1)),
     leave: async () => {
-      await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key,
-          UpdateExpression: 'ADD running :less',
-          ExpressionAttributeValues: { ':less': -1 },
-        }),
-      );
+      await updateItem({
+        Key,
+        UpdateExpression: 'ADD running :less',
+        ExpressionAttributeValues: { ':less': -1 },
+      });
     },
   };
 }
@@ -63,16 +56,13 @@ interface Candidate {
 /** Up to `window` of the connector's claimable tasks, the longest claimable first. The index may lag: see leaseTask. */
 async function readClaimable(workspaceId: string, connectorId: string, window: number, nowMs: number): Promise<Candidate[]> {
   const range = claimableKeys.claimableBy(workspaceId, connectorId, new Date(nowMs).toISOString());
-  const { Items = [] } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: claimableIndex.name,
-      KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
-      ExpressionAttributeNames: { '#pk': claimableIndex.partitionKey, '#sk': claimableIndex.sortKey },
-      ExpressionAttributeValues: { ':pk': range.partitionKey, ':sk': range.sortKeyAtMost },
-      Limit: window,
-    }),
-  );
+  const { Items = [] } = await queryPage({
+    IndexName: claimableIndex.name,
+    KeyConditionExpression: '#pk = :pk AND #sk <= :sk',
+    ExpressionAttributeNames: { '#pk': claimableIndex.partitionKey, '#sk': claimableIndex.sortKey },
+    ExpressionAttributeValues: { ':pk': range.partitionKey, ':sk': range.sortKeyAtMost },
+    Limit: window,
+  });
   return Items.map((item) => ({
     key: { PK: String(item.PK), SK: String(item.SK) },
     claimSk: String(item[claimableIndex.sortKey]),
@@ -85,30 +75,23 @@ async function readClaimable(workspaceId: string, connectorId: string, window: n
  */
 async function leaseTask(candidate: Candidate, leaseUntilMs: number, nowMs: number): Promise<Task | undefined> {
   const taskId = claimableKeys.taskIdOf(candidate.claimSk);
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: candidate.key,
-        UpdateExpression: 'SET #status = :leased, leaseUntilMs = :until, leasedAt = :now, #claimSk = :next ADD leases :one',
-        ConditionExpression: '#claimSk = :seen',
-        ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
-        ExpressionAttributeValues: {
-          ':leased': 'leased',
-          ':until': leaseUntilMs,
-          ':now': new Date(nowMs).toISOString(),
-          ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
-          ':seen': candidate.claimSk,
-          ':one': 1,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return v.parse(TaskSchema, Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const leased = await updateItem({
+    Key: candidate.key,
+    UpdateExpression: 'SET #status = :leased, leaseUntilMs = :until, leasedAt = :now, #claimSk = :next ADD leases :one',
+    ConditionExpression: '#claimSk = :seen',
+    ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
+    ExpressionAttributeValues: {
+      ':leased': 'leased',
+      ':until': leaseUntilMs,
+      ':now': new Date(nowMs).toISOString(),
+      ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
+      ':seen': candidate.claimSk,
+      ':one': 1,
+    },
+    ReturnValues: 'ALL_NEW',
+  });
+  // Refused: another claim leased the task meanwhile, or an ack finished it.
+  return leased.refused ? undefined : v.parse(TaskSchema, leased.attributes);
 }
 
 /** A claim stops taking leases this long before its invocation's deadline, to answer the ones it holds. */
@@ -191,27 +174,20 @@ export async function extendLease(
 ): Promise<Task> {
   if (!v.is(TaskIdSchema, taskId)) throw leaseExpired();
   const leaseUntilMs = nowMs + leaseSeconds * 1000;
-  try {
-    const { Attributes } = await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.writeback(workspaceId, taskId),
-        UpdateExpression: 'SET leaseUntilMs = :until, #claimSk = :next',
-        ConditionExpression: 'connectorId = :connector AND #status = :leased AND leaseUntilMs > :nowMs',
-        ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
-        ExpressionAttributeValues: {
-          ':until': leaseUntilMs,
-          ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
-          ':connector': connectorId,
-          ':leased': 'leased',
-          ':nowMs': nowMs,
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return v.parse(TaskSchema, Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) throw leaseExpired();
-    throw error;
-  }
+  const extended = await updateItem({
+    Key: keys.writeback(workspaceId, taskId),
+    UpdateExpression: 'SET leaseUntilMs = :until, #claimSk = :next',
+    ConditionExpression: 'connectorId = :connector AND #status = :leased AND leaseUntilMs > :nowMs',
+    ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
+    ExpressionAttributeValues: {
+      ':until': leaseUntilMs,
+      ':next': claimableKeys.sortKey(new Date(leaseUntilMs).toISOString(), taskId),
+      ':connector': connectorId,
+      ':leased': 'leased',
+      ':nowMs': nowMs,
+    },
+    ReturnValues: 'ALL_NEW',
+  });
+  if (extended.refused) throw leaseExpired();
+  return v.parse(TaskSchema, extended.attributes);
 }

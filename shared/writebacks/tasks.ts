@@ -1,11 +1,9 @@
 // Write-back task items: created with an approval, cancelled by a newer one while pending, read by id, and closed out of the indexes.
-import { GetCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { newId } from '#platform/ids.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItems } from '#platform/table/bulk.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { claimableKeys, keys, listingKeys, lookupKeys } from '#platform/table/keys.ts';
 import { queryLookup } from '#platform/table/query.ts';
@@ -85,15 +83,9 @@ export async function openTaskIds(workspaceId: string, connectorId: string, sku:
  * that is no longer the approved one. It holds only while the task is pending: a task that was ever leased is left
  * alone, as the contract has it (a late ack of an expired lease counts as expired and the task can be claimed again).
  */
-export function cancelTask(
-  workspaceId: string,
-  taskId: string,
-  supersededBy: string,
-  nowMs: number,
-): NonNullable<TransactWriteCommandInput['TransactItems']>[number] {
+export function cancelTask(workspaceId: string, taskId: string, supersededBy: string, nowMs: number): TransactEntry {
   return {
     Update: {
-      TableName: tableName(),
       Key: keys.writeback(workspaceId, taskId),
       UpdateExpression: `SET #status = :cancelled, finishedAt = :now, supersededBy = :approval ${CLOSE}`,
       ConditionExpression: '#status = :pending',
@@ -118,8 +110,6 @@ export async function readTasks(workspaceId: string, taskIds: readonly string[])
 }
 
 export async function readTask(workspaceId: string, taskId: string): Promise<Task | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.writeback(workspaceId, taskId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.writeback(workspaceId, taskId), ConsistentRead: true });
   return Item ? v.parse(TaskSchema, Item) : undefined;
 }

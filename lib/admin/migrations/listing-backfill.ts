@@ -1,8 +1,6 @@
 // Items written before the listing index, put in the console's lists: every product's recommendation recomputed, and batches and tasks given their list keys.
-import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
 import { refreshRecommendations } from '#shared/recommendations/repository.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { scanPage, updateItem } from '#platform/table/commands.ts';
 import { keys, listingKeys } from '#platform/table/keys.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 
@@ -16,23 +14,15 @@ export interface ListingBackfill {
 
 async function addListKeys(key: { PK: string; SK: string }, list: Record<string, string>): Promise<boolean> {
   const [[pkName, pk], [skName, sk]] = Object.entries(list) as [[string, string], [string, string]];
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'SET #listPk = :pk, #listSk = :sk',
-        // An item deleted or listed since the Scan read it is left as it is.
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#listPk)',
-        ExpressionAttributeNames: { '#listPk': pkName, '#listSk': skName },
-        ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  const listed = await updateItem({
+    Key: key,
+    UpdateExpression: 'SET #listPk = :pk, #listSk = :sk',
+    // An item deleted or listed since the Scan read it is left as it is.
+    ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(#listPk)',
+    ExpressionAttributeNames: { '#listPk': pkName, '#listSk': skName },
+    ExpressionAttributeValues: { ':pk': pk, ':sk': sk },
+  });
+  return !listed.refused;
 }
 
 /**
@@ -49,20 +39,17 @@ export async function backfillListings(options: { workspaceId?: string; nowMs?: 
   let tasks = 0;
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await tableClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: `(#type = :product OR ((#type = :batch OR #type = :writeback) AND attribute_not_exists(listPk)))${only}`,
-        ExpressionAttributeNames: { '#type': 'type' },
-        ExpressionAttributeValues: {
-          ':product': 'product',
-          ':batch': 'batch',
-          ':writeback': 'writeback',
-          ...(options.workspaceId === undefined ? {} : { ':workspace': `WS#${options.workspaceId}#` }),
-        },
-        ExclusiveStartKey,
-      }),
-    );
+    const page = await scanPage({
+      FilterExpression: `(#type = :product OR ((#type = :batch OR #type = :writeback) AND attribute_not_exists(listPk)))${only}`,
+      ExpressionAttributeNames: { '#type': 'type' },
+      ExpressionAttributeValues: {
+        ':product': 'product',
+        ':batch': 'batch',
+        ':writeback': 'writeback',
+        ...(options.workspaceId === undefined ? {} : { ':workspace': `WS#${options.workspaceId}#` }),
+      },
+      ExclusiveStartKey,
+    });
     for (const item of page.Items ?? []) {
       const workspaceId = String(item.workspaceId);
       if (item.type === 'product') {

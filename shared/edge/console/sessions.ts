@@ -1,9 +1,7 @@
 // Console sessions: opened at sign-in, kept in the table under a hash of their id with a TTL, each with its CSRF token; and the cookie that carries them.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys } from '#platform/table/keys.ts';
 import type { ConsoleUser } from './page.ts';
@@ -45,30 +43,25 @@ export function hashSessionId(sessionId: string): string {
 export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ sessionId: string; session: Session }> {
   const sessionId = newSecret();
   const session: Session = { user, csrfToken: newSecret(), expiresAtMs: nowMs + SESSION_TTL_MS };
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...consoleKeys.consoleSession(hashSessionId(sessionId)),
-        type: 'consoleSession',
-        ...user,
-        roles: [...user.roles],
-        csrfToken: session.csrfToken,
-        expiresAtMs: session.expiresAtMs,
-        // DynamoDB deletes it some time after; until then the read below refuses it by expiresAtMs.
-        [table.ttlAttribute]: Math.ceil(session.expiresAtMs / 1000),
-      },
-    }),
-  );
+  await putItem({
+    Item: {
+      ...consoleKeys.consoleSession(hashSessionId(sessionId)),
+      type: 'consoleSession',
+      ...user,
+      roles: [...user.roles],
+      csrfToken: session.csrfToken,
+      expiresAtMs: session.expiresAtMs,
+      // DynamoDB deletes it some time after; until then the read below refuses it by expiresAtMs.
+      [table.ttlAttribute]: Math.ceil(session.expiresAtMs / 1000),
+    },
+  });
   return { sessionId, session };
 }
 
 /** The live session the cookie names, or undefined: unknown, ended, or past its time even if TTL has not removed it yet. */
 export async function readSession(sessionId: string | undefined, nowMs: number): Promise<Session | undefined> {
   if (!sessionId || !/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: consoleKeys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true });
   if (!Item) return undefined;
   const stored = v.parse(SessionSchema, Item);
   if (!isLive(stored.expiresAtMs, nowMs)) return undefined;
@@ -82,7 +75,7 @@ export function isLive(expiresAtMs: number, nowMs: number): boolean {
 
 export async function closeSession(sessionId: string): Promise<void> {
   if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return;
-  await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.consoleSession(hashSessionId(sessionId)) }));
+  await deleteItem({ Key: consoleKeys.consoleSession(hashSessionId(sessionId)) });
 }
 
 /** Whether a form's token is the session's, compared in constant time; a missing token never is. */

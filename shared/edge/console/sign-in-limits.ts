@@ -1,7 +1,5 @@
 // How many failed sign-ins an account and a source address may have: counters in the table, one per fixed window, removed by TTL.
-import { BatchGetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { batchGetItems, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys, type PrimaryKey } from '#platform/table/keys.ts';
 
@@ -37,10 +35,7 @@ export function isLocked(failures: { account: number; address: number }): boolea
 /** The failures counted so far in this window, for the account and for the address: one BatchGetItem of two items. */
 export async function readFailures(subject: SignInSubject, nowMs: number): Promise<{ account: number; address: number }> {
   const [account, address] = counterKeys(subject, nowMs);
-  const { Responses } = await tableClient().send(
-    new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: [account, address], ConsistentRead: true } } }),
-  );
-  const items = Responses?.[tableName()] ?? [];
+  const items = await batchGetItems([account, address], { ConsistentRead: true });
   const countOf = (key: PrimaryKey) => Number(items.find((item) => item.PK === key.PK && item.SK === key.SK)?.failures ?? 0);
   return { account: countOf(account), address: countOf(address) };
 }
@@ -50,15 +45,12 @@ export async function recordFailure(subject: SignInSubject, nowMs: number): Prom
   const expires = Math.ceil(windowEndMs(nowMs) / 1000);
   await Promise.all(
     counterKeys(subject, nowMs).map((Key) =>
-      tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key,
-          UpdateExpression: 'ADD failures :one SET #ttl = :expires',
-          ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
-          ExpressionAttributeValues: { ':one': 1, ':expires': expires },
-        }),
-      ),
+      updateItem({
+        Key,
+        UpdateExpression: 'ADD failures :one SET #ttl = :expires',
+        ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
+        ExpressionAttributeValues: { ':one': 1, ':expires': expires },
+      }),
     ),
   );
 }

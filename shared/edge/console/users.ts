@@ -1,10 +1,8 @@
 // Console users: the people who sign in to the console, a principal apart from API keys, each of one workspace with roles.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem } from '#platform/table/commands.ts';
 import { consoleKeys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { ItemAlreadyExists, putWorkspaceItems } from '#shared/workspaces/repository.ts';
@@ -92,9 +90,7 @@ export async function createConsoleUser(
 
 /** The user who signs in with this email, with the hash to check a password against; strongly consistent. */
 export async function findCredentials(email: string): Promise<(ConsoleUserRecord & { passwordHash: string }) | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: consoleKeys.consoleUser(email), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: consoleKeys.consoleUser(email), ConsistentRead: true });
   return Item ? v.parse(CredentialsSchema, Item) : undefined;
 }
 
@@ -102,7 +98,6 @@ export async function findCredentials(email: string): Promise<(ConsoleUserRecord
 export async function listConsoleUsers(workspaceId: string): Promise<ConsoleUserRecord[]> {
   const { PK, SKPrefix } = consoleKeys.consoleUserListingPrefix(workspaceId);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
   });

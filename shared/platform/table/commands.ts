@@ -1,6 +1,7 @@
 // The table's item calls with the table's name filled in: a write its condition refuses comes back as a refusal, not a throw.
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
+  BatchGetCommand,
   DeleteCommand,
   type DeleteCommandInput,
   GetCommand,
@@ -10,6 +11,9 @@ import {
   QueryCommand,
   type QueryCommandInput,
   type QueryCommandOutput,
+  ScanCommand,
+  type ScanCommandInput,
+  type ScanCommandOutput,
   TransactWriteCommand,
   type TransactWriteCommandInput,
   UpdateCommand,
@@ -17,6 +21,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '../config.ts';
 import { isConditionFailure, tableClient } from './client.ts';
+import type { PrimaryKey } from './key-parts.ts';
 
 type Item = Record<string, unknown>;
 type WithoutTable<T> = Omit<T, 'TableName'>;
@@ -27,10 +32,14 @@ export interface Written {
   readonly attributes: Item | undefined;
 }
 
-/** A write whose condition did not hold; `stored` is the item that was there, when the call asked for it (`ReturnValuesOnConditionCheckFailure`). */
+/**
+ * A write whose condition did not hold; `stored` is the item that was there, when the call asked for it
+ * (`ReturnValuesOnConditionCheckFailure`), and `error` the refusal as DynamoDB gave it, for a caller that throws it on.
+ */
 export interface Refused {
   readonly refused: true;
   readonly stored: Item | undefined;
+  readonly error: Error;
 }
 
 export type WriteOutcome = Written | Refused;
@@ -42,7 +51,7 @@ async function conditional(write: () => Promise<{ Attributes?: Item }>): Promise
     return { refused: false, attributes: Attributes };
   } catch (error) {
     if (!isConditionFailure(error)) throw error;
-    return { refused: true, stored: error.Item ? unmarshall(error.Item) : undefined };
+    return { refused: true, stored: error.Item ? unmarshall(error.Item) : undefined, error };
   }
 }
 
@@ -68,10 +77,33 @@ export function queryPage(input: WithoutTable<QueryCommandInput>): Promise<Query
   return tableClient().send(new QueryCommand({ ...input, TableName: tableName() }));
 }
 
-type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
-type TransactEntry = {
+/** One page of a scan of the whole table. */
+export function scanPage(input: WithoutTable<ScanCommandInput>): Promise<ScanCommandOutput> {
+  return tableClient().send(new ScanCommand({ ...input, TableName: tableName() }));
+}
+
+/** The items of these keys that exist, in one BatchGetItem (at most 100 keys); a missing one is simply not among them. */
+export async function batchGetItems(keys: readonly PrimaryKey[], options: { readonly ConsistentRead?: boolean } = {}): Promise<Item[]> {
+  const Keys = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
+  const { Responses } = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { ...options, Keys } } }));
+  return Responses?.[tableName()] ?? [];
+}
+
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+export type TransactEntry = {
   [Kind in keyof TransactItem]?: WithoutTable<NonNullable<TransactItem[Kind]>>;
 };
+
+/** A transaction entry on this table, as a transaction item for a caller that sends the transaction itself. */
+export function onTable(entry: TransactEntry, TableName = tableName()): TransactItem {
+  return Object.fromEntries(Object.entries(entry).map(([kind, body]) => [kind, { ...body, TableName }])) as TransactItem;
+}
+
+/** The reason codes of a cancelled transaction, one per entry in order; undefined for any other error. */
+export function cancellationCodes(error: unknown): Array<string | undefined> | undefined {
+  if ((error as { name?: string } | undefined)?.name !== 'TransactionCanceledException') return undefined;
+  return ((error as { CancellationReasons?: Array<{ Code?: string }> }).CancellationReasons ?? []).map((reason) => reason.Code);
+}
 
 /** A transaction of entries on this table; the caller keeps its own handling of a cancelled transaction. */
 export async function transactWrite(
@@ -79,8 +111,6 @@ export async function transactWrite(
   options: WithoutTable<Omit<TransactWriteCommandInput, 'TransactItems'>> = {},
 ) {
   const TableName = tableName();
-  const TransactItems = entries.map((entry) =>
-    Object.fromEntries(Object.entries(entry).map(([kind, body]) => [kind, { ...body, TableName }])),
-  ) as TransactItem[];
+  const TransactItems = entries.map((entry) => onTable(entry, TableName));
   return tableClient().send(new TransactWriteCommand({ ...options, TransactItems }));
 }

@@ -1,14 +1,16 @@
 // Queries: every item a Query matches, page after page, and the one way the lookup index is read.
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
-import { tableClient } from './client.ts';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryPage } from './commands.ts';
 import { table } from './definition.ts';
 
-export async function queryAll(input: Omit<QueryCommandInput, 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+/** A query of this table: the table's name is filled in (one a caller still names is the same). */
+type TableQuery = Omit<QueryCommandInput, 'ExclusiveStartKey' | 'TableName'> & { readonly TableName?: string };
+
+export async function queryAll(input: TableQuery): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await tableClient().send(new QueryCommand({ ...input, ExclusiveStartKey }));
+    const page = await queryPage({ ...input, ExclusiveStartKey });
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -23,14 +25,13 @@ const [lookupIndex] = table.indexes;
  */
 export async function queryLookup(alternateKey: { readonly partitionKey: string }, limit?: number): Promise<Record<string, unknown>[]> {
   const input = {
-    TableName: tableName(),
     IndexName: lookupIndex.name,
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': lookupIndex.partitionKey },
     ExpressionAttributeValues: { ':pk': alternateKey.partitionKey },
   };
   if (limit === undefined) return queryAll(input);
-  const { Items } = await tableClient().send(new QueryCommand({ ...input, Limit: limit }));
+  const { Items } = await queryPage({ ...input, Limit: limit });
   return Items ?? [];
 }
 
@@ -45,7 +46,6 @@ export async function queryListing(
   read: { readonly limit?: number; readonly newestFirst?: boolean } = {},
 ): Promise<Record<string, unknown>[]> {
   const input = {
-    TableName: tableName(),
     IndexName: listingIndex.name,
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': listingIndex.partitionKey },
@@ -53,6 +53,6 @@ export async function queryListing(
     ScanIndexForward: !read.newestFirst,
   };
   if (read.limit === undefined) return queryAll(input);
-  const { Items } = await tableClient().send(new QueryCommand({ ...input, Limit: read.limit }));
+  const { Items } = await queryPage({ ...input, Limit: read.limit });
   return Items ?? [];
 }

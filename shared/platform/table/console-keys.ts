@@ -1,0 +1,39 @@
+// The console's keys, apart from the API's, so that an API function bundles none of them.
+import { keyDigest, type PrimaryKey } from './key-parts.ts';
+
+/**
+ * The items of the console and the listings it reads, apart from `keys` so that the API's functions, which import
+ * `keys` whole, do not carry them: a workspace's API key listings, console users, sessions and sign-in counters.
+ */
+export const consoleKeys = {
+  /**
+   * A workspace's API key as its listing shows it (grant, dates, no hash of the key): one item per key in the
+   * workspace's partition, written with the key itself, so that listing a workspace's keys is one Query.
+   */
+  apiKeyListing: (workspaceId: string, keyId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: `${API_KEY_LISTING_PREFIX}${keyId}` }),
+  apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
+  /**
+   * A console user's credentials, keyed by the email (lowercased) they sign in with: emails are unique across
+   * workspaces, and sign-in is one GetItem. Each user is its own partition, as API keys are.
+   */
+  consoleUser: (email: string): PrimaryKey => ({ PK: `CONSOLEUSER#${email}`, SK: 'USER' }),
+  /** A console user as the workspace's listing shows it, without the password hash. */
+  consoleUserListing: (workspaceId: string, email: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}`,
+    SK: `${CONSOLE_USER_LISTING_PREFIX}${email}`,
+  }),
+  consoleUserListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: CONSOLE_USER_LISTING_PREFIX }),
+  /** A console session, keyed by the SHA-256 of its id: the cookie's value is never stored. Expires by TTL. */
+  consoleSession: (sessionIdHash: string): PrimaryKey => ({ PK: `CONSOLESESSION#${sessionIdHash}`, SK: 'SESSION' }),
+  /**
+   * Failed sign-ins of one account (its email) or one source address in one fixed window: a counter item that
+   * expires by TTL when its window is over.
+   */
+  signInFailures: (subject: 'account' | 'address', value: string, window: number): PrimaryKey => ({
+    PK: `SIGNIN#${subject}#${keyDigest(value)}`,
+    SK: `WINDOW#${window}`,
+  }),
+} as const;
+
+const API_KEY_LISTING_PREFIX = 'APIKEY#';
+const CONSOLE_USER_LISTING_PREFIX = 'CONSOLEUSER#';

@@ -1,0 +1,175 @@
+// The keys of the table's indexes: alternate keys on base items, history lines, claimable tasks and listings.
+import { createHash } from 'node:crypto';
+import { table } from './definition.ts';
+import { type DocumentKind, keyDigest, lineDigest } from './key-parts.ts';
+
+const [lookupIndex, historyIndex, claimableIndex] = table.indexes;
+
+/** Alternate keys, written on the base item and served by the `lookup` index (KEYS_ONLY). */
+export const lookupKeys = {
+  apiKeyById: (keyId: string) => ({ [lookupIndex.partitionKey]: apiKeyIdPartition(keyId), [lookupIndex.sortKey]: 'APIKEY' }),
+  apiKeysWithId: (keyId: string) => ({ partitionKey: apiKeyIdPartition(keyId) }),
+  productByExternalId: (workspaceId: string, externalId: string) => ({
+    [lookupIndex.partitionKey]: productExternalIdPartition(workspaceId, externalId),
+    [lookupIndex.sortKey]: 'PRODUCT',
+  }),
+  productsWithExternalId: (workspaceId: string, externalId: string) => ({
+    partitionKey: productExternalIdPartition(workspaceId, externalId),
+  }),
+  /** Every history line of a product; the sort key starts with the customer, so one customer's lines are a prefix. */
+  productLine: (
+    workspaceId: string,
+    sku: string,
+    customerExternalId: string | null,
+    kind: DocumentKind,
+    externalId: string,
+    index: number,
+  ) => ({
+    [lookupIndex.partitionKey]: productLinesPartition(workspaceId, sku),
+    [lookupIndex.sortKey]: `${customerLinesPrefix(customerExternalId)}${lineDigest(kind, externalId, index)}`,
+  }),
+  productLines: (workspaceId: string, sku: string) => ({ partitionKey: productLinesPartition(workspaceId, sku) }),
+  customerProductLines: (workspaceId: string, sku: string, customerExternalId: string | null) => ({
+    partitionKey: productLinesPartition(workspaceId, sku),
+    sortKeyPrefix: customerLinesPrefix(customerExternalId),
+  }),
+  /**
+   * A connector's open (pending or leased) write-back tasks for one SKU: what a new approval of the SKU supersedes.
+   * Removed with the claimable key when the task ends.
+   */
+  openWriteback: (workspaceId: string, connectorId: string, sku: string, taskId: string) => ({
+    [lookupIndex.partitionKey]: openWritebacksPartition(workspaceId, connectorId, sku),
+    [lookupIndex.sortKey]: taskId,
+  }),
+  openWritebacks: (workspaceId: string, connectorId: string, sku: string) => ({
+    partitionKey: openWritebacksPartition(workspaceId, connectorId, sku),
+  }),
+  /**
+   * A webhook event not yet handed to the delivery queue, for the sweeper; removed once its fan-out ran. Spread over
+   * a few partitions by event id, so that a burst of events never throttles the index, and through it the table.
+   */
+  undispatchedEvent: (eventId: string, createdAt: string, workspaceId: string) => ({
+    [lookupIndex.partitionKey]: undispatchedPartition(outboxShard(eventId)),
+    [lookupIndex.sortKey]: `${createdAt}#${workspaceId}#${eventId}`,
+  }),
+  undispatchedEvents: (shard: number) => ({ partitionKey: undispatchedPartition(shard) }),
+  /** The event an undispatched sort key names: the creation time holds no `#`, so the parts after it are the workspace and the event. */
+  undispatchedEventOf: (sortKey: unknown): { workspaceId: string; eventId: string } => {
+    const [, workspaceId, eventId] = String(sortKey).split('#');
+    return { workspaceId: workspaceId as string, eventId: eventId as string };
+  },
+} as const;
+
+/** Partitions of undispatched webhook events; the sweeper reads each. */
+export const OUTBOX_SHARDS = 8;
+
+function outboxShard(eventId: string): number {
+  return createHash('sha256').update(eventId).digest().readUInt8(0) % OUTBOX_SHARDS;
+}
+
+function undispatchedPartition(shard: number): string {
+  return `WHOUTBOX#${shard}`;
+}
+
+function apiKeyIdPartition(keyId: string): string {
+  return `APIKEYID#${keyId}`;
+}
+
+function productExternalIdPartition(workspaceId: string, externalId: string): string {
+  return `WS#${workspaceId}#PRODUCTEXT#${externalId}`;
+}
+
+function openWritebacksPartition(workspaceId: string, connectorId: string, sku: string): string {
+  return `WS#${workspaceId}#WBOPEN#${connectorId}#${sku}`;
+}
+
+function productLinesPartition(workspaceId: string, sku: string): string {
+  return `WS#${workspaceId}#SKU#${sku}`;
+}
+
+function customerLinesPrefix(customerExternalId: string | null): string {
+  return `LINE#${keyDigest(customerExternalId ?? '')}#`;
+}
+
+/** History lines by the product's category and the customer's segment, served by the `history` index (ALL). */
+export const historyKeys = {
+  categoryLine: (workspaceId: string, category: string, segment: string, kind: DocumentKind, externalId: string, index: number) => ({
+    [historyIndex.partitionKey]: categoryPartition(workspaceId, category),
+    [historyIndex.sortKey]: `${segmentPrefix(segment)}${lineDigest(kind, externalId, index)}`,
+  }),
+  categoryLines: (workspaceId: string, category: string) => ({ partitionKey: categoryPartition(workspaceId, category) }),
+  categorySegmentLines: (workspaceId: string, category: string, segment: string) => ({
+    partitionKey: categoryPartition(workspaceId, category),
+    sortKeyPrefix: segmentPrefix(segment),
+  }),
+} as const;
+
+function categoryPartition(workspaceId: string, category: string): string {
+  return `WS#${workspaceId}#CAT#${category}`;
+}
+
+function segmentPrefix(segment: string): string {
+  return `${keyDigest(segment)}#`;
+}
+
+/**
+ * A claimable write-back task, served by the `claimable` index (KEYS_ONLY): one partition per connector, sorted by
+ * the moment the task became claimable, its creation or the end of its last lease. A claim reads the sort keys up to
+ * now, so a task under a live lease is never in what it reads.
+ */
+export const claimableKeys = {
+  task: (workspaceId: string, connectorId: string, claimableAt: string, taskId: string) => ({
+    [claimableIndex.partitionKey]: claimablePartition(workspaceId, connectorId),
+    [claimableIndex.sortKey]: claimableSortKey(claimableAt, taskId),
+  }),
+  /** The sort key alone: a lease or an extension moves it to the lease's end. */
+  sortKey: (claimableAt: string, taskId: string) => claimableSortKey(claimableAt, taskId),
+  /** The task a sort key the index showed belongs to. */
+  taskIdOf: (sortKey: string): string => sortKey.slice(sortKey.indexOf('#') + 1),
+  /** Everything claimable by `now` sorts at or below this: ISO times sort as text, and `~` after every id character. */
+  claimableBy: (workspaceId: string, connectorId: string, now: string) => ({
+    partitionKey: claimablePartition(workspaceId, connectorId),
+    sortKeyAtMost: `${now}#~`,
+  }),
+} as const;
+
+/** ISO times hold no `#`, so the first one ends the time. */
+function claimableSortKey(claimableAt: string, taskId: string): string {
+  return `${claimableAt}#${taskId}`;
+}
+
+function claimablePartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#CLAIM#${connectorId}`;
+}
+
+const listingIndex = table.indexes[3];
+
+/**
+ * Lists the console reads, served by the `listing` index (ALL): a workspace's recommendations sorted by SKU, and each
+ * connector's batches and write-back tasks sorted by creation, so that a connector's newest are a Query read backwards.
+ */
+export const listingKeys = {
+  recommendation: (workspaceId: string, sku: string) => ({
+    [listingIndex.partitionKey]: `WS#${workspaceId}#RECOMMENDATIONS`,
+    [listingIndex.sortKey]: sku,
+  }),
+  recommendations: (workspaceId: string) => ({ partitionKey: `WS#${workspaceId}#RECOMMENDATIONS` }),
+  batch: (workspaceId: string, connectorId: string, createdAt: string, batchId: string) => ({
+    [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${batchId}`,
+  }),
+  batches: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorBatchesPartition(workspaceId, connectorId) }),
+  writeback: (workspaceId: string, connectorId: string, createdAt: string, taskId: string) => ({
+    [listingIndex.partitionKey]: connectorWritebacksPartition(workspaceId, connectorId),
+    [listingIndex.sortKey]: `${createdAt}#${taskId}`,
+  }),
+  writebacks: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorWritebacksPartition(workspaceId, connectorId) }),
+} as const;
+
+function connectorBatchesPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#BATCHES#${connectorId}`;
+}
+
+function connectorWritebacksPartition(workspaceId: string, connectorId: string): string {
+  return `WS#${workspaceId}#WRITEBACKS#${connectorId}`;
+}

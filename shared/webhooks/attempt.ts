@@ -1,0 +1,183 @@
+// One webhook attempt: sign, send, classify the answer, and schedule the retry or park the delivery.
+import { environmentNames } from '#platform/config.ts';
+import { logger } from '#platform/observability.ts';
+import { readDelivery, recordAttempt } from './attempt-log.ts';
+import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
+import { getEndpoint, markEndpointFailure, markEndpointSuccess, type WebhookEndpoint } from './endpoints.ts';
+import type { WebhookEvent } from './events.ts';
+import { readEvent } from './outbox.ts';
+import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
+import { signingSecrets } from './secrets.ts';
+import { deliveryTimeoutMs, positiveNumber, type PostOutcome, postToTarget, signedHeaders } from './transport.ts';
+import { assertDeliverableUrl, loopbackHttpAllowed, type ResolvedTarget, UnsafeWebhookUrl } from './url-guard.ts';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/**
+ * The waits between attempts: the first attempt goes at once, and each failure waits the next entry. Twelve attempts
+ * over 71 h 35 min, about three days; after the last failure the delivery is parked and the endpoint marked failing.
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  5 * SECOND,
+  5 * MINUTE,
+  30 * MINUTE,
+  2 * HOUR,
+  5 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  10 * HOUR,
+  12 * HOUR,
+  12 * HOUR,
+];
+
+/** The schedule as this process runs it: local mode and tests may scale it down (WEBHOOK_RETRY_SCALE). */
+export function retrySchedule(): number[] {
+  const scale = positiveNumber(process.env[environmentNames.webhookRetryScale]) ?? 1;
+  return RETRY_SCHEDULE_MS.map((wait) => Math.round(wait * scale));
+}
+
+export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'duplicate' | 'dropped';
+
+/** A wait this short is slept by the worker rather than spent in the queue. */
+const SHORT_WAIT_MS = 1_000;
+
+/** Sends an attempt message on, delayed as far as SQS allows, towards its `notBefore`. */
+async function waitFor(message: AttemptMessage, nowMs: number): Promise<void> {
+  const remainingMs = (message.notBefore ?? nowMs) - nowMs;
+  // Whole seconds, rounded down: the message arrives at most a second early, and the worker sleeps the rest.
+  await sendWebhookMessages([message], remainingMs <= SHORT_WAIT_MS ? 0 : Math.min(MAX_DELAY_SECONDS, Math.floor(remainingMs / 1000)));
+}
+
+async function attemptOnce(endpoint: WebhookEndpoint, event: WebhookEvent, now: Date): Promise<PostOutcome> {
+  let target: ResolvedTarget;
+  try {
+    // Checked again at every send: the name may resolve elsewhere now than when the endpoint was registered.
+    target = await assertDeliverableUrl(endpoint.url, { allowLoopbackHttp: loopbackHttpAllowed() });
+  } catch (error) {
+    if (error instanceof UnsafeWebhookUrl) return { latencyMs: 0, error: `refused: ${error.message}` };
+    throw error;
+  }
+  const body = JSON.stringify(event);
+  const secrets = await signingSecrets(endpoint, now.getTime());
+  return postToTarget(target, signedHeaders(event, body, secrets, now), body, deliveryTimeoutMs());
+}
+
+/** The event and endpoint of a message due now, or why it has nothing to deliver. */
+type Found = { readonly event: WebhookEvent; readonly endpoint: WebhookEndpoint } | 'dropped' | 'duplicate';
+
+/** Whether the message is due: one due later is sent on to wait in the queue. */
+async function dueNow(message: AttemptMessage, nowMs: number): Promise<boolean> {
+  const early = (message.notBefore ?? nowMs) - nowMs;
+  if (early > SHORT_WAIT_MS) {
+    await waitFor(message, nowMs);
+    return false;
+  }
+  // SQS delays in whole seconds: the last fraction of a wait is slept here instead of re-sent.
+  if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
+  return true;
+}
+
+async function findDelivery(message: AttemptMessage): Promise<Found> {
+  const stored = await readEvent(message.workspaceId, message.eventId);
+  // The event outlived its retention: nothing is left to deliver.
+  if (!stored) return 'dropped';
+  const { event } = stored;
+  const [endpoint, logged] = await Promise.all([
+    getEndpoint(message.workspaceId, message.endpointId),
+    readDelivery(event, message.endpointId),
+  ]);
+  if (!endpoint) return 'dropped';
+  // A second receive of a message whose attempt is already logged: its next attempt was queued before the log was written.
+  if (logged && logged.attempts >= message.seq) return 'duplicate';
+  return { event, endpoint };
+}
+
+function deliveryOf(event: WebhookEvent, endpoint: WebhookEndpoint) {
+  return { eventId: event.id, eventType: event.type, eventTimestamp: event.timestamp, endpointId: endpoint.endpointId };
+}
+
+/** A disabled endpoint is sent nothing: the attempt is logged as not sent, and the delivery parked. */
+async function parkAtDisabled(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, attemptedAt: Date, nowMs: number) {
+  const attempt = {
+    eventId: event.id,
+    endpointId: endpoint.endpointId,
+    seq: message.seq,
+    attemptedAt: attemptedAt.toISOString(),
+    latencyMs: 0,
+    error: 'not sent: the endpoint is disabled',
+  };
+  const summary = { status: 'parked' as const, attempts: message.seq, lastAttemptAt: attempt.attemptedAt, lastError: attempt.error };
+  await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summary }, nowMs);
+  return 'parked' as const;
+}
+
+/** What an answer makes of the delivery: delivered, pending with its next attempt queued, or parked once the schedule is spent. */
+async function classify(message: AttemptMessage, outcome: PostOutcome, clock: () => Date) {
+  const delivered = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
+  const wait = delivered ? undefined : retrySchedule()[message.tryInRun - 1];
+  const status: DeliveryStatus = delivered ? 'delivered' : wait === undefined ? 'parked' : 'pending';
+  const doneMs = clock().getTime();
+  const next: AttemptMessage | undefined =
+    status === 'pending' && wait !== undefined
+      ? { ...message, seq: message.seq + 1, tryInRun: message.tryInRun + 1, notBefore: doneMs + wait }
+      : undefined;
+  if (next) await waitFor(next, doneMs);
+  return { delivered, status, doneMs, next };
+}
+
+function attemptRecord(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, attemptedAt: Date, outcome: PostOutcome) {
+  return {
+    eventId: event.id,
+    endpointId: endpoint.endpointId,
+    seq: message.seq,
+    attemptedAt: attemptedAt.toISOString(),
+    latencyMs: outcome.latencyMs,
+    ...(outcome.status === undefined ? {} : { status: outcome.status }),
+    ...(outcome.error === undefined ? {} : { error: outcome.error }),
+    ...(outcome.response === undefined ? {} : { response: outcome.response }),
+  } satisfies DeliveryAttempt;
+}
+
+function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: AttemptMessage | undefined) {
+  return {
+    status,
+    attempts: attempt.seq,
+    lastAttemptAt: attempt.attemptedAt,
+    ...(attempt.status === undefined ? {} : { lastStatus: attempt.status }),
+    ...(attempt.error === undefined ? {} : { lastError: attempt.error }),
+    ...(next?.notBefore === undefined ? {} : { nextAttemptAt: new Date(next.notBefore).toISOString() }),
+  };
+}
+
+/**
+ * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
+ * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
+ * parks the delivery and marks the endpoint failing.
+ */
+export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
+  const nowMs = clock().getTime();
+  if (!(await dueNow(message, nowMs))) return 'waiting';
+  const found = await findDelivery(message);
+  if (typeof found === 'string') return found;
+  const { event, endpoint } = found;
+  const attemptedAt = clock();
+  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, attemptedAt, nowMs);
+  const outcome = await attemptOnce(endpoint, event, attemptedAt);
+  const { delivered, status, doneMs, next } = await classify(message, outcome, clock);
+  const attempt = attemptRecord(message, event, endpoint, attemptedAt, outcome);
+  const recorded = await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summaryAfter(attempt, status, next) }, doneMs);
+  if (!recorded) return 'duplicate';
+  if (delivered) {
+    if (endpoint.status !== 'healthy' || endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);
+    return 'delivered';
+  }
+  if (status === 'parked') {
+    logger.warn('webhook delivery parked', { eventId: event.id, endpointId: endpoint.endpointId, attempts: message.seq });
+    await markEndpointFailure(event.workspaceId, endpoint.endpointId, doneMs);
+    return 'parked';
+  }
+  return 'retrying';
+}
