@@ -426,7 +426,7 @@ function usedComponents(paths: unknown, all: Record<string, Record<string, unkno
 }
 
 /**
- * What answers a method and path no route serves (functions/route-not-found.ts): the overview's envelope under
+ * What answers a method and path no route serves (functions/docs/route-not-found.ts): the overview's envelope under
  * `/v1/`, the v1 envelope anywhere else. OpenAPI has no place for it, so it is an extension at the document's root,
  * for readers and for the integration run's contract checks.
  */
