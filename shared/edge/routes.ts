@@ -1,16 +1,16 @@
 // The route table: every HTTP route and queue worker of the service, read by the CDK stack and by local mode alike.
-import { docsRoutes } from './routes/docs.ts';
-import { ingestRoutes } from './routes/ingest.ts';
-import { overviewPriceRoutes, priceRoutes } from './routes/prices.ts';
-import { reportRoutes } from './routes/reports.ts';
-import type { HttpRoute } from './routes/rows.ts';
-import { webhookRoutes } from './routes/webhooks.ts';
-import { writebackRoutes } from './routes/writebacks.ts';
+import { docsRoutes } from '#edge/routes/docs.ts';
+import { ingestRoutes } from '#edge/routes/ingest.ts';
+import { overviewPriceRoutes, priceRoutes } from '#edge/routes/prices.ts';
+import { reportRoutes } from '#edge/routes/reports.ts';
+import type { HttpRoute } from '#edge/routes/rows.ts';
+import { webhookRoutes } from '#edge/routes/webhooks.ts';
+import { writebackRoutes } from '#edge/routes/writebacks.ts';
 
-export type { FallbackRoute, HttpRoute, QueueWorker, RouteAccess } from './routes/rows.ts';
-export { type ConsoleRoute, consoleRouteById, type ConsoleRouteId, consoleRoutes } from './routes/console.ts';
-export { fallbackRoute } from './routes/docs.ts';
-export { type ScheduledJob, scheduledJobs, workers } from './routes/workers.ts';
+export type { FallbackRoute, HttpRoute, QueueWorker, RouteAccess } from '#edge/routes/rows.ts';
+export { type ConsoleRoute, consoleRouteById, type ConsoleRouteId, consoleRoutes } from '#edge/routes/console.ts';
+export { fallbackRoute } from '#edge/routes/docs.ts';
+export { type ScheduledJob, scheduledJobs, workers } from '#edge/routes/workers.ts';
 
 /** Each area's rows are in routes/; local mode matches in this order, and the documents list their paths in it. */
 export const routes = [

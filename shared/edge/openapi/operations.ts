@@ -1,14 +1,14 @@
 // What the contract documents say of each route beyond the route table: summary, prose, inputs, answers, error codes and examples, keyed by route id.
 import type * as v from 'valibot';
-import { docsOperations } from './operations/docs.ts';
-import { ingestOperations } from './operations/ingest.ts';
-import { priceOperations } from './operations/prices.ts';
-import { reportOperations } from './operations/reports.ts';
-import { webhookOperations } from './operations/webhooks.ts';
-import { writebackOperations } from './operations/writebacks.ts';
+import { docsOperations } from '#edge/openapi/operations/docs.ts';
+import { ingestOperations } from '#edge/openapi/operations/ingest.ts';
+import { priceOperations } from '#edge/openapi/operations/prices.ts';
+import { reportOperations } from '#edge/openapi/operations/reports.ts';
+import { webhookOperations } from '#edge/openapi/operations/webhooks.ts';
+import { writebackOperations } from '#edge/openapi/operations/writebacks.ts';
 
-export { OPENAPI_VERSION, OpenApiDocumentSchema, type OperationDoc, type ParameterDoc, type SuccessStatus } from './operations/doc.ts';
-export { undocumentedRoutes } from './operations/docs.ts';
+export { OPENAPI_VERSION, OpenApiDocumentSchema, type OperationDoc, type ParameterDoc, type SuccessStatus } from '#edge/openapi/operations/doc.ts';
+export { undocumentedRoutes } from '#edge/openapi/operations/docs.ts';
 
 /** Each area's words are in operations/; a route of the table with none here fails the documents' build. */
 export const operations = {

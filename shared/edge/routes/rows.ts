@@ -60,5 +60,6 @@ export interface QueueWorker {
   readonly memoryMb: number;
   readonly access: RouteAccess;
 }
+
 /** The access of the open routes: they serve what is public and may touch nothing. */
 export const noAccess: RouteAccess = {};

@@ -1,6 +1,6 @@
 // The contract's words for ingest: opening a batch, staging its records, committing it and reading its status.
 import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/schema.ts';
-import { StageRequestSchema } from '../inputs.ts';
+import { StageRequestSchema } from '#edge/openapi/inputs.ts';
 import { noBody, operation, type ParameterDoc } from './doc.ts';
 import { BATCH_ID, CONNECTOR_ID } from './examples.ts';
 

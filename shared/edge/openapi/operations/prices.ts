@@ -4,7 +4,7 @@ import { PriceRequestSchema } from '#shared/prices/request.ts';
 import { PriceResponseSchema } from '#shared/prices/schema.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
-import { IdempotencyKeySchema, IncludeSchema } from '../inputs.ts';
+import { IdempotencyKeySchema, IncludeSchema } from '#edge/openapi/inputs.ts';
 import { operation } from './doc.ts';
 import { CONNECTOR_ID, TASK_ID } from './examples.ts';
 

@@ -2,7 +2,7 @@
 import { CostReportSchema } from '#shared/cost/schema.ts';
 import { AdherenceReportSchema } from '#shared/adherence/schema.ts';
 import { ADHERENCE_EXAMPLE } from '#shared/adherence/example.ts';
-import { AdherenceGroupingSchema, AdherencePeriodSchema, ReportDaySchema, ReportGroupingSchema } from '../inputs.ts';
+import { AdherenceGroupingSchema, AdherencePeriodSchema, ReportDaySchema, ReportGroupingSchema } from '#edge/openapi/inputs.ts';
 import { operation } from './doc.ts';
 
 /** One line of the usage report's example: three 100-line price calls. */

@@ -1,6 +1,6 @@
 // The contract's words for write-backs: claiming approved prices, acknowledging them and extending a claim.
 import { AckCountsSchema, AckRequestSchema, ClaimRequestSchema, ClaimResponseSchema, ExtendRequestSchema, ExtendResponseSchema } from '#shared/writebacks/schema.ts';
-import { TaskIdParameterSchema } from '../inputs.ts';
+import { TaskIdParameterSchema } from '#edge/openapi/inputs.ts';
 import { operation } from './doc.ts';
 import { CONNECTOR_ID, TASK_ID, RECOMMENDATION_DECISION_ID } from './examples.ts';
 
