@@ -74,7 +74,7 @@ describe('authentication and authorization on the first endpoint', () => {
 describe('unknown keys', () => {
   it('are looked up once, not on every request that repeats one within a few seconds', async () => {
     // The handler runs in this process, so that its requests' costs can be heard.
-    const { handler } = await import('../../functions/open-batch.ts');
+    const { handler } = await import('../../functions/ingest/open-batch.ts');
     const authorization = `Bearer svc_live_${randomBase62(40)}`;
     const reads: number[] = [];
     const stop = listenToRequestCosts((cost) => reads.push(cost.ledger.readUnits));

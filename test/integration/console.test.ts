@@ -2,7 +2,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
-import { handler as signInHandler } from '../../functions/console-sign-in.ts';
+import { handler as signInHandler } from '../../functions/console/console-sign-in.ts';
 import { buildEvent } from '#lib/local/gateway.ts';
 import { createLambdaContext } from '#lib/local/lambda-context.ts';
 import { listApiKeys } from '#shared/api-keys/repository.ts';

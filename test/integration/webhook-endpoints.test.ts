@@ -337,7 +337,7 @@ describe('the log lines of a create', () => {
     const workspace = await newWorkspace('Webhook Log Seller');
     process.env[allowLoopbackEnvironmentName] = '1';
     // The handler runs in this process, so that its log lines can be read.
-    const { handler } = await import('../../functions/create-webhook-endpoint.ts');
+    const { handler } = await import('../../functions/webhooks/create-webhook-endpoint.ts');
     const body = Buffer.from(JSON.stringify({ url: receiver(), event_types: ['price.approved'] }));
     const event = buildEvent(
       {

@@ -4,7 +4,7 @@ import type { HttpRoute, QueueWorker } from '#edge/routes.ts';
 export const fakeWorker: QueueWorker = {
   id: 'drainBatches',
   queue: 'drain',
-  entry: 'functions/open-batch.ts',
+  entry: 'functions/ingest/open-batch.ts',
   batchSize: 10,
   maxConcurrency: 3,
   memoryMb: 512,
@@ -15,7 +15,7 @@ export const fakeReadRoute: HttpRoute = {
   id: 'readAndEnqueue',
   method: 'GET',
   path: '/api/v1/test/{thingId}',
-  entry: 'functions/open-batch.ts',
+  entry: 'functions/ingest/open-batch.ts',
   surface: 'v1',
   auth: { family: 'svc_live', scopes: [] },
   memoryMb: 256,

@@ -58,66 +58,81 @@ function routeRow(line: CostLine): Html {
   </tr>`;
 }
 
-/** The page's body: pure, so that its figures and chart are unit-tested. */
-export function costView(byDay: CostReport, byRoute: CostReport, error?: string): PageView {
-  const days = dailyTotals(byDay);
-  const body = html`<h1>Cost</h1>
-    <form class="filters" method="get" action="${PATH}" aria-label="Choose the days">
-      <div class="field">
-        <label for="cost-from">From (UTC day)</label
-        ><input id="cost-from" name="from" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.from}" />
-      </div>
-      <div class="field">
-        <label for="cost-to">To (UTC day)</label
-        ><input id="cost-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${byDay.to}" />
-      </div>
-      <button type="submit">Show</button>
-    </form>
-    ${alert('error', error)}
-    ${facts(`${byDay.from} to ${byDay.to}`, [
+/** The form that picks the days, filled in with the range shown. */
+function rangeForm(report: CostReport): Html {
+  return html`<form class="filters" method="get" action="${PATH}" aria-label="Choose the days">
+    <div class="field">
+      <label for="cost-from">From (UTC day)</label
+      ><input id="cost-from" name="from" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${report.from}" />
+    </div>
+    <div class="field">
+      <label for="cost-to">To (UTC day)</label
+      ><input id="cost-to" name="to" type="text" inputmode="numeric" placeholder="YYYY-MM-DD" value="${report.to}" />
+    </div>
+    <button type="submit">Show</button>
+  </form>`;
+}
+
+/** The range's totals, and the prices they are at. */
+function totals(byDay: CostReport): Html {
+  return html`${facts(`${byDay.from} to ${byDay.to}`, [
       ['Total', dollars(byDay.total.cost.total, 6)],
       ['Requests', String(byDay.total.requests)],
       ['Priced lines', String(byDay.total.priced_lines)],
       ['DynamoDB share', `${byDay.service_shares.dynamodb}%`],
       ['Lambda share', `${byDay.service_shares.lambda}%`],
     ])}
-    <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>
+    <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>`;
+}
+
+/** A bar per day of the range, the days without cost at $0. */
+function dayChart(byDay: CostReport): Html {
+  const days = dailyTotals(byDay);
+  return barChart({
+    id: 'cost-per-day',
+    title: `Dollars per day, ${byDay.from} to ${byDay.to}`,
+    description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${dollars(byDay.total.cost.total, 6)} in all.`,
+    points: days.map((day) => ({ label: day.day.slice(5), value: day.total })),
+    format: chartDollars,
+    labelHeading: 'Day (MM-DD)',
+    valueHeading: 'Dollars',
+  });
+}
+
+/** A row per route and worker charged in the range. */
+function routeTable(byRoute: CostReport): Html {
+  if (byRoute.breakdown.length === 0) return html`<p>Nothing was charged in these days.</p>`;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Cost per route and worker">
+    <table class="data">
+      <caption>
+        Cost per route and worker, ${byRoute.from} to ${byRoute.to}
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Route or worker</th>
+          <th scope="col" class="number">Requests</th>
+          <th scope="col" class="number">Read units</th>
+          <th scope="col" class="number">Write units</th>
+          <th scope="col" class="number">Lambda GB-s</th>
+          <th scope="col" class="number">Dollars</th>
+          <th scope="col" class="number">Per request</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${byRoute.breakdown.map(routeRow)}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The page's body: pure, so that its figures and chart are unit-tested. */
+export function costView(byDay: CostReport, byRoute: CostReport, error?: string): PageView {
+  const body = html`<h1>Cost</h1>
+    ${rangeForm(byDay)} ${alert('error', error)} ${totals(byDay)}
     <h2>Per day</h2>
-    ${barChart({
-      id: 'cost-per-day',
-      title: `Dollars per day, ${byDay.from} to ${byDay.to}`,
-      description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${dollars(byDay.total.cost.total, 6)} in all.`,
-      points: days.map((day) => ({ label: day.day.slice(5), value: day.total })),
-      format: chartDollars,
-      labelHeading: 'Day (MM-DD)',
-      valueHeading: 'Dollars',
-    })}
+    ${dayChart(byDay)}
     <h2>Per route</h2>
-    ${
-      byRoute.breakdown.length === 0
-        ? html`<p>Nothing was charged in these days.</p>`
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Cost per route and worker">
-            <table class="data">
-              <caption>
-                Cost per route and worker, ${byRoute.from} to ${byRoute.to}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Route or worker</th>
-                  <th scope="col" class="number">Requests</th>
-                  <th scope="col" class="number">Read units</th>
-                  <th scope="col" class="number">Write units</th>
-                  <th scope="col" class="number">Lambda GB-s</th>
-                  <th scope="col" class="number">Dollars</th>
-                  <th scope="col" class="number">Per request</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${byRoute.breakdown.map(routeRow)}
-              </tbody>
-            </table>
-          </div>`
-    }`;
+    ${routeTable(byRoute)}`;
   return { title: 'Cost', body };
 }
 

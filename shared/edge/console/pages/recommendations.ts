@@ -15,7 +15,7 @@ import { type MarginPoint, readRealisedMargins } from '#shared/recommendations/m
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { findRecommendation } from '#shared/recommendations/repository.ts';
-import type { Recommendation } from '#shared/recommendations/schema.ts';
+import type { PricedRecommendation, Recommendation } from '#shared/recommendations/schema.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { lineChart } from '#edge/console/charts.ts';
 import { alert, facts, moment, money, signedPct, withQuery } from '#edge/console/formats.ts';
@@ -149,7 +149,7 @@ export interface ProductViewInput {
   readonly attempt?: { readonly price: string; readonly error: string };
 }
 
-function approveForm(input: ProductViewInput, recommendation: Extract<Recommendation, { status: 'priced' }>): Html {
+function approveForm(input: ProductViewInput, recommendation: PricedRecommendation): Html {
   if (!input.canApprove) {
     return html`<p>Approving a price needs the <strong>pricing</strong> role.</p>`;
   }
@@ -195,6 +195,43 @@ function marginsChart(sku: string, margins: readonly MarginPoint[]): Html {
   });
 }
 
+/** What moved the margin from its target, a row per driver. */
+function driversTable(recommendation: PricedRecommendation): Html {
+  if (recommendation.drivers.length === 0) return html`<p>No adjustments: the price is the target margin as it stands.</p>`;
+  return html`<table class="data">
+    <caption>
+      What moved the margin from its target
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Driver</th>
+        <th scope="col" class="number">Points</th>
+        <th scope="col">Direction</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${recommendation.drivers.map(
+        (driver) =>
+          html`<tr>
+            <th scope="row">${driver.label}</th>
+            <td class="number">${driver.points.toFixed(2)}</td>
+            <td>${driver.direction}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The bounds an approval is held to. */
+function guardrails(recommendation: PricedRecommendation): Html {
+  const { currency } = recommendation;
+  return html`${facts('The bounds an approved price must keep', [
+      ['Floor', money(recommendation.floorCents, currency)],
+      ['Ceiling', recommendation.ceilingCents === undefined ? 'none' : money(recommendation.ceilingCents, currency)],
+    ])}
+    <p class="hint">The floor is the largest of the floor price, MAP and the minimum-margin price.</p>`;
+}
+
 /** A product's page: pure, so that what it shows and when it offers the form is unit-tested. */
 export function productView(input: ProductViewInput): PageView {
   const { recommendation, sku } = input;
@@ -232,38 +269,9 @@ export function productView(input: ProductViewInput): PageView {
     <h2>Rationale</h2>
     <p class="rationale">${recommendation.rationale}</p>
     <h2>Drivers</h2>
-    ${
-      recommendation.drivers.length === 0
-        ? html`<p>No adjustments: the price is the target margin as it stands.</p>`
-        : html`<table class="data">
-            <caption>
-              What moved the margin from its target
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Driver</th>
-                <th scope="col" class="number">Points</th>
-                <th scope="col">Direction</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${recommendation.drivers.map(
-                (driver) =>
-                  html`<tr>
-                    <th scope="row">${driver.label}</th>
-                    <td class="number">${driver.points.toFixed(2)}</td>
-                    <td>${driver.direction}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>`
-    }
+    ${driversTable(recommendation)}
     <h2>Guardrails</h2>
-    ${facts('The bounds an approved price must keep', [
-      ['Floor', money(recommendation.floorCents, currency)],
-      ['Ceiling', recommendation.ceilingCents === undefined ? 'none' : money(recommendation.ceilingCents, currency)],
-    ])}
-    <p class="hint">The floor is the largest of the floor price, MAP and the minimum-margin price.</p>
+    ${guardrails(recommendation)}
     <h2>Realised margins</h2>
     ${marginsChart(sku, input.margins)}
     <h2>Approve a price</h2>

@@ -1,0 +1,67 @@
+// The shape of an operation's words, and what every area's words share: the documents' version and frame, and a route that takes no body.
+import * as v from 'valibot';
+import type { ErrorCode } from '#platform/errors.ts';
+import { NoBodySchema } from '#edge/http/request.ts';
+
+export const OPENAPI_VERSION = '3.1.0';
+
+/** What the two contract routes serve: an OpenAPI document, described no further than its frame. */
+export const OpenApiDocumentSchema = v.looseObject({
+  openapi: v.literal(OPENAPI_VERSION),
+  info: v.looseObject({ title: v.string(), version: v.string() }),
+  paths: v.looseObject({}),
+});
+
+export type SuccessStatus = 200 | 201 | 202;
+
+export interface ParameterDoc {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly description: string;
+  readonly required: boolean;
+  readonly schema: v.GenericSchema;
+  readonly example: unknown;
+}
+
+export interface OperationDoc<
+  TRequest extends v.GenericSchema = v.GenericSchema,
+  TResponse extends v.GenericSchema = v.GenericSchema,
+  TStatus extends SuccessStatus = SuccessStatus,
+> {
+  readonly summary: string;
+  /** What it does; the key it needs and the errors it can answer are added from the route and `errors`. */
+  readonly description: string;
+  readonly tag: string;
+  readonly parameters?: readonly ParameterDoc[];
+  readonly requestBody?: {
+    readonly schema: TRequest;
+    /** False where the handler takes no body, an empty one, or `{}` alike. */
+    readonly required: boolean;
+    readonly description: string;
+    readonly example?: v.InferInput<TRequest>;
+  };
+  readonly success: {
+    readonly status: TStatus;
+    readonly description: string;
+    readonly schema: TResponse;
+    readonly example: v.InferOutput<TResponse>;
+    /** A replay of a stored answer carries `Idempotent-Replayed: true`. */
+    readonly replayable?: boolean;
+  };
+  /**
+   * The codes its input and its domain can answer, in its surface's own dialect (the overview's `bad_request`), each
+   * with when. The key checks', the rate's and the fault's follow from the route's auth.
+   */
+  readonly errors: Readonly<Partial<Record<ErrorCode, string>>>;
+}
+
+/** Ties each example to its schema's type, so that an example that drifts from its schema fails the typecheck. */
+export function operation<
+  const TResponse extends v.GenericSchema,
+  const TStatus extends SuccessStatus,
+  const TRequest extends v.GenericSchema = v.GenericSchema,
+>(doc: OperationDoc<TRequest, TResponse, TStatus>): OperationDoc<TRequest, TResponse, TStatus> {
+  return doc;
+}
+
+export const noBody = (what: string) => ({ schema: NoBodySchema, required: false, description: `${what} takes no body: none, an empty one, or \`{}\`.` });

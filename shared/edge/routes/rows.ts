@@ -1,0 +1,65 @@
+// The shapes of the route table's rows, shared by every area's rows and by the stack and local mode that read them.
+import type { RouteAuth } from '#shared/api-keys/authenticate.ts';
+import type { QueueId } from '#platform/queues.ts';
+
+/** What a function may touch; the stack turns it into IAM grants, so each function gets only these. */
+export interface RouteAccess {
+  readonly table?: 'read' | 'readWrite';
+  /** PartiQL UPDATE statements in batches (BatchExecuteStatement): the bands job writes product bands so. */
+  readonly tableStatements?: boolean;
+  readonly sendTo?: readonly QueueId[];
+  /** Dead-letter queues the function may send to: a worker that gives up on a message parks it there itself. */
+  readonly sendToDeadLetter?: readonly QueueId[];
+  /** Reads the data key that seals webhook signing secrets: the stack grants its one Secrets Manager secret. */
+  readonly webhookSecrets?: boolean;
+}
+
+export interface HttpRoute {
+  readonly id: string;
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** API Gateway path syntax, e.g. /api/v1/ingest/batches/{batchId}. */
+  readonly path: string;
+  /** Handler module, relative to the project root; it exports `handler`. */
+  readonly entry: string;
+  /** Which error envelope the route answers with. */
+  readonly surface: 'v1' | 'overview';
+  /**
+   * The key the route asks for, or `'none'` for a route open to every caller: only what is public anyway (the API's
+   * documents and its reference page), touching no table and no queue.
+   */
+  readonly auth: RouteAuth | 'none';
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+  /**
+   * Files the handler reads at run time besides its code: the path it reads each under, relative to its bundle, and
+   * the file in the project. The stack copies them into the function's package; local mode reads them where they are.
+   */
+  readonly files?: Readonly<Record<string, string>>;
+}
+
+/** Answers every method and path that no route claims: API Gateway's `$default` route. */
+export interface FallbackRoute {
+  readonly id: string;
+  readonly entry: string;
+  readonly memoryMb: number;
+  readonly timeoutSeconds: number;
+  readonly access: RouteAccess;
+}
+
+export interface QueueWorker {
+  readonly id: string;
+  readonly queue: QueueId;
+  readonly entry: string;
+  readonly batchSize: number;
+  /**
+   * The most invocations its queue's event source runs at once (SQS event sources take 2 to 1,000): a flood of
+   * messages then waits in the queue instead of taking the account's Lambda concurrency from price serving.
+   */
+  readonly maxConcurrency: number;
+  readonly memoryMb: number;
+  readonly access: RouteAccess;
+}
+
+/** The access of the open routes: they serve what is public and may touch nothing. */
+export const noAccess: RouteAccess = {};
