@@ -1,8 +1,6 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { backfillApiKeyListings, issueApiKey } from '#shared/api-keys/repository.ts';
-import { migrateHistory } from '#lib/admin/migrations/history.ts';
-import { backfillListings } from '#lib/admin/migrations/listing-backfill.ts';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import { ApiError } from '#platform/errors.ts';
 import { putItems } from '#platform/table/bulk.ts';
@@ -75,6 +73,8 @@ export async function createDemoConsoleUser(workspaceId: string): Promise<DemoCo
 /** Reuses the demo of an earlier start when its workspace is still in the table; otherwise creates one. */
 export async function seedDemo(
   savedAt: string | undefined,
+  /** Brings a workspace of an earlier release up to date: the admin program's migrations, which local mode does not import. */
+  upgradeWorkspace: (workspaceId: string) => Promise<void>,
 ): Promise<{ demo: DemoWorkspace & { console: DemoConsoleUser }; created: boolean }> {
   const save = (demo: DemoWorkspace) => {
     if (savedAt) writeFileSync(savedAt, `${JSON.stringify(demo, null, 2)}\n`, { mode: 0o600 });
@@ -84,11 +84,7 @@ export async function seedDemo(
     if (await getWorkspace(saved.workspaceId)) {
       // A demo saved before the console existed gets its console user now, its keys their listing items, and its
       // products, batches and tasks theirs; and a demo drained a line item per line has its history moved.
-      if (!saved.console) {
-        await backfillApiKeyListings();
-        await backfillListings({ workspaceId: saved.workspaceId });
-        await migrateHistory(saved.workspaceId);
-      }
+      if (!saved.console) await upgradeWorkspace(saved.workspaceId);
       const demo = { ...saved, console: saved.console ?? (await createDemoConsoleUser(saved.workspaceId)) };
       if (!saved.console) save(demo);
       return { demo, created: false };

@@ -4,8 +4,11 @@ import { parseArgs } from 'node:util';
 import type { LocalStack } from '#lib/local/stack.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 
-/** Starts the local stack (`args`: --fresh, --no-seed, --allow-loopback-webhooks) and seeds the demo workspace. */
-export async function startLocal(args: string[]): Promise<void> {
+/**
+ * Starts the local stack (`args`: --fresh, --no-seed, --allow-loopback-webhooks) and seeds the demo workspace; a demo
+ * kept from an earlier release is first brought up to date by `upgradeWorkspace`.
+ */
+export async function startLocal(args: string[], upgradeWorkspace: (workspaceId: string) => Promise<void>): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -70,7 +73,7 @@ export async function startLocal(args: string[]): Promise<void> {
     // Loaded only now: repository modules read the environment the stack has just set.
     const { DEMO_ADHERENCE_QUOTES, demoCatalogueSize, ingestAdherenceHistory, ingestSampleCatalogue, seedDemo } =
       await import('#lib/local/seed.ts');
-    const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'));
+    const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'), upgradeWorkspace);
     console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
     console.log(`  workspace id  ${demo.workspaceId}`);
     console.log(`  connector id  ${demo.connectorId}`);

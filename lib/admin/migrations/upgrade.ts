@@ -1,0 +1,11 @@
+// Brings a workspace written by an earlier release up to this one's layout: every one-off migration, each idempotent, in order.
+import { backfillApiKeyListings } from '#shared/api-keys/repository.ts';
+import { migrateHistory } from './history.ts';
+import { backfillListings } from './listing-backfill.ts';
+
+/** Keys' listing items, the console's listings, then the history log; running it again changes nothing. */
+export async function upgradeWorkspace(workspaceId: string): Promise<void> {
+  await backfillApiKeyListings();
+  await backfillListings({ workspaceId });
+  await migrateHistory(workspaceId);
+}
