@@ -117,7 +117,7 @@ async function stateChangeUnits(workspaceId: string, withEvent: boolean, changes
 export async function measureWebhooks(options: { events: number }): Promise<WebhookFigures> {
   let invocations = 0;
   let invocationMs = 0;
-  const deliver = await loadHandler(deliverWorker?.entry ?? 'functions/deliver-webhooks.ts');
+  const deliver = await loadHandler(deliverWorker?.entry ?? 'functions/workers/deliver-webhooks.ts');
   // Lambda bills each invocation's wall time, in which a batch's attempts run side by side.
   const counted: AnyHandler = async (event, context) => {
     invocations += 1;

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { sweepOnce as sweep } from '../../functions/sweep-webhook-outbox.ts';
+import { sweepOnce as sweep } from '../../functions/workers/sweep-webhook-outbox.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 import { type Gateway, startGateway } from '#lib/local/gateway.ts';
 import { loadHandler } from '#lib/local/handlers.ts';

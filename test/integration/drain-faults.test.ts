@@ -3,7 +3,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { type Message, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDrainHandler } from '../../functions/drain.ts';
+import { createDrainHandler } from '../../functions/workers/drain.ts';
 import { localSqsClient } from '#lib/local/queues.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';

@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDrainHandler } from '../../functions/drain.ts';
+import { createDrainHandler } from '../../functions/workers/drain.ts';
 import { createLambdaContext } from '#lib/local/lambda-context.ts';
 import { newBatchId, newId } from '#platform/ids.ts';
 import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';

@@ -1,6 +1,6 @@
 // What ingest costs in DynamoDB, counted call by call on a local stack of this file's own: a fixed mixed batch must stay under its bounds per 1,000 records.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createDrainHandler } from '../../functions/drain.ts';
+import { createDrainHandler } from '../../functions/workers/drain.ts';
 import { countingDrainHandler, jobCountLines, perThousandRecords, watchWorkspace } from '#lib/bench/drain-counts.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';

@@ -2,7 +2,7 @@
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDeliveryHandler } from '../../functions/deliver-webhooks.ts';
+import { createDeliveryHandler } from '../../functions/workers/deliver-webhooks.ts';
 import { type Invocation, runInvocation } from '#lib/local/invocation-fence.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';

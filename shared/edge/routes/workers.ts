@@ -5,7 +5,7 @@ export const workers: readonly QueueWorker[] = [
   {
     id: 'drain',
     queue: 'drain',
-    entry: 'functions/drain.ts',
+    entry: 'functions/workers/drain.ts',
     // One job per invocation: each drain gets the whole timeout, and a slow batch never delays another.
     batchSize: 1,
     // Drains of one batch, and bands jobs of one workspace, run one at a time anyway (leases): ten at once serve ten
@@ -18,7 +18,7 @@ export const workers: readonly QueueWorker[] = [
   {
     id: 'deliverWebhooks',
     queue: 'webhooks',
-    entry: 'functions/deliver-webhooks.ts',
+    entry: 'functions/workers/deliver-webhooks.ts',
     // Attempts run side by side and mostly wait on receivers: ten per invocation share one instance's sockets.
     batchSize: 10,
     // Ten invocations of ten attempts each: a hundred receivers waited on at once, at least ten attempts a second when
@@ -43,7 +43,7 @@ export interface ScheduledJob {
 export const scheduledJobs: readonly ScheduledJob[] = [
   {
     id: 'sweepWebhookOutbox',
-    entry: 'functions/sweep-webhook-outbox.ts',
+    entry: 'functions/workers/sweep-webhook-outbox.ts',
     // Once a minute: an event whose hand-off after commit was lost goes out within about a minute and a half.
     everyMinutes: 1,
     memoryMb: 256,
