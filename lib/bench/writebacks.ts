@@ -1,5 +1,5 @@
 // Write-back tasks on the local stack: claim throughput by concurrent workers, refused leases, and the cost of claim plus ack.
-import { memoryOf } from '#edge/metering.ts';
+import { memoryOf } from '#edge/routes.ts';
 import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
 import { createWorkspaceWithKeys, seedPendingTasks } from '#lib/local/seed.ts';
 import type { LocalStack } from '#lib/local/stack.ts';

@@ -5,7 +5,7 @@ import { CapacityLedger } from '#platform/meter.ts';
 import { itemSize } from '#platform/table/capacity.ts';
 import { keys } from '#platform/table/keys.ts';
 import { costCounters } from './counts.ts';
-import { memoryOf } from '#edge/metering.ts';
+import { memoryOf } from '#edge/routes.ts';
 import { chargeWork, countsOf, meteredApiRequests, pendingCosts } from './ledger.ts';
 
 function capacity(values: Partial<CapacityLedger>): CapacityLedger {

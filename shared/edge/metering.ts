@@ -2,7 +2,8 @@
 import { chargeWork, flushCostsIfDue, type WorkDone } from '#shared/cost/ledger.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { reportRequestCost } from '#platform/observability.ts';
-import { fallbackRoute, routes, scheduledJobs, workers } from './routes.ts';
+// The workers' rows alone: a worker's bundle carries none of the API's routes.
+import { scheduledJobs, workers } from './routes/workers.ts';
 
 /** The function an entry point runs in, as the meter knows it: the id its cost lines name, and its configured memory. */
 export interface MeteredFunction {
@@ -128,14 +129,4 @@ export function backgroundFunction(id: string): MeteredFunction {
   const row = [...workers, ...scheduledJobs].find((candidate) => candidate.id === id);
   if (!row) throw new Error(`no worker or scheduled job ${id}`);
   return { id: row.id, memoryMb: row.memoryMb };
-}
-
-/**
- * The configured memory of a route, worker or scheduled job, for pricing cost lines by their route (the bench does);
- * a job of the drain worker (`drain`, `bands`) runs in the drain's.
- */
-export function memoryOf(routeOrWorker: string): number {
-  const rows = [...routes, ...workers, ...scheduledJobs, fallbackRoute];
-  const row = rows.find((candidate) => candidate.id === routeOrWorker) ?? rows.find((candidate) => candidate.id === 'drain');
-  return row?.memoryMb ?? 1024;
 }

@@ -6,6 +6,8 @@ import { reportRoutes } from '#edge/routes/reports.ts';
 import type { HttpRoute } from '#edge/routes/rows.ts';
 import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { writebackRoutes } from '#edge/routes/writebacks.ts';
+import { fallbackRoute } from '#edge/routes/docs.ts';
+import { scheduledJobs, workers } from '#edge/routes/workers.ts';
 
 export type { FallbackRoute, HttpRoute, QueueWorker, RouteAccess } from '#edge/routes/rows.ts';
 export { type ConsoleRoute, consoleRouteById, type ConsoleRouteId, consoleRoutes } from '#edge/routes/console.ts';
@@ -38,4 +40,14 @@ export function routeById(id: RouteId): HttpRoute {
 /** API Gateway's route key, e.g. "POST /api/v1/ingest/batches". */
 export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;
+}
+
+/**
+ * The configured memory of a route, worker or scheduled job, for pricing cost lines by their route (the bench does);
+ * a job of the drain worker (`drain`, `bands`) runs in the drain's.
+ */
+export function memoryOf(routeOrWorker: string): number {
+  const rows = [...routes, ...workers, ...scheduledJobs, fallbackRoute];
+  const row = rows.find((candidate) => candidate.id === routeOrWorker) ?? rows.find((candidate) => candidate.id === 'drain');
+  return row?.memoryMb ?? 1024;
 }
