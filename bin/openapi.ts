@@ -3,7 +3,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { projectRoot } from '#lib/stack/project.ts';
 import type { Surface } from '#platform/errors.ts';
-import { buildDocument, documentText, surfaceDocs } from '#edge/openapi/document.ts';
+import { buildDocument, documentText } from '#edge/openapi/document.ts';
+import { surfaceDocs } from '#edge/openapi/surfaces.ts';
 
 for (const surface of Object.keys(surfaceDocs) as Surface[]) {
   const path = join(projectRoot, surfaceDocs[surface].file);

@@ -2,7 +2,7 @@
 import { parseInput } from '#platform/input.ts';
 import { routeEndpoint } from '#edge/http/endpoint.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
-import { listDeliveries } from '#shared/webhooks/delivery.ts';
+import { listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { DeliveriesQuerySchema, deliveryView, readDeliveryListing } from '#shared/webhooks/delivery-schema.ts';
 import { endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
 import { requireEndpoint } from '#shared/webhooks/endpoints.ts';

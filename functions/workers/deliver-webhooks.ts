@@ -5,7 +5,8 @@ import * as v from 'valibot';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, sideBySideShares } from '#edge/metering.ts';
 import { tracedHandler } from '#platform/tracing.ts';
-import { attemptDelivery, fanOut } from '#shared/webhooks/delivery.ts';
+import { attemptDelivery } from '#shared/webhooks/attempt.ts';
+import { fanOut } from '#shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '#shared/webhooks/queue.ts';
 
 const deliveryFunction = backgroundFunction('deliverWebhooks');

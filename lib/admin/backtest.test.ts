@@ -1,6 +1,7 @@
 // Unit tests of the backtest's text report: what a pricing manager reads, thin evidence said plainly.
 import { describe, expect, it } from 'vitest';
-import { type BacktestProduct, runBacktest } from '#shared/backtest/backtest.ts';
+import { type BacktestProduct } from '#shared/backtest/holdout.ts';
+import { runBacktest } from '#shared/backtest/backtest.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
 import type { BacktestLine } from '#shared/backtest/split.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';

@@ -1,5 +1,6 @@
 // `npm run admin -- backtest`: reads a workspace's history, runs the backtest on it, and writes the report for a pricing manager.
-import { type BacktestReport, evidenceThresholds, type MarginVerdict, runBacktest } from '#shared/backtest/backtest.ts';
+import { type BacktestReport, evidenceThresholds, type MarginVerdict } from '#shared/backtest/report.ts';
+import { runBacktest } from '#shared/backtest/backtest.ts';
 import { readBacktestProducts, readWorkspaceHistory } from '#shared/backtest/repository.ts';
 import type { Interval } from '#shared/backtest/scoring.ts';
 import { formatMinorUnits } from '#shared/pricing/currency.ts';

@@ -7,8 +7,6 @@ export const THIN_EVIDENCE_LINES = 30;
 
 export type Counters = Record<AdherenceBand, Record<AdherenceMetric, number>>;
 
-export type { AdherenceReport } from './schema.ts';
-
 export function emptyCounters(): Counters {
   return Object.fromEntries(
     adherenceBands.map((band) => [band, Object.fromEntries(adherenceMetrics.map((metric) => [metric, 0]))]),

@@ -4,7 +4,8 @@ import { getItems, type TableItem } from '#platform/table/bulk.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type Contribution, contributionOf, type Dimension, type OrderPart, type QuotePart } from './attribution.ts';
-import { type AdherenceReport, buildReport } from './report.ts';
+import { type AdherenceReport } from './schema.ts';
+import { buildReport } from './report.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 

@@ -1,7 +1,9 @@
 // Unit tests of the backtest on simulated histories whose true chance of winning is known.
 import { describe, expect, it } from 'vitest';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
-import { type BacktestProduct, type BacktestReport, runBacktest } from './backtest.ts';
+import { type BacktestProduct } from './holdout.ts';
+import { type BacktestReport } from './report.ts';
+import { runBacktest } from './backtest.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
 import type { BacktestLine } from './split.ts';
 

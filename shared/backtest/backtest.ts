@@ -24,17 +24,6 @@ import {
   marginVerdict,
 } from './report.ts';
 
-export type { BacktestProduct } from './holdout.ts';
-export {
-  type BacktestReport,
-  type BacktestResult,
-  evidenceThresholds,
-  type HistoryCounts,
-  type MarginVerdict,
-  type NothingToScore,
-  type WinModelLevel,
-} from './report.ts';
-
 export interface BacktestOptions {
   readonly settings: PricingSettings;
   readonly baseCurrency: string;

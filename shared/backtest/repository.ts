@@ -2,7 +2,7 @@
 import { readAllCategoryBands, readCategoryLines } from '#shared/bands/repository.ts';
 import { getItems, inParallel } from '#platform/table/bulk.ts';
 import { keys } from '#platform/table/keys.ts';
-import type { BacktestProduct } from './backtest.ts';
+import type { BacktestProduct } from './holdout.ts';
 import type { BacktestLine } from './split.ts';
 
 /** Categories read at once: each is a paged Query of its history log's shards. */

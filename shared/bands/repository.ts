@@ -5,7 +5,8 @@ import { tableName } from '#platform/config.ts';
 import type { Band, CategoryBands } from '#shared/pricing/model.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { table } from '#platform/table/definition.ts';
-import { HISTORY_LOG_SHARDS, historyKeys, keys } from '#platform/table/keys.ts';
+import { HISTORY_LOG_SHARDS, keys } from '#platform/table/keys.ts';
+import { historyKeys } from '#platform/table/index-keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { type CategoryLine, currentLines, type LogEntry, logEntriesOf } from './history-log.ts';
 import {

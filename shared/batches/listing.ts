@@ -1,6 +1,6 @@
 // A connector's recent batches, newest first, as the console lists them.
 import * as v from 'valibot';
-import { listingKeys } from '#platform/table/keys.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { queryListing } from '#platform/table/query.ts';
 import { expired } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';

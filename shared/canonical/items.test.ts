@@ -1,7 +1,8 @@
 // Unit tests of canonical data as table items: products, customers, documents and their history log entries, history expiry, FX observations and touched nodes.
 import { describe, expect, it } from 'vitest';
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
-import { keys, lookupKeys } from '#platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
 import {
   customerItem,
   type DocumentRecord,

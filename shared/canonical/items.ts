@@ -1,7 +1,8 @@
 // Canonical data as table items: products, customers, quote and order lines (the pricing history), FX observations and touched nodes.
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import type { TableItem } from '#platform/table/bulk.ts';
-import { keys, lookupKeys } from '#platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
 
 const DAY_MS = 86_400_000;
 /** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */

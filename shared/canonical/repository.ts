@@ -2,7 +2,8 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#platform/config.ts';
 import { isConditionFailure, tableClient } from '#platform/table/client.ts';
-import { type DocumentKind, keys } from '#platform/table/keys.ts';
+import { type DocumentKind } from '#platform/table/key-parts.ts';
+import { keys } from '#platform/table/keys.ts';
 import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
 

@@ -19,10 +19,6 @@ import {
   nothingApplied,
 } from './job.ts';
 
-export type { DrainHooks, DrainInvocation, DrainOutcome, DrainResult } from './job.ts';
-export { DRAIN_ATTEMPTS } from './attempts.ts';
-export { runBandsJob } from './bands-job.ts';
-
 /** The commit's state change is usually milliseconds behind its message: look again a few times before bouncing. */
 const COMMIT_RACE_RETRIES = 5;
 const COMMIT_RACE_PAUSE_MS = 100;

@@ -1,6 +1,6 @@
 // Unit tests of what a drain remembers between chunks; the upsert itself needs a table.
 import { describe, expect, it } from 'vitest';
-import { DrainMemory } from './prepare.ts';
+import { DrainMemory } from './memory.ts';
 
 describe('DrainMemory', () => {
   it('starts with empty category and segment maps bounded at 50,000 entries', () => {

@@ -6,9 +6,6 @@ import { type DrainMemory, lastByKey } from './memory.ts';
 import { prepareDocuments } from './prepare-documents.ts';
 import type { PreparedChunk } from './prepared-chunk.ts';
 
-export { DrainMemory } from './memory.ts';
-export { dependsOn, type PreparedChunk, recordChunkRates, writeChunk } from './prepared-chunk.ts';
-
 /**
  * A product's item is replaced whole, so the segment × SKU bands it carries are read first and written with it: prices
  * keep them until the bands job after the drain recomputes them.

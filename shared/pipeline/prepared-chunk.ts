@@ -1,6 +1,6 @@
 // A chunk made ready to write, and how it is written: preparing reads, applying only writes.
 import { deleteItems, putItems, type TableItem } from '#platform/table/bulk.ts';
-import type { PrimaryKey } from '#platform/table/keys.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import type { FxObservation, Provenance, TouchedSet } from '#shared/canonical/items.ts';
 import { recordFxRates } from '#shared/canonical/repository.ts';
 import type { AdherenceWork } from './adherence-fold.ts';

@@ -1,7 +1,7 @@
 // Unit tests of price calls' pure parts: the hash a key's body is bound by, and the format of a pricing decision id.
 import { describe, expect, it } from 'vitest';
 import { randomBase62 } from '#platform/ids.ts';
-import { keyDigest } from '#platform/table/keys.ts';
+import { keyDigest } from '#platform/table/key-parts.ts';
 import { bodyHash, type CallRef, decisionId } from './calls.ts';
 
 const body = { lines: [{ productSku: 'SKU-1', customerId: 'C-1', quantity: 2 }] };

@@ -8,7 +8,8 @@ import { ApiError } from '#platform/errors.ts';
 import { randomBase62 } from '#platform/ids.ts';
 import { isConditionFailure, tableClient } from '#platform/table/client.ts';
 import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
-import { digestOfPriceCallKey, keyDigest, keys } from '#platform/table/keys.ts';
+import { digestOfPriceCallKey, keys } from '#platform/table/keys.ts';
+import { keyDigest } from '#platform/table/key-parts.ts';
 
 /** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
 export const REPLAY_WINDOW_MS = 24 * 3_600_000;

@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Band, LineBands, LineInputs, PricedLine, PricingProduct, WinModel } from './model.ts';
-import { lineBase, priceLine } from './price-line.ts';
+import { lineBase } from './line-base.ts';
+import { priceLine } from './price-line.ts';
 import { defaultPricingSettings, type PricingSettings } from './settings.ts';
 
 const DAY = 86_400_000;

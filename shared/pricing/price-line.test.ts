@@ -1,7 +1,8 @@
 // Unit tests of pricing one line: base and shrinkage, each step of the reason stack, guardrails, confidence and wording.
 import { describe, expect, it } from 'vitest';
 import type { Band, LineBands, LineInputs, PricedLine, PricingProduct, WinModel } from './model.ts';
-import { lineBase, priceLine } from './price-line.ts';
+import { lineBase } from './line-base.ts';
+import { priceLine } from './price-line.ts';
 import { defaultPricingSettings as settings } from './settings.ts';
 import { profitMaximisingMargin } from './win-model.ts';
 

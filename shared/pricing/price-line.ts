@@ -10,7 +10,6 @@ import type { PricingSettings } from './settings.ts';
 import { lineStance } from './stance.ts';
 
 // Callers and tests know the engine by this module, the base included.
-export { type LineBase, lineBase } from './line-base.ts';
 
 export function priceLine(inputs: LineInputs, bands: LineBands, settings: PricingSettings): PricedLine {
   const { product } = inputs;

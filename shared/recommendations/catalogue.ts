@@ -1,6 +1,6 @@
 // A workspace's recommendations as one list: read from the listing index, then filtered, searched, sorted and cut into pages.
 import * as v from 'valibot';
-import { listingKeys } from '#platform/table/keys.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { queryListing } from '#platform/table/query.ts';
 import { changePct } from './overview.ts';
 import { type Recommendation, RecommendationSchema } from './schema.ts';

@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import { newBatchId, newId } from '#platform/ids.ts';
 import { table } from '#platform/table/definition.ts';
-import { historyKeys, keys, lookupKeys } from '#platform/table/keys.ts';
+import { historyKeys, lookupKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
 import { codePointLength, IdentifierSchema, KeyTextSchema, MAX_IDENTIFIER_LENGTH } from './identifier.ts';
 
 /** One character of each width in UTF-8: 1, 2, 3 and 4 bytes (the last is two UTF-16 code units). */

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { environmentNames } from '#platform/config.ts';
-import { DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, postToTarget, RETRY_SCHEDULE_MS, retrySchedule, signedHeaders } from './delivery.ts';
+import { DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, postToTarget, signedHeaders } from './transport.ts';
+import { RETRY_SCHEDULE_MS, retrySchedule } from './attempt.ts';
 import { eventTypes, newEvent } from './events.ts';
 
 const HOUR = 3_600_000;

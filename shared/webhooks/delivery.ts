@@ -6,17 +6,6 @@ import { endpointsSubscribedTo, getEndpoint } from './endpoints.ts';
 import { EVENT_RETENTION_DAYS, markDispatched, readEvent } from './outbox.ts';
 import { type FanOutMessage, sendWebhookMessages } from './queue.ts';
 
-export { attemptDelivery, type AttemptOutcome, RETRY_SCHEDULE_MS, retrySchedule } from './attempt.ts';
-export { type DeliveryPage, listAttempts, listDeliveries } from './attempt-log.ts';
-export {
-  type DeliveryAttempt,
-  DeliveryAttemptSchema,
-  type DeliveryListing,
-  type DeliverySummary,
-  DeliverySummarySchema,
-} from './delivery-schema.ts';
-export { DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, LOGGED_RESPONSE_BYTES, postToTarget, signedHeaders } from './transport.ts';
-
 export type FanOutOutcome = 'fannedOut' | 'duplicate' | 'unknown';
 
 /** Queues the first attempt of an event at every endpoint subscribed to it, then takes it off the sweeper's list. */

@@ -15,8 +15,6 @@ import {
 import { dataKey, newSigningSecret, PREVIOUS_SECRET_ACCEPTED_MS, sealSecret } from './secrets.ts';
 import { assertDeliverableUrl, type LookupAll, UnsafeWebhookUrl } from './url-guard.ts';
 
-export type { EndpointStatus, WebhookEndpoint } from './endpoint-schema.ts';
-
 /** An endpoint that keeps failing this long after its first parked delivery is disabled. */
 export const FAILING_DISABLES_AFTER_MS = 5 * 24 * 60 * 60 * 1000;
 

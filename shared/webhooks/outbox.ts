@@ -14,7 +14,8 @@ import {
   updateItem,
 } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { keys, lookupKeys, OUTBOX_SHARDS } from '#platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { lookupKeys, OUTBOX_SHARDS } from '#platform/table/index-keys.ts';
 import { WebhookEventSchema, type WebhookEvent } from './events.ts';
 import { sendWebhookMessages } from './queue.ts';
 

@@ -4,7 +4,9 @@ import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/observability.ts';
 import { queryPage, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { claimableKeys, keys, type PrimaryKey } from '#platform/table/keys.ts';
+import { claimableKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { type PrimaryKey } from '#platform/table/key-parts.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 

@@ -1,6 +1,6 @@
 // A connector's recent write-back tasks, newest first, as the console lists them.
 import * as v from 'valibot';
-import { listingKeys } from '#platform/table/keys.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { queryListing } from '#platform/table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
 

@@ -5,7 +5,8 @@ import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { claimableKeys, keys, listingKeys, lookupKeys } from '#platform/table/keys.ts';
+import { claimableKeys, listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
 import { queryLookup } from '#platform/table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
 

@@ -7,7 +7,7 @@ import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { listApiKeys } from '#shared/api-keys/repository.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
-import { consoleKeys } from '#platform/table/keys.ts';
+import { consoleKeys } from '#platform/table/console-keys.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 

@@ -13,7 +13,7 @@ import { MAX_FAILURES, windowOf } from '#edge/console/sign-in-limits.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import type { ConsoleRole } from '#edge/console/page.ts';
 import { tableClient } from '#platform/table/client.ts';
-import { consoleKeys } from '#platform/table/keys.ts';
+import { consoleKeys } from '#platform/table/console-keys.ts';
 import { ConsoleBrowser, csrfTokenOf } from './console-session.ts';
 import { call, newWorkspace } from './support.ts';
 

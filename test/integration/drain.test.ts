@@ -10,7 +10,8 @@ import { tableName } from '#platform/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { table } from '#platform/table/definition.ts';
-import { keys, lookupKeys } from '#platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
 import { readCategoryLines } from '#shared/bands/repository.ts';
 import { writeLegacyDocuments } from './legacy-layout.ts';
 import {

@@ -2,7 +2,8 @@
 import { type DocumentRecord, feedsOf, historyExpiresAt, type LineContext, type Provenance } from '#shared/canonical/items.ts';
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { putItems, type TableItem } from '#platform/table/bulk.ts';
-import { historyKeys, keys, lookupKeys } from '#platform/table/keys.ts';
+import { historyKeys, lookupKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
 
 /** One item per line in the document's partition; line 0 carries the document as staged, its line count and feeds. */
 export function legacyLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {

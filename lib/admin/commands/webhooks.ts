@@ -1,9 +1,9 @@
 // The admin CLI's `webhook` commands: register, list, change, delete an endpoint and rotate its secret, as the overview routes do; and its deliveries and redelivery.
 import * as v from 'valibot';
 import { endpointView, SubscribableEventTypeSchema, subscribableEventTypes } from '#shared/webhooks/endpoint-schema.ts';
-import type { DeliveryAttempt, DeliverySummary } from '#shared/webhooks/delivery.ts';
+import type { DeliveryAttempt, DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
 import { DeliveryStatusSchema } from '#shared/webhooks/delivery-schema.ts';
-import type { WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
+import type { WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
 import { type AdminArguments, type AdminCommand, UsageError } from '#lib/admin/command.ts';
 import type { AdminOption } from '#lib/admin/options.ts';
 
@@ -149,7 +149,7 @@ export const webhookCommands: readonly AdminCommand[] = [
       if (eventId !== undefined && (limitText !== undefined || status !== undefined))
         throw new UsageError('--limit and --status list deliveries; with --event the attempts are all shown');
       return async () => {
-        const delivery = await import('#shared/webhooks/delivery.ts');
+        const delivery = await import('#shared/webhooks/attempt-log.ts');
         if (eventId !== undefined) {
           const attempts = await delivery.listAttempts(workspaceId, target, eventId);
           return {

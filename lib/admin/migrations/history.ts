@@ -8,7 +8,9 @@ import { tableName } from '#platform/config.ts';
 import { deleteItems, inParallel, putItems, type TableItem } from '#platform/table/bulk.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { table } from '#platform/table/definition.ts';
-import { type DocumentKind, historyKeys, keyDigest, keys } from '#platform/table/keys.ts';
+import { type DocumentKind, keyDigest } from '#platform/table/key-parts.ts';
+import { historyKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
 import type { DocumentFeeds } from '#shared/canonical/items.ts';
 
 const historyIndex = table.indexes[1];

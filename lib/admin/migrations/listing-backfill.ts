@@ -1,7 +1,8 @@
 // Items written before the listing index, put in the console's lists: every product's recommendation recomputed, and batches and tasks given their list keys.
 import { refreshRecommendations } from '#shared/recommendations/repository.ts';
 import { scanPage, updateItem } from '#platform/table/commands.ts';
-import { keys, listingKeys } from '#platform/table/keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 
 const PRODUCT_KEY = /^WS#([^#]+)#PRODUCT#(.+)$/;

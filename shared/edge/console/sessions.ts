@@ -3,7 +3,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { consoleKeys } from '#platform/table/keys.ts';
+import { consoleKeys } from '#platform/table/console-keys.ts';
 import type { ConsoleUser } from './page.ts';
 import { ConsoleRoleSchema } from './users.ts';
 

@@ -1,7 +1,8 @@
 // How many failed sign-ins an account and a source address may have: counters in the table, one per fixed window, removed by TTL.
 import { batchGetItems, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { consoleKeys, type PrimaryKey } from '#platform/table/keys.ts';
+import { consoleKeys } from '#platform/table/console-keys.ts';
+import { type PrimaryKey } from '#platform/table/key-parts.ts';
 
 /** Failed sign-ins allowed per account, and per source address, in one window. */
 export const MAX_FAILURES = 10;

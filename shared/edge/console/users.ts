@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
 import { getItem } from '#platform/table/commands.ts';
-import { consoleKeys } from '#platform/table/keys.ts';
+import { consoleKeys } from '#platform/table/console-keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { ItemAlreadyExists, putWorkspaceItems } from '#shared/workspaces/repository.ts';
 import type { ConsoleRole, ConsoleUser } from './page.ts';

@@ -20,7 +20,9 @@ import { routes } from '#edge/routes.ts';
 import { taskView } from '#shared/writebacks/rules.ts';
 import { CLAIM_LIMIT, LEASE_SECONDS, MAX_ACK_RESULTS, MAX_ERROR_LENGTH, type Task } from '#shared/writebacks/schema.ts';
 import { type EventData, type EventType, eventTypes, newEvent } from '#shared/webhooks/events.ts';
-import { buildDocument, documentText, type RouteRow, surfaceDocs } from './document.ts';
+import { buildDocument, documentText } from './document.ts';
+import { type RouteRow } from './keys.ts';
+import { surfaceDocs } from './surfaces.ts';
 import { type Conforms, operations, undocumentedRoutes } from './operations.ts';
 
 type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- documents are read by pointer

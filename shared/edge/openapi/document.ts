@@ -9,8 +9,6 @@ import { OPENAPI_VERSION, type OperationDoc, operations, undocumentedRoutes } fr
 import { operationObject } from './paths.ts';
 import { surfaceDocs, tagDescriptions } from './surfaces.ts';
 
-export type { RouteRow } from './keys.ts';
-export { surfaceDocs } from './surfaces.ts';
 
 /**
  * The document of one surface: every route of the table on it, except those `undocumentedRoutes` leaves out. A route

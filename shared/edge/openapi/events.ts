@@ -1,5 +1,6 @@
 // The documents' webhooks: the events the service POSTs to registered endpoints, their signature headers and the rules of delivery.
-import { DELIVERY_TIMEOUT_MS, RETRY_SCHEDULE_MS } from '#shared/webhooks/delivery.ts';
+import { DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
+import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
 import { eventCatalogue, eventTypes } from '#shared/webhooks/events.ts';
 import { eventComponentName, ref } from './components.ts';
 import { code } from './keys.ts';

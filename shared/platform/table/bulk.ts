@@ -2,7 +2,7 @@
 import { type BatchGetCommandInput, BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from './client.ts';
-import type { PrimaryKey } from './keys.ts';
+import type { PrimaryKey } from './key-parts.ts';
 
 /** An item as the document client reads and writes it. */
 export type TableItem = Record<string, unknown>;

@@ -2,10 +2,6 @@
 import { createHash } from 'node:crypto';
 import { type DocumentKind, keyDigest, pad, type PrimaryKey } from './key-parts.ts';
 
-export { consoleKeys } from './console-keys.ts';
-export { claimableKeys, historyKeys, listingKeys, lookupKeys, OUTBOX_SHARDS } from './index-keys.ts';
-export { type DocumentKind, keyDigest, type PrimaryKey } from './key-parts.ts';
-
 export const keys = {
   /** The tenant record; connectors share its partition. */
   workspace: (workspaceId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: 'WORKSPACE' }),

@@ -1,7 +1,7 @@
 // Unit tests of the webhooks page's view: each endpoint with its recent deliveries, and the redeliver form for admins only.
 import { describe, expect, it } from 'vitest';
-import type { DeliverySummary } from '#shared/webhooks/delivery.ts';
-import type { WebhookEndpoint } from '#shared/webhooks/endpoints.ts';
+import type { DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
+import type { WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
 import type { ConsoleContext, ConsoleRole } from '#edge/console/page.ts';
 import { webhooksView } from './webhooks.ts';
 
