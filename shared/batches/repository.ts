@@ -1,9 +1,8 @@
 // Batch items: open, read, commit and status; an open batch past its life is recorded as failed.
-import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
 import { newBatchId, newId } from '#platform/ids.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { isConditionFailure } from '#platform/table/client.ts';
+import { getItem, putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { listingKeys } from '#platform/table/index-keys.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
@@ -29,27 +28,23 @@ export async function openBatch(owner: BatchOwner, now = new Date()): Promise<Ba
   });
   // `entities` is left out: it becomes a string set with the first staging call, and DynamoDB has no empty sets.
   const { entities: _entities, ...item } = batch;
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.batch(batch.workspaceId, batch.batchId),
-        ...listingKeys.batch(batch.workspaceId, batch.connectorId, batch.createdAt, batch.batchId),
-        type: 'batch',
-        ...item,
-      },
-      // A v4 UUID does not collide in practice; the condition makes sure a collision could never overwrite a batch.
-      ConditionExpression: 'attribute_not_exists(PK)',
-    }),
-  );
+  const written = await putItem({
+    Item: {
+      ...keys.batch(batch.workspaceId, batch.batchId),
+      ...listingKeys.batch(batch.workspaceId, batch.connectorId, batch.createdAt, batch.batchId),
+      type: 'batch',
+      ...item,
+    },
+    // A v4 UUID does not collide in practice; the condition makes sure a collision could never overwrite a batch.
+    ConditionExpression: 'attribute_not_exists(PK)',
+  });
+  if (written.refused) throw written.error;
   return batch;
 }
 
 export async function getBatch(workspaceId: string, batchId: string): Promise<Batch | undefined> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.batch(workspaceId, batchId), ConsistentRead: true }),
-  );
-  return Item ? v.parse(BatchSchema, Item) : undefined;
+  const item = await getItem({ Key: keys.batch(workspaceId, batchId), ConsistentRead: true });
+  return item ? v.parse(BatchSchema, item) : undefined;
 }
 
 /** A batch past its open life is written as failed the first time anyone looks; until then it only reads as failed. */
@@ -66,7 +61,6 @@ async function recordExpiry(batch: Batch, now: Date): Promise<Batch> {
   try {
     await updateWithEvents(
       {
-        TableName: tableName(),
         Key: keys.batch(batch.workspaceId, batch.batchId),
         UpdateExpression: 'SET #status = :failed, #error = :error, failedAt = :failedAt',
         ConditionExpression: '#status = :open AND createdAt <= :cutoff',
@@ -126,7 +120,6 @@ export async function commitBatch(
   try {
     await updateWithEvents(
       {
-        TableName: tableName(),
         Key: keys.batch(owner.workspaceId, batchId),
         UpdateExpression: 'SET #status = :committed, jobId = :jobId, committedAt = :now',
         ConditionExpression: 'connectorId = :connector AND #status = :open AND createdAt > :cutoff',
