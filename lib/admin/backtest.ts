@@ -5,7 +5,7 @@ import { readBacktestProducts, readWorkspaceHistory } from '#shared/backtest/rep
 import type { Interval } from '#shared/backtest/scoring.ts';
 import { formatMinorUnits } from '#shared/pricing/currency.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
-import { getWorkspace } from '#shared/workspaces/repository.ts';
+import { existingWorkspace } from './command.ts';
 
 /** The exit code when the workspace has nothing the backtest can score: no history, or no won or lost quote in it. */
 export const NOTHING_TO_BACKTEST_EXIT = 3;
@@ -29,8 +29,7 @@ export interface BacktestCommand {
 export async function backtest(command: BacktestCommand): Promise<{ json: unknown; text: string }> {
   const { workspaceId, progress } = command;
   const holdoutDays = command.holdoutDays ?? DEFAULT_HOLDOUT_DAYS;
-  const workspace = await getWorkspace(workspaceId);
-  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  const workspace = await existingWorkspace(workspaceId);
   let large = false;
   const lines = await readWorkspaceHistory(workspaceId, (done, total, read) => {
     large ||= read >= LARGE_HISTORY_LINES;

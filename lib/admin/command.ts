@@ -1,5 +1,6 @@
 // What an admin command is (its row: name, usage, target, options, and how it runs), and the argument readers the rows share.
 import * as v from 'valibot';
+import type { Workspace } from '#shared/workspaces/schema.ts';
 import type { AdminOption, AdminValues } from './options.ts';
 
 /** A bad argument or value: exit 2 with the usage. Anything else thrown is a failure of the command itself: exit 1. */
@@ -10,6 +11,32 @@ export type Result = { json: unknown; text: string };
 
 /** Carries the command out, once the target is connected. */
 export type Execute = () => Promise<Result>;
+
+/** A report command's arguments: its workspace, an optional period and grouping, and one format. */
+export interface ReportArguments {
+  readonly workspace: string;
+  readonly from?: string;
+  readonly to?: string;
+  readonly by?: string;
+  readonly csv?: boolean;
+  readonly json?: boolean;
+}
+
+/** A report prints one format: both asked for at once is a usage error. */
+export function checkReportFormat(args: ReportArguments): void {
+  if (args.csv && args.json) throw new UsageError('--csv and --json are two formats: choose one');
+}
+
+/**
+ * The workspace a command works on; one that does not exist fails the command (exit 1). The repository is loaded
+ * here, inside `Execute`, once the target has set the environment it reads.
+ */
+export async function existingWorkspace(workspaceId: string): Promise<Workspace> {
+  const { getWorkspace } = await import('#shared/workspaces/repository.ts');
+  const workspace = await getWorkspace(workspaceId);
+  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  return workspace;
+}
 
 export interface AdminCommand {
   /** The words that name it, e.g. `workspace create`. */

@@ -1,6 +1,13 @@
 // `admin adherence report`: whether sellers followed the price guidance and what it earned, as text, JSON or CSV.
 import type { Dimension } from '#shared/adherence/attribution.ts';
-import { type AdminCommand, type Execute, UsageError } from '#lib/admin/command.ts';
+import {
+  type AdminCommand,
+  checkReportFormat,
+  type Execute,
+  existingWorkspace,
+  type ReportArguments,
+  UsageError,
+} from '#lib/admin/command.ts';
 
 export const adherenceCommands: readonly AdminCommand[] = [
   {
@@ -13,20 +20,11 @@ export const adherenceCommands: readonly AdminCommand[] = [
   },
 ];
 
-interface AdherenceReportArguments {
-  readonly workspace: string;
-  readonly from?: string;
-  readonly to?: string;
-  readonly by?: string;
-  readonly csv?: boolean;
-  readonly json?: boolean;
-}
-
 export const adherenceGroupings = ['segment', 'category', 'reason'] as const satisfies readonly Dimension[];
 
 /** Checks the period and grouping (a `UsageError`: exit 2) before anything is read. */
-async function prepareAdherenceReport(args: AdherenceReportArguments): Promise<Execute> {
-  if (args.csv && args.json) throw new UsageError('--csv and --json are two formats: choose one');
+async function prepareAdherenceReport(args: ReportArguments): Promise<Execute> {
+  checkReportFormat(args);
   const by = args.by as (typeof adherenceGroupings)[number] | undefined;
   if (by !== undefined && !adherenceGroupings.includes(by)) {
     throw new UsageError(`invalid --by ${JSON.stringify(by)}: expected ${adherenceGroupings.join(', ')}`);
@@ -35,8 +33,7 @@ async function prepareAdherenceReport(args: AdherenceReportArguments): Promise<E
   const period = reportPeriod(args.from, args.to, new Date());
   if (typeof period === 'string') throw new UsageError(`--from/--to: ${period}`);
   return async () => {
-    const { getWorkspace } = await import('#shared/workspaces/repository.ts');
-    if (!(await getWorkspace(args.workspace))) throw new Error(`workspace ${args.workspace} does not exist`);
+    await existingWorkspace(args.workspace);
     const { readAdherenceReport } = await import('#shared/adherence/repository.ts');
     const report = await readAdherenceReport(args.workspace, period, by);
     return { json: report, text: args.csv ? reportCsv(report) : reportText(report) };

@@ -1,5 +1,5 @@
 // The admin CLI's `bands rebuild`: a workspace's bands recomputed from its history, and the recommendations that follow them.
-import type { AdminCommand, Result } from '#lib/admin/command.ts';
+import { type AdminCommand, existingWorkspace, type Result } from '#lib/admin/command.ts';
 
 /** How long `bands rebuild` waits for a bands job of the workspace that is running to finish. */
 const REBUILD_WAIT_MS = 60_000;
@@ -18,9 +18,7 @@ export const bandsCommands: readonly AdminCommand[] = [
 ];
 
 async function rebuild(workspaceId: string): Promise<Result> {
-  const workspaces = await import('#shared/workspaces/repository.ts');
-  const workspace = await workspaces.getWorkspace(workspaceId);
-  if (!workspace) throw new Error(`workspace ${workspaceId} does not exist`);
+  const workspace = await existingWorkspace(workspaceId);
   const { rebuildBands } = await import('#shared/bands/recompute.ts');
   const { BandsLeaseHeld } = await import('#shared/bands/lease.ts');
   const { pricingSettings } = await import('#shared/pricing/settings.ts');

@@ -1,6 +1,13 @@
 // `admin cost report`: a workspace's cost in dollars from its ledger, as text, JSON or CSV; the arguments checked before anything is read.
 import { ApiError } from '#platform/errors.ts';
-import { type AdminCommand, type Execute, UsageError } from '#lib/admin/command.ts';
+import {
+  type AdminCommand,
+  checkReportFormat,
+  type Execute,
+  existingWorkspace,
+  type ReportArguments,
+  UsageError,
+} from '#lib/admin/command.ts';
 
 export const costCommands: readonly AdminCommand[] = [
   {
@@ -12,21 +19,12 @@ export const costCommands: readonly AdminCommand[] = [
   },
 ];
 
-interface CostReportArguments {
-  readonly workspace: string;
-  readonly from?: string;
-  readonly to?: string;
-  readonly by?: string;
-  readonly csv?: boolean;
-  readonly json?: boolean;
-}
-
 /**
  * Checks the range (a bad day or grouping is a `UsageError`, so the CLI exits 2 with its usage) and returns what reads
  * the ledger and renders the report.
  */
-async function prepareCostReport(args: CostReportArguments): Promise<Execute> {
-  if (args.csv && args.json) throw new UsageError('--csv and --json are two formats: choose one');
+async function prepareCostReport(args: ReportArguments): Promise<Execute> {
+  checkReportFormat(args);
   const { readReportRange, buildCostReport, formatCostReport, formatCostReportCsv } = await import('#shared/cost/report.ts');
   let range: ReturnType<typeof readReportRange>;
   try {
@@ -36,8 +34,7 @@ async function prepareCostReport(args: CostReportArguments): Promise<Execute> {
     throw error;
   }
   return async () => {
-    const { getWorkspace } = await import('#shared/workspaces/repository.ts');
-    if (!(await getWorkspace(args.workspace))) throw new Error(`workspace ${args.workspace} does not exist`);
+    await existingWorkspace(args.workspace);
     const { readCostLedger } = await import('#shared/cost/repository.ts');
     const report = buildCostReport(args.workspace, range, await readCostLedger(args.workspace, range.from, range.to));
     return { json: report, text: args.csv ? formatCostReportCsv(report) : formatCostReport(report) };
