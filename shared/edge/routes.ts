@@ -1,12 +1,11 @@
 // The route table: every HTTP route and queue worker of the service, read by the CDK stack and by local mode alike.
-import { docsRoutes } from '#edge/routes/docs.ts';
+import { docsRoutes, fallbackRoute } from '#edge/routes/docs.ts';
 import { ingestRoutes } from '#edge/routes/ingest.ts';
 import { overviewPriceRoutes, priceRoutes } from '#edge/routes/prices.ts';
 import { reportRoutes } from '#edge/routes/reports.ts';
 import type { HttpRoute } from '#edge/routes/rows.ts';
 import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { writebackRoutes } from '#edge/routes/writebacks.ts';
-import { fallbackRoute } from '#edge/routes/docs.ts';
 import { scheduledJobs, workers } from '#edge/routes/workers.ts';
 
 export type { FallbackRoute, HttpRoute, QueueWorker, RouteAccess } from '#edge/routes/rows.ts';
