@@ -2,8 +2,19 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { kindOfFileName, locate, parseCsv, readExportFile, RecordError, recordsOfCsv, type SourcedRecord } from './files.ts';
+import { describe, expect, it, vi } from 'vitest';
+import {
+  jsonLines,
+  kindOfFileName,
+  LineSplitter,
+  locate,
+  parseCsv,
+  readExportFile,
+  readLimits,
+  RecordError,
+  recordsOfCsv,
+  type SourcedRecord,
+} from './files.ts';
 
 async function* chunksOf(...chunks: string[]) {
   yield* chunks;
@@ -175,5 +186,114 @@ describe('a param mapped back to the file', () => {
     expect(locate('entity', records)).toBeUndefined();
     expect(locate(undefined, records)).toBeUndefined();
     expect(locate('records[99].sku', records)).toBeUndefined();
+  });
+});
+
+const CHUNK = 64 * 1024;
+
+/**
+ * An export too large to hold: `head`, then `body(0)`, `body(1)`… for ever, in chunks of about 64 KB. It counts the
+ * characters the reader pulls, and ends the test once the reader has pulled far more than any limit allows.
+ */
+function endlessExport(head: string, body: (index: number) => string, guard = 4 * 1024 * 1024) {
+  const counter = { pulled: 0 };
+  async function* chunks() {
+    let index = 0;
+    let text = head;
+    for (;;) {
+      while (text.length < CHUNK) text += body(index++);
+      if (counter.pulled > guard) throw new Error(`the reader pulled ${counter.pulled} characters and read on`);
+      counter.pulled += text.length;
+      yield text;
+      text = '';
+    }
+  }
+  return Object.assign(counter, { chunks: chunks() });
+}
+
+describe('what the reader holds at once', () => {
+  it('stops at a quote never closed once its cell passes 256 KB, naming the line the quote opened on, after pulling the limit and a chunk', async () => {
+    const source = endlessExport('sku,name\nA-1,ok\nB-2,"never closed\n', () => 'x'.repeat(1024));
+    const error = await all(recordsOfCsv('product', source.chunks, 'products.csv')).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RecordError);
+    expect(error).toMatchObject({ file: 'products.csv', line: 3 });
+    expect((error as Error).message).toBe('products.csv:3: a cell is over 256 KB: is the quote opened on line 3 ever closed?');
+    expect(readLimits.cellBytes).toBe(256 * 1024);
+    expect(source.pulled).toBeLessThanOrEqual(readLimits.cellBytes + 2 * CHUNK);
+  });
+
+  it('stops at a row of many cells once it passes 1 MB, naming the row', async () => {
+    const source = endlessExport('sku,name\nA-1,', () => 'y,'.repeat(512));
+    await expect(all(recordsOfCsv('product', source.chunks, 'p.csv'))).rejects.toThrow('p.csv:2: a row is over 1 MB');
+    expect(source.pulled).toBeLessThanOrEqual(readLimits.lineBytes + 2 * CHUNK);
+  });
+
+  it('counts a cell in UTF-8 bytes, as the service counts a record', async () => {
+    const limits = { ...readLimits, cellBytes: 8 };
+    expect(await all(parseCsv(chunksOf('ééé,ab\n'), 'f.csv', limits))).toEqual([{ line: 1, fields: ['ééé', 'ab'] }]);
+    await expect(all(parseCsv(chunksOf('a\nb\néééé,x\nééééx\n'), 'f.csv', limits))).rejects.toThrow('f.csv:4: a cell is over 8 bytes');
+  });
+
+  it('stops at a JSON Lines line once it passes 1 MB, naming its line, after pulling the limit and a chunk', async () => {
+    const source = endlessExport('{"sku":"A-1"}\n{"sku":"', () => 'x'.repeat(1024));
+    const error = await all(jsonLines(source.chunks, 'products.jsonl')).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ file: 'products.jsonl', line: 2, message: 'products.jsonl:2: a line is over 1 MB' });
+    expect(source.pulled).toBeLessThanOrEqual(readLimits.lineBytes + 2 * CHUNK);
+  });
+
+  it('stops at the 1,001st row of one order, naming it, without reading the rows after it', async () => {
+    const row = 'O-1,USD,2026-01-01T00:00:00Z,A,1,1,2\n';
+    const source = endlessExport('externalId,currency,soldAt,productSku,quantity,costCents,soldPriceCents\n', () => row);
+    const error = await all(recordsOfCsv('order', source.chunks, 'orders.csv')).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ file: 'orders.csv', line: 1002 });
+    expect((error as Error).message).toBe('orders.csv:1002: order O-1 (from line 2) has more than 1,000 lines');
+    // The rows of a chunk come together: what was pulled is the document's 1,001 rows and at most the rest of a chunk.
+    expect(source.pulled).toBeLessThanOrEqual(1002 * row.length + CHUNK);
+  });
+
+  it('stops at the row that takes a document past its bytes, counting its own columns once', async () => {
+    const head = 'externalId,currency,soldAt,productSku,quantity,costCents,soldPriceCents\n';
+    const row = (sku: string) => `O-1,USD,2026-01-01T00:00:00Z,${sku},1,1,2\n`;
+    // Its own cells are 26 bytes and each line's 4: the fourth line takes it to 42.
+    const limits = { ...readLimits, documentBytes: 40 };
+    const text = head + ['A', 'B', 'C', 'D'].map(row).join('');
+    await expect(all(recordsOfCsv('order', chunksOf(text), 'o.csv', limits))).rejects.toThrow(
+      'o.csv:5: order O-1 (from line 2) is over 40 bytes of cells',
+    );
+    const three = await all(recordsOfCsv('order', chunksOf(head + ['A', 'B', 'C'].map(row).join('')), 'o.csv', limits));
+    expect(three[0]?.record.lines).toHaveLength(3);
+  });
+});
+
+describe('finding line ends', () => {
+  it('searches each character once however the text is cut, a long line in small chunks included', () => {
+    const line = 'x'.repeat(200_000);
+    const splitter = new LineSplitter('f.jsonl', readLimits.lineBytes);
+    const lines: string[] = [];
+    for (let start = 0; start < line.length; start += 100) lines.push(...splitter.push(line.slice(start, start + 100)));
+    lines.push(...splitter.push('\nshort\n'), splitter.end());
+    expect(lines).toEqual([line, 'short', '']);
+    expect(splitter.scanned).toBe(line.length + '\nshort\n'.length);
+  });
+
+  it('reads a JSON Lines line cut into many small chunks searching no more than its length for line ends', async () => {
+    const text = `{"sku":"${'x'.repeat(200_000)}"}\n`;
+    const pieces = Array.from({ length: Math.ceil(text.length / 100) }, (_, index) => text.slice(index * 100, index * 100 + 100));
+    // Every search for a line end, and how much of its string it covered; read before the spy is restored.
+    const indexOf = vi.spyOn(String.prototype, 'indexOf');
+    let records: SourcedRecord[];
+    let searched = 0;
+    try {
+      records = await all(jsonLines(chunksOf(...pieces), 'p.jsonl'));
+      indexOf.mock.calls.forEach(([search, from], call) => {
+        const searchedIn = indexOf.mock.contexts[call] as unknown;
+        if (search === '\n' && typeof searchedIn === 'string') searched += searchedIn.length - Number(from ?? 0);
+      });
+    } finally {
+      indexOf.mockRestore();
+    }
+    expect(records.map((sourced) => sourced.line)).toEqual([1]);
+    expect(searched).toBeGreaterThanOrEqual(text.length);
+    expect(searched).toBeLessThanOrEqual(2 * text.length);
   });
 });

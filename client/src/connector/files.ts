@@ -2,7 +2,8 @@
 import { createReadStream } from 'node:fs';
 import { basename, extname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
-import { entityKinds, type EntityKind, OrderLineSchema, QuoteLineSchema } from '../../../shared/records/schema.ts';
+import { entityKinds, type EntityKind, MAX_LINES_PER_DOCUMENT, OrderLineSchema, QuoteLineSchema } from '../../../shared/records/schema.ts';
+import { MAX_RECORD_BYTES } from '../../../shared/records/stage-request.ts';
 
 export type FileFormat = 'csv' | 'jsonl';
 
@@ -33,6 +34,43 @@ export class RecordError extends Error {
     this.line = line;
     this.field = field;
   }
+}
+
+/**
+ * What the reader holds of a file at once. Past any of these it stops at the cell, line or document, naming the file and
+ * line, rather than reading on: a quote never closed or a file with no line ends would otherwise be held whole.
+ */
+export interface ReadLimits {
+  /** UTF-8 bytes of one CSV cell: a record holds its cells, and the service takes at most 256 KB of JSON a record. */
+  readonly cellBytes: number;
+  /** UTF-8 bytes of one CSV row (over however many lines its quotes span) or one JSON Lines line. */
+  readonly lineBytes: number;
+  /** UTF-8 bytes of the cells a CSV quote or order keeps over all its rows: its own columns once, its line columns per row. */
+  readonly documentBytes: number;
+  /** Rows of one CSV quote or order: the service's lines per document. */
+  readonly documentLines: number;
+}
+
+// A row and a document get room above the record's 256 KB for what JSON drops (column names, zero padding, escapes).
+export const readLimits: ReadLimits = {
+  cellBytes: MAX_RECORD_BYTES,
+  lineBytes: 4 * MAX_RECORD_BYTES,
+  documentBytes: 4 * MAX_RECORD_BYTES,
+  documentLines: MAX_LINES_PER_DOCUMENT,
+};
+
+/** `262144` as `256 KB`, as the service states its own limit. */
+export function sizeText(bytes: number): string {
+  if (bytes % (1024 * 1024) === 0) return `${bytes / (1024 * 1024)} MB`;
+  if (bytes % 1024 === 0) return `${bytes / 1024} KB`;
+  return `${bytes} bytes`;
+}
+
+/** The UTF-8 bytes of one UTF-16 code unit: a surrogate is half of a four-byte character. */
+function utf8Bytes(unit: number): number {
+  if (unit < 0x80) return 1;
+  if (unit < 0x800 || (unit >= 0xd800 && unit <= 0xdfff)) return 2;
+  return 3;
 }
 
 export function formatOf(path: string): FileFormat | undefined {
@@ -68,10 +106,15 @@ export interface CsvRow {
   readonly fields: string[];
 }
 
-/** RFC 4180 rows from text chunks: quoted fields, `""` for a quote, commas and newlines inside quotes, CRLF or LF. */
-export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): AsyncGenerator<CsvRow> {
+/**
+ * RFC 4180 rows from text chunks: quoted fields, `""` for a quote, commas and newlines inside quotes, CRLF or LF. A
+ * cell or row past its limit stops the reader there, so that a quote never closed costs no more than the limit.
+ */
+export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input', limits: ReadLimits = readLimits): AsyncGenerator<CsvRow> {
   let fields: string[] = [];
   let field = '';
+  let fieldBytes = 0;
+  let rowBytes = 0;
   let quoted = false;
   // After a closing quote a second quote is an escaped one; anything else ends the quoted part.
   let quoteSeen = false;
@@ -87,9 +130,25 @@ export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): 
     const row = { line: rowLine, fields };
     fields = [];
     field = '';
+    fieldBytes = 0;
+    rowBytes = 0;
     rowStarted = false;
     // A blank line is no row: exports often end with one.
     return row.fields.length === 1 && row.fields[0] === '' ? undefined : row;
+  };
+
+  /** Counts a character of the row, and of its cell when `inCell`; stops at the first limit passed. */
+  const count = (unit: number, inCell: boolean) => {
+    const bytes = utf8Bytes(unit);
+    rowBytes += bytes;
+    if (inCell) fieldBytes += bytes;
+    if (fieldBytes > limits.cellBytes) {
+      const why = quoted ? `: is the quote opened on line ${quoteLine} ever closed?` : '';
+      throw new RecordError(file, quoted ? quoteLine : rowLine, undefined, `a cell is over ${sizeText(limits.cellBytes)}${why}`);
+    }
+    if (rowBytes > limits.lineBytes) {
+      throw new RecordError(file, rowLine, undefined, `a row is over ${sizeText(limits.lineBytes)}`);
+    }
   };
 
   for await (const chunk of chunks) {
@@ -109,15 +168,19 @@ export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): 
           quoteSeen = false;
           if (char === '"') {
             field += '"';
+            count(0x22, true);
             continue;
           }
           quoted = false;
           // Falls through: the character after the closing quote is read as unquoted.
         } else {
-          if (char === '"') quoteSeen = true;
-          else {
+          if (char === '"') {
+            quoteSeen = true;
+            count(0x22, false);
+          } else {
             if (char === '\n') line++;
             field += char;
+            count(text.charCodeAt(index), true);
           }
           continue;
         }
@@ -129,9 +192,12 @@ export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): 
       if (char === '"' && field === '') {
         quoted = true;
         quoteLine = line;
+        count(0x22, false);
       } else if (char === ',') {
         fields.push(field);
         field = '';
+        fieldBytes = 0;
+        count(0x2c, false);
       } else if (char === '\n' || char === '\r') {
         line++;
         if (char === '\r') skipLf = true;
@@ -139,6 +205,7 @@ export async function* parseCsv(chunks: AsyncIterable<string>, file = 'input'): 
         if (row) yield row;
       } else {
         field += char;
+        count(text.charCodeAt(index), true);
       }
     }
   }
@@ -213,17 +280,27 @@ function isLineColumn(entity: 'quote' | 'order', name: string): boolean {
   return lineFields[entity].has(name) || name.startsWith(ATTRIBUTE_PREFIX);
 }
 
+/** The UTF-8 bytes of a row's cells that a document keeps. */
+function cellBytes(cells: Iterable<readonly [string, string]>): number {
+  let bytes = 0;
+  for (const [, text] of cells) bytes += Buffer.byteLength(text, 'utf8');
+  return bytes;
+}
+
 /**
  * Quote and order rows are one per line: consecutive rows with the same `externalId` are one document, its own
  * columns taken from its first row and its line columns from every row. A document's rows must be together, and its
- * own columns the same on each, so that a sorted-wrong or edited export is refused rather than half-merged.
+ * own columns the same on each, so that a sorted-wrong or edited export is refused rather than half-merged. A
+ * document past the lines or bytes a document may have stops the reader at the row that passes it.
  */
 export async function* groupDocuments(
   entity: 'quote' | 'order',
   rows: AsyncIterable<{ line: number; cells: Map<string, string> }>,
   file: string,
+  limits: ReadLimits = readLimits,
 ): AsyncGenerator<SourcedRecord> {
-  let current: { id: string; line: number; own: Map<string, string>; lines: Record<string, unknown>[]; rows: number[] } | undefined;
+  let current:
+    { id: string; line: number; own: Map<string, string>; lines: Record<string, unknown>[]; rows: number[]; bytes: number } | undefined;
   const seen = new Set<string>();
   const finish = (): SourcedRecord | undefined => {
     if (!current) return undefined;
@@ -247,6 +324,14 @@ export async function* groupDocuments(
           throw new RecordError(file, line, name, `${name} differs from the first row of ${entity} ${id} (line ${current.line})`);
         }
       }
+      const since = `${entity} ${id} (from line ${current.line})`;
+      if (current.lines.length >= limits.documentLines) {
+        throw new RecordError(file, line, undefined, `${since} has more than ${limits.documentLines.toLocaleString('en-US')} lines`);
+      }
+      current.bytes += cellBytes(lineCells);
+      if (current.bytes > limits.documentBytes) {
+        throw new RecordError(file, line, undefined, `${since} is over ${sizeText(limits.documentBytes)} of cells`);
+      }
       current.lines.push(lineRecord);
       current.rows.push(line);
       continue;
@@ -257,18 +342,77 @@ export async function* groupDocuments(
       throw new RecordError(file, line, 'externalId', `the rows of ${entity} ${id} are not together: sort the file by externalId`);
     }
     seen.add(id);
-    current = { id, line, own, lines: [lineRecord], rows: [line] };
+    current = { id, line, own, lines: [lineRecord], rows: [line], bytes: cellBytes(own) + cellBytes(lineCells) };
   }
   const done = finish();
   if (done) yield done;
 }
 
+/**
+ * Lines of text chunks. Each chunk is searched for line ends once, from where the last search ended, so that a long
+ * line cut into many chunks costs its length and no more; a line past `maxBytes` stops it there.
+ */
+export class LineSplitter {
+  /** Characters searched for line ends so far: each character once, however the text is cut. */
+  scanned = 0;
+  /** Lines ended so far; the one being read is the next. */
+  lines = 0;
+  private parts: string[] = [];
+  private bytes = 0;
+  private readonly file: string;
+  private readonly maxBytes: number;
+
+  constructor(file: string, maxBytes: number) {
+    this.file = file;
+    this.maxBytes = maxBytes;
+  }
+
+  /** The lines a chunk ends, in order, without their `\n`; a line over the limit throws when it is reached. */
+  *push(chunk: string): Generator<string> {
+    let start = 0;
+    for (;;) {
+      const end = chunk.indexOf('\n', start);
+      this.scanned += (end < 0 ? chunk.length : end + 1) - start;
+      if (end < 0) break;
+      this.hold(chunk.slice(start, end));
+      start = end + 1;
+      yield this.take();
+    }
+    this.hold(chunk.slice(start));
+  }
+
+  /** The last line, which no line end closed. */
+  end(): string {
+    return this.take();
+  }
+
+  private hold(part: string) {
+    if (part === '') return;
+    this.bytes += Buffer.byteLength(part, 'utf8');
+    if (this.bytes > this.maxBytes) {
+      throw new RecordError(this.file, this.lines + 1, undefined, `a line is over ${sizeText(this.maxBytes)}`);
+    }
+    this.parts.push(part);
+  }
+
+  private take(): string {
+    const text = this.parts.join('');
+    this.parts = [];
+    this.bytes = 0;
+    this.lines++;
+    return text;
+  }
+}
+
 /** JSON Lines: one record per non-blank line, as the API takes it. */
-export async function* jsonLines(chunks: AsyncIterable<string>, file: string): AsyncGenerator<SourcedRecord> {
-  let rest = '';
-  let line = 0;
+export async function* jsonLines(
+  chunks: AsyncIterable<string>,
+  file: string,
+  limits: ReadLimits = readLimits,
+): AsyncGenerator<SourcedRecord> {
+  const splitter = new LineSplitter(file, limits.lineBytes);
   const parse = (text: string): SourcedRecord | undefined => {
-    line++;
+    const line = splitter.lines;
     if (text.trim() === '') return undefined;
     let record: unknown;
     try {
@@ -283,30 +427,37 @@ export async function* jsonLines(chunks: AsyncIterable<string>, file: string): A
   };
   let first = true;
   for await (const chunk of chunks) {
-    rest += first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+    const text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
     first = false;
-    let end: number;
-    while ((end = rest.indexOf('\n')) >= 0) {
-      const sourced = parse(rest.slice(0, end).replace(/\r$/, ''));
-      rest = rest.slice(end + 1);
+    for (const line of splitter.push(text)) {
+      const sourced = parse(line.replace(/\r$/, ''));
       if (sourced) yield sourced;
     }
   }
-  const last = parse(rest);
+  const last = parse(splitter.end());
   if (last) yield last;
 }
 
 /** An export file's records, in file order, streamed. */
-export function readExportFile(file: ExportFile, onBytes?: (bytes: number) => void): AsyncGenerator<SourcedRecord> {
+export function readExportFile(
+  file: ExportFile,
+  onBytes?: (bytes: number) => void,
+  limits: ReadLimits = readLimits,
+): AsyncGenerator<SourcedRecord> {
   const chunks = textChunks(file.path, onBytes);
-  if (file.format === 'jsonl') return jsonLines(chunks, file.path);
-  return recordsOfCsv(file.entity, chunks, file.path);
+  if (file.format === 'jsonl') return jsonLines(chunks, file.path, limits);
+  return recordsOfCsv(file.entity, chunks, file.path, limits);
 }
 
-export async function* recordsOfCsv(entity: EntityKind, chunks: AsyncIterable<string>, file: string): AsyncGenerator<SourcedRecord> {
-  const rows = csvRecords(parseCsv(chunks, file), file);
+export async function* recordsOfCsv(
+  entity: EntityKind,
+  chunks: AsyncIterable<string>,
+  file: string,
+  limits: ReadLimits = readLimits,
+): AsyncGenerator<SourcedRecord> {
+  const rows = csvRecords(parseCsv(chunks, file, limits), file);
   if (entity === 'quote' || entity === 'order') {
-    yield* groupDocuments(entity, rows, file);
+    yield* groupDocuments(entity, rows, file, limits);
     return;
   }
   for await (const { line, cells } of rows) yield { record: fieldsOf(cells), file, line };
