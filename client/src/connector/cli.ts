@@ -10,6 +10,7 @@ import { type ExportFile, formatOf, kindOfFileName, readExportFile } from './fil
 import { type LoadApi, loadExport } from './load.ts';
 import { progressDisplay, summaryText as loadSummaryText } from './progress.ts';
 import { taskCommand } from './task-command.ts';
+import { printable, printableJson } from './terminal-text.ts';
 import { startWritebackWorker, type Summary, type WorkerEvent } from './writeback-worker.ts';
 
 /** The project this kit sits in: its local stack (`npm start`) is the default API. */
@@ -19,7 +20,9 @@ const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [o
 
 Claims the connector's write-back tasks and runs COMMAND (through the shell) once per task, with the task as JSON
 on stdin and its id in PRICING_TASK_ID. Exit code 0 acks the task applied; any other fails it with the command's
-stderr (its first 1,000 characters) or "exit code N". Leases are extended while a command runs.
+stderr (its first 1,000 characters) or "exit code N". Leases are extended while a command runs. The command's
+environment is the worker's without PRICING_KEY. Control characters in what is printed (task data, the service's
+answers, the command's output) are shown as \u001b and so on.
 
 Options:
   --exec COMMAND        the command to run for each task (required)
@@ -29,6 +32,7 @@ Options:
   --lease-seconds N     lease per task, 1-3600 (default 300); extended at half of it
   --concurrency N       commands run at once (default 1)
   --once                drain what is claimable and exit, rather than wait for more
+  --pass-key            give the command the worker's key in PRICING_KEY (it gets none otherwise)
   --json                one JSON line per event on stdout
 
 SIGINT/SIGTERM stops claiming, lets running commands finish and acks them; a second one exits at once (130).
@@ -64,6 +68,7 @@ function parseCommandLine(args: string[]) {
       'lease-seconds': { type: 'string' },
       concurrency: { type: 'string' },
       once: { type: 'boolean' },
+      'pass-key': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
       products: { type: 'string', multiple: true },
@@ -104,6 +109,7 @@ function readOptions(values: ReturnType<typeof parseCommandLine>['values'], posi
     leaseSeconds: whole('lease-seconds', values['lease-seconds'], 300, 3600),
     concurrency: whole('concurrency', values.concurrency, 1, 100),
     once: values.once ?? false,
+    passKey: values['pass-key'] ?? false,
     json: values.json ?? false,
   };
 }
@@ -181,19 +187,19 @@ async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<num
         if (event.type === 'progress') progress.update({ records: event.records, elapsedMs: event.elapsedMs, bytesRead, totalBytes });
         else if (event.type === 'opened') {
           progress.end();
-          console.error(`opened batch ${event.batchId}`);
+          console.error(printable(`opened batch ${event.batchId}`));
         } else if (event.type === 'committed') {
           progress.end();
-          console.error(`committed batch ${event.batchId}; waiting for it to drain`);
+          console.error(printable(`committed batch ${event.batchId}; waiting for it to drain`));
         }
       },
     });
     progress.end();
-    console.log(options.json ? JSON.stringify({ type: 'summary', ...summary }) : loadSummaryText(summary));
+    console.log(options.json ? printableJson({ type: 'summary', ...summary }) : printable(loadSummaryText(summary)));
     return 0;
   } catch (error) {
     progress.end();
-    console.error(`connector: ${failureText(error)}`);
+    console.error(`connector: ${printable(failureText(error))}`);
     return 1;
   }
 }
@@ -252,20 +258,25 @@ export async function connectorCommand(args: string[]): Promise<number> {
     }
     options = readOptions(values, positionals);
   } catch (error) {
-    console.error(`connector: ${(error as Error).message}\n\n${usage}`);
+    console.error(`connector: ${printable((error as Error).message)}\n\n${usage}`);
     return 2;
   }
   if (options.command === 'load') return runLoad(options);
-  const print = (line: string) => console.log(line);
+  // Task ids, SKUs and error texts come from the service and the command: a line shows their control characters.
+  const print = (line: string) => console.log(printable(line));
   const report = (event: WorkerEvent) => {
-    if (options.json) return print(JSON.stringify(event));
+    if (options.json) return console.log(printableJson(event));
     const text = eventText(event);
     if (text !== undefined) print(text);
   };
   try {
     const baseUrl = options.url ?? localGatewayUrl();
     const client = createPricingClient({ baseUrl, key: options.key });
-    const commands = taskCommand({ command: options.exec, echo: process.stderr });
+    const commands = taskCommand({
+      command: options.exec,
+      echo: process.stderr,
+      ...(options.passKey ? { passKey: options.key } : {}),
+    });
     const worker = startWritebackWorker({
       api: client,
       run: commands.run,
@@ -288,10 +299,10 @@ export async function connectorCommand(args: string[]): Promise<number> {
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
     const summary = await worker.done;
-    print(options.json ? JSON.stringify({ type: 'summary', ...summary }) : summaryText(summary));
+    console.log(options.json ? printableJson({ type: 'summary', ...summary }) : printable(summaryText(summary)));
     return 0;
   } catch (error) {
-    console.error(`connector: ${failureText(error)}`);
+    console.error(`connector: ${printable(failureText(error))}`);
     return 1;
   }
 }

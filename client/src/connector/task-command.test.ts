@@ -1,7 +1,7 @@
 // A task's command as really spawned: what it receives, and what comes back of how it ended.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { taskCommand } from './task-command.ts';
+import { commandEnvironment, taskCommand } from './task-command.ts';
 
 const task = { id: 'wb_1', productSku: 'SKU-1', priceCents: 1234, currency: 'USD' };
 const node = JSON.stringify(process.execPath);
@@ -24,5 +24,37 @@ describe('a task command', () => {
     const outcome = commands.run(task);
     commands.terminate();
     expect(await outcome).toMatchObject({ code: null, signal: 'SIGTERM' });
+  });
+
+  it("does not hand the command the worker's key, unless the key is passed on", async () => {
+    const script = `process.stderr.write(process.env.PRICING_KEY ?? 'no key');process.exit(1)`;
+    const env = { ...process.env, PRICING_KEY: 'svc_live_WorkerKey' };
+    const without = await taskCommand({ command: `${node} -e "${script}"`, echo: new PassThrough(), env }).run(task);
+    expect(without.stderr).toBe('no key');
+    const passed = await taskCommand({ command: `${node} -e "${script}"`, echo: new PassThrough(), env, passKey: 'svc_live_Passed' }).run(
+      task,
+    );
+    expect(passed.stderr).toBe('svc_live_Passed');
+  });
+
+  it('starts from the environment it is given, less PRICING_KEY', () => {
+    expect(commandEnvironment({ PATH: '/bin', PRICING_KEY: 'svc_live_x', PRICING_URL: 'http://h' })).toEqual({
+      PATH: '/bin',
+      PRICING_URL: 'http://h',
+    });
+    expect(commandEnvironment({ PATH: '/bin' }, 'svc_live_y')).toEqual({ PATH: '/bin', PRICING_KEY: 'svc_live_y' });
+  });
+
+  it("echoes the command's output with its control characters shown, its line ends kept, and its stderr as written for the ack", async () => {
+    const echo = new PassThrough();
+    let echoed = '';
+    echo.on('data', (chunk: Buffer) => (echoed += chunk.toString('utf8')));
+    const script = String.raw`process.stdout.write('out \u001b[31mred\n');process.stderr.write('err \u001b]0;title\u0007 é\n');process.exit(1)`;
+    const outcome = await taskCommand({ command: `${node} -e "${script}"`, echo }).run(task);
+    expect(echoed).toContain('out \\u001b[31mred\n');
+    expect(echoed).toContain('err \\u001b]0;title\\u0007 é\n');
+    expect(echoed).not.toContain('\u001b');
+    expect(echoed).not.toContain('\u0007');
+    expect(outcome.stderr).toBe('err \u001b]0;title\u0007 é\n');
   });
 });

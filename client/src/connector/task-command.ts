@@ -1,5 +1,7 @@
-// Running a connector author's shell command for one write-back task: the task on stdin, its id in the environment.
+// Running a connector author's shell command for one write-back task: the task on stdin, its id in the environment, the worker's key kept from it.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
+import { printableOutput } from './terminal-text.ts';
 import type { CommandOutcome, RunCommand, WritebackTask } from './writeback-worker.ts';
 
 /** More than an ack keeps; enough that the start of a long stderr survives. */
@@ -9,7 +11,30 @@ export interface TaskCommandOptions {
   readonly command: string;
   /** Where the command's own stdout and stderr go, so that the worker's stdout stays its own lines. */
   readonly echo: NodeJS.WritableStream;
+  /** The environment the command starts from, less the credential variables; the worker's own by default. */
   readonly env?: NodeJS.ProcessEnv;
+  /** The key the command gets in PRICING_KEY, only when the operator asks for it (`--pass-key`). */
+  readonly passKey?: string;
+}
+
+/** Where the kit reads a credential from. A command runs the seller's code, and needs no key to apply a price. */
+export const CREDENTIAL_VARIABLES: readonly string[] = ['PRICING_KEY'];
+
+/** The environment a command sees: the one given, without a credential variable, and with the key only when passed. */
+export function commandEnvironment(env: NodeJS.ProcessEnv, passKey?: string): NodeJS.ProcessEnv {
+  const kept: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) if (!CREDENTIAL_VARIABLES.includes(name)) kept[name] = value;
+  if (passKey !== undefined) kept.PRICING_KEY = passKey;
+  return kept;
+}
+
+/** Writes a child's stream to `echo` with its control characters shown; one decoder per stream keeps characters whole. */
+function echoed(echo: NodeJS.WritableStream): (chunk: Buffer) => void {
+  const decoder = new StringDecoder('utf8');
+  return (chunk) => {
+    const text = decoder.write(chunk);
+    if (text) echo.write(printableOutput(text));
+  };
 }
 
 export interface TaskCommand {
@@ -18,22 +43,25 @@ export interface TaskCommand {
   terminate(signal?: NodeJS.Signals): void;
 }
 
-export function taskCommand({ command, echo, env = process.env }: TaskCommandOptions): TaskCommand {
+export function taskCommand({ command, echo, env = process.env, passKey }: TaskCommandOptions): TaskCommand {
+  const environment = commandEnvironment(env, passKey);
   const running = new Set<ChildProcess>();
   const run = (task: WritebackTask) =>
     new Promise<CommandOutcome>((resolve, reject) => {
       const child = spawn(command, {
         shell: true,
         stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...env, PRICING_TASK_ID: task.id },
+        env: { ...environment, PRICING_TASK_ID: task.id },
         // A group of its own, so that the Ctrl-C that asks the worker to stop does not also end the commands it waits for.
         detached: true,
       });
       running.add(child);
       let stderr = '';
-      child.stdout.on('data', (chunk: Buffer) => echo.write(chunk));
+      const echoOut = echoed(echo);
+      const echoErr = echoed(echo);
+      child.stdout.on('data', echoOut);
       child.stderr.on('data', (chunk: Buffer) => {
-        echo.write(chunk);
+        echoErr(chunk);
         if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8');
       });
       // A command that never reads its stdin may exit before the task is written; that is its right.
