@@ -43,7 +43,8 @@ Usage: npm run --silent connector -- load [--products F] [--customers F] [--quot
 Loads a seller's export as one batch: validates each record with the service's schemas, stages products, customers,
 quotes and orders in that order (1,000 records a call), commits, and waits for the drain. Files are .csv or .jsonl;
 a FILE's kind is the plural its name starts with (products…, customers…, quotes…, orders…). The CSV columns are in
-docs/connectors.md. A bad record stops the load before the commit, naming its file, line and field.
+docs/connectors.md. A bad record stops the load before the commit, naming its file, line and field; so does a CSV
+cell over 256 KB, a CSV row or JSON line over 1 MB, or a CSV quote or order over 1,000 rows or 1 MB of cells.
 
 Options:
   --products F, --customers F, --quotes F, --orders F   a file of that kind (each may be given more than once)
