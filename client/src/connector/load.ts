@@ -187,7 +187,9 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
     } catch (error) {
       if (!(error instanceof RecordError)) throw error;
       await Promise.allSettled(inFlight);
-      throw new LoadError(`${error.message}. ${uncommitted(batchId)}`, {
+      // A message that asks a question keeps its question mark.
+      const end = /[.?!]$/.test(error.message) ? '' : '.';
+      throw new LoadError(`${error.message}${end} ${uncommitted(batchId)}`, {
         batchId,
         file: error.file,
         line: error.line,
