@@ -1,10 +1,14 @@
 // The connector CLI's loader run as a seller runs it, on the export fixtures, against the shared local stack.
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { createPricingClient } from '../../client/src/index.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
+
+// Each test starts the connector CLI as a process of its own, some of them several times, and a busy machine makes
+// that slow: nothing here is about speed.
+vi.setConfig({ testTimeout: 240_000 });
 
 const exportDir = join(projectRoot, 'test/fixtures/export');
 const file = (name: string) => join(exportDir, name);

@@ -2,11 +2,15 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { seedPendingTasks } from '#lib/local/seed.ts';
 import { connector } from './connector-support.ts';
 import { newWorkspace } from './support.ts';
 import { storedTask } from './writebacks-support.ts';
+
+// Each test starts the connector CLI as a process of its own, some of them several times, and a busy machine makes
+// that slow: nothing here is about speed.
+vi.setConfig({ testTimeout: 240_000 });
 
 /** Fails SEED-1 with a message on stderr and applies every other task, after reading the task from stdin. */
 const command =
