@@ -2,6 +2,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
   jsonLines,
@@ -43,6 +44,26 @@ describe('the CSV reader', () => {
     const byChar = await all(parseCsv(chunksOf(...text.split(''))));
     expect(byChar).toEqual(whole);
     expect(whole.map((row) => row.line)).toEqual([1, 2, 4, 5]);
+  });
+
+  it('reads any text the same however it is cut into chunks, quotes, CRLF and non-ASCII included', async () => {
+    const outcome = (chunks: string[]) =>
+      all(parseCsv(chunksOf(...chunks), 'f.csv')).then(
+        (rows) => ({ rows }),
+        (error: unknown) => ({ error: (error as Error).message }),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.string({ unit: fc.constantFrom('a', 'b', ',', '"', '\n', '\r', 'é', '🙂'), maxLength: 60 }),
+        fc.array(fc.nat(60), { maxLength: 8 }),
+        async (text, cuts) => {
+          const at = [...new Set(cuts.filter((cut) => cut < text.length))].sort((a, b) => a - b);
+          const pieces = [0, ...at].map((start, index) => text.slice(start, at[index] ?? text.length));
+          expect(await outcome(pieces)).toEqual(await outcome([text]));
+        },
+      ),
+      { seed: 20_261_127, numRuns: 500 },
+    );
   });
 
   it('skips a byte order mark and blank lines, and refuses a quote never closed', async () => {
