@@ -9,6 +9,7 @@ import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from 
 import { fallbackRoute, type HttpRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
+import type { AnswerCodec } from '#shared/idempotency/store.ts';
 import { answerOncePerKey, routeOperation } from './idempotent.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
@@ -171,9 +172,12 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
 }
 
 /** A route whose row asks for it (`idempotency`) answers once per Idempotency-Key; any other runs as it is. */
-function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Promise<Reply>) {
-  if (!route.idempotency) return run;
-  const operation = routeOperation(route.id, route.idempotency);
+function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions) {
+  if (!route.idempotency) {
+    if (options.answerSeal) throw new Error(`route ${route.id} takes no Idempotency-Key: its row has no idempotency to seal`);
+    return run;
+  }
+  const operation = routeOperation(route.id, route.idempotency, options.answerSeal);
   return (request: AuthenticatedRequest): Promise<Reply> =>
     answerOncePerKey(operation, request, async () => {
       const reply = await run(request);
@@ -184,12 +188,17 @@ function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Pr
     });
 }
 
+export interface RouteOptions {
+  /** How a route whose row says `idempotency: 'sealed'` seals its stored answers (shared/idempotency/sealed.ts). */
+  readonly answerSeal?: AnswerCodec;
+}
+
 /** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
-export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
+export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions = {}) {
   const route = routeById(routeId);
   const auth = route.auth;
   if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
-  const answer = oncePerKey(route as HttpRoute, run);
+  const answer = oncePerKey(route as HttpRoute, run, options);
   return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
     return answer({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });

@@ -11,11 +11,9 @@ import {
   bodyHash,
   completeCall,
   type IdempotentOperation,
-  type KeyPlace,
   REPLAY_WINDOW_MS,
   type StoredAnswer,
 } from '#shared/idempotency/store.ts';
-import { dataKey, openText, sealText } from '#shared/webhooks/secrets.ts';
 import { firstTooDeepInText, readBodyText } from './request.ts';
 
 /** How the route's row asks for it: `stored` keeps the answer compressed, `sealed` keeps it sealed under the data key. */
@@ -60,23 +58,21 @@ export function idempotentRequestHash(family: string, bodyText: string): string 
   return bodyHash({ family, body });
 }
 
-/** Sealed to its place: the associated data names the workspace, the operation and the key, so a copied answer does not open. */
-function sealedAnswers(operation: string): AnswerCodec {
-  const context = (place: KeyPlace) => `idempotent-answer:${place.workspaceId}:${operation}:${place.keyDigest}`;
-  return {
-    encode: async (json, place) => sealText(await dataKey(), json, context(place)),
-    decode: async (stored, place) => openText(await dataKey(), String(stored), context(place)),
-  };
-}
-
-/** The store of one route's keys: items of its own, kept for the replay window and then left to expire. */
-export function routeOperation(routeId: string, mode: IdempotencyMode): IdempotentOperation {
+/**
+ * The store of one route's keys: items of its own, kept for the replay window and then left to expire. A `sealed`
+ * route's handler hands over the seal (shared/idempotency/sealed.ts), so that only its function bundles the data key's
+ * reader; a row and a handler that disagree fail when the handler is built.
+ */
+export function routeOperation(routeId: string, mode: IdempotencyMode, seal: AnswerCodec | undefined): IdempotentOperation {
+  if ((mode === 'sealed') !== (seal !== undefined)) {
+    throw new Error(`route ${routeId}: its row says its answers are ${mode}, and its handler ${seal ? 'gives' : 'gives no'} seal`);
+  }
   return {
     itemKey: (workspaceId, digest) => keys.idempotentCall(workspaceId, routeId, digest),
     itemType: 'idempotentCall',
     retentionSeconds: REPLAY_WINDOW_MS / 1000,
     boundTo: 'a key of the other mode (live or test)',
-    ...(mode === 'sealed' ? { codec: sealedAnswers(routeId) } : {}),
+    ...(seal ? { codec: seal } : {}),
   };
 }
 

@@ -34,7 +34,7 @@ export interface HttpRoute {
   /**
    * The route honours an optional Idempotency-Key (shared/edge/http/idempotent.ts): a retry with the same key and body
    * gets the first answer replayed. `sealed` keeps the stored answer sealed under the webhook data key, for an answer
-   * that shows a secret once (the route needs `access.webhookSecrets`).
+   * that shows a secret once: the route needs `access.webhookSecrets`, and its handler hands routeEndpoint the seal.
    */
   readonly idempotency?: 'stored' | 'sealed';
   /**
