@@ -1,6 +1,8 @@
 // Unit tests of what an optional Idempotency-Key binds a creating route's call to: its body, however written, and the key's family.
 import { describe, expect, it } from 'vitest';
-import { idempotentRequestHash } from './idempotent.ts';
+import { keys } from '#platform/table/keys.ts';
+import type { AnswerCodec } from '#shared/idempotency/store.ts';
+import { idempotentRequestHash, routeOperation } from './idempotent.ts';
 
 describe('the request an Idempotency-Key is bound to', () => {
   it('is the same for the same body resent with other whitespace or key order', () => {
@@ -31,5 +33,24 @@ describe('the request an Idempotency-Key is bound to', () => {
     const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
     expect(idempotentRequestHash('pw_live', deep)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(idempotentRequestHash('pw_live', '')).not.toBe(idempotentRequestHash('pw_live', '""'));
+  });
+});
+
+describe("a route's key store", () => {
+  const seal: AnswerCodec = { encode: async (json) => json, decode: async (stored) => String(stored) };
+
+  it('keeps each route apart from every other, in the workspace, for the 24 hours a replay is answered', () => {
+    const operation = routeOperation('approvePrice', 'stored', undefined);
+    expect(operation.itemKey('ws_A', 'digest')).toEqual(keys.idempotentCall('ws_A', 'approvePrice', 'digest'));
+    expect(operation.itemKey('ws_A', 'digest')).not.toEqual(
+      routeOperation('createWebhookEndpoint', 'sealed', seal).itemKey('ws_A', 'digest'),
+    );
+    expect(operation.retentionSeconds).toBe(86_400);
+  });
+
+  it('refuses a row and a handler that disagree on sealing, so that a secret is never stored in clear', () => {
+    expect(() => routeOperation('createWebhookEndpoint', 'sealed', undefined)).toThrow(/gives no seal/);
+    expect(() => routeOperation('approvePrice', 'stored', seal)).toThrow(/gives seal/);
+    expect(routeOperation('createWebhookEndpoint', 'sealed', seal).codec).toBe(seal);
   });
 });
