@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotentRequestHash } from '#edge/http/idempotent.ts';
+import { createConnector } from '#shared/connectors/repository.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keyDigest } from '#platform/table/key-parts.ts';
@@ -66,8 +67,9 @@ describe('POST /v1/prices/approve with an Idempotency-Key', () => {
     seller = await lampSeller();
   }, 60_000);
 
-  it('publishes one approval, one task and one writeback.pending event for a retry, whose answer is the first byte for byte', async () => {
+  it('publishes one approval, and one task and one writeback.pending event per connector, for a retry, whose answer is the first byte for byte', async () => {
     const workspace = await lampSeller();
+    await createConnector({ workspaceId: workspace.workspaceId, name: 'Storefront sync', receivesWritebacks: true });
     const key = randomUUID();
     const first = await post(APPROVE, workspace.keys.pwLive, { sku: 'LAMP', price: 15 }, key);
     expect(first.status, first.text).toBe(200);
@@ -77,7 +79,8 @@ describe('POST /v1/prices/approve with an Idempotency-Key', () => {
     expect(retry.text).toBe(first.text);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.headers.get('x-request-id')).not.toBe(first.headers.get('x-request-id'));
-    expect(await published(workspace.workspaceId)).toEqual({ approvals: 1, tasks: 1, approvedEvents: 1, pendingEvents: 1 });
+    expect(first.json.published_to).toHaveLength(2);
+    expect(await published(workspace.workspaceId)).toEqual({ approvals: 1, tasks: 2, approvedEvents: 1, pendingEvents: 2 });
   });
 
   it('approves every time without a key, as before', async () => {
