@@ -71,7 +71,7 @@ export function routeOperation(routeId: string, mode: IdempotencyMode, seal: Ans
     itemKey: (workspaceId, digest) => keys.idempotentCall(workspaceId, routeId, digest),
     itemType: 'idempotentCall',
     retentionSeconds: REPLAY_WINDOW_MS / 1000,
-    boundTo: 'a key of the other mode (live or test)',
+    boundTo: 'a key of the other mode (live or sandbox)',
     ...(seal ? { codec: seal } : {}),
   };
 }
