@@ -39,11 +39,11 @@ export interface paths {
     put?: never;
     /**
      * Approve a price
-     * @description Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) approval creates a write-back task for each connector that receives write-backs and cancels their older pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.
+     * @description Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) approval creates a write-back task for each connector that receives write-backs and cancels their older pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing. With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with `Idempotent-Replayed: true`, and approves and publishes nothing more.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 422 `guardrail_violation`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 409 `idempotency_key_in_flight`, 422 `guardrail_violation`, 422 `idempotency_key_reused`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['approvePrice'];
     delete?: never;
@@ -71,11 +71,11 @@ export interface paths {
     put?: never;
     /**
      * Register a webhook endpoint
-     * @description Registers an HTTPS endpoint to receive the events it subscribes to, signed by the Standard Webhooks rules. The URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, link-local or metadata address); the check is made again before each delivery. The answer carries the signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most 20 endpoints. Sandbox (`pw_test_`) keys may read endpoints but not change them.
+     * @description Registers an HTTPS endpoint to receive the events it subscribes to, signed by the Standard Webhooks rules. The URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, link-local or metadata address); the check is made again before each delivery. The answer carries the signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most 20 endpoints. Sandbox (`pw_test_`) keys may read endpoints but not change them. With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, its secret included, with `Idempotent-Replayed: true`, and registers nothing more; the stored answer is kept sealed, as the secret is, and only for those 24 hours.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 409 `idempotency_key_in_flight`, 422 `idempotency_key_reused`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -686,6 +686,8 @@ export interface components {
           | 'feature_not_enabled'
           | 'not_found'
           | 'guardrail_violation'
+          | 'idempotency_key_in_flight'
+          | 'idempotency_key_reused'
           | 'rate_limited'
           | 'server_error';
         message: string;
@@ -733,6 +735,8 @@ export interface components {
     RequestId: string;
     /** @description Seconds to wait before retrying. */
     RetryAfter: number;
+    /** @description Present, and `true`, when the answer is the stored answer of an earlier call with the same key, replayed. */
+    IdempotentReplayed: true;
   };
   pathItems: never;
 }
@@ -901,7 +905,13 @@ export interface operations {
   approvePrice: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Optional: one key per logical request, the same on its retries, 1 to 255 printable ASCII characters. With it, a retry gets the first answer instead of acting again; without it, every request acts.
+         * @example approve-bolt-10-rev2
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -922,6 +932,7 @@ export interface operations {
       200: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -943,7 +954,7 @@ export interface operations {
           'application/json': components['schemas']['Approval'];
         };
       };
-      /** @description - `bad_request`: The body is not JSON or is malformed, or the price has more decimals than its currency, or is past the largest amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency). */
+      /** @description - `bad_request`: The body is not JSON or is malformed, or the price has more decimals than its currency, or is past the largest amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency); or the `Idempotency-Key` header is empty, longer than 255 characters or not printable ASCII. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -1018,8 +1029,27 @@ export interface operations {
           };
         };
       };
+      /** @description - `idempotency_key_in_flight`: The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'idempotency_key_in_flight';
+            };
+          };
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
-      /** @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling. */
+      /**
+       * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
+       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
+       */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -1028,8 +1058,8 @@ export interface operations {
         content: {
           'application/json': components['schemas']['OverviewError'] & {
             error?: {
-              /** @constant */
-              code?: 'guardrail_violation';
+              /** @enum {unknown} */
+              code?: 'guardrail_violation' | 'idempotency_key_reused';
             };
           };
         };
@@ -1216,7 +1246,13 @@ export interface operations {
   createWebhookEndpoint: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /**
+         * @description Optional: one key per logical request, the same on its retries, 1 to 255 printable ASCII characters. With it, a retry gets the first answer instead of acting again; without it, every request acts.
+         * @example register-erp-hooks-1
+         */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -1255,6 +1291,7 @@ export interface operations {
       201: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
+          'Idempotent-Replayed': components['headers']['IdempotentReplayed'];
           [name: string]: unknown;
         };
         content: {
@@ -1303,7 +1340,7 @@ export interface operations {
           };
         };
       };
-      /** @description - `bad_request`: The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a user name, does not resolve, or resolves to an address that is not public; an event type is unknown or repeated; or the workspace already has 20 endpoints. */
+      /** @description - `bad_request`: The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a user name, does not resolve, or resolves to an address that is not public; an event type is unknown or repeated; or the workspace already has 20 endpoints; or the `Idempotency-Key` header is empty, longer than 255 characters or not printable ASCII. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -1366,7 +1403,38 @@ export interface operations {
           };
         };
       };
+      /** @description - `idempotency_key_in_flight`: The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'idempotency_key_in_flight';
+            };
+          };
+        };
+      };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'idempotency_key_reused';
+            };
+          };
+        };
+      };
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {

@@ -3,7 +3,8 @@ import { routeEndpoint } from '#edge/http/endpoint.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { Conforms, ResponseOf } from '#edge/openapi/operations.ts';
 import type { LineError, LineResult } from '#shared/prices/price-lines.ts';
-import { PriceRequestSchema, readIdempotencyKey } from '#shared/prices/request.ts';
+import { readIdempotencyKey } from '#shared/idempotency/key.ts';
+import { PriceRequestSchema } from '#shared/prices/request.ts';
 import { monthSpent, replayInSpentMonth, servePriceCall } from '#shared/prices/serve.ts';
 
 /**

@@ -2,18 +2,24 @@
 import { routeEndpoint } from '#edge/http/endpoint.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
+import { sealedAnswers } from '#shared/idempotency/sealed.ts';
 import { assertLiveKey, CreateEndpointRequestSchema, endpointView } from '#shared/webhooks/endpoint-schema.ts';
 import { createEndpoint } from '#shared/webhooks/endpoints.ts';
 import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
-export const handler = routeEndpoint('createWebhookEndpoint', async ({ event, principal, nowMs }) => {
-  assertLiveKey(principal.family);
-  const request = readJsonBody(event, CreateEndpointRequestSchema);
-  const { endpoint, secret } = await createEndpoint(
-    principal.workspaceId,
-    { url: request.url, eventTypes: request.event_types, enabled: request.enabled, description: request.description },
-    { allowLoopbackHttp: loopbackHttpAllowed() },
-    nowMs,
-  );
-  return { statusCode: 201, body: { ...endpointView(endpoint, nowMs), secret } } satisfies DocumentedReply<'createWebhookEndpoint'>;
-});
+export const handler = routeEndpoint(
+  'createWebhookEndpoint',
+  async ({ event, principal, nowMs }) => {
+    assertLiveKey(principal.family);
+    const request = readJsonBody(event, CreateEndpointRequestSchema);
+    const { endpoint, secret } = await createEndpoint(
+      principal.workspaceId,
+      { url: request.url, eventTypes: request.event_types, enabled: request.enabled, description: request.description },
+      { allowLoopbackHttp: loopbackHttpAllowed() },
+      nowMs,
+    );
+    return { statusCode: 201, body: { ...endpointView(endpoint, nowMs), secret } } satisfies DocumentedReply<'createWebhookEndpoint'>;
+  },
+  // Its answer shows the secret: the copy a retry replays is stored sealed.
+  { answerSeal: sealedAnswers('createWebhookEndpoint') },
+);

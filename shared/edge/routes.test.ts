@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from '#platform/queues.ts';
-import { consoleRoutes, fallbackRoute, routeKey, routes, workers } from './routes.ts';
+import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, workers } from './routes.ts';
 import { accessPatterns } from '#platform/table/access-patterns.ts';
 
 const root = resolve(import.meta.dirname, '../..');
@@ -62,6 +62,16 @@ describe('the route table', () => {
         accessPatterns.some((pattern) => pattern.usedBy.includes(route.id)),
         route.id,
       ).toBe(true);
+    }
+  });
+
+  it('lets only keyed POST routes that write take an Idempotency-Key, and only routes that may read the data key store answers sealed', () => {
+    for (const route of routes as readonly HttpRoute[]) {
+      if (!route.idempotency) continue;
+      expect(route.method, route.id).toBe('POST');
+      expect(route.auth, route.id).not.toBe('none');
+      expect(route.access.table, route.id).toBe('readWrite');
+      if (route.idempotency === 'sealed') expect(route.access.webhookSecrets, route.id).toBe(true);
     }
   });
 

@@ -41,6 +41,9 @@ export const overviewErrorCodes: readonly string[] = [
   'feature_not_enabled',
   'not_found',
   'guardrail_violation',
+  // The creating routes that take an Idempotency-Key answer its refusals as the price call does.
+  'idempotency_key_in_flight',
+  'idempotency_key_reused',
   'rate_limited',
   'server_error',
 ];

@@ -1,17 +1,12 @@
-// Unit tests of a price call's input: the body's lines against PriceRequestSchema, and the Idempotency-Key header.
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+// Unit tests of a price call's input: the body's lines against PriceRequestSchema.
 import { describe, expect, it } from 'vitest';
 import { parseInput } from '#platform/input.ts';
-import { MAX_LINES_PER_CALL, PriceRequestSchema, readIdempotencyKey } from './request.ts';
+import { MAX_LINES_PER_CALL, PriceRequestSchema } from './request.ts';
 import { thrownApiError } from '#test/support/thrown.ts';
 
 const parse = (body: unknown) => parseInput(PriceRequestSchema, body);
 const refusal = (body: unknown) => thrownApiError(() => parse(body));
 const withLine = (line: Record<string, unknown>) => ({ lines: [line] });
-
-function event(headers: Record<string, string> | undefined): APIGatewayProxyEventV2 {
-  return { headers, body: '{}', isBase64Encoded: false } as unknown as APIGatewayProxyEventV2;
-}
 
 describe('the price request body', () => {
   it('accepts a line that names a product by SKU and a quantity', () => {
@@ -165,53 +160,6 @@ describe('the price request body', () => {
         code: 'invalid_request',
         param: 'lines',
         message: 'Invalid lines: from 1 to 100 lines.',
-      });
-    }
-  });
-});
-
-describe('the Idempotency-Key header', () => {
-  it('is read from the lowercased header, as API Gateway delivers it', () => {
-    expect(readIdempotencyKey(event({ 'idempotency-key': 'order-42/attempt' }))).toBe('order-42/attempt');
-  });
-
-  it('is required: a missing header, or a request with no headers at all, is refused', () => {
-    const requests: Array<Record<string, string> | undefined> = [{}, undefined, { 'x-other': 'value' }];
-    for (const headers of requests) {
-      expect(thrownApiError(() => readIdempotencyKey(event(headers)))).toMatchObject({
-        code: 'invalid_request',
-        status: 422,
-        param: 'Idempotency-Key',
-        message: 'The Idempotency-Key header is required: send a unique key per logical request, and the same key on retries.',
-      });
-    }
-  });
-
-  it('refuses an empty header as missing rather than taking it as a key', () => {
-    expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': '' }))).message).toBe(
-      'The Idempotency-Key header is required: send a unique key per logical request, and the same key on retries.',
-    );
-  });
-
-  it('accepts up to 255 characters and refuses 256', () => {
-    expect(readIdempotencyKey(event({ 'idempotency-key': 'k'.repeat(255) }))).toBe('k'.repeat(255));
-    expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': 'k'.repeat(256) })))).toMatchObject({
-      code: 'invalid_request',
-      param: 'Idempotency-Key',
-      message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
-    });
-  });
-
-  it('accepts every printable ASCII character, space and tilde included', () => {
-    const printable = Array.from({ length: 0x7f - 0x20 }, (_, index) => String.fromCharCode(0x20 + index)).join('');
-    expect(readIdempotencyKey(event({ 'idempotency-key': printable }))).toBe(printable);
-  });
-
-  it('refuses control characters and anything outside ASCII', () => {
-    for (const key of ['tab\there', 'line\nbreak', 'del\x7f', 'clé', 'emoji🙂']) {
-      expect(thrownApiError(() => readIdempotencyKey(event({ 'idempotency-key': key })))).toMatchObject({
-        param: 'Idempotency-Key',
-        message: 'The Idempotency-Key header must be 1 to 255 printable ASCII characters.',
       });
     }
   });

@@ -1,9 +1,7 @@
-// A price call's input: the body's lines and the Idempotency-Key header, checked before anything is read or written.
-import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+// A price call's body: its lines, checked before anything is read or written (the Idempotency-Key header is shared/idempotency/key.ts).
 import * as v from 'valibot';
-import { ApiError } from '#platform/errors.ts';
 import { boundedArray } from '#platform/input.ts';
-import { IdentifierSchema, MAX_IDENTIFIER_LENGTH } from '#shared/records/identifier.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { SAFE_INT_MAX } from '#shared/records/schema.ts';
 
 export const MAX_LINES_PER_CALL = 100;
@@ -54,29 +52,3 @@ export const PriceRequestSchema = v.strictObject({
   ),
 });
 export type PriceRequest = v.InferOutput<typeof PriceRequestSchema>;
-
-const IDEMPOTENCY_HEADER = 'Idempotency-Key';
-
-/**
- * 1 to 255 printable ASCII characters, the bound of every identifier the caller names; an absent or empty header is
- * refused, never taken as a key.
- */
-export function readIdempotencyKey(event: APIGatewayProxyEventV2): string {
-  const value = event.headers?.[IDEMPOTENCY_HEADER.toLowerCase()];
-  if (value === undefined || value === '') {
-    throw new ApiError(
-      'invalid_request',
-      'The Idempotency-Key header is required: send a unique key per logical request, and the same key on retries.',
-      {
-        param: IDEMPOTENCY_HEADER,
-      },
-    );
-  }
-  // ASCII only, so its length in code units is its length in characters.
-  if (value.length > MAX_IDENTIFIER_LENGTH || !/^[\x20-\x7e]+$/.test(value)) {
-    throw new ApiError('invalid_request', `The Idempotency-Key header must be 1 to ${MAX_IDENTIFIER_LENGTH} printable ASCII characters.`, {
-      param: IDEMPOTENCY_HEADER,
-    });
-  }
-  return value;
-}

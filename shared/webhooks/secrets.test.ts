@@ -10,8 +10,10 @@ import {
   deriveDataKey,
   newSigningSecret,
   openSecret,
+  openText,
   PREVIOUS_SECRET_ACCEPTED_MS,
   sealSecret,
+  sealText,
   signingSecrets,
 } from './secrets.ts';
 
@@ -144,5 +146,15 @@ describe('the data key and the rotation window', () => {
     expect(await signingSecrets(endpoint, rotatedAt + PREVIOUS_SECRET_ACCEPTED_MS - 1)).toEqual([newSecret, oldSecret]);
     expect(await signingSecrets(endpoint, rotatedAt + PREVIOUS_SECRET_ACCEPTED_MS)).toEqual([newSecret]);
     expect(await signingSecrets({ ...owner, secret: endpoint.secret }, rotatedAt)).toEqual([newSecret]);
+  });
+});
+
+describe('sealed text', () => {
+  it('opens only in the context it was sealed to, and shows nothing of itself sealed', () => {
+    const text = '{"secret":"whsec_abc"}';
+    const sealed = sealText(key, text, 'idempotent-answer:ws_A:createWebhookEndpoint:digest1');
+    expect(sealed).not.toContain('whsec_abc');
+    expect(openText(key, sealed, 'idempotent-answer:ws_A:createWebhookEndpoint:digest1')).toBe(text);
+    expect(() => openText(key, sealed, 'idempotent-answer:ws_B:createWebhookEndpoint:digest1')).toThrow();
   });
 });

@@ -45,20 +45,32 @@ export function deriveDataKey(material: string): Buffer {
  * onto another endpoint's item does not open.
  */
 export function sealSecret(key: Buffer, plaintext: string, owner: { workspaceId: string; endpointId: string }): string {
+  return sealText(key, plaintext, ownerContext(owner));
+}
+
+export function openSecret(key: Buffer, sealed: string, owner: { workspaceId: string; endpointId: string }): string {
+  return openText(key, sealed, ownerContext(owner));
+}
+
+/**
+ * Seals any text that shows a secret under the data key, bound to its place by `context` (the associated data): sealed
+ * text copied to another place does not open. A stored answer that shows a new endpoint's secret is sealed so.
+ */
+export function sealText(key: Buffer, plaintext: string, context: string): string {
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
-  cipher.setAAD(Buffer.from(ownerContext(owner)));
+  cipher.setAAD(Buffer.from(context));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
   return [SEALED_VERSION, iv, cipher.getAuthTag(), ciphertext]
     .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
     .join('.');
 }
 
-export function openSecret(key: Buffer, sealed: string, owner: { workspaceId: string; endpointId: string }): string {
+export function openText(key: Buffer, sealed: string, context: string): string {
   const [version, iv, tag, ciphertext] = sealed.split('.');
-  if (version !== SEALED_VERSION || !iv || !tag || ciphertext === undefined) throw new Error('a sealed webhook secret is malformed');
+  if (version !== SEALED_VERSION || !iv || !tag || ciphertext === undefined) throw new Error('a sealed text is malformed');
   const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-  decipher.setAAD(Buffer.from(ownerContext(owner)));
+  decipher.setAAD(Buffer.from(context));
   decipher.setAuthTag(Buffer.from(tag, 'base64url'));
   return Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
 }

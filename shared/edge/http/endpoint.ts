@@ -6,9 +6,11 @@ import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
-import { fallbackRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
+import { fallbackRoute, type HttpRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
+import type { AnswerCodec } from '#shared/idempotency/store.ts';
+import { answerOncePerKey, routeOperation } from './idempotent.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -169,14 +171,37 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
     withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () => handler(event, context as EndpointContext));
 }
 
+/** A route whose row asks for it (`idempotency`) answers once per Idempotency-Key; any other runs as it is. */
+function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions) {
+  if (!route.idempotency) {
+    if (options.answerSeal) throw new Error(`route ${route.id} takes no Idempotency-Key: its row has no idempotency to seal`);
+    return run;
+  }
+  const operation = routeOperation(route.id, route.idempotency, options.answerSeal);
+  return (request: AuthenticatedRequest): Promise<Reply> =>
+    answerOncePerKey(operation, request, async () => {
+      const reply = await run(request);
+      if ('content' in reply) throw new Error(`route ${route.id} answers other than JSON, which no Idempotency-Key replays`);
+      // Serialised once, here: the first answer and every replay are the same bytes.
+      const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);
+      return { statusCode: reply.statusCode, json, ...(reply.headers ? { headers: reply.headers } : {}) };
+    });
+}
+
+export interface RouteOptions {
+  /** How a route whose row says `idempotency: 'sealed'` seals its stored answers (shared/idempotency/sealed.ts). */
+  readonly answerSeal?: AnswerCodec;
+}
+
 /** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
-export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>) {
+export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions = {}) {
   const route = routeById(routeId);
   const auth = route.auth;
   if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
+  const answer = oncePerKey(route as HttpRoute, run, options);
   return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
-    return run({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
+    return answer({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
   });
 }
 

@@ -90,7 +90,7 @@ describe('the operations', () => {
       enum: ['invalid_json', 'invalid_request', 'idempotency_key_reused'],
     });
     const approve = documents.overview.paths['/v1/prices/approve'].post.responses as Json;
-    expect(Object.keys(approve)).toEqual(['200', '400', '401', '402', '403', '404', '413', '422', '429', '500', '503']);
+    expect(Object.keys(approve)).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '422', '429', '500', '503']);
     expect(approve['500'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/OverviewError' });
     for (const surface of surfaces) {
       for (const item of Object.values(documents[surface].paths as Json)) {
@@ -114,6 +114,25 @@ describe('the operations', () => {
     expect(documents.overview.paths['/v1/prices/{sku}'].get.security).toEqual([{ overviewKey: [] }]);
     expect(v1.components.securitySchemes.serviceKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(documents.overview.components.securitySchemes).toEqual({ overviewKey: expect.objectContaining({ scheme: 'bearer' }) });
+  });
+
+  it('ask for an optional Idempotency-Key on the creating routes whose row takes one, with the replay header, the 409 and the 422', () => {
+    const keyed = routes.filter((route) => 'idempotency' in route).map((route) => route.id);
+    expect(keyed.sort()).toEqual(['approvePrice', 'createWebhookEndpoint']);
+    for (const [path, status] of [
+      ['/v1/prices/approve', '200'],
+      ['/v1/webhook-endpoints', '201'],
+    ] as const) {
+      const operation = documents.overview.paths[path].post;
+      expect(operation.parameters[0]).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false });
+      expect(operation.parameters[0].schema).toMatchObject({ minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH });
+      expect(operation.responses[status].headers['Idempotent-Replayed']).toEqual({ $ref: '#/components/headers/IdempotentReplayed' });
+      expect(operation.responses['409'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+      expect(JSON.stringify(operation.responses['409'].content)).toContain('idempotency_key_in_flight');
+      expect(JSON.stringify(operation.responses['422'].content)).toContain('idempotency_key_reused');
+    }
+    // Routes without the row's flag take no key.
+    expect(documents.overview.paths['/v1/webhook-endpoints/{endpointId}'].patch.responses['409']).toBeUndefined();
   });
 
   it('describe, beside them, what answers a method and path no route serves', () => {

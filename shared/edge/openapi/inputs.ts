@@ -20,7 +20,7 @@ export const StageRequestSchema = v.variant('entity', [
   v.strictObject({ entity: v.literal('order'), records: recordsOf(OrderRecordSchema) }),
 ]);
 
-/** The header as readIdempotencyKey (prices/request.ts) checks it: 1 to 255 printable ASCII characters. */
+/** The header as readIdempotencyKey (shared/idempotency/key.ts) checks it: 1 to 255 printable ASCII characters. */
 export const IdempotencyKeySchema = v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_IDENTIFIER_LENGTH), v.regex(/^[\x20-\x7e]+$/));
 
 /** The extend handler looks for any id: one the service never minted is simply not leased by the caller. */

@@ -7,6 +7,8 @@ export interface RouteRow {
   readonly path: string;
   readonly surface?: string;
   readonly auth?: unknown;
+  /** Set where the route takes an optional Idempotency-Key (the route table's rows say how it is stored). */
+  readonly idempotency?: unknown;
 }
 
 export interface KeyAuth {

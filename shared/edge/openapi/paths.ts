@@ -32,6 +32,10 @@ export function operationObject(route: RouteRow, doc: OperationDoc, surface: Sur
     .sort((a, b) => a.status - b.status)
     .map(({ status, code: answered }) => `${status} ${code(answered)}`);
   const { success } = doc;
+  const documentsKey = (doc.parameters ?? []).some((parameter) => parameter.in === 'header' && parameter.name === 'Idempotency-Key');
+  const documentsReplay = documentsKey && success.replayable && 'idempotency_key_reused' in doc.errors && 'idempotency_key_in_flight' in doc.errors;
+  if (route.idempotency !== undefined && !documentsReplay)
+    throw new Error(`route ${route.id} takes an Idempotency-Key: its words must document the header, the replay, and its 409 and 422`);
   return {
     operationId: route.id,
     summary: doc.summary,

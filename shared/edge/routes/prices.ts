@@ -37,6 +37,8 @@ export const overviewPriceRoutes = [
     entry: 'functions/prices/approve-price.ts',
     surface: 'overview',
     auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    // A retried approval must not publish twice.
+    idempotency: 'stored',
     memoryMb: 256,
     timeoutSeconds: 10,
     access: { table: 'readWrite', sendTo: ['webhooks'] },

@@ -32,6 +32,12 @@ export interface HttpRoute {
   readonly timeoutSeconds: number;
   readonly access: RouteAccess;
   /**
+   * The route honours an optional Idempotency-Key (shared/edge/http/idempotent.ts): a retry with the same key and body
+   * gets the first answer replayed. `sealed` keeps the stored answer sealed under the webhook data key, for an answer
+   * that shows a secret once: the route needs `access.webhookSecrets`, and its handler hands routeEndpoint the seal.
+   */
+  readonly idempotency?: 'stored' | 'sealed';
+  /**
    * Files the handler reads at run time besides its code: the path it reads each under, relative to its bundle, and
    * the file in the project. The stack copies them into the function's package; local mode reads them where they are.
    */

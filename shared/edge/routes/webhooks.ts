@@ -9,6 +9,8 @@ export const webhookRoutes = [
     entry: 'functions/webhooks/create-webhook-endpoint.ts',
     surface: 'overview',
     auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    // A retried create must not register a second endpoint; its answer shows the secret, so it is stored sealed.
+    idempotency: 'sealed',
     memoryMb: 256,
     timeoutSeconds: 10,
     // It resolves the URL's name to check it (3 s at most), and seals the new secret under the data key.

@@ -381,6 +381,27 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU; a replay or an in-flight answer comes back through the refused condition, charged on the stored item: ~1 WRU per KB of compressed response',
   },
   {
+    name: 'Creating call with an Idempotency-Key: claim the key',
+    usedBy: ['approvePrice', 'createWebhookEndpoint'],
+    call: 'PutItem, conditional on the key being unused or its marker past its deadline, ReturnValuesOnConditionCheckFailure ALL_OLD; only when the request carries the header',
+    key: 'idempotentCall(workspaceId, routeId, digest(Idempotency-Key))',
+    cost: '1 WRU; a replay, a 409 or a 422 comes back through the refused condition, charged on the stored item: 1 WRU (answers are under 1 KB)',
+  },
+  {
+    name: 'Creating call with an Idempotency-Key: store the answer',
+    usedBy: ['approvePrice', 'createWebhookEndpoint'],
+    call: "UpdateItem SET response (brotli JSON; the endpoint's answer sealed under the data key instead), conditional on the call id",
+    key: 'idempotentCall(workspaceId, routeId, digest(Idempotency-Key))',
+    cost: '1 WRU per started KB: 1 WRU for an approval or an endpoint; kept 24 hours (TTL)',
+  },
+  {
+    name: 'Creating call with an Idempotency-Key: let the key go after an answer that is not a success',
+    usedBy: ['approvePrice', 'createWebhookEndpoint'],
+    call: 'DeleteItem, conditional on the call id and the running state',
+    key: 'idempotentCall(workspaceId, routeId, digest(Idempotency-Key))',
+    cost: '1 WRU, only on a refusal (400, 403, 404, 422) or a fault after the claim',
+  },
+  {
     name: 'Price call in a month whose quota is spent: find the stored answer a retry replays',
     usedBy: ['priceLines'],
     call: 'GetItem (strongly consistent)',

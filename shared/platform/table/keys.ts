@@ -119,6 +119,14 @@ export const keys = {
     PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
     SK: 'CALL',
   }),
+  /**
+   * A call of another creating operation by its Idempotency-Key (the route id names the operation): the marker, then the
+   * stored answer, kept for the replay window. The operation is in the key, so one key on two operations never meets.
+   */
+  idempotentCall: (workspaceId: string, operation: string, idempotencyKeyDigest: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}#IDEM#${operation}#${idempotencyKeyDigest}`,
+    SK: 'CALL',
+  }),
   /** An earlier call under the same key, moved aside when the key is used again after its replay window. */
   archivedPriceCall: (workspaceId: string, idempotencyKeyDigest: string, callId: string): PrimaryKey => ({
     PK: priceCallPartition(workspaceId, idempotencyKeyDigest),

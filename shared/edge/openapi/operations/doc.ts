@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import type { ErrorCode } from '#platform/errors.ts';
 import { NoBodySchema } from '#edge/http/request.ts';
+import { IdempotencyKeySchema } from '#edge/openapi/inputs.ts';
 
 export const OPENAPI_VERSION = '3.1.0';
 
@@ -65,3 +66,21 @@ export function operation<
 }
 
 export const noBody = (what: string) => ({ schema: NoBodySchema, required: false, description: `${what} takes no body: none, an empty one, or \`{}\`.` });
+
+/** The header of a creating route whose row takes an Idempotency-Key (`idempotency`): optional, unlike the price call's. */
+export const optionalIdempotencyKey = (example: string): ParameterDoc => ({
+  name: 'Idempotency-Key',
+  in: 'header',
+  description:
+    'Optional: one key per logical request, the same on its retries, 1 to 255 printable ASCII characters. With it, a ' +
+    'retry gets the first answer instead of acting again; without it, every request acts.',
+  required: false,
+  schema: IdempotencyKeySchema,
+  example,
+});
+
+/** The refusals of a key such a route answers, as the price call does. */
+export const idempotencyKeyErrors = {
+  idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.',
+  idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
+} as const;

@@ -5,7 +5,7 @@ import { PriceResponseSchema } from '#shared/prices/schema.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
 import { IdempotencyKeySchema, IncludeSchema } from '#edge/openapi/inputs.ts';
-import { operation } from './doc.ts';
+import { idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
 import { CONNECTOR_ID, TASK_ID } from './examples.ts';
 
 export const priceOperations = {
@@ -201,8 +201,11 @@ export const priceOperations = {
     description:
       'Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) ' +
       'approval creates a write-back task for each connector that receives write-backs and cancels their older ' +
-      'pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.',
+      'pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing. With an ' +
+      '`Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with ' +
+      '`Idempotent-Replayed: true`, and approves and publishes nothing more.',
     tag: 'Approvals',
+    parameters: [optionalIdempotencyKey('approve-bolt-10-rev2')],
     requestBody: {
       schema: ApproveRequestSchema,
       required: true,
@@ -213,6 +216,7 @@ export const priceOperations = {
       status: 200,
       description: 'The approval, and the tasks it published.',
       schema: ApprovalViewSchema,
+      replayable: true,
       example: {
         sku: 'BOLT-10',
         price: 1.89,
@@ -225,9 +229,11 @@ export const priceOperations = {
     errors: {
       bad_request:
         'The body is not JSON or is malformed, or the price has more decimals than its currency, or is past the largest ' +
-        'amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency).',
+        'amount a JSON number holds to the minor unit (70,368,744,177,663.99 in a two-decimal currency); or the ' +
+        '`Idempotency-Key` header is empty, longer than 255 characters or not printable ASCII.',
       not_found: 'No product has this SKU, or the product has no cost, so no recommendation.',
       guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
+      ...idempotencyKeyErrors,
     },
   }),
 };

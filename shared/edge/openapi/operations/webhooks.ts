@@ -1,7 +1,7 @@
 // The contract's words for webhooks: a workspace's endpoints, their secrets and their deliveries.
 import { CreatedEndpointSchema, CreateEndpointRequestSchema, DeletedEndpointSchema, EndpointIdSchema, EndpointListSchema, type EndpointView, EndpointViewSchema, MAX_ENDPOINTS_PER_WORKSPACE, RotatedSecretSchema, UpdateEndpointRequestSchema } from '#shared/webhooks/endpoint-schema.ts';
 import { DEFAULT_DELIVERIES_PAGE, DeliveriesCursorSchema, DeliveriesLimitSchema, DeliveryListSchema, DeliveryStatusSchema, type DeliveryView, DeliveryViewSchema, EventIdSchema, MAX_DELIVERIES_PAGE } from '#shared/webhooks/delivery-schema.ts';
-import { noBody, operation, type ParameterDoc } from './doc.ts';
+import { idempotencyKeyErrors, noBody, operation, optionalIdempotencyKey, type ParameterDoc } from './doc.ts';
 
 const exampleEndpoint = {
   id: 'we_5kQmT2vXb8NcL4pR7dWz0y',
@@ -45,8 +45,12 @@ export const webhookOperations = {
       'URL is refused unless every address its host resolves to is public (no loopback, private, carrier-grade NAT, ' +
       'link-local or metadata address); the check is made again before each delivery. The answer carries the ' +
       'signing secret, `whsec_…`, this once: store it, it is never shown again. A workspace has at most ' +
-      `${MAX_ENDPOINTS_PER_WORKSPACE} endpoints. Sandbox (\`pw_test_\`) keys may read endpoints but not change them.`,
+      `${MAX_ENDPOINTS_PER_WORKSPACE} endpoints. Sandbox (\`pw_test_\`) keys may read endpoints but not change them. ` +
+      'With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for ' +
+      'byte, its secret included, with `Idempotent-Replayed: true`, and registers nothing more; the stored answer is ' +
+      'kept sealed, as the secret is, and only for those 24 hours.',
     tag: 'Webhooks',
+    parameters: [optionalIdempotencyKey('register-erp-hooks-1')],
     requestBody: {
       schema: CreateEndpointRequestSchema,
       required: true,
@@ -57,14 +61,17 @@ export const webhookOperations = {
       status: 201,
       description: 'The endpoint, and its signing secret, shown this once.',
       schema: CreatedEndpointSchema,
+      replayable: true,
       example: { ...exampleEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw3zJ4m1FKV8g=' },
     },
     errors: {
       bad_request:
         'The body is not JSON or is malformed; the URL is not `https://`, is longer than 2,048 characters, carries a ' +
         'user name, does not resolve, or resolves to an address that is not public; an event type is unknown or ' +
-        `repeated; or the workspace already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints.`,
+        `repeated; or the workspace already has ${MAX_ENDPOINTS_PER_WORKSPACE} endpoints; or the \`Idempotency-Key\` header ` +
+        'is empty, longer than 255 characters or not printable ASCII.',
       forbidden: 'The key is a sandbox (`pw_test_`) key.',
+      ...idempotencyKeyErrors,
     },
   }),
 

@@ -1,0 +1,121 @@
+// The Idempotency-Key of the creating routes whose row opts in: a retry with the same key and body gets the first call's answer, byte for byte.
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { logger } from '#platform/observability.ts';
+import { keys } from '#platform/table/keys.ts';
+import type { Principal } from '#shared/api-keys/authenticate.ts';
+import { readOptionalIdempotencyKey } from '#shared/idempotency/key.ts';
+import {
+  abandonCall,
+  type AnswerCodec,
+  beginCall,
+  bodyHash,
+  completeCall,
+  type IdempotentOperation,
+  REPLAY_WINDOW_MS,
+  type StoredAnswer,
+} from '#shared/idempotency/store.ts';
+import { firstTooDeepInText, readBodyText } from './request.ts';
+
+/** How the route's row asks for it: `stored` keeps the answer compressed, `sealed` keeps it sealed under the data key. */
+export type IdempotencyMode = 'stored' | 'sealed';
+
+/** An answer as the handler gave it: a status, headers, and the body already serialised, as it is sent and stored. */
+export type IdempotentAnswer = StoredAnswer;
+
+/** What the wrapper needs of the request; the rest is the handler's. */
+export interface KeyedRequest {
+  readonly event: APIGatewayProxyEventV2;
+  readonly principal: Pick<Principal, 'workspaceId' | 'family'>;
+  readonly nowMs: number;
+  readonly remainingMs: () => number;
+}
+
+/** The same body resent with other whitespace or key order is the same request; any other change is another. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+  );
+}
+
+/**
+ * What a key is bound to: the body, read as JSON when it is (text the handler will refuse is bound as it is), and the
+ * key's family, so that a sandbox key never replays a live key's answer under the same key, nor the other way round.
+ */
+export function idempotentRequestHash(family: string, bodyText: string): string {
+  let body: unknown = { text: bodyText };
+  // Nesting is measured before anything is parsed, as the handler's own read does (request.ts).
+  if (bodyText !== '' && firstTooDeepInText(bodyText) === undefined) {
+    try {
+      body = { json: canonical(JSON.parse(bodyText)) };
+    } catch {
+      // Not JSON: bound as text; the handler refuses it, and the key is let go.
+    }
+  }
+  return bodyHash({ family, body });
+}
+
+/**
+ * The store of one route's keys: items of its own, kept for the replay window and then left to expire. A `sealed`
+ * route's handler hands over the seal (shared/idempotency/sealed.ts), so that only its function bundles the data key's
+ * reader; a row and a handler that disagree fail when the handler is built.
+ */
+export function routeOperation(routeId: string, mode: IdempotencyMode, seal: AnswerCodec | undefined): IdempotentOperation {
+  if ((mode === 'sealed') !== (seal !== undefined)) {
+    throw new Error(`route ${routeId}: its row says its answers are ${mode}, and its handler ${seal ? 'gives' : 'gives no'} seal`);
+  }
+  return {
+    itemKey: (workspaceId, digest) => keys.idempotentCall(workspaceId, routeId, digest),
+    itemType: 'idempotentCall',
+    retentionSeconds: REPLAY_WINDOW_MS / 1000,
+    boundTo: 'a key of the other mode (live or sandbox)',
+    ...(seal ? { codec: seal } : {}),
+  };
+}
+
+/** Only a success is stored: a refusal or a fault lets the key go, so that a retry runs afresh. */
+function isSuccess(statusCode: number): boolean {
+  return statusCode >= 200 && statusCode < 300;
+}
+
+/**
+ * Runs the handler once per key: without the header it runs as it always did; with it, the key is claimed first, and
+ * a retry gets the stored answer with `Idempotent-Replayed: true`, a `409` while the first call runs, or a `422` when
+ * the body differs. The key is checked before the body, which the handler reads.
+ */
+export async function answerOncePerKey(
+  operation: IdempotentOperation,
+  request: KeyedRequest,
+  run: () => Promise<IdempotentAnswer>,
+): Promise<IdempotentAnswer> {
+  const idempotencyKey = readOptionalIdempotencyKey(request.event);
+  if (idempotencyKey === undefined) return run();
+  const { workspaceId, family } = request.principal;
+  const hash = idempotentRequestHash(family, readBodyText(request.event));
+  const started = await beginCall(operation, workspaceId, idempotencyKey, hash, request.nowMs, request.remainingMs());
+  if (started.kind === 'replay') {
+    return { statusCode: started.statusCode, json: started.json, headers: { ...started.headers, 'Idempotent-Replayed': 'true' } };
+  }
+  let answer: IdempotentAnswer;
+  try {
+    answer = await run();
+  } catch (error) {
+    await abandonCall(operation, started.call).catch(() => undefined);
+    throw error;
+  }
+  if (!isSuccess(answer.statusCode)) {
+    await abandonCall(operation, started.call);
+    return answer;
+  }
+  try {
+    await completeCall(operation, started.call, answer);
+  } catch (error) {
+    // The work is done and cannot be undone: its caller gets its answer. A retry meets the marker until it runs out,
+    // then runs afresh; the body is never logged, since it may show a secret.
+    logger.warn('the answer of an idempotent call could not be stored', { error: error as Error });
+  }
+  return answer;
+}
