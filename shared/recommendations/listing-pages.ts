@@ -70,9 +70,10 @@ async function readSegment(
   limit: number,
 ): Promise<SegmentRead> {
   const partition = listingKeys.recommendationRows(workspaceId, ordering, query.category).partitionKey;
-  const names: Record<string, string> = { '#pk': listingIndex.partitionKey, '#sk': listingIndex.sortKey };
+  const names: Record<string, string> = { '#pk': listingIndex.partitionKey };
   const values: Record<string, unknown> = { ':pk': partition };
   let condition = '#pk = :pk';
+  if (segment.range) names['#sk'] = listingIndex.sortKey;
   if (segment.range && 'below' in segment.range) {
     condition += ' AND #sk < :bound';
     values[':bound'] = segment.range.below;
