@@ -90,6 +90,7 @@ describe('the catalogue of recommendations', () => {
       forged([7, 'A', 'a#A', 0]),
       forged([0, 'A', '', 0]),
       forged([0, 'A', 'a#A', -1]),
+      forged([0, '\ud800', 'a#A', 0]),
       forged([0, 'A'.repeat(600), 'a#A', 0]),
       'x'.repeat(5000),
     ]) {

@@ -64,6 +64,7 @@ export function decodeCursor(text: string | null): CatalogueCursor | undefined {
     if (typeof sku !== 'string' || sku.length > 512) return undefined;
     if (typeof sortKey !== 'string' || sortKey.length > 1024 || (sortKey === '') !== (sku === '')) return undefined;
     if (typeof shown !== 'number' || !Number.isSafeInteger(shown) || shown < 0) return undefined;
+    if (!sku.isWellFormed() || !sortKey.isWellFormed()) return undefined;
     return { segment, sku, sortKey, shown };
   } catch {
     return undefined;

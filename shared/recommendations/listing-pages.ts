@@ -112,6 +112,12 @@ async function readSegment(
   };
 }
 
+const MAX_FILTER_BYTES = 1024;
+
+function keyable(text: string | undefined): boolean {
+  return text === undefined || (text.isWellFormed() && Buffer.byteLength(text) <= MAX_FILTER_BYTES);
+}
+
 function skuOf(workspaceId: string, key: Record<string, unknown>): string {
   const prefix = keys.recommendationRow(workspaceId, '', 'sku').PK;
   return String(key.PK).slice(prefix.length);
@@ -131,6 +137,8 @@ export async function readCataloguePage(
   query: CatalogueQuery,
   pageSize = CATALOGUE_PAGE_SIZE,
 ): Promise<CataloguePage> {
+  // A category or search no key or filter can hold (a lone surrogate, or past any category's length) matches nothing.
+  if (!keyable(query.category) || !keyable(query.search)) return { rows: [], shown: 0, categories: await readCategories(workspaceId) };
   const { ordering, segments } = readingOf(query);
   const shown = query.after?.shown ?? 0;
   const rows: (CatalogueRow & { listSk: string })[] = [];
