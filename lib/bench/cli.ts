@@ -4,6 +4,7 @@ import type { BenchContext, BenchSection } from '#lib/bench/section.ts';
 import { heavyStagingSection, ingestCountsSection, ingestLagSection, ingestSection, loaderSection } from '#lib/bench/sections/ingest.ts';
 import { bundlesSection, engineSection, gatewayOverheadSection } from '#lib/bench/sections/machine.ts';
 import { adherenceSection, ledgerSection, pricesSection, writebacksSection } from '#lib/bench/sections/serving.ts';
+import { repricingSection } from '#lib/bench/sections/repricing.ts';
 import { webhooksSection } from '#lib/bench/sections/webhooks.ts';
 import { loadHandler } from '#lib/local/handlers.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
@@ -17,6 +18,7 @@ const benchSections: readonly BenchSection[] = [
   engineSection,
   ingestSection,
   ingestCountsSection,
+  repricingSection,
   ingestLagSection,
   loaderSection,
   heavyStagingSection,

@@ -46,7 +46,13 @@ export interface DemoConsoleUser {
   readonly password: string;
 }
 
-export type DemoWorkspace = WorkspaceWithKeys & { readonly console?: DemoConsoleUser };
+export type DemoWorkspace = WorkspaceWithKeys & { readonly console?: DemoConsoleUser; readonly layout?: number };
+
+/**
+ * The layout a demo saved now is in; a demo saved in an earlier one (or before the number was kept) is upgraded once.
+ * 2: the console's recommendation rows and category list, and per-product monthly margins.
+ */
+export const DEMO_LAYOUT = 2;
 
 export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
 
@@ -84,14 +90,15 @@ export async function seedDemo(
     if (await getWorkspace(saved.workspaceId)) {
       // A demo saved before the console existed gets its console user now, its keys their listing items, and its
       // products, batches and tasks theirs; and a demo drained a line item per line has its history moved.
-      if (!saved.console) await upgradeWorkspace(saved.workspaceId);
-      const demo = { ...saved, console: saved.console ?? (await createDemoConsoleUser(saved.workspaceId)) };
-      if (!saved.console) save(demo);
+      const outdated = !saved.console || (saved.layout ?? 1) < DEMO_LAYOUT;
+      if (outdated) await upgradeWorkspace(saved.workspaceId);
+      const demo = { ...saved, console: saved.console ?? (await createDemoConsoleUser(saved.workspaceId)), layout: DEMO_LAYOUT };
+      if (outdated) save(demo);
       return { demo, created: false };
     }
   }
   const workspace = await createWorkspaceWithKeys('Demo Seller');
-  const demo = { ...workspace, console: await createDemoConsoleUser(workspace.workspaceId) };
+  const demo = { ...workspace, console: await createDemoConsoleUser(workspace.workspaceId), layout: DEMO_LAYOUT };
   save(demo);
   return { demo, created: true };
 }

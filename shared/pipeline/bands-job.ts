@@ -1,4 +1,4 @@
-// The bands job: after a batch drained, the bands of the categories it touched, then those products' recommendations.
+// The bands job: after a batch drained, the bands of the categories it touched, then the recommendations of every product in them.
 import { randomUUID } from 'node:crypto';
 import { logger } from '#platform/observability.ts';
 import { reportBandsLag } from '#shared/bands/lag.ts';
@@ -10,6 +10,7 @@ import { BatchLeaseHeld, finishBands, leaseBatch, releaseBatchLease, saveBandsJo
 import type { Batch } from '#shared/batches/schema.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { touchedSkus } from '#shared/recommendations/recommend.ts';
+import { categorySkus } from '#shared/recommendations/listing.ts';
 import { refreshRecommendations } from '#shared/recommendations/repository.ts';
 import { MAX_SKUS_PER_EVENT, newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
@@ -45,6 +46,12 @@ async function parkBands(batch: Batch, invocation: DrainInvocation, cause: strin
 async function readJobScope(batch: Batch): Promise<{ scope: BandScope; skus: string[] }> {
   const touched = await readTouched(batch);
   return { scope: touchedScope(touched), skus: touchedSkus(touched) };
+}
+
+/** The products whose recommendations a job recomputes: those it touched, and every one listed in a category it touched. */
+async function repricedSkus(workspaceId: string, scope: BandScope, touched: readonly string[]): Promise<string[]> {
+  const members = await Promise.all(scope.categories.map((category) => categorySkus(workspaceId, category)));
+  return [...new Set([...touched, ...members.flat()])].sort();
 }
 
 /** What the job answers without running: a bounce, an ignore or a park; undefined when it runs. */
@@ -132,9 +139,11 @@ class BandsRun {
       afterCategory: (category) => this.afterCategory(category),
     });
     if (!recompute.done) return this.continueLater();
-    // The recommendations follow the bands they are priced from: the overview then shows what a price call would.
-    if (!(await this.refresh(workspace, skus)).done) return this.continueLater();
-    const updated = recommendationsUpdated(this.current, skus, this.clock);
+    // The recommendations follow the bands they are priced from: every product of a category whose bands moved, not
+    // only those the batch named, so that the overview and the console show what a price call answers.
+    const repriced = await repricedSkus(this.current.workspaceId, scope, skus);
+    if (!(await this.refresh(workspace, repriced)).done) return this.continueLater();
+    const updated = recommendationsUpdated(this.current, repriced, this.clock);
     await finishBands(this.current, this.owner, this.clock(), [updated]);
     reportBandsLag(this.current, this.clock());
     return nothingApplied('recomputed');

@@ -7,6 +7,7 @@ import { chunkExpiresAt } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import { applyAdherence } from './adherence-fold.ts';
+import { applyMargins } from './margin-fold.ts';
 import { clockOf, type DrainHooks, type DrainInvocation, type DrainResult, leaseDeadline, MIN_TIME_LEFT_MS } from './job.ts';
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
@@ -112,6 +113,7 @@ export class ChunkLoop {
       await applyAdherence(prepared.adherence, this.leased.batchId, chunk.sk);
       await this.hooks.afterAdherence?.(this.invocation);
     }
+    if (prepared.margins) await applyMargins(prepared.margins, this.leased.batchId, chunk.sk);
     await recordTouched(this.leased, chunk.sk, prepared.touched, chunkExpiresAt(this.leased));
     const drainedCount = (this.leased.drainedCount ?? 0) + chunk.count;
     this.leased = await saveCheckpoint(this.leased, this.owner, chunk.sk, drainedCount, this.leaseUntil());

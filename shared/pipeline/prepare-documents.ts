@@ -18,6 +18,7 @@ import { readStoredDocuments, type StoredDocument } from '#shared/canonical/repo
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from './adherence-fold.ts';
 import { documentLogEntries } from './history-log.ts';
+import { prepareOrderMargins } from './margin-fold.ts';
 import { adherenceBandPct, type DrainMemory, fillCategories, fillSegments, lastByKey } from './memory.ts';
 import type { PreparedChunk } from './prepared-chunk.ts';
 
@@ -151,7 +152,15 @@ export async function prepareDocuments(
   const read = await readDocumentContext(latest, kind, from, memory);
   const { puts, deletes, logEntries } = writeDocuments(latest, kind, read, from, touched);
   for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkKey, entries));
-  const adherence = await adherenceWork(kind, latest, from, read.context, memory);
+  const [adherence, margins] = await Promise.all([
+    adherenceWork(kind, latest, from, read.context, memory),
+    kind === 'order'
+      ? prepareOrderMargins(
+          latest.map((document) => document.record as OrderRecord),
+          from,
+        )
+      : undefined,
+  ]);
   const externalIds = latest.map((document) => document.record.externalId);
   return {
     puts,
@@ -160,5 +169,6 @@ export async function prepareDocuments(
     touched,
     documents: new Set([...externalIds.map((id) => `${kind}#${id}`), ...adherenceDocuments(attributedQuotes(latest))]),
     adherence,
+    ...(margins ? { margins } : {}),
   };
 }

@@ -4,6 +4,7 @@ import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import type { FxObservation, Provenance, TouchedSet } from '#shared/canonical/items.ts';
 import { recordFxRates } from '#shared/canonical/repository.ts';
 import type { AdherenceWork } from './adherence-fold.ts';
+import type { MarginWork } from './margin-fold.ts';
 
 /**
  * A chunk made ready to write: its items, the stale lines to remove first, the rates it observed and what it touches.
@@ -18,6 +19,8 @@ export interface PreparedChunk {
   readonly documents: ReadonlySet<string>;
   /** Quote and order chunks: what they change in the adherence aggregates, applied at the chunk's checkpoint. */
   readonly adherence?: AdherenceWork;
+  /** Order chunks: what they change in their products' monthly margins, applied at the chunk's checkpoint. */
+  readonly margins?: MarginWork;
 }
 
 function keyText(key: { PK?: unknown; SK?: unknown }): string {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cataloguePage, readCatalogueQuery } from './catalogue.ts';
+import { catalogueRow, decodeCursor, encodeCursor, readCatalogueQuery } from './catalogue.ts';
+import { changeSortKey, NO_CHANGE_PREFIX, skuSortKey } from './listing.ts';
 import type { Recommendation } from './schema.ts';
 
 function priced(
@@ -43,57 +44,58 @@ const catalogue: Recommendation[] = [
   },
 ];
 
+function sortedBy(key: (recommendation: Recommendation) => string, recommendations = catalogue): string[] {
+  return [...recommendations].sort((a, b) => (key(a) < key(b) ? -1 : 1)).map((recommendation) => recommendation.sku);
+}
+
 describe('the catalogue of recommendations', () => {
-  it('lists every product by SKU with its change, and the categories to filter by', () => {
-    const page = cataloguePage(catalogue, { sort: 'sku', page: 1 });
-    expect(page.rows.map((row) => row.sku)).toEqual(['BOLT-1', 'FREE-1', 'LAMP-1', 'LAMP-2']);
-    expect(page.rows[0]).toMatchObject({ changePct: -25, recommendedPriceCents: 150, confidence: 'low' });
-    expect(page.rows[1]).toMatchObject({ changePct: null });
-    expect(page.rows[1]).not.toHaveProperty('recommendedPriceCents');
-    expect(page.categories).toEqual(['Fasteners', 'Lighting']);
+  it('shows each product with its change, and no recommended price or change for one it cannot price', () => {
+    expect(catalogueRow(catalogue[1] as Recommendation)).toMatchObject({ changePct: -25, recommendedPriceCents: 150, confidence: 'low' });
+    const unpriced = catalogueRow(catalogue[3] as Recommendation);
+    expect(unpriced).toMatchObject({ changePct: null });
+    expect(unpriced).not.toHaveProperty('recommendedPriceCents');
   });
 
-  it('orders SKUs as a person does, numbers within them by value', () => {
-    const numbered = [priced('CLIP-10', 100, 100), priced('CLIP-2', 100, 100), priced('CLIP-1', 100, 100)];
-    expect(cataloguePage(numbered, { sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['CLIP-1', 'CLIP-2', 'CLIP-10']);
+  it('keys SKUs so that they sort as a person orders them, numbers within them by value', () => {
+    const numbered = [priced('CLIP-10', 100, 100), priced('clip-2', 100, 100), priced('CLIP-1', 100, 100), priced('CLIP-002', 1, 1)];
+    expect(sortedBy((recommendation) => skuSortKey(recommendation.sku), numbered)).toEqual(['CLIP-1', 'CLIP-002', 'clip-2', 'CLIP-10']);
+    expect(sortedBy((recommendation) => skuSortKey(recommendation.sku))).toEqual(['BOLT-1', 'FREE-1', 'LAMP-1', 'LAMP-2']);
   });
 
-  it('filters by category and searches SKU and name without regard to case', () => {
-    expect(cataloguePage(catalogue, { category: 'Fasteners', sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['BOLT-1']);
-    expect(cataloguePage(catalogue, { search: 'hex', sort: 'sku', page: 1 }).rows.map((row) => row.sku)).toEqual(['BOLT-1']);
-    expect(cataloguePage(catalogue, { search: 'lamp', sort: 'sku', page: 1 }).matching).toBe(2);
-  });
-
-  it('sorts by change either way, with products that have no change last', () => {
-    expect(cataloguePage(catalogue, { sort: 'change-asc', page: 1 }).rows.map((row) => row.sku)).toEqual([
-      'BOLT-1',
-      'LAMP-1',
-      'LAMP-2',
-      'FREE-1',
-    ]);
-    expect(cataloguePage(catalogue, { sort: 'change-desc', page: 1 }).rows.map((row) => row.sku)).toEqual([
-      'LAMP-2',
-      'LAMP-1',
-      'BOLT-1',
-      'FREE-1',
-    ]);
-  });
-
-  it('cuts the list into pages, and shows the last page for a page past it', () => {
-    const second = cataloguePage(catalogue, { sort: 'sku', page: 2 }, 3);
-    expect(second).toMatchObject({ page: 2, pages: 2, matching: 4 });
-    expect(second.rows.map((row) => row.sku)).toEqual(['LAMP-2']);
-    expect(cataloguePage(catalogue, { sort: 'sku', page: 9 }, 3).page).toBe(2);
+  it('keys changes so that they sort by value, lowest first, with products that have no change after every number', () => {
+    const change = (recommendation: Recommendation) => changeSortKey(catalogueRow(recommendation).changePct, recommendation.sku);
+    expect(sortedBy(change)).toEqual(['BOLT-1', 'LAMP-1', 'LAMP-2', 'FREE-1']);
+    expect(changeSortKey(-100, 'A') < changeSortKey(-0.01, 'A')).toBe(true);
+    expect(changeSortKey(0, 'A') < changeSortKey(0.01, 'A')).toBe(true);
+    expect(changeSortKey(9e12, 'A') < changeSortKey(null, 'A')).toBe(true);
+    expect(changeSortKey(5, 'A').startsWith(NO_CHANGE_PREFIX)).toBe(false);
   });
 
   it('reads the query string, falling back on anything that does not read', () => {
-    expect(readCatalogueQuery(new URLSearchParams('category=Lighting&q=%20lamp%20&sort=change-desc&page=3'))).toEqual({
+    const after = encodeCursor({ segment: 1, sku: 'LAMP-1', sortKey: 'N#lamp-011#LAMP-1', shown: 50 });
+    expect(readCatalogueQuery(new URLSearchParams(`category=Lighting&q=%20lamp%20&sort=change-desc&after=${after}`))).toEqual({
       category: 'Lighting',
       search: 'lamp',
       sort: 'change-desc',
-      page: 3,
+      after: { segment: 1, sku: 'LAMP-1', sortKey: 'N#lamp-011#LAMP-1', shown: 50 },
     });
-    expect(readCatalogueQuery(new URLSearchParams('category=&sort=price&page=-1'))).toEqual({ sort: 'sku', page: 1 });
-    expect(readCatalogueQuery(new URLSearchParams('page=1e400'))).toEqual({ sort: 'sku', page: 1 });
+    expect(readCatalogueQuery(new URLSearchParams('category=&sort=price&page=-1'))).toEqual({ sort: 'sku' });
+  });
+
+  it('reads a cursor that was tampered with as the first page', () => {
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    for (const text of [
+      'not-base64-json',
+      forged({ segment: 0 }),
+      forged([7, 'A', 'a#A', 0]),
+      forged([0, 'A', '', 0]),
+      forged([0, 'A', 'a#A', -1]),
+      forged([0, '\ud800', 'a#A', 0]),
+      forged([0, 'A'.repeat(600), 'a#A', 0]),
+      'x'.repeat(5000),
+    ]) {
+      expect(decodeCursor(text)).toBeUndefined();
+    }
+    expect(decodeCursor(forged([1, '', '', 50]))).toEqual({ segment: 1, sku: '', sortKey: '', shown: 50 });
   });
 });

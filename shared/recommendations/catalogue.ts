@@ -1,21 +1,28 @@
-// A workspace's recommendations as one list: read from the listing index, then filtered, searched, sorted and cut into pages.
-import * as v from 'valibot';
-import { listingKeys } from '#platform/table/index-keys.ts';
-import { queryListing } from '#platform/table/query.ts';
+// A workspace's recommendations as the console lists them: the query a person asks, the row shown per product, and a page of rows.
 import { changePct } from './overview.ts';
-import { type Recommendation, RecommendationSchema } from './schema.ts';
+import type { Recommendation } from './schema.ts';
 
 export const CATALOGUE_PAGE_SIZE = 50;
 export const catalogueSorts = ['sku', 'change-asc', 'change-desc'] as const;
 export type CatalogueSort = (typeof catalogueSorts)[number];
+
+/** Where a page starts: the last row of the page before, in the ordering the list is read in. */
+export interface CatalogueCursor {
+  /** The segment of the sort the row is in (a sort by change, highest first, reads the products without one last). */
+  readonly segment: number;
+  readonly sku: string;
+  readonly sortKey: string;
+  /** Rows before the page, for the summary. */
+  readonly shown: number;
+}
 
 export interface CatalogueQuery {
   readonly category?: string;
   /** Matched, case-insensitively, anywhere in the SKU or the name. */
   readonly search?: string;
   readonly sort: CatalogueSort;
-  /** From 1. */
-  readonly page: number;
+  /** Absent for the first page. */
+  readonly after?: CatalogueCursor;
 }
 
 export interface CatalogueRow {
@@ -32,12 +39,36 @@ export interface CatalogueRow {
 
 export interface CataloguePage {
   readonly rows: readonly CatalogueRow[];
-  /** Products that match the filter and search, over every page. */
-  readonly matching: number;
-  readonly page: number;
-  readonly pages: number;
+  /** Rows before this page (0 on the first). */
+  readonly shown: number;
+  /** The cursor of the page after, as the query string carries it; absent on the last page. */
+  readonly next?: string;
   /** Every category of the workspace's recommendations, for the filter. */
   readonly categories: readonly string[];
+}
+
+const MAX_CURSOR_TEXT = 4096;
+
+export function encodeCursor(cursor: CatalogueCursor): string {
+  return Buffer.from(JSON.stringify([cursor.segment, cursor.sku, cursor.sortKey, cursor.shown])).toString('base64url');
+}
+
+/** A cursor from a link; anything that does not read as one is the first page. */
+export function decodeCursor(text: string | null): CatalogueCursor | undefined {
+  if (!text || text.length > MAX_CURSOR_TEXT) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (!Array.isArray(parsed) || parsed.length !== 4) return undefined;
+    const [segment, sku, sortKey, shown] = parsed as unknown[];
+    if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0 || segment > 1) return undefined;
+    if (typeof sku !== 'string' || sku.length > 512) return undefined;
+    if (typeof sortKey !== 'string' || sortKey.length > 1024 || (sortKey === '') !== (sku === '')) return undefined;
+    if (typeof shown !== 'number' || !Number.isSafeInteger(shown) || shown < 0) return undefined;
+    if (!sku.isWellFormed() || !sortKey.isWellFormed()) return undefined;
+    return { segment, sku, sortKey, shown };
+  } catch {
+    return undefined;
+  }
 }
 
 /** The query string a person typed or a link carried: anything that does not read falls back rather than fails. */
@@ -45,16 +76,16 @@ export function readCatalogueQuery(query: URLSearchParams): CatalogueQuery {
   const category = query.get('category')?.trim();
   const search = query.get('q')?.trim();
   const sort = query.get('sort') ?? 'sku';
-  const page = Number(query.get('page') ?? '1');
+  const after = decodeCursor(query.get('after'));
   return {
     ...(category ? { category } : {}),
     ...(search ? { search } : {}),
     sort: (catalogueSorts as readonly string[]).includes(sort) ? (sort as CatalogueSort) : 'sku',
-    page: Number.isSafeInteger(page) && page >= 1 ? page : 1,
+    ...(after ? { after } : {}),
   };
 }
 
-function catalogueRow(recommendation: Recommendation): CatalogueRow {
+export function catalogueRow(recommendation: Recommendation): CatalogueRow {
   const common = {
     sku: recommendation.sku,
     ...(recommendation.name === undefined ? {} : { name: recommendation.name }),
@@ -69,48 +100,4 @@ function catalogueRow(recommendation: Recommendation): CatalogueRow {
     changePct: changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents),
     confidence: recommendation.confidence,
   };
-}
-
-/** SKUs as a person orders them: CLIP-2 before CLIP-10. */
-const skuOrder = new Intl.Collator('en', { numeric: true });
-function bySku(a: string, b: string): number {
-  return skuOrder.compare(a, b);
-}
-
-/** Products without a change to sort by (unpriced, or no current price) go last whichever way the sort runs. */
-function byChange(direction: 1 | -1) {
-  return (a: CatalogueRow, b: CatalogueRow): number => {
-    if (a.changePct === null || b.changePct === null) return (a.changePct === null ? 1 : 0) - (b.changePct === null ? 1 : 0);
-    return direction * (a.changePct - b.changePct) || bySku(a.sku, b.sku);
-  };
-}
-
-/** One page of the list as the query asks; a page past the last shows the last. */
-export function cataloguePage(
-  recommendations: readonly Recommendation[],
-  query: CatalogueQuery,
-  pageSize = CATALOGUE_PAGE_SIZE,
-): CataloguePage {
-  const all = recommendations.map(catalogueRow);
-  const categories = [...new Set(all.flatMap((row) => (row.category === undefined ? [] : [row.category])))].sort();
-  const needle = query.search?.toLowerCase();
-  const matching = all.filter(
-    (row) =>
-      (query.category === undefined || row.category === query.category) &&
-      (needle === undefined || row.sku.toLowerCase().includes(needle) || (row.name ?? '').toLowerCase().includes(needle)),
-  );
-  if (query.sort === 'sku') matching.sort((a, b) => bySku(a.sku, b.sku));
-  else matching.sort(byChange(query.sort === 'change-asc' ? 1 : -1));
-  const pages = Math.max(1, Math.ceil(matching.length / pageSize));
-  const page = Math.min(query.page, pages);
-  return { rows: matching.slice((page - 1) * pageSize, page * pageSize), matching: matching.length, page, pages, categories };
-}
-
-/**
- * Every recommendation of the workspace, from the listing index in SKU order: a Query of ~6 recommendations per 4 KB.
- * Sorting by change needs them all, so the list is read whole rather than a page at a time.
- */
-export async function readCatalogue(workspaceId: string): Promise<Recommendation[]> {
-  const items = await queryListing(listingKeys.recommendations(workspaceId));
-  return items.map((item) => v.parse(RecommendationSchema, item));
 }

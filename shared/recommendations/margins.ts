@@ -1,9 +1,9 @@
-// A product's realised margins over time: its order lines, month by month, as the console charts them.
-import type { CategoryLine } from '#shared/bands/history-log.ts';
-import { readCategoryLines } from '#shared/bands/repository.ts';
-
-/** What a history line carries that a realised margin needs; quote lines are read too, and left out. */
-export type MarginLine = Pick<CategoryLine, 'kind' | 'atMs' | 'quantity' | 'costCents' | 'priceCents' | 'exchangeRate'>;
+// A product's realised margins over time: its order lines summed per UTC month as orders drain, read back for the console's chart.
+import { getItems, inParallel, type TableItem, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { updateItem } from '#platform/table/commands.ts';
+import { keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
+import type { OrderRecord } from '#shared/records/schema.ts';
 
 export interface MarginPoint {
   /** YYYY-MM, UTC. */
@@ -13,40 +13,105 @@ export interface MarginPoint {
   readonly lines: number;
 }
 
-/** Sold lines, summed per UTC month in the base currency so that documents in other currencies weigh as much as they sold for. */
-export function monthlyMargins(lines: readonly MarginLine[]): MarginPoint[] {
-  const months = new Map<string, { revenue: number; cost: number; lines: number }>();
-  for (const line of lines) {
-    if (line.kind !== 'order' || !Number.isFinite(line.atMs)) continue;
-    const month = new Date(line.atMs).toISOString().slice(0, 7);
-    const rate = line.exchangeRate ?? 1;
-    const sums = months.get(month) ?? { revenue: 0, cost: 0, lines: 0 };
-    sums.revenue += line.priceCents * line.quantity * rate;
-    sums.cost += line.costCents * line.quantity * rate;
-    sums.lines += 1;
-    months.set(month, sums);
+/** Revenue and cost in the base currency's minor units, and the line count. */
+export type MarginSums = readonly [revenue: number, cost: number, lines: number];
+
+/**
+ * What orders add to products' months, keyed by `monthKey`: an order's own, or the sum of a chunk's changes. Amounts
+ * are kept to 4 decimals so that a version taken out again leaves exactly nothing.
+ */
+export type MarginContribution = Record<string, MarginSums>;
+
+const MONTH_LENGTH = 7;
+const monthKey = (month: string, sku: string) => `${month} ${sku}`;
+export const monthKeyParts = (key: string) => ({ month: key.slice(0, MONTH_LENGTH), sku: key.slice(MONTH_LENGTH + 1) });
+const round = (value: number) => Math.round(value * 10_000) / 10_000;
+
+/** An order's lines summed per product in its UTC month, in the base currency at the order's rate. */
+export function orderContribution(order: OrderRecord): MarginContribution {
+  const atMs = Date.parse(order.soldAt);
+  if (!Number.isFinite(atMs)) return {};
+  const month = new Date(atMs).toISOString().slice(0, MONTH_LENGTH);
+  const rate = order.exchangeRate ?? 1;
+  const sums: Record<string, [number, number, number]> = {};
+  for (const line of order.lines) {
+    const key = monthKey(month, line.productSku);
+    const entry = sums[key] ?? [0, 0, 0];
+    entry[0] = round(entry[0] + line.soldPriceCents * line.quantity * rate);
+    entry[1] = round(entry[1] + line.costCents * line.quantity * rate);
+    entry[2] += 1;
+    sums[key] = entry;
   }
-  return [...months.entries()]
-    .filter(([, sums]) => sums.revenue > 0)
-    .sort(([a], [b]) => (a < b ? -1 : 1))
-    .map(([month, sums]) => ({
-      month,
-      marginPct: Math.round(((sums.revenue - sums.cost) / sums.revenue) * 10_000) / 100,
-      lines: sums.lines,
-    }));
+  return sums;
+}
+
+/** Adds `sign` times each contribution to `into`; entries that come to nothing are dropped. */
+export function addContributions(into: MarginContribution, from: MarginContribution, sign: 1 | -1): MarginContribution {
+  const sums: Record<string, MarginSums> = { ...into };
+  for (const [key, [revenue, cost, lines]] of Object.entries(from)) {
+    const [r, c, l] = sums[key] ?? [0, 0, 0];
+    const next: MarginSums = [round(r + sign * revenue), round(c + sign * cost), l + sign * lines];
+    if (next[0] === 0 && next[1] === 0 && next[2] === 0) delete sums[key];
+    else sums[key] = next;
+  }
+  return sums;
+}
+
+/** What each chunk's orders last added, by order: a later version subtracts it before adding its own. */
+export async function readOrderContributions(workspaceId: string, orderIds: readonly string[]): Promise<Map<string, MarginContribution>> {
+  const items = await getItems(
+    orderIds.map((id) => keys.orderMargin(workspaceId, id)),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => [String(item.orderExternalId), JSON.parse(String(item.contribution)) as MarginContribution]));
+}
+
+export function orderContributionItem(workspaceId: string, orderId: string, contribution: MarginContribution): TableItem {
+  return {
+    ...keys.orderMargin(workspaceId, orderId),
+    type: 'orderMargin',
+    orderExternalId: orderId,
+    contribution: JSON.stringify(contribution),
+  };
 }
 
 /**
- * The product's order lines, from its category's history log (the lines the bands read, so what was realised under
- * the product's current category): the read the bands job makes for the category, about 1 RRU per 4 KB of log.
+ * Folds a change into the products' months. Each month item records, per run (a batch), the last step (a chunk)
+ * folded into it and takes a step only after it: a run that dies anywhere and repeats the step adds nothing twice.
  */
-export async function readRealisedMargins(
-  workspaceId: string,
-  sku: string,
-  category: string | undefined,
-  nowMs: number,
-): Promise<MarginPoint[]> {
-  if (category === undefined) return [];
-  const lines = await readCategoryLines(workspaceId, category, nowMs);
-  return monthlyMargins(lines.filter((line) => line.productSku === sku));
+export async function foldMargins(workspaceId: string, delta: MarginContribution, run: string, step: string): Promise<void> {
+  const marker = `m_${run}`;
+  await inParallel(Object.entries(delta), WRITE_CONCURRENCY, async ([key, [revenue, cost, lines]]) => {
+    const { month, sku } = monthKeyParts(key);
+    // A refused condition is a step this month already took: nothing to add.
+    await updateItem({
+      Key: keys.productMargin(workspaceId, sku, month),
+      UpdateExpression: 'SET #type = :type, #month = :month, #marker = :step ADD revenue :revenue, cost :cost, #lines :lines',
+      ConditionExpression: 'attribute_not_exists(#marker) OR #marker < :step',
+      ExpressionAttributeNames: { '#type': 'type', '#month': 'month', '#marker': marker, '#lines': 'lines' },
+      ExpressionAttributeValues: {
+        ':type': 'productMargin',
+        ':month': month,
+        ':step': step,
+        ':revenue': revenue,
+        ':cost': cost,
+        ':lines': lines,
+      },
+    });
+  });
+}
+
+/** A product's months, oldest first: one Query of its partition's month items (~100 B each). */
+export async function readProductMargins(workspaceId: string, sku: string): Promise<MarginPoint[]> {
+  const range = keys.productMargins(workspaceId, sku);
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': range.PK, ':prefix': range.SKPrefix },
+  });
+  return items.flatMap((item) => {
+    const revenue = Number(item.revenue);
+    if (!(revenue > 0)) return [];
+    const cost = Number(item.cost);
+    return [{ month: String(item.month), marginPct: Math.round(((revenue - cost) / revenue) * 10_000) / 100, lines: Number(item.lines) }];
+  });
 }

@@ -6,8 +6,8 @@ import { pricingSettings } from '#shared/pricing/settings.ts';
 import { readPricingSnapshot } from '#shared/prices/inputs.ts';
 import { getItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { listingKeys } from '#platform/table/index-keys.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
+import { noteCategories, recommendationRows } from './listing.ts';
 import { recommendProduct } from './recommend.ts';
 import { type Recommendation, RecommendationSchema } from './schema.ts';
 
@@ -48,12 +48,21 @@ export async function computeRecommendations(
 }
 
 export function recommendationItem(workspaceId: string, recommendation: Recommendation): Record<string, unknown> {
-  return {
-    ...keys.recommendation(workspaceId, recommendation.sku),
-    ...listingKeys.recommendation(workspaceId, recommendation.sku),
-    type: 'recommendation',
-    ...recommendation,
-  };
+  return { ...keys.recommendation(workspaceId, recommendation.sku), type: 'recommendation', ...recommendation };
+}
+
+/** A recommendation and its rows in the console's lists, written together whenever it is stored. */
+export function recommendationItems(workspaceId: string, recommendation: Recommendation): Record<string, unknown>[] {
+  return [recommendationItem(workspaceId, recommendation), ...recommendationRows(workspaceId, recommendation)];
+}
+
+/** Stores recommendations with their rows, and names their categories in the workspace's category list. */
+export async function storeRecommendations(workspaceId: string, recommendations: readonly Recommendation[]): Promise<void> {
+  await putItems(recommendations.flatMap((recommendation) => recommendationItems(workspaceId, recommendation)));
+  await noteCategories(
+    workspaceId,
+    recommendations.flatMap((recommendation) => (recommendation.category === undefined ? [] : [recommendation.category])),
+  );
 }
 
 /** Recomputes and stores the recommendations of these products, a page at a time; `shouldStop` is asked between pages. */
@@ -69,7 +78,7 @@ export async function refreshRecommendations(
     if (progress.shouldStop?.()) return { done: false, products };
     const page = skus.slice(start, start + pageSize);
     const recommendations = await computeRecommendations(workspace, page, nowMs);
-    await putItems(recommendations.map((recommendation) => recommendationItem(workspace.workspaceId, recommendation)));
+    await storeRecommendations(workspace.workspaceId, recommendations);
     products += recommendations.length;
     await progress.afterPage?.(page[page.length - 1] as string);
   }
@@ -95,7 +104,7 @@ export async function findRecommendation(
   const stored = await getRecommendation(workspace.workspaceId, sku, consistent);
   if (stored) return stored;
   const [computed] = await computeRecommendations(workspace, [sku], nowMs);
-  if (computed) await putItems([recommendationItem(workspace.workspaceId, computed)]);
+  if (computed) await storeRecommendations(workspace.workspaceId, [computed]);
   return computed;
 }
 
@@ -122,6 +131,6 @@ export async function currentRecommendation(
   ]);
   if (!fresh) return undefined;
   if (stored && sameTerms(stored, fresh)) return stored;
-  await putItems([recommendationItem(workspace.workspaceId, fresh)]);
+  await storeRecommendations(workspace.workspaceId, [fresh]);
   return fresh;
 }

@@ -1,6 +1,6 @@
 // Acknowledging write-back tasks: each result judged on the task as it stands, and written all or nothing.
 import * as v from 'valibot';
-import { computeRecommendations, recommendationItem } from '#shared/recommendations/repository.ts';
+import { computeRecommendations, recommendationItems } from '#shared/recommendations/repository.ts';
 import { inParallel } from '#platform/table/bulk.ts';
 import { isConditionFailure } from '#platform/table/client.ts';
 import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
@@ -31,7 +31,7 @@ type Writer = (task: Task) => Promise<void>;
  * An applied task, the product's new current price and its recommendation at that price, all or nothing: a fault in
  * between can neither leave the task applied with the old price in place nor move the price of a task not applied.
  */
-function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, Record<string, unknown>>, nowMs: number): Writer {
+function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, Record<string, unknown>[]>, nowMs: number): Writer {
   return async (task) => {
     const { ConditionExpression, values } = finishCondition(task, nowMs);
     const recommendation = recommendations.get(task.productSku);
@@ -71,7 +71,8 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
             ExpressionAttributeValues: { ':price': task.priceCents },
           },
         },
-        { Put: { Item: recommendation } },
+        // With its rows in the console's lists, which show the change from the new current price.
+        ...recommendation.map((item) => ({ Put: { Item: item } })),
       );
     }
     await transactWrite(items);
@@ -148,7 +149,7 @@ export async function acknowledgeTasks(
   const recommendations = new Map(
     (await computeRecommendations(workspace, [...newPrices.keys()], nowMs, newPrices)).map((recommendation) => [
       recommendation.sku,
-      recommendationItem(workspace.workspaceId, recommendation),
+      recommendationItems(workspace.workspaceId, recommendation),
     ]),
   );
 
@@ -182,7 +183,7 @@ async function settleResult(
   result: AckResult,
   seen: Task | undefined,
   verdict: AckVerdict,
-  recommendations: ReadonlyMap<string, Record<string, unknown>>,
+  recommendations: ReadonlyMap<string, Record<string, unknown>[]>,
   nowMs: number,
 ): Promise<AckVerdict> {
   let task = seen;

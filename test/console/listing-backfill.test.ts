@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { recentBatches } from '#shared/batches/listing.ts';
 import { tableName } from '#platform/config.ts';
 import { backfillListings } from '#lib/admin/migrations/listing-backfill.ts';
-import { readCatalogue } from '#shared/recommendations/catalogue.ts';
+import { orderings } from '#shared/recommendations/listing.ts';
+import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { recentTasks } from '#shared/writebacks/listing.ts';
@@ -25,6 +26,18 @@ async function unlist(key: { PK: string; SK: string }, recommendation = false): 
   );
 }
 
+/** The console's list as a person first sees it. */
+async function listed(workspaceId: string) {
+  return (await readCataloguePage(workspaceId, { sort: 'sku' })).rows;
+}
+
+/** A product's rows in the console's lists, which an earlier release did not write. */
+async function removeRows(workspaceId: string, sku: string): Promise<void> {
+  for (const ordering of orderings) {
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendationRow(workspaceId, sku, ordering) }));
+  }
+}
+
 describe('the listing backfill', () => {
   it("lists a workspace's products, batches and tasks written before the listing index, and only that workspace's", async () => {
     const workspace = await newWorkspace('Backfilled Seller');
@@ -36,17 +49,21 @@ describe('the listing backfill', () => {
 
     await unlist(keys.recommendation(workspace.workspaceId, 'LAMP'), true);
     await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendation(workspace.workspaceId, 'SHADE') }));
+    await removeRows(workspace.workspaceId, 'LAMP');
+    await removeRows(workspace.workspaceId, 'SHADE');
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendationCategories(workspace.workspaceId) }));
     await unlist(keys.batch(workspace.workspaceId, batchId));
     await unlist(keys.writeback(workspace.workspaceId, taskId));
-    expect(await readCatalogue(workspace.workspaceId)).toEqual([]);
+    expect(await listed(workspace.workspaceId)).toEqual([]);
     expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).not.toContain(
       batchId,
     );
 
     const done = await backfillListings({ workspaceId: workspace.workspaceId });
     expect(done).toEqual({ products: 2, batches: 1, tasks: 1 });
-    const listed = await readCatalogue(workspace.workspaceId);
-    expect(listed.map((recommendation) => [recommendation.sku, recommendation.name, recommendation.category])).toEqual([
+    const page = await readCataloguePage(workspace.workspaceId, { sort: 'sku' });
+    expect(page.categories).toEqual(['Lighting']);
+    expect(page.rows.map((row) => [row.sku, row.name, row.category])).toEqual([
       ['LAMP', 'Desk lamp', 'Lighting'],
       ['SHADE', 'Lamp shade', 'Lighting'],
     ]);

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createWorkspaceWithKeys, seedDemo } from '#lib/local/seed.ts';
+import { createDemoConsoleUser, createWorkspaceWithKeys, DEMO_LAYOUT, seedDemo } from '#lib/local/seed.ts';
 
 describe("npm start's demo workspace", () => {
   it('runs the upgrade for a demo saved before the console, gives it its console user, and never runs it again', async () => {
@@ -23,6 +23,25 @@ describe("npm start's demo workspace", () => {
 
     const second = await seedDemo(savedAt, upgrade);
     expect(second.demo.workspaceId).toBe(earlier.workspaceId);
+    expect(upgraded).toEqual([earlier.workspaceId]);
+  });
+
+  it('runs the upgrade once for a demo saved with its console user but in an earlier layout', async () => {
+    const savedAt = join(mkdtempSync(join(tmpdir(), 'demo-upgrade-')), 'demo.json');
+    const earlier = await createWorkspaceWithKeys('Demo kept from before the console listed rows');
+    const console = await createDemoConsoleUser(earlier.workspaceId);
+    writeFileSync(savedAt, JSON.stringify({ ...earlier, console }));
+    const upgraded: string[] = [];
+    const upgrade = async (workspaceId: string) => {
+      upgraded.push(workspaceId);
+    };
+
+    const first = await seedDemo(savedAt, upgrade);
+    expect(first.demo.console).toEqual(console);
+    expect(upgraded).toEqual([earlier.workspaceId]);
+    expect(JSON.parse(readFileSync(savedAt, 'utf8')).layout).toBe(DEMO_LAYOUT);
+
+    await seedDemo(savedAt, upgrade);
     expect(upgraded).toEqual([earlier.workspaceId]);
   });
 

@@ -722,14 +722,16 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   // The console's lists and pages (pricing, batches, write-backs), served by the listing index.
   {
-    name: "Console: list a workspace's recommendations, to filter, search, sort by change and page",
+    name: "Console: a page of a workspace's recommendations, by SKU or by change, over the workspace or one category, searched or not",
     usedBy: ['console recommendations'],
-    call: 'Query on the listing index (ALL), paged, eventually consistent; filter, search, sort and pages in memory',
-    key: 'listingKeys.recommendations(workspaceId)',
-    cost: '0.5 RRU per 4 KB (~6 recommendations of ~650 B): 1,000 products ≈ 85 RRU a view. Sorting by change needs every one, so the list is read whole',
+    call:
+      'Query on the listing index (ALL) of the ordering asked for, Limit 51 (a search: a FilterExpression contains(search), Limit 500), ' +
+      'from the cursor of the page before; by change, highest first: backwards below N#, then forwards from N#; and a GetItem of the category list',
+    key: "listingKeys.recommendationRows(workspaceId, ordering, category?), recommendationRow(workspaceId, sku, ordering) for the cursor's start; recommendationCategories(workspaceId)",
+    cost: '~2.5–3 RRU a view (51 rows of ~300 B, and 0.5 RRU for the category list), whatever the catalogue; a search ~20 RRU (500 rows read)',
   },
   {
-    name: 'Listing index: keep a recommendation, a batch and a write-back task in their lists',
+    name: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
     usedBy: [
       'drain (bands job)',
       'getPrice',
@@ -741,9 +743,39 @@ export const accessPatterns: readonly AccessPattern[] = [
       'claimWritebacks',
       'ackWritebacks',
     ],
-    call: 'No call of its own: the index projects ALL, so every write of these items writes its index entry too',
-    key: 'listingKeys.recommendation(workspaceId, sku), listingKeys.batch(…), listingKeys.writeback(…)',
-    cost: '+1 WRU per write of a recommendation, batch or task (each under 1 KB); their keys never change, so never 2',
+    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's four rows are put with it",
+    key: 'recommendationRow(workspaceId, sku, ordering) with listingKeys.recommendationRow(…), listingKeys.batch(…), listingKeys.writeback(…)',
+    cost: 'A recommendation: 4 rows × (1 WRU + 1 WRU for the entry, 2 when its change or category moved it); a batch or task +1 WRU (each under 1 KB)',
+  },
+  {
+    name: "The workspace's category list: add the categories of stored recommendations",
+    usedBy: ['drain (bands job)', 'getPrice', 'approvePrice', 'console product'],
+    call: 'UpdateItem ADD categories (a string set) per page of recommendations stored',
+    key: 'recommendationCategories(workspaceId)',
+    cost: '1 WRU per started KB of the list per page of up to 400 recommendations',
+  },
+  {
+    name: 'Bands job: the products of a category whose bands it recomputed, to reprice them all',
+    usedBy: ['drain (bands job)'],
+    call: "Query on the listing index (ALL) of the category's SKU-ordered rows, projected to sku, every page",
+    key: "listingKeys.recommendationRows(workspaceId, 'category-sku', category)",
+    cost: '0.5 RRU per 4 KB of rows (~13 products): 10,000 products in the category ≈ 380 RRU, once per invocation that reaches the recommendations',
+  },
+  {
+    name: "Drain: fold an order chunk into its products' monthly margins",
+    usedBy: ['drain'],
+    call:
+      "BatchGetItem (strongly consistent) of the orders' stored contributions; UpdateItem ADD per product and month changed, " +
+      'conditional on the batch marker being below the chunk; BatchWriteItem of the contributions, last',
+    key: 'orderMargin(workspaceId, orderExternalId), productMargin(workspaceId, sku, month)',
+    cost: '1 RRU per order (its contribution, <4 KB), 1 WRU per product-month an order chunk changes, 1 WRU per order for its contribution',
+  },
+  {
+    name: 'Backfill the margins: fold the orders drained before margins were kept',
+    usedBy: ['admin upgrade (npm start on an older demo)'],
+    call: "Scan of the whole table, filtered to the workspace's order documents; then the drain's margin fold, 100 orders a step",
+    key: 'every item; as the drain',
+    cost: '0.5 RRU per 4 KB of the whole table, then as the drain per order; run once',
   },
   {
     name: 'Backfill the listing index: list the products, batches and tasks written before it',
@@ -757,9 +789,9 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Console: a product's realised margins by month",
     usedBy: ['console product'],
-    call: "The bands job's read of the product's category (its 16 history log partitions, and the older layout's lines), kept to the product's order lines",
-    key: 'historyLogShard(workspaceId, category, shard), historyKeys.categoryLines(workspaceId, category)',
-    cost: "1 RRU per 4 KB of the category's log (~140 lines; at least 16 RRU) + 0.5 RRU for the older index once empty",
+    call: "Query of the product's partition, begins_with(SK, MARGIN#), eventually consistent",
+    key: 'productMargins(workspaceId, sku)',
+    cost: '0.5 RRU (a month item is ~120 B: 30 years of months in one 4 KB read), whatever the size of the category',
   },
   {
     name: "Console: each connector's recent batches",

@@ -154,6 +154,14 @@ export const listingKeys = {
     [listingIndex.sortKey]: sku,
   }),
   recommendations: (workspaceId: string) => ({ partitionKey: `WS#${workspaceId}#RECOMMENDATIONS` }),
+  /** A recommendation's row in one ordering of the console's list: the whole workspace's, or one category's. */
+  recommendationRow: (workspaceId: string, ordering: string, category: string | undefined, sortKey: string) => ({
+    [listingIndex.partitionKey]: recommendationRowsPartition(workspaceId, ordering, category),
+    [listingIndex.sortKey]: sortKey,
+  }),
+  recommendationRows: (workspaceId: string, ordering: string, category: string | undefined) => ({
+    partitionKey: recommendationRowsPartition(workspaceId, ordering, category),
+  }),
   batch: (workspaceId: string, connectorId: string, createdAt: string, batchId: string) => ({
     [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
     [listingIndex.sortKey]: `${createdAt}#${batchId}`,
@@ -165,6 +173,10 @@ export const listingKeys = {
   }),
   writebacks: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorWritebacksPartition(workspaceId, connectorId) }),
 } as const;
+
+function recommendationRowsPartition(workspaceId: string, ordering: string, category: string | undefined): string {
+  return `WS#${workspaceId}#RECROWS#${ordering}${category === undefined ? '' : `#CAT#${category}`}`;
+}
 
 function connectorBatchesPartition(workspaceId: string, connectorId: string): string {
   return `WS#${workspaceId}#BATCHES#${connectorId}`;

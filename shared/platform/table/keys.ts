@@ -137,6 +137,24 @@ export const keys = {
    * rationale. It sits in the product's partition, so the overview reads it with one GetItem.
    */
   recommendation: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'RECOMMENDATION' }),
+  /** A recommendation's slim row in one of the console's orderings (recommendations/listing.ts), beside the recommendation. */
+  recommendationRow: (workspaceId: string, sku: string, ordering: string): PrimaryKey => ({
+    PK: productPartition(workspaceId, sku),
+    SK: `RECROW#${ordering}`,
+  }),
+  /** Every category the workspace's recommendations have named: the console's category filter, one item. */
+  recommendationCategories: (workspaceId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: 'RECOMMENDATION_CATEGORIES' }),
+  /** A product's order lines summed in one UTC month, folded in as orders drain; a product's months are one Query. */
+  productMargin: (workspaceId: string, sku: string, month: string): PrimaryKey => ({
+    PK: productPartition(workspaceId, sku),
+    SK: `${MARGIN_PREFIX}${month}`,
+  }),
+  productMargins: (workspaceId: string, sku: string) => ({ PK: productPartition(workspaceId, sku), SKPrefix: MARGIN_PREFIX }),
+  /** What an order last added to its products' monthly margins: a later version of it adds only the difference. */
+  orderMargin: (workspaceId: string, orderExternalId: string): PrimaryKey => ({
+    PK: documentPartition(workspaceId, 'order', orderExternalId),
+    SK: 'MARGIN',
+  }),
   /** An approved price, kept beside the product it prices, in the order approved. */
   approval: (workspaceId: string, sku: string, approvedAt: string, approvalId: string): PrimaryKey => ({
     PK: productPartition(workspaceId, sku),
@@ -231,6 +249,8 @@ function batchPartition(workspaceId: string, batchId: string): string {
 function webhooksPartition(workspaceId: string): string {
   return `WS#${workspaceId}#WEBHOOKS`;
 }
+
+const MARGIN_PREFIX = 'MARGIN#';
 
 function productPartition(workspaceId: string, sku: string): string {
   return `${productPartitionPrefix(workspaceId)}${sku}`;

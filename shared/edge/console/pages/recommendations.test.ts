@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
-import { cataloguePage, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
+import { type CataloguePage, catalogueRow, encodeCursor, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';
 import { catalogueView, productView, readPrice } from './recommendations.ts';
 
@@ -27,10 +27,12 @@ function priced(sku: string, extra: Partial<Recommendation> = {}): Recommendatio
   } as Recommendation;
 }
 
-function listView(recommendations: Recommendation[], search = '') {
+/** A page as the list read it: its rows, the rows before it, and the cursor of the next. */
+function listView(recommendations: Recommendation[], search = '', page: Partial<CataloguePage> = {}) {
   const params = new URLSearchParams(search);
   const query = readCatalogueQuery(params);
-  return catalogueView(cataloguePage(recommendations, query, 50), query, params).body.text;
+  const read: CataloguePage = { rows: recommendations.map(catalogueRow), shown: 0, categories: ['Lighting'], ...page };
+  return catalogueView(read, query, params).body.text;
 }
 
 describe('the recommendations page', () => {
@@ -42,7 +44,7 @@ describe('the recommendations page', () => {
     expectShown(markup, '21.50 USD');
     expectShown(markup, '+7.55%');
     expectShown(markup, '<td>medium</td>');
-    expectShown(markup, 'Products 1–2 of 2.');
+    expectShown(markup, 'Products 1–2.');
   });
 
   it('escapes a hostile product name and category wherever it shows them', () => {
@@ -52,20 +54,28 @@ describe('the recommendations page', () => {
   });
 
   it('keeps the filter in its page links, and marks the chosen options', () => {
-    const many = Array.from({ length: 120 }, (_, i) => priced(`SKU-${String(i).padStart(3, '0')}`));
-    const markup = listView(many, 'category=Lighting&sort=change-desc&page=2');
-    expectShown(markup, 'href="/console/recommendations?category=Lighting&amp;sort=change-desc" rel="prev"');
-    expectShown(markup, 'href="/console/recommendations?category=Lighting&amp;sort=change-desc&amp;page=3" rel="next"');
-    expectShown(markup, 'Page 2 of 3');
+    const many = Array.from({ length: 50 }, (_, i) => priced(`SKU-${String(i).padStart(3, '0')}`));
+    const after = encodeCursor({ segment: 0, sku: 'SKU-000', sortKey: 'k', shown: 50 });
+    const next = encodeCursor({ segment: 0, sku: 'SKU-049', sortKey: 'k2', shown: 100 });
+    const markup = listView(many, `category=Lighting&sort=change-desc&after=${after}`, { shown: 50, next });
+    expectShown(markup, 'href="/console/recommendations?category=Lighting&amp;sort=change-desc">First page</a>');
+    expectShown(markup, `href="/console/recommendations?category=Lighting&amp;sort=change-desc&amp;after=${next}" rel="next"`);
     expectShown(markup, '<option value="Lighting" selected>');
     expectShown(markup, '<option value="change-desc" selected>');
-    expectShown(markup, 'Products 51–100 of 120 matching.');
+    expectShown(markup, 'Matching products 51–100.');
   });
 
   it('offers no page links for a single page, and says when nothing matches', () => {
     expect(listView([priced('LAMP-1')])).not.toContain('Next page');
-    expect(listView([priced('LAMP-1')], 'q=nothing')).toContain('No product matches the filter.');
+    expect(listView([], 'q=nothing')).toContain('No product matches the filter.');
     expect(listView([])).toContain('No recommendations yet');
+  });
+
+  it('offers to search on when a search spent its reads without a match', () => {
+    const next = encodeCursor({ segment: 0, sku: 'SKU-499', sortKey: 'k', shown: 0 });
+    const markup = listView([], 'q=rare', { next });
+    expect(markup).toContain('search on with the next page');
+    expect(markup).toContain('rel="next"');
   });
 });
 

@@ -3,15 +3,9 @@ import { type Approver, approvePrice } from '#shared/approvals/approve.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
-import {
-  CATALOGUE_PAGE_SIZE,
-  type CatalogueQuery,
-  type CataloguePage,
-  cataloguePage,
-  readCatalogue,
-  readCatalogueQuery,
-} from '#shared/recommendations/catalogue.ts';
-import { type MarginPoint, readRealisedMargins } from '#shared/recommendations/margins.ts';
+import { type CatalogueQuery, type CataloguePage, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
+import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
+import { type MarginPoint, readProductMargins } from '#shared/recommendations/margins.ts';
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { findRecommendation } from '#shared/recommendations/repository.ts';
@@ -57,14 +51,25 @@ function filterForm(page: CataloguePage, query: CatalogueQuery): Html {
   </form>`;
 }
 
+/** DynamoDB pages forward: the next page from where this one ended, and the first page again. */
 function pagination(page: CataloguePage, query: URLSearchParams): Html {
-  if (page.pages <= 1) return html``;
-  const link = (number: number) => withQuery(LIST_PATH, query, { page: number === 1 ? undefined : String(number) });
+  if (page.next === undefined && page.shown === 0) return html``;
   return html`<nav class="pagination" aria-label="Pages of recommendations">
-    ${page.page > 1 ? html`<a href="${link(page.page - 1)}" rel="prev">Previous page</a>` : ''}
-    <span aria-current="page">Page ${page.page} of ${page.pages}</span>
-    ${page.page < page.pages ? html`<a href="${link(page.page + 1)}" rel="next">Next page</a>` : ''}
+    ${page.shown > 0 ? html`<a href="${withQuery(LIST_PATH, query, { after: undefined })}">First page</a>` : ''}
+    ${page.next === undefined ? '' : html`<a href="${withQuery(LIST_PATH, query, { after: page.next })}" rel="next">Next page</a>`}
   </nav>`;
+}
+
+function summary(page: CataloguePage, query: CatalogueQuery): string {
+  const filtered = query.category !== undefined || query.search !== undefined;
+  if (page.rows.length === 0) {
+    if (page.next !== undefined) return 'No match in the products searched so far: search on with the next page.';
+    if (page.shown > 0) return 'No more products.';
+    return filtered
+      ? 'No product matches the filter.'
+      : 'No recommendations yet: they appear once a connector has synced products and their batch has drained.';
+  }
+  return `${filtered ? 'Matching products' : 'Products'} ${page.shown + 1}–${page.shown + page.rows.length}.`;
 }
 
 function changeCell(value: number | null): Html {
@@ -74,19 +79,9 @@ function changeCell(value: number | null): Html {
 
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
 export function catalogueView(page: CataloguePage, query: CatalogueQuery, search: URLSearchParams): PageView {
-  const filtered = query.category !== undefined || query.search !== undefined;
-  const first = (page.page - 1) * CATALOGUE_PAGE_SIZE + 1;
   const body = html`<h1>Recommendations</h1>
     ${filterForm(page, query)}
-    <p class="summary">
-      ${
-        page.matching === 0
-          ? filtered
-            ? 'No product matches the filter.'
-            : 'No recommendations yet: they appear once a connector has synced products and their batch has drained.'
-          : `Products ${first}–${first + page.rows.length - 1} of ${page.matching}${filtered ? ' matching' : ''}.`
-      }
-    </p>
+    <p class="summary">${summary(page, query)}</p>
     ${
       page.rows.length === 0
         ? ''
@@ -134,8 +129,7 @@ export const recommendationsPage: ConsolePage = {
   nav: 'Recommendations',
   async read(ctx) {
     const query = readCatalogueQuery(ctx.query);
-    const recommendations = await readCatalogue(ctx.user.workspaceId);
-    return catalogueView(cataloguePage(recommendations, query), query, ctx.query);
+    return catalogueView(await readCataloguePage(ctx.user.workspaceId, query), query, ctx.query);
   },
 };
 
@@ -290,7 +284,7 @@ async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['atte
   const workspace = await workspaceOf(ctx);
   // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
   const recommendation = v.is(IdentifierSchema, sku) ? await findRecommendation(workspace, sku, ctx.nowMs) : undefined;
-  const margins = recommendation ? await readRealisedMargins(workspace.workspaceId, sku, recommendation.category, ctx.nowMs) : [];
+  const margins = recommendation ? await readProductMargins(workspace.workspaceId, sku) : [];
   return productView({
     sku,
     recommendation,

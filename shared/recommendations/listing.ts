@@ -1,0 +1,96 @@
+// The console's list of recommendations as DynamoDB pages it: a slim row per product in each ordering, and the category list.
+import type { TableItem } from '#platform/table/bulk.ts';
+import { getItem, updateItem } from '#platform/table/commands.ts';
+import { table } from '#platform/table/definition.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
+import { keys } from '#platform/table/keys.ts';
+import { queryAll } from '#platform/table/query.ts';
+import { type CatalogueRow, catalogueRow } from './catalogue.ts';
+import type { Recommendation } from './schema.ts';
+
+const listingIndex = table.indexes[3];
+
+/**
+ * Each way the console lists recommendations, a partition of the listing index apiece: by SKU or by change, over the
+ * workspace or within the product's category. A row is written per ordering, so each list is a Query that reads only
+ * the page it shows. A new filter or sort is a new ordering here.
+ */
+export const orderings = ['sku', 'change', 'category-sku', 'category-change'] as const;
+export type Ordering = (typeof orderings)[number];
+
+const byCategory = (ordering: Ordering) => ordering.startsWith('category-');
+
+/** SKUs as a person orders them (CLIP-2 before CLIP-10), as text that sorts so: each run of digits led by its length. */
+export function skuSortKey(sku: string): string {
+  const natural = sku.toLowerCase().replace(/\d+/g, (digits) => {
+    const significant = digits.replace(/^0+(?=\d)/, '');
+    return `${String(Math.min(significant.length, 99)).padStart(2, '0')}${significant}`;
+  });
+  return `${natural}#${sku}`;
+}
+
+/** Change in hundredths of a point, offset so that every value is a non-negative integer of 16 digits. */
+const CHANGE_OFFSET = 1e15;
+/** Rows without a change to sort by (unpriced, or no current price) sort after every number. */
+export const NO_CHANGE_PREFIX = 'N#';
+
+export function changeSortKey(changePct: number | null, sku: string): string {
+  if (changePct === null) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
+  const offset = Math.min(Math.max(Math.round(changePct * 100) + CHANGE_OFFSET, 0), 2 * CHANGE_OFFSET - 1);
+  return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
+}
+
+function sortKeyOf(ordering: Ordering, row: CatalogueRow): string {
+  return ordering.endsWith('change') ? changeSortKey(row.changePct, row.sku) : skuSortKey(row.sku);
+}
+
+/**
+ * A recommendation's rows, one per ordering. A row of a category ordering for a product without a category carries no
+ * list keys, so it leaves that list.
+ */
+export function recommendationRows(workspaceId: string, recommendation: Recommendation): TableItem[] {
+  const row = catalogueRow(recommendation);
+  const search = `${row.sku}\n${row.name ?? ''}`.toLowerCase();
+  return orderings.map((ordering) => {
+    const category = byCategory(ordering) ? row.category : undefined;
+    const listed = !byCategory(ordering) || category !== undefined;
+    return {
+      ...keys.recommendationRow(workspaceId, row.sku, ordering),
+      ...(listed ? listingKeys.recommendationRow(workspaceId, ordering, category, sortKeyOf(ordering, row)) : {}),
+      type: 'recommendationRow',
+      ...row,
+      search,
+      updatedAt: recommendation.updatedAt,
+    };
+  });
+}
+
+/** Adds the categories of stored recommendations to the workspace's list: a set, so adding one again changes nothing. */
+export async function noteCategories(workspaceId: string, categories: Iterable<string>): Promise<void> {
+  const named = new Set(categories);
+  if (named.size === 0) return;
+  await updateItem({
+    Key: keys.recommendationCategories(workspaceId),
+    UpdateExpression: 'SET #type = :type ADD categories :categories',
+    ExpressionAttributeNames: { '#type': 'type' },
+    ExpressionAttributeValues: { ':type': 'recommendationCategories', ':categories': named },
+  });
+}
+
+export async function readCategories(workspaceId: string): Promise<string[]> {
+  const item = await getItem({ Key: keys.recommendationCategories(workspaceId) });
+  const categories = item?.categories;
+  return categories instanceof Set ? [...(categories as Set<string>)].sort() : [];
+}
+
+/** The SKUs listed in a category: what a change of the category's bands reprices. */
+export async function categorySkus(workspaceId: string, category: string): Promise<string[]> {
+  const items = await queryAll({
+    IndexName: listingIndex.name,
+    KeyConditionExpression: '#pk = :pk',
+    ProjectionExpression: 'sku',
+    ExpressionAttributeNames: { '#pk': listingIndex.partitionKey },
+    ExpressionAttributeValues: { ':pk': listingKeys.recommendationRows(workspaceId, 'category-sku', category).partitionKey },
+  });
+  return items.map((item) => String(item.sku));
+}

@@ -1,0 +1,97 @@
+// A product's monthly margins as orders drain: folded once per order version, whatever a drain repeats, and backfilled for orders drained before.
+import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it } from 'vitest';
+import { backfillMargins } from '#lib/admin/migrations/margins-backfill.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { applyMargins, prepareOrderMargins } from '#shared/pipeline/margin-fold.ts';
+import { foldMargins, readProductMargins } from '#shared/recommendations/margins.ts';
+import type { OrderRecord } from '#shared/records/schema.ts';
+import { drain, LAMP, SHADE } from './prices-support.ts';
+import { newWorkspace } from './support.ts';
+
+function order(
+  externalId: string,
+  soldAt: string,
+  lines: Array<[sku: string, quantity: number, cost: number, price: number]>,
+): OrderRecord {
+  return {
+    externalId,
+    customerExternalId: 'C-1',
+    currency: 'USD',
+    soldAt,
+    lines: lines.map(([productSku, quantity, costCents, soldPriceCents]) => ({ productSku, quantity, costCents, soldPriceCents })),
+  } as OrderRecord;
+}
+
+const customer = [{ externalId: 'C-1', name: 'Buyer', segment: 'smb' }];
+
+describe("a product's monthly margins", () => {
+  it('are folded from its orders as they drain, and a corrected order replaces what it added', async () => {
+    const seller = await newWorkspace('Margins Seller');
+    await drain(seller, {
+      product: [LAMP, SHADE],
+      customer,
+      order: [
+        order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 600, 1000]]),
+        order('O-2', '2026-10-02T10:00:00Z', [
+          ['LAMP', 1, 750, 1000],
+          ['SHADE', 2, 400, 800],
+        ]),
+      ],
+    });
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([
+      { month: '2026-09', marginPct: 40, lines: 1 },
+      { month: '2026-10', marginPct: 25, lines: 1 },
+    ]);
+
+    await drain(seller, { order: [order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 800, 1000]])] });
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([
+      { month: '2026-09', marginPct: 20, lines: 1 },
+      { month: '2026-10', marginPct: 25, lines: 1 },
+    ]);
+    expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-10', marginPct: 50, lines: 1 }]);
+  }, 60_000);
+
+  it('count a chunk once when a drain that died after folding part of it runs it again', async () => {
+    const seller = await newWorkspace('Retried Margins Seller');
+    const from = { workspaceId: seller.workspaceId, batchId: 'batch-1', syncedAt: new Date().toISOString() };
+    const orders = [
+      order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 600, 1000]]),
+      order('O-2', '2026-09-11T10:00:00Z', [['SHADE', 1, 300, 1000]]),
+    ];
+
+    // The first attempt folds LAMP's month and dies before SHADE's and before the orders' contributions are written.
+    const first = await prepareOrderMargins(orders, from);
+    const lampOnly = Object.fromEntries(Object.entries(first.delta).filter(([key]) => key.endsWith('LAMP')));
+    await foldMargins(seller.workspaceId, lampOnly, 'batch-1', 'CHUNK#0001');
+
+    const again = await prepareOrderMargins(orders, from);
+    await applyMargins(again, 'batch-1', 'CHUNK#0001');
+    await applyMargins(await prepareOrderMargins(orders, from), 'batch-1', 'CHUNK#0001');
+
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
+    expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-09', marginPct: 70, lines: 1 }]);
+  });
+
+  it('are backfilled once from the orders a workspace drained before they were kept', async () => {
+    const seller = await newWorkspace('Backfilled Margins Seller');
+    await drain(seller, { product: [LAMP], customer, order: [order('O-1', '2026-08-10T10:00:00Z', [['LAMP', 4, 500, 1000]])] });
+    // As an earlier release left it: no month items and no contributions.
+    const { Items = [] } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :margin)',
+        ExpressionAttributeValues: { ':pk': keys.product(seller.workspaceId, 'LAMP').PK, ':margin': 'MARGIN#' },
+      }),
+    );
+    for (const item of Items) await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.orderMargin(seller.workspaceId, 'O-1') }));
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([]);
+
+    expect(await backfillMargins(seller.workspaceId)).toEqual({ orders: 1 });
+    expect(await backfillMargins(seller.workspaceId)).toEqual({ orders: 1 });
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([{ month: '2026-08', marginPct: 50, lines: 1 }]);
+  }, 60_000);
+});
