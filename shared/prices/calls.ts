@@ -1,13 +1,10 @@
 // Price calls by Idempotency-Key: the in-progress marker, the stored response that replays and serves as the decision record.
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '#platform/table/bulk.ts';
-import { tableName } from '#platform/config.ts';
 import { ApiError } from '#platform/errors.ts';
 import { randomBase62 } from '#platform/ids.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
-import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
+import { deleteItem, getItem, putItem, updateItem } from '#platform/table/commands.ts';
 import { digestOfPriceCallKey, keys } from '#platform/table/keys.ts';
 import { keyDigest } from '#platform/table/key-parts.ts';
 
@@ -177,22 +174,17 @@ async function archiveCall(workspaceId: string, digest: string, stored: StoredCa
 
 /** Stores the answer, compressed, in the marker's item; only 200s are stored. */
 export async function completeCall(call: CallRef, statusCode: number, json: string): Promise<void> {
-  try {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.priceCall(call.workspaceId, call.keyDigest),
-        UpdateExpression: 'SET #state = :done, statusCode = :status, #response = :response REMOVE lockedUntil',
-        ConditionExpression: 'callId = :callId',
-        ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
-        ExpressionAttributeValues: { ':done': 'done', ':status': statusCode, ':response': compress(json), ':callId': call.callId },
-      }),
-    );
-  } catch (error) {
-    // This call outlived its marker and another took the key over: its answer is not the key's, and its decision ids
-    // would lead nowhere. It fails, and is refunded; a retry gets the answer of the call that holds the key.
-    if (!isConditionFailure(error)) throw error;
-    throw new Error('The price call lost its Idempotency-Key to another call before it could store its answer.', { cause: error });
+  const stored = await updateItem({
+    Key: keys.priceCall(call.workspaceId, call.keyDigest),
+    UpdateExpression: 'SET #state = :done, statusCode = :status, #response = :response REMOVE lockedUntil',
+    ConditionExpression: 'callId = :callId',
+    ExpressionAttributeNames: { '#state': 'state', '#response': 'response' },
+    ExpressionAttributeValues: { ':done': 'done', ':status': statusCode, ':response': compress(json), ':callId': call.callId },
+  });
+  // This call outlived its marker and another took the key over: its answer is not the key's, and its decision ids
+  // would lead nowhere. It fails, and is refunded; a retry gets the answer of the call that holds the key.
+  if (stored.refused) {
+    throw new Error('The price call lost its Idempotency-Key to another call before it could store its answer.', { cause: stored.error });
   }
 }
 
