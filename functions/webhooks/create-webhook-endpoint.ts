@@ -1,12 +1,13 @@
 // POST /v1/webhook-endpoints: registers a webhook endpoint and shows its signing secret, this once.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 import { assertLiveKey, CreateEndpointRequestSchema, endpointView } from '#shared/webhooks/endpoint-schema.ts';
 import { createEndpoint } from '#shared/webhooks/endpoints.ts';
 import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
-export const handler = routeEndpoint('createWebhookEndpoint', async ({ event, principal, nowMs }) => {
+export const handler = routeEndpoint(webhookRoutes, 'createWebhookEndpoint', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);
   const request = readJsonBody(event, CreateEndpointRequestSchema);
   const { endpoint, secret } = await createEndpoint(

@@ -2,7 +2,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { type DrainHooks } from '#shared/pipeline/job.ts';
+import type { DrainHooks } from '#shared/pipeline/job.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
