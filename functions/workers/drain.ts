@@ -7,9 +7,10 @@ import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
+import { workers } from '#edge/routes/workers.ts';
 import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
 
-const drainFunction = backgroundFunction('drain');
+const drainFunction = backgroundFunction(workers, 'drain');
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {
