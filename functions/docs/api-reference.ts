@@ -3,17 +3,18 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { ApiError, quoted } from '#platform/errors.ts';
 import { type HttpEvent, openRouteEndpoint } from '#edge/http/endpoint.ts';
+import { docsRoutes } from '#edge/routes/docs.ts';
 import { preferredEncoding, referenceAssets } from '#edge/reference/assets.ts';
 import { IMMUTABLE, openAnswerHeaders, pageHeaders, SHORT_LIVED } from '#edge/reference/headers.ts';
 import { referencePage } from '#edge/reference/page.ts';
-import { routeById, routeKey } from '#edge/routes.ts';
+import { rowOf, routeKey } from '#edge/routes/rows.ts';
 
-const page = openRouteEndpoint('apiReference', async () => {
+const page = openRouteEndpoint(docsRoutes, 'apiReference', async () => {
   const nonce = randomBytes(16).toString('base64');
   return { statusCode: 200, headers: pageHeaders(nonce), contentType: 'text/html; charset=utf-8', content: referencePage(nonce) };
 });
 
-const asset = openRouteEndpoint('apiReferenceAsset', async ({ event }) => {
+const asset = openRouteEndpoint(docsRoutes, 'apiReferenceAsset', async ({ event }) => {
   const name = event.pathParameters?.asset ?? '';
   const found = referenceAssets().get(name);
   if (!found) {
@@ -34,8 +35,8 @@ const asset = openRouteEndpoint('apiReferenceAsset', async ({ event }) => {
 });
 
 const endpoints = new Map([
-  [routeKey(routeById('apiReference')), page],
-  [routeKey(routeById('apiReferenceAsset')), asset],
+  [routeKey(rowOf(docsRoutes, 'apiReference')), page],
+  [routeKey(rowOf(docsRoutes, 'apiReferenceAsset')), asset],
 ]);
 
 /** Both routes share this module; API Gateway's route key says which was asked for. */

@@ -1,5 +1,6 @@
 // POST /api/v1/prices: an ERP or storefront prices up to 100 lines in one idempotent call.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { priceRoutes } from '#edge/routes/prices.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { Conforms, ResponseOf } from '#edge/openapi/operations.ts';
 import type { LineError, LineResult } from '#shared/prices/price-lines.ts';
@@ -13,7 +14,7 @@ import { monthSpent, replayInSpentMonth, servePriceCall } from '#shared/prices/s
  */
 type _ServedLines = Conforms<Array<LineResult | LineError>, ResponseOf<'priceLines'>['lines']>;
 
-export const handler = routeEndpoint('priceLines', async ({ event, principal, linesUsed, remainingMs, nowMs }) => {
+export const handler = routeEndpoint(priceRoutes, 'priceLines', async ({ event, principal, linesUsed, remainingMs, nowMs }) => {
   const readCall = () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) });
   const answer = monthSpent(principal.workspace, linesUsed)
     ? await replayInSpentMonth(principal, readCall, nowMs)

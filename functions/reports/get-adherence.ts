@@ -4,12 +4,13 @@ import { reportPeriod } from '#shared/adherence/report.ts';
 import { AdherenceQuerySchema } from '#shared/adherence/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { reportRoutes } from '#edge/routes/reports.ts';
 import { parseInput } from '#platform/input.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
 const groupings = ['segment', 'category', 'reason'] as const;
 
-export const handler = routeEndpoint('getAdherence', async ({ event, principal, nowMs }) => {
+export const handler = routeEndpoint(reportRoutes, 'getAdherence', async ({ event, principal, nowMs }) => {
   const query = parseInput(AdherenceQuerySchema, event.queryStringParameters) ?? {};
   const by = query.by as (typeof groupings)[number] | undefined;
   if (by !== undefined && !groupings.includes(by)) {

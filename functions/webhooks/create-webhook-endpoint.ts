@@ -1,5 +1,6 @@
 // POST /v1/webhook-endpoints: registers a webhook endpoint and shows its signing secret, this once.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 import { sealedAnswers } from '#shared/idempotency/sealed.ts';
@@ -8,6 +9,7 @@ import { createEndpoint } from '#shared/webhooks/endpoints.ts';
 import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
 export const handler = routeEndpoint(
+  webhookRoutes,
   'createWebhookEndpoint',
   async ({ event, principal, nowMs }) => {
     assertLiveKey(principal.family);

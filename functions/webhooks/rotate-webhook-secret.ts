@@ -1,11 +1,12 @@
 // POST /v1/webhook-endpoints/{endpointId}/rotate-secret: a new signing secret, shown once; the old one signs too for 24 h.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { NoBodySchema, readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 import { assertLiveKey, endpointIdOf } from '#shared/webhooks/endpoint-schema.ts';
 import { rotateSecret } from '#shared/webhooks/endpoints.ts';
 
-export const handler = routeEndpoint('rotateWebhookSecret', async ({ event, principal, nowMs }) => {
+export const handler = routeEndpoint(webhookRoutes, 'rotateWebhookSecret', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);
   const endpointId = endpointIdOf(event.pathParameters);
   readJsonBody(event, NoBodySchema);

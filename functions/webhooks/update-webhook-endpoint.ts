@@ -1,12 +1,13 @@
 // PATCH /v1/webhook-endpoints/{endpointId}: changes a webhook endpoint's URL, subscriptions, description or switch.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 import { assertLiveKey, endpointIdOf, endpointView, UpdateEndpointRequestSchema } from '#shared/webhooks/endpoint-schema.ts';
 import { updateEndpoint } from '#shared/webhooks/endpoints.ts';
 import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 
-export const handler = routeEndpoint('updateWebhookEndpoint', async ({ event, principal, nowMs }) => {
+export const handler = routeEndpoint(webhookRoutes, 'updateWebhookEndpoint', async ({ event, principal, nowMs }) => {
   assertLiveKey(principal.family);
   const endpointId = endpointIdOf(event.pathParameters);
   const request = readJsonBody(event, UpdateEndpointRequestSchema);

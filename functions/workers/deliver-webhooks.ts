@@ -4,12 +4,13 @@ import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda'
 import * as v from 'valibot';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, sideBySideShares } from '#edge/metering.ts';
+import { workers } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { attemptDelivery } from '#shared/webhooks/attempt.ts';
 import { fanOut } from '#shared/webhooks/delivery.ts';
 import { WebhookMessageSchema } from '#shared/webhooks/queue.ts';
 
-const deliveryFunction = backgroundFunction('deliverWebhooks');
+const deliveryFunction = backgroundFunction(workers, 'deliverWebhooks');
 
 export function createDeliveryHandler(clock: () => Date = () => new Date()) {
   const processor = new BatchProcessor(EventType.SQS);

@@ -2,14 +2,15 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { type DrainHooks } from '#shared/pipeline/job.ts';
+import type { DrainHooks } from '#shared/pipeline/job.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
+import { workers } from '#edge/routes/workers.ts';
 import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
 
-const drainFunction = backgroundFunction('drain');
+const drainFunction = backgroundFunction(workers, 'drain');
 
 /** Builds the worker; tests pass hooks to inject faults between chunks, the deployed worker passes none. */
 export function createDrainHandler(hooks: DrainHooks = {}) {

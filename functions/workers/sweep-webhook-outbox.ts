@@ -1,10 +1,11 @@
 // The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost.
 import { logger } from '#platform/observability.ts';
 import { backgroundFunction, metered, sharesByItems } from '#edge/metering.ts';
+import { scheduledJobs } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
 
-const sweepFunction = backgroundFunction('sweepWebhookOutbox');
+const sweepFunction = backgroundFunction(scheduledJobs, 'sweepWebhookOutbox');
 
 export async function sweepOnce(): Promise<{ swept: number }> {
   let outcome: SweepOutcome | undefined;

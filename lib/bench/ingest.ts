@@ -140,7 +140,11 @@ function stagingCalls(catalogue: SampleCatalogue): StagingCall[][] {
   });
 }
 
-/** Write units of staging, from the items as stored: per call the sequence increment and the transaction. */
+/**
+ * Write units of staging, from the items as stored: per call the sequence increment and the transaction. The items are
+ * read raw, on the bench's own client: their sizes are measured marshalled, as DynamoDB bills them, which the table's
+ * calls (unmarshalled) do not give.
+ */
 async function stagingWriteUnits(dynamo: DynamoDBClient, workspaceId: string, batchId: string, calls: number): Promise<number> {
   const prefix = keys.batchChunkPrefix(workspaceId, batchId);
   let units = 0;

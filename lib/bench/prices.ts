@@ -1,14 +1,12 @@
 // Price serving on the local stack: latency of 100-line calls against a DynamoDB floor, and their cost per million lines.
 import { randomUUID } from 'node:crypto';
 import { brotliCompressSync, constants } from 'node:zlib';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { getItems } from '#platform/table/bulk.ts';
-import { tableName } from '#platform/config.ts';
 import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
 import { routeById } from '#edge/routes.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { type PrimaryKey } from '#platform/table/key-parts.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 import type { LocalStack } from '#lib/local/stack.ts';
 import { type CatalogueSize, mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
@@ -144,12 +142,7 @@ export async function measurePriceServing(stack: LocalStack, options: { records:
   const timeFloor = async (call: PlannedCall, bytes: number) => {
     const started = performance.now();
     await getItems(call.keys, { consistent: false });
-    await tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { PK: `BENCH#FLOOR#${randomUUID()}`, SK: 'CALL', response: Buffer.alloc(bytes, 1), expiresAt: 0 },
-      }),
-    );
+    await putItem({ Item: { PK: `BENCH#FLOOR#${randomUUID()}`, SK: 'CALL', response: Buffer.alloc(bytes, 1), expiresAt: 0 } });
     return performance.now() - started;
   };
   try {

@@ -2,13 +2,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
 import { listenToRequestCosts, logger, type RequestCost } from '#platform/observability.ts';
 import { queueClient } from '#platform/queue-client.ts';
 import { workers } from '#edge/routes.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { updateItem } from '#platform/table/commands.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';
 import { createEndpoint } from '#shared/webhooks/endpoints.ts';
@@ -83,14 +81,13 @@ async function stateChangeUnits(workspaceId: string, withEvent: boolean, changes
         for (let change = next++; change < changes; change = next++) {
           const key = { PK: `WS#${workspaceId}#BENCH`, SK: `ITEM#${randomUUID()}` };
           const update = {
-            TableName: tableName(),
             Key: key,
             UpdateExpression: 'SET #counter = :one',
             ExpressionAttributeNames: { '#counter': 'counter' },
             ExpressionAttributeValues: { ':one': 1 },
           };
           if (!withEvent) {
-            await tableClient().send(new UpdateCommand(update));
+            await updateItem(update);
             continue;
           }
           const event = newEvent(

@@ -1,10 +1,9 @@
 // Adherence in the table: each quote's attribution item, and the monthly aggregates a report reads.
-import { tableName } from '#platform/config.ts';
 import { getItems, type TableItem } from '#platform/table/bulk.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type Contribution, contributionOf, type Dimension, type OrderPart, type QuotePart } from './attribution.ts';
-import { type AdherenceReport } from './schema.ts';
+import type { AdherenceReport } from './schema.ts';
 import { buildReport } from './report.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
@@ -69,7 +68,6 @@ export async function readAdherenceAggregates(
 ): Promise<TableItem[]> {
   const range = keys.adherenceMonths(workspaceId, dimension, fromMonth, toMonth);
   return queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': range.PK, ':from': range.SKFrom, ':to': range.SKTo },
   });

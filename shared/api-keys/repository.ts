@@ -97,11 +97,27 @@ export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Pr
 export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: number, now = new Date()): Promise<IssuedKey> {
   const old = await getWorkspaceApiKey(workspaceId, keyId);
   if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
-  if (old.revokedAt) throw new ApiError('invalid_request', `key ${keyId} is revoked: there is nothing to rotate`);
+  checkRotatable(old, now);
   const issued = await issueApiKey({ workspaceId, family: old.family, scopes: old.scopes, connectorId: old.connectorId }, now, old.keyId);
   if (graceMs <= 0) await revokeApiKey(keyId, now);
   else await scheduleRevocation(workspaceId, keyId, new Date(now.getTime() + graceMs));
   return issued;
+}
+
+/**
+ * A key can be rotated once: one already rotated has its successor and a time it stops working, and rotating it again
+ * would mint a second successor and could never move that time later. Throws invalid_request otherwise.
+ */
+export function checkRotatable(old: ApiKeyRecord, now: Date): void {
+  const revoked = old.revokedAt ?? (old.revokeAt !== undefined && Date.parse(old.revokeAt) <= now.getTime() ? old.revokeAt : undefined);
+  if (revoked) throw new ApiError('invalid_request', `key ${old.keyId} is revoked: there is nothing to rotate`, { param: 'keyId' });
+  if (old.revokeAt) {
+    throw new ApiError(
+      'invalid_request',
+      `key ${old.keyId} was already rotated and stops working at ${old.revokeAt}: rotate the key that replaced it, or revoke this one`,
+      { param: 'keyId' },
+    );
+  }
 }
 
 /** Revokes a key of the workspace, and no other workspace's: the console names keys by id, and ids are not secrets. */

@@ -1,7 +1,7 @@
 // The history log: the quote and order lines of each drained chunk, per category, written once in compact form and read back whole by the bands job and the backtest.
 import type { HistoryLine } from '#shared/pricing/model.ts';
 import type { TableItem } from '#platform/table/bulk.ts';
-import { type DocumentKind } from '#platform/table/key-parts.ts';
+import type { DocumentKind } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 
 /**

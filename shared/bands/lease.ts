@@ -1,8 +1,6 @@
 // Who may recompute a workspace's bands: one job at a time, so that bands computed from an older read of history never
 // overwrite bands computed from a newer one.
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { deleteItem, putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 
 export class BandsLeaseHeld extends Error {
@@ -17,32 +15,19 @@ export class BandsLeaseHeld extends Error {
  * holder was stopped (a Lambda job's lease outlives the invocation's deadline) or gave up.
  */
 export async function takeBandsLease(workspaceId: string, owner: string, untilMs: number, nowMs: number): Promise<void> {
-  try {
-    await tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...keys.bandsLease(workspaceId), type: 'bandsLease', leaseOwner: owner, leaseUntil: untilMs },
-        ConditionExpression: 'attribute_not_exists(PK) OR leaseUntil < :now OR leaseOwner = :owner',
-        ExpressionAttributeValues: { ':now': nowMs, ':owner': owner },
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new BandsLeaseHeld(workspaceId);
-    throw error;
-  }
+  const taken = await putItem({
+    Item: { ...keys.bandsLease(workspaceId), type: 'bandsLease', leaseOwner: owner, leaseUntil: untilMs },
+    ConditionExpression: 'attribute_not_exists(PK) OR leaseUntil < :now OR leaseOwner = :owner',
+    ExpressionAttributeValues: { ':now': nowMs, ':owner': owner },
+  });
+  if (taken.refused) throw new BandsLeaseHeld(workspaceId);
 }
 
 export async function releaseBandsLease(workspaceId: string, owner: string): Promise<void> {
-  try {
-    await tableClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: keys.bandsLease(workspaceId),
-        ConditionExpression: 'leaseOwner = :owner',
-        ExpressionAttributeValues: { ':owner': owner },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  // Refused where another owner holds it now: this one's lease is gone either way.
+  await deleteItem({
+    Key: keys.bandsLease(workspaceId),
+    ConditionExpression: 'leaseOwner = :owner',
+    ExpressionAttributeValues: { ':owner': owner },
+  });
 }

@@ -1,9 +1,8 @@
 // Band items in the table: a category's history read back from its log (and the older layout's line items), and the bands computed from it written where price calls read them.
-import { BatchExecuteStatementCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import { tableName } from '#platform/config.ts';
 import type { Band, CategoryBands } from '#shared/pricing/model.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { executeStatementBatch, putItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { HISTORY_LOG_SHARDS, keys } from '#platform/table/keys.ts';
 import { historyKeys } from '#platform/table/index-keys.ts';
@@ -31,7 +30,6 @@ const MAX_STATEMENT_RETRIES = 10;
 async function readLegacyEntries(workspaceId: string, category: string): Promise<LogEntry[]> {
   const { partitionKey } = historyKeys.categoryLines(workspaceId, category);
   const items = await queryAll({
-    TableName: tableName(),
     IndexName: historyIndex.name,
     KeyConditionExpression: '#pk = :pk',
     ProjectionExpression: legacyLineProjection.map((_, index) => `#p${index}`).join(', '),
@@ -50,7 +48,6 @@ async function readLogEntries(workspaceId: string, category: string): Promise<Lo
     Array.from({ length: HISTORY_LOG_SHARDS }, (_, shard) => {
       const partition = keys.historyLogShard(workspaceId, category, shard);
       return queryAll({
-        TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
         ProjectionExpression: 'entries',
         ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
@@ -163,9 +160,9 @@ async function executeStatements(statements: ReadonlyArray<{ Statement: string; 
       if (attempt > MAX_STATEMENT_RETRIES)
         throw new Error(`${pending.length} band updates still throttled after ${MAX_STATEMENT_RETRIES} retries`);
       if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(2000, 25 * 2 ** attempt)));
-      const { Responses } = await tableClient().send(new BatchExecuteStatementCommand({ Statements: [...pending] }));
+      const Responses = await executeStatementBatch(pending);
       const retry = new Set<number>();
-      for (const [index, response] of (Responses ?? []).entries()) {
+      for (const [index, response] of Responses.entries()) {
         const code = response.Error?.Code;
         if (!code || code === 'ConditionalCheckFailed') continue;
         if (
@@ -209,7 +206,6 @@ export async function writePooledWinModels(
 export async function readAllCategoryBands(workspaceId: string): Promise<StoredCategoryBands[]> {
   const partition = keys.categoryBandsPrefix(workspaceId);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
     // Read straight after the job wrote its categories: a stale read would combine the workspace band without them.
@@ -219,15 +215,12 @@ export async function readAllCategoryBands(workspaceId: string): Promise<StoredC
 }
 
 export async function writeWorkspaceBand(workspaceId: string, band: Band | undefined, at: string): Promise<void> {
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.workspaceBands(workspaceId),
-        type: 'workspaceBands',
-        band: band ? JSON.stringify(encodeBand(band)) : null,
-        updatedAt: at,
-      },
-    }),
-  );
+  await putItem({
+    Item: {
+      ...keys.workspaceBands(workspaceId),
+      type: 'workspaceBands',
+      band: band ? JSON.stringify(encodeBand(band)) : null,
+      updatedAt: at,
+    },
+  });
 }

@@ -1,9 +1,7 @@
 // A batch's chunk items: staged chunks read back in staging order, and what each drained chunk touched.
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { TouchedSet } from '#shared/canonical/items.ts';
-import { tableName } from '#platform/config.ts';
 import type { EntityKind } from '#shared/records/schema.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { putItem, queryPage } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { decompressRecords, packChunk } from './chunks.ts';
@@ -19,17 +17,14 @@ export interface StagedChunk {
 /** The next chunks after `cursor`, in staging order; a page holds few enough to keep the drain's memory flat. */
 export async function readChunksAfter(batch: Pick<Batch, 'workspaceId' | 'batchId'>, cursor: string | undefined, limit: number) {
   const prefix = keys.batchChunkPrefix(batch.workspaceId, batch.batchId);
-  const { Items } = await tableClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: cursor ? 'PK = :pk AND SK BETWEEN :after AND :end' : 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: cursor
-        ? { ':pk': prefix.PK, ':after': `${cursor}\u0000`, ':end': `${prefix.SKPrefix}\uffff` }
-        : { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-      ConsistentRead: true,
-      Limit: limit,
-    }),
-  );
+  const { Items } = await queryPage({
+    KeyConditionExpression: cursor ? 'PK = :pk AND SK BETWEEN :after AND :end' : 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: cursor
+      ? { ':pk': prefix.PK, ':after': `${cursor}\u0000`, ':end': `${prefix.SKPrefix}\uffff` }
+      : { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+    ConsistentRead: true,
+    Limit: limit,
+  });
   return (Items ?? []).map((item): StagedChunk => ({
     sk: item.SK as string,
     entity: item.entity as EntityKind,
@@ -57,18 +52,15 @@ export async function recordTouched(
   const pieces = packChunk(entries) ?? [];
   await Promise.all(
     pieces.map((piece, part) =>
-      tableClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: {
-            ...keys.batchTouched(batch.workspaceId, batch.batchId, chunkSk, part),
-            type: 'touched',
-            count: piece.count,
-            data: piece.data,
-            expiresAt,
-          },
-        }),
-      ),
+      putItem({
+        Item: {
+          ...keys.batchTouched(batch.workspaceId, batch.batchId, chunkSk, part),
+          type: 'touched',
+          count: piece.count,
+          data: piece.data,
+          expiresAt,
+        },
+      }),
     ),
   );
 }
@@ -76,7 +68,6 @@ export async function recordTouched(
 /** Every item of a batch partition under one sort-key prefix, page by page, strongly consistent. */
 function readBatchItems(partition: { PK: string; SKPrefix: string }): Promise<Record<string, unknown>[]> {
   return queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': partition.PK, ':prefix': partition.SKPrefix },
     ConsistentRead: true,

@@ -1,8 +1,6 @@
 // A batch's job lease and checkpoints: one invocation at a time drains a batch or recomputes its bands, and resumes where the last stopped.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
-import { tableName } from '#platform/config.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
+import { isConditionFailure } from '#platform/table/client.ts';
 import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
@@ -77,22 +75,20 @@ export async function saveCheckpoint(
   drainedCount: number,
   leaseUntil: number,
 ): Promise<Batch> {
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.batch(batch.workspaceId, batch.batchId),
-      UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, leaseUntil = :until',
-      ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
-      ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: {
-        ':cursor': cursor,
-        ':count': drainedCount,
-        ':until': leaseUntil,
-        ':owner': owner,
-        ':draining': 'draining',
-      },
-    }),
-  );
+  const saved = await updateItem({
+    Key: keys.batch(batch.workspaceId, batch.batchId),
+    UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, leaseUntil = :until',
+    ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
+    ExpressionAttributeNames: { '#status': 'status' },
+    ExpressionAttributeValues: {
+      ':cursor': cursor,
+      ':count': drainedCount,
+      ':until': leaseUntil,
+      ':owner': owner,
+      ':draining': 'draining',
+    },
+  });
+  if (saved.refused) throw saved.error;
   return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };
 }
 
@@ -107,16 +103,14 @@ export async function saveBandsJobCursor(
   value: string,
   leaseUntil: number,
 ): Promise<Batch> {
-  await tableClient().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: keys.batch(batch.workspaceId, batch.batchId),
-      UpdateExpression: 'SET #cursor = :value, leaseUntil = :until',
-      ConditionExpression: 'leaseOwner = :owner',
-      ExpressionAttributeNames: { '#cursor': cursor },
-      ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':owner': owner },
-    }),
-  );
+  const saved = await updateItem({
+    Key: keys.batch(batch.workspaceId, batch.batchId),
+    UpdateExpression: 'SET #cursor = :value, leaseUntil = :until',
+    ConditionExpression: 'leaseOwner = :owner',
+    ExpressionAttributeNames: { '#cursor': cursor },
+    ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':owner': owner },
+  });
+  if (saved.refused) throw saved.error;
   return { ...batch, [cursor]: value, leaseUntil };
 }
 
@@ -124,7 +118,6 @@ export async function saveBandsJobCursor(
 export async function finishBands(batch: Batch, owner: string, now: Date, events: readonly WebhookEvent[] = []): Promise<void> {
   await updateWithEvents(
     {
-      TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
       UpdateExpression: 'SET bandsRecomputedAt = :now REMOVE leaseOwner, leaseUntil',
       ConditionExpression: 'leaseOwner = :owner',
@@ -149,7 +142,6 @@ export async function finishDrain(batch: Batch, owner: string, now: Date): Promi
   );
   await updateWithEvents(
     {
-      TableName: tableName(),
       Key: keys.batch(batch.workspaceId, batch.batchId),
       UpdateExpression: 'SET #status = :drained, drainedAt = :now REMOVE leaseOwner, leaseUntil',
       ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
@@ -181,7 +173,6 @@ export async function failDrain(batch: Batch, error: string, now: Date): Promise
   try {
     await updateWithEvents(
       {
-        TableName: tableName(),
         Key: keys.batch(batch.workspaceId, batch.batchId),
         UpdateExpression: 'SET #status = :failed, #error = :error, failedAt = :now REMOVE leaseOwner, leaseUntil',
         ConditionExpression: 'jobId = :job AND #status IN (:committed, :draining)',
@@ -198,6 +189,7 @@ export async function failDrain(batch: Batch, error: string, now: Date): Promise
       [failed],
     );
   } catch (caught) {
+    // updateWithEvents throws its update's refusal, as one UpdateItem would: a batch no longer failing is no fault.
     if (!isConditionFailure(caught)) throw caught;
   }
 }

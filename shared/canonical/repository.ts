@@ -1,8 +1,6 @@
 // Canonical items in the table: the reads a drain needs before it writes, and FX rates.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { tableName } from '#platform/config.ts';
-import { isConditionFailure, tableClient } from '#platform/table/client.ts';
-import { type DocumentKind } from '#platform/table/key-parts.ts';
+import { updateItem } from '#platform/table/commands.ts';
+import type { DocumentKind } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
@@ -107,28 +105,22 @@ export async function readStoredDocuments(
 /** Keeps the newest rate per currency: an older observation, from this batch or a later-synced one, never replaces a newer. */
 export async function recordFxRates(workspaceId: string, observations: readonly FxObservation[], syncedAt: string): Promise<void> {
   await inParallel(observations, WRITE_CONCURRENCY, async (observation) => {
-    try {
-      await tableClient().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: keys.fxRate(workspaceId, observation.currency),
-          UpdateExpression:
-            'SET #type = :type, currency = :currency, rate = :rate, asOf = :asOf, asOfMs = :asOfMs, #source = :source, syncedAt = :syncedAt',
-          ConditionExpression: 'attribute_not_exists(asOfMs) OR asOfMs <= :asOfMs',
-          ExpressionAttributeNames: { '#type': 'type', '#source': 'source' },
-          ExpressionAttributeValues: {
-            ':type': 'fxRate',
-            ':currency': observation.currency,
-            ':rate': observation.rate,
-            ':asOf': observation.asOf,
-            ':asOfMs': observation.asOfMs,
-            ':source': observation.source,
-            ':syncedAt': syncedAt,
-          },
-        }),
-      );
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // Refused where a newer rate is already kept: it stays.
+    await updateItem({
+      Key: keys.fxRate(workspaceId, observation.currency),
+      UpdateExpression:
+        'SET #type = :type, currency = :currency, rate = :rate, asOf = :asOf, asOfMs = :asOfMs, #source = :source, syncedAt = :syncedAt',
+      ConditionExpression: 'attribute_not_exists(asOfMs) OR asOfMs <= :asOfMs',
+      ExpressionAttributeNames: { '#type': 'type', '#source': 'source' },
+      ExpressionAttributeValues: {
+        ':type': 'fxRate',
+        ':currency': observation.currency,
+        ':rate': observation.rate,
+        ':asOf': observation.asOf,
+        ':asOfMs': observation.asOfMs,
+        ':source': observation.source,
+        ':syncedAt': syncedAt,
+      },
+    });
   });
 }

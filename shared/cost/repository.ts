@@ -1,5 +1,4 @@
 // Reading a workspace's cost ledger: the items of a range of days, in one Query of its ledger partition.
-import { tableName } from '#platform/config.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type CostCounts, costCounters } from './counts.ts';
@@ -8,7 +7,6 @@ import type { LedgerRow } from './report.ts';
 export async function readCostLedger(workspaceId: string, fromDay: string, toDay: string): Promise<LedgerRow[]> {
   const range = keys.costLedgerDays(workspaceId, fromDay, toDay);
   const items = await queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
     ExpressionAttributeValues: { ':pk': range.PK, ':from': range.SKFrom, ':to': range.SKTo },
   });

@@ -2,8 +2,8 @@
 import { chargeWork, flushCostsIfDue, type WorkDone } from '#shared/cost/ledger.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { reportRequestCost } from '#platform/observability.ts';
-// The workers' rows alone: a worker's bundle carries none of the API's routes.
-import { scheduledJobs, workers } from './routes/workers.ts';
+import type { QueueWorker } from './routes/rows.ts';
+import type { ScheduledJob } from './routes/workers.ts';
 
 /** The function an entry point runs in, as the meter knows it: the id its cost lines name, and its configured memory. */
 export interface MeteredFunction {
@@ -124,9 +124,9 @@ export function sharesByItems(
   });
 }
 
-/** A queue worker or a scheduled job, by its row in the route table. */
-export function backgroundFunction(id: string): MeteredFunction {
-  const row = [...workers, ...scheduledJobs].find((candidate) => candidate.id === id);
+/** A queue worker or a scheduled job, by its row in the route table: the caller names its rows, and bundles no others. */
+export function backgroundFunction(rows: ReadonlyArray<QueueWorker | ScheduledJob>, id: string): MeteredFunction {
+  const row = rows.find((candidate) => candidate.id === id);
   if (!row) throw new Error(`no worker or scheduled job ${id}`);
   return { id: row.id, memoryMb: row.memoryMb };
 }

@@ -9,6 +9,7 @@ import { writebackRoutes } from '#edge/routes/writebacks.ts';
 import { scheduledJobs, workers } from '#edge/routes/workers.ts';
 
 export type { FallbackRoute, HttpRoute, QueueWorker, RouteAccess } from '#edge/routes/rows.ts';
+export { routeKey } from '#edge/routes/rows.ts';
 export { type ConsoleRoute, consoleRouteById, type ConsoleRouteId, consoleRoutes } from '#edge/routes/console.ts';
 export { fallbackRoute } from '#edge/routes/docs.ts';
 export { type ScheduledJob, scheduledJobs, workers } from '#edge/routes/workers.ts';
@@ -34,11 +35,6 @@ export function routeById(id: RouteId): HttpRoute {
   const route = routes.find((candidate) => candidate.id === id);
   if (!route) throw new Error(`no route ${id}`);
   return route;
-}
-
-/** API Gateway's route key, e.g. "POST /api/v1/ingest/batches". */
-export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
-  return `${route.method} ${route.path}`;
 }
 
 /**

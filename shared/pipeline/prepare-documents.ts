@@ -1,6 +1,6 @@
 // Preparing a quote or order chunk: each document's new version, the history log it feeds and its adherence work.
 import type { TableItem } from '#platform/table/bulk.ts';
-import { type DocumentKind, type PrimaryKey } from '#platform/table/key-parts.ts';
+import type { DocumentKind, PrimaryKey } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
 import {

@@ -5,7 +5,7 @@ import type { Band, PricingProduct } from '#shared/pricing/model.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { keys, skuOfProductKey } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
-import { type PrimaryKey } from '#platform/table/key-parts.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { queryLookup } from '#platform/table/query.ts';
 import type { PriceRequestLine } from './request.ts';
 

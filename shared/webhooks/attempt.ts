@@ -4,7 +4,7 @@ import { logger } from '#platform/observability.ts';
 import { readDelivery, recordAttempt } from './attempt-log.ts';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
-import { type WebhookEndpoint } from './endpoint-schema.ts';
+import type { WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';

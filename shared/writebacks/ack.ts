@@ -20,6 +20,7 @@ function finishCondition(task: Task, nowMs: number) {
   };
 }
 
+/** The writers' writes are transactions or updates with events, which throw a refusal: a single write's, or a cancelled transaction's. */
 function isRefusal(error: unknown): boolean {
   const name = (error as { name?: string } | undefined)?.name;
   return isConditionFailure(error) || name === 'TransactionCanceledException' || name === 'TransactionConflictException';

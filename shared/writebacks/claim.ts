@@ -6,7 +6,7 @@ import { queryPage, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { claimableKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
-import { type PrimaryKey } from '#platform/table/key-parts.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 

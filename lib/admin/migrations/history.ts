@@ -1,12 +1,10 @@
 // Moving a workspace's documents from the older layout (a line item per line, in the history index) to one item per document with a history log: resumable, and safe to run again.
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/table/query.ts';
 import { historyLogItems, type LoggedDocument } from '#shared/bands/history-log.ts';
 import { legacyEntriesOf, legacyLineProjection } from '#shared/bands/items.ts';
 import { readAllCategoryBands } from '#shared/bands/repository.ts';
-import { tableName } from '#platform/config.ts';
 import { deleteItems, inParallel, putItems, type TableItem } from '#platform/table/bulk.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { getItem, putItem, queryPage } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { type DocumentKind, keyDigest } from '#platform/table/key-parts.ts';
 import { historyKeys } from '#platform/table/index-keys.ts';
@@ -39,30 +37,24 @@ function migratedKey(kind: DocumentKind, externalId: string): string {
 }
 
 async function readFinished(workspaceId: string): Promise<Set<string>> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.historyMigration(workspaceId), ConsistentRead: true }),
-  );
+  const Item = await getItem({ Key: keys.historyMigration(workspaceId), ConsistentRead: true });
   return new Set(Array.isArray(Item?.finished) ? (Item.finished as string[]) : []);
 }
 
 async function saveFinished(workspaceId: string, finished: ReadonlySet<string>): Promise<void> {
-  await tableClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...keys.historyMigration(workspaceId),
-        type: 'historyMigration',
-        finished: [...finished].sort(),
-        updatedAt: new Date().toISOString(),
-      },
-    }),
-  );
+  await putItem({
+    Item: {
+      ...keys.historyMigration(workspaceId),
+      type: 'historyMigration',
+      finished: [...finished].sort(),
+      updatedAt: new Date().toISOString(),
+    },
+  });
 }
 
 /** Every line item of a document, strongly consistent: line 0 with the document as staged, then the others. */
 function readDocumentLines(pk: string): Promise<TableItem[]> {
   return queryAll({
-    TableName: tableName(),
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': pk, ':prefix': 'LINE#' },
     ConsistentRead: true,
@@ -142,17 +134,14 @@ export async function migrateHistory(workspaceId: string, progress: MigrationPro
     for (;;) {
       if (progress.shouldStop?.()) return { categories: finished.size, documents, lines, done: false };
       // Each page is the first page: what the page before moved has left the index.
-      const { Items } = await tableClient().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: historyIndex.name,
-          KeyConditionExpression: '#pk = :pk',
-          ProjectionExpression: 'PK',
-          ExpressionAttributeNames: { '#pk': historyIndex.partitionKey },
-          ExpressionAttributeValues: { ':pk': historyKeys.categoryLines(workspaceId, category).partitionKey },
-          Limit: 200,
-        }),
-      );
+      const { Items } = await queryPage({
+        IndexName: historyIndex.name,
+        KeyConditionExpression: '#pk = :pk',
+        ProjectionExpression: 'PK',
+        ExpressionAttributeNames: { '#pk': historyIndex.partitionKey },
+        ExpressionAttributeValues: { ':pk': historyKeys.categoryLines(workspaceId, category).partitionKey },
+        Limit: 200,
+      });
       const partitions = [...new Set((Items ?? []).map((item) => String(item.PK)))];
       if (partitions.length === 0) break;
       let moved = 0;

@@ -4,7 +4,9 @@ import type { Context } from 'aws-lambda';
 import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
 import { logger, withLogKeys } from '#platform/observability.ts';
 import { metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
-import { type ConsoleRouteId, consoleRouteById, routeKey } from '#edge/routes.ts';
+// The console's rows alone: a console function bundles none of the API's routes.
+import { type ConsoleRouteId, consoleRouteById } from '#edge/routes/console.ts';
+import { routeKey } from '#edge/routes/rows.ts';
 import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
 import { htmlAnswer } from './responses.ts';

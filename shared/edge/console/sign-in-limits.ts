@@ -2,7 +2,7 @@
 import { batchGetItems, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
-import { type PrimaryKey } from '#platform/table/key-parts.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 
 /** Failed sign-ins allowed per account, and per source address, in one window. */
 export const MAX_FAILURES = 10;

@@ -6,7 +6,9 @@ import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
 import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
-import { fallbackRoute, type HttpRoute, type KeyedRouteId, type OpenRouteId, routeById } from '#edge/routes.ts';
+// An area's rows and the fallback's, never the whole table: a function bundles its own area's rows alone.
+import { fallbackRoute } from '#edge/routes/docs.ts';
+import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
 import type { AnswerCodec } from '#shared/idempotency/store.ts';
@@ -193,9 +195,21 @@ export interface RouteOptions {
   readonly answerSeal?: AnswerCodec;
 }
 
-/** The handler of a route in the route table: authenticated by the route's rules, answered in its surface's envelope. */
-export function routeEndpoint(routeId: KeyedRouteId, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions = {}) {
-  const route = routeById(routeId);
+/** The ids of the rows that ask for a key, and of those open to every caller. */
+type KeyedId<Rows extends readonly HttpRoute[]> = Exclude<Rows[number], { auth: 'none' }>['id'];
+type OpenId<Rows extends readonly HttpRoute[]> = Extract<Rows[number], { auth: 'none' }>['id'];
+
+/**
+ * The handler of a route in the route table, named by its area's rows and its id: authenticated by the route's rules,
+ * answered in its surface's envelope.
+ */
+export function routeEndpoint<const Rows extends readonly HttpRoute[]>(
+  rows: Rows,
+  routeId: KeyedId<Rows>,
+  run: (request: AuthenticatedRequest) => Promise<Reply>,
+  options: RouteOptions = {},
+) {
+  const route = rowOf(rows, routeId);
   const auth = route.auth;
   if (auth === 'none') throw new Error(`route ${route.id} is open to every caller: serve it with openRouteEndpoint`);
   const answer = oncePerKey(route as HttpRoute, run, options);
@@ -209,8 +223,12 @@ export function routeEndpoint(routeId: KeyedRouteId, run: (request: Authenticate
  * The handler of a route the table opens to every caller (`auth: 'none'`): it reads no key and counts no workspace's
  * rate, and still answers in its surface's envelope and ends with its cost line.
  */
-export function openRouteEndpoint(routeId: OpenRouteId, run: (request: EndpointRequest) => Promise<Reply>) {
-  const route = routeById(routeId);
+export function openRouteEndpoint<const Rows extends readonly HttpRoute[]>(
+  rows: Rows,
+  routeId: OpenId<Rows>,
+  run: (request: EndpointRequest) => Promise<Reply>,
+) {
+  const route = rowOf(rows, routeId);
   if (route.auth !== 'none') throw new Error(`route ${route.id} asks for a key: serve it with routeEndpoint`);
   return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth: undefined }, run);
 }

@@ -3,7 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
-import { routeById } from '#edge/routes.ts';
+// The docs' rows alone: the console's functions read their files through this module too.
+import { docsRoutes } from '#edge/routes/docs.ts';
+import { rowOf } from '#edge/routes/rows.ts';
 
 /** Where this module runs from: the function's package when bundled (everything is one index.mjs), else shared/edge/reference/. */
 const here = import.meta.dirname;
@@ -59,7 +61,7 @@ function asset(name: string, bytes: Buffer): Asset {
     contentType,
     bytes,
     version,
-    url: `${routeById('apiReferenceAsset').path.replace('{asset}', encodeURIComponent(name))}?v=${version}`,
+    url: `${rowOf(docsRoutes, 'apiReferenceAsset').path.replace('{asset}', encodeURIComponent(name))}?v=${version}`,
     encoded(encoding) {
       let body = encodings.get(encoding);
       if (!body) {
@@ -85,7 +87,7 @@ let assets: ReadonlyMap<string, Asset> | undefined;
  */
 export function referenceAssets(): ReadonlyMap<string, Asset> {
   if (!assets) {
-    const files = routeById('apiReferenceAsset').files ?? {};
+    const files = rowOf(docsRoutes, 'apiReferenceAsset').files ?? {};
     assets = new Map(
       Object.entries(files).map(([packagePath, projectPath]) => {
         const name = basename(packagePath);

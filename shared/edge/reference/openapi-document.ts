@@ -1,6 +1,7 @@
 // Serving an OpenAPI document at its surface's openapi.json: the handler of each document route is this, given its document.
 import { openRouteEndpoint } from '#edge/http/endpoint.ts';
 import type { OpenRouteId } from '#edge/routes.ts';
+import { docsRoutes } from '#edge/routes/docs.ts';
 import { openAnswerHeaders, SHORT_LIVED } from './headers.ts';
 
 /**
@@ -9,7 +10,7 @@ import { openAnswerHeaders, SHORT_LIVED } from './headers.ts';
  */
 export function documentEndpoint(routeId: OpenRouteId, document: unknown) {
   let json: string | undefined;
-  return openRouteEndpoint(routeId, async () => {
+  return openRouteEndpoint(docsRoutes, routeId, async () => {
     json ??= JSON.stringify(document);
     return { statusCode: 200, headers: { ...openAnswerHeaders, 'cache-control': SHORT_LIVED }, json };
   });

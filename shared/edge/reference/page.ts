@@ -1,11 +1,12 @@
 // The reference page's HTML: a tab per surface above the Redoc view, and the files it loads from the service itself.
-import { routeById } from '#edge/routes.ts';
+import { docsRoutes } from '#edge/routes/docs.ts';
+import { rowOf } from '#edge/routes/rows.ts';
 import { referenceAsset } from './assets.ts';
 
 /** Each surface of the API and where its OpenAPI document is served; the page shows one at a time. */
 export const referenceSurfaces = [
-  { surface: 'api', title: 'Service API', prefix: '/api/v1', document: routeById('openapiV1').path },
-  { surface: 'overview', title: 'Overview', prefix: '/v1', document: routeById('openapiOverview').path },
+  { surface: 'api', title: 'Service API', prefix: '/api/v1', document: rowOf(docsRoutes, 'openapiV1').path },
+  { surface: 'overview', title: 'Overview', prefix: '/v1', document: rowOf(docsRoutes, 'openapiOverview').path },
 ] as const;
 
 const escapes: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -19,7 +20,7 @@ function escapeHtml(text: string): string {
  * nonce, which it reads from its own script element (browsers hide the attribute from the rest of the page).
  */
 export function referencePage(nonce: string): string {
-  const pagePath = routeById('apiReference').path;
+  const pagePath = rowOf(docsRoutes, 'apiReference').path;
   const tabs = referenceSurfaces
     .map(({ surface, title, prefix, document }, index) => {
       const href = index === 0 ? pagePath : `${pagePath}?surface=${surface}`;

@@ -67,5 +67,17 @@ export interface QueueWorker {
   readonly access: RouteAccess;
 }
 
+/** One row of an area's rows by its id. */
+export function rowOf<Row extends HttpRoute, Id extends Row['id']>(rows: readonly Row[], id: Id): Extract<Row, { id: Id }> {
+  const row = rows.find((candidate) => candidate.id === id);
+  if (!row) throw new Error(`no route ${id}`);
+  return row as Extract<Row, { id: Id }>;
+}
+
+/** API Gateway's route key, e.g. "POST /api/v1/ingest/batches". */
+export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
 /** The access of the open routes: they serve what is public and may touch nothing. */
 export const noAccess: RouteAccess = {};

@@ -1,6 +1,8 @@
 // The table's item calls with the table's name filled in: a write its condition refuses comes back as a refusal, not a throw.
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
+  BatchExecuteStatementCommand,
+  type BatchExecuteStatementCommandOutput,
   BatchGetCommand,
   DeleteCommand,
   type DeleteCommandInput,
@@ -87,6 +89,17 @@ export async function batchGetItems(keys: readonly PrimaryKey[], options: { read
   const Keys = keys.map((key) => ({ PK: key.PK, SK: key.SK }));
   const { Responses } = await tableClient().send(new BatchGetCommand({ RequestItems: { [tableName()]: { ...options, Keys } } }));
   return Responses?.[tableName()] ?? [];
+}
+
+/**
+ * PartiQL statements in one BatchExecuteStatement (at most 25), each answered on its own: a refused or throttled
+ * statement is an entry of the answer, never a throw. A statement names the table in its text (`tableName()`).
+ */
+export async function executeStatementBatch(
+  statements: ReadonlyArray<{ readonly Statement: string; readonly Parameters: unknown[] }>,
+): Promise<NonNullable<BatchExecuteStatementCommandOutput['Responses']>> {
+  const { Responses } = await tableClient().send(new BatchExecuteStatementCommand({ Statements: [...statements] }));
+  return Responses ?? [];
 }
 
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];

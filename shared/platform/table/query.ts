@@ -3,8 +3,8 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryPage } from './commands.ts';
 import { table } from './definition.ts';
 
-/** A query of this table: the table's name is filled in (one a caller still names is the same). */
-type TableQuery = Omit<QueryCommandInput, 'ExclusiveStartKey' | 'TableName'> & { readonly TableName?: string };
+/** A query of this table: the table's name is filled in. */
+type TableQuery = Omit<QueryCommandInput, 'ExclusiveStartKey' | 'TableName'>;
 
 export async function queryAll(input: TableQuery): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

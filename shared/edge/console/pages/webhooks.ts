@@ -3,7 +3,7 @@ import { listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { redeliver } from '#shared/webhooks/delivery.ts';
 import type { DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
 import { listEndpoints } from '#shared/webhooks/endpoints.ts';
-import { type WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
+import type { WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 
