@@ -53,8 +53,9 @@ export async function changeConsoleUser(workspaceId: string, rawEmail: string, c
       Update: {
         Key,
         ...OF_WORKSPACE,
-        UpdateExpression: `SET ${roles ? 'roles = :value' : '#status = :value'}${bump ? ' ADD version :one' : ''}`,
-        ...(roles ? {} : { ExpressionAttributeNames: { '#status': 'status' } }),
+        // Named, not written: `roles`, `status` and `version` may be DynamoDB reserved words.
+        UpdateExpression: `SET #field = :value${bump ? ' ADD #version :one' : ''}`,
+        ExpressionAttributeNames: { '#field': roles ? 'roles' : 'status', ...(bump ? { '#version': 'version' } : {}) },
         ExpressionAttributeValues: { ':ws': workspaceId, ':value': roles ?? status, ...(bump ? { ':one': 1 } : {}) },
       },
     };
@@ -95,8 +96,9 @@ export async function changeOwnPassword(user: ConsoleUser, current: string, chos
       Key,
       ConditionExpression: isCredentials ? 'workspaceId = :ws AND passwordHash = :old' : 'workspaceId = :ws',
       UpdateExpression: isCredentials
-        ? 'SET passwordHash = :hash, mustChangePassword = :no ADD version :one'
+        ? 'SET passwordHash = :hash, mustChangePassword = :no ADD #version :one'
         : 'SET mustChangePassword = :no',
+      ...(isCredentials ? { ExpressionAttributeNames: { '#version': 'version' } } : {}),
       ExpressionAttributeValues: {
         ':ws': user.workspaceId,
         ':no': false,
