@@ -103,7 +103,7 @@ async function rolesOf(args: AdminArguments) {
   args.required('roles');
   const roles = args.eachOneOf('roles', consoleRoles) ?? [];
   if (roles.length === 0) throw new UsageError('--roles needs at least one of admin, pricing, finance');
-  return roles;
+  return consoleRoles.filter((role) => roles.includes(role));
 }
 
 /** The first line of stdin, without its line end: a password piped in, never echoed nor put on the command line. */
