@@ -71,15 +71,15 @@ export interface Reservation {
  * checked. Undefined when either counter is at its limit; then nothing is counted.
  */
 export async function reserveAttempt(subject: SignInSubject, nowMs: number): Promise<Reservation | undefined> {
-  const taken: PrimaryKey[] = [];
-  const giveBack = () => Promise.all(taken.map((key) => add(key, -1, nowMs))).then(() => undefined);
-  for (const counter of countersOf(subject, nowMs)) {
-    const outcome = await add(counter.key, 1, nowMs, counter.limit);
-    if (outcome.refused) {
-      await giveBack();
-      return undefined;
-    }
-    taken.push(counter.key);
+  const counters = countersOf(subject, nowMs);
+  const outcomes = await Promise.all(counters.map((counter) => add(counter.key, 1, nowMs, counter.limit)));
+  const taken = counters.filter((_, index) => !outcomes[index]?.refused).map((counter) => counter.key);
+  const giveBack = async () => {
+    await Promise.all(taken.map((key) => add(key, -1, nowMs)));
+  };
+  if (taken.length < counters.length) {
+    await giveBack();
+    return undefined;
   }
   return { release: giveBack };
 }

@@ -91,10 +91,12 @@ export async function signIn(event: HttpEvent, requestId: string, nowMs: number)
   // An unknown email is checked against a decoy hash, so that it takes as long as a wrong password.
   const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
   if (!user || !matches) return again(401, 'The email or the password is not right.');
-  await reservation.release();
   // Only someone who knows the password learns that the user is disabled.
-  if (user.status !== 'active') return again(403, 'This user is disabled. Ask an admin of your workspace.');
-  const { sessionId } = await openSession(user, nowMs);
+  if (user.status !== 'active') {
+    await reservation.release();
+    return again(403, 'This user is disabled. Ask an admin of your workspace.');
+  }
+  const [{ sessionId }] = await Promise.all([openSession(user, nowMs), reservation.release()]);
   return redirect(user.mustChangePassword ? PASSWORD_PATH : next, requestId, [
     cookie(SESSION_COOKIE, sessionId, { secure, maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000) }),
     cookie(SIGN_IN_COOKIE, '', { secure, maxAgeSeconds: 0 }),

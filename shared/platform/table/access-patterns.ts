@@ -138,7 +138,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Reserve a sign-in attempt of the account at the source address, and of the address, in the current 15-minute window',
     usedBy: ['consoleSignIn'],
-    call: 'UpdateItem ADD failures SET expiresAt (the TTL) on each counter in turn, conditional on failures under the limit; the first given back (ADD -1) if the second refuses',
+    call: 'UpdateItem ADD failures SET expiresAt (the TTL) on both counters at once, each conditional on failures under the limit; the one taken given back (ADD -1) if the other refuses',
     key: "signInFailures('accountAtAddress', email + address, window), signInFailures('address', sourceIp, window)",
     cost: '2 WRU per sign-in attempt (a refused condition costs 1 WRU too); TTL deletes the counters for free when the window is over',
   },
