@@ -52,7 +52,7 @@ export const passwordPage: ConsolePage = {
           if (ctx.sessionIdHash) await adoptUserVersion(ctx.sessionIdHash, version);
           return { kind: 'redirect', location: '/console', notice: 'Your password is changed.' };
         } catch (error) {
-          if (error instanceof ApiError && error.status === 400)
+          if (error instanceof ApiError && error.status < 500 && error.status !== 404)
             return { kind: 'render', status: 422, view: passwordView(ctx, error.message) };
           throw error;
         }
