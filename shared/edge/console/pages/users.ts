@@ -87,32 +87,34 @@ export function usersView({ ctx, users, created, error }: UsersViewInput): PageV
           </section>`
         : ''
     }
-    <table>
-      <caption class="muted">
-        Console users of the workspace
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Roles</th>
-          <th scope="col">Status</th>
-          <th scope="col">Created</th>
-          ${ctx.user.roles.includes('admin') ? html`<th scope="col">Change</th>` : ''}
-        </tr>
-      </thead>
-      <tbody>
-        ${users.map(
-          (user) =>
-            html`<tr>
-              <th scope="row">${user.email}</th>
-              <td>${user.roles.join(', ')}</td>
-              <td>${statusOf(user)}</td>
-              <td>${user.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-              ${ctx.user.roles.includes('admin') ? html`<td>${userActions(ctx, user)}</td>` : ''}
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Console users of the workspace">
+      <table>
+        <caption class="muted">
+          Console users of the workspace
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Roles</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            ${ctx.user.roles.includes('admin') ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${users.map(
+            (user) =>
+              html`<tr>
+                <th scope="row">${user.email}</th>
+                <td>${user.roles.join(', ')}</td>
+                <td>${statusOf(user)}</td>
+                <td>${user.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
+                ${ctx.user.roles.includes('admin') ? html`<td>${userActions(ctx, user)}</td>` : ''}
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     <h2>Create a user</h2>
     ${createForm(ctx)}`;
   return { title: 'Users', body };
