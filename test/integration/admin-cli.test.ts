@@ -347,7 +347,7 @@ describe('the admin CLI’s console users', () => {
     expect((await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'admin')).code).toBe(0);
     const taken = await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'finance');
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toContain(`There is already a console user ${email}`);
+    expect(taken.stderr).toContain('This email cannot be given a new console user.');
   });
 });
 
