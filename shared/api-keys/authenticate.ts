@@ -1,6 +1,7 @@
 // Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
 import { ExpiringCache } from '#platform/caches.ts';
 import { ApiError } from '#platform/errors.ts';
+import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/admission.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { Feature, Workspace } from '#shared/workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';
@@ -74,11 +75,9 @@ export function authorize(
   if (auth.scopes.length > 0 && granting.length === 0) {
     throw new ApiError('forbidden', `This key lacks the scope this endpoint needs: ${auth.scopes.join(' or ')}.`);
   }
-  if (workspace.status !== 'active') throw new ApiError('subscription_inactive', 'The workspace is not active.');
+  checkWorkspaceActive(workspace);
   const missing = (feature: Feature | undefined) => feature !== undefined && !workspace.features.includes(feature);
-  if (missing(auth.feature)) {
-    throw new ApiError('feature_not_enabled', `The workspace does not have the ${auth.feature} feature.`);
-  }
+  if (auth.feature) checkFeatureEnabled(workspace, auth.feature);
   const scopeFeatures = granting.map((scope) => auth.featureOfScope?.[scope]);
   if (granting.length > 0 && scopeFeatures.every(missing)) {
     throw new ApiError('feature_not_enabled', `The workspace does not have the ${scopeFeatures[0]} feature.`);

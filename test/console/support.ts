@@ -24,13 +24,34 @@ export async function newConsoleContext(browser: Browser, options: { bypassCSP?:
   return context;
 }
 
-/** Signs in through the form, as a person does, and waits to be inside the console. */
-export async function signIn(page: Page, email: string, password: string): Promise<void> {
+/** The passwords test users chose at their first sign-in, by email, with the one-time password they replaced. */
+const chosenPasswords = new Map<string, { oneTime: string; chosen: string }>();
+
+/**
+ * Signs in through the form, as a person does, and waits to be inside the console. A user with a one-time password
+ * chooses their own first, as the console makes them (unless `firstPassword` is `leave`); later sign-ins with the
+ * one-time password use the chosen one, so that a test keeps the password it was handed.
+ */
+export async function signIn(
+  page: Page,
+  email: string,
+  password: string,
+  options: { firstPassword?: 'choose' | 'leave' } = {},
+): Promise<void> {
+  const known = chosenPasswords.get(email);
+  const current = known?.oneTime === password ? known.chosen : password;
   await page.goto(consoleUrl('/console'));
   await page.getByLabel('Email').fill(email);
-  await page.getByLabel('Password').fill(password);
+  await page.getByLabel('Password').fill(current);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  if (!new URL(page.url()).pathname.endsWith('/settings/password') || options.firstPassword === 'leave') return;
+  const chosen = `own-${password}`;
+  await page.getByLabel('One-time password').fill(current);
+  await page.getByLabel('New password').fill(chosen);
+  await page.getByRole('button', { name: 'Save password' }).click();
+  await page.getByText('Your password is changed.').waitFor();
+  chosenPasswords.set(email, { oneTime: password, chosen });
 }
 
 /** The CSRF token of the session, as every form of the page carries it (the sign-out form at least). */

@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { listApiKeys } from '#shared/api-keys/repository.ts';
+import { listConsoleUsers } from '#edge/console/users.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
@@ -291,6 +292,38 @@ describe('the admin CLI’s console users', () => {
     expect((await new ConsoleBrowser().signIn(`p-${email}`, chosen)).status).toBe(303);
   });
 
+  it(
+    'changes a console user’s roles, disables, enables and deletes them, and finds no user of another workspace',
+    { timeout: 180_000 },
+    async () => {
+      const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Users');
+      const { workspaceId: otherWorkspace } = await adminJson('workspace', 'create', '--name', 'Other');
+      const email = `cli-${Date.now()}@example.com`;
+      expect((await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'admin')).code).toBe(0);
+      expect(await adminJson('user', 'update', '--workspace', workspaceId, '--email', email, '--roles', 'finance,pricing')).toEqual({
+        email,
+        workspaceId,
+        roles: ['pricing', 'finance'],
+      });
+      const [listed] = await listConsoleUsers(workspaceId);
+      expect(listed?.roles).toEqual(['pricing', 'finance']);
+      expect((await adminJson('user', 'disable', '--workspace', workspaceId, '--email', email)).status).toBe('disabled');
+      expect((await listConsoleUsers(workspaceId))[0]?.status).toBe('disabled');
+      expect((await adminJson('user', 'enable', '--workspace', workspaceId, '--email', email)).status).toBe('active');
+      const elsewhere = await admin('user', 'delete', '--workspace', otherWorkspace, '--email', email);
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr).toContain(`There is no console user ${email} in this workspace.`);
+      const noRoles = await admin('user', 'update', '--workspace', workspaceId, '--email', email, '--roles', 'owner');
+      expect(noRoles.code).toBe(2);
+      expect(await adminJson('user', 'delete', '--workspace', workspaceId, '--email', email)).toEqual({
+        email,
+        workspaceId,
+        deleted: true,
+      });
+      expect(await listConsoleUsers(workspaceId)).toEqual([]);
+    },
+  );
+
   it('lists the keys issued before the console had listings, once', async () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
     const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
@@ -314,7 +347,7 @@ describe('the admin CLI’s console users', () => {
     expect((await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'admin')).code).toBe(0);
     const taken = await admin('user', 'create', '--workspace', workspaceId, '--email', email, '--roles', 'finance');
     expect(taken.code).toBe(1);
-    expect(taken.stderr).toContain(`There is already a console user ${email}`);
+    expect(taken.stderr).toContain('This email cannot be given a new console user.');
   });
 });
 

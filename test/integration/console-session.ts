@@ -1,5 +1,6 @@
 // A person's browser, as far as the console's integration tests need one: a cookie jar, signing in, reading a page's CSRF token, posting its forms.
 import { inject } from 'vitest';
+import { PASSWORD_PATH } from '#edge/console/users.ts';
 
 export interface PageAnswer {
   readonly status: number;
@@ -65,8 +66,34 @@ export class ConsoleBrowser {
     return this.request('POST', path, { _csrf: csrfTokenOf(page.text), ...form });
   }
 
-  async signIn(email: string, password: string): Promise<PageAnswer> {
+  /**
+   * Signs in; a user with a one-time password then chooses their own at once, as the console makes them, unless
+   * `firstPassword` is `leave`. Later sign-ins with the one-time password use the chosen one: a test keeps the
+   * password it was handed. Answers the sign-in's own answer.
+   */
+  async signIn(email: string, password: string, options: { firstPassword?: 'choose' | 'leave' } = {}): Promise<PageAnswer> {
+    const known = chosenPasswords.get(email);
+    const current = known?.oneTime === password ? known.chosen : password;
     const form = await this.get('/console/sign-in');
-    return this.request('POST', '/console/sign-in', { _csrf: csrfTokenOf(form.text), email, password, next: '/console' });
+    const answer = await this.request('POST', '/console/sign-in', {
+      _csrf: csrfTokenOf(form.text),
+      email,
+      password: current,
+      next: '/console',
+    });
+    if (answer.headers.get('location') !== PASSWORD_PATH || options.firstPassword === 'leave') return answer;
+    const chosen = ownPasswordFor(password);
+    const changed = await this.submit(PASSWORD_PATH, { _action: 'change', current, password: chosen });
+    if (changed.status !== 303) throw new Error(`choosing a password at the first sign-in answered ${changed.status}`);
+    chosenPasswords.set(email, { oneTime: password, chosen });
+    return answer;
   }
+}
+
+/** The passwords test users chose at their first sign-in, by email, with the one-time password they replaced. */
+const chosenPasswords = new Map<string, { oneTime: string; chosen: string }>();
+
+/** What a test user chooses in place of a one-time password: their own, and never the one they were handed. */
+export function ownPasswordFor(oneTime: string): string {
+  return `own-${oneTime}`;
 }

@@ -1,27 +1,21 @@
-// The admin CLI's `user create`: a console user of a workspace, with a one-time password or one piped in on stdin.
-import { type AdminCommand, UsageError } from '#lib/admin/command.ts';
+// The admin CLI's console users: `user create` with a one-time password or one piped in on stdin, and `user update`, `disable`, `enable` and `delete`.
+import type { ConsoleUserChange } from '#edge/console/user-changes.ts';
+import { type AdminArguments, type AdminCommand, UsageError } from '#lib/admin/command.ts';
 
 export const userCommands: readonly AdminCommand[] = [
   {
     name: 'user create',
     usage: `  user create --workspace W --email E --roles admin[,pricing][,finance] [--password-stdin]
                                         a console user; prints a one-time password, or takes the password
-                                        from the first line of stdin (at least 12 characters)`,
+                                        from the first line of stdin (at least 12 characters); a one-time
+                                        password must be replaced by the user at their first sign-in`,
     options: ['workspace', 'email', 'roles', 'password-stdin'],
     async prepare(args) {
       const { values } = args;
-      const { consoleRoles, normalEmail } = await import('#edge/console/users.ts');
       const { passwordProblem } = await import('#edge/console/passwords.ts');
       const workspaceId = args.required('workspace');
-      let email: string;
-      try {
-        email = normalEmail(args.required('email'));
-      } catch {
-        throw new UsageError(`invalid --email ${JSON.stringify(values.email)}: expected an email address`);
-      }
-      args.required('roles');
-      const roles = args.eachOneOf('roles', consoleRoles) ?? [];
-      if (roles.length === 0) throw new UsageError('--roles needs at least one of admin, pricing, finance');
+      const email = await emailOf(args);
+      const roles = await rolesOf(args);
       const password = values['password-stdin'] ? await firstLineOfStdin() : undefined;
       const problem = password === undefined ? undefined : passwordProblem(password);
       if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
@@ -38,7 +32,79 @@ export const userCommands: readonly AdminCommand[] = [
       };
     },
   },
+  changeCommand(
+    'update',
+    '--roles admin[,pricing][,finance]',
+    "sets the user's roles; their open sessions have the new roles at their next request",
+    async (args) => ({ roles: await rolesOf(args) }),
+    'Changed the roles of',
+  ),
+  changeCommand(
+    'disable',
+    '',
+    'the user can no longer sign in; their open sessions end at their next request',
+    async () => ({ status: 'disabled' }),
+    'Disabled',
+  ),
+  changeCommand(
+    'enable',
+    '',
+    'the user may sign in again (sessions ended by disabling stay ended)',
+    async () => ({ status: 'active' }),
+    'Enabled',
+  ),
+  changeCommand('delete', '', 'removes the user; their open sessions end at their next request', async () => 'delete', 'Deleted'),
 ];
+
+type Change = ConsoleUserChange | 'delete';
+
+/** `user <verb> --workspace W --email E …`: a change to one user of the workspace; a user of another workspace is not found. */
+function changeCommand(
+  verb: string,
+  extra: string,
+  effect: string,
+  changeOf: (args: AdminArguments) => Promise<Change>,
+  done: string,
+): AdminCommand {
+  const line = `  user ${verb} --workspace W --email E${extra ? ` ${extra}` : ''}`;
+  return {
+    name: `user ${verb}`,
+    usage: `${line}${' '.repeat(Math.max(1, 40 - line.length))}${effect}`,
+    options: extra ? ['workspace', 'email', 'roles'] : ['workspace', 'email'],
+    async prepare(args) {
+      const workspaceId = args.required('workspace');
+      const email = await emailOf(args);
+      const change = await changeOf(args);
+      return async () => {
+        const { changeConsoleUser, deleteConsoleUser } = await import('#edge/console/user-changes.ts');
+        if (change === 'delete') await deleteConsoleUser(workspaceId, email);
+        else await changeConsoleUser(workspaceId, email, change);
+        return {
+          json: { email, workspaceId, ...(change === 'delete' ? { deleted: true } : change) },
+          text: `${done} console user ${email}`,
+        };
+      };
+    },
+  };
+}
+
+async function emailOf(args: AdminArguments): Promise<string> {
+  const { normalEmail } = await import('#edge/console/users.ts');
+  try {
+    return normalEmail(args.required('email'));
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    throw new UsageError(`invalid --email ${JSON.stringify(args.values.email)}: expected an email address`);
+  }
+}
+
+async function rolesOf(args: AdminArguments) {
+  const { consoleRoles } = await import('#edge/console/users.ts');
+  args.required('roles');
+  const roles = args.eachOneOf('roles', consoleRoles) ?? [];
+  if (roles.length === 0) throw new UsageError('--roles needs at least one of admin, pricing, finance');
+  return consoleRoles.filter((role) => roles.includes(role));
+}
 
 /** The first line of stdin, without its line end: a password piped in, never echoed nor put on the command line. */
 async function firstLineOfStdin(): Promise<string> {

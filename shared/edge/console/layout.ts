@@ -51,6 +51,7 @@ export function layout({ ctx, currentPath, view, notice }: LayoutInput): Html {
       <a class="brand" href="/console">Pricing console</a>
       <div class="who">
         Signed in as <strong>${ctx.user.email}</strong> (${ctx.user.roles.join(', ')})
+        <a href="/console/settings/password">Password</a>
         <form class="inline" method="post" action="/console/sign-out">
           <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
           <button type="submit" class="secondary">Sign out</button>

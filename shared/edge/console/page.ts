@@ -1,4 +1,5 @@
 // The contract between the console's router and its pages: what a page reads, what it renders, and what its forms may change.
+import type { Feature } from '#shared/workspaces/schema.ts';
 import type { Html } from './html.ts';
 
 export type ConsoleRole = 'admin' | 'pricing' | 'finance';
@@ -9,6 +10,8 @@ export interface ConsoleUser {
   readonly email: string;
   readonly workspaceId: string;
   readonly roles: readonly ConsoleRole[];
+  /** Signed in with a one-time password: every page but the password page sends them there. */
+  readonly mustChangePassword?: boolean;
 }
 
 export interface ConsoleContext {
@@ -19,6 +22,8 @@ export interface ConsoleContext {
   /** The token every state-changing form carries in its `_csrf` field; the router checks it before any action runs. */
   readonly csrfToken: string;
   readonly nowMs: number;
+  /** The table's name for the session (the hash of its id): a password change keeps this one session open. */
+  readonly sessionIdHash?: string;
 }
 
 /** What a GET renders: the body inside the console's layout. */
@@ -38,8 +43,10 @@ export type ActionOutcome =
   | { readonly kind: 'show'; readonly view: PageView };
 
 export interface PageAction {
-  /** The role a user needs to run it; the router refuses others with 403, whatever the form says. */
-  readonly role: ConsoleRole;
+  /** The role a user needs to run it (`any`: every signed-in user); the router refuses others with 403, whatever the form says. */
+  readonly role: ConsoleRole | 'any';
+  /** The workspace feature the action's work belongs to: refused with 403 while the feature is off, as the API does. */
+  readonly feature?: Feature;
   run(ctx: ConsoleContext, form: Readonly<Record<string, string>>): Promise<ActionOutcome>;
 }
 

@@ -50,7 +50,10 @@ export function withNotice(location: string, notice: string | undefined): string
   return `${location}${location.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}`;
 }
 
-/** Only a path of the console itself: never another site's address from a form or a query. */
+/**
+ * Only a path of the console itself, never another site's address from a form or a query, and only of the printable
+ * ASCII a Location header may carry: a line break or a character past Latin-1 would fail the answer itself.
+ */
 export function isConsoleLocation(location: string): boolean {
-  return /^\/console(\/|\?|$)/.test(location) && !location.startsWith('//');
+  return /^\/console(?:[/?][\x21-\x7e]*)?$/.test(location) && !location.includes('\\') && !location.startsWith('/console//');
 }

@@ -5,9 +5,12 @@ import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/observability.ts';
 import { type Html, html } from './html.ts';
 import { documentFrame, layout } from './layout.ts';
-import type { ConsoleContext, ConsolePage, PageView } from './page.ts';
+import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/admission.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
+import type { ConsoleContext, ConsolePage, PageAction, PageView } from './page.ts';
 import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';
 import { csrfTokenMatches, readCookies, readSession, SESSION_COOKIE, type Session } from './sessions.ts';
+import { PASSWORD_PATH } from './users.ts';
 
 /** A console form is a few fields; anything larger is not one of ours. */
 const MAX_FORM_BYTES = 64 * 1024;
@@ -97,6 +100,8 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
     return redirect(`/console/sign-in${next}`, requestId);
   }
   onSession?.(session.user);
+  // A one-time password is someone else's secret too: nothing but choosing one's own until it is replaced.
+  if (session.user.mustChangePassword && path !== PASSWORD_PATH) return redirect(PASSWORD_PATH, requestId);
   const query = new URLSearchParams(event.rawQueryString ?? '');
   const matched = matchPage(pages, path);
   const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
@@ -107,6 +112,7 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
     query,
     csrfToken: session.csrfToken,
     nowMs,
+    sessionIdHash: session.sessionIdHash,
   };
   if (!matched) return render(404, problemView('Page not found', 'The console has no page at this address.'), ctx);
   try {
@@ -146,14 +152,43 @@ async function runAction(
   }
   const action = page.actions?.[form._action ?? ''];
   if (!action) return render(400, problemView('Unknown action', 'This page has no such form.'), ctx);
-  if (!ctx.user.roles.includes(action.role)) {
+  if (action.role !== 'any' && !ctx.user.roles.includes(action.role)) {
     return render(403, problemView('Not allowed', `This needs the ${action.role} role, which your user does not have.`), ctx);
   }
+  const unknownId = malformedIdField(form);
+  if (unknownId) return render(404, problemView('Not found', `There is no such ${unknownId.replace(/Id$/, '')} here.`), ctx);
+  const refusal = await workspaceRefusal(ctx.user.workspaceId, action);
+  if (refusal) return render(refusal.status, problemView('Not allowed now', refusal.message), ctx);
   const outcome = await action.run(ctx, form);
   if (outcome.kind === 'render') return render(outcome.status, outcome.view, ctx);
   if (outcome.kind === 'show') return render(200, outcome.view, ctx);
   const location = isConsoleLocation(outcome.location) ? outcome.location : '/console';
   return redirect(withNotice(location, outcome.notice), requestId);
+}
+
+/** What the service's ids look like (`key_…`, `evt_…`, `we_…`): a prefix and 22 base62 characters. */
+const ID_SHAPE = /^[a-z]{2,4}_[0-9A-Za-z]{22}$/;
+
+/**
+ * The first form field named as an id (`keyId`, `eventId`, …) whose value is no id of the service: such a thing
+ * cannot exist, so it is answered 404 before any read, whatever its length or characters. Empty means none chosen.
+ */
+export function malformedIdField(form: Readonly<Record<string, string>>): string | undefined {
+  return Object.keys(form).find((name) => /^[a-z]+Id$/.test(name) && form[name] !== '' && !ID_SHAPE.test(form[name] ?? ''));
+}
+
+/** A form changes nothing in an inactive workspace, nor a feature's work while the feature is off: the API's own checks. */
+async function workspaceRefusal(workspaceId: string, action: PageAction): Promise<ApiError | undefined> {
+  const workspace = await getWorkspace(workspaceId);
+  try {
+    if (!workspace) throw new ApiError('subscription_inactive', 'The workspace is not active.');
+    checkWorkspaceActive(workspace);
+    if (action.feature) checkFeatureEnabled(workspace, action.feature);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  return undefined;
 }
 
 /** The page for a request with no session at all, in the frame without navigation: sign-in's own layout. */

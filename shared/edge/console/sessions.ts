@@ -1,11 +1,11 @@
 // Console sessions: opened at sign-in, kept in the table under a hash of their id with a TTL, each with its CSRF token; and the cookie that carries them.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
-import { deleteItem, getItem, putItem } from '#platform/table/commands.ts';
+import { deleteItem, getItem, putItem, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
 import type { ConsoleUser } from './page.ts';
-import { ConsoleRoleSchema } from './users.ts';
+import { ConsoleRoleSchema, type ConsoleUserRecord, consoleUserOf, findCredentials } from './users.ts';
 
 /** A session ends this long after sign-in, used or not: a console left open overnight asks again in the morning. */
 export const SESSION_TTL_MS = 8 * 60 * 60 * 1000;
@@ -22,12 +22,16 @@ const SessionSchema = v.object({
   roles: v.array(ConsoleRoleSchema),
   csrfToken: v.string(),
   expiresAtMs: v.number(),
+  /** The user's version when the session was opened (or took on a new password); sessions from before versions had 0. */
+  userVersion: v.optional(v.number(), 0),
 });
 
 export interface Session {
   readonly user: ConsoleUser;
   readonly csrfToken: string;
   readonly expiresAtMs: number;
+  /** The table's name for it: the SHA-256 of the id the cookie carries. */
+  readonly sessionIdHash: string;
 }
 
 /** 32 random bytes, base64url: what the cookie carries; the table holds only its SHA-256. */
@@ -40,15 +44,20 @@ export function hashSessionId(sessionId: string): string {
 }
 
 /** Opens a session for the user; returns the id for the cookie, which is never stored. */
-export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ sessionId: string; session: Session }> {
+export async function openSession(record: ConsoleUserRecord, nowMs: number): Promise<{ sessionId: string; session: Session }> {
   const sessionId = newSecret();
-  const session: Session = { user, csrfToken: newSecret(), expiresAtMs: nowMs + SESSION_TTL_MS };
+  const user = consoleUserOf(record);
+  const sessionIdHash = hashSessionId(sessionId);
+  const session: Session = { user, csrfToken: newSecret(), expiresAtMs: nowMs + SESSION_TTL_MS, sessionIdHash };
   await putItem({
     Item: {
-      ...consoleKeys.consoleSession(hashSessionId(sessionId)),
+      ...consoleKeys.consoleSession(sessionIdHash),
       type: 'consoleSession',
-      ...user,
+      userId: user.userId,
+      email: user.email,
+      workspaceId: user.workspaceId,
       roles: [...user.roles],
+      userVersion: record.version,
       csrfToken: session.csrfToken,
       expiresAtMs: session.expiresAtMs,
       // DynamoDB deletes it some time after; until then the read below refuses it by expiresAtMs.
@@ -58,15 +67,45 @@ export async function openSession(user: ConsoleUser, nowMs: number): Promise<{ s
   return { sessionId, session };
 }
 
-/** The live session the cookie names, or undefined: unknown, ended, or past its time even if TTL has not removed it yet. */
+/**
+ * The live session the cookie names, or undefined: unknown, ended, past its time even if TTL has not removed it yet,
+ * or its user since deleted, disabled, moved to a new password or made anew. The user is read on every request,
+ * strongly consistent and never cached, so such a change ends the session at its next request, and the roles shown
+ * and checked are the user's roles now, not those of the sign-in.
+ */
 export async function readSession(sessionId: string | undefined, nowMs: number): Promise<Session | undefined> {
   if (!sessionId || !/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return undefined;
-  const Item = await getItem({ Key: consoleKeys.consoleSession(hashSessionId(sessionId)), ConsistentRead: true });
+  const sessionIdHash = hashSessionId(sessionId);
+  const Item = await getItem({ Key: consoleKeys.consoleSession(sessionIdHash), ConsistentRead: true });
   if (!Item) return undefined;
   const stored = v.parse(SessionSchema, Item);
   if (!isLive(stored.expiresAtMs, nowMs)) return undefined;
-  const { csrfToken, expiresAtMs, ...user } = stored;
-  return { user, csrfToken, expiresAtMs };
+  const record = await findCredentials(stored.email);
+  if (!record || !isSessionOf(record, stored)) return undefined;
+  return { user: consoleUserOf(record), csrfToken: stored.csrfToken, expiresAtMs: stored.expiresAtMs, sessionIdHash };
+}
+
+/** Whether the user now is the one the session was opened for, still active, and at the session's version. */
+export function isSessionOf(
+  record: Pick<ConsoleUserRecord, 'userId' | 'workspaceId' | 'status' | 'version'>,
+  session: { readonly userId: string; readonly workspaceId: string; readonly userVersion: number },
+): boolean {
+  return (
+    record.userId === session.userId &&
+    record.workspaceId === session.workspaceId &&
+    record.status === 'active' &&
+    record.version === session.userVersion
+  );
+}
+
+/** The session making a password change takes on the user's new version, so that it alone stays open. */
+export async function adoptUserVersion(sessionIdHash: string, userVersion: number): Promise<void> {
+  await updateItem({
+    Key: consoleKeys.consoleSession(sessionIdHash),
+    ConditionExpression: 'attribute_exists(PK)',
+    UpdateExpression: 'SET userVersion = :version',
+    ExpressionAttributeValues: { ':version': userVersion },
+  });
 }
 
 export function isLive(expiresAtMs: number, nowMs: number): boolean {

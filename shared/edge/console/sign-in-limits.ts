@@ -1,11 +1,16 @@
-// How many failed sign-ins an account and a source address may have: counters in the table, one per fixed window, removed by TTL.
-import { batchGetItems, updateItem } from '#platform/table/commands.ts';
+// How many sign-ins an account may try from one source address, and an address may try in all: counters in the table, one per fixed window, removed by TTL.
+import { updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
 
-/** Failed sign-ins allowed per account, and per source address, in one window. */
+/** Failed sign-ins allowed to one account from one source address in one window. */
 export const MAX_FAILURES = 10;
+/**
+ * Failed sign-ins allowed from one source address in one window, whatever the accounts: higher than the account's,
+ * so that several people behind one office address may each mistype, and low enough to stop guessing across accounts.
+ */
+export const MAX_ADDRESS_FAILURES = 30;
 export const WINDOW_MS = 15 * 60 * 1000;
 
 export interface SignInSubject {
@@ -18,40 +23,63 @@ export function windowOf(nowMs: number): number {
   return Math.floor(nowMs / WINDOW_MS);
 }
 
-/** When the window of `nowMs` ends: the moment a locked account or address may try again. */
+/** When the window of `nowMs` ends: the moment a refused account or address may try again. */
 export function windowEndMs(nowMs: number): number {
   return (windowOf(nowMs) + 1) * WINDOW_MS;
 }
 
-function counterKeys(subject: SignInSubject, nowMs: number): [PrimaryKey, PrimaryKey] {
+interface Counter {
+  readonly key: PrimaryKey;
+  readonly limit: number;
+}
+
+/**
+ * The account is counted together with the address it is tried from: a stranger's wrong passwords use up the
+ * stranger's own count and never lock the account's owner out at another address.
+ */
+function countersOf(subject: SignInSubject, nowMs: number): [Counter, Counter] {
   const window = windowOf(nowMs);
-  return [consoleKeys.signInFailures('account', subject.email, window), consoleKeys.signInFailures('address', subject.sourceIp, window)];
+  return [
+    { key: consoleKeys.signInFailures('accountAtAddress', `${subject.email}\n${subject.sourceIp}`, window), limit: MAX_FAILURES },
+    { key: consoleKeys.signInFailures('address', subject.sourceIp, window), limit: MAX_ADDRESS_FAILURES },
+  ];
 }
 
-/** Whether either counter is at the limit: then the attempt is refused before its password is even checked. */
-export function isLocked(failures: { account: number; address: number }): boolean {
-  return failures.account >= MAX_FAILURES || failures.address >= MAX_FAILURES;
+function add(key: PrimaryKey, amount: number, nowMs: number, limit?: number) {
+  return updateItem({
+    Key: key,
+    UpdateExpression: 'ADD failures :amount SET #ttl = :expires',
+    ...(limit === undefined ? {} : { ConditionExpression: 'attribute_not_exists(failures) OR failures < :limit' }),
+    ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
+    ExpressionAttributeValues: {
+      ':amount': amount,
+      ':expires': Math.ceil(windowEndMs(nowMs) / 1000),
+      ...(limit === undefined ? {} : { ':limit': limit }),
+    },
+  });
 }
 
-/** The failures counted so far in this window, for the account and for the address: one BatchGetItem of two items. */
-export async function readFailures(subject: SignInSubject, nowMs: number): Promise<{ account: number; address: number }> {
-  const [account, address] = counterKeys(subject, nowMs);
-  const items = await batchGetItems([account, address], { ConsistentRead: true });
-  const countOf = (key: PrimaryKey) => Number(items.find((item) => item.PK === key.PK && item.SK === key.SK)?.failures ?? 0);
-  return { account: countOf(account), address: countOf(address) };
+/** An attempt counted before its password is checked: kept if the password is wrong, given back if it is right. */
+export interface Reservation {
+  /** Gives the attempt back: a sign-in that succeeded is no failure. */
+  release(): Promise<void>;
 }
 
-/** Counts one failure against both; the counters expire by TTL when their window is over. */
-export async function recordFailure(subject: SignInSubject, nowMs: number): Promise<void> {
-  const expires = Math.ceil(windowEndMs(nowMs) / 1000);
-  await Promise.all(
-    counterKeys(subject, nowMs).map((Key) =>
-      updateItem({
-        Key,
-        UpdateExpression: 'ADD failures :one SET #ttl = :expires',
-        ExpressionAttributeNames: { '#ttl': table.ttlAttribute },
-        ExpressionAttributeValues: { ':one': 1, ':expires': expires },
-      }),
-    ),
-  );
+/**
+ * Counts the attempt against both counters before its password is checked, each by a conditional increment that
+ * refuses at the limit: of any number of attempts sent at once, at most the limit's remainder get their password
+ * checked. Undefined when either counter is at its limit; then nothing is counted.
+ */
+export async function reserveAttempt(subject: SignInSubject, nowMs: number): Promise<Reservation | undefined> {
+  const counters = countersOf(subject, nowMs);
+  const outcomes = await Promise.all(counters.map((counter) => add(counter.key, 1, nowMs, counter.limit)));
+  const taken = counters.filter((_, index) => !outcomes[index]?.refused).map((counter) => counter.key);
+  const giveBack = async () => {
+    await Promise.all(taken.map((key) => add(key, -1, nowMs)));
+  };
+  if (taken.length < counters.length) {
+    await giveBack();
+    return undefined;
+  }
+  return { release: giveBack };
 }

@@ -17,8 +17,8 @@ import {
   SESSION_TTL_MS,
   SIGN_IN_COOKIE,
 } from './sessions.ts';
-import { isLocked, readFailures, recordFailure, windowEndMs } from './sign-in-limits.ts';
-import { consoleUserOf, findCredentials } from './users.ts';
+import { reserveAttempt, windowEndMs } from './sign-in-limits.ts';
+import { findCredentials, PASSWORD_PATH } from './users.ts';
 
 /** The sign-in form's token lives as long as a person may take to type a password. */
 const SIGN_IN_TOKEN_SECONDS = 60 * 60;
@@ -57,7 +57,10 @@ export function showSignIn(event: HttpEvent, requestId: string): HttpResult {
   ]);
 }
 
-/** POST /console/sign-in: token, then the limits, then the password; a session and its cookie when all pass. */
+/**
+ * POST /console/sign-in: token, then the attempt counted against the limits, then the password; a session and its
+ * cookie when all pass, and the attempt given back. A one-time password leads to the password page first.
+ */
 export async function signIn(event: HttpEvent, requestId: string, nowMs: number): Promise<HttpResult> {
   const form = readForm(event) ?? {};
   const secure = isHttps(event.headers);
@@ -75,23 +78,26 @@ export async function signIn(event: HttpEvent, requestId: string, nowMs: number)
     return again(403, 'The sign-in form had expired or did not come from this console. Please try again.');
   }
   const password = form.password ?? '';
-  const subject = { email, sourceIp: event.requestContext.http.sourceIp };
-  if (isLocked(await readFailures(subject, nowMs))) {
+  // The attempt is counted before its password is checked, so that attempts sent at once cannot pass the limit.
+  const reservation = await reserveAttempt({ email, sourceIp: event.requestContext.http.sourceIp }, nowMs);
+  if (!reservation) {
     const minutes = Math.max(1, Math.ceil((windowEndMs(nowMs) - nowMs) / 60_000));
     return again(
       429,
-      `Too many failed sign-ins for this account or from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      `Too many failed sign-ins for this account from this address, or from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     );
   }
   const user = email && password.length <= MAX_PASSWORD_LENGTH ? await findCredentials(email) : undefined;
   // An unknown email is checked against a decoy hash, so that it takes as long as a wrong password.
   const matches = await verifyPassword(password, user?.passwordHash ?? (await decoyHash()));
-  if (!user || !matches) {
-    await recordFailure(subject, nowMs);
-    return again(401, 'The email or the password is not right.');
+  if (!user || !matches) return again(401, 'The email or the password is not right.');
+  // Only someone who knows the password learns that the user is disabled.
+  if (user.status !== 'active') {
+    await reservation.release();
+    return again(403, 'This user is disabled. Ask an admin of your workspace.');
   }
-  const { sessionId } = await openSession(consoleUserOf(user), nowMs);
-  return redirect(next, requestId, [
+  const [{ sessionId }] = await Promise.all([openSession(user, nowMs), reservation.release()]);
+  return redirect(user.mustChangePassword ? PASSWORD_PATH : next, requestId, [
     cookie(SESSION_COOKIE, sessionId, { secure, maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000) }),
     cookie(SIGN_IN_COOKIE, '', { secure, maxAgeSeconds: 0 }),
   ]);

@@ -9,6 +9,9 @@ import { ItemAlreadyExists, putWorkspaceItems } from '#shared/workspaces/reposit
 import type { ConsoleRole, ConsoleUser } from './page.ts';
 import { hashPassword, oneTimePassword, passwordProblem } from './passwords.ts';
 
+/** Where a signed-in user chooses their own password; a one-time password leads every page here until it is replaced. */
+export const PASSWORD_PATH = '/console/settings/password';
+
 export const consoleRoles = ['admin', 'pricing', 'finance'] as const satisfies readonly ConsoleRole[];
 export const ConsoleRoleSchema = v.picklist(consoleRoles);
 
@@ -21,12 +24,23 @@ export const roleDescriptions: Readonly<Record<ConsoleRole, string>> = {
 
 const EmailSchema = v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('an email address'));
 
+export const consoleUserStatuses = ['active', 'disabled'] as const;
+
 export const ConsoleUserRecordSchema = v.object({
   userId: v.string(),
   email: v.string(),
   workspaceId: v.string(),
   roles: v.array(ConsoleRoleSchema),
   createdAt: v.string(),
+  /** A disabled user cannot sign in, and their open sessions end. Users made before there was a status are active. */
+  status: v.optional(v.picklist(consoleUserStatuses), 'active'),
+  /** Set while the password is a one-time password someone else saw: the user must choose their own before anything else. */
+  mustChangePassword: v.optional(v.boolean(), false),
+  /**
+   * Counts the changes that end the user's open sessions (a new password, being disabled): each session keeps the
+   * version it was opened at and is refused once the user's differs.
+   */
+  version: v.optional(v.number(), 0),
 });
 export type ConsoleUserRecord = v.InferOutput<typeof ConsoleUserRecordSchema>;
 
@@ -36,9 +50,15 @@ export interface NewConsoleUser {
   readonly workspaceId: string;
   readonly email: string;
   readonly roles: readonly ConsoleRole[];
-  /** Chosen by the person; without one the service mints a one-time password. */
+  /**
+   * Chosen by the person (an operator setting up their own user, say); without one the service mints a one-time
+   * password, which the user must replace with their own at their first sign-in.
+   */
   readonly password?: string;
 }
+
+/** Said of any email that cannot get a new user, whether its user is in this workspace or another, or being made. */
+export const EMAIL_UNAVAILABLE = 'This email cannot be given a new console user. Use another address, or change the user listed below.';
 
 /** Emails are compared as typed, lowercased and trimmed: `Ann@Example.com ` and `ann@example.com` are one account. */
 export function normalEmail(email: string): string {
@@ -72,6 +92,9 @@ export async function createConsoleUser(
     workspaceId: input.workspaceId,
     roles: consoleRoles.filter((role) => roles.includes(role)),
     createdAt: now.toISOString(),
+    status: 'active',
+    mustChangePassword: input.password === undefined,
+    version: 0,
   };
   const passwordHash = await hashPassword(password);
   try {
@@ -80,9 +103,8 @@ export async function createConsoleUser(
       { ...consoleKeys.consoleUserListing(input.workspaceId, email), type: 'consoleUserListing', ...record },
     ]);
   } catch (error) {
-    if (error instanceof ItemAlreadyExists) {
-      throw new ApiError('invalid_request', `There is already a console user ${email}.`, { param: 'email' });
-    }
+    // Emails are unique across workspaces, but whose an email is elsewhere is none of this workspace's business.
+    if (error instanceof ItemAlreadyExists) throw new ApiError('invalid_request', EMAIL_UNAVAILABLE, { param: 'email' });
     throw error;
   }
   return { userId: record.userId, email, password };
@@ -105,5 +127,11 @@ export async function listConsoleUsers(workspaceId: string): Promise<ConsoleUser
 }
 
 export function consoleUserOf(record: ConsoleUserRecord): ConsoleUser {
-  return { userId: record.userId, email: record.email, workspaceId: record.workspaceId, roles: record.roles };
+  return {
+    userId: record.userId,
+    email: record.email,
+    workspaceId: record.workspaceId,
+    roles: record.roles,
+    ...(record.mustChangePassword ? { mustChangePassword: true } : {}),
+  };
 }

@@ -26,10 +26,10 @@ export const consoleKeys = {
   /** A console session, keyed by the SHA-256 of its id: the cookie's value is never stored. Expires by TTL. */
   consoleSession: (sessionIdHash: string): PrimaryKey => ({ PK: `CONSOLESESSION#${sessionIdHash}`, SK: 'SESSION' }),
   /**
-   * Failed sign-ins of one account (its email) or one source address in one fixed window: a counter item that
-   * expires by TTL when its window is over.
+   * Sign-in attempts not yet known good of one account at one source address (email and address), or of one source
+   * address, in one fixed window: a counter item that expires by TTL when its window is over.
    */
-  signInFailures: (subject: 'account' | 'address', value: string, window: number): PrimaryKey => ({
+  signInFailures: (subject: 'accountAtAddress' | 'address', value: string, window: number): PrimaryKey => ({
     PK: `SIGNIN#${subject}#${keyDigest(value)}`,
     SK: `WINDOW#${window}`,
   }),

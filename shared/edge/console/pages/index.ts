@@ -6,6 +6,7 @@ import { batchesPage } from './batches.ts';
 import { connectorsPage } from './connectors.ts';
 import { costPage } from './cost.ts';
 import { homePage } from './home.ts';
+import { passwordPage } from './password.ts';
 import { productPage, recommendationsPage } from './recommendations.ts';
 import { usersPage } from './users.ts';
 import { webhooksPage } from './webhooks.ts';
@@ -24,4 +25,5 @@ export const consolePages: readonly ConsolePage[] = [
   connectorsPage,
   webhooksPage,
   usersPage,
+  passwordPage,
 ];

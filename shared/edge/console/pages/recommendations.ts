@@ -309,6 +309,8 @@ export const productPage: ConsolePage = {
   actions: {
     approve: {
       role: 'pricing',
+      // Approving publishes to the overview, so it is refused while the feature is off, as /v1's approve is.
+      feature: 'overview',
       async run(ctx, form) {
         const sku = ctx.params.sku ?? '';
         const entered = form.price ?? '';

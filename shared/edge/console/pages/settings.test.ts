@@ -75,6 +75,9 @@ describe('the other settings pages', () => {
       workspaceId: 'ws_1',
       roles: ['finance' as const],
       createdAt: '2026-01-01T00:00:00.000Z',
+      status: 'active' as const,
+      mustChangePassword: false,
+      version: 0,
     };
     const page = usersView({ ctx: contextOf(['finance']), users: [user] }).body.text;
     expect(page).toContain('&quot;bob&quot;@example.com');

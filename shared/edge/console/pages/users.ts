@@ -1,7 +1,8 @@
-// Settings → users: the workspace's console users and their roles, and creating one with a one-time password shown once; changes need the admin role.
+// Settings → users: the workspace's console users and their roles; creating one with a one-time password shown once, changing roles, disabling, enabling and deleting; changes need the admin role.
 import { ApiError } from '#platform/errors.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ConsoleContext, ConsolePage, ConsoleRole, PageView } from '#edge/console/page.ts';
+import type { ActionOutcome, ConsoleContext, ConsolePage, ConsoleRole, PageView } from '#edge/console/page.ts';
+import { changeConsoleUser, type ConsoleUserChange, deleteConsoleUser } from '#edge/console/user-changes.ts';
 import { type ConsoleUserRecord, consoleRoles, createConsoleUser, listConsoleUsers, roleDescriptions } from '#edge/console/users.ts';
 
 export const USERS_PATH = '/console/settings/users';
@@ -27,6 +28,45 @@ function createForm(ctx: ConsoleContext): Html {
   </form>`;
 }
 
+function statusOf(user: ConsoleUserRecord): Html {
+  if (user.status === 'disabled') return html`<span class="status-bad">disabled</span>`;
+  if (user.mustChangePassword) return html`<span class="status-warn">active, has not chosen a password yet</span>`;
+  return html`<span class="status-ok">active</span>`;
+}
+
+function actionForm(ctx: ConsoleContext, user: ConsoleUserRecord, action: string, label: string, kind: 'secondary' | 'danger'): Html {
+  return html`<form class="inline" method="post" action="${USERS_PATH}">
+    <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+    <input type="hidden" name="_action" value="${action}" />
+    <input type="hidden" name="email" value="${user.email}" />
+    <button type="submit" class="${kind}" aria-label="${label} ${user.email}">${label}</button>
+  </form>`;
+}
+
+/** An admin changes everyone but themselves here, so that no admin locks the workspace out by a slip of the mouse. */
+function userActions(ctx: ConsoleContext, user: ConsoleUserRecord): Html {
+  if (user.userId === ctx.user.userId) return html`<span class="muted">you</span>`;
+  const id = user.userId;
+  return html`<form class="inline" method="post" action="${USERS_PATH}">
+      <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+      <input type="hidden" name="_action" value="roles" />
+      <input type="hidden" name="email" value="${user.email}" />
+      <fieldset class="inline">
+        <legend class="visually-hidden">Roles of ${user.email}</legend>
+        ${consoleRoles.map(
+          (role) =>
+            html`<label class="choice" for="${id}-${role}"
+              ><input id="${id}-${role}" type="checkbox" name="roles" value="${role}" ${user.roles.includes(role) ? html`checked` : ''} />
+              ${role}</label
+            >`,
+        )}
+      </fieldset>
+      <button type="submit" class="secondary" aria-label="Save the roles of ${user.email}">Save roles</button>
+    </form>
+    ${user.status === 'disabled' ? actionForm(ctx, user, 'enable', 'Enable', 'secondary') : actionForm(ctx, user, 'disable', 'Disable', 'secondary')}
+    ${actionForm(ctx, user, 'delete', 'Delete', 'danger')}`;
+}
+
 interface UsersViewInput {
   readonly ctx: ConsoleContext;
   readonly users: readonly ConsoleUserRecord[];
@@ -42,33 +82,39 @@ export function usersView({ ctx, users, created, error }: UsersViewInput): PageV
       created
         ? html`<section class="notice" aria-labelledby="new-user-heading">
             <h2 id="new-user-heading">New user ${created.email}</h2>
-            <p>Hand on this one-time password; it is shown this once.</p>
+            <p>Hand on this one-time password; it is shown this once. At their first sign-in they choose their own.</p>
             <p class="secret" data-testid="new-password">${created.password}</p>
           </section>`
         : ''
     }
-    <table>
-      <caption class="muted">
-        Console users of the workspace
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Email</th>
-          <th scope="col">Roles</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${users.map(
-          (user) =>
-            html`<tr>
-              <th scope="row">${user.email}</th>
-              <td>${user.roles.join(', ')}</td>
-              <td>${user.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-            </tr>`,
-        )}
-      </tbody>
-    </table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Console users of the workspace">
+      <table>
+        <caption class="muted">
+          Console users of the workspace
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Roles</th>
+            <th scope="col">Status</th>
+            <th scope="col">Created</th>
+            ${ctx.user.roles.includes('admin') ? html`<th scope="col">Change</th>` : ''}
+          </tr>
+        </thead>
+        <tbody>
+          ${users.map(
+            (user) =>
+              html`<tr>
+                <th scope="row">${user.email}</th>
+                <td>${user.roles.join(', ')}</td>
+                <td>${statusOf(user)}</td>
+                <td>${user.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
+                ${ctx.user.roles.includes('admin') ? html`<td>${userActions(ctx, user)}</td>` : ''}
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+    </div>
     <h2>Create a user</h2>
     ${createForm(ctx)}`;
   return { title: 'Users', body };
@@ -76,6 +122,28 @@ export function usersView({ ctx, users, created, error }: UsersViewInput): PageV
 
 async function view(ctx: ConsoleContext, extra: Pick<UsersViewInput, 'created' | 'error'> = {}): Promise<PageView> {
   return usersView({ ctx, users: await listConsoleUsers(ctx.user.workspaceId), ...extra });
+}
+
+/** A change to another user of the workspace, back to the list with what was done; a refused one is shown on the page. */
+function changeAction(change: (form: Readonly<Record<string, string>>) => ConsoleUserChange | 'delete', done: string) {
+  return {
+    role: 'admin' as const,
+    async run(ctx: ConsoleContext, form: Readonly<Record<string, string>>): Promise<ActionOutcome> {
+      const email = (form.email ?? '').trim().toLowerCase();
+      try {
+        if (email === ctx.user.email) throw new ApiError('invalid_request', 'Your own user is changed by another admin.');
+        const wanted = change(form);
+        if (wanted === 'delete') await deleteConsoleUser(ctx.user.workspaceId, email);
+        else await changeConsoleUser(ctx.user.workspaceId, email, wanted);
+        return { kind: 'redirect', location: USERS_PATH, notice: `${done} ${email}.` };
+      } catch (error) {
+        if (error instanceof ApiError && error.status < 500 && error.status !== 404) {
+          return { kind: 'render', status: 422, view: await view(ctx, { error: error.message }) };
+        }
+        throw error;
+      }
+    },
+  };
 }
 
 export const usersPage: ConsolePage = {
@@ -100,5 +168,9 @@ export const usersPage: ConsolePage = {
         }
       },
     },
+    roles: changeAction((form) => ({ roles: (form.roles ?? '').split(',').filter(Boolean) as ConsoleRole[] }), 'Changed the roles of'),
+    disable: changeAction(() => ({ status: 'disabled' }), 'Disabled'),
+    enable: changeAction(() => ({ status: 'active' }), 'Enabled'),
+    delete: changeAction(() => 'delete', 'Deleted'),
   },
 };

@@ -1,8 +1,9 @@
-// The pages the console's settings function serves: API keys, connectors, webhook endpoints and users.
+// The pages the console's settings function serves: API keys, connectors, webhook endpoints, users and one's own password.
 import type { ConsolePage } from '#edge/console/page.ts';
 import { apiKeysPage } from '#edge/console/pages/api-keys.ts';
 import { connectorsPage } from '#edge/console/pages/connectors.ts';
+import { passwordPage } from '#edge/console/pages/password.ts';
 import { usersPage } from '#edge/console/pages/users.ts';
 import { webhooksPage } from '#edge/console/pages/webhooks.ts';
 
-export const settingsPages: readonly ConsolePage[] = [apiKeysPage, connectorsPage, webhooksPage, usersPage];
+export const settingsPages: readonly ConsolePage[] = [apiKeysPage, connectorsPage, webhooksPage, usersPage, passwordPage];
