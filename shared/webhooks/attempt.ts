@@ -2,10 +2,12 @@
 import { environmentNames } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { readDelivery, recordAttempt } from './attempt-log.ts';
+import { claimProbe, gate, recordBreaker } from './breaker.ts';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
 import { type WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
+import { LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
@@ -40,7 +42,7 @@ export function retrySchedule(): number[] {
   return RETRY_SCHEDULE_MS.map((wait) => Math.round(wait * scale));
 }
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'duplicate' | 'dropped';
+export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'deferred' | 'duplicate' | 'dropped';
 
 /** A wait this short is slept by the worker rather than spent in the queue. */
 const SHORT_WAIT_MS = 1_000;
@@ -153,24 +155,43 @@ function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: At
   };
 }
 
+/** A deferred attempt is sent on to wait, up to a second later than asked, so that deferred siblings do not all return at once. */
+async function defer(message: AttemptMessage, untilMs: number, nowMs: number, why: string): Promise<'deferred'> {
+  const notBefore = Math.max(untilMs, nowMs) + Math.floor(Math.random() * SECOND);
+  logger.info('webhook attempt deferred', { why, notBefore: new Date(notBefore).toISOString() });
+  await waitFor({ ...message, notBefore }, nowMs);
+  return 'deferred';
+}
+
 /**
- * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
- * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
- * parks the delivery and marks the endpoint failing.
+ * Whether the attempt may go now: the endpoint's breaker lets it (closed, or half-open with the probe claimed), and a
+ * slot under the endpoint's and the workspace's in-flight bounds is free. Otherwise it is deferred: the same message,
+ * the same attempt number, sent on to wait, neither dropped nor counted as a failure.
  */
-export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
-  const nowMs = clock().getTime();
-  if (!(await dueNow(message, nowMs))) return 'waiting';
-  const found = await findDelivery(message);
-  if (typeof found === 'string') return found;
-  const { event, endpoint } = found;
+async function admitAttempt(message: AttemptMessage, endpoint: WebhookEndpoint, nowMs: number): Promise<Lease | 'deferred'> {
+  const timeoutMs = deliveryTimeoutMs();
+  const holdMs = timeoutMs + LEASE_MARGIN_MS;
+  const breaker = gate(endpoint, nowMs);
+  if ('deferUntil' in breaker) return defer(message, breaker.deferUntil, nowMs, 'circuit open');
+  const slot = await takeSlot(message.workspaceId, endpoint.endpointId, holdMs, nowMs);
+  // A slot frees within an attempt's timeout: try again about then.
+  if (typeof slot === 'string') return defer(message, nowMs + timeoutMs, nowMs, `${slot} at its in-flight bound`);
+  if (breaker.go === 'probe' && !(await claimProbe(endpoint, holdMs, nowMs))) {
+    await releaseSlot(slot);
+    return defer(message, nowMs + timeoutMs, nowMs, 'another attempt is the probe');
+  }
+  return slot;
+}
+
+/** The attempt's answer made into the delivery's log and state, and the endpoint's health and breaker. */
+async function attemptAdmitted(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, clock: () => Date) {
   const attemptedAt = clock();
-  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, attemptedAt, nowMs);
   const outcome = await attemptOnce(endpoint, event, attemptedAt);
   const { delivered, status, doneMs, next } = await classify(message, outcome, clock);
   const attempt = attemptRecord(message, event, endpoint, attemptedAt, outcome);
   const recorded = await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summaryAfter(attempt, status, next) }, doneMs);
   if (!recorded) return 'duplicate';
+  await recordBreaker(endpoint, delivered, doneMs);
   if (delivered) {
     if (endpoint.status !== 'healthy' || endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);
     return 'delivered';
@@ -181,4 +202,26 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
     return 'parked';
   }
   return 'retrying';
+}
+
+/**
+ * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
+ * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
+ * parks the delivery and marks the endpoint failing. The attempt holds an in-flight slot while it runs: given back at
+ * the end, or lapsing on its own if the worker dies.
+ */
+export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
+  const nowMs = clock().getTime();
+  if (!(await dueNow(message, nowMs))) return 'waiting';
+  const found = await findDelivery(message);
+  if (typeof found === 'string') return found;
+  const { event, endpoint } = found;
+  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, clock(), nowMs);
+  const slot = await admitAttempt(message, endpoint, clock().getTime());
+  if (slot === 'deferred') return slot;
+  try {
+    return await attemptAdmitted(message, event, endpoint, clock);
+  } finally {
+    await releaseSlot(slot);
+  }
 }
