@@ -7,7 +7,7 @@ import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
 import { type WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
-import { LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
+import { knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
@@ -68,8 +68,8 @@ async function attemptOnce(endpoint: WebhookEndpoint, event: WebhookEvent, now: 
   return postToTarget(target, signedHeaders(event, body, secrets, now), body, deliveryTimeoutMs());
 }
 
-/** The event and endpoint of a message due now, or why it has nothing to deliver. */
-type Found = { readonly event: WebhookEvent; readonly endpoint: WebhookEndpoint } | 'dropped' | 'duplicate';
+/** The event of a message due now, or why it has nothing to deliver. */
+type Found = WebhookEvent | 'dropped' | 'duplicate';
 
 /** Whether the message is due: one due later is sent on to wait in the queue. */
 async function dueNow(message: AttemptMessage, nowMs: number): Promise<boolean> {
@@ -88,14 +88,10 @@ async function findDelivery(message: AttemptMessage): Promise<Found> {
   // The event outlived its retention: nothing is left to deliver.
   if (!stored) return 'dropped';
   const { event } = stored;
-  const [endpoint, logged] = await Promise.all([
-    getEndpoint(message.workspaceId, message.endpointId),
-    readDelivery(event, message.endpointId),
-  ]);
-  if (!endpoint) return 'dropped';
+  const logged = await readDelivery(event, message.endpointId);
   // A second receive of a message whose attempt is already logged: its next attempt was queued before the log was written.
   if (logged && logged.attempts >= message.seq) return 'duplicate';
-  return { event, endpoint };
+  return event;
 }
 
 function deliveryOf(event: WebhookEvent, endpoint: WebhookEndpoint) {
@@ -155,11 +151,24 @@ function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: At
   };
 }
 
-/** A deferred attempt is sent on to wait, up to a second later than asked, so that deferred siblings do not all return at once. */
-async function defer(message: AttemptMessage, untilMs: number, nowMs: number, why: string): Promise<'deferred'> {
-  const notBefore = Math.max(untilMs, nowMs) + Math.floor(Math.random() * SECOND);
-  logger.info('webhook attempt deferred', { why, notBefore: new Date(notBefore).toISOString() });
-  await waitFor({ ...message, notBefore }, nowMs);
+/** The longest a deferral waits, however often the attempt was deferred before. */
+const MAX_DEFERRAL_MS = 60 * SECOND;
+
+/**
+ * Sends a deferred attempt on to wait until `untilMs`, in whole seconds (so that no worker sleeps out a fraction). At
+ * a full bound (`growing`) it waits longer each time the same attempt is deferred again: a workspace that keeps its
+ * slots full has its backlog come back ever more rarely, instead of churning through the queue ahead of others'.
+ */
+async function defer(message: AttemptMessage, untilMs: number, nowMs: number, why: string, growing = false): Promise<'deferred'> {
+  const deferrals = (message.deferrals ?? 0) + 1;
+  const growth = growing ? 2 ** Math.min(deferrals - 1, 6) : 1;
+  const backoffMs = Math.min(MAX_DEFERRAL_MS, Math.max(untilMs - nowMs, SECOND) * growth);
+  // Spread (over a second, or half again as long at a full bound), so that siblings deferred together return apart.
+  const spread = growing ? Math.ceil(backoffMs / 2 / SECOND) + 1 : 2;
+  const seconds = Math.ceil(backoffMs / SECOND) + Math.floor(Math.random() * spread);
+  const notBefore = nowMs + seconds * SECOND;
+  logger.info('webhook attempt deferred', { why, deferrals, notBefore: new Date(notBefore).toISOString() });
+  await waitFor({ ...message, deferrals, notBefore }, nowMs);
   return 'deferred';
 }
 
@@ -175,11 +184,12 @@ async function admitAttempt(message: AttemptMessage, endpoint: WebhookEndpoint, 
   if ('deferUntil' in breaker) return defer(message, breaker.deferUntil, nowMs, 'circuit open');
   const slot = await takeSlot(message.workspaceId, endpoint.endpointId, holdMs, nowMs);
   // A slot frees within an attempt's timeout: try again about then.
-  if (typeof slot === 'string') return defer(message, nowMs + timeoutMs, nowMs, `${slot} at its in-flight bound`);
+  if (typeof slot === 'string') return defer(message, nowMs + timeoutMs, nowMs, `${slot} at its in-flight bound`, true);
   if (breaker.go === 'probe' && !(await claimProbe(endpoint, holdMs, nowMs))) {
     await releaseSlot(slot);
     return defer(message, nowMs + timeoutMs, nowMs, 'another attempt is the probe');
   }
+  if (breaker.go === 'probe') logger.info('webhook circuit probe', { endpointId: endpoint.endpointId });
   return slot;
 }
 
@@ -213,15 +223,21 @@ async function attemptAdmitted(message: AttemptMessage, event: WebhookEvent, end
 export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
   const nowMs = clock().getTime();
   if (!(await dueNow(message, nowMs))) return 'waiting';
-  const found = await findDelivery(message);
-  if (typeof found === 'string') return found;
-  const { event, endpoint } = found;
-  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, clock(), nowMs);
-  const slot = await admitAttempt(message, endpoint, clock().getTime());
+  // An attempt this process just found at a full bound is deferred without a read.
+  const known = knownAtBound(message.workspaceId, message.endpointId, nowMs);
+  if (known) return defer(message, nowMs + deliveryTimeoutMs(), nowMs, `${known} at its in-flight bound`, true);
+  // The endpoint first: an attempt the breaker or the bounds defer costs no read of the event or its log.
+  const endpoint = await getEndpoint(message.workspaceId, message.endpointId);
+  if (!endpoint) return 'dropped';
+  const disabled = !endpoint.enabled || endpoint.status === 'disabled';
+  const slot = disabled ? undefined : await admitAttempt(message, endpoint, clock().getTime());
   if (slot === 'deferred') return slot;
   try {
+    const event = await findDelivery(message);
+    if (typeof event === 'string') return event;
+    if (disabled) return await parkAtDisabled(message, event, endpoint, clock(), nowMs);
     return await attemptAdmitted(message, event, endpoint, clock);
   } finally {
-    await releaseSlot(slot);
+    if (slot) await releaseSlot(slot);
   }
 }

@@ -34,6 +34,32 @@ export function admit(leases: Leases, endpointId: string, nowMs: number): { read
   return { live };
 }
 
+/**
+ * What this process last found at its bound, and until when it takes that as still so without reading: a batch of a
+ * flooding workspace's attempts is deferred after one read instead of one each, so that working through its backlog
+ * costs the queue's other workspaces as little as it can. A slot freed meanwhile is found a moment later.
+ */
+const knownBusy = new Map<string, number>();
+export const BUSY_MEMO_MS = 1_000;
+
+function busyKeys(workspaceId: string, endpointId: string): Record<Busy, string> {
+  return { workspace: workspaceId, endpoint: `${workspaceId}#${endpointId}` };
+}
+
+/** Whether this process found the endpoint or its workspace at its bound a moment ago. */
+export function knownAtBound(workspaceId: string, endpointId: string, nowMs: number): Busy | undefined {
+  const names = busyKeys(workspaceId, endpointId);
+  for (const busy of ['workspace', 'endpoint'] as const) {
+    const until = knownBusy.get(names[busy]);
+    if (until !== undefined && until > nowMs) return busy;
+    if (until !== undefined) knownBusy.delete(names[busy]);
+  }
+  return undefined;
+}
+
+/** Takes of one workspace's slots in this process, one after another: siblings of a batch never race each other's writes. */
+const taking = new Map<string, Promise<unknown>>();
+
 /** A lease taken: its id, to release it by. */
 export interface Lease {
   readonly workspaceId: string;
@@ -47,7 +73,25 @@ const TAKE_TRIES = 3;
  * Takes one in-flight slot for an attempt at the endpoint, for `holdMs`: the workspace's item is read, its expired
  * leases dropped, and written whole over the version read, so that two workers never both take the last slot.
  */
-export async function takeSlot(workspaceId: string, endpointId: string, holdMs: number, nowMs: number): Promise<Lease | Busy> {
+export function takeSlot(workspaceId: string, endpointId: string, holdMs: number, nowMs: number): Promise<Lease | Busy> {
+  const mine = (taking.get(workspaceId) ?? Promise.resolve()).then(() => takeSlotNow(workspaceId, endpointId, holdMs, nowMs));
+  const settled = mine.catch(() => undefined);
+  taking.set(workspaceId, settled);
+  void settled.then(() => {
+    if (taking.get(workspaceId) === settled) taking.delete(workspaceId);
+  });
+  return mine;
+}
+
+async function takeSlotNow(workspaceId: string, endpointId: string, holdMs: number, nowMs: number): Promise<Lease | Busy> {
+  const known = knownAtBound(workspaceId, endpointId, nowMs);
+  if (known) return known;
+  const taken = await readAndTake(workspaceId, endpointId, holdMs, nowMs);
+  if (typeof taken === 'string') knownBusy.set(busyKeys(workspaceId, endpointId)[taken], nowMs + BUSY_MEMO_MS);
+  return taken;
+}
+
+async function readAndTake(workspaceId: string, endpointId: string, holdMs: number, nowMs: number): Promise<Lease | Busy> {
   const key = keys.webhookInFlight(workspaceId);
   for (let tries = 0; tries < TAKE_TRIES; tries++) {
     const item = await getItem({ Key: key, ConsistentRead: true });
