@@ -7,7 +7,7 @@ import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
 import { type WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
-import { knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
+import { type Busy, knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
@@ -173,6 +173,16 @@ async function defer(message: AttemptMessage, untilMs: number, nowMs: number, wh
 }
 
 /**
+ * An attempt beyond a bound. At its endpoint's, it tries again a second on: a receiver that answers fast frees its
+ * slots that soon, and holds its own workspace up only. At its workspace's, it waits an attempt's timeout, the longest a
+ * slot can be held, so that a flooding workspace's backlog does not come round again and again ahead of others'.
+ */
+function deferAtBound(message: AttemptMessage, busy: Busy, nowMs: number): Promise<'deferred'> {
+  const waitMs = busy === 'endpoint' ? SECOND : deliveryTimeoutMs();
+  return defer(message, nowMs + waitMs, nowMs, `${busy} at its in-flight bound`, true);
+}
+
+/**
  * Whether the attempt may go now: the endpoint's breaker lets it (closed, or half-open with the probe claimed), and a
  * slot under the endpoint's and the workspace's in-flight bounds is free. Otherwise it is deferred: the same message,
  * the same attempt number, sent on to wait, neither dropped nor counted as a failure.
@@ -184,7 +194,7 @@ async function admitAttempt(message: AttemptMessage, endpoint: WebhookEndpoint, 
   if ('deferUntil' in breaker) return defer(message, breaker.deferUntil, nowMs, 'circuit open');
   const slot = await takeSlot(message.workspaceId, endpoint.endpointId, holdMs, nowMs);
   // A slot frees within an attempt's timeout: try again about then.
-  if (typeof slot === 'string') return defer(message, nowMs + timeoutMs, nowMs, `${slot} at its in-flight bound`, true);
+  if (typeof slot === 'string') return deferAtBound(message, slot, nowMs);
   if (breaker.go === 'probe' && !(await claimProbe(endpoint, holdMs, nowMs))) {
     await releaseSlot(slot);
     return defer(message, nowMs + timeoutMs, nowMs, 'another attempt is the probe');
@@ -225,7 +235,7 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
   if (!(await dueNow(message, nowMs))) return 'waiting';
   // An attempt this process just found at a full bound is deferred without a read.
   const known = knownAtBound(message.workspaceId, message.endpointId, nowMs);
-  if (known) return defer(message, nowMs + deliveryTimeoutMs(), nowMs, `${known} at its in-flight bound`, true);
+  if (known) return deferAtBound(message, known, nowMs);
   // The endpoint first: an attempt the breaker or the bounds defer costs no read of the event or its log.
   const endpoint = await getEndpoint(message.workspaceId, message.endpointId);
   if (!endpoint) return 'dropped';
