@@ -173,13 +173,14 @@ async function defer(message: AttemptMessage, untilMs: number, nowMs: number, wh
 }
 
 /**
- * An attempt beyond a bound. At its endpoint's, it tries again a second on: a receiver that answers fast frees its
- * slots that soon, and holds its own workspace up only. At its workspace's, it waits an attempt's timeout, the longest a
- * slot can be held, so that a flooding workspace's backlog does not come round again and again ahead of others'.
+ * An attempt beyond a bound. At its endpoint's, it tries again a second or two on, every time: a receiver that answers
+ * fast frees its slots that soon, and a burst to one endpoint holds only that endpoint up. At its workspace's, it
+ * waits an attempt's timeout, the longest a slot can be held, and longer at each further deferral, so that a flooding
+ * workspace's backlog does not come round again and again ahead of other workspaces' messages.
  */
 function deferAtBound(message: AttemptMessage, busy: Busy, nowMs: number): Promise<'deferred'> {
-  const waitMs = busy === 'endpoint' ? SECOND : deliveryTimeoutMs();
-  return defer(message, nowMs + waitMs, nowMs, `${busy} at its in-flight bound`, true);
+  if (busy === 'endpoint') return defer(message, nowMs + SECOND, nowMs, 'endpoint at its in-flight bound');
+  return defer(message, nowMs + deliveryTimeoutMs(), nowMs, 'workspace at its in-flight bound', true);
 }
 
 /**

@@ -87,7 +87,8 @@ async function takeSlotNow(workspaceId: string, endpointId: string, holdMs: numb
   const known = knownAtBound(workspaceId, endpointId, nowMs);
   if (known) return known;
   const taken = await readAndTake(workspaceId, endpointId, holdMs, nowMs);
-  if (typeof taken === 'string') knownBusy.set(busyKeys(workspaceId, endpointId)[taken], nowMs + BUSY_MEMO_MS);
+  // Only a full workspace is remembered: an endpoint's own bound is read afresh, as its fast answers free it at once.
+  if (taken === 'workspace') knownBusy.set(busyKeys(workspaceId, endpointId).workspace, nowMs + BUSY_MEMO_MS);
   return taken;
 }
 
