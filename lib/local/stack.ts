@@ -43,6 +43,8 @@ export interface LocalStackOptions {
     readonly retryScale?: number;
     readonly timeoutMs?: number;
     readonly sweepIntervalMs?: number;
+    /** How long an open circuit breaker defers an endpoint; unset, scaled as the retry schedule is. */
+    readonly breakerCoolOffMs?: number;
   };
   /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
   readonly onExchange?: GatewayOptions['onExchange'];
@@ -108,6 +110,7 @@ function webhookEnvironment(webhooks: LocalStackOptions['webhooks'] = {}): Recor
   return {
     ...(webhooks.retryScale === undefined ? {} : { [environmentNames.webhookRetryScale]: String(webhooks.retryScale) }),
     ...(webhooks.timeoutMs === undefined ? {} : { [environmentNames.webhookTimeoutMs]: String(webhooks.timeoutMs) }),
+    ...(webhooks.breakerCoolOffMs === undefined ? {} : { [environmentNames.webhookBreakerCoolOffMs]: String(webhooks.breakerCoolOffMs) }),
   };
 }
 

@@ -12,8 +12,10 @@ export const environmentNames = {
   webhooksDeadLetterQueueUrl: 'WEBHOOKS_DEAD_LETTER_QUEUE_URL',
   /** Local mode and tests only: multiplies every wait of the webhook retry schedule (e.g. 0.001); 1 when unset. */
   webhookRetryScale: 'WEBHOOK_RETRY_SCALE',
-  /** Local mode and tests only: how long a receiver may take to answer; 10,000 ms when unset, as the rules have it. */
+  /** Local mode and tests only: how long a receiver may take to answer; 5,000 ms when unset. */
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
+  /** Local mode and tests only: how long an open circuit breaker defers an endpoint; when unset, 60 s × the retry scale. */
+  webhookBreakerCoolOffMs: 'WEBHOOK_BREAKER_COOL_OFF_MS',
 } as const;
 
 export const serviceName = 'pricing-service';

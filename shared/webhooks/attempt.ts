@@ -2,10 +2,12 @@
 import { environmentNames } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { readDelivery, recordAttempt } from './attempt-log.ts';
+import { claimProbe, gate, recordBreaker } from './breaker.ts';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
 import type { WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
+import { type Busy, knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
@@ -40,7 +42,7 @@ export function retrySchedule(): number[] {
   return RETRY_SCHEDULE_MS.map((wait) => Math.round(wait * scale));
 }
 
-export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'duplicate' | 'dropped';
+export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'deferred' | 'duplicate' | 'dropped';
 
 /** A wait this short is slept by the worker rather than spent in the queue. */
 const SHORT_WAIT_MS = 1_000;
@@ -66,8 +68,8 @@ async function attemptOnce(endpoint: WebhookEndpoint, event: WebhookEvent, now: 
   return postToTarget(target, signedHeaders(event, body, secrets, now), body, deliveryTimeoutMs());
 }
 
-/** The event and endpoint of a message due now, or why it has nothing to deliver. */
-type Found = { readonly event: WebhookEvent; readonly endpoint: WebhookEndpoint } | 'dropped' | 'duplicate';
+/** The event of a message due now, or why it has nothing to deliver. */
+type Found = WebhookEvent | 'dropped' | 'duplicate';
 
 /** Whether the message is due: one due later is sent on to wait in the queue. */
 async function dueNow(message: AttemptMessage, nowMs: number): Promise<boolean> {
@@ -86,14 +88,10 @@ async function findDelivery(message: AttemptMessage): Promise<Found> {
   // The event outlived its retention: nothing is left to deliver.
   if (!stored) return 'dropped';
   const { event } = stored;
-  const [endpoint, logged] = await Promise.all([
-    getEndpoint(message.workspaceId, message.endpointId),
-    readDelivery(event, message.endpointId),
-  ]);
-  if (!endpoint) return 'dropped';
+  const logged = await readDelivery(event, message.endpointId);
   // A second receive of a message whose attempt is already logged: its next attempt was queued before the log was written.
   if (logged && logged.attempts >= message.seq) return 'duplicate';
-  return { event, endpoint };
+  return event;
 }
 
 function deliveryOf(event: WebhookEvent, endpoint: WebhookEndpoint) {
@@ -153,24 +151,68 @@ function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: At
   };
 }
 
+/** The longest a deferral waits, however often the attempt was deferred before. */
+const MAX_DEFERRAL_MS = 60 * SECOND;
+
 /**
- * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
- * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
- * parks the delivery and marks the endpoint failing.
+ * Sends a deferred attempt on to wait until `untilMs`, in whole seconds (so that no worker sleeps out a fraction). At
+ * a full bound (`growing`) it waits longer each time the same attempt is deferred again: a workspace that keeps its
+ * slots full has its backlog come back ever more rarely, instead of churning through the queue ahead of others'.
  */
-export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
-  const nowMs = clock().getTime();
-  if (!(await dueNow(message, nowMs))) return 'waiting';
-  const found = await findDelivery(message);
-  if (typeof found === 'string') return found;
-  const { event, endpoint } = found;
+async function defer(message: AttemptMessage, untilMs: number, nowMs: number, why: string, growing = false): Promise<'deferred'> {
+  const deferrals = (message.deferrals ?? 0) + 1;
+  const growth = growing ? 2 ** Math.min(deferrals - 1, 6) : 1;
+  const backoffMs = Math.min(MAX_DEFERRAL_MS, Math.max(untilMs - nowMs, SECOND) * growth);
+  // Spread (over a second, or half again as long at a full bound), so that siblings deferred together return apart.
+  const spread = growing ? Math.ceil(backoffMs / 2 / SECOND) + 1 : 2;
+  const seconds = Math.ceil(backoffMs / SECOND) + Math.floor(Math.random() * spread);
+  const notBefore = nowMs + seconds * SECOND;
+  logger.info('webhook attempt deferred', { why, deferrals, notBefore: new Date(notBefore).toISOString() });
+  await waitFor({ ...message, deferrals, notBefore }, nowMs);
+  return 'deferred';
+}
+
+/**
+ * An attempt beyond a bound. At its endpoint's, it tries again a second or two on, every time: a receiver that answers
+ * fast frees its slots that soon, and a burst to one endpoint holds only that endpoint up. At its workspace's, it
+ * waits an attempt's timeout, the longest a slot can be held, and longer at each further deferral, so that a flooding
+ * workspace's backlog does not come round again and again ahead of other workspaces' messages.
+ */
+function deferAtBound(message: AttemptMessage, busy: Busy, nowMs: number): Promise<'deferred'> {
+  if (busy === 'endpoint') return defer(message, nowMs + SECOND, nowMs, 'endpoint at its in-flight bound');
+  return defer(message, nowMs + deliveryTimeoutMs(), nowMs, 'workspace at its in-flight bound', true);
+}
+
+/**
+ * Whether the attempt may go now: the endpoint's breaker lets it (closed, or half-open with the probe claimed), and a
+ * slot under the endpoint's and the workspace's in-flight bounds is free. Otherwise it is deferred: the same message,
+ * the same attempt number, sent on to wait, neither dropped nor counted as a failure.
+ */
+async function admitAttempt(message: AttemptMessage, endpoint: WebhookEndpoint, nowMs: number): Promise<Lease | 'deferred'> {
+  const timeoutMs = deliveryTimeoutMs();
+  const holdMs = timeoutMs + LEASE_MARGIN_MS;
+  const breaker = gate(endpoint, nowMs);
+  if ('deferUntil' in breaker) return defer(message, breaker.deferUntil, nowMs, 'circuit open');
+  const slot = await takeSlot(message.workspaceId, endpoint.endpointId, holdMs, nowMs);
+  // A slot frees within an attempt's timeout: try again about then.
+  if (typeof slot === 'string') return deferAtBound(message, slot, nowMs);
+  if (breaker.go === 'probe' && !(await claimProbe(endpoint, holdMs, nowMs))) {
+    await releaseSlot(slot);
+    return defer(message, nowMs + timeoutMs, nowMs, 'another attempt is the probe');
+  }
+  if (breaker.go === 'probe') logger.info('webhook circuit probe', { endpointId: endpoint.endpointId });
+  return slot;
+}
+
+/** The attempt's answer made into the delivery's log and state, and the endpoint's health and breaker. */
+async function attemptAdmitted(message: AttemptMessage, event: WebhookEvent, endpoint: WebhookEndpoint, clock: () => Date) {
   const attemptedAt = clock();
-  if (!endpoint.enabled || endpoint.status === 'disabled') return parkAtDisabled(message, event, endpoint, attemptedAt, nowMs);
   const outcome = await attemptOnce(endpoint, event, attemptedAt);
   const { delivered, status, doneMs, next } = await classify(message, outcome, clock);
   const attempt = attemptRecord(message, event, endpoint, attemptedAt, outcome);
   const recorded = await recordAttempt(event, attempt, { ...deliveryOf(event, endpoint), ...summaryAfter(attempt, status, next) }, doneMs);
   if (!recorded) return 'duplicate';
+  await recordBreaker(endpoint, delivered, doneMs);
   if (delivered) {
     if (endpoint.status !== 'healthy' || endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);
     return 'delivered';
@@ -181,4 +223,32 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
     return 'parked';
   }
   return 'retrying';
+}
+
+/**
+ * One attempt of one event at one endpoint. A failure queues the next attempt before it is recorded, so that a worker
+ * stopped in between still leaves the delivery going (a duplicate attempt is refused by the log); the last failure
+ * parks the delivery and marks the endpoint failing. The attempt holds an in-flight slot while it runs: given back at
+ * the end, or lapsing on its own if the worker dies.
+ */
+export async function attemptDelivery(message: AttemptMessage, clock: () => Date = () => new Date()): Promise<AttemptOutcome> {
+  const nowMs = clock().getTime();
+  if (!(await dueNow(message, nowMs))) return 'waiting';
+  // An attempt this process just found at a full bound is deferred without a read.
+  const known = knownAtBound(message.workspaceId, message.endpointId, nowMs);
+  if (known) return deferAtBound(message, known, nowMs);
+  // The endpoint first: an attempt the breaker or the bounds defer costs no read of the event or its log.
+  const endpoint = await getEndpoint(message.workspaceId, message.endpointId);
+  if (!endpoint) return 'dropped';
+  const disabled = !endpoint.enabled || endpoint.status === 'disabled';
+  const slot = disabled ? undefined : await admitAttempt(message, endpoint, clock().getTime());
+  if (slot === 'deferred') return slot;
+  try {
+    const event = await findDelivery(message);
+    if (typeof event === 'string') return event;
+    if (disabled) return await parkAtDisabled(message, event, endpoint, clock(), nowMs);
+    return await attemptAdmitted(message, event, endpoint, clock);
+  } finally {
+    if (slot) await releaseSlot(slot);
+  }
 }

@@ -5,6 +5,7 @@ import type { DeliverySummary } from './delivery-schema.ts';
 import { endpointsSubscribedTo, getEndpoint } from './endpoints.ts';
 import { EVENT_RETENTION_DAYS, markDispatched, readEvent } from './outbox.ts';
 import { type FanOutMessage, sendWebhookMessages } from './queue.ts';
+import { takeRedelivery } from './redelivery-limit.ts';
 
 export type FanOutOutcome = 'fannedOut' | 'duplicate' | 'unknown';
 
@@ -36,13 +37,15 @@ export async function fanOut(message: FanOutMessage, nowMs: number): Promise<{ o
 
 /**
  * Sends a parked or past event to an endpoint again, with the same `webhook-id`, as a new run of the retry schedule.
- * The endpoint must be the event's workspace's, and subscribed or not, it receives what it is asked to.
+ * The endpoint must be the event's workspace's, and subscribed or not, it receives what it is asked to. Each endpoint
+ * may be asked for so many a minute (redelivery-limit.ts); past that, 429 and nothing is queued.
  */
 export async function redeliver(workspaceId: string, endpointId: string, eventId: string, nowMs: number): Promise<DeliverySummary> {
   const [stored, endpoint] = await Promise.all([readEvent(workspaceId, eventId), getEndpoint(workspaceId, endpointId)]);
   if (!endpoint) throw new ApiError('not_found', `No webhook endpoint ${endpointId} in this workspace.`);
   if (!stored) throw new ApiError('not_found', `No event ${eventId} in this workspace in the last ${EVENT_RETENTION_DAYS} days.`);
   const { event } = stored;
+  await takeRedelivery(workspaceId, endpointId, nowMs);
   const attempts = await listAttempts(workspaceId, endpointId, eventId);
   const seq = attempts.reduce((highest, attempt) => Math.max(highest, attempt.seq), 0) + 1;
   await sendWebhookMessages([{ kind: 'attempt', workspaceId, eventId, endpointId, seq, tryInRun: 1 }]);

@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { boundedArray } from '#platform/input.ts';
+import { circuitOf, circuitStates } from './breaker.ts';
 import { eventTypes } from './events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.ts';
 
@@ -37,6 +38,10 @@ export const WebhookEndpointRecordSchema = v.object({
   /** Why it is disabled: `owner` (create or update said so) or `failing` (five days of failures). */
   disabledReason: v.optional(v.picklist(['owner', 'failing'])),
   disabledAt: v.optional(v.string()),
+  /** The circuit breaker (breaker.ts): failed attempts in a row, until when it is open (epoch ms), and the probe's claim. */
+  breakerFailures: v.optional(v.number()),
+  breakerOpenUntil: v.optional(v.number()),
+  breakerProbeUntil: v.optional(v.number()),
   secret: v.string(),
   secretCreatedAt: v.string(),
   previousSecret: v.optional(v.string()),
@@ -115,6 +120,15 @@ export const EndpointViewSchema = v.strictObject({
   enabled: v.boolean(),
   status: EndpointStatusSchema,
   failing_since: v.nullable(TimestampSchema),
+  /**
+   * The circuit breaker: `closed` sends as usual; `open` after consecutive failed attempts, deliveries deferred (not
+   * failed) until `circuit_open_until`; `half_open` once that passed, one probe attempt at a time deciding.
+   */
+  circuit: v.picklist(circuitStates),
+  /** Failed attempts in a row at this endpoint, across its deliveries; 0 after any 2xx. */
+  consecutive_failures: v.pipe(v.number(), v.integer(), v.minValue(0)),
+  /** While the circuit is open, when the next probe may go; null otherwise. */
+  circuit_open_until: v.nullable(TimestampSchema),
   /** Until when the secret replaced by the last rotation still signs; null when none does. */
   previous_secret_expires_at: v.nullable(TimestampSchema),
   created_at: TimestampSchema,
@@ -146,6 +160,12 @@ export function endpointView(endpoint: WebhookEndpointRecord, nowMs: number): En
     enabled: endpoint.enabled,
     status: statusOf(endpoint),
     failing_since: endpoint.failingSince ?? null,
+    circuit: circuitOf(endpoint, nowMs),
+    consecutive_failures: endpoint.breakerFailures ?? 0,
+    circuit_open_until:
+      circuitOf(endpoint, nowMs) === 'open' && endpoint.breakerOpenUntil !== undefined
+        ? new Date(endpoint.breakerOpenUntil).toISOString()
+        : null,
     previous_secret_expires_at: previousLives ? (endpoint.previousSecretExpiresAt ?? null) : null,
     created_at: endpoint.createdAt,
     updated_at: endpoint.updatedAt,

@@ -216,6 +216,8 @@ export async function updateEndpoint(
   } else if (changes.enabled === false) {
     Object.assign(set, { enabled: false, disabledReason: 'owner', disabledAt: at });
   }
+  // A new receiver, or one its owner says is back, gets its deliveries at once: the breaker's streak is forgotten.
+  if (changes.enabled === true || changes.url !== undefined) remove.push('breakerFailures', 'breakerOpenUntil', 'breakerProbeUntil');
   const updated = await applyUpdate(workspaceId, endpointId, { set, remove });
   if (updated.refused) throw notFound(endpointId);
   return updated.endpoint;

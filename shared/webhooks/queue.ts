@@ -23,6 +23,8 @@ export const AttemptMessageSchema = v.object({
    * of delayed sends, each receiving worker sending it on until this moment.
    */
   notBefore: v.optional(v.number()),
+  /** How often this attempt was deferred (breaker open, bounds full) without being made: each deferral waits longer. */
+  deferrals: v.optional(positive),
 });
 
 export const WebhookMessageSchema = v.variant('kind', [FanOutMessageSchema, AttemptMessageSchema]);

@@ -6,8 +6,13 @@ import { environmentNames } from '#platform/config.ts';
 import type { WebhookEvent } from './events.ts';
 import { pinnedLookup, type ResolvedTarget } from './url-guard.ts';
 
-/** Only a 2xx within this long counts as delivered. */
-export const DELIVERY_TIMEOUT_MS = 10 * 1_000;
+/**
+ * Only a 2xx whose status line arrives within this long counts as delivered. Short, because an attempt holds one of
+ * its endpoint's and its workspace's few in-flight slots (fairness.ts) for as long as it waits.
+ */
+export const DELIVERY_TIMEOUT_MS = 5 * 1_000;
+/** After the status line, how long the rest of the answer is read for the log before the connection is cut. */
+export const BODY_GRACE_MS = 1_000;
 /** How much of a receiver's answer the attempt log keeps. */
 export const LOGGED_RESPONSE_BYTES = 1_024;
 
@@ -38,15 +43,20 @@ export interface PostOutcome {
   readonly response?: string;
 }
 
-/** The first bytes of an answer, up to the log's limit; the rest is not read. */
-function readHead(response: IncomingMessage): Promise<string> {
+/**
+ * The first bytes of an answer, up to the log's limit, read for at most `graceMs`: a receiver that sends its status
+ * and never ends the body is cut off, and its status still counts.
+ */
+function readHead(response: IncomingMessage, graceMs: number): Promise<string> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
     const done = () => {
+      clearTimeout(grace);
       response.destroy();
       resolve(Buffer.concat(chunks).subarray(0, LOGGED_RESPONSE_BYTES).toString('utf8'));
     };
+    const grace = setTimeout(done, graceMs);
     response.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
       size += chunk.length;
@@ -60,7 +70,8 @@ function readHead(response: IncomingMessage): Promise<string> {
 
 /**
  * POSTs to the checked address only (the name is kept for Host and TLS SNI), follows no redirect, and gives up at the
- * deadline: only a 2xx whose status line arrives within it counts.
+ * deadline: only a 2xx whose status line arrives within it counts. The outcome is decided by the status line; what
+ * follows it is only read, briefly and bounded, for the log.
  */
 export function postToTarget(
   target: ResolvedTarget,
@@ -74,6 +85,7 @@ export function postToTarget(
   const latency = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let settled = false;
+    let answered = false;
     const finish = (outcome: PostOutcome) => {
       if (settled) return;
       settled = true;
@@ -101,14 +113,18 @@ export function postToTarget(
       (response) => {
         const status = response.statusCode ?? 0;
         const latencyMs = latency();
-        void readHead(response).then((text) => finish({ status, latencyMs, response: text }));
+        // The answer is in: the deadline no longer applies, and the body gets its own short grace.
+        clearTimeout(timer);
+        answered = true;
+        void readHead(response, Math.min(BODY_GRACE_MS, timeoutMs)).then((text) => finish({ status, latencyMs, response: text }));
       },
     );
     const timer = setTimeout(() => {
       request.destroy();
       finish({ latencyMs: latency(), error: `no answer within ${timeoutMs} ms` });
     }, timeoutMs);
-    request.on('error', (error) => finish({ latencyMs: latency(), error: `request failed: ${error.message}` }));
+    // Once the status is in, cutting the body off is the service's own doing, not a failure of the request.
+    request.on('error', (error) => answered || finish({ latencyMs: latency(), error: `request failed: ${error.message}` }));
     request.end(body);
   });
 }

@@ -5,6 +5,8 @@ import { Webhook } from 'standardwebhooks';
 
 export interface ReceivedRequest {
   readonly webhookId: string;
+  /** The request's path and query, which tells endpoints sharing one receiver apart. */
+  readonly path: string;
   readonly headers: Record<string, string>;
   readonly body: string;
   /** The event as the signature check returned it, or undefined if the signature did not verify. */
@@ -12,16 +14,20 @@ export interface ReceivedRequest {
   readonly verifyError?: string;
 }
 
-/** How to answer one request: a status, or `hang` to never answer. */
-export type Answer = number | 'hang';
+/** How to answer one request: a status; `hang` to never answer; `endless` to send 200 at once and never end the body. */
+export type Answer = number | 'hang' | 'endless';
 
 export interface Receiver {
   readonly url: string;
   readonly requests: ReceivedRequest[];
   /** Sets the signing secret the receiver verifies with (known once the endpoint is created). */
   verifyWith(secret: string): void;
-  /** Answers to the next requests, in order; once spent, every request gets 200. */
+  /** Answers to the next requests, in order; once spent, every request gets the standing answer (200 unless set). */
   answerNext(...answers: Answer[]): void;
+  /** The answer once the queued ones are spent. */
+  answerEvery(answer: Answer): void;
+  /** The most requests that were ever open at once, in all and by path: what the sender held in flight. */
+  readonly mostOpen: { all: number; byPath: Map<string, number> };
   /** Called when a request arrives, before it is answered. */
   onRequest?: (request: ReceivedRequest) => void;
   /** Verified events, in the order they arrived, one per webhook-id (retries of an id after a success are dropped). */
@@ -44,9 +50,22 @@ export async function startReceiver(): Promise<Receiver> {
   const answers: Answer[] = [];
   const requests: ReceivedRequest[] = [];
   const hanging: ServerResponse[] = [];
+  let standing: Answer = 200;
+  const open = { all: 0, byPath: new Map<string, number>() };
+  const mostOpen = { all: 0, byPath: new Map<string, number>() };
   const receiver: Partial<Receiver> & { onRequest?: Receiver['onRequest'] } = {};
 
   const server: Server = createServer((request, response) => {
+    const path = request.url ?? '';
+    open.all += 1;
+    open.byPath.set(path, (open.byPath.get(path) ?? 0) + 1);
+    mostOpen.all = Math.max(mostOpen.all, open.all);
+    mostOpen.byPath.set(path, Math.max(mostOpen.byPath.get(path) ?? 0, open.byPath.get(path) ?? 0));
+    // Open until the connection is done with, answered or cut off by the sender.
+    response.on('close', () => {
+      open.all -= 1;
+      open.byPath.set(path, (open.byPath.get(path) ?? 1) - 1);
+    });
     void readBody(request).then((body) => {
       const headers = Object.fromEntries(Object.entries(request.headers).map(([name, value]) => [name, String(value)]));
       let event: ReceivedRequest['event'];
@@ -57,11 +76,12 @@ export async function startReceiver(): Promise<Receiver> {
       } catch (error) {
         verifyError = (error as Error).message;
       }
-      const received: ReceivedRequest = { webhookId: headers['webhook-id'] ?? '', headers, body, event, verifyError };
+      const received: ReceivedRequest = { webhookId: headers['webhook-id'] ?? '', path, headers, body, event, verifyError };
       requests.push(received);
       receiver.onRequest?.(received);
-      const answer = answers.shift() ?? 200;
-      if (answer === 'hang') {
+      const answer = answers.shift() ?? standing;
+      if (answer === 'hang' || answer === 'endless') {
+        if (answer === 'endless') response.writeHead(200, { 'content-type': 'text/plain' }).write('ok, and more to come');
         hanging.push(response);
         return;
       }
@@ -81,6 +101,10 @@ export async function startReceiver(): Promise<Receiver> {
     answerNext(...next: Answer[]) {
       answers.push(...next);
     },
+    answerEvery(answer: Answer) {
+      standing = answer;
+    },
+    mostOpen,
     events() {
       const seen = new Set<string>();
       const verified: Array<NonNullable<ReceivedRequest['event']>> = [];

@@ -22,7 +22,12 @@ export function errorsOf(route: RouteRow, doc: OperationDoc): Array<[ErrorCode, 
     if (features.length > 0) errors.push(['feature_not_enabled', features.map((feature) => feature.lack).join(' ')]);
     errors.push(['rate_limited', 'The workspace’s requests for this second are spent; `Retry-After` is 1.']);
   }
-  errors.push(...(Object.entries(doc.errors) as Array<[ErrorCode, string]>));
+  for (const [code, when] of Object.entries(doc.errors) as Array<[ErrorCode, string]>) {
+    // An operation's own reason for a code the key checks answer too (429) is told beside theirs, under the one code.
+    const earlier = errors.findIndex(([known]) => known === code);
+    if (earlier >= 0) errors[earlier] = [code, `${errors[earlier]?.[1] ?? ''} Or: ${when}`];
+    else errors.push([code, when]);
+  }
   errors.push(['internal_error', faultWhen]);
   return errors;
 }

@@ -1,5 +1,5 @@
 // The documents' webhooks: the events the service POSTs to registered endpoints, their signature headers and the rules of delivery.
-import { DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
+import { BODY_GRACE_MS, DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
 import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
 import { eventCatalogue, eventTypes } from '#shared/webhooks/events.ts';
 import { eventComponentName, ref } from './components.ts';
@@ -65,7 +65,7 @@ export function webhooksObject(): Record<string, unknown> {
           },
           responses: {
             '200': {
-              description: `Any 2xx status within ${DELIVERY_TIMEOUT_MS / 1000} seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried.`,
+              description: `Any 2xx status line within ${DELIVERY_TIMEOUT_MS / 1000} seconds counts as delivered, whether or not the body ever ends; the body is read for at most ${BODY_GRACE_MS / 1000} second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried.`,
             },
           },
         },

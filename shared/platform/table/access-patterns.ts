@@ -739,6 +739,27 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '4 WRU; 6 WRU when the logged answer takes the attempt over 1 KB',
   },
   {
+    name: 'Take and give back a webhook attempt’s in-flight slot (a lease under the endpoint’s and the workspace’s bounds)',
+    usedBy: ['deliverWebhooks'],
+    call: 'GetItem strongly consistent, then PutItem of the whole lease map conditional on the version read (up to 3 tries); UpdateItem REMOVE the lease ADD version to give it back',
+    key: 'webhookInFlight(workspaceId)',
+    cost: '1 RRU + 1 WRU to take, 1 WRU to give back; an attempt deferred at the bound costs the 1 RRU',
+  },
+  {
+    name: 'Count a webhook attempt against its endpoint’s circuit breaker, and claim the half-open probe',
+    usedBy: ['deliverWebhooks'],
+    call: 'UpdateItem ADD breakerFailures (ReturnValues ALL_NEW), at the threshold a second UpdateItem SET breakerOpenUntil; a 2xx after failures REMOVEs them; the probe: UpdateItem conditional on breakerOpenUntil and no live claim',
+    key: 'webhookEndpoint(workspaceId, endpointId)',
+    cost: '1 WRU per failed attempt (2 at the threshold), 1 WRU for the first 2xx after failures, 1 WRU per probe; nothing while healthy',
+  },
+  {
+    name: 'Count a redelivery against its endpoint’s sliding minute',
+    usedBy: ['redeliverWebhookEvent', 'admin webhook redeliver'],
+    call: 'GetItem strongly consistent, then PutItem of the window conditional on the version read (up to 3 tries); expires a minute after its last use',
+    key: 'webhookRedeliveries(workspaceId, endpointId)',
+    cost: '1 RRU + 1 WRU; a refused (429) redelivery 1 RRU',
+  },
+  {
     name: 'List an endpoint’s deliveries, newest first, a page at a time, and one delivery’s attempts',
     usedBy: ['listWebhookDeliveries', 'redeliverWebhookEvent', 'admin webhook deliveries', 'admin webhook redeliver'],
     call:

@@ -205,6 +205,13 @@ export const keys = {
   webhookEndpointPrefix: (workspaceId: string) => ({ PK: webhooksPartition(workspaceId), SKPrefix: WEBHOOK_ENDPOINT_PREFIX }),
   /** How many endpoints the workspace has: a create takes one under the cap, in the same transaction as its put. */
   webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'ENDPOINTS' }),
+  /** The workspace's delivery attempts in flight, each a lease with its expiry: one small item, read and written whole. */
+  webhookInFlight: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'INFLIGHT' }),
+  /** When an endpoint's recent redeliveries were asked for: the rate limit's sliding window. */
+  webhookRedeliveries: (workspaceId: string, endpointId: string): PrimaryKey => ({
+    PK: webhooksPartition(workspaceId),
+    SK: `REDELIVERIES#${endpointId}`,
+  }),
   /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
   /**

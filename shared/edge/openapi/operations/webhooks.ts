@@ -1,6 +1,8 @@
 // The contract's words for webhooks: a workspace's endpoints, their secrets and their deliveries.
 import { CreatedEndpointSchema, CreateEndpointRequestSchema, DeletedEndpointSchema, EndpointIdSchema, EndpointListSchema, type EndpointView, EndpointViewSchema, MAX_ENDPOINTS_PER_WORKSPACE, RotatedSecretSchema, UpdateEndpointRequestSchema } from '#shared/webhooks/endpoint-schema.ts';
 import { DEFAULT_DELIVERIES_PAGE, DeliveriesCursorSchema, DeliveriesLimitSchema, DeliveryListSchema, DeliveryStatusSchema, type DeliveryView, DeliveryViewSchema, EventIdSchema, MAX_DELIVERIES_PAGE } from '#shared/webhooks/delivery-schema.ts';
+import { MAX_REDELIVERIES_PER_WINDOW } from '#shared/webhooks/redelivery-limit.ts';
+import { BREAKER_COOL_OFF_MS, BREAKER_THRESHOLD } from '#shared/webhooks/breaker.ts';
 import { idempotencyKeyErrors, noBody, operation, optionalIdempotencyKey, type ParameterDoc } from './doc.ts';
 
 const exampleEndpoint = {
@@ -11,6 +13,9 @@ const exampleEndpoint = {
   enabled: true,
   status: 'healthy',
   failing_since: null,
+  circuit: 'closed',
+  consecutive_failures: 0,
+  circuit_open_until: null,
   previous_secret_expires_at: null,
   created_at: '2026-10-05T09:30:00.000Z',
   updated_at: '2026-10-05T09:30:00.000Z',
@@ -93,7 +98,12 @@ export const webhookOperations = {
 
   getWebhookEndpoint: operation({
     summary: 'Read a webhook endpoint',
-    description: 'One webhook endpoint of the workspace, with its status. Secrets are never shown.',
+    description:
+      'One webhook endpoint of the workspace, with its status and its circuit breaker. After ' +
+      `${BREAKER_THRESHOLD} failed attempts in a row (no answer in time, a connection error, or a status other than 2xx) ` +
+      `the circuit is \`open\`: for ${BREAKER_COOL_OFF_MS / 1000} s the endpoint’s deliveries wait, neither failed nor ` +
+      'counted as attempts. Then it is `half_open`: one attempt is let through, and its 2xx closes the circuit and sends ' +
+      'the waiting deliveries, while its failure opens it again. Secrets are never shown.',
     tag: 'Webhooks',
     parameters: [endpointIdParameter],
     success: { status: 200, description: 'The endpoint.', schema: EndpointViewSchema, example: exampleEndpoint },
@@ -217,8 +227,9 @@ export const webhookOperations = {
     description:
       'Sends an event of the workspace’s last 30 days to the endpoint again, with the same `webhook-id`, as a new run ' +
       'of the retry schedule: a parked delivery, a delivered one, or an event the endpoint was never sent. The attempt ' +
-      'is queued, and made within seconds; its attempts continue the delivery’s count. Sandbox (`pw_test_`) keys may ' +
-      'list deliveries but not redeliver.',
+      'is queued, and made within seconds unless the endpoint’s circuit is open; its attempts continue the delivery’s ' +
+      `count. An endpoint may be asked for at most ${MAX_REDELIVERIES_PER_WINDOW} redeliveries in any minute; past ` +
+      'that the answer is 429 and nothing is queued. Sandbox (`pw_test_`) keys may list deliveries but not redeliver.',
     tag: 'Webhooks',
     parameters: [
       endpointIdParameter,
@@ -249,6 +260,7 @@ export const webhookOperations = {
       bad_request: 'The request has a body other than none, an empty one, or `{}`.',
       forbidden: 'The key is a sandbox (`pw_test_`) key.',
       not_found: 'No endpoint of this workspace has this id, or no event of this workspace in the last 30 days has this id.',
+      rate_limited: `The endpoint was asked for ${MAX_REDELIVERIES_PER_WINDOW} redeliveries in the last minute; \`Retry-After\` says when one more fits.`,
     },
   }),
 };
