@@ -2287,7 +2287,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2316,7 +2316,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2345,7 +2345,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2374,7 +2374,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2403,7 +2403,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2432,7 +2432,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2461,7 +2461,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2490,7 +2490,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;

@@ -93,7 +93,7 @@ export interface paths {
     };
     /**
      * Read a webhook endpoint
-     * @description One webhook endpoint of the workspace, with its status. Secrets are never shown.
+     * @description One webhook endpoint of the workspace, with its status and its circuit breaker. After 5 failed attempts in a row (no answer in time, a connection error, or a status other than 2xx) the circuit is `open`: for 60 s the endpoint’s deliveries wait, neither failed nor counted as attempts. Then it is `half_open`: one attempt is let through, and its 2xx closes the circuit and sends the waiting deliveries, while its failure opens it again. Secrets are never shown.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
@@ -183,7 +183,7 @@ export interface paths {
     put?: never;
     /**
      * Redeliver a webhook event
-     * @description Sends an event of the workspace’s last 30 days to the endpoint again, with the same `webhook-id`, as a new run of the retry schedule: a parked delivery, a delivered one, or an event the endpoint was never sent. The attempt is queued, and made within seconds; its attempts continue the delivery’s count. Sandbox (`pw_test_`) keys may list deliveries but not redeliver.
+     * @description Sends an event of the workspace’s last 30 days to the endpoint again, with the same `webhook-id`, as a new run of the retry schedule: a parked delivery, a delivered one, or an event the endpoint was never sent. The attempt is queued, and made within seconds unless the endpoint’s circuit is open; its attempts continue the delivery’s count. An endpoint may be asked for at most 20 redeliveries in any minute; past that the answer is 429 and nothing is queued. Sandbox (`pw_test_`) keys may list deliveries but not redeliver.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
@@ -1128,6 +1128,9 @@ export interface operations {
            *           "enabled": true,
            *           "status": "healthy",
            *           "failing_since": null,
+           *           "circuit": "closed",
+           *           "consecutive_failures": 0,
+           *           "circuit_open_until": null,
            *           "previous_secret_expires_at": null,
            *           "created_at": "2026-10-05T09:30:00.000Z",
            *           "updated_at": "2026-10-05T09:30:00.000Z"
@@ -1154,6 +1157,10 @@ export interface operations {
               /** @enum {string} */
               status: 'healthy' | 'failing' | 'disabled';
               failing_since: string | null;
+              /** @enum {string} */
+              circuit: 'closed' | 'open' | 'half_open';
+              consecutive_failures: number;
+              circuit_open_until: string | null;
               previous_secret_expires_at: string | null;
               /** Format: date-time */
               created_at: string;
@@ -1307,6 +1314,9 @@ export interface operations {
            *       "enabled": true,
            *       "status": "healthy",
            *       "failing_since": null,
+           *       "circuit": "closed",
+           *       "consecutive_failures": 0,
+           *       "circuit_open_until": null,
            *       "previous_secret_expires_at": null,
            *       "created_at": "2026-10-05T09:30:00.000Z",
            *       "updated_at": "2026-10-05T09:30:00.000Z",
@@ -1331,6 +1341,10 @@ export interface operations {
             /** @enum {string} */
             status: 'healthy' | 'failing' | 'disabled';
             failing_since: string | null;
+            /** @enum {string} */
+            circuit: 'closed' | 'open' | 'half_open';
+            consecutive_failures: number;
+            circuit_open_until: string | null;
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1503,6 +1517,9 @@ export interface operations {
            *       "enabled": true,
            *       "status": "healthy",
            *       "failing_since": null,
+           *       "circuit": "closed",
+           *       "consecutive_failures": 0,
+           *       "circuit_open_until": null,
            *       "previous_secret_expires_at": null,
            *       "created_at": "2026-10-05T09:30:00.000Z",
            *       "updated_at": "2026-10-05T09:30:00.000Z"
@@ -1526,6 +1543,10 @@ export interface operations {
             /** @enum {string} */
             status: 'healthy' | 'failing' | 'disabled';
             failing_since: string | null;
+            /** @enum {string} */
+            circuit: 'closed' | 'open' | 'half_open';
+            consecutive_failures: number;
+            circuit_open_until: string | null;
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
@@ -1825,6 +1846,9 @@ export interface operations {
            *       "enabled": true,
            *       "status": "healthy",
            *       "failing_since": null,
+           *       "circuit": "closed",
+           *       "consecutive_failures": 0,
+           *       "circuit_open_until": null,
            *       "previous_secret_expires_at": null,
            *       "created_at": "2026-10-05T09:30:00.000Z",
            *       "updated_at": "2026-10-05T09:30:00.000Z"
@@ -1848,6 +1872,10 @@ export interface operations {
             /** @enum {string} */
             status: 'healthy' | 'failing' | 'disabled';
             failing_since: string | null;
+            /** @enum {string} */
+            circuit: 'closed' | 'open' | 'half_open';
+            consecutive_failures: number;
+            circuit_open_until: string | null;
             previous_secret_expires_at: string | null;
             /** Format: date-time */
             created_at: string;
@@ -2465,7 +2493,7 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
-      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. Or: The endpoint was asked for 20 redeliveries in the last minute; `Retry-After` says when one more fits. */
       429: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -3215,7 +3243,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3244,7 +3272,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3273,7 +3301,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3302,7 +3330,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3331,7 +3359,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3360,7 +3388,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3389,7 +3417,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
@@ -3418,7 +3446,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description Any 2xx status within 10 seconds counts as delivered; the body is not read beyond its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
       200: {
         headers: {
           [name: string]: unknown;
