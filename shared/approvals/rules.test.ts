@@ -43,6 +43,12 @@ describe('the move from the current price', () => {
     expect(movesPast(749, 1000, 25)).toBe(true);
   });
 
+  it('is within the threshold at the price the engine rounds its own max-change bound to', () => {
+    // 25% over 19.99 is 24.9875, which the engine rounds to 24.99.
+    expect(movesPast(2499, 1999, 25)).toBe(false);
+    expect(movesPast(2500, 1999, 25)).toBe(true);
+  });
+
   it('from no current price is past every threshold', () => {
     expect(movesPast(1, 0, 100_000)).toBe(true);
   });

@@ -28,12 +28,13 @@ export function moveFromCurrent(priceCents: number, currentPriceCents: number): 
 }
 
 /**
- * Whether the move goes past a threshold, exactly (in whole minor units, not the rounded percent). A product with no
+ * Whether the move goes past a threshold, to the minor unit: more than half a minor unit beyond the threshold's
+ * amount, so that a price the engine rounded to the edge of its own max-change bound is within it. A product with no
  * current price has nothing to measure a move from: every price is past any threshold.
  */
 export function movesPast(priceCents: number, currentPriceCents: number, thresholdPct: number): boolean {
   if (currentPriceCents <= 0) return true;
-  return Math.abs(priceCents - currentPriceCents) * 100 > thresholdPct * currentPriceCents;
+  return Math.abs(priceCents - currentPriceCents) * 100 > thresholdPct * currentPriceCents + 50;
 }
 
 /** What a confirmation-required refusal says, for the console to show on its confirmation step. */
