@@ -32,7 +32,7 @@ function secondApproval(entry: ApprovalHistoryEntry): Html | string {
 }
 
 function tasksCell(entry: ApprovalHistoryEntry): Html | string {
-  if (entry.tasks.length === 0) return entry.livemode ? 'none' : 'none (sandbox)';
+  if (entry.tasks.length === 0) return entry.livemode ? '' : ' (sandbox)';
   return html`<ul class="plain">
     ${entry.tasks.map(
       (task) =>
@@ -55,29 +55,25 @@ export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], s
       <thead>
         <tr>
           <th scope="col">Approved</th>
-          <th scope="col">By</th>
-          <th scope="col" class="number">Price</th>
-          <th scope="col" class="number">Recommended</th>
-          <th scope="col" class="number">Change</th>
-          <th scope="col">Confirmation</th>
-          <th scope="col">Second approver</th>
-          <th scope="col">Status</th>
-          <th scope="col">Write-backs</th>
+          <th scope="col">Price</th>
+          <th scope="col">Checks</th>
+          <th scope="col">Status and write-backs</th>
         </tr>
       </thead>
       <tbody>
         ${entries.map(
           (entry) =>
             html`<tr>
-              <th scope="row">${moment(entry.approved_at)}</th>
-              <td>${approverText(entry.approved_by)}</td>
-              <td class="number">${amountText(entry.price, entry.currency)}</td>
-              <td class="number">${amountText(entry.recommendation.recommended_price, entry.currency)}</td>
-              <td class="number">${signedPct(entry.change_pct)}</td>
-              <td>${entry.confirmation ? `confirmed (past ${entry.confirmation.threshold_pct}%)` : 'not needed'}</td>
-              <td>${secondApproval(entry)}</td>
-              <td>${statusText[entry.status]}</td>
-              <td>${tasksCell(entry)}</td>
+              <th scope="row">${moment(entry.approved_at)}<br />${approverText(entry.approved_by)}</th>
+              <td>
+                <strong>${amountText(entry.price, entry.currency)}</strong> (${signedPct(entry.change_pct)})<br />
+                recommended ${amountText(entry.recommendation.recommended_price, entry.currency)}
+              </td>
+              <td>
+                Confirmation: ${entry.confirmation ? `confirmed (past ${entry.confirmation.threshold_pct}%)` : 'not needed'}<br />
+                Second approver: ${secondApproval(entry)}
+              </td>
+              <td>${statusText[entry.status]}${tasksCell(entry)}</td>
             </tr>`,
         )}
       </tbody>
@@ -137,7 +133,7 @@ export function confirmationView(input: ConfirmationForm & { readonly pending: P
       <input type="hidden" name="confirm" value="yes" />
       <p class="hint">Every connector that takes write-backs receives the confirmed price as a pending task.</p>
       <button type="submit">Confirm and approve ${money(pending.priceCents, pending.currency)}</button>
-      <a href="${input.action}">Cancel</a>
+      <p><a href="${input.action}">Cancel: back to ${pending.sku}</a></p>
     </form>`;
   return { title: `Confirm ${pending.sku} · Recommendation`, body };
 }
