@@ -1,6 +1,9 @@
 // Approvals through the local gateway: large moves need confirming, a second approver when the workspace asks for one, and each SKU's history with every connector's task.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
+import { projectRoot } from '#lib/stack/project.ts';
 import { issueApiKey } from '#shared/api-keys/repository.ts';
 import { tableName } from '#platform/config.ts';
 import { createConnector } from '#shared/connectors/repository.ts';
@@ -347,5 +350,26 @@ describe('GET /v1/prices/{sku}/approvals', () => {
     const without = await newWorkspace('No Overview');
     await updateWorkspace(without.workspaceId, { features: ['writebacks'] });
     expectOverviewError(await history(without.keys.pwLive, 'LAMP'), 403, 'feature_not_enabled');
+  });
+});
+
+describe("the admin CLI's approval history", () => {
+  const run = promisify(execFile);
+  const admin = (...args: string[]) =>
+    run(process.execPath, ['bin/admin.ts', 'approval', 'history', ...args, '--stack', inject('stackFile')], { cwd: projectRoot });
+
+  it('lists the same approvals as the API, as JSON and as text, with every task state', async () => {
+    const workspace = await seller({ secondApprovalPct: 100 });
+    await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6, confirm: true });
+    await approve(await secondKey(workspace), { sku: 'PUMP', price: 6105.6, confirm: true });
+    const api = (await history(workspace.keys.pwLive, 'PUMP')).json;
+    const { stdout: json } = await admin('--workspace', workspace.workspaceId, 'PUMP', '--json');
+    expect(JSON.parse(json)).toEqual(api);
+    const { stdout: text } = await admin('--workspace', workspace.workspaceId, 'PUMP');
+    expect(text).toContain(`${api.data[0].approval_id}  published`);
+    expect(text).toMatch(/6105\.6 USD \(\+900\.00%\) over the recommended 610\.56, by API key key_/);
+    expect(text).toContain('confirmed: past 25%');
+    expect(text).toMatch(/second approver: API key key_\w+ at /);
+    expect(text).toMatch(new RegExp(`${workspace.connectorId} wb_\\w+: pending`));
   });
 });
