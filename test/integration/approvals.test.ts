@@ -49,30 +49,40 @@ async function latestApproval(workspaceId: string, sku: string): Promise<Record<
   return Item;
 }
 
-/** The workspace's webhook events as its outbox holds them, oldest first. */
+/** The workspace's webhook events as its outbox holds them, oldest first: a scan of the shared table, in parallel segments. */
 async function workspaceEvents(workspaceId: string): Promise<Array<{ type: string; data: Record<string, unknown>; timestamp: string }>> {
-  const events: Array<{ type: string; data: Record<string, unknown>; timestamp: string }> = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'begins_with(PK, :prefix)',
-        ExpressionAttributeValues: { ':prefix': `WS#${workspaceId}#WHEVENT#` },
-        ...(start ? { ExclusiveStartKey: start } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) events.push(item.event);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  return events.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  const SEGMENTS = 4;
+  const segments = await Promise.all(
+    Array.from({ length: SEGMENTS }, async (_, segment) => {
+      const events: Array<{ type: string; data: Record<string, unknown>; timestamp: string }> = [];
+      let start: Record<string, unknown> | undefined;
+      do {
+        const page = await tableClient().send(
+          new ScanCommand({
+            TableName: tableName(),
+            Segment: segment,
+            TotalSegments: SEGMENTS,
+            FilterExpression: 'begins_with(PK, :prefix)',
+            ProjectionExpression: '#event',
+            ExpressionAttributeNames: { '#event': 'event' },
+            ExpressionAttributeValues: { ':prefix': `WS#${workspaceId}#WHEVENT#` },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+          }),
+        );
+        for (const item of page.Items ?? []) events.push(item.event);
+        start = page.LastEvaluatedKey;
+      } while (start);
+      return events;
+    }),
+  );
+  return segments.flat().sort((a, b) => a.timestamp.localeCompare(b.timestamp));
 }
 
 async function secondKey(workspace: TestWorkspace): Promise<string> {
   return (await issueApiKey({ workspaceId: workspace.workspaceId, family: 'pw_live', scopes: [] })).key;
 }
 
-describe('an approval that moves the price far from the current price', () => {
+describe('an approval that moves the price far from the current price', { timeout: 180_000 }, () => {
   it('is refused with 422 confirmation_required naming both prices and the change, and changes nothing', async () => {
     const workspace = await seller();
     const refused = await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6 });
@@ -133,7 +143,7 @@ describe('an approval that moves the price far from the current price', () => {
   });
 });
 
-describe('an approval past the second-approval threshold', () => {
+describe('an approval past the second-approval threshold', { timeout: 180_000 }, () => {
   it('waits, publishing nothing and sending no write-back event, until a different key approves the same price', async () => {
     const workspace = await seller({ secondApprovalPct: 100 });
     const other = await secondKey(workspace);
@@ -238,7 +248,7 @@ describe('an approval past the second-approval threshold', () => {
   });
 });
 
-describe('GET /v1/prices/{sku}/approvals', () => {
+describe('GET /v1/prices/{sku}/approvals', { timeout: 180_000 }, () => {
   /** Three approvals of LAMP, published to two connectors, whose tasks end in every state a task can show. */
   async function everyTaskState() {
     const workspace = await seller();
@@ -353,7 +363,7 @@ describe('GET /v1/prices/{sku}/approvals', () => {
   });
 });
 
-describe("the admin CLI's approval history", () => {
+describe("the admin CLI's approval history", { timeout: 180_000 }, () => {
   const run = promisify(execFile);
   const admin = (...args: string[]) =>
     run(process.execPath, ['bin/admin.ts', 'approval', 'history', ...args, '--stack', inject('stackFile')], { cwd: projectRoot });
