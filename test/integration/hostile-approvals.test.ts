@@ -28,7 +28,9 @@ describe('the approval history and the approval, under hostile input', () => {
       const limits = ['-1', '0', '1e2', '0x10', ' 5', '5 ', '101', '1.5', long(5000, '9'), '%00'];
       const cursors = [long(5000), 'bm90LWEtY3Vyc29y', encodeSegment('../../etc/passwd'), '%00', encodeSegment('\ud800')];
       const requests: HostileRequest[] = [
-        ...limits.map((limit) => historyRequest(`limit ${JSON.stringify(limit)}`, `/v1/prices/LAMP/approvals?limit=${limit}`)),
+        ...limits.map((limit) =>
+          historyRequest(`limit ${JSON.stringify(limit)}`, `/v1/prices/LAMP/approvals?limit=${encodeURIComponent(limit)}`),
+        ),
         ...cursors.map((cursor) =>
           historyRequest(`cursor of ${cursor.length} characters`, `/v1/prices/LAMP/approvals?starting_after=${cursor}`),
         ),
