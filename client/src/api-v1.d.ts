@@ -321,7 +321,7 @@ export interface webhooks {
     put?: never;
     /**
      * The `price.approved` event
-     * @description A price approval was published: `publishedTo` names the write-back task made for each connector. `approvedBy` is who approved, `confirmation` the large move the approval confirmed (null when none was needed), and `secondApprover` who seconded it when the move needed a second approver (null otherwise).
+     * @description A price approval was published, with who approved it, the confirmation and the second approver it needed.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `price.approved`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */
@@ -343,7 +343,7 @@ export interface webhooks {
     put?: never;
     /**
      * The `price.second_approval` event
-     * @description An approval whose move needs a second approver: sent when it starts `waiting` (nothing published), and when it ends: `published` (a different approver approved the same price; `price.approved` follows with its tasks), `superseded` (a newer approval of the SKU came first) or `expired` (no second approver in time; sent when the next approval of the SKU finds it so).
+     * @description An approval that needs a second approver started to wait, was published, superseded or expired.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `price.second_approval`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */

@@ -10,11 +10,7 @@ const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 const batchFields = { batchId: v.pipe(v.string(), v.uuid()), connectorId: v.string() };
 
 /** Who approved: an API key by its id, or a console user by id and email. */
-const approverFields = v.strictObject({
-  type: v.picklist(['api_key', 'console_user']),
-  id: v.string(),
-  email: v.optional(v.string()),
-});
+const approverFields = v.strictObject({ type: v.picklist(['api_key', 'console_user']), id: v.string(), email: v.optional(v.string()) });
 /** A move past the workspace's confirmation threshold, which the approval confirmed. */
 const confirmationFields = v.nullable(
   v.strictObject({ thresholdPct: v.number(), changePct: v.nullable(v.number()), currentPriceCents: cents }),
@@ -50,10 +46,7 @@ export const eventCatalogue = {
     }),
   },
   'price.approved': {
-    description:
-      'A price approval was published: `publishedTo` names the write-back task made for each connector. `approvedBy` ' +
-      'is who approved, `confirmation` the large move the approval confirmed (null when none was needed), and ' +
-      '`secondApprover` who seconded it when the move needed a second approver (null otherwise).',
+    description: 'A price approval was published, with who approved it, the confirmation and the second approver it needed.',
     data: v.strictObject({
       approvalId: v.string(),
       sku: v.string(),
@@ -69,11 +62,7 @@ export const eventCatalogue = {
     }),
   },
   'price.second_approval': {
-    description:
-      'An approval whose move needs a second approver: sent when it starts `waiting` (nothing published), and when it ' +
-      'ends: `published` (a different approver approved the same price; `price.approved` follows with its tasks), ' +
-      '`superseded` (a newer approval of the SKU came first) or `expired` (no second approver in time; sent when the ' +
-      'next approval of the SKU finds it so).',
+    description: 'An approval that needs a second approver started to wait, was published, superseded or expired.',
     data: v.strictObject({
       approvalId: v.string(),
       sku: v.string(),
