@@ -321,11 +321,33 @@ export interface webhooks {
     put?: never;
     /**
      * The `price.approved` event
-     * @description A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.
+     * @description A price approval was published, with who approved it, the confirmation and the second approver it needed.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `price.approved`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */
     post: operations['priceApprovedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.second_approval': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `price.second_approval` event
+     * @description An approval that needs a second approver started to wait, was published, superseded or expired.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `price.second_approval`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['priceSecondApprovalEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -489,6 +511,61 @@ export interface components {
           connectorId: string;
           writebackId: string;
         }[];
+        approvedBy: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        };
+        confirmation: {
+          thresholdPct: number;
+          changePct: number | null;
+          currentPriceCents: number;
+        } | null;
+        secondApprover: {
+          approvedBy: {
+            /** @enum {string} */
+            type: 'api_key' | 'console_user';
+            id: string;
+            email?: string;
+          };
+          /** Format: date-time */
+          approvedAt: string;
+        } | null;
+      };
+    };
+    PriceSecondApprovalEvent: {
+      /** @constant */
+      type: 'price.second_approval';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        approvalId: string;
+        sku: string;
+        /** @enum {string} */
+        state: 'waiting' | 'published' | 'superseded' | 'expired';
+        priceCents: number;
+        currency: string;
+        currentPriceCents: number;
+        changePct: number | null;
+        approvedBy: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        };
+        /** Format: date-time */
+        approvedAt: string;
+        /** Format: date-time */
+        waitingUntil: string;
+        secondApprover: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        } | null;
       };
     };
     WritebackPendingEvent: {
@@ -2400,6 +2477,35 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['PriceApprovedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  priceSecondApprovalEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PriceSecondApprovalEvent'];
       };
     };
     responses: {

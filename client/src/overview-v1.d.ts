@@ -39,13 +39,43 @@ export interface paths {
     put?: never;
     /**
      * Approve a price
-     * @description Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) approval creates a write-back task for each connector that receives write-backs and cancels their older pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing. With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with `Idempotent-Replayed: true`, and approves and publishes nothing more.
+     * @description Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) approval creates a write-back task for each connector that receives write-backs and cancels their older pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.
+     *
+     *     A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its `maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse whatever the confirmation.
+     *
+     *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until a different key or console user approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.
+     *
+     *     With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with `Idempotent-Replayed: true`, and approves and publishes nothing more.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 409 `idempotency_key_in_flight`, 422 `guardrail_violation`, 422 `idempotency_key_reused`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 409 `idempotency_key_in_flight`, 422 `guardrail_violation`, 422 `idempotency_key_reused`, 422 `confirmation_required`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['approvePrice'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/prices/{sku}/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List a SKU’s approvals
+     * @description The SKU’s approvals, newest first: who approved (an API key or a console user), when, the price, the recommendation it was over and the move from the current price, the confirmation a large move needed, the second approver where one was needed, and for each connector the state of its write-back task now: `pending`, `leased`, `applied`, `failed` (with the connector’s error), `cancelled` (by a newer approval) or `expired` (leased, the lease run out unacknowledged; it is claimable again). A page holds at most `limit`; `next` is where the following page starts, passed back as `starting_after`, and null on the last page. Any other query parameter is refused.
+     *
+     *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
+     *
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     */
+    get: operations['listPriceApprovals'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -369,11 +399,33 @@ export interface webhooks {
     put?: never;
     /**
      * The `price.approved` event
-     * @description A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.
+     * @description A price approval was published, with who approved it, the confirmation and the second approver it needed.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `price.approved`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */
     post: operations['priceApprovedEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'price.second_approval': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `price.second_approval` event
+     * @description An approval that needs a second approver started to wait, was published, superseded or expired.
+     *
+     *     Sent to every enabled endpoint of the workspace subscribed to `price.second_approval`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
+     */
+    post: operations['priceSecondApprovalEvent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -537,6 +589,61 @@ export interface components {
           connectorId: string;
           writebackId: string;
         }[];
+        approvedBy: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        };
+        confirmation: {
+          thresholdPct: number;
+          changePct: number | null;
+          currentPriceCents: number;
+        } | null;
+        secondApprover: {
+          approvedBy: {
+            /** @enum {string} */
+            type: 'api_key' | 'console_user';
+            id: string;
+            email?: string;
+          };
+          /** Format: date-time */
+          approvedAt: string;
+        } | null;
+      };
+    };
+    PriceSecondApprovalEvent: {
+      /** @constant */
+      type: 'price.second_approval';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        approvalId: string;
+        sku: string;
+        /** @enum {string} */
+        state: 'waiting' | 'published' | 'superseded' | 'expired';
+        priceCents: number;
+        currency: string;
+        currentPriceCents: number;
+        changePct: number | null;
+        approvedBy: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        };
+        /** Format: date-time */
+        approvedAt: string;
+        /** Format: date-time */
+        waitingUntil: string;
+        secondApprover: {
+          /** @enum {string} */
+          type: 'api_key' | 'console_user';
+          id: string;
+          email?: string;
+        } | null;
       };
     };
     WritebackPendingEvent: {
@@ -653,14 +760,19 @@ export interface components {
     ApproveRequest: {
       sku: components['schemas']['Identifier'];
       price: number;
+      confirm?: boolean;
     };
     Approval: {
+      approval_id: string;
       sku: string;
       price: number;
       currency: string;
       /** Format: date-time */
       approved_at: string;
       livemode: boolean;
+      /** @enum {string} */
+      status: 'published' | 'waiting';
+      waiting_until: string | null;
       published_to: {
         connector_id: string;
         writeback_id: string;
@@ -688,6 +800,7 @@ export interface components {
           | 'guardrail_violation'
           | 'idempotency_key_in_flight'
           | 'idempotency_key_reused'
+          | 'confirmation_required'
           | 'rate_limited'
           | 'server_error';
         message: string;
@@ -915,7 +1028,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description The SKU and the price, a decimal in the product’s currency. */
+    /** @description The SKU, the price (a decimal in the product’s currency) and, for a large move, `confirm`. */
     requestBody: {
       content: {
         /**
@@ -928,7 +1041,7 @@ export interface operations {
       };
     };
     responses: {
-      /** @description The approval, and the tasks it published. */
+      /** @description The approval, and the tasks it published; or the approval waiting for a second approver. */
       200: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
@@ -938,11 +1051,14 @@ export interface operations {
         content: {
           /**
            * @example {
+           *       "approval_id": "apv_3vXq8NcT2LmB7dKp0RwZ5y",
            *       "sku": "BOLT-10",
            *       "price": 1.89,
            *       "currency": "USD",
            *       "approved_at": "2026-10-05T09:12:44.318Z",
            *       "livemode": true,
+           *       "status": "published",
+           *       "waiting_until": null,
            *       "published_to": [
            *         {
            *           "connector_id": "con_ygFmMntTST85In8bmiY37I",
@@ -1049,6 +1165,7 @@ export interface operations {
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
        *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
+       *     - `confirmation_required`: The price moves further from the current price than the workspace’s confirmation threshold and the body does not say `"confirm": true`; the message names both prices and the move in percent. Nothing is recorded.
        */
       422: {
         headers: {
@@ -1059,11 +1176,241 @@ export interface operations {
           'application/json': components['schemas']['OverviewError'] & {
             error?: {
               /** @enum {unknown} */
-              code?: 'guardrail_violation' | 'idempotency_key_reused';
+              code?: 'guardrail_violation' | 'idempotency_key_reused' | 'confirmation_required';
             };
           };
         };
       };
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `server_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'server_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  listPriceApprovals: {
+    parameters: {
+      query?: {
+        /**
+         * @description How many approvals a page holds at most, 1 to 100; 20 if left out.
+         * @example 20
+         */
+        limit?: number;
+        /**
+         * @description The `next` of the page before, as it was answered; an opaque cursor.
+         * @example MjAyNi0xMC0wNVQwOTowMDowNS4zMTBaI2Fwdl8zdlhxOE5jVDJMbUI3ZEtwMFJ3WjV5
+         */
+        starting_after?: string;
+      };
+      header?: never;
+      path: {
+        /**
+         * @description The product’s SKU, 1 to 255 characters.
+         * @example BOLT-10
+         */
+        sku: components['schemas']['Identifier'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of approvals, newest first. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "approval_id": "apv_3vXq8NcT2LmB7dKp0RwZ5y",
+           *           "status": "published",
+           *           "approved_by": {
+           *             "type": "api_key",
+           *             "id": "key_5bN2qX8mT4vR1cL7wZ0pHd"
+           *           },
+           *           "approved_at": "2026-10-05T09:12:44.318Z",
+           *           "price": 1.89,
+           *           "currency": "USD",
+           *           "livemode": true,
+           *           "recommendation": {
+           *             "recommended_price": 1.68,
+           *             "current_price": 1.99,
+           *             "pricing_decision_id": "pd_3vXq8NcT2LmB7dKp0RwZ5y"
+           *           },
+           *           "change_pct": -5.03,
+           *           "confirmation": null,
+           *           "second_approval": null,
+           *           "tasks": [
+           *             {
+           *               "connector_id": "con_ygFmMntTST85In8bmiY37I",
+           *               "writeback_id": "wb_7Qm2LxVb9TgK4rNc1ZsP8d",
+           *               "state": "applied",
+           *               "error": null,
+           *               "finished_at": "2026-10-05T09:14:02.120Z"
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "next": null
+           *     }
+           */
+          'application/json': {
+            data: {
+              approval_id: string;
+              /** @enum {string} */
+              status: 'published' | 'waiting' | 'superseded' | 'expired';
+              approved_by: {
+                /** @enum {string} */
+                type: 'api_key' | 'console_user';
+                id: string;
+                email?: string;
+              };
+              /** Format: date-time */
+              approved_at: string;
+              price: number;
+              currency: string;
+              livemode: boolean;
+              recommendation: {
+                recommended_price: number;
+                current_price: number | null;
+                pricing_decision_id: string;
+              };
+              change_pct: number | null;
+              confirmation: {
+                threshold_pct: number;
+                change_pct: number | null;
+              } | null;
+              second_approval: {
+                threshold_pct: number;
+                /** Format: date-time */
+                waiting_until: string;
+                approved_by: {
+                  /** @enum {string} */
+                  type: 'api_key' | 'console_user';
+                  id: string;
+                  email?: string;
+                } | null;
+                approved_at: string | null;
+              } | null;
+              tasks: {
+                connector_id: string;
+                writeback_id: string;
+                /** @enum {string} */
+                state: 'pending' | 'leased' | 'applied' | 'failed' | 'cancelled' | 'expired';
+                error: string | null;
+                finished_at: string | null;
+              }[];
+            }[];
+            next: string | null;
+          };
+        };
+      };
+      /** @description - `bad_request`: The SKU is longer than 255 characters, `limit` is not a whole number from 1 to 100, `starting_after` is not a cursor this route answered, or the query has another parameter. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `feature_not_enabled`: The workspace lacks the `overview` feature. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'feature_not_enabled';
+            };
+          };
+        };
+      };
+      /** @description - `not_found`: No product has this SKU in the workspace. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'not_found';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {
@@ -1149,6 +1496,7 @@ export interface operations {
                 | 'batch.failed'
                 | 'recommendations.updated'
                 | 'price.approved'
+                | 'price.second_approval'
                 | 'writeback.pending'
                 | 'writeback.applied'
                 | 'writeback.failed'
@@ -1284,6 +1632,7 @@ export interface operations {
             | 'batch.failed'
             | 'recommendations.updated'
             | 'price.approved'
+            | 'price.second_approval'
             | 'writeback.pending'
             | 'writeback.applied'
             | 'writeback.failed'
@@ -1333,6 +1682,7 @@ export interface operations {
               | 'batch.failed'
               | 'recommendations.updated'
               | 'price.approved'
+              | 'price.second_approval'
               | 'writeback.pending'
               | 'writeback.applied'
               | 'writeback.failed'
@@ -1535,6 +1885,7 @@ export interface operations {
               | 'batch.failed'
               | 'recommendations.updated'
               | 'price.approved'
+              | 'price.second_approval'
               | 'writeback.pending'
               | 'writeback.applied'
               | 'writeback.failed'
@@ -1817,6 +2168,7 @@ export interface operations {
             | 'batch.failed'
             | 'recommendations.updated'
             | 'price.approved'
+            | 'price.second_approval'
             | 'writeback.pending'
             | 'writeback.applied'
             | 'writeback.failed'
@@ -1864,6 +2216,7 @@ export interface operations {
               | 'batch.failed'
               | 'recommendations.updated'
               | 'price.approved'
+              | 'price.second_approval'
               | 'writeback.pending'
               | 'writeback.applied'
               | 'writeback.failed'
@@ -2218,6 +2571,7 @@ export interface operations {
                 | 'batch.failed'
                 | 'recommendations.updated'
                 | 'price.approved'
+                | 'price.second_approval'
                 | 'writeback.pending'
                 | 'writeback.applied'
                 | 'writeback.failed';
@@ -2399,6 +2753,7 @@ export interface operations {
               | 'batch.failed'
               | 'recommendations.updated'
               | 'price.approved'
+              | 'price.second_approval'
               | 'writeback.pending'
               | 'writeback.applied'
               | 'writeback.failed';
@@ -3356,6 +3711,35 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['PriceApprovedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  priceSecondApprovalEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PriceSecondApprovalEvent'];
       };
     };
     responses: {

@@ -10,6 +10,7 @@ import { backtestCommands } from '#lib/admin/commands/backtest.ts';
 import { bandsCommands } from '#lib/admin/commands/bands.ts';
 import { connectorCommands } from '#lib/admin/commands/connector.ts';
 import { costCommands } from '#lib/admin/commands/cost.ts';
+import { approvalCommands } from '#lib/admin/commands/approval.ts';
 import { decisionCommands } from '#lib/admin/commands/decision.ts';
 import { historyCommands } from '#lib/admin/commands/history.ts';
 import { keyCommands } from '#lib/admin/commands/key.ts';
@@ -25,6 +26,7 @@ const adminCommands: readonly AdminCommand[] = [
   ...bandsCommands,
   ...historyCommands,
   ...decisionCommands,
+  ...approvalCommands,
   ...costCommands,
   ...adherenceCommands,
   ...backtestCommands,

@@ -38,6 +38,8 @@ export const adminOptions = {
   disable: { type: 'boolean' },
   event: { type: 'string' },
   limit: { type: 'string' },
+  // `approval history`'s own: where the page starts, as the API's `starting_after`.
+  'starting-after': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(args: string[]) {

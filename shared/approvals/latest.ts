@@ -10,6 +10,19 @@ export const LatestApprovalSchema = v.object({
   approvedAt: v.string(),
   /** The write-back tasks the approval published: the only ones of the SKU a newer approval may find pending. */
   taskIds: v.array(v.string()),
+  /**
+   * The approval waiting for a second approver, when the newest is one: what a second approval must match (the
+   * price, another approver, in time), and the key of its record, which the approval that ends its wait updates.
+   */
+  waiting: v.optional(
+    v.object({
+      approvalId: v.string(),
+      approvedAt: v.string(),
+      priceCents: v.number(),
+      approverId: v.string(),
+      waitingUntil: v.string(),
+    }),
+  ),
 });
 export type LatestApproval = v.InferOutput<typeof LatestApprovalSchema>;
 

@@ -8,8 +8,27 @@ export const ApproveRequestSchema = v.strictObject({
   sku: IdentifierSchema,
   /** A decimal amount; its minor digits are checked against the product's currency once it is known. */
   price: v.pipe(v.number('a decimal amount'), v.finite('a decimal amount'), v.gtValue(0, 'greater than 0')),
+  /** Confirms a move from the current price past the workspace's confirmation threshold; without it such a move is refused. */
+  confirm: v.optional(v.boolean('true or false')),
 });
 export type ApproveRequest = v.InferOutput<typeof ApproveRequestSchema>;
+
+export const approverTypes = ['api_key', 'console_user'] as const;
+
+/** Who approved: an API key, or a console user (who approves as a live key does). */
+export const ApproverIdentitySchema = v.object({
+  type: v.picklist(approverTypes),
+  id: v.string(),
+  email: v.optional(v.string()),
+});
+export type ApproverIdentity = v.InferOutput<typeof ApproverIdentitySchema>;
+
+/** A move past the confirmation threshold, confirmed: the threshold as it stood, and the move from the current price. */
+export const ConfirmationSchema = v.object({ thresholdPct: v.number(), changePct: v.nullable(v.number()) });
+export type Confirmation = v.InferOutput<typeof ConfirmationSchema>;
+
+export const approvalStatuses = ['published', 'waiting', 'superseded', 'expired'] as const;
+export type ApprovalStatus = (typeof approvalStatuses)[number];
 
 export const ApprovalSchema = v.object({
   approvalId: v.string(),
@@ -22,21 +41,46 @@ export const ApprovalSchema = v.object({
   livemode: v.boolean(),
   /** The key that approved, or the console user who did. */
   keyId: v.string(),
+  /** Absent on approvals recorded before approvers were typed: `keyId` then tells (`usr_` is a console user). */
+  approver: v.optional(ApproverIdentitySchema),
+  /** Published, or waiting for a second approver and how that ended; absent on older approvals, which all published. */
+  status: v.optional(v.picklist(approvalStatuses), 'published'),
   /** The recommendation as it stood when the price was approved. */
   recommendedPriceCents: v.number(),
   pricingDecisionId: v.string(),
+  /** The current price the move was measured from; absent on older approvals. */
+  currentPriceCents: v.optional(v.number()),
+  confirmation: v.optional(ConfirmationSchema),
+  /** For an approval that needed a second approver: the threshold, how long it waits, and who seconded it. */
+  secondApproval: v.optional(
+    v.object({
+      thresholdPct: v.number(),
+      waitingUntil: v.string(),
+      approver: v.optional(ApproverIdentitySchema),
+      approvedAt: v.optional(v.string()),
+    }),
+  ),
+  /** The approval that superseded a waiting one. */
+  supersededBy: v.optional(v.string()),
   publishedTo: v.array(v.object({ connectorId: v.string(), writebackId: v.string() })),
 });
 export type Approval = v.InferOutput<typeof ApprovalSchema>;
 
+const moment = v.pipe(v.string(), v.isoTimestamp());
+
 /** What an approval answers: a sandbox (pw_test) approval is `livemode: false` and publishes to nobody. */
 export const ApprovalViewSchema = v.strictObject({
+  approval_id: v.string(),
   sku: v.string(),
   price: v.pipe(v.number(), v.gtValue(0)),
   currency: v.string(),
-  approved_at: v.pipe(v.string(), v.isoTimestamp()),
+  approved_at: moment,
   livemode: v.boolean(),
-  /** One write-back task per connector that receives write-backs. */
+  /** `waiting` when the move needs a second approver who has not yet approved the same price: nothing is published. */
+  status: v.picklist(['published', 'waiting']),
+  /** Until when a waiting approval may be seconded; null once published. */
+  waiting_until: v.nullable(moment),
+  /** One write-back task per connector that receives write-backs; none while waiting. */
   published_to: v.array(v.strictObject({ connector_id: v.string(), writeback_id: TaskIdSchema })),
 });
 export type ApprovalView = v.InferOutput<typeof ApprovalViewSchema>;

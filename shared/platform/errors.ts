@@ -23,13 +23,17 @@ export const errorStatuses = {
   bad_request: 400,
   not_found: 404,
   guardrail_violation: 422,
+  confirmation_required: 422,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatuses;
 
+/** The overview's own codes, which no /api/v1 route answers. */
+export const overviewOnlyErrorCodes: readonly ErrorCode[] = ['bad_request', 'not_found', 'guardrail_violation', 'confirmation_required'];
+
 /** The codes the v1 envelope carries: every code but the overview's own. */
 export const v1ErrorCodes: readonly ErrorCode[] = (Object.keys(errorStatuses) as ErrorCode[]).filter(
-  (code) => code !== 'bad_request' && code !== 'not_found' && code !== 'guardrail_violation',
+  (code) => !overviewOnlyErrorCodes.includes(code),
 );
 
 /** The codes the overview's routes answer: the contract's overview table, and the shared codes of its key checks. */
@@ -44,6 +48,7 @@ export const overviewErrorCodes: readonly string[] = [
   // The creating routes that take an Idempotency-Key answer its refusals as the price call does.
   'idempotency_key_in_flight',
   'idempotency_key_reused',
+  'confirmation_required',
   'rate_limited',
   'server_error',
 ];

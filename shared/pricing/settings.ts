@@ -40,6 +40,13 @@ export const PricingSettingsSchema = v.strictObject({
   fxStaleDays: v.pipe(finite, v.minValue(0)),
   /** A quote line within this many percent of its guided price, either way, followed the guidance (the adherence report). */
   adherenceBandPct: percent(0, 100),
+  /**
+   * How far an approved price may move from the current price, either way, before the approval must be confirmed
+   * (`confirm: true`); absent, the workspace's maxChangePct.
+   */
+  approvalConfirmPct: v.optional(percent(0, 100_000)),
+  /** A move past this percent from the current price waits for a second approver; absent, one approval always publishes. */
+  secondApprovalPct: v.optional(percent(0, 100_000)),
 });
 export type PricingSettings = v.InferOutput<typeof PricingSettingsSchema>;
 

@@ -9,6 +9,13 @@ const count = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
 /** A batch is named as the ingest API names it, with the connector that staged it. */
 const batchFields = { batchId: v.pipe(v.string(), v.uuid()), connectorId: v.string() };
 
+/** Who approved: an API key by its id, or a console user by id and email. */
+const approverFields = v.strictObject({ type: v.picklist(['api_key', 'console_user']), id: v.string(), email: v.optional(v.string()) });
+/** A move past the workspace's confirmation threshold, which the approval confirmed. */
+const confirmationFields = v.nullable(
+  v.strictObject({ thresholdPct: v.number(), changePct: v.nullable(v.number()), currentPriceCents: cents }),
+);
+
 /** The most SKUs a `recommendations.updated` event lists; past it the event says how many, and that the list is cut. */
 export const MAX_SKUS_PER_EVENT = 1_000;
 
@@ -39,7 +46,7 @@ export const eventCatalogue = {
     }),
   },
   'price.approved': {
-    description: 'A person approved a price on the overview; `publishedTo` names the write-back task made for each connector.',
+    description: 'A price approval was published, with who approved it, the confirmation and the second approver it needed.',
     data: v.strictObject({
       approvalId: v.string(),
       sku: v.string(),
@@ -49,6 +56,25 @@ export const eventCatalogue = {
       approvedAt: moment,
       livemode: v.boolean(),
       publishedTo: v.array(v.strictObject({ connectorId: v.string(), writebackId: v.string() })),
+      approvedBy: approverFields,
+      confirmation: confirmationFields,
+      secondApprover: v.nullable(v.strictObject({ approvedBy: approverFields, approvedAt: moment })),
+    }),
+  },
+  'price.second_approval': {
+    description: 'An approval that needs a second approver started to wait, was published, superseded or expired.',
+    data: v.strictObject({
+      approvalId: v.string(),
+      sku: v.string(),
+      state: v.picklist(['waiting', 'published', 'superseded', 'expired']),
+      priceCents: cents,
+      currency: v.string(),
+      currentPriceCents: cents,
+      changePct: v.nullable(v.number()),
+      approvedBy: approverFields,
+      approvedAt: moment,
+      waitingUntil: moment,
+      secondApprover: v.nullable(approverFields),
     }),
   },
   'writeback.pending': {

@@ -6,7 +6,7 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
 import { tableName } from '#platform/config.ts';
-import { errorStatuses } from '#platform/errors.ts';
+import { errorStatuses, overviewOnlyErrorCodes } from '#platform/errors.ts';
 import { fallbackRoute, routeKey, routes } from '#edge/routes.ts';
 import { tableClient } from '#platform/table/client.ts';
 
@@ -172,7 +172,7 @@ const LEAKS: ReadonlyArray<readonly [string, RegExp]> = [
 /** Longer than any message the service writes for itself; longer means it echoes the caller's text at length. */
 export const MAX_MESSAGE_LENGTH = 1024;
 
-const overviewOnlyCodes = new Set(['bad_request', 'not_found', 'guardrail_violation']);
+const overviewOnlyCodes = new Set<string>(overviewOnlyErrorCodes);
 
 function expectedStatus(code: string, surface: 'v1' | 'overview'): number[] {
   if (surface === 'overview') {

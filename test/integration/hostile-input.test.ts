@@ -1586,6 +1586,8 @@ describe('garbage Authorization headers', () => {
         return { target: `/v1/prices/${SKU}` };
       case 'approvePrice':
         return { target: '/v1/prices/approve', body: jsonText({ sku: SKU, price: 12 }) };
+      case 'listPriceApprovals':
+        return { target: `/v1/prices/${SKU}/approvals` };
       case 'getUsage':
         return { target: '/v1/usage' };
       case 'getAdherence':

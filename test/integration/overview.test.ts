@@ -158,11 +158,14 @@ describe('POST /v1/prices/approve', () => {
     const response = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 15 });
     expect(response.status, response.text).toBe(200);
     expect(response.json).toEqual({
+      approval_id: expect.stringMatching(/^apv_/),
       sku: 'LAMP',
       price: 15,
       currency: 'USD',
       approved_at: expect.stringMatching(ISO_MS),
       livemode: true,
+      status: 'published',
+      waiting_until: null,
       published_to: expect.arrayContaining([
         { connector_id: seller.connectorId, writeback_id: expect.stringMatching(/^wb_/) },
         { connector_id: second.connectorId, writeback_id: expect.stringMatching(/^wb_/) },
@@ -227,7 +230,8 @@ describe('POST /v1/prices/approve', () => {
       /above the ceiling of 20.00 USD/,
     );
     expectOverviewError(await approve(seller.keys.pwTest, { sku: 'LAMP', price: 20.01 }), 422, 'guardrail_violation', /ceiling/);
-    expect((await approve(seller.keys.pwTest, { sku: 'LAMP', price: 20 })).status).toBe(200);
+    // 20.00 is +33.33% from 15.00, past the default 25% an approval moves the price unconfirmed.
+    expect((await approve(seller.keys.pwTest, { sku: 'LAMP', price: 20, confirm: true })).status).toBe(200);
     expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
   });
 

@@ -17,6 +17,8 @@ import { type EventType, eventTypes, newEvent, WebhookEventSchema } from '#share
 import { outboxPut, readEvent, SWEEP_AFTER_MS, sweepOutbox } from '#shared/webhooks/outbox.ts';
 import * as v from 'valibot';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { LAMP, SHADE } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
@@ -135,6 +137,11 @@ describe('webhook events', () => {
       body: { results: [{ id: failed, ok: false, error: 'The ERP refused the price' }] },
     });
     expect(ackFailed.status, ackFailed.text).toBe(200);
+    // A move past the second-approval threshold waits for a second approver, and says so (a new key reads the new settings).
+    await updateWorkspace(workspace.workspaceId, { pricing: { secondApprovalPct: 10 } });
+    const approver = await issueApiKey({ workspaceId: workspace.workspaceId, family: 'pw_live', scopes: [] });
+    const waiting = await api('/v1/prices/approve', { method: 'POST', key: approver.key, body: { sku: 'LAMP', price: 18 } });
+    expect(waiting.json).toMatchObject({ status: 'waiting', published_to: [] });
     // A batch left open past its life is recorded as failed the first time its status is read.
     const expiring = await openBatchWith(workspace.keys.connector, stack.gatewayUrl);
     await tableClient().send(
@@ -165,6 +172,12 @@ describe('webhook events', () => {
     expect(byType('writeback.pending').map((event) => event.data.writebackId)).toEqual([applied, failed]);
     expect(byType('writeback.applied')[0]?.data).toMatchObject({ writebackId: applied, priceCents: 1500 });
     expect(byType('writeback.failed')[0]?.data).toMatchObject({ writebackId: failed, error: 'The ERP refused the price' });
+    expect(byType('price.second_approval')[0]?.data).toMatchObject({
+      sku: 'LAMP',
+      state: 'waiting',
+      priceCents: 1800,
+      secondApprover: null,
+    });
     expect(byType('batch.failed')[0]?.data).toMatchObject({ batchId: expiring });
     const request = receiver.requests.find((candidate) => candidate.event?.type === 'price.approved');
     expect(request?.headers['webhook-id']).toBe(request?.event?.id);

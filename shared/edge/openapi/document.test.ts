@@ -8,7 +8,7 @@ import { approvalView } from '#shared/approvals/approve.ts';
 import type { Approval } from '#shared/approvals/schema.ts';
 import { statusView } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
-import { ApiError, errorResponse, type ErrorCode, errorStatuses, type Surface } from '#platform/errors.ts';
+import { ApiError, errorResponse, type ErrorCode, errorStatuses, overviewOnlyErrorCodes, type Surface } from '#platform/errors.ts';
 import { MAX_LINES_PER_CALL } from '#shared/prices/request.ts';
 import { MAX_ATTRIBUTE_DEPTH } from '#shared/records/attributes.ts';
 import { MAX_IDENTIFIER_LENGTH } from '#shared/records/identifier.ts';
@@ -299,6 +299,7 @@ describe('what the domain answers', () => {
       approvedAt: '2026-10-05T09:12:44.318Z',
       livemode,
       keyId: 'key_1',
+      status: 'published',
       recommendedPriceCents: 168,
       pricingDecisionId: 'pd_3vXq8NcT2LmB7dKp0RwZ5y',
       publishedTo: livemode ? [{ connectorId: 'con_ygFmMntTST85In8bmiY37I', writebackId: 'wb_7Qm2LxVb9TgK4rNc1ZsP8d' }] : [],
@@ -345,8 +346,7 @@ describe('what the domain answers', () => {
   const errorOf = (code: ErrorCode) => new ApiError(code, 'Something is wrong.', code === 'invalid_request' ? { param: 'lines[0].quantity' } : {});
 
   it('an error of /api/v1 is in its envelope', () => {
-    const overviewOnly: readonly ErrorCode[] = ['bad_request', 'not_found', 'guardrail_violation'];
-    for (const code of (Object.keys(errorStatuses) as ErrorCode[]).filter((code) => !overviewOnly.includes(code))) {
+    for (const code of (Object.keys(errorStatuses) as ErrorCode[]).filter((code) => !overviewOnlyErrorCodes.includes(code))) {
       expect(validators.v1('/components/schemas/Error', JSON.parse(errorResponse(errorOf(code), 'req-1', 'v1').body)), code).toEqual([]);
     }
   });
@@ -361,6 +361,7 @@ describe('what the domain answers', () => {
       'invalid_request',
       'not_found',
       'guardrail_violation',
+      'confirmation_required',
       'internal_error',
     ];
     for (const code of answered) {
@@ -392,6 +393,22 @@ describe('the webhooks', () => {
       approvedAt: new Date().toISOString(),
       livemode: true,
       publishedTo: [{ connectorId: 'con_1', writebackId: 'wb_1' }],
+      approvedBy: { type: 'api_key', id: 'key_1' },
+      confirmation: { thresholdPct: 25, changePct: 900, currentPriceCents: 150 },
+      secondApprover: { approvedBy: { type: 'console_user', id: 'usr_1', email: 'ann@example.com' }, approvedAt: new Date().toISOString() },
+    },
+    'price.second_approval': {
+      approvalId: 'apv_1',
+      sku: 'A',
+      state: 'waiting',
+      priceCents: 1500,
+      currency: 'USD',
+      currentPriceCents: 150,
+      changePct: 900,
+      approvedBy: { type: 'api_key', id: 'key_1' },
+      approvedAt: new Date().toISOString(),
+      waitingUntil: new Date().toISOString(),
+      secondApprover: null,
     },
     'writeback.pending': {
       writebackId: 'wb_1',

@@ -1,4 +1,4 @@
-// The route rows of prices: the API's price call, and the overview's price and its approval.
+// The route rows of prices: the API's price call, and the overview's price, its approval and its approval history.
 import type { HttpRoute } from './rows.ts';
 
 export const priceRoutes = [
@@ -42,5 +42,17 @@ export const overviewPriceRoutes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
+  {
+    id: 'listPriceApprovals',
+    method: 'GET',
+    path: '/v1/prices/{sku}/approvals',
+    entry: 'functions/prices/list-price-approvals.ts',
+    surface: 'overview',
+    auth: { family: 'pw_live', scopes: [], feature: 'overview' },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    // Read and write: the overview's rate window is a write.
+    access: { table: 'readWrite' },
   },
 ] as const satisfies readonly HttpRoute[];

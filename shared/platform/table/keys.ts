@@ -160,6 +160,8 @@ export const keys = {
     PK: productPartition(workspaceId, sku),
     SK: `APPROVAL#${approvedAt}#${approvalId}`,
   }),
+  /** A product's approvals, which sort by their moments: its approval history. */
+  approvalPrefix: (workspaceId: string, sku: string) => ({ PK: productPartition(workspaceId, sku), SKPrefix: 'APPROVAL#' }),
   /** The latest live approval of a product, which every live approval of it advances in turn. */
   latestApproval: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'LATEST_APPROVAL' }),
   /** One partition per write-back task: an ack or an extend names the task by id, so it finds it with no index. */

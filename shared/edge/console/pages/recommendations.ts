@@ -1,5 +1,5 @@
 // The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
-import { type Approver, approvePrice } from '#shared/approvals/approve.ts';
+import { approvePrice } from '#shared/approvals/approve.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
@@ -15,6 +15,7 @@ import { lineChart } from '#edge/console/charts.ts';
 import { alert, facts, moment, money, signedPct, withQuery } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import { approvalHistorySection, approvalNotice, confirmationStep, consoleApprover } from '#edge/console/sections/approvals.ts';
 
 const LIST_PATH = '/console/recommendations';
 
@@ -141,6 +142,8 @@ export interface ProductViewInput {
   readonly csrfToken: string;
   /** What the approve form showed last, with the reason it was refused. */
   readonly attempt?: { readonly price: string; readonly error: string };
+  /** The approval history section, read beside the page. */
+  readonly approvals?: Html;
 }
 
 function approveForm(input: ProductViewInput, recommendation: PricedRecommendation): Html {
@@ -269,7 +272,9 @@ export function productView(input: ProductViewInput): PageView {
     <h2>Realised margins</h2>
     ${marginsChart(sku, input.margins)}
     <h2>Approve a price</h2>
-    ${approveForm(input, recommendation)}`;
+    ${approveForm(input, recommendation)}
+    <h2>Approval history</h2>
+    ${input.approvals ?? ''}`;
   return { title: `${recommendation.sku} · Recommendation`, body };
 }
 
@@ -285,10 +290,12 @@ async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['atte
   // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
   const recommendation = v.is(IdentifierSchema, sku) ? await findRecommendation(workspace, sku, ctx.nowMs) : undefined;
   const margins = recommendation ? await readProductMargins(workspace.workspaceId, sku) : [];
+  const approvals = recommendation ? await approvalHistorySection(workspace.workspaceId, sku, ctx.nowMs) : undefined;
   return productView({
     sku,
     recommendation,
     margins,
+    ...(approvals ? { approvals } : {}),
     canApprove: ctx.user.roles.includes('pricing'),
     csrfToken: ctx.csrfToken,
     ...(attempt ? { attempt } : {}),
@@ -319,17 +326,14 @@ export const productPage: ConsolePage = {
         if (typeof price === 'string')
           return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: price }) };
         const workspace = await workspaceOf(ctx);
-        // A console user approves as a live key does: the approval is published to every connector that takes write-backs.
-        const approver: Approver = { keyId: ctx.user.userId, family: 'pw_live', workspaceId: workspace.workspaceId, workspace };
+        const approver = consoleApprover(ctx.user, workspace);
         try {
-          const approval = await approvePrice(approver, { sku, price }, new Date(ctx.nowMs));
-          const connectors = approval.publishedTo.length;
-          return {
-            kind: 'redirect',
-            location: productPath(sku),
-            notice: `Approved ${money(approval.priceCents, approval.currency)} for ${sku}: ${connectors} pending write-back${connectors === 1 ? '' : 's'}.`,
-          };
+          // The confirmation step's form says `confirm=yes`; the approve form never does.
+          const approval = await approvePrice(approver, { sku, price, confirm: form.confirm === 'yes' }, new Date(ctx.nowMs));
+          return { kind: 'redirect', location: productPath(sku), notice: approvalNotice(approval) };
         } catch (error) {
+          const confirming = confirmationStep(error, { action: productPath(sku), entered, csrfToken: ctx.csrfToken });
+          if (confirming) return confirming;
           if (!(error instanceof ApiError) || error.status >= 500) throw error;
           return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: error.message }) };
         }

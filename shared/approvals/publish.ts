@@ -1,0 +1,325 @@
+// An approval's writes: its record, its turn on the SKU, the tasks it publishes or the wait for a second approver, and the events of each.
+import * as v from 'valibot';
+import type { Connector } from '#shared/connectors/schema.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { getItem, type TransactEntry } from '#platform/table/commands.ts';
+import { keys } from '#platform/table/keys.ts';
+import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
+import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
+import { outboxEntry } from '#shared/webhooks/outbox.ts';
+import { type LatestApproval, nextApprovedAt, takeTurn } from './latest.ts';
+import { approverOf, moveFromCurrent, waitingUntil } from './rules.ts';
+import { type Approval, ApprovalSchema, type ApproverIdentity, type Confirmation } from './schema.ts';
+
+/** What an approval settles before it takes its turn: the checked price, who approves, and the connectors it publishes to. */
+export interface ApprovalPlan {
+  readonly workspaceId: string;
+  readonly keyId: string;
+  readonly approver: ApproverIdentity;
+  readonly approvalId: string;
+  readonly recommendation: PricedRecommendation;
+  readonly priceCents: number;
+  readonly livemode: boolean;
+  readonly connectors: readonly Connector[];
+  readonly reasonSummary: string;
+  readonly now: Date;
+  readonly confirmation: Confirmation | undefined;
+  /** The threshold past which the move waits for a second approver; undefined when one approval publishes it. */
+  readonly secondApprovalPct: number | undefined;
+}
+
+/** What one attempt at a turn writes, all or nothing, and the events it hands on once written. */
+export interface ApprovalWrites {
+  readonly approval: Approval;
+  readonly events: WebhookEvent[];
+  readonly entries: TransactEntry[];
+}
+
+interface PublishedTask {
+  readonly connectorId: string;
+  readonly taskId: string;
+  readonly item: Record<string, unknown>;
+}
+
+export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: readonly PublishedTask[]): Approval {
+  const { recommendation } = plan;
+  const waits = plan.livemode && plan.secondApprovalPct !== undefined;
+  return {
+    approvalId: plan.approvalId,
+    workspaceId: plan.workspaceId,
+    sku: recommendation.sku,
+    priceCents: plan.priceCents,
+    currency: recommendation.currency,
+    approvedAt,
+    livemode: plan.livemode,
+    keyId: plan.keyId,
+    approver: plan.approver,
+    status: waits ? 'waiting' : 'published',
+    recommendedPriceCents: recommendation.recommendedPriceCents,
+    pricingDecisionId: recommendation.pricingDecisionId,
+    currentPriceCents: recommendation.currentPriceCents,
+    ...(plan.confirmation ? { confirmation: plan.confirmation } : {}),
+    ...(waits ? { secondApproval: { thresholdPct: plan.secondApprovalPct as number, waitingUntil: waitingUntil(approvedAt) } } : {}),
+    publishedTo: tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId })),
+  };
+}
+
+export function approvalPut(approval: Approval): TransactEntry {
+  return {
+    Put: {
+      Item: {
+        ...keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
+        type: 'approval',
+        ...approval,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    },
+  };
+}
+
+export function approvedEvent(approval: Approval, now: Date): WebhookEvent {
+  const second = approval.secondApproval;
+  return newEvent(
+    'price.approved',
+    approval.workspaceId,
+    {
+      approvalId: approval.approvalId,
+      sku: approval.sku,
+      priceCents: approval.priceCents,
+      currency: approval.currency,
+      recommendedPriceCents: approval.recommendedPriceCents,
+      approvedAt: approval.approvedAt,
+      livemode: approval.livemode,
+      publishedTo: approval.publishedTo,
+      approvedBy: approverOf(approval),
+      confirmation: approval.confirmation ? { ...approval.confirmation, currentPriceCents: approval.currentPriceCents ?? 0 } : null,
+      secondApprover: second?.approver && second.approvedAt ? { approvedBy: second.approver, approvedAt: second.approvedAt } : null,
+    },
+    now,
+  );
+}
+
+/** The event of a waiting approval: when it starts to wait, and when its wait ends. */
+function secondApprovalEvent(approval: Approval, state: 'waiting' | 'published' | 'superseded' | 'expired', now: Date): WebhookEvent {
+  const currentPriceCents = approval.currentPriceCents ?? 0;
+  return newEvent(
+    'price.second_approval',
+    approval.workspaceId,
+    {
+      approvalId: approval.approvalId,
+      sku: approval.sku,
+      state,
+      priceCents: approval.priceCents,
+      currency: approval.currency,
+      currentPriceCents,
+      changePct: moveFromCurrent(approval.priceCents, currentPriceCents),
+      approvedBy: approverOf(approval),
+      approvedAt: approval.approvedAt,
+      waitingUntil: approval.secondApproval?.waitingUntil ?? approval.approvedAt,
+      secondApprover: approval.secondApproval?.approver ?? null,
+    },
+    now,
+  );
+}
+
+/**
+ * The pending tasks a live approval cancels: those of the approval published before it, which the latest-approval
+ * item names. A SKU approved before that item existed has its open tasks found through the lookup index instead.
+ */
+async function tasksToCancel(
+  workspaceId: string,
+  sku: string,
+  latest: LatestApproval | undefined,
+  connectors: readonly Connector[],
+): Promise<string[]> {
+  const ids = latest
+    ? latest.taskIds
+    : (await Promise.all(connectors.map((connector) => openTaskIds(workspaceId, connector.connectorId, sku)))).flat();
+  if (ids.length === 0) return [];
+  const tasks = await readTasks(workspaceId, ids);
+  return [...tasks.values()].filter((task) => task.status === 'pending').map((task) => task.taskId);
+}
+
+/** One write-back task per connector, created at the moment the approval publishes. */
+function publishedTasks(plan: ApprovalPlan, approvalId: string, createdAt: string): PublishedTask[] {
+  return plan.connectors.map((connector) => {
+    const item = newTaskItem({
+      workspaceId: plan.workspaceId,
+      connectorId: connector.connectorId,
+      channel: connector.name,
+      approvalId,
+      recommendation: plan.recommendation,
+      priceCents: plan.priceCents,
+      reasonSummary: plan.reasonSummary,
+      createdAt,
+    });
+    return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
+  });
+}
+
+function pendingEvent(plan: ApprovalPlan, approvalId: string, { connectorId, taskId }: PublishedTask, createdAt: string): WebhookEvent {
+  const { recommendation } = plan;
+  return newEvent(
+    'writeback.pending',
+    plan.workspaceId,
+    {
+      writebackId: taskId,
+      connectorId,
+      approvalId,
+      productSku: recommendation.sku,
+      priceCents: plan.priceCents,
+      currency: recommendation.currency,
+      createdAt,
+    },
+    plan.now,
+  );
+}
+
+/** Publishing: the tasks, each with its event, and the cancels of the pending tasks of the approval published before. */
+async function publication(plan: ApprovalPlan, latest: LatestApproval | undefined, approvalId: string, createdAt: string) {
+  const { workspaceId, recommendation } = plan;
+  const tasks = publishedTasks(plan, approvalId, createdAt);
+  const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, plan.connectors)).map((taskId) =>
+    cancelTask(workspaceId, taskId, approvalId, plan.now.getTime()),
+  );
+  const events: WebhookEvent[] = [];
+  const taskPuts = tasks.flatMap((task): TransactEntry[] => {
+    const pending = pendingEvent(plan, approvalId, task, createdAt);
+    events.push(pending);
+    return [{ Put: { Item: task.item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxEntry(pending)];
+  });
+  return { tasks, cancels, taskPuts, events };
+}
+
+/** A live approval that publishes on its own: its record, its turn, the cancels, the tasks, and the events of each. */
+async function publishingWrites(plan: ApprovalPlan, latest: LatestApproval | undefined): Promise<ApprovalWrites> {
+  const approvedAt = nextApprovedAt(latest, plan.now);
+  const { tasks, cancels, taskPuts, events } = await publication(plan, latest, plan.approvalId, approvedAt);
+  const approval = approvalRecord(plan, approvedAt, tasks);
+  const approved = approvedEvent(approval, plan.now);
+  const turn = { approvalId: plan.approvalId, approvedAt, taskIds: tasks.map((task) => task.taskId) };
+  return {
+    approval,
+    events: [approved, ...events],
+    entries: [
+      approvalPut(approval),
+      outboxEntry(approved),
+      takeTurn(plan.workspaceId, approval.sku, latest, turn),
+      ...cancels,
+      ...taskPuts,
+    ],
+  };
+}
+
+/** A live approval that waits for a second approver: its record and its turn; the tasks published before stay as they are. */
+async function waitingWrites(plan: ApprovalPlan, latest: LatestApproval | undefined): Promise<ApprovalWrites> {
+  const approvedAt = nextApprovedAt(latest, plan.now);
+  const approval = approvalRecord(plan, approvedAt, []);
+  const waiting = secondApprovalEvent(approval, 'waiting', plan.now);
+  const taskIds = latest ? latest.taskIds : await tasksToCancel(plan.workspaceId, approval.sku, undefined, plan.connectors);
+  const until = approval.secondApproval?.waitingUntil ?? approvedAt;
+  const turn = {
+    approvalId: plan.approvalId,
+    approvedAt,
+    taskIds,
+    waiting: { approvalId: plan.approvalId, approvedAt, priceCents: plan.priceCents, approverId: plan.approver.id, waitingUntil: until },
+  };
+  return {
+    approval,
+    events: [waiting],
+    entries: [approvalPut(approval), outboxEntry(waiting), takeTurn(plan.workspaceId, approval.sku, latest, turn)],
+  };
+}
+
+/** The waiting approval's record, read strongly: the approval that ends its wait reports it, and may publish it. */
+async function readWaiting(
+  workspaceId: string,
+  sku: string,
+  waiting: NonNullable<LatestApproval['waiting']>,
+): Promise<Approval | undefined> {
+  const Item = await getItem({ Key: keys.approval(workspaceId, sku, waiting.approvedAt, waiting.approvalId), ConsistentRead: true });
+  const approval = Item ? v.parse(ApprovalSchema, Item) : undefined;
+  return approval?.status === 'waiting' ? approval : undefined;
+}
+
+/** The update that moves a waiting approval on, held to its still waiting: of two approvals that end one wait, one does. */
+function endWait(approval: Approval, set: string, values: Record<string, unknown>): TransactEntry {
+  return {
+    Update: {
+      Key: keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
+      UpdateExpression: `SET #status = :ended, ${set}`,
+      ConditionExpression: '#status = :waiting',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':waiting': 'waiting', ...values },
+    },
+  };
+}
+
+/** A second approver's approval of the waiting one: it publishes the waiting approval, exactly as one approval publishes. */
+async function secondingWrites(plan: ApprovalPlan, latest: LatestApproval, waiting: Approval): Promise<ApprovalWrites> {
+  const publishedAt = nextApprovedAt(latest, plan.now);
+  const { tasks, cancels, taskPuts, events } = await publication(plan, latest, waiting.approvalId, publishedAt);
+  const publishedTo = tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId }));
+  const secondApproval = {
+    ...(waiting.secondApproval ?? { thresholdPct: 0, waitingUntil: publishedAt }),
+    approver: plan.approver,
+    approvedAt: publishedAt,
+  };
+  const approval: Approval = { ...waiting, status: 'published', secondApproval, publishedTo };
+  const approved = approvedEvent(approval, plan.now);
+  const published = secondApprovalEvent(approval, 'published', plan.now);
+  const turn = { approvalId: waiting.approvalId, approvedAt: publishedAt, taskIds: tasks.map((task) => task.taskId) };
+  return {
+    approval,
+    events: [published, approved, ...events],
+    entries: [
+      endWait(approval, 'secondApproval = :second, publishedTo = :publishedTo', {
+        ':ended': 'published',
+        ':second': secondApproval,
+        ':publishedTo': publishedTo,
+      }),
+      outboxEntry(published),
+      outboxEntry(approved),
+      takeTurn(plan.workspaceId, approval.sku, latest, turn),
+      ...cancels,
+      ...taskPuts,
+    ],
+  };
+}
+
+/** Whether this approval seconds the waiting one: the same price, by another approver, in time, and itself past the threshold. */
+function seconds(plan: ApprovalPlan, waiting: Approval): boolean {
+  const until = Date.parse(waiting.secondApproval?.waitingUntil ?? '');
+  return (
+    plan.secondApprovalPct !== undefined &&
+    waiting.priceCents === plan.priceCents &&
+    approverOf(waiting).id !== plan.approver.id &&
+    until > plan.now.getTime()
+  );
+}
+
+/**
+ * A live approval's writes on the latest approval it read. An approval waiting for a second approver is published by
+ * this one when it seconds it; otherwise its wait ends here, expired or superseded, and this approval publishes or
+ * waits on its own.
+ */
+export async function liveWrites(plan: ApprovalPlan, latest: LatestApproval | undefined): Promise<ApprovalWrites> {
+  const waiting = latest?.waiting ? await readWaiting(plan.workspaceId, plan.recommendation.sku, latest.waiting) : undefined;
+  if (latest && waiting && seconds(plan, waiting)) return secondingWrites(plan, latest, waiting);
+  const writes = plan.secondApprovalPct === undefined ? await publishingWrites(plan, latest) : await waitingWrites(plan, latest);
+  if (!waiting) return writes;
+  const expired = Date.parse(waiting.secondApproval?.waitingUntil ?? '') <= plan.now.getTime();
+  const ended: Approval = { ...waiting, status: expired ? 'expired' : 'superseded', ...(expired ? {} : { supersededBy: plan.approvalId }) };
+  const event = secondApprovalEvent(ended, expired ? 'expired' : 'superseded', plan.now);
+  const end = expired
+    ? endWait(ended, 'endedAt = :now', { ':ended': 'expired', ':now': plan.now.toISOString() })
+    : endWait(ended, 'endedAt = :now, supersededBy = :by', {
+        ':ended': 'superseded',
+        ':now': plan.now.toISOString(),
+        ':by': plan.approvalId,
+      });
+  // The record and the turn lead the first transaction; the end of the wait goes with them, before any task.
+  writes.entries.splice(3, 0, end, outboxEntry(event));
+  writes.events.push(event);
+  return writes;
+}

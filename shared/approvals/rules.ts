@@ -1,0 +1,105 @@
+// The rules an approval is held to beyond its bounds, free of storage: how far it moves the price, when that needs confirming or a second approver, and who approved.
+import { ApiError } from '#platform/errors.ts';
+import { formatMinorUnits } from '#shared/pricing/currency.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
+import type { Approval, ApproverIdentity, Confirmation } from './schema.ts';
+
+/** How long an approval waits for a second approver before it expires. */
+export const SECOND_APPROVAL_HOURS = 24;
+
+export interface ApprovalThresholds {
+  /** A move past this percent, either way, must be confirmed. */
+  readonly confirmPct: number;
+  /** A move past this percent waits for a second approver; undefined when the workspace asks for none. */
+  readonly secondApprovalPct: number | undefined;
+}
+
+/** The workspace's thresholds: confirmation defaults to its max-change percentage, the second approver to none. */
+export function approvalThresholds(
+  settings: Pick<PricingSettings, 'maxChangePct' | 'approvalConfirmPct' | 'secondApprovalPct'>,
+): ApprovalThresholds {
+  return { confirmPct: settings.approvalConfirmPct ?? settings.maxChangePct, secondApprovalPct: settings.secondApprovalPct };
+}
+
+/** The move from the current price, in percent to 2 decimals; null when there is no current price (0) to move from. */
+export function moveFromCurrent(priceCents: number, currentPriceCents: number): number | null {
+  if (currentPriceCents <= 0) return null;
+  return Math.round(((priceCents - currentPriceCents) / currentPriceCents) * 10_000) / 100 + 0;
+}
+
+/**
+ * Whether the move goes past a threshold, to the minor unit: more than half a minor unit beyond the threshold's
+ * amount, so that a price the engine rounded to the edge of its own max-change bound is within it. A product with no
+ * current price has nothing to measure a move from: every price is past any threshold.
+ */
+export function movesPast(priceCents: number, currentPriceCents: number, thresholdPct: number): boolean {
+  if (currentPriceCents <= 0) return true;
+  return Math.abs(priceCents - currentPriceCents) * 100 > thresholdPct * currentPriceCents + 50;
+}
+
+/** What a confirmation-required refusal says, for the console to show on its confirmation step. */
+export interface PendingConfirmation {
+  readonly sku: string;
+  readonly currency: string;
+  readonly priceCents: number;
+  readonly currentPriceCents: number;
+  readonly changePct: number | null;
+  readonly thresholdPct: number;
+}
+
+/** The refusal of an unconfirmed large move: 422 `confirmation_required`, carrying both prices and the move. */
+export class ConfirmationRequired extends ApiError {
+  readonly pending: PendingConfirmation;
+
+  constructor(pending: PendingConfirmation) {
+    const shown = (cents: number) => `${formatMinorUnits(cents, pending.currency)} ${pending.currency}`;
+    const move =
+      pending.changePct === null
+        ? `${pending.sku} has no current price to move from`
+        : `that is ${pending.changePct > 0 ? '+' : ''}${pending.changePct.toFixed(2)}% from the current price ${shown(pending.currentPriceCents)}`;
+    super(
+      'confirmation_required',
+      `price ${shown(pending.priceCents)}: ${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed. ` +
+        'Approve again with "confirm": true to publish it.',
+    );
+    this.pending = pending;
+  }
+}
+
+/**
+ * The confirmation a move needs: none within the threshold; past it, the request's `confirm` or a refusal. The
+ * floor and the ceiling are checked before, and no confirmation lifts them.
+ */
+export function confirmMove(
+  move: Omit<PendingConfirmation, 'changePct' | 'thresholdPct'>,
+  thresholds: ApprovalThresholds,
+  confirm: boolean | undefined,
+): Confirmation | undefined {
+  if (!movesPast(move.priceCents, move.currentPriceCents, thresholds.confirmPct)) return undefined;
+  const changePct = moveFromCurrent(move.priceCents, move.currentPriceCents);
+  if (confirm !== true) throw new ConfirmationRequired({ ...move, changePct, thresholdPct: thresholds.confirmPct });
+  return { thresholdPct: thresholds.confirmPct, changePct };
+}
+
+/** The threshold that makes this move wait for a second approver, or undefined when one approval publishes it. */
+export function secondApprovalThreshold(priceCents: number, currentPriceCents: number, thresholds: ApprovalThresholds): number | undefined {
+  const threshold = thresholds.secondApprovalPct;
+  return threshold !== undefined && movesPast(priceCents, currentPriceCents, threshold) ? threshold : undefined;
+}
+
+/** When a waiting approval made at this moment expires. */
+export function waitingUntil(approvedAt: string): string {
+  return new Date(Date.parse(approvedAt) + SECOND_APPROVAL_HOURS * 3_600_000).toISOString();
+}
+
+/** Who approved a stored approval: its own record, or for an older one its key id (a console user's id is `usr_…`). */
+export function approverOf(approval: Pick<Approval, 'approver' | 'keyId'>): ApproverIdentity {
+  return approval.approver ?? { type: approval.keyId.startsWith('usr_') ? 'console_user' : 'api_key', id: approval.keyId };
+}
+
+/** The status an approval shows: a waiting one past its time has expired, whether or not anything wrote so yet. */
+export function shownApprovalStatus(approval: Pick<Approval, 'status' | 'secondApproval'>, nowMs: number): Approval['status'] {
+  const until = approval.secondApproval?.waitingUntil;
+  if (approval.status === 'waiting' && until !== undefined && Date.parse(until) <= nowMs) return 'expired';
+  return approval.status;
+}

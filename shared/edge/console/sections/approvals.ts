@@ -1,0 +1,157 @@
+// The product page's approvals: its approval history, and the step that confirms a large move before it is approved.
+import type { Approver } from '#shared/approvals/approve.ts';
+import type { Workspace } from '#shared/workspaces/schema.ts';
+import { type ApprovalHistoryEntry, approvalHistoryView, readApprovalHistory } from '#shared/approvals/history.ts';
+import { ConfirmationRequired, type PendingConfirmation } from '#shared/approvals/rules.ts';
+import type { Approval } from '#shared/approvals/schema.ts';
+import { ApiError } from '#platform/errors.ts';
+import { fromDecimalAmount } from '#shared/pricing/currency.ts';
+import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ActionOutcome, ConsoleUser, PageView } from '#edge/console/page.ts';
+
+/** Approvals the product page shows: the newest; the API and the admin CLI page through the rest. */
+export const PAGE_APPROVALS = 20;
+
+function approverText(approver: ApprovalHistoryEntry['approved_by']): string {
+  return approver.type === 'console_user' ? (approver.email ?? approver.id) : `API key ${approver.id}`;
+}
+
+const statusText: Record<ApprovalHistoryEntry['status'], string> = {
+  published: 'published',
+  waiting: 'waiting for a second approver',
+  superseded: 'superseded while waiting',
+  expired: 'expired while waiting',
+};
+
+function secondApproval(entry: ApprovalHistoryEntry): Html | string {
+  const second = entry.second_approval;
+  if (!second) return 'not needed';
+  if (second.approved_by) return html`${approverText(second.approved_by)}, ${moment(second.approved_at ?? undefined)}`;
+  return html`needed (past ${second.threshold_pct}%), until ${moment(second.waiting_until)}`;
+}
+
+function tasksCell(entry: ApprovalHistoryEntry): Html | string {
+  if (entry.tasks.length === 0) return entry.livemode ? '' : ' (sandbox)';
+  return html`<ul class="plain">
+    ${entry.tasks.map(
+      (task) =>
+        html`<li>
+          <code>${task.connector_id}</code>:
+          ${task.state}${task.error === null ? '' : html` (<span class="error-text">${task.error}</span>)`}
+        </li>`,
+    )}
+  </ul>`;
+}
+
+/** The history as a table: pure, so that what it shows of each approval is unit-tested. */
+export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], sku: string): Html {
+  if (entries.length === 0) return html`<p>No price of ${sku} has been approved yet.</p>`;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${`Approvals of ${sku}`}">
+    <table class="data">
+      <caption>
+        Approvals of ${sku}, newest first (UTC)
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Approved</th>
+          <th scope="col">Price</th>
+          <th scope="col">Checks</th>
+          <th scope="col">Status and write-backs</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${entries.map(
+          (entry) =>
+            html`<tr>
+              <th scope="row">${moment(entry.approved_at)}<br />${approverText(entry.approved_by)}</th>
+              <td>
+                <strong>${amountText(entry.price, entry.currency)}</strong> (${signedPct(entry.change_pct)})<br />
+                recommended ${amountText(entry.recommendation.recommended_price, entry.currency)}
+              </td>
+              <td>
+                Confirmation: ${entry.confirmation ? `confirmed (past ${entry.confirmation.threshold_pct}%)` : 'not needed'}<br />
+                Second approver: ${secondApproval(entry)}
+              </td>
+              <td>${statusText[entry.status]}${tasksCell(entry)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** A decimal of the history as the console writes every amount. */
+function amountText(amount: number, currency: string): string {
+  return money(fromDecimalAmount(amount, currency) ?? 0, currency);
+}
+
+/** The product page's history section: the newest approvals, with each connector's task as it stands. */
+export async function approvalHistorySection(workspaceId: string, sku: string, nowMs: number): Promise<Html> {
+  try {
+    const page = await readApprovalHistory(workspaceId, sku, { limit: PAGE_APPROVALS });
+    const view = approvalHistoryView(page, nowMs);
+    const more =
+      view.next === null
+        ? ''
+        : html`<p class="hint">Older approvals: GET /v1/prices/${sku}/approvals, or the admin CLI's approval history.</p>`;
+    return html`${approvalHistoryTable(view.data, sku)}${more}`;
+  } catch (error) {
+    // A product the workspace does not know has no history to show; the page says so above.
+    if (error instanceof ApiError && error.code === 'not_found') return html``;
+    throw error;
+  }
+}
+
+/** What the page says after an approval: the tasks it published, or that it waits for a second approver. */
+export function approvalNotice(approval: Approval): string {
+  const price = `${money(approval.priceCents, approval.currency)} for ${approval.sku}`;
+  if (approval.status === 'waiting') {
+    return `Approved ${price}: the change needs a second approver, who must approve the same price by ${approval.secondApproval?.waitingUntil.slice(0, 16).replace('T', ' ')} UTC. Nothing is published until then.`;
+  }
+  const connectors = approval.publishedTo.length;
+  const second = approval.secondApproval?.approver ? ' as the second approver' : '';
+  return `Approved ${price}${second}: ${connectors} pending write-back${connectors === 1 ? '' : 's'}.`;
+}
+
+/** The step that confirms a large move: both prices and the change, and a form that approves again with the confirmation. */
+export function confirmationView(input: ConfirmationForm & { readonly pending: PendingConfirmation }): PageView {
+  const { pending } = input;
+  const change = pending.changePct === null ? 'from no current price' : signedPct(pending.changePct);
+  const body = html`<p class="breadcrumb"><a href="${input.action}">${pending.sku}</a></p>
+    <h1>Confirm a large price change</h1>
+    ${alert('error', `This price moves ${pending.sku} further from its current price than the ${pending.thresholdPct}% an approval may move it unconfirmed.`)}
+    ${facts('The change to confirm', [
+      ['Current price', money(pending.currentPriceCents, pending.currency)],
+      ['Price to approve', money(pending.priceCents, pending.currency)],
+      ['Change', change],
+    ])}
+    <form class="approve" method="post" action="${input.action}">
+      <input type="hidden" name="_csrf" value="${input.csrfToken}" />
+      <input type="hidden" name="_action" value="approve" />
+      <input type="hidden" name="price" value="${input.entered}" />
+      <input type="hidden" name="confirm" value="yes" />
+      <p class="hint">Every connector that takes write-backs receives the confirmed price as a pending task.</p>
+      <button type="submit">Confirm and approve ${money(pending.priceCents, pending.currency)}</button>
+      <p><a href="${input.action}">Cancel: back to ${pending.sku}</a></p>
+    </form>`;
+  return { title: `Confirm ${pending.sku} · Recommendation`, body };
+}
+
+interface ConfirmationForm {
+  /** The product page, where the form posts and where cancelling goes back to. */
+  readonly action: string;
+  readonly entered: string;
+  readonly csrfToken: string;
+}
+
+/** An approval refused for want of confirmation leads to the confirmation step; any other refusal is the caller's to show. */
+export function confirmationStep(error: unknown, form: ConfirmationForm): ActionOutcome | undefined {
+  if (!(error instanceof ConfirmationRequired)) return undefined;
+  return { kind: 'render', status: 422, view: confirmationView({ ...form, pending: error.pending }) };
+}
+
+/** A console user approves as a live key does: the approval is published to every connector that takes write-backs. */
+export function consoleApprover(user: Pick<ConsoleUser, 'userId' | 'email'>, workspace: Workspace): Approver {
+  return { keyId: user.userId, family: 'pw_live', workspaceId: workspace.workspaceId, workspace, consoleUser: { email: user.email } };
+}
