@@ -2,12 +2,19 @@
 import { approvalView, approvePrice } from '#shared/approvals/approve.ts';
 import { ApproveRequestSchema } from '#shared/approvals/schema.ts';
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { keyStore } from '#edge/http/idempotent.ts';
 import { overviewPriceRoutes } from '#edge/routes/prices.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
 
-export const handler = routeEndpoint(overviewPriceRoutes, 'approvePrice', async ({ event, principal, nowMs }) => {
-  const request = readJsonBody(event, ApproveRequestSchema);
-  const approval = await approvePrice(principal, request, new Date(nowMs));
-  return { statusCode: 200, body: approvalView(approval) } satisfies DocumentedReply<'approvePrice'>;
-});
+export const handler = routeEndpoint(
+  overviewPriceRoutes,
+  'approvePrice',
+  async ({ event, principal, nowMs }) => {
+    const request = readJsonBody(event, ApproveRequestSchema);
+    const approval = await approvePrice(principal, request, new Date(nowMs));
+    return { statusCode: 200, body: approvalView(approval) } satisfies DocumentedReply<'approvePrice'>;
+  },
+  // A retried approval with the same Idempotency-Key publishes once and gets the first answer.
+  { keyStore: keyStore() },
+);

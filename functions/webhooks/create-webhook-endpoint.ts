@@ -1,5 +1,6 @@
 // POST /v1/webhook-endpoints: registers a webhook endpoint and shows its signing secret, this once.
 import { routeEndpoint } from '#edge/http/endpoint.ts';
+import { keyStore } from '#edge/http/idempotent.ts';
 import { webhookRoutes } from '#edge/routes/webhooks.ts';
 import { readJsonBody } from '#edge/http/request.ts';
 import type { DocumentedReply } from '#edge/openapi/operations.ts';
@@ -23,5 +24,5 @@ export const handler = routeEndpoint(
     return { statusCode: 201, body: { ...endpointView(endpoint, nowMs), secret } } satisfies DocumentedReply<'createWebhookEndpoint'>;
   },
   // Its answer shows the secret: the copy a retry replays is stored sealed.
-  { answerSeal: sealedAnswers('createWebhookEndpoint') },
+  { keyStore: keyStore(sealedAnswers('createWebhookEndpoint')) },
 );

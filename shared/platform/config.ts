@@ -47,3 +47,9 @@ export function webhooksQueueUrl(): string {
 export function hasWebhooksQueue(): boolean {
   return Boolean(process.env[environmentNames.webhooksQueueUrl]);
 }
+
+/** A setting read from the environment as a number above zero; anything else is unset, so the default holds. */
+export function positiveNumber(text: string | undefined): number | undefined {
+  const value = Number(text);
+  return text && Number.isFinite(value) && value > 0 ? value : undefined;
+}

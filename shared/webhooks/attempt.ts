@@ -1,5 +1,5 @@
 // One webhook attempt: sign, send, classify the answer, and schedule the retry or park the delivery.
-import { environmentNames } from '#platform/config.ts';
+import { environmentNames, positiveNumber } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { readDelivery, recordAttempt } from './attempt-log.ts';
 import { claimProbe, gate, recordBreaker } from './breaker.ts';
@@ -11,7 +11,7 @@ import { type Busy, knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, take
 import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
-import { deliveryTimeoutMs, positiveNumber, type PostOutcome, postToTarget, signedHeaders } from './transport.ts';
+import { deliveryTimeoutMs, type PostOutcome, postToTarget, signedHeaders } from './transport.ts';
 import { assertDeliverableUrl, loopbackHttpAllowed, type ResolvedTarget, UnsafeWebhookUrl } from './url-guard.ts';
 
 const SECOND = 1_000;

@@ -1,9 +1,8 @@
 // An endpoint's circuit breaker: consecutive failed attempts open it for a cool-off, then one probe at a time decides whether it closes.
-import { environmentNames } from '#platform/config.ts';
+import { environmentNames, positiveNumber } from '#platform/config.ts';
 import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { WebhookEndpointRecord } from './endpoint-schema.ts';
-import { positiveNumber } from './transport.ts';
 
 /** Failed attempts in a row (timeouts, connection errors, non-2xx answers) that open the breaker. */
 export const BREAKER_THRESHOLD = 5;

@@ -2,7 +2,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { environmentNames } from '#platform/config.ts';
+import { environmentNames, positiveNumber } from '#platform/config.ts';
 import type { WebhookEvent } from './events.ts';
 import { pinnedLookup, type ResolvedTarget } from './url-guard.ts';
 
@@ -17,11 +17,6 @@ export const BODY_GRACE_MS = 1_000;
 export const LOGGED_RESPONSE_BYTES = 1_024;
 
 /** A setting from the environment, when it is a positive number. */
-export function positiveNumber(text: string | undefined): number | undefined {
-  const value = Number(text);
-  return text && Number.isFinite(value) && value > 0 ? value : undefined;
-}
-
 export function deliveryTimeoutMs(): number {
   return positiveNumber(process.env[environmentNames.webhookTimeoutMs]) ?? DELIVERY_TIMEOUT_MS;
 }

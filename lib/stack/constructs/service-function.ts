@@ -24,7 +24,11 @@ export const functionBundling: BundlingOptions = {
   mainFields: ['module', 'main'],
   banner: "import { createRequire as __bannerCreateRequire } from 'node:module'; const require = __bannerCreateRequire(import.meta.url);",
   // Lambda hands credentials over in environment variables; see shared/platform/lambda-credentials.ts for the 90 KB this saves.
-  esbuildArgs: { '--alias:@aws-sdk/credential-provider-node': `${projectRoot}shared/platform/lambda-credentials.ts` },
+  // No call the service makes streams events; see shared/platform/lambda-event-streams.ts for the 15 KB this saves.
+  esbuildArgs: {
+    '--alias:@aws-sdk/credential-provider-node': `${projectRoot}shared/platform/lambda-credentials.ts`,
+    '--alias:@smithy/core/event-streams': `${projectRoot}shared/platform/lambda-event-streams.ts`,
+  },
 };
 
 /** Long enough to investigate an incident reported a few weeks late, short enough not to pay for stale logs. */

@@ -11,8 +11,7 @@ import { fallbackRoute } from '#edge/routes/docs.ts';
 import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
-import type { AnswerCodec } from '#shared/idempotency/store.ts';
-import { answerOncePerKey, routeOperation } from './idempotent.ts';
+import type { KeyStore } from './idempotent.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -176,12 +175,13 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
 /** A route whose row asks for it (`idempotency`) answers once per Idempotency-Key; any other runs as it is. */
 function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Promise<Reply>, options: RouteOptions) {
   if (!route.idempotency) {
-    if (options.answerSeal) throw new Error(`route ${route.id} takes no Idempotency-Key: its row has no idempotency to seal`);
+    if (options.keyStore) throw new Error(`route ${route.id} takes no Idempotency-Key: its row has no idempotency for a key store`);
     return run;
   }
-  const operation = routeOperation(route.id, route.idempotency, options.answerSeal);
+  if (!options.keyStore) throw new Error(`route ${route.id}: its row takes an Idempotency-Key, and its handler gives no key store`);
+  const answerOnce = options.keyStore.forRoute(route.id, route.idempotency);
   return (request: AuthenticatedRequest): Promise<Reply> =>
-    answerOncePerKey(operation, request, async () => {
+    answerOnce(request, async () => {
       const reply = await run(request);
       if ('content' in reply) throw new Error(`route ${route.id} answers other than JSON, which no Idempotency-Key replays`);
       // Serialised once, here: the first answer and every replay are the same bytes.
@@ -191,8 +191,11 @@ function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Pr
 }
 
 export interface RouteOptions {
-  /** How a route whose row says `idempotency: 'sealed'` seals its stored answers (shared/idempotency/sealed.ts). */
-  readonly answerSeal?: AnswerCodec;
+  /**
+   * The store of answers by Idempotency-Key (`keyStore()` of ./idempotent.ts, sealed for a row that says `sealed`),
+   * handed over by the handlers of the rows that take a key, so that no other function bundles it.
+   */
+  readonly keyStore?: KeyStore;
 }
 
 /** The ids of the rows that ask for a key, and of those open to every caller. */

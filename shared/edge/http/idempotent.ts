@@ -119,3 +119,21 @@ export async function answerOncePerKey(
   }
   return answer;
 }
+
+/** What a handler whose row takes an Idempotency-Key hands its endpoint: its answers kept by key, sealed or not. */
+export interface KeyStore {
+  readonly forRoute: (
+    routeId: string,
+    mode: IdempotencyMode,
+  ) => (request: KeyedRequest, run: () => Promise<IdempotentAnswer>) => Promise<IdempotentAnswer>;
+}
+
+/** The key store of a route's answers; `seal` (shared/idempotency/sealed.ts) for a route whose answers show a secret. */
+export function keyStore(seal?: AnswerCodec): KeyStore {
+  return {
+    forRoute: (routeId, mode) => {
+      const operation = routeOperation(routeId, mode, seal);
+      return (request, run) => answerOncePerKey(operation, request, run);
+    },
+  };
+}
