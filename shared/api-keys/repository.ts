@@ -98,10 +98,34 @@ export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: 
   const old = await getWorkspaceApiKey(workspaceId, keyId);
   if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
   checkRotatable(old, now);
+  await claimRotation(workspaceId, keyId, now);
   const issued = await issueApiKey({ workspaceId, family: old.family, scopes: old.scopes, connectorId: old.connectorId }, now, old.keyId);
   if (graceMs <= 0) await revokeApiKey(keyId, now);
   else await scheduleRevocation(workspaceId, keyId, new Date(now.getTime() + graceMs));
   return issued;
+}
+
+/** How long a rotation holds its key against another; a rotation that died past it leaves the key rotatable again. */
+const ROTATION_CLAIM_MS = 60_000;
+
+/**
+ * Claims the key's rotation before anything is minted, so that of two rotations sent at once one mints a successor and
+ * the other is refused: the check above reads, and both could pass it.
+ */
+async function claimRotation(workspaceId: string, keyId: string, now: Date): Promise<void> {
+  const claimed = await updateItem({
+    Key: consoleKeys.apiKeyListing(workspaceId, keyId),
+    UpdateExpression: 'SET rotationClaimedAt = :now',
+    ConditionExpression:
+      'attribute_exists(PK) AND attribute_not_exists(revokeAt) AND attribute_not_exists(revokedAt) AND ' +
+      '(attribute_not_exists(rotationClaimedAt) OR rotationClaimedAt < :stale)',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':stale': new Date(now.getTime() - ROTATION_CLAIM_MS).toISOString() },
+  });
+  if (claimed.refused) {
+    throw new ApiError('invalid_request', `key ${keyId} is being rotated or was already rotated: rotate the key that replaced it`, {
+      param: 'keyId',
+    });
+  }
 }
 
 /**

@@ -58,4 +58,15 @@ describe('rotating a key again within its grace period', () => {
     expect(next.status).toBe(200);
     expect(newKeyOf(next.text)).toMatch(/^pw_live_/);
   });
+
+  it('mints one successor when two rotations of the same key are sent at once', async () => {
+    const workspace = await newWorkspace();
+    const [first, second] = await Promise.all([adminOf(workspace.workspaceId), adminOf(workspace.workspaceId)]);
+    const answers = await Promise.all(
+      [first, second].map((browser) => browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours: '24' })),
+    );
+    expect(answers.filter((answer) => newKeyOf(answer.text).startsWith('pw_live_'))).toHaveLength(1);
+    const successors = (await listApiKeys(workspace.workspaceId)).filter((key) => key.rotatedFrom === workspace.keyIds.pwLive);
+    expect(successors).toHaveLength(1);
+  });
 });

@@ -108,6 +108,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU',
   },
   {
+    name: "Claim a key's rotation, so that of two rotations sent at once only one mints a successor",
+    usedBy: ['consoleSettingsAction'],
+    call: 'UpdateItem SET rotationClaimedAt, conditional on no revokeAt, no revokedAt and no claim younger than a minute',
+    key: 'apiKeyListing(workspaceId, keyId)',
+    cost: '1 WRU (a refused claim 1 WRU)',
+  },
+  {
     name: "Schedule a rotated key's revocation at the end of its grace period",
     usedBy: ['consoleSettingsAction'],
     call: 'Query on the lookup index (KEYS_ONLY), then UpdateItem SET revokeAt of the key and of its listing item, each conditional on no earlier revokeAt',
