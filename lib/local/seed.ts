@@ -240,16 +240,17 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
 /**
  * Pending write-back tasks for one connector, as approvals would leave them, written in bulk for tests and the
  * benchmark: claims on a thousand tasks need not approve a thousand prices. Task i prices product `SEED-i`, which is
- * written too when `products` is set, and is a millisecond older than task i + 1. Returns the task ids in that order.
+ * written too when `products` is set, and is a millisecond older than task i + 1; `skus` names the products instead.
+ * Returns the task ids in that order.
  */
 export async function seedPendingTasks(
   workspaceId: string,
   connectorId: string,
   count: number,
-  options: { startMs?: number; products?: boolean } = {},
+  options: { startMs?: number; products?: boolean; skus?: readonly string[] } = {},
 ): Promise<string[]> {
   const startMs = options.startMs ?? Date.now() - 60_000;
-  const sku = (index: number) => `SEED-${index}`;
+  const sku = (index: number) => options.skus?.[index] ?? `SEED-${index}`;
   if (options.products) {
     await putItems(
       Array.from({ length: count }, (_, index) => ({

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, inject, it, vi } from 'vitest';
 import { isControl } from '../../client/src/connector/terminal-text.ts';
-import { putItems } from '#platform/table/bulk.ts';
-import { newTaskItem } from '#shared/writebacks/tasks.ts';
+import { seedPendingTasks } from '#lib/local/seed.ts';
 import { connector } from './connector-support.ts';
 import { unusualStrings } from './hostile-input-values.ts';
 import { newWorkspace } from './support.ts';
@@ -20,37 +19,8 @@ vi.setConfig({ testTimeout: 240_000 });
 const HOSTILE_SKU = `BOLT\u001b]0;owned\u0007${unusualStrings.find((text) => text.includes('\u001b['))}\u009b2J\u202e10`;
 
 /** Pending write-back tasks for these SKUs, as an approval writes them; answers their ids. */
-async function pendingTasks(workspaceId: string, connectorId: string, skus: readonly string[]): Promise<string[]> {
-  const startMs = Date.now() - 60_000;
-  const items = skus.map((sku, index) =>
-    newTaskItem({
-      workspaceId,
-      connectorId,
-      channel: 'Hostile ERP',
-      approvalId: `apv_hostile${index}`,
-      priceCents: 1000 + index,
-      reasonSummary: 'seeded',
-      createdAt: new Date(startMs + index).toISOString(),
-      recommendation: {
-        status: 'priced',
-        sku,
-        currency: 'USD',
-        currentPriceCents: 1000,
-        pricingDecisionId: `pd_hostile${index}`,
-        updatedAt: new Date(startMs).toISOString(),
-        recommendedPriceCents: 1000 + index,
-        floorCents: 1,
-        rationale: 'seeded',
-        reasonSummary: 'seeded',
-        drivers: [],
-        confidence: 'low',
-        exchangeRateToBase: 1,
-      },
-    }),
-  );
-  await putItems(items);
-  return items.map((item) => String(item.taskId));
-}
+const pendingTasks = (workspaceId: string, connectorId: string, skus: readonly string[]) =>
+  seedPendingTasks(workspaceId, connectorId, skus.length, { skus });
 
 /** Control characters other than the line ends and tabs of the worker's own layout. */
 function rawControls(text: string): string[] {

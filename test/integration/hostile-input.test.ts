@@ -56,6 +56,7 @@ const ACK = endpointOf('ackWritebacks');
 const EXTEND = endpointOf('extendWriteback');
 const GET_PRICE = endpointOf('getPrice');
 const APPROVE = endpointOf('approvePrice');
+const LIST_APPROVALS = endpointOf('listPriceApprovals');
 const USAGE = endpointOf('getUsage');
 const ADHERENCE = endpointOf('getAdherence');
 const REFERENCE_FILE = endpointOf('apiReferenceAsset');
@@ -1162,6 +1163,43 @@ describe('the overview routes', () => {
             .map((sku, index) => post(approveRoute, `arbitrary text #${index} as the SKU`, { sku, price: 12 })),
           // Numbers are left out: a number may be a price the SKU's bounds allow.
           ...arbitraryValueRequests(approveRoute, ['price'], (value) => typeof value === 'number', 8, 55),
+        ]),
+      );
+    },
+    GROUP_TIMEOUT,
+  );
+  it(
+    `answers hostile SKUs and query strings on ${LIST_APPROVALS} with a 4xx in its envelope, and writes nothing`,
+    async () => {
+      const target = `/v1/prices/${SKU}/approvals`;
+      const queries: Array<[string, string]> = [
+        ['an unknown parameter', 'foo=1'],
+        ['?__proto__=x', '__proto__=x'],
+        ['?constructor=x', 'constructor=x'],
+        ['__proto__ with an index', '__proto__%5Bpolluted%5D=1'],
+        ['limit 0', 'limit=0'],
+        ['limit -1', 'limit=-1'],
+        ['limit 101', 'limit=101'],
+        ['limit 1.5', 'limit=1.5'],
+        ['limit in hex', 'limit=0x10'],
+        ['limit empty', 'limit='],
+        ['limit repeated', 'limit=1&limit=2'],
+        ['limit with full-width digits', 'limit=%EF%BC%95'],
+        ['limit with an escaped NUL', 'limit=5%00'],
+        ['limit of 8,000 digits', `limit=${long(8000, '9')}`],
+        ['starting_after empty', 'starting_after='],
+        ['starting_after not base64url', 'starting_after=%2B%2F%3D'],
+        ['starting_after of 8,000 characters', `starting_after=${long(8000, 'A')}`],
+        ['starting_after a malformed escape', 'starting_after=%E0%A4%A'],
+        ['starting_after repeated', 'starting_after=abc&starting_after=def'],
+        ['a parameter with a malformed name', '%zz=1'],
+      ];
+      expectClean(
+        await tryAll(probe, [
+          ...segmentRequests(LIST_APPROVALS, 'GET', (segment) => `/v1/prices/${segment}/approvals`, {}, 53),
+          ...queries.map(([label, query]) => hostile(LIST_APPROVALS, 'GET', `${target}?${query}`, label)),
+          hostile(LIST_APPROVALS, 'GET', target, 'a body over 10 MB on a GET', { body: overTenMegabytes(), outcome: tooLarge }),
+          hostile(LIST_APPROVALS, 'GET', target, 'a 20 KB header', { headers: [['X-Hostile', long(20_000)]], outcome: headersTooLarge }),
         ]),
       );
     },
