@@ -120,6 +120,9 @@ const types = (receiver: Receiver) => receiver.events().map((event) => event.typ
 describe('webhook events', () => {
   it('delivers every event type of the catalogue, each signed so that the standardwebhooks package verifies it', async () => {
     const workspace = await newWorkspace('Webhook Seller');
+    // Set before any key is used, so that no instance's cached workspace hides it: a move past 10% waits for a second
+    // approver, which the approvals at the current prices below do not make.
+    await updateWorkspace(workspace.workspaceId, { pricing: { secondApprovalPct: 10 } });
     const { receiver } = await subscribed(workspace);
 
     const batchId = await drainProducts(workspace, [LAMP, SHADE]);
@@ -137,8 +140,7 @@ describe('webhook events', () => {
       body: { results: [{ id: failed, ok: false, error: 'The ERP refused the price' }] },
     });
     expect(ackFailed.status, ackFailed.text).toBe(200);
-    // A move past the second-approval threshold waits for a second approver, and says so (a new key reads the new settings).
-    await updateWorkspace(workspace.workspaceId, { pricing: { secondApprovalPct: 10 } });
+    // A move past the second-approval threshold waits for a second approver, and says so.
     const approver = await issueApiKey({ workspaceId: workspace.workspaceId, family: 'pw_live', scopes: [] });
     const waiting = await api('/v1/prices/approve', { method: 'POST', key: approver.key, body: { sku: 'LAMP', price: 18 } });
     expect(waiting.json).toMatchObject({ status: 'waiting', published_to: [] });
@@ -296,7 +298,10 @@ describe('webhook delivery', () => {
     }, 30_000);
     expect(parked?.attempts).toBe(RETRY_SCHEDULE_MS.length + 1);
     expect(receiver.requests).toHaveLength(RETRY_SCHEDULE_MS.length + 1);
-    expect((await getEndpoint(workspace.workspaceId, endpointId))?.status).toBe('failing');
+    // The endpoint's health is written just after the delivery's state: wait for it rather than race it.
+    const statusOf = async (status: string) =>
+      (await getEndpoint(workspace.workspaceId, endpointId))?.status === status ? status : undefined;
+    expect(await eventually(() => statusOf('failing'))).toBe('failing');
 
     await redeliver(workspace.workspaceId, endpointId, parked?.eventId ?? '', Date.now());
     await receiver.waitFor((requests) => requests.length === RETRY_SCHEDULE_MS.length + 2);
@@ -306,7 +311,7 @@ describe('webhook delivery', () => {
       return found[0]?.status === 'delivered' ? found : undefined;
     });
     expect(delivered?.attempts).toBe(RETRY_SCHEDULE_MS.length + 2);
-    expect((await getEndpoint(workspace.workspaceId, endpointId))?.status).toBe('healthy');
+    expect(await eventually(() => statusOf('healthy'))).toBe('healthy');
   }, 60_000);
 
   it('refuses to send to an endpoint whose name now resolves to a private address, and logs why', async () => {
