@@ -302,7 +302,9 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   } while (ExclusiveStartKey);
   // Bands and recommendations carry the moment they were computed, and usage and the cost ledger the moment of each
   // request; they have tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
-  const derived = (item: Record<string, unknown>) => /Bands$|^bandsLease$|^recommendation$/.test(String(item.type));
+  // A recommendation's rows in the console's orderings, and the category list, are written with it.
+  const derived = (item: Record<string, unknown>) =>
+    /Bands$|^bandsLease$|^recommendation$|^recommendationRow$|^recommendationCategories$/.test(String(item.type));
   // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own.
   const kept = items.filter(
     (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),
@@ -325,10 +327,10 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   return [...kept.filter((item) => item.type !== 'historyLog'), ...logs]
     .map((item) => {
       const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...fields } = item;
-      // An adherence aggregate marks the last chunk of each batch it took by the batch's id, which differs run to run.
-      const rest = Object.fromEntries(
-        Object.entries(fields).filter(([name]) => item.type !== 'adherenceAggregate' || !name.startsWith('m_')),
-      );
+      // An adherence aggregate and a product's month of margins mark the last chunk of each batch they took by the
+      // batch's id, which differs run to run.
+      const marked = item.type === 'adherenceAggregate' || item.type === 'productMargin';
+      const rest = Object.fromEntries(Object.entries(fields).filter(([name]) => !marked || !name.startsWith('m_')));
       return JSON.parse(JSON.stringify(rest).replaceAll(workspaceId, 'WS')) as Record<string, unknown>;
     })
     .sort((a, b) => `${a.PK}|${a.SK}`.localeCompare(`${b.PK}|${b.SK}`));
