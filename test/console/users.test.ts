@@ -91,7 +91,7 @@ describe('Settings → Users for an admin', { timeout: 300_000 }, () => {
       await screenshot(page, 'users-admin');
 
       await row().getByRole('checkbox', { name: 'pricing' }).check();
-      expect(await submit(page, row().getByRole('button', { name: `Save the roles of ${other}` }))).toBe(303);
+      expect(await submit(page, row().getByRole('button', { name: `Save roles of ${other}` }))).toBe(303);
       await page.getByText(`Changed the roles of ${other}.`).waitFor();
       expect(await row().getByRole('cell').first().textContent()).toBe('pricing, finance');
 

@@ -61,7 +61,7 @@ function userActions(ctx: ConsoleContext, user: ConsoleUserRecord): Html {
             >`,
         )}
       </fieldset>
-      <button type="submit" class="secondary" aria-label="Save the roles of ${user.email}">Save roles</button>
+      <button type="submit" class="secondary" aria-label="Save roles of ${user.email}">Save roles</button>
     </form>
     ${user.status === 'disabled' ? actionForm(ctx, user, 'enable', 'Enable', 'secondary') : actionForm(ctx, user, 'disable', 'Disable', 'secondary')}
     ${actionForm(ctx, user, 'delete', 'Delete', 'danger')}`;
