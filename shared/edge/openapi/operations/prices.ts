@@ -16,6 +16,16 @@ import { IdempotencyKeySchema, IncludeSchema } from '#edge/openapi/inputs.ts';
 import { idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
 import { APPROVAL_ID, CONNECTOR_ID, RECOMMENDATION_DECISION_ID, TASK_ID } from './examples.ts';
 
+/** The SKU in the path of the overview's reads of one product. */
+const skuInPath = {
+  name: 'sku',
+  in: 'path',
+  description: 'The product’s SKU, 1 to 255 characters.',
+  required: true,
+  schema: IdentifierSchema,
+  example: 'BOLT-10',
+} as const;
+
 export const priceOperations = {
   priceLines: operation({
     summary: 'Price lines',
@@ -165,14 +175,7 @@ export const priceOperations = {
       'the rationale and the guardrails, `include=drivers` the drivers; any other query parameter is refused.',
     tag: 'Recommendations',
     parameters: [
-      {
-        name: 'sku',
-        in: 'path',
-        description: 'The product’s SKU, 1 to 255 characters.',
-        required: true,
-        schema: IdentifierSchema,
-        example: 'BOLT-10',
-      },
+      skuInPath,
       {
         name: 'include',
         in: 'query',
@@ -271,14 +274,7 @@ export const priceOperations = {
       'other query parameter is refused.',
     tag: 'Approvals',
     parameters: [
-      {
-        name: 'sku',
-        in: 'path',
-        description: 'The product’s SKU, 1 to 255 characters.',
-        required: true,
-        schema: IdentifierSchema,
-        example: 'BOLT-10',
-      },
+      skuInPath,
       {
         name: 'limit',
         in: 'query',
