@@ -17,7 +17,8 @@ import { currentRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { pause } from '#platform/table/bulk.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
-import { transactWrite } from '#platform/table/commands.ts';
+import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
+import { keyLostIn, lostKeyAnswer } from '#shared/idempotency/store.ts';
 import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
 import { readLatestApproval } from './latest.ts';
 import { type ApprovalPlan, approvalPut, approvalRecord, approvedEvent, liveWrites } from './publish.ts';
@@ -132,11 +133,36 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
   };
 }
 
+/**
+ * The store of the approval's answer under the request's Idempotency-Key, as an entry of the approval's own
+ * transaction (shared/edge/http/idempotent.ts): an approval and the answer its retry replays commit together.
+ */
+export type AnswerEntry = (approval: Approval) => Promise<TransactEntry>;
+
+/** Where the answer's entry goes: after the record, its event and its turn, in the first transaction. */
+const ANSWER_AT = 3;
+
+/** The approval's first transaction's entries, with the answer's store among them when the request has a key. */
+async function withAnswer(entries: readonly TransactEntry[], approval: Approval, answer: AnswerEntry | undefined) {
+  if (!answer) return [...entries];
+  return [...entries.slice(0, ANSWER_AT), await answer(approval), ...entries.slice(ANSWER_AT)];
+}
+
+/** A transaction refused on the answer's entry: the key went to a retry meanwhile, and this approval did nothing. */
+function answerRefused(error: unknown, answer: AnswerEntry | undefined, index: number): boolean {
+  return answer !== undefined && keyLostIn(error, index);
+}
+
 /** A sandbox approval: the record alone, which supersedes nothing. */
-async function approveInSandbox(plan: ApprovalPlan): Promise<Approval> {
+async function approveInSandbox(plan: ApprovalPlan, answer: AnswerEntry | undefined): Promise<Approval> {
   const approval = approvalRecord(plan, plan.now.toISOString(), []);
   const event = approvedEvent(approval, plan.now);
-  await transactWrite([approvalPut(approval), outboxEntry(event)]);
+  try {
+    await transactWrite(await withAnswer([approvalPut(approval), outboxEntry(event)], approval, answer));
+  } catch (error) {
+    if (answerRefused(error, answer, 2)) throw lostKeyAnswer();
+    throw error;
+  }
   await handOn([event]);
   return approval;
 }
@@ -149,12 +175,14 @@ async function approveInSandbox(plan: ApprovalPlan): Promise<Approval> {
  * waiting instead, and publishes when a different approver approves the same price; the turn makes exactly one of
  * two such approvers at once the one that publishes it. A sandbox key records the approval alone, and supersedes nothing.
  */
-export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date): Promise<Approval> {
+export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date, answer?: AnswerEntry): Promise<Approval> {
   const plan = await planApproval(principal, request, now);
-  if (!plan.livemode) return approveInSandbox(plan);
+  if (!plan.livemode) return approveInSandbox(plan, answer);
   for (let attempt = 1; ; attempt++) {
     const latest = await readLatestApproval(plan.workspaceId, plan.recommendation.sku);
-    const { approval, events, entries } = await liveWrites(plan, latest);
+    const writes = await liveWrites(plan, latest);
+    const { approval, events } = writes;
+    const entries = await withAnswer(writes.entries, approval, answer);
     try {
       // With more connectors than one transaction holds, the rest of the tasks follow in further transactions.
       for (let start = 0; start < entries.length; start += TRANSACTION_ITEMS) {
@@ -163,6 +191,7 @@ export async function approvePrice(principal: Approver, request: ApproveRequest,
       await handOn(events);
       return approval;
     } catch (error) {
+      if (answerRefused(error, answer, ANSWER_AT)) throw lostKeyAnswer();
       // Another approval took its turn first, or a task to cancel was leased meanwhile: read again and try anew.
       if (!lostTurn(error) || attempt >= TURN_ATTEMPTS) throw error;
       await pause(attempt);

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { ApiError } from '#platform/errors.ts';
 import { randomBase62 } from '#platform/ids.ts';
-import { deleteItem, getItem, putItem, updateItem } from '#platform/table/commands.ts';
+import { cancellationCodes, deleteItem, getItem, putItem, type TransactEntry, updateItem } from '#platform/table/commands.ts';
 import { keyDigest } from '#platform/table/key-parts.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
 
@@ -200,10 +200,10 @@ export class KeyLost extends Error {
   }
 }
 
-/** Stores the answer in the marker's item, for its retries to replay; throws KeyLost when the key is no longer the call's. */
-export async function completeCall(operation: IdempotentOperation, call: CallRef, answer: StoredAnswer): Promise<void> {
+/** The update that stores the answer in the marker's item, held to the key still being the call's. */
+async function answerUpdate(operation: IdempotentOperation, call: CallRef, answer: StoredAnswer) {
   const hasHeaders = answer.headers !== undefined && Object.keys(answer.headers).length > 0;
-  const stored = await updateItem({
+  return {
     Key: operation.itemKey(call.workspaceId, call.keyDigest),
     UpdateExpression: `SET #state = :done, statusCode = :status, #response = :response${hasHeaders ? ', #headers = :headers' : ''} REMOVE lockedUntil`,
     ConditionExpression: 'callId = :callId',
@@ -215,8 +215,32 @@ export async function completeCall(operation: IdempotentOperation, call: CallRef
       ':callId': call.callId,
       ...(hasHeaders ? { ':headers': answer.headers } : {}),
     },
-  });
+  };
+}
+
+/** Stores the answer in the marker's item, for its retries to replay; throws KeyLost when the key is no longer the call's. */
+export async function completeCall(operation: IdempotentOperation, call: CallRef, answer: StoredAnswer): Promise<void> {
+  const stored = await updateItem(await answerUpdate(operation, call, answer));
   if (stored.refused) throw new KeyLost();
+}
+
+/**
+ * The same store of the answer as a transaction entry, for a call whose work is one transaction: the answer commits
+ * with the work or neither does, so that no crash between the two leaves work done under a key that forgets it. The
+ * entry's condition fails, and the work with it, when the key is no longer the call's: see `keyLostIn`.
+ */
+export async function completionEntry(operation: IdempotentOperation, call: CallRef, answer: StoredAnswer): Promise<TransactEntry> {
+  return { Update: await answerUpdate(operation, call, answer) };
+}
+
+/** Whether a cancelled transaction failed on the completion entry at `index`: its work was not done, and the key is another call's. */
+export function keyLostIn(error: unknown, index: number): boolean {
+  return cancellationCodes(error)?.[index] === 'ConditionalCheckFailed';
+}
+
+/** A call that lost its key before its work committed is answered as a retry that meets a running call. */
+export function lostKeyAnswer(): ApiError {
+  return inFlight();
 }
 
 /** Lets the key go after a call that ended without an answer to store, so that a retry runs afresh. */

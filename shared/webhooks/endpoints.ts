@@ -2,7 +2,8 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
-import { cancellationCodes, getItem, type Refused, transactWrite, updateItem } from '#platform/table/commands.ts';
+import { cancellationCodes, getItem, type Refused, type TransactEntry, transactWrite, updateItem } from '#platform/table/commands.ts';
+import { keyLostIn, lostKeyAnswer } from '#shared/idempotency/store.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import {
@@ -70,12 +71,15 @@ async function checkedUrl(url: string, check: UrlCheck): Promise<string> {
  * Registers an endpoint: its URL checked, a secret minted and sealed. The endpoint, the workspace's count under its
  * cap and the workspace's existence are one transaction, so that two creates at once cannot pass the cap.
  */
-export async function createEndpoint(workspaceId: string, input: NewEndpoint, check: UrlCheck, nowMs: number): Promise<WithSecret> {
+export async function createEndpoint(
+  workspaceId: string,
+  input: NewEndpoint,
+  check: UrlCheck,
+  nowMs: number,
+  answer?: (created: WithSecret) => Promise<TransactEntry>,
+): Promise<WithSecret> {
   const url = await checkedUrl(input.url, check);
-  const endpointId = newId('we');
-  const at = new Date(nowMs).toISOString();
-  const secret = newSigningSecret();
-  const enabled = input.enabled ?? true;
+  const [endpointId, at, secret, enabled] = [newId('we'), new Date(nowMs).toISOString(), newSigningSecret(), input.enabled ?? true];
   const record = v.parse(WebhookEndpointRecordSchema, {
     endpointId,
     workspaceId,
@@ -90,6 +94,9 @@ export async function createEndpoint(workspaceId: string, input: NewEndpoint, ch
     createdAt: at,
     updatedAt: at,
   } satisfies WebhookEndpointRecord);
+  const created: WithSecret = { endpoint: { ...record, status: statusOf(record) }, secret };
+  // With an Idempotency-Key, the answer a retry replays commits with the endpoint (shared/edge/http/idempotent.ts).
+  const answered = answer ? [await answer(created)] : [];
   try {
     await transactWrite([
       { ConditionCheck: { Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
@@ -107,8 +114,10 @@ export async function createEndpoint(workspaceId: string, input: NewEndpoint, ch
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
+      ...answered,
     ]);
   } catch (error) {
+    if (answer && keyLostIn(error, 3)) throw lostKeyAnswer();
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
     if (codes?.[1] === 'ConditionalCheckFailed') {
@@ -118,7 +127,7 @@ export async function createEndpoint(workspaceId: string, input: NewEndpoint, ch
     }
     throw error;
   }
-  return { endpoint: { ...record, status: statusOf(record) }, secret };
+  return created;
 }
 
 function stripUndefined<T extends object>(record: T): T {

@@ -11,7 +11,7 @@ import { fallbackRoute } from '#edge/routes/docs.ts';
 import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
-import type { KeyStore } from './idempotent.ts';
+import type { AnswerInWork, KeyStore } from './idempotent.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -32,6 +32,11 @@ export interface AuthenticatedRequest extends EndpointRequest {
   readonly principal: Principal;
   /** What the rate check read back of the workspace's month: its priced lines so far. */
   readonly linesUsed: number;
+  /**
+   * On a route that takes an Idempotency-Key, when the request sent one: the store of the answer as an entry of the
+   * transaction that does the work (./idempotent.ts).
+   */
+  readonly answerInWork?: AnswerInWork;
 }
 
 /** What a handler returns: a status and a body to send as JSON. */
@@ -181,8 +186,8 @@ function oncePerKey(route: HttpRoute, run: (request: AuthenticatedRequest) => Pr
   if (!options.keyStore) throw new Error(`route ${route.id}: its row takes an Idempotency-Key, and its handler gives no key store`);
   const answerOnce = options.keyStore.forRoute(route.id, route.idempotency);
   return (request: AuthenticatedRequest): Promise<Reply> =>
-    answerOnce(request, async () => {
-      const reply = await run(request);
+    answerOnce(request, async (answerInWork) => {
+      const reply = await run(answerInWork ? { ...request, answerInWork } : request);
       if ('content' in reply) throw new Error(`route ${route.id} answers other than JSON, which no Idempotency-Key replays`);
       // Serialised once, here: the first answer and every replay are the same bytes.
       const json = 'json' in reply ? reply.json : JSON.stringify(reply.body);

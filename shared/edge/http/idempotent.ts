@@ -1,6 +1,7 @@
 // The Idempotency-Key of the creating routes whose row opts in: a retry with the same key and body gets the first call's answer, byte for byte.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { logger } from '#platform/observability.ts';
+import type { TransactEntry } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Principal } from '#shared/api-keys/authenticate.ts';
 import { readOptionalIdempotencyKey } from '#shared/idempotency/key.ts';
@@ -10,6 +11,7 @@ import {
   beginCall,
   bodyHash,
   completeCall,
+  completionEntry,
   type IdempotentOperation,
   REPLAY_WINDOW_MS,
   type StoredAnswer,
@@ -21,6 +23,15 @@ export type IdempotencyMode = 'stored' | 'sealed';
 
 /** An answer as the handler gave it: a status, headers, and the body already serialised, as it is sent and stored. */
 export type IdempotentAnswer = StoredAnswer;
+
+/**
+ * What a handler whose work is one transaction may do with its call's key: put the store of its answer in that
+ * transaction, so that the work and the answer a retry replays commit together or not at all. The body is serialised
+ * as the reply is, so the stored answer is the reply's bytes.
+ */
+export interface AnswerInWork {
+  readonly entry: (statusCode: number, body: unknown) => Promise<TransactEntry>;
+}
 
 /** What the wrapper needs of the request; the rest is the handler's. */
 export interface KeyedRequest {
@@ -89,19 +100,26 @@ function isSuccess(statusCode: number): boolean {
 export async function answerOncePerKey(
   operation: IdempotentOperation,
   request: KeyedRequest,
-  run: () => Promise<IdempotentAnswer>,
+  run: (withWork: AnswerInWork | undefined) => Promise<IdempotentAnswer>,
 ): Promise<IdempotentAnswer> {
   const idempotencyKey = readOptionalIdempotencyKey(request.event);
-  if (idempotencyKey === undefined) return run();
+  if (idempotencyKey === undefined) return run(undefined);
   const { workspaceId, family } = request.principal;
   const hash = idempotentRequestHash(family, readBodyText(request.event));
   const started = await beginCall(operation, workspaceId, idempotencyKey, hash, request.nowMs, request.remainingMs());
   if (started.kind === 'replay') {
     return { statusCode: started.statusCode, json: started.json, headers: { ...started.headers, 'Idempotent-Replayed': 'true' } };
   }
+  let storedWithWork: StoredAnswer | undefined;
+  const withWork: AnswerInWork = {
+    entry: async (statusCode, body) => {
+      storedWithWork = { statusCode, json: JSON.stringify(body) };
+      return completionEntry(operation, started.call, storedWithWork);
+    },
+  };
   let answer: IdempotentAnswer;
   try {
-    answer = await run();
+    answer = await run(withWork);
   } catch (error) {
     await abandonCall(operation, started.call).catch(() => undefined);
     throw error;
@@ -110,6 +128,8 @@ export async function answerOncePerKey(
     await abandonCall(operation, started.call);
     return answer;
   }
+  // Stored with the work already, as it was sent: nothing is left to write.
+  if (storedWithWork && sameAnswer(storedWithWork, answer)) return answer;
   try {
     await completeCall(operation, started.call, answer);
   } catch (error) {
@@ -120,12 +140,16 @@ export async function answerOncePerKey(
   return answer;
 }
 
+function sameAnswer(stored: StoredAnswer, sent: StoredAnswer): boolean {
+  return stored.statusCode === sent.statusCode && stored.json === sent.json && Object.keys(sent.headers ?? {}).length === 0;
+}
+
 /** What a handler whose row takes an Idempotency-Key hands its endpoint: its answers kept by key, sealed or not. */
 export interface KeyStore {
   readonly forRoute: (
     routeId: string,
     mode: IdempotencyMode,
-  ) => (request: KeyedRequest, run: () => Promise<IdempotentAnswer>) => Promise<IdempotentAnswer>;
+  ) => (request: KeyedRequest, run: (withWork: AnswerInWork | undefined) => Promise<IdempotentAnswer>) => Promise<IdempotentAnswer>;
 }
 
 /** The key store of a route's answers; `seal` (shared/idempotency/sealed.ts) for a route whose answers show a secret. */

@@ -432,9 +432,9 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Creating call with an Idempotency-Key: store the answer',
     usedBy: ['approvePrice', 'createWebhookEndpoint'],
-    call: "UpdateItem SET response (brotli JSON; the endpoint's answer sealed under the data key instead), conditional on the call id",
+    call: "Update SET response (brotli JSON; the endpoint's answer sealed under the data key instead), conditional on the call id, as an entry of the approval's or the registration's own TransactWriteItems, so the answer commits with the work",
     key: 'idempotentCall(workspaceId, routeId, digest(Idempotency-Key))',
-    cost: '1 WRU per started KB: 1 WRU for an approval or an endpoint; kept 24 hours (TTL)',
+    cost: '2 WRU per started KB (transactional): 2 WRU for an approval or an endpoint; kept 24 hours (TTL)',
   },
   {
     name: 'Creating call with an Idempotency-Key: let the key go after an answer that is not a success',
