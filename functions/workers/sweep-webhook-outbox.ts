@@ -1,18 +1,25 @@
-// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost.
+// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost, and ends the second-approval waits that ran out.
 import { logger } from '#platform/observability.ts';
 import { backgroundFunction, metered, sharesByItems } from '#edge/metering.ts';
 import { scheduledJobs } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
+import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
 import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
 
 const sweepFunction = backgroundFunction(scheduledJobs, 'sweepWebhookOutbox');
 
-export async function sweepOnce(): Promise<{ swept: number }> {
+export async function sweepOnce(): Promise<{ swept: number; expired: number }> {
   let outcome: SweepOutcome | undefined;
   const sweep = async () => {
-    outcome = await sweepOutbox(Date.now());
-    if (outcome.sent > 0) logger.info('webhook outbox swept', { swept: outcome.sent });
-    return { swept: outcome.sent };
+    // Waits first: the events of the waits it ends are handed on at once, and any whose hand-off fails is swept next time.
+    const waits = await expireWaitingApprovals(Date.now());
+    if (waits.expired > 0) logger.info('second-approval waits expired', { expired: waits.expired });
+    const swept = await sweepOutbox(Date.now());
+    if (swept.sent > 0) logger.info('webhook outbox swept', { swept: swept.sent });
+    const perWorkspace = new Map(swept.perWorkspace);
+    for (const [workspaceId, count] of waits.perWorkspace) perWorkspace.set(workspaceId, (perWorkspace.get(workspaceId) ?? 0) + count);
+    outcome = { sent: swept.sent + waits.expired, perWorkspace };
+    return { swept: swept.sent, expired: waits.expired };
   };
   // A sweep is charged to the workspaces whose events it sent, each its share by the number of its events. A sweep
   // that finds nothing is the service's own overhead, charged to nobody.

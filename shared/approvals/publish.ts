@@ -3,6 +3,7 @@ import * as v from 'valibot';
 import type { Connector } from '#shared/connectors/schema.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
@@ -65,12 +66,15 @@ export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: re
 }
 
 export function approvalPut(approval: Approval): TransactEntry {
+  const waitingUntil = approval.status === 'waiting' ? approval.secondApproval?.waitingUntil : undefined;
   return {
     Put: {
       Item: {
         ...keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
         type: 'approval',
         ...approval,
+        // On the sweeper's list until the wait ends, so that a wait that runs out says so without waiting for an approval.
+        ...(waitingUntil ? lookupKeys.waitingApproval(waitingUntil, approval.workspaceId, approval.approvalId) : {}),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -242,12 +246,15 @@ async function readWaiting(
   return approval?.status === 'waiting' ? approval : undefined;
 }
 
-/** The update that moves a waiting approval on, held to its still waiting: of two approvals that end one wait, one does. */
+/**
+ * The update that moves a waiting approval on, held to its still waiting: of two approvals that end one wait, or an
+ * approval and the sweeper, one does. It takes the approval off the sweeper's list.
+ */
 function endWait(approval: Approval, set: string, values: Record<string, unknown>): TransactEntry {
   return {
     Update: {
       Key: keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
-      UpdateExpression: `SET #status = :ended, ${set}`,
+      UpdateExpression: `SET #status = :ended, ${set} REMOVE ${lookupKeys.lookupAttributes.join(', ')}`,
       ConditionExpression: '#status = :waiting',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':waiting': 'waiting', ...values },
@@ -308,18 +315,32 @@ export async function liveWrites(plan: ApprovalPlan, latest: LatestApproval | un
   if (latest && waiting && seconds(plan, waiting)) return secondingWrites(plan, latest, waiting);
   const writes = plan.secondApprovalPct === undefined ? await publishingWrites(plan, latest) : await waitingWrites(plan, latest);
   if (!waiting) return writes;
-  const expired = Date.parse(waiting.secondApproval?.waitingUntil ?? '') <= plan.now.getTime();
-  const ended: Approval = { ...waiting, status: expired ? 'expired' : 'superseded', ...(expired ? {} : { supersededBy: plan.approvalId }) };
-  const event = secondApprovalEvent(ended, expired ? 'expired' : 'superseded', plan.now);
-  const end = expired
-    ? endWait(ended, 'endedAt = :now', { ':ended': 'expired', ':now': plan.now.toISOString() })
-    : endWait(ended, 'endedAt = :now, supersededBy = :by', {
-        ':ended': 'superseded',
-        ':now': plan.now.toISOString(),
-        ':by': plan.approvalId,
-      });
+  const ending = waitHasRunOut(waiting, plan.now) ? expiry(waiting, plan.now) : supersession(waiting, plan.approvalId, plan.now);
   // The record and the turn lead the first transaction; the end of the wait goes with them, before any task.
-  writes.entries.splice(3, 0, end, outboxEntry(event));
-  writes.events.push(event);
+  writes.entries.splice(3, 0, ...ending.entries);
+  writes.events.push(ending.event);
   return writes;
+}
+
+/** Whether a wait for a second approver has run out at `now`. */
+export function waitHasRunOut(waiting: Approval, now: Date): boolean {
+  return Date.parse(waiting.secondApproval?.waitingUntil ?? '') <= now.getTime();
+}
+
+/** The end of a wait that a newer approval replaces: the update and its event, in one transaction. */
+function supersession(waiting: Approval, by: string, now: Date) {
+  const ended: Approval = { ...waiting, status: 'superseded', supersededBy: by };
+  const event = secondApprovalEvent(ended, 'superseded', now);
+  const end = endWait(ended, 'endedAt = :now, supersededBy = :by', { ':ended': 'superseded', ':now': now.toISOString(), ':by': by });
+  return { event, entries: [end, outboxEntry(event)] };
+}
+
+/**
+ * The end of a wait that ran out: the update and its `expired` event, in one transaction, written by the next approval
+ * of the SKU or by the sweeper, whichever comes first; the update's condition lets only one of them end it.
+ */
+export function expiry(waiting: Approval, now: Date): { readonly event: WebhookEvent; readonly entries: TransactEntry[] } {
+  const ended: Approval = { ...waiting, status: 'expired' };
+  const event = secondApprovalEvent(ended, 'expired', now);
+  return { event, entries: [endWait(ended, 'endedAt = :now', { ':ended': 'expired', ':now': now.toISOString() }), outboxEntry(event)] };
 }

@@ -10,11 +10,16 @@ import { createConnector } from '#shared/connectors/repository.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
+import { table } from '#platform/table/definition.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
+import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
 import type { PricingOverrides } from '#shared/pricing/settings.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { drain, LAMP } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks } from './writebacks-support.ts';
+
+const lookupIndex = table.indexes[0];
 
 /** A pump listed at 610.56 with no ceiling: 6,105.60 is +900%, within its bounds. */
 const PUMP: ProductRecord = { sku: 'PUMP', name: 'Pump', category: 'Pumps', costCents: 30_000, currentPriceCents: 61_056 };
@@ -245,6 +250,42 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
       .filter((event) => event.type === 'price.second_approval')
       .map((event) => event.data.state);
     expect(states.sort()).toEqual(['expired', 'waiting', 'waiting']);
+  });
+
+  it('is ended by the sweeper once its time runs out, with one expired event however many sweeps race, before any approval comes', async () => {
+    const workspace = await seller({ secondApprovalPct: 100 });
+    const waiting = await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6, confirm: true });
+    const key = keys.approval(workspace.workspaceId, 'PUMP', waiting.json.approved_at, waiting.json.approval_id);
+    // As a day later: the wait's end, and its place on the sweeper's list, moved into the past.
+    const past = new Date(Date.now() - 1000).toISOString();
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'SET secondApproval.waitingUntil = :past, #listed = :listed',
+        ExpressionAttributeNames: { '#listed': lookupIndex.sortKey },
+        ExpressionAttributeValues: {
+          ':past': past,
+          ':listed': lookupKeys.waitingApproval(past, workspace.workspaceId, waiting.json.approval_id)[lookupIndex.sortKey],
+        },
+      }),
+    );
+    await Promise.all([expireWaitingApprovals(Date.now()), expireWaitingApprovals(Date.now()), expireWaitingApprovals(Date.now())]);
+    const stored = (await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
+    expect(stored).toMatchObject({ status: 'expired', endedAt: expect.any(String) });
+    // Off the list: no later sweep reads it again.
+    expect(stored?.[lookupIndex.partitionKey]).toBeUndefined();
+    const states = async () =>
+      (await workspaceEvents(workspace.workspaceId))
+        .filter((event) => event.type === 'price.second_approval')
+        .map((event) => event.data.state)
+        .sort();
+    expect(await states()).toEqual(['expired', 'waiting']);
+    // The next approval finds the wait ended, and ends nothing again.
+    const late = await approve(await secondKey(workspace), { sku: 'PUMP', price: 6105.6, confirm: true });
+    expect(late.json.status).toBe('waiting');
+    expect(await states()).toEqual(['expired', 'waiting', 'waiting']);
+    expect(claimedTasks(await claim(workspace.keys.connector))).toEqual([]);
   });
 });
 

@@ -767,6 +767,20 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '8 × 0.5 RRU a minute when nothing is lost, 4 RRU a minute, about 2.1 million RRU a year in all',
   },
   {
+    name: 'Find the second-approval waits that ran out',
+    usedBy: ['sweepWebhookOutbox'],
+    call: 'Query the lookup index, sort key before now, Limit 100; a waiting approval carries the entry (waitingApproval) until its wait ends, when the update that ends it removes it',
+    key: 'lookup waitingApprovals()',
+    cost: '0.5 RRU a minute when no wait ran out (about 263,000 RRU a year); the entry costs 1 WRU when a waiting approval is recorded and 1 WRU when its wait ends',
+  },
+  {
+    name: 'End a second-approval wait that ran out',
+    usedBy: ['sweepWebhookOutbox', 'approvePrice'],
+    call: 'GetItem the approval (strongly consistent), then TransactWriteItems: Update status waiting → expired (conditional on still waiting) + Put the price.second_approval event in the outbox',
+    key: 'approval(workspaceId, sku, approvedAt, approvalId), webhookEvent(workspaceId, eventId)',
+    cost: '1 RRU + ~6 WRU per wait ended (2 WRU each for the update and the event in the transaction, and their index entries)',
+  },
+  {
     name: 'Read a delivery’s logged state before an attempt (drops a second receive of an attempt already logged)',
     usedBy: ['deliverWebhooks'],
     call: 'GetItem, strongly consistent',

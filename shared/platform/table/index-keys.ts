@@ -53,6 +53,17 @@ export const lookupKeys = {
     [lookupIndex.sortKey]: `${createdAt}#${workspaceId}#${eventId}`,
   }),
   undispatchedEvents: (shard: number) => ({ partitionKey: undispatchedPartition(shard) }),
+  /**
+   * A live approval waiting for a second approver, for the sweeper to end once its wait has run out; removed when the
+   * wait ends. Waits are few (a large move, with the setting on), so one partition holds every workspace's.
+   */
+  waitingApproval: (waitingUntil: string, workspaceId: string, approvalId: string) => ({
+    [lookupIndex.partitionKey]: WAITING_APPROVALS_PARTITION,
+    [lookupIndex.sortKey]: `${waitingUntil}#${workspaceId}#${approvalId}`,
+  }),
+  waitingApprovals: () => ({ partitionKey: WAITING_APPROVALS_PARTITION }),
+  /** The names of the lookup keys, for an update that takes an item off its list. */
+  lookupAttributes: [lookupIndex.partitionKey, lookupIndex.sortKey] as const,
   /** The event an undispatched sort key names: the creation time holds no `#`, so the parts after it are the workspace and the event. */
   undispatchedEventOf: (sortKey: unknown): { workspaceId: string; eventId: string } => {
     const [, workspaceId, eventId] = String(sortKey).split('#');
@@ -66,6 +77,8 @@ export const OUTBOX_SHARDS = 8;
 function outboxShard(eventId: string): number {
   return createHash('sha256').update(eventId).digest().readUInt8(0) % OUTBOX_SHARDS;
 }
+
+const WAITING_APPROVALS_PARTITION = 'APPROVALWAIT';
 
 function undispatchedPartition(shard: number): string {
   return `WHOUTBOX#${shard}`;
