@@ -10,6 +10,7 @@ import { createConnector } from '#shared/connectors/repository.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
+import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts';
 import { table } from '#platform/table/definition.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
@@ -422,5 +423,42 @@ describe("the admin CLI's approval history", { timeout: 180_000 }, () => {
     expect(text).toContain('confirmed: past 25%');
     expect(text).toMatch(/second approver: API key key_\w+ at /);
     expect(text).toMatch(new RegExp(`${workspace.connectorId} wb_\\w+: pending`));
+  });
+});
+
+describe("the console's recommendations list", () => {
+  /** The approval state each SKU's row shows, by SKU, in the order the list shows them. */
+  async function listed(workspaceId: string, query = ''): Promise<Record<string, string>> {
+    const view = await recommendationsPage.read({
+      user: { userId: 'usr_list', email: 'list@example.com', workspaceId, roles: ['pricing'] },
+      params: {},
+      query: new URLSearchParams(query),
+      csrfToken: 'token',
+      nowMs: Date.now(),
+    });
+    const rows = view.body.text.matchAll(/href="\/console\/recommendations\/([^"]+)">[\s\S]*?class="status status-([a-z]+)"/g);
+    return Object.fromEntries([...rows].map(([, sku, state]) => [decodeURIComponent(sku as string), state as string]));
+  }
+
+  it("shows each SKU's latest approval state, and filters by it, as approvals publish, wait, apply and fail", async () => {
+    const workspace = await seller({ secondApprovalPct: 100 });
+    expect(await listed(workspace.workspaceId)).toEqual({ LAMP: 'unreviewed', PUMP: 'unreviewed' });
+
+    expect((await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 15 })).json.status).toBe('published');
+    expect((await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6, confirm: true })).json.status).toBe('waiting');
+    expect(await listed(workspace.workspaceId)).toEqual({ LAMP: 'pending', PUMP: 'waiting' });
+    expect(await listed(workspace.workspaceId, 'state=pending')).toEqual({ LAMP: 'pending' });
+    expect(await listed(workspace.workspaceId, 'state=waiting')).toEqual({ PUMP: 'waiting' });
+    expect(await listed(workspace.workspaceId, 'state=unreviewed')).toEqual({});
+
+    const [task] = claimedTasks(await claim(workspace.keys.connector));
+    expect((await ack(workspace.keys.connector, [{ id: task?.id, ok: true }])).status).toBe(200);
+    expect(await listed(workspace.workspaceId, 'state=applied')).toEqual({ LAMP: 'applied' });
+
+    expect((await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 16 })).json.status).toBe('published');
+    const [again] = claimedTasks(await claim(workspace.keys.connector));
+    expect((await ack(workspace.keys.connector, [{ id: again?.id, ok: false, error: 'The ERP refused the price' }])).status).toBe(200);
+    expect(await listed(workspace.workspaceId)).toEqual({ LAMP: 'failed', PUMP: 'waiting' });
+    expect(await listed(workspace.workspaceId, 'state=failed&sort=change-desc')).toEqual({ LAMP: 'failed' });
   });
 });

@@ -1,6 +1,6 @@
 // Hostile query strings on the console's recommendations list: forged cursors, unusual categories and searches are answered with a page, and change nothing.
 import { describe, expect, it } from 'vitest';
-import { recommendationsPage } from '#edge/console/pages/recommendations.ts';
+import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts';
 import { encodeCursor } from '#shared/recommendations/catalogue.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';

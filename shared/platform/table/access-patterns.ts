@@ -843,6 +843,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '~2.5–3 RRU a view (51 rows of ~300 B, and 0.5 RRU for the category list), whatever the catalogue; a search ~20 RRU (500 rows read)',
   },
   {
+    name: "Console: each listed SKU's approval state, for the list's column and its state filter",
+    usedBy: ['console recommendations'],
+    call: 'BatchGetItem of the latest-approval items of the rows read, then BatchGetItem of the write-back tasks they name, both eventually consistent',
+    key: 'latestApproval(workspaceId, sku), writeback(workspaceId, taskId)',
+    cost: '0.5 RRU per row (found or not): ~25 RRU a page of 50; 0.5 RRU per task of an approved SKU; a view filtered by state reads at most 200 rows: up to ~100 RRU',
+  },
+  {
     name: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
     usedBy: [
       'drain (bands job)',

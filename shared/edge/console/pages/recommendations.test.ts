@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
 import { type CataloguePage, catalogueRow, encodeCursor, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';
-import { catalogueView, productView, readPrice } from './recommendations.ts';
+import { catalogueView } from './recommendation-list.ts';
+import { productView, readPrice } from './recommendations.ts';
 
 const HOSTILE = '<script>alert("x")</script> & "quotes"';
 

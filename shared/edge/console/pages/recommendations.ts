@@ -1,10 +1,9 @@
-// The console's recommendations: every product's recommended price, filtered, searched, sorted and paged; and one product's page, where a pricing manager approves.
+// The console's product page: one product's recommendation, its margins and approval history, and where a pricing manager approves.
 import { approvePrice } from '#shared/approvals/approve.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
-import { type CatalogueQuery, type CataloguePage, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
-import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
+import { LIST_PATH, productPath } from './recommendation-list.ts';
 import { type MarginPoint, readProductMargins } from '#shared/recommendations/margins.ts';
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
@@ -12,127 +11,10 @@ import { findRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation, Recommendation } from '#shared/recommendations/schema.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { lineChart } from '#edge/console/charts.ts';
-import { alert, facts, moment, money, signedPct, withQuery } from '#edge/console/formats.ts';
+import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 import { approvalHistorySection, approvalNotice, confirmationStep, consoleApprover } from '#edge/console/sections/approvals.ts';
-
-const LIST_PATH = '/console/recommendations';
-
-export function productPath(sku: string): string {
-  return `${LIST_PATH}/${encodeURIComponent(sku)}`;
-}
-
-const sortLabels: Record<CatalogueQuery['sort'], string> = {
-  sku: 'SKU',
-  'change-asc': 'Change, lowest first',
-  'change-desc': 'Change, highest first',
-};
-
-function filterForm(page: CataloguePage, query: CatalogueQuery): Html {
-  return html`<form class="filters" method="get" action="${LIST_PATH}" role="search" aria-label="Filter recommendations">
-    <div class="field">
-      <label for="filter-category">Category</label>
-      <select id="filter-category" name="category">
-        <option value="">All categories</option>
-        ${page.categories.map((category) => html`<option value="${category}" ${category === query.category ? html` selected` : ''}>${category}</option>`)}
-      </select>
-    </div>
-    <div class="field">
-      <label for="filter-search">Search SKU or name</label>
-      <input id="filter-search" name="q" type="search" value="${query.search ?? ''}" />
-    </div>
-    <div class="field">
-      <label for="filter-sort">Sort by</label>
-      <select id="filter-sort" name="sort">
-        ${Object.entries(sortLabels).map(([value, label]) => html`<option value="${value}" ${value === query.sort ? html` selected` : ''}>${label}</option>`)}
-      </select>
-    </div>
-    <button type="submit">Apply</button>
-  </form>`;
-}
-
-/** DynamoDB pages forward: the next page from where this one ended, and the first page again. */
-function pagination(page: CataloguePage, query: URLSearchParams): Html {
-  if (page.next === undefined && page.shown === 0) return html``;
-  return html`<nav class="pagination" aria-label="Pages of recommendations">
-    ${page.shown > 0 ? html`<a href="${withQuery(LIST_PATH, query, { after: undefined })}">First page</a>` : ''}
-    ${page.next === undefined ? '' : html`<a href="${withQuery(LIST_PATH, query, { after: page.next })}" rel="next">Next page</a>`}
-  </nav>`;
-}
-
-function summary(page: CataloguePage, query: CatalogueQuery): string {
-  const filtered = query.category !== undefined || query.search !== undefined;
-  if (page.rows.length === 0) {
-    if (page.next !== undefined) return 'No match in the products searched so far: search on with the next page.';
-    if (page.shown > 0) return 'No more products.';
-    return filtered
-      ? 'No product matches the filter.'
-      : 'No recommendations yet: they appear once a connector has synced products and their batch has drained.';
-  }
-  return `${filtered ? 'Matching products' : 'Products'} ${page.shown + 1}–${page.shown + page.rows.length}.`;
-}
-
-function changeCell(value: number | null): Html {
-  const direction = value === null || value === 0 ? 'flat' : value > 0 ? 'up' : 'down';
-  return html`<td class="number change-${direction}">${signedPct(value)}</td>`;
-}
-
-/** The list's body: pure, so that its rows, links and escaping are unit-tested. */
-export function catalogueView(page: CataloguePage, query: CatalogueQuery, search: URLSearchParams): PageView {
-  const body = html`<h1>Recommendations</h1>
-    ${filterForm(page, query)}
-    <p class="summary">${summary(page, query)}</p>
-    ${
-      page.rows.length === 0
-        ? ''
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
-            <table class="data">
-              <caption>
-                Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">SKU</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Category</th>
-                  <th scope="col" class="number">Current price</th>
-                  <th scope="col" class="number">Recommended price</th>
-                  <th scope="col" class="number">Change</th>
-                  <th scope="col">Confidence</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${page.rows.map(
-                  (row) =>
-                    html`<tr>
-                      <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
-                      <td>${row.name ?? '—'}</td>
-                      <td>${row.category ?? '—'}</td>
-                      <td class="number">${money(row.currentPriceCents, row.currency)}</td>
-                      <td class="number">
-                        ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
-                      </td>
-                      ${changeCell(row.changePct)}
-                      <td>${row.confidence ?? '—'}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
-    ${pagination(page, search)}`;
-  return { title: 'Recommendations', body };
-}
-
-export const recommendationsPage: ConsolePage = {
-  path: LIST_PATH,
-  nav: 'Recommendations',
-  async read(ctx) {
-    const query = readCatalogueQuery(ctx.query);
-    return catalogueView(await readCataloguePage(ctx.user.workspaceId, query), query, ctx.query);
-  },
-};
 
 export interface ProductViewInput {
   readonly sku: string;
