@@ -393,6 +393,14 @@ describe('encodings', () => {
     expect(firstInvalidUtf8(Buffer.from('Dübel €5 🙂', 'utf8'))).toBeUndefined();
   });
 
+  it('refuses --encoding windows-1252 on a UTF-8 file without a byte order mark, before garbling its names', async () => {
+    const text = 'sku,name\nA,ok\nB,Dübel\n';
+    await expect(all(decodeText(bytesOf(text), 'f.csv', 'windows-1252'))).rejects.toThrow(
+      'f.csv:3: the text past ASCII here (byte offset 17) is UTF-8, which Windows-1252 would garble (ü as Ã¼): load the file without --encoding.',
+    );
+    expect((await all(decodeText(bytesOf('B,D', [0xfc, 0x62], '\n'), 'f.csv', 'windows-1252'))).join('')).toBe('B,Düb\n');
+  });
+
   it('says a UTF-16 file is UTF-16, and refuses --encoding windows-1252 on a file that starts with a UTF-8 byte order mark', async () => {
     await expect(all(decodeText(bytesOf([0xff, 0xfe, 0x73, 0x00]), 'f.csv'))).rejects.toThrow('The file looks like UTF-16');
     await expect(all(decodeText(bytesOf([0xef, 0xbb, 0xbf, 0x61]), 'f.csv', 'windows-1252'))).rejects.toThrow(

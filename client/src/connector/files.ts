@@ -155,6 +155,12 @@ function newlinesIn(bytes: Buffer, end = bytes.length): number {
 
 const windows1252 = new TextDecoder('windows-1252');
 
+/** Whether bytes past ASCII are all whole UTF-8 characters (a last one cut by the chunk's end aside). */
+function readsAsUtf8(bytes: Uint8Array): boolean {
+  const invalid = firstInvalidUtf8(bytes);
+  return invalid === undefined || (invalid.torn && invalid.index > bytes.length - 4 && invalid.index > 0);
+}
+
 /** What a byte that is not UTF-8 most likely means, as advice the operator can act on. */
 function encodingHint(byte: number, atStart: Uint8Array): string {
   if ((atStart[0] === 0xff && atStart[1] === 0xfe) || (atStart[0] === 0xfe && atStart[1] === 0xff)) {
@@ -185,6 +191,8 @@ export async function* decodeText(
   // The bytes of a character cut by the end of the last chunk: the decoder holds them until the next.
   let carried: Buffer = Buffer.alloc(0);
   let start: Buffer | undefined;
+  // Read as Windows-1252, the first chunk with bytes past ASCII is checked once for what UTF-8 read wrongly looks like.
+  let looked = strict;
   for await (const chunk of bytes) {
     onBytes(chunk.length);
     if (!start) {
@@ -195,6 +203,18 @@ export async function* decodeText(
           1,
           undefined,
           'the file starts with a UTF-8 byte order mark, so it is UTF-8: load it without --encoding.',
+        );
+      }
+    }
+    if (!looked && chunk.some((byte) => byte >= 0x80)) {
+      looked = true;
+      const wide = chunk.findIndex((byte) => byte >= 0x80);
+      if (readsAsUtf8(chunk)) {
+        throw new RecordError(
+          file,
+          lines + newlinesIn(chunk, wide),
+          undefined,
+          `the text past ASCII here (byte offset ${offset + wide}) is UTF-8, which Windows-1252 would garble (ü as Ã¼): load the file without --encoding.`,
         );
       }
     }
