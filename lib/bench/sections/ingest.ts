@@ -88,19 +88,19 @@ export const loaderMemorySection = section({
   id: 'loader-memory',
   where: 'own-process',
   heading: `\nThe connector loader's memory (${LOADER_MEMORY_ROWS.toLocaleString('en-US')}-row CSV exports, streamed, parsed, checked and cut into calls serialised as the client sends them; no network)`,
-  targets: { peakRssMb: 256 },
+  targets: {},
   measure: async () => ({
     product: await measureLoaderMemoryOf('product', LOADER_MEMORY_ROWS),
     order: await measureLoaderMemoryOf('order', LOADER_MEMORY_ROWS),
   }),
-  lines: (figures, targets) =>
-    (['product', 'order'] as const).map((kind) => {
+  lines: (figures) =>
+    (['product', 'order'] as const).flatMap((kind) => {
       const run = figures[kind];
-      return (
+      return [
         `  ${`${kind}s`.padEnd(9)} ${run.rows.toLocaleString('en-US')} rows (${run.fileMb} MB, ${run.records.toLocaleString('en-US')} records) in ${run.seconds.toFixed(1)} s: ` +
-        `peak RSS ${run.peakRssMb} MB (${run.baselineRssMb} MB before the file), peak heap ${run.peakHeapMb} MB   ` +
-        `${verdict(run.peakRssMb <= targets.peakRssMb)} (<= ${targets.peakRssMb} MB)`
-      );
+          `peak RSS ${run.peakRssMb} MB (${run.baselineRssMb} MB before the file), peak heap ${run.peakHeapMb} MB`,
+        `            heap retained after a full collection: ${run.firstRetainedHeapMb} MB at the 100th call, at most ${run.peakRetainedHeapMb} MB`,
+      ];
     }),
   record: (figures) => ({ loaderMemory: figures }),
 });
