@@ -249,10 +249,21 @@ describe('waiting for a batch', () => {
   const status = (state: string, extra: Record<string, unknown> = {}) =>
     json(200, { status: state, entities: ['product'], recordCount: 1, skippedOverCap: 0, createdAt: '2026-11-24T10:00:00.000Z', ...extra });
 
-  it('polls until the batch is drained or failed', async () => {
-    const { client, sleeps } = fakeClient([status('committed'), status('draining'), status('drained')]);
-    expect(await client.waitForBatch('b1', { pollMs: 50 })).toMatchObject({ status: 'drained' });
-    expect(sleeps).toEqual([50, 50]);
+  it('polls by default until prices reflect the batch: past drained, until bandsRecomputedAt is set', async () => {
+    const banded = { bandsRecomputedAt: '2026-11-24T10:00:01.000Z' };
+    const { client, sleeps } = fakeClient([status('committed'), status('draining'), status('drained'), status('drained', banded)]);
+    const seen: string[] = [];
+    const done = await client.waitForBatch('b1', { pollMs: 50, onStatus: (batch) => seen.push(batch.status) });
+    expect(done).toMatchObject({ status: 'drained', ...banded });
+    expect(sleeps).toEqual([50, 50, 50]);
+    expect(seen).toEqual(['committed', 'draining', 'drained', 'drained']);
+  });
+
+  it("stops at drained with until: 'drained', and at failed either way", async () => {
+    const drained = fakeClient([status('draining'), status('drained')]);
+    expect(await drained.client.waitForBatch('b1', { until: 'drained' })).toMatchObject({ status: 'drained' });
+    const failed = fakeClient([status('draining'), status('failed', { error: 'batch expired before commit' })]);
+    expect(await failed.client.waitForBatch('b1')).toMatchObject({ status: 'failed' });
   });
 
   it('polls until a test of the whole status passes', async () => {
@@ -267,5 +278,9 @@ describe('waiting for a batch', () => {
       name: 'BatchWaitTimeoutError',
       lastStatus: { status: 'draining' },
     });
+    const unbanded = fakeClient([status('drained'), status('drained')]);
+    await expect(unbanded.client.waitForBatch('b1', { pollMs: 100, timeoutMs: 100 })).rejects.toThrow(
+      'batch b1 was still drained, its prices not yet recomputed (no bandsRecomputedAt), after 100 ms',
+    );
   });
 });

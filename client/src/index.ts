@@ -76,7 +76,8 @@ export class BatchWaitTimeoutError extends Error {
   readonly lastStatus: BatchStatus;
 
   constructor(batchId: string, timeoutMs: number, lastStatus: BatchStatus) {
-    super(`batch ${batchId} was still ${lastStatus.status} after ${timeoutMs} ms`);
+    const state = lastStatus.status === 'drained' ? 'drained, its prices not yet recomputed (no bandsRecomputedAt),' : lastStatus.status;
+    super(`batch ${batchId} was still ${state} after ${timeoutMs} ms`);
     this.lastStatus = lastStatus;
   }
 }
@@ -102,12 +103,26 @@ export interface PricingClientOptions {
 }
 
 export interface WaitForBatchOptions {
-  /** The states to stop at (default `drained` and `failed`), or a test of the whole status, e.g. for `bandsRecomputedAt`. */
-  readonly until?: readonly BatchState[] | ((status: BatchStatus) => boolean);
+  /**
+   * When to stop. `prices` (the default): once prices reflect the batch, that is drained with `bandsRecomputedAt`, or
+   * failed. `drained`: at `drained` or `failed`, before the bands job after the drain has ended. Or the states to stop
+   * at, or a test of the whole status.
+   */
+  readonly until?: 'prices' | 'drained' | readonly BatchState[] | ((status: BatchStatus) => boolean);
   /** Default 1 000. */
   readonly pollMs?: number;
   /** Default 300 000. */
   readonly timeoutMs?: number;
+  /** Hears every status read, the last included: for progress while it waits. */
+  readonly onStatus?: (status: BatchStatus) => void;
+}
+
+/** Whether a status is one `waitForBatch` stops at. */
+function waitIsOver(until: NonNullable<WaitForBatchOptions['until']>): (status: BatchStatus) => boolean {
+  if (typeof until === 'function') return until;
+  if (until === 'prices') return (status) => status.status === 'failed' || (status.status === 'drained' && !!status.bandsRecomputedAt);
+  const states: readonly BatchState[] = until === 'drained' ? ['drained', 'failed'] : until;
+  return (status) => states.includes(status.status);
 }
 
 export interface PricingClient {
@@ -129,8 +144,6 @@ export interface PricingClient {
   /** What the workspace cost, in dollars at list prices, by day or by route. */
   usage(query?: UsageQuery): Promise<CostReport>;
 }
-
-const DEFAULT_UNTIL: readonly BatchState[] = ['drained', 'failed'];
 
 export function createPricingClient(options: PricingClientOptions): PricingClient {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
@@ -156,13 +169,14 @@ export function createPricingClient(options: PricingClientOptions): PricingClien
       ),
     commitBatch: (batchId) => unwrap(api.POST('/api/v1/ingest/batches/{batchId}/commit', { params: { path: { batchId } }, body: {} })),
     batchStatus,
-    async waitForBatch(batchId, { until = DEFAULT_UNTIL, pollMs = 1_000, timeoutMs = 300_000 } = {}) {
-      const done = typeof until === 'function' ? until : (status: BatchStatus) => until.includes(status.status);
+    async waitForBatch(batchId, { until = 'prices', pollMs = 1_000, timeoutMs = 300_000, onStatus } = {}) {
+      const done = waitIsOver(until);
       const started = Date.now();
       // Counted as well as the clock, so that a sleep that does not wait (in tests) still reaches the timeout.
       let slept = 0;
       for (;;) {
         const status = await batchStatus(batchId);
+        onStatus?.(status);
         if (done(status)) return status;
         if (slept >= timeoutMs || Date.now() - started >= timeoutMs) throw new BatchWaitTimeoutError(batchId, timeoutMs, status);
         await sleep(pollMs);

@@ -1,7 +1,14 @@
 // The bench's runner: runs the table's sections in order (all of them, or the ones a selection names), printing each's heading, lines and, at the end, every figure as one JSON line.
 import { countingDrainHandler } from '#lib/bench/drain-counts.ts';
 import type { BenchContext, BenchSection } from '#lib/bench/section.ts';
-import { heavyStagingSection, ingestCountsSection, ingestLagSection, ingestSection, loaderSection } from '#lib/bench/sections/ingest.ts';
+import {
+  heavyStagingSection,
+  ingestCountsSection,
+  ingestLagSection,
+  ingestSection,
+  loaderMemorySection,
+  loaderSection,
+} from '#lib/bench/sections/ingest.ts';
 import { bundlesSection, engineSection, gatewayOverheadSection } from '#lib/bench/sections/machine.ts';
 import { adherenceSection, ledgerSection, pricesSection, writebacksSection } from '#lib/bench/sections/serving.ts';
 import { repricingSection } from '#lib/bench/sections/repricing.ts';
@@ -27,15 +34,17 @@ const benchSections: readonly BenchSection[] = [
   writebacksSection,
   adherenceSection,
   webhooksSection,
+  loaderMemorySection,
 ];
 
 /**
- * What `npm run bench -- <name>` runs alone (with the BENCH_* sizes): a section's id, or `ingest` for its three
- * sections; no argument runs every section.
+ * What `npm run bench -- <name>` runs alone (with the BENCH_* sizes): a section's id, `ingest` for its three
+ * sections, or `loader` for the loader's time and memory; no argument runs every section.
  */
 const selections: Readonly<Record<string, readonly string[]>> = {
   ...Object.fromEntries(benchSections.map((row) => [row.id, [row.id]])),
   ingest: [ingestSection.id, ingestCountsSection.id, ingestLagSection.id],
+  loader: [loaderSection.id, loaderMemorySection.id],
 };
 
 export async function runBench(args: string[]): Promise<void> {

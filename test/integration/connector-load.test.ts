@@ -4,6 +4,7 @@ import { describe, expect, inject, it, vi } from 'vitest';
 import { createPricingClient } from '../../client/src/index.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 import { connector } from './connector-support.ts';
+import { dumpCanonical } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
 
 // Each test starts the connector CLI as a process of its own, some of them several times, and a busy machine makes
@@ -39,6 +40,66 @@ describe('the connector loader', () => {
       recordCount: 8,
       drainedCount: 8,
     });
+    // The load waits until prices reflect the batch, not only until it has drained.
+    expect(status.bandsRecomputedAt).toEqual(expect.any(String));
+    expect(summary.status.bandsRecomputedAt).toBe(status.bandsRecomputedAt);
+    expect(summary.pricesMs).toEqual(expect.any(Number));
+  });
+
+  it('loads a Windows-1252 export with --encoding windows-1252, its names stored as written', async () => {
+    const workspace = await newWorkspace('Connector Load 1252');
+    const url = inject('stack').gatewayUrl;
+    const path = file('products-windows-1252.csv');
+    const result = await connector(['load', '--json', '--url', url, '--encoding', 'windows-1252', path], {
+      PRICING_KEY: workspace.keys.connector,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({ counts: { product: 3 }, status: { status: 'drained', recordCount: 3 } });
+    const names = (await dumpCanonical(workspace.workspaceId)).map((item) => item.name).filter((name) => name !== undefined);
+    expect(names).toEqual(expect.arrayContaining(['Dübel 8 mm', 'Schraube 5x40, verzinkt', 'Mutter M10 – Edelstahl']));
+    expect(names.join('')).not.toContain('\uFFFD');
+  });
+
+  it('refuses the same Windows-1252 export without the flag, at its line and byte offset, and commits nothing', async () => {
+    const workspace = await newWorkspace('Connector Load 1252 Refused');
+    const url = inject('stack').gatewayUrl;
+    const path = file('products-windows-1252.csv');
+    const result = await connector(['load', '--url', url, path], { PRICING_KEY: workspace.keys.connector });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`${path}:2: not UTF-8 at byte offset 63. The byte is 0xFC (ü in Windows-1252)`);
+    expect(result.stderr).toContain('try --encoding windows-1252');
+    expect(result.stderr).toContain('Nothing was committed');
+    const batchId = /batch (\S+) is left open/.exec(result.stderr)?.[1];
+    const status = await createPricingClient({ baseUrl: url, key: workspace.keys.connector }).batchStatus(String(batchId));
+    expect(status).toMatchObject({ status: 'open', recordCount: 0 });
+  });
+
+  it('loads a semicolon-separated export with a byte order mark, finding the delimiter from its header row', async () => {
+    const workspace = await newWorkspace('Connector Load Semicolon');
+    const url = inject('stack').gatewayUrl;
+    const path = file('customers-semicolon.csv');
+    const result = await connector(['load', '--json', '--url', url, path], { PRICING_KEY: workspace.keys.connector });
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout.trim())).toMatchObject({ counts: { customer: 2 }, status: { status: 'drained', recordCount: 2 } });
+    const names = (await dumpCanonical(workspace.workspaceId)).map((item) => item.name);
+    expect(names).toEqual(expect.arrayContaining(['Müller Bau GmbH', 'Schmidt; Söhne KG']));
+
+    const wrong = await connector(['load', '--url', url, '--delimiter', ',', path], { PRICING_KEY: workspace.keys.connector });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain(
+      `${path}:1: header row not recognised: found columns externalId;name;segment;country; expected name,externalId (the customer columns`,
+    );
+    expect(wrong.stderr).toContain("The header reads with ';': try --delimiter ;.");
+  });
+
+  it('with --until drained stops once the batch has drained, and says prices follow', async () => {
+    const workspace = await newWorkspace('Connector Load Until Drained');
+    const url = inject('stack').gatewayUrl;
+    const result = await connector(['load', '--url', url, '--until', 'drained', file('customers.csv')], {
+      PRICING_KEY: workspace.keys.connector,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/drained in \d+ s \(prices follow when its bands are recomputed\)/);
   });
 
   it('stops at a bad row before the commit, naming file, line and field, and leaves the batch open', async () => {
@@ -82,6 +143,9 @@ describe('the connector loader', () => {
     [['load', '--key', 'k', '--products', join(exportDir, 'missing.csv')]],
     [['load', file('products.csv')]],
     [['load', '--key', 'k', '--concurrency', '0', file('products.csv')]],
+    [['load', '--key', 'k', '--encoding', 'utf-16', file('products.csv')]],
+    [['load', '--key', 'k', '--delimiter', '::', file('products.csv')]],
+    [['load', '--key', 'k', '--until', 'committed', file('products.csv')]],
   ])('exits 2 with the usage for %j', async (args) => {
     const result = await connector(args);
     expect(result.code).toBe(2);

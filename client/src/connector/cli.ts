@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { EntityKind } from '../../../shared/records/schema.ts';
 import { createPricingClient } from '../index.ts';
-import { type ExportFile, formatOf, kindOfFileName, readExportFile } from './files.ts';
-import { type LoadApi, loadExport } from './load.ts';
+import { encodingOf, type ExportFile, formatOf, kindOfFileName, readExportFile } from './files.ts';
+import { type LoadApi, loadExport, type LoadUntil } from './load.ts';
 import { progressDisplay, summaryText as loadSummaryText } from './progress.ts';
 import { taskCommand } from './task-command.ts';
 import { printable, printableJson } from './terminal-text.ts';
@@ -41,20 +41,28 @@ Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed), 2
 Usage: npm run --silent connector -- load [--products F] [--customers F] [--quotes F] [--orders F] [FILE…] [options]
 
 Loads a seller's export as one batch: validates each record with the service's schemas, stages products, customers,
-quotes and orders in that order (1,000 records a call), commits, and waits for the drain. Files are .csv or .jsonl;
-a FILE's kind is the plural its name starts with (products…, customers…, quotes…, orders…). The CSV columns are in
-docs/connectors.md. A bad record stops the load before the commit, naming its file, line and field; so does a CSV
-cell over 256 KB, a CSV row or JSON line over 1 MB, or a CSV quote or order over 1,000 rows or 1 MB of cells.
+quotes and orders in that order (1,000 records a call), commits, and waits until prices reflect the batch (its drain,
+then the bands job: bandsRecomputedAt). Files are .csv or .jsonl, read as a stream; a FILE's kind is the plural its
+name starts with (products…, customers…, quotes…, orders…). The CSV columns are in docs/connectors.md; a CSV's
+delimiter (comma, semicolon or tab) is found from its header row. Files are UTF-8 (a byte order mark is skipped): a
+byte that is not stops the load with its line and byte offset. A bad record stops the load before the commit, naming
+its file, line and field; so does a header row with no known column, a CSV cell over 256 KB, a CSV row or JSON line
+over 1 MB, or a CSV quote or order over 1,000 rows or 1 MB of cells.
 
 Options:
   --products F, --customers F, --quotes F, --orders F   a file of that kind (each may be given more than once)
+  --encoding E          utf-8 (default), windows-1252 (what Excel's plain "CSV" writes), or latin1/iso-8859-1 (read
+                        as windows-1252, its superset)
+  --delimiter D         the CSV delimiter, one character, or tab (default: found from the header row)
+  --until W             prices (default): wait until prices reflect the batch; drained: stop once it has drained
   --dry-run             validate every record and send nothing
   --url URL, --key KEY  as for writebacks (no key is needed for --dry-run)
   --concurrency N       staging calls in flight, 1-16 (default 4)
   --json                the summary as one JSON line on stdout
 
-Progress goes to stderr, the summary to stdout.
-Exit codes: 0 drained (or, with --dry-run, valid), 1 failed (bad record, refused, failed to drain), 2 bad arguments.`;
+Progress goes to stderr (a line rewritten on a terminal, a line every 5 s elsewhere), the summary to stdout.
+Exit codes: 0 loaded (or, with --dry-run, valid), 1 failed (bad file or record, refused, failed to drain, or not
+drained and priced within an hour), 2 bad arguments.`;
 
 function parseCommandLine(args: string[]) {
   return parseArgs({
@@ -77,6 +85,9 @@ function parseCommandLine(args: string[]) {
       quotes: { type: 'string', multiple: true },
       orders: { type: 'string', multiple: true },
       'dry-run': { type: 'boolean' },
+      encoding: { type: 'string' },
+      delimiter: { type: 'string' },
+      until: { type: 'string' },
     },
   });
 }
@@ -133,11 +144,16 @@ function readLoadOptions(values: ReturnType<typeof parseCommandLine>['values'], 
     named.push([kind, path]);
   }
   if (named.length === 0) throw new UsageError('load needs at least one file');
+  const encoding = encodingOf(values.encoding ?? 'utf-8');
+  if (!encoding) throw new UsageError(`--encoding must be utf-8, windows-1252, latin1 or iso-8859-1, not ${values.encoding}`);
+  const delimiter = delimiterOf(values.delimiter);
+  const until = values.until ?? 'prices';
+  if (until !== 'prices' && until !== 'drained') throw new UsageError(`--until must be prices or drained, not ${until}`);
   const files: ExportFile[] = named.map(([entity, path]) => {
     const format = formatOf(path);
     if (!format) throw new UsageError(`${path} is neither .csv nor .jsonl`);
     if (!existsSync(path) || !statSync(path).isFile()) throw new UsageError(`no such file: ${path}`);
-    return { entity, path, format };
+    return { entity, path, format, encoding, ...(delimiter === undefined ? {} : { delimiter }) };
   });
   const dryRun = values['dry-run'] ?? false;
   const key = values.key || process.env.PRICING_KEY;
@@ -149,11 +165,22 @@ function readLoadOptions(values: ReturnType<typeof parseCommandLine>['values'], 
     key: key ?? '',
     url: values.url || process.env.PRICING_URL || undefined,
     concurrency: whole('concurrency', values.concurrency, 4, 16),
+    until: until as LoadUntil,
     json: values.json ?? false,
   };
 }
 
-/** A drain of a large export can outlast the client's default five minutes of waiting. */
+/** `--delimiter`: one character that is not a quote or a line end, or `tab` (a literal tab is awkward in a shell). */
+function delimiterOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'tab' || value === '\\t') return '\t';
+  if (value.length !== 1 || value === '"' || value === '\n' || value === '\r') {
+    throw new UsageError(`--delimiter must be one character (not a quote or a line end) or tab, not ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** A drain and bands job of a large export can outlast the client's default five minutes of waiting. */
 const DRAIN_WAIT_MS = 60 * 60 * 1000;
 
 async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<number> {
@@ -176,7 +203,7 @@ async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<num
         // The loader checks each record against its kind's schema before the call; the client's generic cannot see that.
         stageRecords: (batchId, entity, records) => client.stageRecords(batchId, entity, records as never),
         commitBatch: (batchId) => client.commitBatch(batchId),
-        waitForBatch: (batchId) => client.waitForBatch(batchId, { timeoutMs: DRAIN_WAIT_MS }),
+        waitForBatch: (batchId, wait) => client.waitForBatch(batchId, { ...wait, timeoutMs: DRAIN_WAIT_MS }),
       };
     }
     const summary = await loadExport({
@@ -184,14 +211,17 @@ async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<num
       sources,
       dryRun: options.dryRun,
       concurrency: options.concurrency,
+      until: options.until,
       report(event) {
         if (event.type === 'progress') progress.update({ records: event.records, elapsedMs: event.elapsedMs, bytesRead, totalBytes });
+        else if (event.type === 'waiting') progress.waiting(event.status, event.elapsedMs);
         else if (event.type === 'opened') {
           progress.end();
           console.error(printable(`opened batch ${event.batchId}`));
         } else if (event.type === 'committed') {
           progress.end();
-          console.error(printable(`committed batch ${event.batchId}; waiting for it to drain`));
+          const until = options.until === 'prices' ? 'drain and prices to reflect it' : 'drain';
+          console.error(printable(`committed batch ${event.batchId}; waiting for it to ${until}`));
         }
       },
     });

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it, vi } from 'vitest';
 import {
+  decodeText,
+  encodingOf,
+  firstInvalidUtf8,
   jsonLines,
   kindOfFileName,
   LineSplitter,
@@ -316,5 +319,137 @@ describe('finding line ends', () => {
     expect(records.map((sourced) => sourced.line)).toEqual([1]);
     expect(searched).toBeGreaterThanOrEqual(text.length);
     expect(searched).toBeLessThanOrEqual(2 * text.length);
+  });
+});
+
+const fixtures = join(import.meta.dirname, '../../../test/fixtures/export');
+
+async function* bytesOf(...chunks: Array<number[] | string>) {
+  for (const chunk of chunks) yield typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+}
+
+describe('encodings', () => {
+  it('reads a Windows-1252 export (what Excel writes as plain CSV) correctly with --encoding windows-1252', async () => {
+    const path = join(fixtures, 'products-windows-1252.csv');
+    const products = await all(readExportFile({ entity: 'product', path, format: 'csv', encoding: 'windows-1252' }));
+    expect(products.map((sourced) => [sourced.line, sourced.record.name, sourced.record.brand])).toEqual([
+      [2, 'Dübel 8 mm', 'Fischer'],
+      [3, 'Schraube 5x40, verzinkt', 'Würth'],
+      [4, 'Mutter M10 – Edelstahl', 'Würth'],
+    ]);
+  });
+
+  it('refuses the same file read as UTF-8, naming its line and byte offset and suggesting --encoding windows-1252', async () => {
+    const path = join(fixtures, 'products-windows-1252.csv');
+    const error = await all(readExportFile({ entity: 'product', path, format: 'csv' })).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(RecordError);
+    expect(error).toMatchObject({ file: path, line: 2 });
+    expect((error as Error).message).toBe(
+      `${path}:2: not UTF-8 at byte offset 63. The byte is 0xFC (ü in Windows-1252): the file looks like Windows-1252, as ` +
+        `Excel's plain "CSV (Comma delimited)" writes it: try --encoding windows-1252.`,
+    );
+  });
+
+  it('takes Latin-1 and ISO-8859-1 as names of Windows-1252, and refuses no other name but UTF-8', () => {
+    expect(['latin1', 'ISO-8859-1', 'windows-1252', 'cp1252', 'UTF-8', 'utf8', 'utf-16', 'ascii'].map(encodingOf)).toEqual([
+      'windows-1252',
+      'windows-1252',
+      'windows-1252',
+      'windows-1252',
+      'utf-8',
+      'utf-8',
+      undefined,
+      undefined,
+    ]);
+  });
+
+  it('reads UTF-8 with or without a byte order mark, a character cut between chunks included', async () => {
+    const ue = [...Buffer.from('ü', 'utf8')];
+    const withBom = await all(decodeText(bytesOf([0xef, 0xbb], [0xbf], 'a,D', [ue[0] as number], [ue[1] as number, 0x0a]), 'f.csv'));
+    expect(withBom.join('')).toBe('a,Dü\n');
+    expect((await all(decodeText(bytesOf('a,Dü\n'), 'f.csv'))).join('')).toBe('a,Dü\n');
+  });
+
+  it('refuses a byte that cannot be UTF-8 by its line and offset, however the file is cut into chunks', async () => {
+    const text = [...Buffer.from('sku,name\nA,Dübel\nB,ok\nC,', 'utf8'), 0xe9, 0x74, 0xe9, 0x0a];
+    const bad = text.length - 4;
+    for (const cut of [1, 2, 3, 7, text.length]) {
+      const chunks = Array.from({ length: Math.ceil(text.length / cut) }, (_, index) => text.slice(index * cut, index * cut + cut));
+      const error = await all(decodeText(bytesOf(...chunks), 'f.csv')).catch((caught: unknown) => caught);
+      expect(error, `cut ${cut}`).toMatchObject({ file: 'f.csv', line: 4 });
+      expect((error as Error).message, `cut ${cut}`).toContain(
+        `f.csv:4: not UTF-8 at byte offset ${bad}. The byte is 0xE9 (é in Windows-1252)`,
+      );
+    }
+  });
+
+  it('refuses a file torn inside its last character, and one whose continuation bytes are wrong', async () => {
+    await expect(all(decodeText(bytesOf('a\nb\nD', [0xc3]), 'f.csv'))).rejects.toThrow(
+      'f.csv:3: the file ends inside a character (at byte offset 5): was it cut short?',
+    );
+    // An overlong form and a surrogate are not UTF-8 either.
+    await expect(all(decodeText(bytesOf('x', [0xc0, 0x80]), 'f.csv'))).rejects.toThrow('not UTF-8 at byte offset 1');
+    await expect(all(decodeText(bytesOf('xy', [0xed, 0xa0, 0x80]), 'f.csv'))).rejects.toThrow('not UTF-8 at byte offset 2');
+    expect(firstInvalidUtf8(Buffer.from('Dübel €5 🙂', 'utf8'))).toBeUndefined();
+  });
+
+  it('refuses --encoding windows-1252 on a UTF-8 file without a byte order mark, before garbling its names', async () => {
+    const text = 'sku,name\nA,ok\nB,Dübel\n';
+    await expect(all(decodeText(bytesOf(text), 'f.csv', 'windows-1252'))).rejects.toThrow(
+      'f.csv:3: the text past ASCII here (byte offset 17) is UTF-8, which Windows-1252 would garble (ü as Ã¼): load the file without --encoding.',
+    );
+    expect((await all(decodeText(bytesOf('B,D', [0xfc, 0x62], '\n'), 'f.csv', 'windows-1252'))).join('')).toBe('B,Düb\n');
+  });
+
+  it('says a UTF-16 file is UTF-16, and refuses --encoding windows-1252 on a file that starts with a UTF-8 byte order mark', async () => {
+    await expect(all(decodeText(bytesOf([0xff, 0xfe, 0x73, 0x00]), 'f.csv'))).rejects.toThrow('The file looks like UTF-16');
+    await expect(all(decodeText(bytesOf([0xef, 0xbb, 0xbf, 0x61]), 'f.csv', 'windows-1252'))).rejects.toThrow(
+      'f.csv:1: the file starts with a UTF-8 byte order mark, so it is UTF-8: load it without --encoding.',
+    );
+  });
+});
+
+describe('delimiters and the header row', () => {
+  it('finds a semicolon delimiter from the header row of a BOM-marked export, with quoted semicolons in cells', async () => {
+    const path = join(fixtures, 'customers-semicolon.csv');
+    const customers = await all(readExportFile({ entity: 'customer', path, format: 'csv' }));
+    expect(customers.map((sourced) => sourced.record)).toEqual([
+      { externalId: 'K-100', name: 'Müller Bau GmbH', segment: 'Handwerk', country: 'DE' },
+      { externalId: 'K-200', name: 'Schmidt; Söhne KG', segment: 'Industrie', country: 'AT' },
+    ]);
+  });
+
+  it('finds a tab delimiter, and keeps commas inside cells of a tab-separated file', async () => {
+    const csv = 'sku\tname\tcategory\tcostCents\tcurrentPriceCents\nT-1\tBolt, zinc\tTools\t100\t150\n';
+    const [product] = await all(recordsOfCsv('product', chunksOf(csv), 'products.tsv.csv'));
+    expect(product?.record).toEqual({ sku: 'T-1', name: 'Bolt, zinc', category: 'Tools', costCents: 100, currentPriceCents: 150 });
+  });
+
+  it('takes the delimiter it is given, and says which delimiter reads a header that the given one does not', async () => {
+    const csv = 'sku;name;category;costCents;currentPriceCents\nS-1;Screw;Tools;1;2\n';
+    const [product] = await all(recordsOfCsv('product', chunksOf(csv), 'p.csv', readLimits, ';'));
+    expect(product?.record.sku).toBe('S-1');
+    await expect(all(recordsOfCsv('product', chunksOf(csv), 'p.csv', readLimits, '\t'))).rejects.toThrow(
+      "The header reads with ';': try --delimiter ;.",
+    );
+  });
+
+  it('refuses a header in which no column is known as an unrecognised header, naming what it found and what it expects', async () => {
+    const csv = 'Artikelnummer;Bezeichnung;Preis\nA-1;Dübel;25\n';
+    const error = await all(recordsOfCsv('product', chunksOf(csv), 'products.csv')).catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ file: 'products.csv', line: 1 });
+    expect((error as Error).message).toBe(
+      'products.csv:1: header row not recognised: found columns Artikelnummer;Bezeichnung;Preis; expected ' +
+        'sku,name,category,costCents,currentPriceCents (the product columns in docs/connectors.md, named exactly).',
+    );
+    const orders = await all(recordsOfCsv('order', chunksOf('id,total\n1,2\n'), 'orders.csv')).catch((caught: unknown) => caught);
+    expect((orders as Error).message).toContain(
+      'found columns id, total; expected externalId,currency,soldAt,productSku,quantity,costCents,soldPriceCents',
+    );
+  });
+
+  it('reads a header row of attributes columns only as recognised, and an empty file as no records', async () => {
+    expect(await all(recordsOfCsv('product', chunksOf('attributes.colour\nred\n'), 'p.csv'))).toHaveLength(1);
+    expect(await all(recordsOfCsv('product', chunksOf(''), 'p.csv'))).toEqual([]);
   });
 });

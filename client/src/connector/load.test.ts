@@ -29,7 +29,12 @@ function source(entity: EntityKind, records: Record<string, unknown>[], file = `
   };
 }
 
-function fakeApi(overrides: Partial<LoadApi> = {}, status: LoadBatchStatus = { status: 'drained', recordCount: 0, skippedOverCap: 0 }) {
+const banded = { bandsRecomputedAt: '2026-01-01T00:00:09.000Z' };
+
+function fakeApi(
+  overrides: Partial<LoadApi> = {},
+  status: LoadBatchStatus = { status: 'drained', recordCount: 0, skippedOverCap: 0, ...banded },
+) {
   const calls: Array<[string, ...unknown[]]> = [];
   let inFlight = 0;
   let mostInFlight = 0;
@@ -51,8 +56,9 @@ function fakeApi(overrides: Partial<LoadApi> = {}, status: LoadBatchStatus = { s
       calls.push(['commit']);
       return { jobId: 'job_1' };
     },
-    async waitForBatch() {
-      calls.push(['wait']);
+    async waitForBatch(batchId, wait) {
+      calls.push(['wait', wait.until]);
+      wait.onStatus(status);
       return status;
     },
     ...overrides,
@@ -81,7 +87,7 @@ describe('loading an export', () => {
       ['stage', 'customer', 2],
       ['stage', 'order', 3],
       ['commit'],
-      ['wait'],
+      ['wait', 'prices'],
     ]);
     expect(summary).toMatchObject({ batchId: 'b_1', counts: { product: 2500, customer: 2, quote: 0, order: 3 }, skippedOverCap: 0 });
   });
@@ -96,15 +102,65 @@ describe('loading an export', () => {
   it('reports progress and the summary skippedOverCap and drain time from its clock', async () => {
     let clock = 0;
     const events: unknown[] = [];
-    const fake = fakeApi({}, { status: 'drained', recordCount: 2, skippedOverCap: 1 });
+    const fake = fakeApi();
     const summary = await loadExport({
-      api: { ...fake.api, waitForBatch: async () => ((clock += 2500), { status: 'drained', recordCount: 2, skippedOverCap: 1 }) },
+      api: {
+        ...fake.api,
+        waitForBatch: async () => ((clock += 2500), { status: 'drained', recordCount: 2, skippedOverCap: 1, ...banded }),
+      },
       sources: [source('customer', range(3).map(customer))],
       now: () => clock,
       report: (event) => events.push(event),
     });
     expect(events).toContainEqual({ type: 'progress', records: 3, elapsedMs: 0 });
-    expect(summary).toMatchObject({ skippedOverCap: 1, drainMs: 2500 });
+    expect(summary).toMatchObject({ skippedOverCap: 1, drainMs: 2500, pricesMs: 2500 });
+  });
+
+  it('follows the batch after the commit until prices reflect it, reporting each status, the drain and the bands apart', async () => {
+    let clock = 0;
+    const events: Array<{ type: string }> = [];
+    const statuses: LoadBatchStatus[] = [
+      { status: 'committed', recordCount: 3, skippedOverCap: 0 },
+      { status: 'draining', recordCount: 3, skippedOverCap: 0, drainedCount: 1 },
+      { status: 'drained', recordCount: 3, skippedOverCap: 0, drainedCount: 3 },
+      { status: 'drained', recordCount: 3, skippedOverCap: 0, drainedCount: 3, ...banded },
+    ];
+    const fake = fakeApi({
+      async waitForBatch(batchId, wait) {
+        for (const status of statuses) {
+          clock += 1000;
+          wait.onStatus(status);
+        }
+        return statuses.at(-1) as LoadBatchStatus;
+      },
+    });
+    const summary = await loadExport({
+      api: fake.api,
+      sources: [source('customer', range(3).map(customer))],
+      now: () => clock,
+      report: (event) => events.push(event),
+    });
+    const after = events.slice(events.findIndex((event) => event.type === 'committed') + 1);
+    expect(after.map((event) => event.type)).toEqual(['waiting', 'waiting', 'drained', 'waiting', 'waiting']);
+    expect(after[2]).toMatchObject({ type: 'drained', drainMs: 3000 });
+    expect(summary).toMatchObject({ drainMs: 3000, pricesMs: 4000, status: { bandsRecomputedAt: banded.bandsRecomputedAt } });
+  });
+
+  it('stops at the drain when asked to, with no prices time, and asks the client to wait only that far', async () => {
+    const fake = fakeApi({}, { status: 'drained', recordCount: 1, skippedOverCap: 0 });
+    const summary = await loadExport({ api: fake.api, sources: [source('customer', [customer(1)])], until: 'drained' });
+    expect(fake.calls.at(-1)).toEqual(['wait', 'drained']);
+    expect(summary).toMatchObject({ pricesMs: undefined, status: { status: 'drained' } });
+  });
+
+  it('says a batch whose wait gave up after the drain is stored, its prices still to follow', async () => {
+    const gaveUp = Object.assign(new Error('batch b_1 was still drained after 3600000 ms'), {
+      lastStatus: { status: 'drained', recordCount: 1, skippedOverCap: 0 },
+    });
+    const fake = fakeApi({ waitForBatch: () => Promise.reject(gaveUp) });
+    const failed = loadExport({ api: fake.api, sources: [source('customer', [customer(1)])] });
+    await expect(failed).rejects.toThrow('Batch b_1 drained (its records are stored), but its prices were not yet recomputed');
+    await expect(failed).rejects.toMatchObject({ committed: true });
   });
 
   it('stops at a bad record before commit, naming its file, line and field, and sends nothing of its chunk', async () => {
@@ -182,7 +238,14 @@ describe('a load the service refuses', () => {
       if (url.endsWith('/records')) return json(202, { staged: 1 });
       if (url.endsWith('/commit')) return json(202, { jobId: 'job_1' });
       if (url.endsWith('/batches')) return json(201, { batchId: 'b_9', connectorId: 'con_1' });
-      return json(200, { status: 'drained', entities: ['customer'], recordCount: 1, skippedOverCap: 0, createdAt: '2026-01-01T00:00:00Z' });
+      return json(200, {
+        status: 'drained',
+        entities: ['customer'],
+        recordCount: 1,
+        skippedOverCap: 0,
+        createdAt: '2026-01-01T00:00:00Z',
+        bandsRecomputedAt: '2026-01-01T00:00:01Z',
+      });
     };
     const client = createPricingClient({ baseUrl: 'http://pricing.test', key: 'svc_live_x', fetch, sleep: async () => {} });
     const api: LoadApi = { ...client, stageRecords: (id, entity, records) => client.stageRecords(id, entity, records as never) };
@@ -208,7 +271,7 @@ describe('a load the service refuses', () => {
     await expect(failed).rejects.toThrow(
       'Committing batch b_1 failed after the client retried (503 gateway_error: Service Unavailable). It may not have been committed',
     );
-    expect(fake.calls).not.toContainEqual(['wait']);
+    expect(fake.calls.map(([name]) => name)).not.toContain('wait');
   });
 
   it('fails a batch that fails to drain, with the reason the service gives', async () => {

@@ -1,4 +1,4 @@
-// Loading an export as one batch: stage each kind in rank order in bounded calls, commit, and follow the drain.
+// Loading an export as one batch: stage each kind in rank order in bounded calls, commit, and follow the drain and the bands job to prices.
 import { entityRank, type EntityKind } from '../../../shared/records/schema.ts';
 import { MAX_RECORDS_PER_CALL, readStageRequest } from '../../../shared/records/stage-request.ts';
 import { locate, RecordError, type SourcedRecord } from './files.ts';
@@ -7,7 +7,21 @@ export interface LoadBatchStatus {
   readonly status: string;
   readonly recordCount: number;
   readonly skippedOverCap: number;
+  readonly drainedCount?: number;
+  readonly bandsRecomputedAt?: string;
   readonly error?: string;
+}
+
+/**
+ * How far a load follows its batch after the commit: until prices reflect it (`bandsRecomputedAt`, the default), or
+ * until it has drained, its records stored but the bands drawn from them not yet recomputed.
+ */
+export type LoadUntil = 'prices' | 'drained';
+
+export interface LoadWait {
+  readonly until: LoadUntil;
+  /** Hears each status read while waiting. */
+  readonly onStatus: (status: LoadBatchStatus) => void;
 }
 
 /** The part of `@pricing-service/client` the loader uses, so tests can hand it a fake. */
@@ -15,7 +29,8 @@ export interface LoadApi {
   openBatch(): Promise<{ batchId: string }>;
   stageRecords(batchId: string, entity: EntityKind, records: Record<string, unknown>[]): Promise<{ staged: number }>;
   commitBatch(batchId: string): Promise<unknown>;
-  waitForBatch(batchId: string): Promise<LoadBatchStatus>;
+  /** Resolves with the status the wait stopped at (failed, or as `until` says); throws when it gives up. */
+  waitForBatch(batchId: string, wait: LoadWait): Promise<LoadBatchStatus>;
 }
 
 export interface LoadSource {
@@ -27,6 +42,8 @@ export type LoadEvent =
   | { type: 'opened'; batchId: string }
   | { type: 'progress'; records: number; elapsedMs: number }
   | { type: 'committed'; batchId: string }
+  /** Each status read after the commit, with the time since the commit. */
+  | { type: 'waiting'; status: LoadBatchStatus; elapsedMs: number }
   | { type: 'drained'; status: LoadBatchStatus; drainMs: number };
 
 export interface LoadSummary {
@@ -35,7 +52,10 @@ export interface LoadSummary {
   /** Records staged (or, in a dry run, validated) per kind. */
   readonly counts: Record<EntityKind, number>;
   readonly skippedOverCap: number;
+  /** From the commit until the batch was seen drained. */
   readonly drainMs: number;
+  /** From the commit until prices were seen to reflect the batch; undefined when the load stopped at the drain. */
+  readonly pricesMs: number | undefined;
   readonly status: LoadBatchStatus | undefined;
 }
 
@@ -46,6 +66,8 @@ export interface LoadOptions {
   /** Staging calls in flight at once, within one kind. */
   readonly concurrency?: number;
   readonly recordsPerCall?: number;
+  /** Default `prices`. */
+  readonly until?: LoadUntil;
   readonly now?: () => number;
   readonly report?: (event: LoadEvent) => void;
 }
@@ -203,7 +225,7 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
   }
 
   if (dryRun || batchId === undefined) {
-    return { batchId, dryRun: true, counts, skippedOverCap: 0, drainMs: 0, status: undefined };
+    return { batchId, dryRun: true, counts, skippedOverCap: 0, drainMs: 0, pricesMs: undefined, status: undefined };
   }
 
   try {
@@ -218,27 +240,51 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
     );
   }
   report({ type: 'committed', batchId });
+  return followBatch(api, batchId, options.until ?? 'prices', { now, report, counts });
+}
+
+/** After the commit: waits as `until` says, reporting each status, and answers the summary or why it stopped. */
+async function followBatch(
+  api: LoadApi,
+  batchId: string,
+  until: LoadUntil,
+  { now, report, counts }: { now: () => number; report: (event: LoadEvent) => void; counts: Record<EntityKind, number> },
+): Promise<LoadSummary> {
   const committedAt = now();
+  let drainedAt: number | undefined;
+  const onStatus = (seen: LoadBatchStatus) => {
+    const at = now();
+    if (seen.status === 'drained' && drainedAt === undefined) {
+      drainedAt = at;
+      report({ type: 'drained', status: seen, drainMs: at - committedAt });
+    }
+    report({ type: 'waiting', status: seen, elapsedMs: at - committedAt });
+  };
   let status: LoadBatchStatus;
   try {
-    status = await api.waitForBatch(batchId);
+    status = await api.waitForBatch(batchId, { until, onStatus });
   } catch (error) {
-    throw new LoadError(`Batch ${batchId} was committed, but following its drain failed: ${(error as Error).message}`, {
-      batchId,
-      committed: true,
-      cause: error,
-    });
+    const last = (error as { lastStatus?: LoadBatchStatus }).lastStatus;
+    const why =
+      last?.status === 'drained'
+        ? `drained (its records are stored), but its prices were not yet recomputed when the wait gave up (${(error as Error).message}); they follow when the bands job ends, which its status shows as bandsRecomputedAt`
+        : `was committed, but following it failed: ${(error as Error).message}`;
+    throw new LoadError(`Batch ${batchId} ${why}`, { batchId, committed: true, cause: error });
   }
-  const drainMs = now() - committedAt;
-  report({ type: 'drained', status, drainMs });
+  const end = now();
   if (status.status !== 'drained') {
     throw new LoadError(
       `Batch ${batchId} was committed but ${status.status === 'failed' ? 'failed to drain' : `is ${status.status}`}${status.error ? `: ${status.error}` : ''}`,
-      {
-        batchId,
-        committed: true,
-      },
+      { batchId, committed: true },
     );
   }
-  return { batchId, dryRun: false, counts, skippedOverCap: status.skippedOverCap, drainMs, status };
+  return {
+    batchId,
+    dryRun: false,
+    counts,
+    skippedOverCap: status.skippedOverCap,
+    drainMs: (drainedAt ?? end) - committedAt,
+    pricesMs: until === 'prices' ? end - committedAt : undefined,
+    status,
+  };
 }

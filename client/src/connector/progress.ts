@@ -1,6 +1,6 @@
-// The loader's progress display on stderr: one line rewritten in place on a terminal, plain periodic lines elsewhere.
+// The loader's progress display on stderr, through staging and the wait for the drain and the bands: one line rewritten in place on a terminal, plain periodic lines elsewhere.
 import type { EntityKind } from '../../../shared/records/schema.ts';
-import type { LoadSummary } from './load.ts';
+import type { LoadBatchStatus, LoadSummary } from './load.ts';
 
 export interface ProgressFigures {
   readonly records: number;
@@ -30,19 +30,36 @@ export function progressText({ records, elapsedMs, bytesRead, totalBytes }: Prog
   return parts.join(' · ');
 }
 
+/** What the batch is doing while the loader waits on it after the commit. */
+export function waitText(status: LoadBatchStatus, elapsedMs: number): string {
+  const since = `${duration(elapsedMs)} since the commit`;
+  if (status.status === 'committed' || status.status === 'draining') {
+    const stored = `${number.format(status.drainedCount ?? 0)} of ${number.format(status.recordCount)} records stored`;
+    return `draining: ${stored} · ${since}`;
+  }
+  if (status.status === 'drained' && !status.bandsRecomputedAt) return `drained; recomputing bands and prices · ${since}`;
+  return `${status.status} · ${since}`;
+}
+
 const kindsInOrder: readonly EntityKind[] = ['product', 'customer', 'quote', 'order'];
 
 export function summaryText(summary: LoadSummary): string {
   const kinds = kindsInOrder.map((kind) => `${number.format(summary.counts[kind])} ${kind}s`).join(', ');
   if (summary.dryRun) return `dry run: ${kinds} valid; nothing sent`;
+  const prices =
+    summary.pricesMs === undefined
+      ? ' (prices follow when its bands are recomputed)'
+      : `; prices reflect it ${duration(summary.pricesMs)} after the commit`;
   return (
     `batch ${summary.batchId} drained: ${kinds} staged; ${number.format(summary.skippedOverCap)} skipped over cap; ` +
-    `drained in ${duration(summary.drainMs)}`
+    `drained in ${duration(summary.drainMs)}${prices}`
   );
 }
 
 export interface ProgressDisplay {
   update(figures: ProgressFigures): void;
+  /** The batch's status while the loader waits for its drain and its bands. */
+  waiting(status: LoadBatchStatus, elapsedMs: number): void;
   /** Clears a rewritten line, so that what is printed next starts on a clean line. */
   end(): void;
 }
@@ -57,15 +74,16 @@ export function progressDisplay(
   // A log's first line waits a whole interval, so that a short load prints none; a terminal shows it at once.
   let last = tty ? -Infinity : now();
   let shown = false;
+  const show = (text: () => string) => {
+    const at = now();
+    if (at - last < interval) return;
+    last = at;
+    shown = true;
+    out.write(tty ? `\r\x1b[2K${text()}` : `${text()}\n`);
+  };
   return {
-    update(figures) {
-      const at = now();
-      if (at - last < interval) return;
-      last = at;
-      shown = true;
-      const text = progressText(figures, verb);
-      out.write(tty ? `\r\x1b[2K${text}` : `${text}\n`);
-    },
+    update: (figures) => show(() => progressText(figures, verb)),
+    waiting: (status, elapsedMs) => show(() => waitText(status, elapsedMs)),
     end() {
       if (tty && shown) out.write('\r\x1b[2K');
     },
