@@ -256,7 +256,10 @@ describe('extending a lease', () => {
     // The newer approval leaves the leased task alone, as the contract has it; the renewal a worker asks before starting it is refused.
     const newer = await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 16 });
     expect(newer.status, newer.text).toBe(200);
-    expectError(await extend(workspace.keys.connector, String(leased?.id), { leaseSeconds: 60 }), 409, 'writeback_lease_expired');
+    expectError(await extend(workspace.keys.connector, String(leased?.id), { leaseSeconds: 60 }), {
+      status: 409,
+      code: 'writeback_lease_expired',
+    });
     expect(await storedTask(workspace.workspaceId, String(leased?.id))).toMatchObject({ status: 'cancelled' });
     const [current] = claimedTasks(await claim(workspace.keys.connector, { leaseSeconds: 60 }));
     expect(current).toMatchObject({ productSku: 'LAMP', priceCents: 1600 });
