@@ -183,7 +183,7 @@ export interface paths {
     put?: never;
     /**
      * Extend a write-back lease
-     * @description Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. The body may be left out (300 seconds).
+     * @description Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. A task a newer approval of its SKU has superseded is cancelled instead, and answers 409. The body may be left out (300 seconds).
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
@@ -832,6 +832,7 @@ export interface components {
       exchangeRateToBase?: number;
       reasonSummary: string;
       pricingDecisionId: string;
+      approvalId: string;
     };
     AckRequest: {
       results: components['schemas']['AckResult'][];
@@ -1869,7 +1870,8 @@ export interface operations {
            *           },
            *           "exchangeRateToBase": 1,
            *           "reasonSummary": "Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)",
-           *           "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y"
+           *           "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y",
+           *           "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd"
            *         }
            *       ]
            *     }
@@ -2173,7 +2175,8 @@ export interface operations {
            *         },
            *         "exchangeRateToBase": 1,
            *         "reasonSummary": "Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)",
-           *         "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y"
+           *         "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y",
+           *         "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd"
            *       }
            *     }
            */
@@ -2228,7 +2231,7 @@ export interface operations {
           };
         };
       };
-      /** @description - `writeback_lease_expired`: The caller holds no live lease on the task: the lease ran out, it is not leased, or the id is unknown. */
+      /** @description - `writeback_lease_expired`: The caller holds no live lease on the task: the lease ran out, it is not leased, the id is unknown, or a newer approval superseded it. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

@@ -7,7 +7,9 @@ import { table } from '#platform/table/definition.ts';
 import { claimableKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
+import { readLatestApproval } from '#shared/approvals/latest.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
+import { CLOSE, CLOSE_NAMES } from './tasks.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 
 const [, , claimableIndex] = table.indexes;
@@ -191,5 +193,29 @@ export async function extendLease(
     ReturnValues: 'ALL_NEW',
   });
   if (extended.refused) throw leaseExpired();
-  return v.parse(TaskSchema, extended.attributes);
+  const task = v.parse(TaskSchema, extended.attributes);
+  const latest = await readLatestApproval(workspaceId, task.productSku);
+  // A newer approval left this leased task alone; renewing it would let a worker apply an older price after the newer one.
+  if (latest && latest.approvalId !== task.approvalId) {
+    await cancelSuperseded(task, latest.approvalId, leaseUntilMs, nowMs);
+    throw leaseExpired();
+  }
+  return task;
+}
+
+/** Ends a lease the caller just renewed by cancelling its task, on the condition that the renewal is still the lease. */
+async function cancelSuperseded(task: Task, supersededBy: string, leaseUntilMs: number, nowMs: number): Promise<void> {
+  await updateItem({
+    Key: keys.writeback(task.workspaceId, task.taskId),
+    UpdateExpression: `SET #status = :cancelled, finishedAt = :now, supersededBy = :approval ${CLOSE}`,
+    ConditionExpression: '#status = :leased AND leaseUntilMs = :until',
+    ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
+    ExpressionAttributeValues: {
+      ':cancelled': 'cancelled',
+      ':leased': 'leased',
+      ':until': leaseUntilMs,
+      ':now': new Date(nowMs).toISOString(),
+      ':approval': supersededBy,
+    },
+  });
 }

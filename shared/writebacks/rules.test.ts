@@ -224,6 +224,7 @@ describe('the task a connector sees', () => {
       exchangeRateToBase: 0.0067,
       reasonSummary: 'segment target 40.00% · final 40.00%',
       pricingDecisionId: 'pd_1',
+      approvalId: 'apv_1',
     });
   });
 
@@ -235,7 +236,7 @@ describe('the task a connector sees', () => {
 
   it('shows none of the stored fields a connector has no use for', () => {
     const view = taskView(task({ status: 'leased', leaseUntilMs: NOW, leases: 3, error: 'x', finishedAt: 'y' }));
-    for (const field of ['workspaceId', 'approvalId', 'status', 'leases', 'leaseUntilMs', 'createdAt', 'error', 'finishedAt', 'taskId']) {
+    for (const field of ['workspaceId', 'status', 'leases', 'leaseUntilMs', 'createdAt', 'error', 'finishedAt', 'taskId']) {
       expect(view).not.toHaveProperty(field);
     }
   });

@@ -73,5 +73,6 @@ export function taskView(task: Task): TaskView {
     ...(task.exchangeRateToBase === undefined ? {} : { exchangeRateToBase: task.exchangeRateToBase }),
     reasonSummary: task.reasonSummary,
     pricingDecisionId: task.pricingDecisionId,
+    approvalId: task.approvalId,
   };
 }

@@ -49,6 +49,8 @@ export const TaskViewSchema = v.strictObject({
   exchangeRateToBase: v.optional(v.number()),
   reasonSummary: v.string(),
   pricingDecisionId: v.string(),
+  /** The approval that published the task: one approval, one task per connector. */
+  approvalId: v.string(),
 });
 export type TaskView = v.InferOutput<typeof TaskViewSchema>;
 

@@ -80,6 +80,8 @@ describe('the connector write-back worker', () => {
     [['writebacks', '--exec', 'true', '--key', 'k', '--limit', '101']],
     [['writebacks', '--exec', 'true', '--key', 'k', '--lease-seconds', '0']],
     [['writebacks', '--exec', 'true', '--key', 'k', '--bogus']],
+    [['writebacks', '--exec', 'true', '--key', 'k', '--lease-seconds', '10', '--min-lease-margin', '10']],
+    [['writebacks', '--exec', 'true', '--key', 'k', '--journal', '']],
     [['claim', '--exec', 'true', '--key', 'k']],
   ])('exits 2 with the usage for %j', async (args) => {
     const result = await connector(args);

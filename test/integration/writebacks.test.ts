@@ -10,7 +10,8 @@ import { ANSWER_BEFORE_DEADLINE_MS, claimTasks } from '#shared/writebacks/claim.
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { expectError, secondConnector } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
-import { ack, claim, claimedTasks, extend, storedTask } from './writebacks-support.ts';
+import { drain, LAMP } from './prices-support.ts';
+import { ack, approve, claim, claimedTasks, extend, storedTask } from './writebacks-support.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,6 +46,7 @@ describe('claiming write-back tasks', () => {
       exchangeRateToBase: 1,
       reasonSummary: 'seeded',
       pricingDecisionId: 'pd_seed0',
+      approvalId: 'apv_seed0',
     });
     const leaseUntil = Date.parse(String(task?.leaseUntil));
     expect(leaseUntil).toBeGreaterThanOrEqual(before + 119_000);
@@ -242,6 +244,27 @@ describe('extending a lease', () => {
     expectError(await extend(key, 'wb_AAAAAAAAAAAAAAAAAAAAAA'), { status: 409, code: 'writeback_lease_expired' });
     await pause(1_100);
     expectError(await extend(key, String(expiring), { leaseSeconds: 30 }), { status: 409, code: 'writeback_lease_expired' });
+  });
+
+  it('cancels and answers 409 for a leased task a newer approval of its SKU superseded, so that no worker applies its older price', async () => {
+    const workspace = await newWorkspace('Superseding Seller');
+    await drain(workspace, { product: [LAMP] });
+    const older = await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 15.5 });
+    expect(older.status, older.text).toBe(200);
+    const [leased] = claimedTasks(await claim(workspace.keys.connector, { leaseSeconds: 60 }));
+    expect(leased).toMatchObject({ productSku: 'LAMP', priceCents: 1550, approvalId: (older.json as { approval_id: string }).approval_id });
+    // The newer approval leaves the leased task alone, as the contract has it; the renewal a worker asks before starting it is refused.
+    const newer = await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 16 });
+    expect(newer.status, newer.text).toBe(200);
+    expectError(await extend(workspace.keys.connector, String(leased?.id), { leaseSeconds: 60 }), {
+      status: 409,
+      code: 'writeback_lease_expired',
+    });
+    expect(await storedTask(workspace.workspaceId, String(leased?.id))).toMatchObject({ status: 'cancelled' });
+    const [current] = claimedTasks(await claim(workspace.keys.connector, { leaseSeconds: 60 }));
+    expect(current).toMatchObject({ productSku: 'LAMP', priceCents: 1600 });
+    const renewed = await extend(workspace.keys.connector, String(current?.id), { leaseSeconds: 60 });
+    expect(renewed.status, renewed.text).toBe(200);
   });
 
   it('refuses a body that is not JSON, or has a field it does not know, naming it', async () => {

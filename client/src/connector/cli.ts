@@ -10,6 +10,7 @@ import { encodingOf, type ExportFile, formatOf, kindOfFileName, readExportFile }
 import { type LoadApi, loadExport, type LoadUntil } from './load.ts';
 import { progressDisplay, summaryText as loadSummaryText } from './progress.ts';
 import { taskCommand } from './task-command.ts';
+import { openJournal } from './writeback-journal.ts';
 import { printable, printableJson } from './terminal-text.ts';
 import { startWritebackWorker, type Summary, type WorkerEvent } from './writeback-worker.ts';
 
@@ -19,24 +20,35 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 
 Claims the connector's write-back tasks and runs COMMAND (through the shell) once per task, with the task as JSON
-on stdin and its id in PRICING_TASK_ID. Exit code 0 acks the task applied; any other fails it with the command's
-stderr (its first 1,000 characters) or "exit code N". Leases are extended while a command runs. The command's
-environment is the worker's without PRICING_KEY. Control characters in what is printed (task data, the service's
-answers, the command's output) are shown as \u001b and so on.
+on stdin, its id in PRICING_TASK_ID, its approval's id in PRICING_APPROVAL_ID and its lease's end in
+PRICING_LEASE_UNTIL. Delivery is at least once: a task may reach COMMAND again after a crash or a lost lease, so
+COMMAND must be idempotent (key what it does on PRICING_TASK_ID). Before a task starts its lease is renewed and must
+have more than the margin left; a task whose lease was lost, or that a newer approval superseded, is not started.
+While COMMAND runs the lease is renewed every third of it; a task whose lease is lost meanwhile is not acked. Exit
+code 0 acks the task applied; any other fails it with the command's stderr (its first 1,000 characters) or "exit
+code N". Acks go within about a second of each command's end. COMMAND runs in a process group of its own, ended
+when the worker ends, however it ends. Its environment is the worker's without PRICING_KEY. Control characters in
+what is printed (task data, the service's answers, the command's output) are shown as \u001b and so on.
 
 Options:
   --exec COMMAND        the command to run for each task (required)
   --url URL             the API's URL (default: PRICING_URL, or the local stack that \`npm start\` runs)
-  --key KEY             the connector's svc_live/svc_test key (default: PRICING_KEY)
+  --key KEY             the connector's svc_live key (default: PRICING_KEY)
   --limit N             tasks per claim, 1-100 (default 10)
-  --lease-seconds N     lease per task, 1-3600 (default 300); extended at half of it
+  --lease-seconds N     lease per task, 1-3600 (default 300)
+  --min-lease-margin N  seconds of lease a task must have left to start; set it above COMMAND's longest run
+                        (default 30, or half the lease when that is shorter; less than --lease-seconds)
+  --journal FILE        keep finished-but-unacked tasks in FILE (appended, flushed per line), so that a restarted
+                        worker acks them instead of running them again
+  --grace-seconds N     after SIGINT/SIGTERM, how long running commands have before they are ended (default 30)
   --concurrency N       commands run at once (default 1)
-  --once                drain what is claimable and exit, rather than wait for more
+  --once                exit when nothing is left to claim, rather than wait for more
   --pass-key            give the command the worker's key in PRICING_KEY (it gets none otherwise)
   --json                one JSON line per event on stdout
 
-SIGINT/SIGTERM stops claiming, lets running commands finish and acks them; a second one exits at once (130).
-Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed), 2 bad arguments.
+SIGINT/SIGTERM stops claiming, lets running commands finish within the grace, acks them and exits; a second one
+ends the commands and exits at once (130).
+Exit codes: 0 done or stopped, 1 failed (no stack, key refused, claim failed, bad journal), 2 bad arguments.
 
 Usage: npm run --silent connector -- load [--products F] [--customers F] [--quotes F] [--orders F] [FILE…] [options]
 
@@ -75,6 +87,9 @@ function parseCommandLine(args: string[]) {
       key: { type: 'string' },
       limit: { type: 'string' },
       'lease-seconds': { type: 'string' },
+      'min-lease-margin': { type: 'string' },
+      journal: { type: 'string' },
+      'grace-seconds': { type: 'string' },
       concurrency: { type: 'string' },
       once: { type: 'boolean' },
       'pass-key': { type: 'boolean' },
@@ -111,19 +126,35 @@ function readOptions(values: ReturnType<typeof parseCommandLine>['values'], posi
   if (!values.exec?.trim()) throw new UsageError('--exec is required');
   const key = values.key || process.env.PRICING_KEY;
   if (!key) throw new UsageError('--key (or PRICING_KEY) is required');
+  const leaseSeconds = whole('lease-seconds', values['lease-seconds'], 300, 3600);
+  const minLeaseMargin = margin(values['min-lease-margin'], leaseSeconds);
+  if (values.journal !== undefined && !values.journal.trim()) throw new UsageError('--journal needs a file');
   return {
     command: 'writebacks' as const,
     exec: values.exec,
+    leaseSeconds,
+    minLeaseMargin,
+    journal: values.journal,
+    graceSeconds: values['grace-seconds'] === '0' ? 0 : whole('grace-seconds', values['grace-seconds'], 30, 3600),
     key,
     // An empty variable is one left unset, as a shell's `PRICING_URL= npm run …` means.
     url: values.url || process.env.PRICING_URL || undefined,
     limit: whole('limit', values.limit, 10, 100),
-    leaseSeconds: whole('lease-seconds', values['lease-seconds'], 300, 3600),
     concurrency: whole('concurrency', values.concurrency, 1, 100),
     once: values.once ?? false,
     passKey: values['pass-key'] ?? false,
     json: values.json ?? false,
   };
+}
+
+/** The lease a task needs left to start: given (below the lease), or 30 s, or half a lease shorter than a minute. */
+function margin(value: string | undefined, leaseSeconds: number): number {
+  if (value === undefined) return Math.min(30, leaseSeconds / 2);
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number >= leaseSeconds) {
+    throw new UsageError(`--min-lease-margin must be a whole number of seconds less than --lease-seconds (${leaseSeconds})`);
+  }
+  return number;
 }
 
 const kindOptions = [
@@ -244,14 +275,24 @@ function localGatewayUrl(): string {
   return (JSON.parse(readFileSync(stackFile, 'utf8')) as { gatewayUrl: string }).gatewayUrl;
 }
 
+const notStartedText = {
+  lease_ran_out: 'its lease ran out before it could start',
+  refused: 'the service would not renew its lease (lost, or superseded by a newer approval)',
+  no_margin: 'too little of its lease was left (--min-lease-margin)',
+  stopping: 'stopping (offered again when its lease runs out)',
+} as const;
+
 function eventText(event: WorkerEvent): string | undefined {
   switch (event.type) {
     case 'task':
       if (event.result === 'applied') return `${event.id} ${event.sku} ok`;
       if (event.result === 'failed') return `${event.id} ${event.sku} failed: ${event.error}`;
-      return `${event.id} ${event.sku} lease lost: not acked (an ack would count as expired; the task is offered again)`;
-    case 'skipped':
-      return `${event.id} ${event.sku} not started: stopping (offered again when its lease runs out)`;
+      if (event.result === 'interrupted') return `${event.id} ${event.sku} ended after the grace: not acked (offered again)`;
+      return `${event.id} ${event.sku} lease lost: not acked; its result is kept so that its next claim acks it`;
+    case 'not_started':
+      return `${event.id} ${event.sku} not started: ${notStartedText[event.reason]}`;
+    case 'recovered':
+      return `${event.id} ${event.sku ?? ''} finished earlier: acked without running again`.replace('  ', ' ');
     case 'lease_lost':
       return `${event.id} lease lost while its command runs; it will not be acked`;
     case 'extend_failed':
@@ -259,11 +300,11 @@ function eventText(event: WorkerEvent): string | undefined {
     case 'acked':
       return `acked: ${event.counts.applied} applied, ${event.counts.failed} failed, ${event.counts.expired} expired, ${event.counts.ignored} ignored`;
     case 'ack_failed':
-      return `ack of ${event.count} tasks failed: ${event.error} (offered again when their leases run out)`;
+      return `ack of ${event.count} tasks failed: ${event.error} (kept: their next claim acks them)`;
     case 'stopping':
-      return 'stopping: running commands finish and are acked; signal again to exit at once';
+      return 'stopping: running commands finish within the grace and are acked; signal again to exit at once';
     default:
-      // Claims, idle waits and extensions are noise in text; --json has them.
+      // Claims, starts, idle waits and extensions are noise in text; --json has them.
       return undefined;
   }
 }
@@ -272,8 +313,8 @@ function summaryText(summary: Summary): string {
   const { acks } = summary;
   return (
     `${summary.claimed} claimed: ${summary.succeeded} ok, ${summary.failed} failed, ${summary.leaseLost} lease lost, ` +
-    `${summary.skipped} not started; acked ${acks.applied} applied, ${acks.failed} failed, ${acks.expired} expired, ` +
-    `${acks.ignored} ignored` +
+    `${summary.notStarted} not started, ${summary.recovered} finished earlier, ${summary.interrupted} interrupted; ` +
+    `acked ${acks.applied} applied, ${acks.failed} failed, ${acks.expired} expired, ${acks.ignored} ignored` +
     (summary.ackFailed ? `; ${summary.ackFailed} not acked (ack failed)` : '')
   );
 }
@@ -308,14 +349,21 @@ export async function connectorCommand(args: string[]): Promise<number> {
       echo: process.stderr,
       ...(options.passKey ? { passKey: options.key } : {}),
     });
+    const journal = options.journal === undefined ? undefined : openJournal(options.journal);
+    // However the worker ends, its commands end with it (the group leader's watchdog covers a kill it cannot see).
+    process.on('exit', () => commands.terminate('SIGKILL'));
     const worker = startWritebackWorker({
       api: client,
       run: commands.run,
       limit: options.limit,
       leaseSeconds: options.leaseSeconds,
+      minMarginMs: options.minLeaseMargin * 1000,
       concurrency: options.concurrency,
       once: options.once,
       report,
+      graceMs: options.graceSeconds * 1000,
+      terminate: () => commands.terminate(),
+      ...(journal ? { journal } : {}),
     });
     let signals = 0;
     const onSignal = () => {

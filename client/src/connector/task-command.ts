@@ -1,4 +1,4 @@
-// Running a connector author's shell command for one write-back task: the task on stdin, its id in the environment, the worker's key kept from it.
+// Running a connector author's shell command for one write-back task: the task on stdin, its and its approval's ids in the environment, the worker's key kept from it, its process group ended with the worker.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { printableOutput } from './terminal-text.ts';
@@ -43,15 +43,40 @@ export interface TaskCommand {
   terminate(signal?: NodeJS.Signals): void;
 }
 
+/**
+ * The shell that leads each command's process group. A watchdog beside the command reads fd 3, the worker's end of
+ * which closes only when the worker is gone, however it died (even SIGKILL): it then ends the whole group, so that
+ * no command outlives its worker and applies a price nobody will ack. The command itself never sees fd 3.
+ */
+export const GROUP_LEADER = [
+  // Set first, so that a signal that comes at once still takes the watchdog with it.
+  'watchdog=',
+  'trap \'[ -n "$watchdog" ] && kill -KILL "$watchdog" 2>/dev/null; exit 143\' TERM INT HUP',
+  '( trap "" TERM; read -r _ <&3; kill -TERM 0; sleep 5; kill -KILL 0 ) </dev/null >/dev/null 2>&1 &',
+  'watchdog=$!',
+  '/bin/sh -c "$1" 3<&-',
+  'status=$?',
+  'kill -KILL "$watchdog" 2>/dev/null',
+  'exit "$status"',
+].join('\n');
+
+/** What the command finds in its environment about its task. */
+export function taskVariables(task: WritebackTask): Record<string, string> {
+  return {
+    PRICING_TASK_ID: task.id,
+    ...(task.approvalId === undefined ? {} : { PRICING_APPROVAL_ID: task.approvalId }),
+    PRICING_LEASE_UNTIL: task.leaseUntil,
+  };
+}
+
 export function taskCommand({ command, echo, env = process.env, passKey }: TaskCommandOptions): TaskCommand {
   const environment = commandEnvironment(env, passKey);
   const running = new Set<ChildProcess>();
   const run = (task: WritebackTask) =>
     new Promise<CommandOutcome>((resolve, reject) => {
-      const child = spawn(command, {
-        shell: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
-        env: { ...environment, PRICING_TASK_ID: task.id },
+      const child = spawn('/bin/sh', ['-c', GROUP_LEADER, 'pricing-task', command], {
+        stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+        env: { ...environment, ...taskVariables(task) },
         // A group of its own, so that the Ctrl-C that asks the worker to stop does not also end the commands it waits for.
         detached: true,
       });
@@ -65,7 +90,7 @@ export function taskCommand({ command, echo, env = process.env, passKey }: TaskC
         if (stderr.length < STDERR_KEPT) stderr += chunk.toString('utf8');
       });
       // A command that never reads its stdin may exit before the task is written; that is its right.
-      child.stdin.on('error', () => undefined);
+      child.stdin?.on('error', () => undefined);
       child.stdin.end(`${JSON.stringify(task)}\n`);
       child.on('error', (error) => {
         running.delete(child);
@@ -83,6 +108,8 @@ export function taskCommand({ command, echo, env = process.env, passKey }: TaskC
         try {
           // The shell's whole group: the command may be a pipeline or a script with children of its own.
           if (child.pid !== undefined) process.kill(-child.pid, signal);
+          // The watchdog ignores the signal and holds its end of fd 3: closing ours lets it end whatever is left.
+          child.stdio[3]?.destroy();
         } catch {
           // Already gone.
         }

@@ -1,4 +1,4 @@
-// The connector's write-back worker loop: claim, run a command per task while keeping its lease, ack per claim.
+// The connector's write-back worker loop: claim, check each lease before starting, run a command per task while extending its lease, ack as each ends.
 
 /** A claimed task as the API hands it out; the worker reads only these fields and passes the whole task on. */
 export interface WritebackTask {
@@ -6,6 +6,9 @@ export interface WritebackTask {
   readonly productSku: string;
   readonly priceCents: number;
   readonly currency: string;
+  readonly leaseUntil: string;
+  /** The approval that published the task; absent from a service older than the field. */
+  readonly approvalId?: string;
   readonly [field: string]: unknown;
 }
 
@@ -22,7 +25,7 @@ export interface AckCounts {
 export interface WritebackApi {
   claimWritebacks(input: { limit: number; leaseSeconds: number }): Promise<{ tasks: readonly WritebackTask[] }>;
   ackWritebacks(results: AckResult[]): Promise<AckCounts>;
-  extendWriteback(id: string, input: { leaseSeconds: number }): Promise<unknown>;
+  extendWriteback(id: string, input: { leaseSeconds: number }): Promise<{ task: { leaseUntil: string } }>;
 }
 
 /** How a task's command ended: its exit code (null when a signal ended it) and what it wrote to stderr. */
@@ -35,6 +38,8 @@ export interface CommandOutcome {
 export type RunCommand = (task: WritebackTask) => Promise<CommandOutcome>;
 
 export interface Timers {
+  /** A clock that only moves forward, in milliseconds. */
+  now(): number;
   /** Calls `fn` every `ms` until the returned function is called. */
   every(ms: number, fn: () => void): () => void;
   /** Resolves after `ms`, or at once when `wake` is called. */
@@ -42,6 +47,7 @@ export interface Timers {
 }
 
 export const realTimers: Timers = {
+  now: () => performance.now(),
   every(ms, fn) {
     const handle = setInterval(fn, ms);
     return () => clearInterval(handle);
@@ -59,7 +65,11 @@ export const realTimers: Timers = {
   },
 };
 
-export type TaskResult = 'applied' | 'failed' | 'lease_lost';
+/** How a started task ended: `lease_lost` when its lease ran out or was refused while it ran; `interrupted` when a stop's grace ran out. */
+export type TaskResult = 'applied' | 'failed' | 'lease_lost' | 'interrupted';
+
+/** Why a claimed task was not started: its lease ran out, the service refused to renew it (lost, or superseded by a newer approval), too little of it was left, or the worker is stopping. */
+export type NotStartedReason = 'lease_ran_out' | 'refused' | 'no_margin' | 'stopping';
 
 export type WorkerEvent =
   | { type: 'claimed'; count: number }
@@ -67,8 +77,10 @@ export type WorkerEvent =
   | { type: 'extended'; id: string }
   | { type: 'extend_failed'; id: string; error: string }
   | { type: 'lease_lost'; id: string }
+  | { type: 'started'; id: string; sku: string }
   | { type: 'task'; id: string; sku: string; result: TaskResult; error?: string }
-  | { type: 'skipped'; id: string; sku: string }
+  | { type: 'not_started'; id: string; sku: string; reason: NotStartedReason }
+  | { type: 'recovered'; id: string; sku?: string }
   | { type: 'acked'; counts: AckCounts }
   | { type: 'ack_failed'; count: number; error: string }
   | { type: 'stopping' };
@@ -78,9 +90,19 @@ export interface Summary {
   succeeded: number;
   failed: number;
   leaseLost: number;
-  skipped: number;
+  notStarted: number;
+  /** Finished by an earlier run (the journal) or earlier in this one, and acked without running again. */
+  recovered: number;
+  interrupted: number;
   ackFailed: number;
   acks: { applied: number; failed: number; expired: number; ignored: number };
+}
+
+/** Where finished-but-unacked results are kept: the journal across runs, or memory within one. */
+export interface FinishedTasks {
+  readonly finished: ReadonlyMap<string, AckResult>;
+  recordFinished(result: AckResult): void;
+  recordAcked(ids: readonly string[]): void;
 }
 
 export interface WorkerOptions {
@@ -88,6 +110,8 @@ export interface WorkerOptions {
   readonly run: RunCommand;
   readonly limit: number;
   readonly leaseSeconds: number;
+  /** A task starts only when more than this much of its lease is left, once renewed; it should exceed the command's time. */
+  readonly minMarginMs: number;
   readonly concurrency: number;
   /** Drain what is claimable and stop, rather than wait for more. */
   readonly once: boolean;
@@ -95,17 +119,25 @@ export interface WorkerOptions {
   readonly timers?: Timers;
   /** The longest wait between empty claims. */
   readonly maxIdleMs?: number;
+  /** How long finished results wait to be acked together. */
+  readonly ackDelayMs?: number;
+  /** The local journal (`--journal`); without one, finished results are kept in memory only. */
+  readonly journal?: FinishedTasks;
+  /** After a stop, how long running commands have before `terminate` is called. */
+  readonly graceMs?: number;
+  readonly terminate?: () => void;
 }
 
 export interface Worker {
   /** Resolves with the summary once stopped; rejects when a claim fails, which ends the loop. */
   readonly done: Promise<Summary>;
-  /** Stops claiming; running commands finish and are acked before `done` resolves. */
+  /** Stops claiming; running commands finish (within the grace) and are acked before `done` resolves. */
   stop(): void;
 }
 
 export const MAX_ERROR_LENGTH = 1_000;
 const FIRST_IDLE_MS = 250;
+const ACK_BATCH_MAX = 500;
 
 /** What a failed ack reports: the command's own words, or how it ended when it said nothing. */
 export function failureMessage(outcome: CommandOutcome): string {
@@ -114,7 +146,7 @@ export function failureMessage(outcome: CommandOutcome): string {
   return outcome.code === null ? `killed by signal ${outcome.signal ?? 'unknown'}` : `exit code ${outcome.code}`;
 }
 
-/** The service's answer to an extend whose lease is gone; matched by shape so any client's error fits. */
+/** The service's answer to an extend whose lease is gone (or whose task a newer approval superseded); matched by shape so any client's error fits. */
 export function isLeaseGone(error: unknown): boolean {
   const { status, code } = (error ?? {}) as { status?: unknown; code?: unknown };
   return status === 409 && code === 'writeback_lease_expired';
@@ -124,136 +156,281 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export function startWritebackWorker(options: WorkerOptions): Worker {
-  const { api, run, limit, leaseSeconds, report } = options;
-  const timers = options.timers ?? realTimers;
-  const maxIdleMs = options.maxIdleMs ?? 5_000;
-  const concurrency = Math.max(1, options.concurrency);
-  const summary: Summary = {
+/**
+ * A lease as the worker knows it. `deadline` is on the worker's own clock, counted from when the claim or extend
+ * was sent: the service starts the lease after that, so the true end is never earlier, whatever the clocks say.
+ */
+interface Lease {
+  deadline: number;
+  leaseUntil: string;
+  gone: boolean;
+}
+
+/** Finished results kept in memory, for a worker without a journal: they last as long as the process. */
+export function memoryOfFinished(): FinishedTasks {
+  const finished = new Map<string, AckResult>();
+  return {
+    finished,
+    recordFinished: (result) => void finished.set(result.id, result),
+    recordAcked: (ids) => ids.forEach((id) => finished.delete(id)),
+  };
+}
+
+function emptySummary(): Summary {
+  return {
     claimed: 0,
     succeeded: 0,
     failed: 0,
     leaseLost: 0,
-    skipped: 0,
+    notStarted: 0,
+    recovered: 0,
+    interrupted: 0,
     ackFailed: 0,
     acks: { applied: 0, failed: 0, expired: 0, ignored: 0 },
   };
-  let stopping = false;
-  let idle: { wake(): void } | undefined;
+}
 
-  /** Runs one task's command, extending its lease meanwhile; undefined when the lease was lost and nothing is to be acked. */
-  async function runTask(task: WritebackTask): Promise<AckResult | undefined> {
-    let leaseGone = false;
-    let inFlight: Promise<void> = Promise.resolve();
-    // Half the lease leaves the other half for an extend that is retried or slow.
-    const cancel = timers.every((leaseSeconds * 1000) / 2, () => {
-      if (leaseGone) return;
+export function startWritebackWorker(options: WorkerOptions): Worker {
+  const { api, run, limit, leaseSeconds, report, minMarginMs } = options;
+  const timers = options.timers ?? realTimers;
+  const maxIdleMs = options.maxIdleMs ?? 5_000;
+  const ackDelayMs = options.ackDelayMs ?? 1_000;
+  const concurrency = Math.max(1, options.concurrency);
+  const leaseMs = leaseSeconds * 1000;
+  const store = options.journal ?? memoryOfFinished();
+  const summary = emptySummary();
+  let stopping = false;
+  let abandoning = false;
+  let idle: { wake(): void } | undefined;
+  let grace: { wake(): void } | undefined;
+  let loopEnded = false;
+
+  // Acks: results wait up to ackDelayMs to go together, one call at a time.
+  const queue: Array<{ result: AckResult; lease: Lease }> = [];
+  let ackTimer: { wake(): void } | undefined;
+  let ackChain: Promise<void> = Promise.resolve();
+
+  function countAcks(counts: AckCounts): void {
+    for (const name of ['applied', 'failed', 'expired', 'ignored'] as const) summary.acks[name] += counts[name];
+  }
+
+  async function sendAcks(): Promise<void> {
+    while (queue.length > 0) {
+      const group = queue.splice(0, ACK_BATCH_MAX);
+      // A lease that ran out while its ack waited would count as expired: the result is kept for the task's next claim.
+      const live = group.filter(({ lease }) => !lease.gone && timers.now() < lease.deadline).map(({ result }) => result);
+      if (live.length === 0) continue;
+      try {
+        const counts = await api.ackWritebacks(live);
+        countAcks(counts);
+        store.recordAcked(live.map((result) => result.id));
+        report({ type: 'acked', counts });
+      } catch (error) {
+        // Kept as finished: the next claim of these tasks acks them rather than running them again.
+        summary.ackFailed += live.length;
+        report({ type: 'ack_failed', count: live.length, error: messageOf(error) });
+      }
+    }
+  }
+
+  function queueAck(result: AckResult, lease: Lease): void {
+    queue.push({ result, lease });
+    if (ackTimer) return;
+    const wait = timers.sleep(ackDelayMs);
+    ackTimer = wait;
+    void wait.done.then(() => {
+      ackTimer = undefined;
+      ackChain = ackChain.then(sendAcks);
+    });
+  }
+
+  async function flushAcks(): Promise<void> {
+    if (ackTimer) {
+      ackTimer.wake();
+      // The timer's callback queues the send on the chain: let it run first.
+      await Promise.resolve();
+      await Promise.resolve();
+    }
+    ackChain = ackChain.then(sendAcks);
+    await ackChain;
+  }
+
+  /** Renews the lease for a full term; 'gone' when the service refuses (lost, or superseded). */
+  async function renew(task: WritebackTask, lease: Lease): Promise<'renewed' | 'gone' | 'failed'> {
+    const sentAt = timers.now();
+    try {
+      const answer = await api.extendWriteback(task.id, { leaseSeconds });
+      lease.deadline = Math.max(lease.deadline, sentAt + leaseMs);
+      lease.leaseUntil = answer.task.leaseUntil;
+      report({ type: 'extended', id: task.id });
+      return 'renewed';
+    } catch (error) {
+      if (isLeaseGone(error)) {
+        lease.gone = true;
+        return 'gone';
+      }
+      report({ type: 'extend_failed', id: task.id, error: messageOf(error) });
+      return 'failed';
+    }
+  }
+
+  function notStarted(task: WritebackTask, reason: NotStartedReason): void {
+    summary.notStarted += 1;
+    report({ type: 'not_started', id: task.id, sku: task.productSku, reason });
+  }
+
+  /**
+   * Whether the task may start. A lease that ran out on the worker's clock may since be another worker's (a lease
+   * belongs to the connector), so it is not even renewed. The renewal is the service's word that the lease is still
+   * held and that no newer approval superseded the task.
+   */
+  async function mayStart(task: WritebackTask, lease: Lease): Promise<boolean> {
+    if (stopping) return (notStarted(task, 'stopping'), false);
+    if (timers.now() >= lease.deadline) return (notStarted(task, 'lease_ran_out'), false);
+    if ((await renew(task, lease)) === 'gone') return (notStarted(task, 'refused'), false);
+    if (lease.deadline - timers.now() <= minMarginMs) return (notStarted(task, 'no_margin'), false);
+    if (stopping) return (notStarted(task, 'stopping'), false);
+    return true;
+  }
+
+  /** Runs the command while renewing the lease in the background (every third of it, leaving two for a slow or retried renewal). */
+  async function runCommand(task: WritebackTask, lease: Lease): Promise<CommandOutcome> {
+    let inFlight: Promise<unknown> = Promise.resolve();
+    const cancel = timers.every(leaseMs / 3, () => {
       inFlight = inFlight.then(async () => {
-        if (leaseGone) return;
-        try {
-          await api.extendWriteback(task.id, { leaseSeconds });
-          report({ type: 'extended', id: task.id });
-        } catch (error) {
-          if (isLeaseGone(error)) {
-            leaseGone = true;
-            cancel();
-            report({ type: 'lease_lost', id: task.id });
-          } else {
-            // The next tick tries again; the lease may still hold.
-            report({ type: 'extend_failed', id: task.id, error: messageOf(error) });
-          }
+        if (lease.gone) return;
+        if ((await renew(task, lease)) === 'gone') {
+          cancel();
+          report({ type: 'lease_lost', id: task.id });
         }
       });
     });
-    let outcome: CommandOutcome;
+    report({ type: 'started', id: task.id, sku: task.productSku });
     try {
-      outcome = await run(task);
+      return await run({ ...task, leaseUntil: lease.leaseUntil });
     } catch (error) {
-      outcome = { code: null, signal: null, stderr: `could not run the command: ${messageOf(error)}` };
+      return { code: null, signal: null, stderr: `could not run the command: ${messageOf(error)}` };
     } finally {
       cancel();
+      // A renewal under way may still learn that the lease is gone.
+      await inFlight;
     }
-    // An extend under way may still learn that the lease is gone.
-    await inFlight;
-    const ok = outcome.code === 0;
-    const error = ok ? undefined : failureMessage(outcome);
-    if (leaseGone) {
-      summary.leaseLost += 1;
-      report({ type: 'task', id: task.id, sku: task.productSku, result: 'lease_lost', ...(error === undefined ? {} : { error }) });
-      return undefined;
-    }
-    if (ok) {
-      summary.succeeded += 1;
-      report({ type: 'task', id: task.id, sku: task.productSku, result: 'applied' });
-      return { id: task.id, ok: true };
-    }
-    summary.failed += 1;
-    report({ type: 'task', id: task.id, sku: task.productSku, result: 'failed', error: error as string });
-    return { id: task.id, ok: false, error: error as string };
   }
 
-  /** Runs the claimed tasks, `concurrency` at a time; tasks not started when a stop comes are left to their lease. */
-  async function runBatch(tasks: readonly WritebackTask[]): Promise<AckResult[]> {
-    const results: AckResult[] = [];
+  async function runTask(task: WritebackTask, lease: Lease): Promise<void> {
+    const earlier = store.finished.get(task.id);
+    if (earlier) {
+      // Finished before (a crash or a lost lease came between the command and its ack): ack, do not run again.
+      summary.recovered += 1;
+      report({ type: 'recovered', id: task.id, sku: task.productSku });
+      queueAck(earlier, lease);
+      return;
+    }
+    if (!(await mayStart(task, lease))) return;
+    const outcome = await runCommand(task, lease);
+    const sku = task.productSku;
+    if (abandoning && outcome.code !== 0) {
+      // Ended by the worker when its grace ran out: not the command's failure, and perhaps half done. Offered again.
+      summary.interrupted += 1;
+      report({ type: 'task', id: task.id, sku, result: 'interrupted', error: failureMessage(outcome) });
+      return;
+    }
+    const result: AckResult = outcome.code === 0 ? { id: task.id, ok: true } : { id: task.id, ok: false, error: failureMessage(outcome) };
+    // Recorded before any ack is sent: a crash from here on acks it on the next claim instead of running it again.
+    store.recordFinished(result);
+    if (lease.gone || timers.now() >= lease.deadline) {
+      summary.leaseLost += 1;
+      report({ type: 'task', id: task.id, sku, result: 'lease_lost', ...(result.ok ? {} : { error: result.error }) });
+      return;
+    }
+    if (result.ok) {
+      summary.succeeded += 1;
+      report({ type: 'task', id: task.id, sku, result: 'applied' });
+    } else {
+      summary.failed += 1;
+      report({ type: 'task', id: task.id, sku, result: 'failed', error: result.error });
+    }
+    queueAck(result, lease);
+  }
+
+  /** Runs the claimed tasks, `concurrency` at a time, in the claim's order (oldest first). */
+  async function runClaim(tasks: readonly WritebackTask[], claimedAt: number): Promise<void> {
+    const leases = new Map(tasks.map((task) => [task.id, { deadline: claimedAt + leaseMs, leaseUntil: task.leaseUntil, gone: false }]));
     let next = 0;
     const lane = async () => {
       while (next < tasks.length) {
         const task = tasks[next++] as WritebackTask;
-        if (stopping) {
-          summary.skipped += 1;
-          report({ type: 'skipped', id: task.id, sku: task.productSku });
-          continue;
-        }
-        const result = await runTask(task);
-        if (result) results.push(result);
+        await runTask(task, leases.get(task.id) as Lease);
       }
     };
     await Promise.all(Array.from({ length: Math.min(concurrency, tasks.length) }, lane));
-    return results;
   }
 
-  async function ackAll(results: AckResult[]): Promise<void> {
-    if (results.length === 0) return;
-    try {
-      const counts = await api.ackWritebacks(results);
-      for (const name of ['applied', 'failed', 'expired', 'ignored'] as const) summary.acks[name] += counts[name];
-      report({ type: 'acked', counts });
-    } catch (error) {
-      // Unacked tasks are offered again once their leases run out; a claim that fails the same way ends the loop.
-      summary.ackFailed += results.length;
-      report({ type: 'ack_failed', count: results.length, error: messageOf(error) });
+  /** Acks what a journal kept from an earlier run, one call each so that each answer is known. */
+  async function ackJournal(): Promise<void> {
+    for (const result of [...store.finished.values()]) {
+      if (stopping) return;
+      try {
+        const counts = await api.ackWritebacks([result]);
+        countAcks(counts);
+        // An expired lease keeps the result for the task's next claim; anything else is settled.
+        if (counts.expired === 0) store.recordAcked([result.id]);
+        if (counts.applied + counts.failed > 0) {
+          summary.recovered += 1;
+          report({ type: 'recovered', id: result.id });
+        }
+      } catch (error) {
+        report({ type: 'ack_failed', count: 1, error: messageOf(error) });
+      }
     }
   }
 
   async function loop(): Promise<Summary> {
     let idleMs = FIRST_IDLE_MS;
-    while (!stopping) {
-      const { tasks } = await api.claimWritebacks({ limit, leaseSeconds });
-      if (tasks.length === 0) {
-        if (options.once) break;
-        report({ type: 'idle', waitMs: idleMs });
-        const sleep = timers.sleep(idleMs);
-        idle = sleep;
-        await sleep.done;
-        idle = undefined;
-        idleMs = Math.min(idleMs * 2, maxIdleMs);
-        continue;
+    try {
+      if (options.journal) await ackJournal();
+      while (!stopping) {
+        const claimedAt = timers.now();
+        const { tasks } = await api.claimWritebacks({ limit, leaseSeconds });
+        if (tasks.length === 0) {
+          if (options.once) break;
+          report({ type: 'idle', waitMs: idleMs });
+          const sleep = timers.sleep(idleMs);
+          idle = sleep;
+          await sleep.done;
+          idle = undefined;
+          idleMs = Math.min(idleMs * 2, maxIdleMs);
+          continue;
+        }
+        idleMs = FIRST_IDLE_MS;
+        summary.claimed += tasks.length;
+        report({ type: 'claimed', count: tasks.length });
+        await runClaim(tasks, claimedAt);
       }
-      idleMs = FIRST_IDLE_MS;
-      summary.claimed += tasks.length;
-      report({ type: 'claimed', count: tasks.length });
-      await ackAll(await runBatch(tasks));
+    } finally {
+      loopEnded = true;
+      grace?.wake();
+      await flushAcks();
     }
     return summary;
   }
 
+  const done = loop();
   return {
-    done: loop(),
+    done,
     stop() {
       if (stopping) return;
       stopping = true;
       report({ type: 'stopping' });
       idle?.wake();
+      if (options.graceMs === undefined) return;
+      const wait = timers.sleep(options.graceMs);
+      grace = wait;
+      void wait.done.then(() => {
+        if (loopEnded) return;
+        abandoning = true;
+        options.terminate?.();
+      });
     },
   };
 }

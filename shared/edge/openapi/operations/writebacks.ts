@@ -15,6 +15,7 @@ const exampleTask = {
   exchangeRateToBase: 1,
   reasonSummary: 'Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)',
   pricingDecisionId: RECOMMENDATION_DECISION_ID,
+  approvalId: 'apv_2Hq8WnR5tLc1Vb9XpZ3kMd',
 };
 
 export const writebackOperations = {
@@ -79,6 +80,7 @@ export const writebackOperations = {
     summary: 'Extend a write-back lease',
     description:
       'Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. ' +
+      'A task a newer approval of its SKU has superseded is cancelled instead, and answers 409. ' +
       'The body may be left out (300 seconds).',
     tag: 'Write-backs',
     parameters: [
@@ -106,7 +108,7 @@ export const writebackOperations = {
     errors: {
       invalid_json: 'The body is not JSON.',
       invalid_request: '`leaseSeconds` is not an integer from 1 to 3600, or the body has another field; `param` names it.',
-      writeback_lease_expired: 'The caller holds no live lease on the task: the lease ran out, it is not leased, or the id is unknown.',
+      writeback_lease_expired: 'The caller holds no live lease on the task: the lease ran out, it is not leased, the id is unknown, or a newer approval superseded it.',
     },
   }),
 };

@@ -1,0 +1,265 @@
+// The write-back worker killed again and again while prices are approved, through the local gateway: each price is applied, none after a newer one, none after its lease, and with the journal none twice.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, inject, it, vi } from 'vitest';
+import { projectRoot } from '#lib/stack/project.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { drain } from './prices-support.ts';
+import { call, newWorkspace, type TestWorkspace } from './support.ts';
+import { storedTask } from './writebacks-support.ts';
+
+// Every step here waits on processes of a busy machine; nothing is about speed, and no assertion is about time.
+vi.setConfig({ testTimeout: 600_000 });
+
+const SKUS = 30;
+const ROUNDS = 4;
+const LEASE_SECONDS = 4;
+/** One command start in this many kills the worker. */
+const KILL_ONE_IN = 5;
+/** Approvals sent at once, per run. */
+const APPROVERS = 4;
+
+/** A small seeded generator (mulberry32), so that a failing run can be run again the same way. */
+function seeded(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const products: ProductRecord[] = Array.from({ length: SKUS }, (_, index) => ({
+  sku: `CHAOS-${index}`,
+  name: `Chaos product ${index}`,
+  category: 'Chaos',
+  costCents: 1000,
+  currentPriceCents: 1500,
+  floorCents: 1200,
+  ceilingCents: 2000,
+}));
+
+/**
+ * The ERP: a shell command that logs its start (with the lease it was given) and its application. The commands whose
+ * start number the schedule names kill their worker before they apply anything, and wait to be ended with it; one
+ * that is not ended says so in the log. Its length (0–250 ms) comes from the schedule too. One command at a time
+ * (the default concurrency): a kill then comes while no other command of the worker is between applying and exiting,
+ * the one moment no worker can see, and that only an idempotent command covers.
+ */
+const COMMAND = [
+  'n=$(grep -c "^start" "$CHAOS_LOG")',
+  'echo "start $PRICING_TASK_ID $PRICING_APPROVAL_ID $(date +%s%3N) $PRICING_LEASE_UNTIL" >> "$CHAOS_LOG"',
+  'if grep -qx "kill $n" "$CHAOS_PLAN"; then kill -KILL "$CHAOS_WORKER_PID"; sleep 30; echo "orphan $PRICING_TASK_ID" >> "$CHAOS_LOG"; exit 1; fi',
+  'ms=$(grep -x "sleep $n [0-9]*" "$CHAOS_PLAN" | cut -d" " -f3)',
+  'sleep "0.$(printf %03d "${ms:-0}")"',
+  'echo "apply $PRICING_TASK_ID" >> "$CHAOS_LOG"',
+].join('\n');
+
+interface Published {
+  readonly taskId: string;
+  readonly sku: string;
+  /** The approval's place among its SKU's approvals, from 0. */
+  readonly order: number;
+}
+
+interface Counts {
+  tasks: number;
+  appliedOnce: number;
+  duplicates: number;
+  stale: number;
+  superseded: number;
+  kills: number;
+  startedAfterLease: number;
+  orphans: number;
+}
+
+/** Starts a worker whose commands know its pid; it is the process `node bin/connector.ts`, which the commands kill. */
+function startWorker(workspace: TestWorkspace, dir: string, journal: boolean): ChildProcess {
+  const args = [
+    'bin/connector.ts',
+    'writebacks',
+    '--json',
+    '--url',
+    inject('stack').gatewayUrl,
+    '--lease-seconds',
+    String(LEASE_SECONDS),
+    '--min-lease-margin',
+    '1',
+    '--limit',
+    '5',
+    '--grace-seconds',
+    '20',
+    '--exec',
+    'sh "$CHAOS_SCRIPT"',
+    ...(journal ? ['--journal', join(dir, 'tasks.journal')] : []),
+  ];
+  const child = spawn(process.execPath, args, {
+    cwd: projectRoot,
+    env: {
+      ...process.env,
+      PRICING_KEY: workspace.keys.connector,
+      PRICING_URL: '',
+      CHAOS_LOG: join(dir, 'erp.log'),
+      CHAOS_PLAN: join(dir, 'plan'),
+      CHAOS_SCRIPT: join(dir, 'command.sh'),
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  // The worker's own pid, for the commands: they run under it, in groups of their own.
+  writeFileSync(join(dir, 'worker.pid'), String(child.pid));
+  child.stderr?.resume();
+  return child;
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) resolve();
+    else child.once('exit', () => resolve());
+  });
+}
+
+/**
+ * One approval, retried under its Idempotency-Key when a busy machine makes the gateway answer 503 (the function
+ * timed out, perhaps after it approved): its answer, and so its task, is the one approval's however many tries it took.
+ */
+async function approveOnce(workspace: TestWorkspace, sku: string, price: number): Promise<string> {
+  const idempotencyKey = randomUUID();
+  for (let attempt = 1; ; attempt++) {
+    const answer = await call('/v1/prices/approve', {
+      method: 'POST',
+      key: workspace.keys.pwLive,
+      body: { sku, price },
+      headers: { 'idempotency-key': idempotencyKey },
+    });
+    if (answer.status === 200)
+      return String((answer.json as { published_to: Array<{ writeback_id: string }> }).published_to[0]?.writeback_id);
+    if (attempt >= 10 || ![503, 409].includes(answer.status)) expect(answer.status, answer.text).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+  }
+}
+
+async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
+  const random = seeded(seed);
+  const workspace = await newWorkspace(journal ? 'Chaos With Journal' : 'Chaos Without Journal');
+  await drain(workspace, { product: products });
+  const dir = mkdtempSync(join(tmpdir(), 'connector-chaos-'));
+  writeFileSync(join(dir, 'erp.log'), '');
+  const plan: string[] = [];
+  for (let start = 1; start <= SKUS * ROUNDS * 3; start++) {
+    if (random() < 1 / KILL_ONE_IN) plan.push(`kill ${start}`);
+    plan.push(`sleep ${start} ${Math.floor(random() * 250)}`);
+  }
+  writeFileSync(join(dir, 'plan'), `${plan.join('\n')}\n`);
+  writeFileSync(join(dir, 'command.sh'), `CHAOS_WORKER_PID=$(cat "${join(dir, 'worker.pid')}")\n${COMMAND}\n`);
+
+  let stopped = false;
+  let kills = 0;
+  let worker = startWorker(workspace, dir, journal);
+  // A worker the plan kills is started again at once, as a supervisor would.
+  const supervisor = (async () => {
+    while (!stopped) {
+      await exited(worker);
+      if (stopped) break;
+      kills += 1;
+      worker = startWorker(workspace, dir, journal);
+    }
+  })();
+
+  // Approvals keep coming while the workers come and go: each SKU gets ROUNDS new prices, one after the other, a few
+  // SKUs side by side, each with pauses of its own seeded length.
+  const published: Published[] = [];
+  const queue = [...products.entries()];
+  await Promise.all(
+    Array.from({ length: APPROVERS }, async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [index, product] = next;
+        const pause = seeded(seed * 1000 + index);
+        for (let round = 0; round < ROUNDS; round++) {
+          await new Promise((resolve) => setTimeout(resolve, pause() * 800));
+          const taskId = await approveOnce(workspace, product.sku, 15 + (round + 1) / 100);
+          published.push({ taskId, sku: product.sku, order: round });
+        }
+      }
+    }),
+  );
+
+  // Every task ends applied or superseded; the last worker then gets SIGTERM and leaves in its own time.
+  const statuses = new Map<string, string>();
+  for (;;) {
+    for (const { taskId } of published) {
+      const status = statuses.get(taskId);
+      if (status === 'applied' || status === 'cancelled' || status === 'failed') continue;
+      statuses.set(taskId, String((await storedTask(workspace.workspaceId, taskId))?.status));
+    }
+    if ([...statuses.values()].every((status) => status === 'applied' || status === 'cancelled' || status === 'failed')) break;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  stopped = true;
+  worker.kill('SIGTERM');
+  await exited(worker);
+  await supervisor;
+
+  const log = readFileSync(join(dir, 'erp.log'), 'utf8').trim().split('\n').filter(Boolean);
+  const byTask = new Map(published.map((task) => [task.taskId, task]));
+  const applications = new Map<string, number>();
+  const newestApplied = new Map<string, number>();
+  let stale = 0;
+  let startedAfterLease = 0;
+  let orphans = 0;
+  for (const line of log) {
+    const [kind, taskId, , startedMs, leaseUntil] = line.split(' ');
+    if (kind === 'orphan') orphans += 1;
+    if (kind === 'start' && Number(startedMs) >= Date.parse(String(leaseUntil))) startedAfterLease += 1;
+    if (kind !== 'apply') continue;
+    const task = byTask.get(String(taskId));
+    if (!task) throw new Error(`the ERP applied a task no approval published: ${line}`);
+    applications.set(task.taskId, (applications.get(task.taskId) ?? 0) + 1);
+    // Stale: an older approval's price applied after a newer approval's price of the same SKU.
+    if ((newestApplied.get(task.sku) ?? -1) > task.order) stale += 1;
+    newestApplied.set(task.sku, Math.max(newestApplied.get(task.sku) ?? -1, task.order));
+  }
+
+  // Every approval's price was applied, unless a newer approval of its SKU superseded it; the newest always was.
+  for (const task of published) {
+    const status = statuses.get(task.taskId);
+    if (status === 'cancelled') continue;
+    expect(status, `${task.taskId} (${task.sku}, approval ${task.order})`).toBe('applied');
+    expect(applications.get(task.taskId) ?? 0, `${task.taskId} applied in the ERP`).toBeGreaterThanOrEqual(1);
+  }
+  for (const product of products) {
+    const newest = published.findLast((task) => task.sku === product.sku) as Published;
+    expect(statuses.get(newest.taskId)).toBe('applied');
+  }
+  const counts = [...applications.values()];
+  return {
+    tasks: published.length,
+    appliedOnce: counts.filter((count) => count === 1).length,
+    duplicates: counts.reduce((sum, count) => sum + Math.max(0, count - 1), 0),
+    stale,
+    superseded: [...statuses.values()].filter((status) => status === 'cancelled').length,
+    kills,
+    startedAfterLease,
+    orphans,
+  };
+}
+
+describe('the write-back worker under chaos', () => {
+  it('applies every approved price, never one after a newer approval or after its lease, and with its journal none twice', async () => {
+    // Two workspaces, side by side: the same plan of kills, without and with the journal.
+    const [without, withJournal] = await Promise.all([chaosRun(false, 31), chaosRun(true, 31)]);
+    console.log(`connector chaos without the journal: ${JSON.stringify(without)}`);
+    console.log(`connector chaos with the journal:    ${JSON.stringify(withJournal)}`);
+    for (const counts of [without, withJournal]) {
+      expect(counts.kills).toBeGreaterThan(0);
+      expect(counts.stale).toBe(0);
+      expect(counts.startedAfterLease).toBe(0);
+      expect(counts.orphans).toBe(0);
+    }
+    expect(withJournal.duplicates).toBe(0);
+  });
+});
