@@ -624,7 +624,9 @@ export interface components {
     Identifier: string;
     DateTime: string;
     /** @description Free-form: string keys, values of any type. Objects and arrays nest at most 32 levels deep, the attributes object being level 1; deeper is 422 invalid_request with `param` the path to the first one too deep. */
-    Attributes: Record<string, unknown>;
+    Attributes: {
+      [key: string]: unknown;
+    };
     PriceRequest: {
       lines: components['schemas']['PriceRequestLine'][];
     };
@@ -809,10 +811,8 @@ export interface components {
     };
     /** @default {} */
     ClaimRequest: {
-      /** @default 10 */
-      limit?: number;
-      /** @default 300 */
-      leaseSeconds?: number;
+      limit?: number & unknown;
+      leaseSeconds?: number & unknown;
     };
     ClaimResponse: {
       tasks: components['schemas']['WritebackTask'][];
@@ -849,8 +849,7 @@ export interface components {
     };
     /** @default {} */
     ExtendRequest: {
-      /** @default 300 */
-      leaseSeconds?: number;
+      leaseSeconds?: number & unknown;
     };
     ExtendResponse: {
       task: components['schemas']['WritebackTask'];
@@ -861,8 +860,14 @@ export interface components {
       info: {
         title: string;
         version: string;
+      } & {
+        [key: string]: unknown;
       };
-      paths: Record<string, unknown>;
+      paths: {
+        [key: string]: unknown;
+      };
+    } & {
+      [key: string]: unknown;
     };
     Error: {
       error: {
@@ -1209,7 +1214,7 @@ export interface operations {
     /** @description Opening a batch takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {
@@ -1679,7 +1684,7 @@ export interface operations {
     /** @description Committing a batch takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {

@@ -107,7 +107,11 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
 }
 
 function overrideSchema(schema: AnySchema, jsonSchema: JsonSchema): JsonSchema | undefined {
-  if (schema === AttributesSchema.pipe[0]) return { type: 'object' };
+  // Said outright: generators read a bare `type: object` as an object with no properties (openapi-typescript's
+  // default makes it `Record<string, never>`).
+  if (schema === AttributesSchema.pipe[0]) return { type: 'object', additionalProperties: true };
+  // A loose object takes keys beyond its own, which the converter leaves to JSON Schema's default; said outright too.
+  if (schema.type === 'loose_object' && jsonSchema.additionalProperties === undefined) return { ...jsonSchema, additionalProperties: true };
   if (schema === PriceResultLineSchema) return okVariants(jsonSchema);
   return undefined;
 }
@@ -175,17 +179,46 @@ function tidy<T extends JsonSchemaDefinition>(jsonSchema: T): T {
   return Object.fromEntries(entries) as T;
 }
 
+/** What describes a property for people, kept beside the `allOf` that `defaultsInside` makes of the rest. */
+const ANNOTATIONS = new Set(['description', 'title', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+/**
+ * A property with a `default` may be left out: it is not `required`, and the service fills it in. openapi-typescript's
+ * default settings read a `default` on a property as "always present" and make the field required, which is right for
+ * an answer and wrong for a request (a claim without `limit`). The schema and its default as the two members of an
+ * `allOf` say the same thing to a validator and to the reference page, and every generator then follows `required`
+ * alone (openapi-typescript and hey-api both type it `number & unknown`, which is `number`).
+ */
+function defaultsInside<T extends JsonSchemaDefinition>(jsonSchema: T): T {
+  if (Array.isArray(jsonSchema)) return jsonSchema.map((item: JsonSchemaDefinition) => defaultsInside(item)) as unknown as T;
+  if (typeof jsonSchema !== 'object' || jsonSchema === null) return jsonSchema;
+  const entries = Object.entries(jsonSchema).map(([key, value]) => {
+    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') return [key, value];
+    if (key !== 'properties' || typeof value !== 'object' || value === null) return [key, defaultsInside(value as JsonSchemaDefinition)];
+    const properties = Object.entries(value as Record<string, JsonSchemaDefinition>).map(([name, property]) => {
+      const inner = defaultsInside(property);
+      if (typeof inner !== 'object' || !('default' in inner)) return [name, inner];
+      const { default: value, ...schema } = inner;
+      const annotations = Object.entries(schema).filter(([word]) => ANNOTATIONS.has(word));
+      const rest = Object.fromEntries(Object.entries(schema).filter(([word]) => !ANNOTATIONS.has(word)));
+      return [name, { ...Object.fromEntries(annotations), allOf: [rest, { default: value }] }];
+    });
+    return [key, Object.fromEntries(properties)];
+  });
+  return Object.fromEntries(entries) as T;
+}
+
 /** `components.schemas`: each named schema in full, the names it uses as `$ref`s. */
 export function componentSchemas(named: Record<string, AnySchema>): Record<string, JsonSchema> {
   for (const schema of Object.values(named)) checkPipes(schema);
   const { definitions: _definitions, ...config } = conversionConfig(named);
   const converted = toJsonSchemaDefs(named, config);
-  return Object.fromEntries(Object.entries(converted).map(([name, jsonSchema]) => [name, tidy(jsonSchema)]));
+  return Object.fromEntries(Object.entries(converted).map(([name, jsonSchema]) => [name, defaultsInside(tidy(jsonSchema))]));
 }
 
 /** One schema for a document: a `$ref` when it is named, otherwise inline with `$ref`s to the named ones it uses. */
 export function documentSchema(schema: AnySchema, named: Record<string, AnySchema>): JsonSchema {
   checkPipes(schema);
   const { $schema: _schema, $defs: _defs, ...jsonSchema } = toJsonSchema(schema, conversionConfig(named));
-  return tidy(jsonSchema);
+  return defaultsInside(tidy(jsonSchema));
 }
