@@ -630,18 +630,15 @@ export interface components {
     PriceRequest: {
       lines: components['schemas']['PriceRequestLine'][];
     };
-    PriceRequestLine:
-      | {
-          customerId?: components['schemas']['Identifier'];
-          customerExternalId?: components['schemas']['Identifier'];
-          productSku?: components['schemas']['Identifier'];
-          productExternalId?: components['schemas']['Identifier'];
-          quantity: number;
-          orderValueCents?: number;
-          orderTotalQuantity?: number;
-        }
-      | unknown
-      | unknown;
+    PriceRequestLine: {
+      customerId?: components['schemas']['Identifier'];
+      customerExternalId?: components['schemas']['Identifier'];
+      productSku?: components['schemas']['Identifier'];
+      productExternalId?: components['schemas']['Identifier'];
+      quantity: number;
+      orderValueCents?: number;
+      orderTotalQuantity?: number;
+    };
     PriceResponse: {
       lines: components['schemas']['PriceResultLine'][];
     };
@@ -754,7 +751,7 @@ export interface components {
       /** @enum {string} */
       outcome: 'open' | 'won' | 'lost';
       currency?: string | null;
-      exchangeRate?: (number | 0 | unknown | unknown) | null;
+      exchangeRate?: number | null;
       createdAt: components['schemas']['DateTime'];
       decidedAt?: components['schemas']['DateTime'];
       lostReason?: string | null;
@@ -775,7 +772,7 @@ export interface components {
       customerExternalId?: components['schemas']['Identifier'] | null;
       sourceQuoteExternalId?: string;
       currency: string;
-      exchangeRate?: (number | 0 | unknown | unknown) | null;
+      exchangeRate?: number | null;
       soldAt: components['schemas']['DateTime'];
       lines: components['schemas']['OrderLine'][];
     };

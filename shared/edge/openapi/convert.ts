@@ -29,8 +29,8 @@ type AnyAction = v.PipeAction<unknown, unknown, v.BaseIssue<unknown>>;
  * - AttributesSchema (records/attributes.ts): `v.custom` (a plain object) becomes `type: object`; its `v.rawCheck`,
  *   at most 32 levels of nesting, stays prose in the description: JSON Schema cannot bound depth. Nor can it bound the
  *   whole body's 64 levels (http/request.ts), which the operations say in words.
- * - PriceRequestLineSchema (prices/request.ts): `v.partialCheck`, productSku or productExternalId, becomes an `anyOf`
- *   of the two `required`.
+ * - PriceRequestLineSchema (prices/request.ts): `v.partialCheck`, productSku or productExternalId, becomes `if` the
+ *   line has no productSku `then` it requires productExternalId.
  * - PriceResultLineSchema (prices/schema.ts): `v.variant('ok', …)` becomes `oneOf`, which the converter can say; why
  *   there is no `discriminator` beside it is at `okVariants`.
  * - `v.maxLength` on a string (an ack's `error`, 1,000) counts UTF-16 code units, JSON Schema's `maxLength` code
@@ -56,13 +56,14 @@ function storableRange(jsonSchema: JsonSchema): JsonSchema {
     const { exclusiveMinimum: _aboveZero, ...rest } = jsonSchema;
     return { ...rest, minimum: SMALLEST_STORABLE, exclusiveMaximum: STORABLE_LIMIT };
   }
+  // Not an `anyOf` of 0 and the two ranges: openapi-typescript reads one as a union with members that allow anything,
+  // and types the number `unknown`. Bounds and `if`/`then` say the same, and generators leave them alone.
   return {
     ...jsonSchema,
-    anyOf: [
-      { const: 0 },
-      { minimum: SMALLEST_STORABLE, exclusiveMaximum: STORABLE_LIMIT },
-      { exclusiveMinimum: -STORABLE_LIMIT, maximum: -SMALLEST_STORABLE },
-    ],
+    exclusiveMinimum: -STORABLE_LIMIT,
+    exclusiveMaximum: STORABLE_LIMIT,
+    if: { not: { const: 0 } },
+    then: { anyOf: [{ minimum: SMALLEST_STORABLE }, { maximum: -SMALLEST_STORABLE }] },
   };
 }
 
@@ -101,7 +102,9 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
   }
   if (action === AttributesSchema.pipe[1]) return { ...jsonSchema, description: attributesDescription };
   if (action === PriceRequestLineSchema.pipe[1]) {
-    return { ...jsonSchema, anyOf: [{ required: ['productSku'] }, { required: ['productExternalId'] }] };
+    // Not a top-level `anyOf` of the two `required`: openapi-typescript reads one beside `properties` as a union with
+    // members that allow anything, and types the whole line `unknown`. The same rule as `if`/`then` it leaves alone.
+    return { ...jsonSchema, if: { not: { required: ['productSku'] } }, then: { required: ['productExternalId'] } };
   }
   return undefined;
 }

@@ -193,7 +193,8 @@ describe('the schemas', () => {
     expect(schemas.PriceResponse.properties.lines).toMatchObject({ minItems: 1, maxItems: MAX_LINES_PER_CALL });
     expect(schemas.PriceRequestLine.properties.quantity).toEqual({ type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000 });
     expect(schemas.PriceRequestLine.properties.orderValueCents).toEqual({ type: 'number', minimum: 0, maximum: SAFE_INT_MAX });
-    expect(schemas.PriceRequestLine.anyOf).toEqual([{ required: ['productSku'] }, { required: ['productExternalId'] }]);
+    expect(schemas.PriceRequestLine.if).toEqual({ not: { required: ['productSku'] } });
+    expect(schemas.PriceRequestLine.then).toEqual({ required: ['productExternalId'] });
     for (const option of schemas.StageRequest.oneOf) {
       expect(option.properties.records).toMatchObject({ minItems: 1, maxItems: MAX_RECORDS_PER_CALL });
     }
