@@ -16,7 +16,7 @@ const noImport = (...floors) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.local/', 'coverage/', 'client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -624,22 +624,21 @@ export interface components {
     Identifier: string;
     DateTime: string;
     /** @description Free-form: string keys, values of any type. Objects and arrays nest at most 32 levels deep, the attributes object being level 1; deeper is 422 invalid_request with `param` the path to the first one too deep. */
-    Attributes: Record<string, unknown>;
+    Attributes: {
+      [key: string]: unknown;
+    };
     PriceRequest: {
       lines: components['schemas']['PriceRequestLine'][];
     };
-    PriceRequestLine:
-      | {
-          customerId?: components['schemas']['Identifier'];
-          customerExternalId?: components['schemas']['Identifier'];
-          productSku?: components['schemas']['Identifier'];
-          productExternalId?: components['schemas']['Identifier'];
-          quantity: number;
-          orderValueCents?: number;
-          orderTotalQuantity?: number;
-        }
-      | unknown
-      | unknown;
+    PriceRequestLine: {
+      customerId?: components['schemas']['Identifier'];
+      customerExternalId?: components['schemas']['Identifier'];
+      productSku?: components['schemas']['Identifier'];
+      productExternalId?: components['schemas']['Identifier'];
+      quantity: number;
+      orderValueCents?: number;
+      orderTotalQuantity?: number;
+    };
     PriceResponse: {
       lines: components['schemas']['PriceResultLine'][];
     };
@@ -752,7 +751,7 @@ export interface components {
       /** @enum {string} */
       outcome: 'open' | 'won' | 'lost';
       currency?: string | null;
-      exchangeRate?: (number | 0 | unknown | unknown) | null;
+      exchangeRate?: number | null;
       createdAt: components['schemas']['DateTime'];
       decidedAt?: components['schemas']['DateTime'];
       lostReason?: string | null;
@@ -773,7 +772,7 @@ export interface components {
       customerExternalId?: components['schemas']['Identifier'] | null;
       sourceQuoteExternalId?: string;
       currency: string;
-      exchangeRate?: (number | 0 | unknown | unknown) | null;
+      exchangeRate?: number | null;
       soldAt: components['schemas']['DateTime'];
       lines: components['schemas']['OrderLine'][];
     };
@@ -809,10 +808,8 @@ export interface components {
     };
     /** @default {} */
     ClaimRequest: {
-      /** @default 10 */
-      limit?: number;
-      /** @default 300 */
-      leaseSeconds?: number;
+      limit?: number & unknown;
+      leaseSeconds?: number & unknown;
     };
     ClaimResponse: {
       tasks: components['schemas']['WritebackTask'][];
@@ -850,8 +847,7 @@ export interface components {
     };
     /** @default {} */
     ExtendRequest: {
-      /** @default 300 */
-      leaseSeconds?: number;
+      leaseSeconds?: number & unknown;
     };
     ExtendResponse: {
       task: components['schemas']['WritebackTask'];
@@ -862,8 +858,14 @@ export interface components {
       info: {
         title: string;
         version: string;
+      } & {
+        [key: string]: unknown;
       };
-      paths: Record<string, unknown>;
+      paths: {
+        [key: string]: unknown;
+      };
+    } & {
+      [key: string]: unknown;
     };
     Error: {
       error: {
@@ -1210,7 +1212,7 @@ export interface operations {
     /** @description Opening a batch takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {
@@ -1680,7 +1682,7 @@ export interface operations {
     /** @description Committing a batch takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {

@@ -4,6 +4,7 @@ import type { components as ApiComponents, paths as ApiPaths } from './api-v1.d.
 import type { components as OverviewComponents, paths as OverviewPaths } from './overview-v1.d.ts';
 
 export type { ApiComponents, ApiPaths, OverviewComponents, OverviewPaths };
+export * from './webhooks.ts';
 
 type ApiSchemas = ApiComponents['schemas'];
 type OverviewSchemas = OverviewComponents['schemas'];
@@ -49,8 +50,8 @@ export interface PricingApiErrorFields {
   readonly status: number;
   readonly code: PricingErrorCode;
   readonly message: string;
-  readonly param?: string;
-  readonly requestId?: string;
+  readonly param?: string | undefined;
+  readonly requestId?: string | undefined;
 }
 
 /** Any non-2xx answer of a convenience method, from either surface's envelope. */

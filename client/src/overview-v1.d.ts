@@ -784,8 +784,14 @@ export interface components {
       info: {
         title: string;
         version: string;
+      } & {
+        [key: string]: unknown;
       };
-      paths: Record<string, unknown>;
+      paths: {
+        [key: string]: unknown;
+      };
+    } & {
+      [key: string]: unknown;
     };
     OverviewError: {
       error: {
@@ -2366,7 +2372,7 @@ export interface operations {
     /** @description Rotating takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {
@@ -2720,7 +2726,7 @@ export interface operations {
     /** @description Redelivering takes no body: none, an empty one, or `{}`. */
     requestBody?: {
       content: {
-        'application/json': Record<string, unknown>;
+        'application/json': Record<string, never>;
       };
     };
     responses: {

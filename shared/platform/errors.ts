@@ -82,7 +82,7 @@ export const GatewayErrorSchema = v.strictObject({ message: v.string() });
 
 export interface ErrorOptions {
   /** Path of the offending input, e.g. `records[17].lines[0].costCents`, `Idempotency-Key`, `batchId`. */
-  readonly param?: string;
+  readonly param?: string | undefined;
   /** Extra response headers, such as Retry-After. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Only where the contract gives a code a status other than its own: an unknown route is 404 invalid_request. */

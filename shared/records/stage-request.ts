@@ -1,7 +1,9 @@
 // The body of a staging call: which entity kind it carries, and its records checked against that kind's shape.
 import * as v from 'valibot';
-import { ApiError } from '#platform/errors.ts';
-import { parseInput } from '#platform/input.ts';
+// Relative, not `#platform/…`: the connector kit's package (client/) compiles this file, and its build rewrites only
+// relative imports to the .js it ships.
+import { ApiError } from '../platform/errors.ts';
+import { parseInput } from '../platform/input.ts';
 import { entityKinds, EntityKindSchema, recordSchemas } from './schema.ts';
 import type { EntityKind, RecordOf } from './schema.ts';
 

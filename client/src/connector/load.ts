@@ -83,7 +83,14 @@ export class LoadError extends Error {
 
   constructor(
     message: string,
-    fields: { batchId?: string; committed?: boolean; file?: string; line?: number; field?: string; cause?: unknown },
+    fields: {
+      batchId?: string | undefined;
+      committed?: boolean;
+      file?: string;
+      line?: number;
+      field?: string | undefined;
+      cause?: unknown;
+    },
   ) {
     super(message, { cause: fields.cause });
     this.batchId = fields.batchId;

@@ -28,6 +28,22 @@ describe('the conversion', () => {
     expect(componentSchemas(named)).toEqual({ Identifier: { type: 'string', minLength: 1, maxLength: 255 } });
   });
 
+  it('puts a property’s default beside its schema in an allOf, its description beside it, so that generators keep it optional', () => {
+    const claim = v.strictObject({ limit: v.pipe(v.optional(v.pipe(v.number(), v.integer()), 10), v.description('How many.')) });
+    expect(documentSchema(claim, {})).toEqual({
+      type: 'object',
+      properties: { limit: { description: 'How many.', allOf: [{ type: 'integer' }, { default: 10 }] } },
+      additionalProperties: false,
+    });
+    // A parameter's own schema is no property: openapi-typescript leaves parameters optional by themselves.
+    expect(documentSchema(v.optional(v.number(), 5), {})).toEqual({ type: 'number', default: 5 });
+  });
+
+  it('says that a loose object takes other keys', () => {
+    expect(documentSchema(v.looseObject({}), {})).toEqual({ type: 'object', properties: {}, additionalProperties: true });
+    expect(documentSchema(v.strictObject({}), {})).toEqual({ type: 'object', properties: {}, additionalProperties: false });
+  });
+
   it('refuses a check it has no decision for, rather than leave it out', () => {
     const odd = v.pipe(v.string(), v.check((text) => text !== 'x'));
     expect(() => documentSchema(odd, {})).toThrow(/check action.*shared\/edge\/openapi\/convert\.ts/);

@@ -29,8 +29,8 @@ type AnyAction = v.PipeAction<unknown, unknown, v.BaseIssue<unknown>>;
  * - AttributesSchema (records/attributes.ts): `v.custom` (a plain object) becomes `type: object`; its `v.rawCheck`,
  *   at most 32 levels of nesting, stays prose in the description: JSON Schema cannot bound depth. Nor can it bound the
  *   whole body's 64 levels (http/request.ts), which the operations say in words.
- * - PriceRequestLineSchema (prices/request.ts): `v.partialCheck`, productSku or productExternalId, becomes an `anyOf`
- *   of the two `required`.
+ * - PriceRequestLineSchema (prices/request.ts): `v.partialCheck`, productSku or productExternalId, becomes `if` the
+ *   line has no productSku `then` it requires productExternalId.
  * - PriceResultLineSchema (prices/schema.ts): `v.variant('ok', …)` becomes `oneOf`, which the converter can say; why
  *   there is no `discriminator` beside it is at `okVariants`.
  * - `v.maxLength` on a string (an ack's `error`, 1,000) counts UTF-16 code units, JSON Schema's `maxLength` code
@@ -56,13 +56,14 @@ function storableRange(jsonSchema: JsonSchema): JsonSchema {
     const { exclusiveMinimum: _aboveZero, ...rest } = jsonSchema;
     return { ...rest, minimum: SMALLEST_STORABLE, exclusiveMaximum: STORABLE_LIMIT };
   }
+  // Not an `anyOf` of 0 and the two ranges: openapi-typescript reads one as a union with members that allow anything,
+  // and types the number `unknown`. Bounds and `if`/`then` say the same, and generators leave them alone.
   return {
     ...jsonSchema,
-    anyOf: [
-      { const: 0 },
-      { minimum: SMALLEST_STORABLE, exclusiveMaximum: STORABLE_LIMIT },
-      { exclusiveMinimum: -STORABLE_LIMIT, maximum: -SMALLEST_STORABLE },
-    ],
+    exclusiveMinimum: -STORABLE_LIMIT,
+    exclusiveMaximum: STORABLE_LIMIT,
+    if: { not: { const: 0 } },
+    then: { anyOf: [{ minimum: SMALLEST_STORABLE }, { maximum: -SMALLEST_STORABLE }] },
   };
 }
 
@@ -101,13 +102,19 @@ function overrideAction(action: AnyAction, jsonSchema: JsonSchema): JsonSchema |
   }
   if (action === AttributesSchema.pipe[1]) return { ...jsonSchema, description: attributesDescription };
   if (action === PriceRequestLineSchema.pipe[1]) {
-    return { ...jsonSchema, anyOf: [{ required: ['productSku'] }, { required: ['productExternalId'] }] };
+    // Not a top-level `anyOf` of the two `required`: openapi-typescript reads one beside `properties` as a union with
+    // members that allow anything, and types the whole line `unknown`. The same rule as `if`/`then` it leaves alone.
+    return { ...jsonSchema, if: { not: { required: ['productSku'] } }, then: { required: ['productExternalId'] } };
   }
   return undefined;
 }
 
 function overrideSchema(schema: AnySchema, jsonSchema: JsonSchema): JsonSchema | undefined {
-  if (schema === AttributesSchema.pipe[0]) return { type: 'object' };
+  // Said outright: generators read a bare `type: object` as an object with no properties (openapi-typescript's
+  // default makes it `Record<string, never>`).
+  if (schema === AttributesSchema.pipe[0]) return { type: 'object', additionalProperties: true };
+  // A loose object takes keys beyond its own, which the converter leaves to JSON Schema's default; said outright too.
+  if (schema.type === 'loose_object' && jsonSchema.additionalProperties === undefined) return { ...jsonSchema, additionalProperties: true };
   if (schema === PriceResultLineSchema) return okVariants(jsonSchema);
   return undefined;
 }
@@ -175,17 +182,46 @@ function tidy<T extends JsonSchemaDefinition>(jsonSchema: T): T {
   return Object.fromEntries(entries) as T;
 }
 
+/** What describes a property for people, kept beside the `allOf` that `defaultsInside` makes of the rest. */
+const ANNOTATIONS = new Set(['description', 'title', 'examples', 'deprecated', 'readOnly', 'writeOnly']);
+
+/**
+ * A property with a `default` may be left out: it is not `required`, and the service fills it in. openapi-typescript's
+ * default settings read a `default` on a property as "always present" and make the field required, which is right for
+ * an answer and wrong for a request (a claim without `limit`). The schema and its default as the two members of an
+ * `allOf` say the same thing to a validator and to the reference page, and every generator then follows `required`
+ * alone (openapi-typescript and hey-api both type it `number & unknown`, which is `number`).
+ */
+function defaultsInside<T extends JsonSchemaDefinition>(jsonSchema: T): T {
+  if (Array.isArray(jsonSchema)) return jsonSchema.map((item: JsonSchemaDefinition) => defaultsInside(item)) as unknown as T;
+  if (typeof jsonSchema !== 'object' || jsonSchema === null) return jsonSchema;
+  const entries = Object.entries(jsonSchema).map(([key, value]) => {
+    if (key === 'enum' || key === 'const' || key === 'default' || key === 'examples') return [key, value];
+    if (key !== 'properties' || typeof value !== 'object' || value === null) return [key, defaultsInside(value as JsonSchemaDefinition)];
+    const properties = Object.entries(value as Record<string, JsonSchemaDefinition>).map(([name, property]) => {
+      const inner = defaultsInside(property);
+      if (typeof inner !== 'object' || !('default' in inner)) return [name, inner];
+      const { default: value, ...schema } = inner;
+      const annotations = Object.entries(schema).filter(([word]) => ANNOTATIONS.has(word));
+      const rest = Object.fromEntries(Object.entries(schema).filter(([word]) => !ANNOTATIONS.has(word)));
+      return [name, { ...Object.fromEntries(annotations), allOf: [rest, { default: value }] }];
+    });
+    return [key, Object.fromEntries(properties)];
+  });
+  return Object.fromEntries(entries) as T;
+}
+
 /** `components.schemas`: each named schema in full, the names it uses as `$ref`s. */
 export function componentSchemas(named: Record<string, AnySchema>): Record<string, JsonSchema> {
   for (const schema of Object.values(named)) checkPipes(schema);
   const { definitions: _definitions, ...config } = conversionConfig(named);
   const converted = toJsonSchemaDefs(named, config);
-  return Object.fromEntries(Object.entries(converted).map(([name, jsonSchema]) => [name, tidy(jsonSchema)]));
+  return Object.fromEntries(Object.entries(converted).map(([name, jsonSchema]) => [name, defaultsInside(tidy(jsonSchema))]));
 }
 
 /** One schema for a document: a `$ref` when it is named, otherwise inline with `$ref`s to the named ones it uses. */
 export function documentSchema(schema: AnySchema, named: Record<string, AnySchema>): JsonSchema {
   checkPipes(schema);
   const { $schema: _schema, $defs: _defs, ...jsonSchema } = toJsonSchema(schema, conversionConfig(named));
-  return tidy(jsonSchema);
+  return defaultsInside(tidy(jsonSchema));
 }

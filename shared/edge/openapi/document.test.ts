@@ -193,7 +193,8 @@ describe('the schemas', () => {
     expect(schemas.PriceResponse.properties.lines).toMatchObject({ minItems: 1, maxItems: MAX_LINES_PER_CALL });
     expect(schemas.PriceRequestLine.properties.quantity).toEqual({ type: 'number', exclusiveMinimum: 0, maximum: 1_000_000_000 });
     expect(schemas.PriceRequestLine.properties.orderValueCents).toEqual({ type: 'number', minimum: 0, maximum: SAFE_INT_MAX });
-    expect(schemas.PriceRequestLine.anyOf).toEqual([{ required: ['productSku'] }, { required: ['productExternalId'] }]);
+    expect(schemas.PriceRequestLine.if).toEqual({ not: { required: ['productSku'] } });
+    expect(schemas.PriceRequestLine.then).toEqual({ required: ['productExternalId'] });
     for (const option of schemas.StageRequest.oneOf) {
       expect(option.properties.records).toMatchObject({ minItems: 1, maxItems: MAX_RECORDS_PER_CALL });
     }
@@ -204,14 +205,15 @@ describe('the schemas', () => {
     expect(schemas.AckRequest.properties.results).toMatchObject({ minItems: 1, maxItems: MAX_ACK_RESULTS });
     expect(MAX_ACK_RESULTS).toBe(500);
     expect(schemas.AckResult.properties.error).toEqual({ type: 'string', maxLength: MAX_ERROR_LENGTH });
-    expect(schemas.ClaimRequest.properties.limit).toEqual({ type: 'integer', minimum: CLAIM_LIMIT.min, maximum: CLAIM_LIMIT.max, default: 10 });
+    // A default sits beside its schema in an allOf, where generators do not read it as "always present".
+    expect(schemas.ClaimRequest.properties.limit).toEqual({
+      allOf: [{ type: 'integer', minimum: CLAIM_LIMIT.min, maximum: CLAIM_LIMIT.max }, { default: 10 }],
+    });
     for (const request of ['ClaimRequest', 'ExtendRequest']) {
       expect(schemas[request].properties.leaseSeconds).toEqual({
-        type: 'integer',
-        minimum: LEASE_SECONDS.min,
-        maximum: LEASE_SECONDS.max,
-        default: 300,
+        allOf: [{ type: 'integer', minimum: LEASE_SECONDS.min, maximum: LEASE_SECONDS.max }, { default: 300 }],
       });
+      expect(schemas[request].required ?? []).toEqual([]);
     }
     expect(schemas.ClaimResponse.properties.tasks).toMatchObject({ maxItems: CLAIM_LIMIT.max });
     expect(schemas.Identifier).toEqual({ type: 'string', minLength: 1, maxLength: MAX_IDENTIFIER_LENGTH });
@@ -220,6 +222,8 @@ describe('the schemas', () => {
     expect(schemas.ProductRecord.properties.stockOnHand).toEqual({ type: 'integer', minimum: -SAFE_INT_MAX, maximum: SAFE_INT_MAX });
     expect(schemas.QuoteLine.properties.quantity).toEqual({ type: 'number', minimum: 1e-130, exclusiveMaximum: 1e126 });
     expect(schemas.Attributes.description).toContain(`${MAX_ATTRIBUTE_DEPTH} levels`);
+    expect(schemas.Attributes.additionalProperties).toBe(true);
+    expect(schemas.OpenApiDocument.properties.paths.additionalProperties).toBe(true);
   });
 
   it('take the contract’s date-times, and only those, by pattern', () => {
