@@ -13,7 +13,7 @@ export const handler = routeEndpoint(
   async ({ event, principal, nowMs, answerInWork }) => {
     const request = readJsonBody(event, ApproveRequestSchema);
     // With a key, the answer a retry replays is stored in the approval's own transaction: no crash can split them.
-    const answer = answerInWork && ((approval: Approval) => answerInWork.entry(200, approvalView(approval)));
+    const answer = answerInWork?.rider(200, (approval: Approval) => approvalView(approval));
     const approval = await approvePrice(principal, request, new Date(nowMs), answer);
     return { statusCode: 200, body: approvalView(approval) } satisfies DocumentedReply<'approvePrice'>;
   },

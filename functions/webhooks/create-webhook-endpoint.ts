@@ -22,7 +22,7 @@ export const handler = routeEndpoint(
       { allowLoopbackHttp: loopbackHttpAllowed() },
       nowMs,
       // With a key, the answer a retry replays is stored in the endpoint's own transaction: no crash can split them.
-      answerInWork && ((made) => answerInWork.entry(201, view(made))),
+      answerInWork?.rider(201, view),
     );
     return { statusCode: 201, body: view(created) } satisfies DocumentedReply<'createWebhookEndpoint'>;
   },

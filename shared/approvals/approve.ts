@@ -17,8 +17,7 @@ import { currentRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { pause } from '#platform/table/bulk.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
-import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
-import { keyLostIn, lostKeyAnswer } from '#shared/idempotency/store.ts';
+import { type TransactEntry, type TransactRider, transactWrite } from '#platform/table/commands.ts';
 import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
 import { readLatestApproval } from './latest.ts';
 import { type ApprovalPlan, approvalPut, approvalRecord, approvedEvent, liveWrites } from './publish.ts';
@@ -137,7 +136,7 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
  * The store of the approval's answer under the request's Idempotency-Key, as an entry of the approval's own
  * transaction (shared/edge/http/idempotent.ts): an approval and the answer its retry replays commit together.
  */
-export type AnswerEntry = (approval: Approval) => Promise<TransactEntry>;
+export type AnswerEntry = TransactRider<Approval>;
 
 /** Where the answer's entry goes: after the record, its event and its turn, in the first transaction. */
 const ANSWER_AT = 3;
@@ -145,12 +144,7 @@ const ANSWER_AT = 3;
 /** The approval's first transaction's entries, with the answer's store among them when the request has a key. */
 async function withAnswer(entries: readonly TransactEntry[], approval: Approval, answer: AnswerEntry | undefined) {
   if (!answer) return [...entries];
-  return [...entries.slice(0, ANSWER_AT), await answer(approval), ...entries.slice(ANSWER_AT)];
-}
-
-/** A transaction refused on the answer's entry: the key went to a retry meanwhile, and this approval did nothing. */
-function answerRefused(error: unknown, answer: AnswerEntry | undefined, index: number): boolean {
-  return answer !== undefined && keyLostIn(error, index);
+  return [...entries.slice(0, ANSWER_AT), await answer.entry(approval), ...entries.slice(ANSWER_AT)];
 }
 
 /** A sandbox approval: the record alone, which supersedes nothing. */
@@ -160,7 +154,8 @@ async function approveInSandbox(plan: ApprovalPlan, answer: AnswerEntry | undefi
   try {
     await transactWrite(await withAnswer([approvalPut(approval), outboxEntry(event)], approval, answer));
   } catch (error) {
-    if (answerRefused(error, answer, 2)) throw lostKeyAnswer();
+    // Refused on the answer's entry: the key went to a retry meanwhile, and this approval did nothing.
+    answer?.refusedAt(error, 2);
     throw error;
   }
   await handOn([event]);
@@ -191,7 +186,7 @@ export async function approvePrice(principal: Approver, request: ApproveRequest,
       await handOn(events);
       return approval;
     } catch (error) {
-      if (answerRefused(error, answer, ANSWER_AT)) throw lostKeyAnswer();
+      answer?.refusedAt(error, ANSWER_AT);
       // Another approval took its turn first, or a task to cancel was leased meanwhile: read again and try anew.
       if (!lostTurn(error) || attempt >= TURN_ATTEMPTS) throw error;
       await pause(attempt);

@@ -1,5 +1,4 @@
 // A workspace's recommendations as the console lists them: the query a person asks, the row shown per product, and a page of rows.
-import { type SkuApprovalState, skuApprovalStates } from '#shared/approvals/sku-states.ts';
 import { changePct } from './overview.ts';
 import type { Recommendation } from './schema.ts';
 
@@ -22,8 +21,6 @@ export interface CatalogueQuery {
   /** Matched, case-insensitively, anywhere in the SKU or the name. */
   readonly search?: string;
   readonly sort: CatalogueSort;
-  /** Only the SKUs whose latest approval is in this state (shared/approvals/sku-states.ts). */
-  readonly state?: SkuApprovalState;
   /** Absent for the first page. */
   readonly after?: CatalogueCursor;
 }
@@ -79,12 +76,10 @@ export function readCatalogueQuery(query: URLSearchParams): CatalogueQuery {
   const category = query.get('category')?.trim();
   const search = query.get('q')?.trim();
   const sort = query.get('sort') ?? 'sku';
-  const state = query.get('state');
   const after = decodeCursor(query.get('after'));
   return {
     ...(category ? { category } : {}),
     ...(search ? { search } : {}),
-    ...((skuApprovalStates as readonly (string | null)[]).includes(state) ? { state: state as SkuApprovalState } : {}),
     sort: (catalogueSorts as readonly string[]).includes(sort) ? (sort as CatalogueSort) : 'sku',
     ...(after ? { after } : {}),
   };

@@ -2,8 +2,7 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
-import { cancellationCodes, getItem, type Refused, type TransactEntry, transactWrite, updateItem } from '#platform/table/commands.ts';
-import { keyLostIn, lostKeyAnswer } from '#shared/idempotency/store.ts';
+import { cancellationCodes, getItem, type Refused, type TransactRider, transactWrite, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import {
@@ -76,7 +75,7 @@ export async function createEndpoint(
   input: NewEndpoint,
   check: UrlCheck,
   nowMs: number,
-  answer?: (created: WithSecret) => Promise<TransactEntry>,
+  answer?: TransactRider<WithSecret>,
 ): Promise<WithSecret> {
   const url = await checkedUrl(input.url, check);
   const [endpointId, at, secret, enabled] = [newId('we'), new Date(nowMs).toISOString(), newSigningSecret(), input.enabled ?? true];
@@ -96,7 +95,7 @@ export async function createEndpoint(
   } satisfies WebhookEndpointRecord);
   const created: WithSecret = { endpoint: { ...record, status: statusOf(record) }, secret };
   // With an Idempotency-Key, the answer a retry replays commits with the endpoint (shared/edge/http/idempotent.ts).
-  const answered = answer ? [await answer(created)] : [];
+  const answered = answer ? [await answer.entry(created)] : [];
   try {
     await transactWrite([
       { ConditionCheck: { Key: keys.workspace(workspaceId), ConditionExpression: 'attribute_exists(PK)' } },
@@ -117,7 +116,7 @@ export async function createEndpoint(
       ...answered,
     ]);
   } catch (error) {
-    if (answer && keyLostIn(error, 3)) throw lostKeyAnswer();
+    answer?.refusedAt(error, 3);
     const codes = cancellationCodes(error);
     if (codes?.[0] === 'ConditionalCheckFailed') throw new ApiError('not_found', `workspace ${workspaceId} does not exist`);
     if (codes?.[1] === 'ConditionalCheckFailed') {

@@ -2,12 +2,11 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { logger } from '#platform/observability.ts';
-import { queryPage, updateItem } from '#platform/table/commands.ts';
+import { getItem, queryPage, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { claimableKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
-import { readLatestApproval } from '#shared/approvals/latest.ts';
 import { attemptOrder, claimWindow } from './rules.ts';
 import { CLOSE, CLOSE_NAMES } from './tasks.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
@@ -194,13 +193,25 @@ export async function extendLease(
   });
   if (extended.refused) throw leaseExpired();
   const task = v.parse(TaskSchema, extended.attributes);
-  const latest = await readLatestApproval(workspaceId, task.productSku);
-  // A newer approval left this leased task alone; renewing it would let a worker apply an older price after the newer one.
-  if (latest && latest.approvalId !== task.approvalId) {
-    await cancelSuperseded(task, latest.approvalId, leaseUntilMs, nowMs);
+  const publication = await currentPublication(workspaceId, task.productSku);
+  // A newer approval left this leased task alone; renewing it would let a worker apply an older price after the newer
+  // one. An approval that waits for a second approver publishes nothing, so the tasks before it stay current.
+  if (publication && !publication.taskIds.includes(task.taskId)) {
+    await cancelSuperseded(task, publication.approvalId, leaseUntilMs, nowMs);
     throw leaseExpired();
   }
   return task;
+}
+
+const PublicationSchema = v.object({ approvalId: v.string(), taskIds: v.array(v.string()) });
+
+/**
+ * The tasks the SKU's latest approval holds current, from its latest-approval item (shared/approvals/latest.ts owns
+ * it), read strongly here by key alone, so that approvals, which create tasks, stay the one folder that imports the other.
+ */
+async function currentPublication(workspaceId: string, sku: string): Promise<v.InferOutput<typeof PublicationSchema> | undefined> {
+  const item = await getItem({ Key: keys.latestApproval(workspaceId, sku), ConsistentRead: true });
+  return item ? v.parse(PublicationSchema, item) : undefined;
 }
 
 /** Ends a lease the caller just renewed by cancelling its task, on the condition that the renewal is still the lease. */

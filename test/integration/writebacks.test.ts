@@ -267,6 +267,19 @@ describe('extending a lease', () => {
     expect(renewed.status, renewed.text).toBe(200);
   });
 
+  it('renews a leased task while a newer approval waits for a second approver, which publishes nothing yet', async () => {
+    const workspace = await newWorkspace('Waiting Superseder');
+    await updateWorkspace(workspace.workspaceId, { pricing: { secondApprovalPct: 20 } });
+    await drain(workspace, { product: [LAMP] });
+    expect((await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 15.5 })).json.status).toBe('published');
+    const [leased] = claimedTasks(await claim(workspace.keys.connector, { leaseSeconds: 60 }));
+    const waiting = await approve(workspace.keys.pwLive, { sku: 'LAMP', price: 19, confirm: true });
+    expect(waiting.json.status, waiting.text).toBe('waiting');
+    const renewed = await extend(workspace.keys.connector, String(leased?.id), { leaseSeconds: 60 });
+    expect(renewed.status, renewed.text).toBe(200);
+    expect(await storedTask(workspace.workspaceId, String(leased?.id))).toMatchObject({ status: 'leased' });
+  });
+
   it('refuses a body that is not JSON, or has a field it does not know, naming it', async () => {
     const { workspace, key } = await connectorWorkspace();
     const [id] = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1);

@@ -1,7 +1,7 @@
 // The Idempotency-Key of the creating routes whose row opts in: a retry with the same key and body gets the first call's answer, byte for byte.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { logger } from '#platform/observability.ts';
-import type { TransactEntry } from '#platform/table/commands.ts';
+import type { TransactRider } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Principal } from '#shared/api-keys/authenticate.ts';
 import { readOptionalIdempotencyKey } from '#shared/idempotency/key.ts';
@@ -12,6 +12,8 @@ import {
   bodyHash,
   completeCall,
   completionEntry,
+  keyLostIn,
+  lostKeyAnswer,
   type IdempotentOperation,
   REPLAY_WINDOW_MS,
   type StoredAnswer,
@@ -30,7 +32,8 @@ export type IdempotentAnswer = StoredAnswer;
  * as the reply is, so the stored answer is the reply's bytes.
  */
 export interface AnswerInWork {
-  readonly entry: (statusCode: number, body: unknown) => Promise<TransactEntry>;
+  /** The rider that stores `body` as the answer with status `statusCode`, built from the work's result by `view`. */
+  readonly rider: <Result>(statusCode: number, view: (result: Result) => unknown) => TransactRider<Result>;
 }
 
 /** What the wrapper needs of the request; the rest is the handler's. */
@@ -112,10 +115,15 @@ export async function answerOncePerKey(
   }
   let storedWithWork: StoredAnswer | undefined;
   const withWork: AnswerInWork = {
-    entry: async (statusCode, body) => {
-      storedWithWork = { statusCode, json: JSON.stringify(body) };
-      return completionEntry(operation, started.call, storedWithWork);
-    },
+    rider: (statusCode, view) => ({
+      entry: async (result) => {
+        storedWithWork = { statusCode, json: JSON.stringify(view(result)) };
+        return completionEntry(operation, started.call, storedWithWork);
+      },
+      refusedAt: (error, index) => {
+        if (keyLostIn(error, index)) throw lostKeyAnswer();
+      },
+    }),
   };
   let answer: IdempotentAnswer;
   try {

@@ -107,6 +107,16 @@ export type TransactEntry = {
   [Kind in keyof TransactItem]?: WithoutTable<NonNullable<TransactItem[Kind]>>;
 };
 
+/**
+ * An entry another module asks to ride in a transaction that does some work, built from the work's result, with how
+ * that module reads a refusal of it: `refusedAt` throws the error that refusal means when the transaction failed on
+ * the rider's own entry, at `index`, and returns otherwise (the stored answer of an Idempotency-Key rides so).
+ */
+export interface TransactRider<Result> {
+  readonly entry: (result: Result) => Promise<TransactEntry>;
+  readonly refusedAt: (error: unknown, index: number) => void;
+}
+
 /** A transaction entry on this table, as a transaction item for a caller that sends the transaction itself. */
 export function onTable(entry: TransactEntry, TableName = tableName()): TransactItem {
   return Object.fromEntries(Object.entries(entry).map(([kind, body]) => [kind, { ...body, TableName }])) as TransactItem;

@@ -12,6 +12,15 @@ export function productPath(sku: string): string {
   return `${LIST_PATH}/${encodeURIComponent(sku)}`;
 }
 
+/** The list's query: the catalogue's, and the approval state the list filters by, which the catalogue's rows do not hold. */
+type ListQuery = CatalogueQuery & { readonly state?: SkuApprovalState };
+
+function readListQuery(params: URLSearchParams): ListQuery {
+  const state = params.get('state');
+  const known = (skuApprovalStates as readonly (string | null)[]).includes(state);
+  return { ...readCatalogueQuery(params), ...(known ? { state: state as SkuApprovalState } : {}) };
+}
+
 /** How the list names each approval state, in the filter and in its column. */
 const stateLabels: Record<SkuApprovalState, string> = {
   unreviewed: 'Not approved yet',
@@ -28,7 +37,7 @@ const sortLabels: Record<CatalogueQuery['sort'], string> = {
   'change-desc': 'Change, highest first',
 };
 
-function filterForm(page: CataloguePage, query: CatalogueQuery): Html {
+function filterForm(page: CataloguePage, query: ListQuery): Html {
   return html`<form class="filters" method="get" action="${LIST_PATH}" role="search" aria-label="Filter recommendations">
     <div class="field">
       <label for="filter-category">Category</label>
@@ -67,7 +76,7 @@ function pagination(page: CataloguePage, query: URLSearchParams): Html {
   </nav>`;
 }
 
-function summary(page: CataloguePage, query: CatalogueQuery): string {
+function summary(page: CataloguePage, query: ListQuery): string {
   const filtered = query.category !== undefined || query.search !== undefined || query.state !== undefined;
   if (page.rows.length === 0) {
     if (page.next !== undefined) return 'No match in the products searched so far: search on with the next page.';
@@ -92,7 +101,7 @@ function stateCell(approval: SkuApproval | undefined): Html {
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
 export function catalogueView(
   page: CataloguePage,
-  query: CatalogueQuery,
+  query: ListQuery,
   search: URLSearchParams,
   approvals: ReadonlyMap<string, SkuApproval> = new Map(),
 ): PageView {
@@ -147,7 +156,7 @@ export const recommendationsPage: ConsolePage = {
   path: LIST_PATH,
   nav: 'Recommendations',
   async read(ctx) {
-    const query = readCatalogueQuery(ctx.query);
+    const query = readListQuery(ctx.query);
     const { workspaceId } = ctx.user;
     // Each SKU's state is read once, whether the filter asked for it or the page's column does.
     const approvals = new Map<string, SkuApproval>();
