@@ -1614,6 +1614,10 @@ describe('garbage Authorization headers', () => {
         return { target: `/api/v1/ingest/batches/${batchId}` };
       case 'commitBatch':
         return { target: `/api/v1/ingest/batches/${batchId}/commit` };
+      case 'cancelBatch':
+        return { target: `/api/v1/ingest/batches/${batchId}/cancel` };
+      case 'listBatches':
+        return { target: '/api/v1/ingest/batches?status=open' };
       case 'claimWritebacks':
         return { target: '/api/v1/writebacks/claim', body: jsonText({ limit: 1 }) };
       case 'ackWritebacks':
