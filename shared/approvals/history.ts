@@ -62,7 +62,9 @@ export interface ApprovalHistoryPage {
 export async function readApprovalHistory(workspaceId: string, sku: string, listing: ApprovalsListing): Promise<ApprovalHistoryPage> {
   const prefix = keys.approvalPrefix(workspaceId, sku);
   const start =
-    listing.startingAfter === undefined ? undefined : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter, CURSOR_PATTERN)}` };
+    listing.startingAfter === undefined
+      ? undefined
+      : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter, CURSOR_PATTERN)}` };
   const { Items = [], LastEvaluatedKey } = await queryPage({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },

@@ -32,7 +32,8 @@ const MAX_CANCEL_ATTEMPTS = 6;
 
 function isConflict(error: unknown): boolean {
   return (
-    error instanceof TransactionCanceledException && (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')
+    error instanceof TransactionCanceledException &&
+    (error.CancellationReasons ?? []).some((reason) => reason.Code === 'TransactionConflict')
   );
 }
 

@@ -98,7 +98,10 @@ export async function listBatches(owner: BatchOwner, listing: BatchListing, now 
     },
     {
       limit: listing.limit,
-      start: place === undefined ? undefined : listingKeys.batchesAfter(workspaceId, connectorId, place, (id) => ({ ...keys.batch(workspaceId, id) })),
+      start:
+        place === undefined
+          ? undefined
+          : listingKeys.batchesAfter(workspaceId, connectorId, place, (id) => ({ ...keys.batch(workspaceId, id) })),
     },
   );
   const entries = page.items.map((item) => {

@@ -1,7 +1,6 @@
 // The webhook attempt log: one item per attempt and one per delivery, written together, and the reads of both.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
-import { ApiError } from '#platform/errors.ts';
 import { decodeCursor, encodeCursor, queryListPage } from '#platform/pages.ts';
 import { getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';

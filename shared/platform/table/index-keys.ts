@@ -175,7 +175,11 @@ export const listingKeys = {
    */
   batchesAfter: (workspaceId: string, connectorId: string, place: string, baseKey: (batchId: string) => Record<string, string>) => {
     const batchId = place.slice(place.indexOf('#') + 1);
-    return { ...baseKey(batchId), [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId), [listingIndex.sortKey]: place };
+    return {
+      ...baseKey(batchId),
+      [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
+      [listingIndex.sortKey]: place,
+    };
   },
   writeback: (workspaceId: string, connectorId: string, createdAt: string, taskId: string) => ({
     [listingIndex.partitionKey]: connectorWritebacksPartition(workspaceId, connectorId),
