@@ -181,8 +181,9 @@ function expectedStatus(code: string, surface: 'v1' | 'overview'): number[] {
   } else if (overviewOnlyCodes.has(code)) return [];
   const status = (errorStatuses as Record<string, number>)[code];
   if (status === undefined) return [];
-  // The contract answers an unknown route with 404 invalid_request.
-  return surface === 'v1' && code === 'invalid_request' ? [status, 404] : [status];
+  // The contract answers an unknown route with 404 invalid_request; a wrong method with 405, a body not JSON with 415.
+  if (surface === 'v1' && code === 'invalid_request') return [status, 404, 405, 415];
+  return surface === 'overview' && code === 'bad_request' ? [status, 405, 415] : [status];
 }
 
 /** The surface whose envelope a path is answered in: the overview's under /v1/, v1's everywhere else. */
