@@ -1,6 +1,7 @@
 // Listing a connector's batches and cancelling an open one, through the local gateway against DynamoDB Local; and the HTTP glue's 415 and 405.
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import { createPricingClient } from '../../client/src/index.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
@@ -218,6 +219,17 @@ describe('POST /api/v1/ingest/batches/{batchId}/cancel', () => {
       }
     }
   }, 120_000);
+});
+
+describe('the typed client', () => {
+  it('lists the connector’s open batches and cancels one', async () => {
+    const caller = connectorCaller(await newWorkspace('Client Batches Seller'));
+    const client = createPricingClient({ baseUrl: inject('stack').gatewayUrl, key: caller.key });
+    const { batchId } = await client.openBatch();
+    expect((await client.listBatches({ status: 'open' })).data.map((entry) => entry.batchId)).toEqual([batchId]);
+    expect(await client.cancelBatch(batchId)).toMatchObject({ status: 'failed', error: CANCELLED });
+    expect(await client.listBatches({ status: 'open', limit: 5 })).toEqual({ data: [], next: null });
+  });
 });
 
 describe('the HTTP glue every route shares', () => {
