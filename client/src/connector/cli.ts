@@ -27,7 +27,7 @@ answers, the command's output) are shown as \u001b and so on.
 Options:
   --exec COMMAND        the command to run for each task (required)
   --url URL             the API's URL (default: PRICING_URL, or the local stack that \`npm start\` runs)
-  --key KEY             the connector's svc_live/svc_test key (default: PRICING_KEY)
+  --key KEY             the connector's svc_live_ key, connector scope (default: PRICING_KEY)
   --limit N             tasks per claim, 1-100 (default 10)
   --lease-seconds N     lease per task, 1-3600 (default 300); extended at half of it
   --concurrency N       commands run at once (default 1)
