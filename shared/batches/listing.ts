@@ -1,11 +1,11 @@
 // A connector's batches, newest first: the console's recent ones, and the API's list a page at a time, by status.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
-import { decodeCursor, encodeCursor, queryListPage, readPageLimit } from '#platform/pages.ts';
+import { decodeCursor, encodeCursor, readPageLimit } from '#platform/pages.ts';
 import { table } from '#platform/table/definition.ts';
 import { listingKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
-import { queryListing } from '#platform/table/query.ts';
+import { queryListing, queryListPage } from '#platform/table/query.ts';
 import type { BatchOwner } from './repository.ts';
 import { expired, expiryCutoff, statusView } from './rules.ts';
 import {

@@ -1,8 +1,6 @@
-// Paged lists, one way for every list the API answers: `limit`, an opaque `starting_after` cursor, and `next`.
-import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+// Paged lists, one way for every list the API answers: `limit`, an opaque `starting_after` cursor, and `next` (the reads are table/query.ts's queryListPage).
 import * as v from 'valibot';
 import { ApiError } from './errors.ts';
-import { queryPage } from './table/commands.ts';
 
 /** A cursor as the documents give it: base64url of a place in a list, never longer than any place the service hands out. */
 export const PageCursorSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,200}$/));
@@ -42,37 +40,4 @@ export function decodeCursor(cursor: string, pattern: RegExp): string {
     throw new ApiError('invalid_request', 'starting_after must be the next cursor of an earlier page.', { param: 'starting_after' });
   }
   return position;
-}
-
-/** A filtered page stops after this many reads, short if need be, and says where to go on. */
-export const MAX_READS_PER_PAGE = 10;
-
-export interface QueriedPage {
-  readonly items: Record<string, unknown>[];
-  /** The key of the last item read, where the next page starts; undefined when the list has no more. */
-  readonly lastKey?: Record<string, unknown>;
-}
-
-/**
- * Up to `limit` items of one Query, in its order. With a FilterExpression a read may keep fewer than it reads, so the
- * page reads on, at most MAX_READS_PER_PAGE times, and may come back short with a key to go on from.
- */
-export async function queryListPage(
-  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
-  page: { readonly limit: number; readonly start?: Record<string, unknown> | undefined },
-): Promise<QueriedPage> {
-  const items: Record<string, unknown>[] = [];
-  let start = page.start;
-  for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {
-    const { Items = [], LastEvaluatedKey } = await queryPage({
-      ...input,
-      // Never more than the page has room for: the last item read is then where the next page starts.
-      Limit: page.limit - items.length,
-      ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-    });
-    items.push(...Items);
-    start = LastEvaluatedKey;
-    if (start === undefined || items.length >= page.limit) break;
-  }
-  return { items, ...(start === undefined ? {} : { lastKey: start }) };
 }

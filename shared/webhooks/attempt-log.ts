@@ -1,7 +1,8 @@
 // The webhook attempt log: one item per attempt and one per delivery, written together, and the reads of both.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
-import { decodeCursor, encodeCursor, queryListPage } from '#platform/pages.ts';
+import { decodeCursor, encodeCursor } from '#platform/pages.ts';
+import { queryListPage } from '#platform/table/query.ts';
 import { getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import {
