@@ -6,6 +6,7 @@ import {
   FALLBACK,
   type HostileRequest,
   MIN_TRIED_PER_ROUTE,
+  type Outcome,
   type Probe,
   tallyTable,
   triedInOwnFile,
@@ -19,6 +20,7 @@ import {
   jsonText,
   long,
   malformedBodies,
+  overTenMegabytes,
   prototypeBodies,
   unusualStrings,
 } from './hostile-input-values.ts';
@@ -28,6 +30,8 @@ import { newWorkspace, type TestWorkspace } from './support.ts';
 const LIST = endpointOf('listBatches');
 const CANCEL = endpointOf('cancelBatch');
 const GROUP_TIMEOUT = 240_000;
+/** API Gateway's own refusal of a body over 10 MB, outside the envelope. */
+const tooLarge: Outcome = { refused: true, outside: [413] };
 
 let workspace: TestWorkspace;
 let probe: Probe;
@@ -69,6 +73,7 @@ describe('listing and cancelling batches, under hostile input', () => {
           listRequest(`parameter ${name}`, `${encodeURIComponent(name)}=1`),
         ),
         listRequest('status repeated', 'status=open&status=failed'),
+        { ...listRequest('a body over 10 MB on a GET', 'limit=1'), body: overTenMegabytes(), outcome: tooLarge },
         listRequest('limit repeated', 'limit=1&limit=2'),
       ];
       expect(requests.length).toBeGreaterThanOrEqual(MIN_TRIED_PER_ROUTE);
@@ -87,6 +92,7 @@ describe('listing and cancelling batches, under hostile input', () => {
         ...malformedBodies.map(([label, body]) => cancelRequest(label, { body })),
         ...prototypeBodies().map(([label, body]) => cancelRequest(label, { body })),
         cancelRequest('a field in the body', { body: jsonText({ force: true }) }),
+        cancelRequest('a body over 10 MB', { body: overTenMegabytes(), outcome: tooLarge }),
         ...foreignContentTypes(jsonText({})).map(([label, contentType, body]) => cancelRequest(label, { contentType, body })),
       ];
       // `{}` with no label, or labelled as a form, reads as a body: the first is the one the route takes, not hostile.
