@@ -19,7 +19,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `erp` or `storefront` scope; a key granted it by `storefront` alone needs the workspace's `storefront` feature.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 409 `idempotency_key_in_flight`, 422 `invalid_json`, 422 `invalid_request`, 422 `idempotency_key_reused`, 429 `rate_limited`, 429 `monthly_volume_exceeded`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 409 `idempotency_key_in_flight`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 422 `idempotency_key_reused`, 429 `rate_limited`, 429 `monthly_volume_exceeded`, 500 `internal_error`.
      */
     post: operations['priceLines'];
     delete?: never;
@@ -35,7 +35,15 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    get?: never;
+    /**
+     * List the connector’s batches
+     * @description The calling connector’s batches, newest first, each with its status as the status route answers it: every batch the connector opened, with any of its keys, and no other connector’s. A page holds at most `limit`; `next` is where the following page starts, passed back as `starting_after`, and null on the last page. `status` keeps only the batches in that state (an open batch past its 24 hours is `failed`); a page of a rare status may hold fewer than `limit` with a `next` to go on from. The list is read from an index, so a batch opened or changed in the last moment may show as it was a moment before. Any other query parameter is refused.
+     *
+     *     **Key:** A `svc_live_` key with the `connector` scope.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     */
+    get: operations['listBatches'];
     put?: never;
     /**
      * Open an ingest batch
@@ -43,7 +51,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['openBatch'];
     delete?: never;
@@ -67,7 +75,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 404 `batch_not_found`, 409 `batch_entity_order_violation`, 409 `batch_already_committed`, 422 `invalid_json`, 422 `invalid_request`, 422 `entity_not_supported`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 404 `batch_not_found`, 409 `batch_entity_order_violation`, 409 `batch_already_committed`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 422 `entity_not_supported`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['stageRecords'];
     delete?: never;
@@ -115,9 +123,33 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 404 `batch_not_found`, 409 `batch_already_committed`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 404 `batch_not_found`, 409 `batch_already_committed`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['commitBatch'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/ingest/batches/{batchId}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel an open batch
+     * @description Cancels an open batch of the calling connector and discards the records it staged: nothing of it is ever drained. A cancelled batch is `failed` with the error "batch cancelled before commit" and shows `cancelledAt`; a `batch.failed` event tells the workspace’s endpoints. Cancelling a cancelled batch answers the same again. A batch committed (or draining, drained, failed in its drain, or past its 24 hours) cannot be cancelled: of a cancel and a commit sent at once, exactly one wins.
+     *
+     *     **Key:** A `svc_live_` key with the `connector` scope.
+     *
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 404 `batch_not_found`, 409 `batch_already_committed`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     */
+    post: operations['cancelBatch'];
     delete?: never;
     options?: never;
     head?: never;
@@ -139,7 +171,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['claimWritebacks'];
     delete?: never;
@@ -163,7 +195,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['ackWritebacks'];
     delete?: never;
@@ -187,7 +219,7 @@ export interface paths {
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
-     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 409 `writeback_lease_expired`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
+     *     **Errors:** 401 `unauthorized`, 402 `subscription_inactive`, 403 `forbidden`, 403 `feature_not_enabled`, 409 `writeback_lease_expired`, 415 `invalid_request`, 422 `invalid_json`, 422 `invalid_request`, 429 `rate_limited`, 500 `internal_error`.
      */
     post: operations['extendWriteback'];
     delete?: never;
@@ -801,6 +833,8 @@ export interface components {
       drainedCount?: number;
       /** Format: date-time */
       bandsRecomputedAt?: string;
+      /** Format: date-time */
+      cancelledAt?: string;
       error?: string;
     };
     CommittedBatch: {
@@ -1146,6 +1180,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The body or the `Idempotency-Key` header is malformed, or past a bound (1 to 100 lines, identifiers of 1 to 255 characters, quantities up to 1,000,000,000); `param` names the first place.
@@ -1180,6 +1229,183 @@ export interface operations {
             error?: {
               /** @enum {unknown} */
               code?: 'rate_limited' | 'monthly_volume_exceeded';
+            };
+          };
+        };
+      };
+      /** @description - `internal_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  listBatches: {
+    parameters: {
+      query?: {
+        /**
+         * @description How many batches a page holds at most, 1 to 100; 20 if left out.
+         * @example 20
+         */
+        limit?: number;
+        /**
+         * @description The `next` of the page before, as it was answered; an opaque cursor.
+         * @example MjAyNi0xMC0wNVQwOTowMDowMC4wMDBaIzEwMWJhNTZlLTVhMGMtNGQ0Zi05ZjQzLTNiMWE4YzJlN2Q5MA
+         */
+        starting_after?: string;
+        /**
+         * @description Only the batches in this state.
+         * @example open
+         */
+        status?: 'open' | 'committed' | 'draining' | 'drained' | 'failed';
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of batches, newest first. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "data": [
+           *         {
+           *           "batchId": "101ba56e-5a0c-4d4f-9f43-3b1a8c2e7d90",
+           *           "status": "drained",
+           *           "entities": [
+           *             "product",
+           *             "customer",
+           *             "quote",
+           *             "order"
+           *           ],
+           *           "recordCount": 4,
+           *           "skippedOverCap": 0,
+           *           "createdAt": "2026-10-05T09:00:00.000Z",
+           *           "committedAt": "2026-10-05T09:00:04.120Z",
+           *           "drainedAt": "2026-10-05T09:00:05.310Z",
+           *           "drainedCount": 4,
+           *           "bandsRecomputedAt": "2026-10-05T09:00:06.002Z"
+           *         }
+           *       ],
+           *       "next": null
+           *     }
+           */
+          'application/json': {
+            data: {
+              /** Format: uuid */
+              batchId: string;
+              /** @enum {string} */
+              status: 'open' | 'committed' | 'draining' | 'drained' | 'failed';
+              entities: ('product' | 'customer' | 'quote' | 'order')[];
+              recordCount: number;
+              skippedOverCap: number;
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: date-time */
+              committedAt?: string;
+              /** Format: date-time */
+              drainedAt?: string;
+              drainedCount?: number;
+              /** Format: date-time */
+              bandsRecomputedAt?: string;
+              /** Format: date-time */
+              cancelledAt?: string;
+              error?: string;
+            }[];
+            next: string | null;
+          };
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `forbidden`: The key has none of the scopes `connector`. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'forbidden';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A query parameter is unknown or malformed: `limit`, `status`, or a `starting_after` this list did not hand out; `param` names it. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
             };
           };
         };
@@ -1278,6 +1504,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The body is anything but nothing or `{}`; `param` names its first field.
@@ -1460,6 +1701,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The batch id, the body or a record is malformed or past a bound, or the call’s records are too large to stage together; `param` names the first place.
@@ -1777,6 +2033,207 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
+      /**
+       * @description - `invalid_json`: The body is not JSON.
+       *     - `invalid_request`: The batch id is not a UUID, or the body is anything but nothing or `{}`; `param` names it.
+       */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @enum {unknown} */
+              code?: 'invalid_json' | 'invalid_request';
+            };
+          };
+        };
+      };
+      /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          'Retry-After': components['headers']['RetryAfter'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'rate_limited';
+            };
+          };
+        };
+      };
+      /** @description - `internal_error`: A fault of the service: nothing of it is in the body. Retry later, and quote the request id if it persists. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'internal_error';
+            };
+          };
+        };
+      };
+      503: components['responses']['Timeout'];
+    };
+  };
+  cancelBatch: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description The batch, as opening it answered. Not a UUID: 422 `invalid_request` with `param: "batchId"`.
+         * @example 101ba56e-5a0c-4d4f-9f43-3b1a8c2e7d90
+         */
+        batchId: string;
+      };
+      cookie?: never;
+    };
+    /** @description Cancelling a batch takes no body: none, an empty one, or `{}`. */
+    requestBody?: {
+      content: {
+        'application/json': Record<string, never>;
+      };
+    };
+    responses: {
+      /** @description The batch as it stands once cancelled. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "failed",
+           *       "entities": [
+           *         "product"
+           *       ],
+           *       "recordCount": 250,
+           *       "skippedOverCap": 0,
+           *       "createdAt": "2026-10-05T09:00:00.000Z",
+           *       "cancelledAt": "2026-10-05T09:02:11.480Z",
+           *       "error": "batch cancelled before commit"
+           *     }
+           */
+          'application/json': components['schemas']['BatchStatus'];
+        };
+      };
+      /** @description - `unauthorized`: The key is missing, malformed, unknown or revoked, or of the other surface’s family. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'unauthorized';
+            };
+          };
+        };
+      };
+      /** @description - `subscription_inactive`: The workspace is not active. */
+      402: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'subscription_inactive';
+            };
+          };
+        };
+      };
+      /** @description - `forbidden`: The key has none of the scopes `connector`. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'forbidden';
+            };
+          };
+        };
+      };
+      /** @description - `batch_not_found`: No batch with this id belongs to the calling connector: another connector’s or workspace’s is as unknown. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'batch_not_found';
+            };
+          };
+        };
+      };
+      /** @description - `batch_already_committed`: The batch is not open: committed, draining, drained, failed, or past its 24 hours. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'batch_already_committed';
+            };
+          };
+        };
+      };
+      413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The batch id is not a UUID, or the body is anything but nothing or `{}`; `param` names it.
@@ -1930,6 +2387,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: `limit` or `leaseSeconds` is not an integer in its range, or the body has another field; `param` names it.
@@ -2078,6 +2550,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The body is malformed or past a bound (1 to 500 results, `error` of at most 1,000 characters); `param` names it.
@@ -2249,6 +2736,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `invalid_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'] & {
+            error?: {
+              /** @constant */
+              code?: 'invalid_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: `leaseSeconds` is not an integer from 1 to 3600, or the body has another field; `param` names it.

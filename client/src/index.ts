@@ -17,6 +17,9 @@ export type StagedRecords = ApiSchemas['StagedRecords'];
 export type CommittedBatch = ApiSchemas['CommittedBatch'];
 export type BatchStatus = ApiSchemas['BatchStatus'];
 export type BatchState = BatchStatus['status'];
+/** A page of the connector's own batches, newest first, and the list's query (`limit`, `starting_after`, `status`). */
+export type BatchList = ApiPaths['/api/v1/ingest/batches']['get']['responses'][200]['content']['application/json'];
+export type BatchListQuery = NonNullable<ApiPaths['/api/v1/ingest/batches']['get']['parameters']['query']>;
 export type PriceRequestLine = ApiSchemas['PriceRequestLine'];
 export type PriceResponse = ApiSchemas['PriceResponse'];
 export type ClaimRequest = ApiSchemas['ClaimRequest'];
@@ -134,6 +137,9 @@ export interface PricingClient {
   openBatch(): Promise<OpenedBatch>;
   stageRecords<E extends Entity>(batchId: string, entity: E, records: RecordsOf<E>): Promise<StagedRecords>;
   commitBatch(batchId: string): Promise<CommittedBatch>;
+  /** Cancels an open batch and discards what it staged: `failed`, with `cancelledAt`. */
+  cancelBatch(batchId: string): Promise<BatchStatus>;
+  listBatches(query?: BatchListQuery): Promise<BatchList>;
   batchStatus(batchId: string): Promise<BatchStatus>;
   waitForBatch(batchId: string, options?: WaitForBatchOptions): Promise<BatchStatus>;
   priceLines(lines: PriceRequestLine[], options?: { idempotencyKey?: string }): Promise<PriceResponse>;
@@ -169,6 +175,8 @@ export function createPricingClient(options: PricingClientOptions): PricingClien
         }),
       ),
     commitBatch: (batchId) => unwrap(api.POST('/api/v1/ingest/batches/{batchId}/commit', { params: { path: { batchId } }, body: {} })),
+    cancelBatch: (batchId) => unwrap(api.POST('/api/v1/ingest/batches/{batchId}/cancel', { params: { path: { batchId } }, body: {} })),
+    listBatches: (query = {}) => unwrap(api.GET('/api/v1/ingest/batches', { params: { query } })),
     batchStatus,
     async waitForBatch(batchId, { until = 'prices', pollMs = 1_000, timeoutMs = 300_000, onStatus } = {}) {
       const done = waitIsOver(until);

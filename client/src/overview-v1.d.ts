@@ -49,7 +49,7 @@ export interface paths {
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 409 `idempotency_key_in_flight`, 422 `guardrail_violation`, 422 `idempotency_key_reused`, 422 `confirmation_required`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 409 `idempotency_key_in_flight`, 415 `bad_request`, 422 `guardrail_violation`, 422 `idempotency_key_reused`, 422 `confirmation_required`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['approvePrice'];
     delete?: never;
@@ -105,7 +105,7 @@ export interface paths {
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 409 `idempotency_key_in_flight`, 422 `idempotency_key_reused`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 409 `idempotency_key_in_flight`, 415 `bad_request`, 422 `idempotency_key_reused`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['createWebhookEndpoint'];
     delete?: never;
@@ -149,7 +149,7 @@ export interface paths {
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 415 `bad_request`, 429 `rate_limited`, 500 `server_error`.
      */
     patch: operations['updateWebhookEndpoint'];
     trace?: never;
@@ -169,7 +169,7 @@ export interface paths {
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 415 `bad_request`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['rotateWebhookSecret'];
     delete?: never;
@@ -217,7 +217,7 @@ export interface paths {
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
-     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
+     *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 403 `forbidden`, 404 `not_found`, 415 `bad_request`, 429 `rate_limited`, 500 `server_error`.
      */
     post: operations['redeliverWebhookEvent'];
     delete?: never;
@@ -1168,6 +1168,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `bad_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
        *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
@@ -1790,6 +1805,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `bad_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
       /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours. */
       422: {
         headers: {
@@ -2322,6 +2352,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `bad_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {
@@ -2477,6 +2522,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `bad_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. */
       429: {
         headers: {
@@ -2854,6 +2914,21 @@ export interface operations {
         };
       };
       413: components['responses']['PayloadTooLarge'];
+      /** @description - `bad_request`: A body was sent with a Content-Type other than JSON (`application/json`, UTF-8). */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OverviewError'] & {
+            error?: {
+              /** @constant */
+              code?: 'bad_request';
+            };
+          };
+        };
+      };
       /** @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1. Or: The endpoint was asked for 20 redeliveries in the last minute; `Retry-After` says when one more fits. */
       429: {
         headers: {

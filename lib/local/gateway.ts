@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { pathPattern } from '#edge/routes/rows.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
 import { FunctionTimeout, invokeWithTimeout, LOCAL_ACCOUNT, type LocalFunction } from './lambda-context.ts';
 
@@ -57,18 +58,9 @@ interface CompiledRoute {
 }
 
 function compile(route: GatewayRoute): CompiledRoute {
-  const names: string[] = [];
-  const source = route.path
-    .split('/')
-    .map((segment) => {
-      const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
-      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-      names.push(param[1]);
-      // A greedy parameter (`{path+}`, API Gateway's proxy form) takes the rest of the path, slashes and all.
-      return param[2] ? '(.+)' : '([^/]+)';
-    })
-    .join('/');
-  return { route, routeKey: `${route.method} ${route.path}`, pattern: new RegExp(`^${source}$`), names };
+  // The route table's own matcher: the fallback function finds a path's methods (405 and Allow) with it too.
+  const { pattern, names } = pathPattern(route.path);
+  return { route, routeKey: `${route.method} ${route.path}`, pattern, names };
 }
 
 /**

@@ -1,6 +1,7 @@
 // A SKU's approval history: its approvals newest first, a page at a time, each with what became of every connector's task.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
+import { decodeCursor, encodeCursor, pageLimitSchema, PageCursorSchema, readPageLimit } from '#platform/pages.ts';
 import { toDecimalAmount } from '#shared/pricing/currency.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { getItem, queryPage } from '#platform/table/commands.ts';
@@ -24,8 +25,8 @@ export function taskState(task: Pick<Task, 'status' | 'leaseUntilMs'>, nowMs: nu
 /** The query as it arrives: every value a string, no other parameter. */
 export const ApprovalsQuerySchema = v.optional(v.strictObject({ limit: v.optional(v.string()), starting_after: v.optional(v.string()) }));
 /** The documents' forms of the query's values, which `readApprovalsListing` checks. */
-export const ApprovalsLimitSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_APPROVALS_PAGE));
-export const ApprovalsCursorSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,200}$/));
+export const ApprovalsLimitSchema = pageLimitSchema(MAX_APPROVALS_PAGE);
+export const ApprovalsCursorSchema = PageCursorSchema;
 
 export interface ApprovalsListing {
   readonly limit: number;
@@ -34,31 +35,12 @@ export interface ApprovalsListing {
 
 export function readApprovalsListing(query: v.InferOutput<typeof ApprovalsQuerySchema>): ApprovalsListing {
   const { limit: limitText, starting_after: startingAfter } = query ?? {};
-  let limit = DEFAULT_APPROVALS_PAGE;
-  if (limitText !== undefined) {
-    limit = /^\d{1,3}$/.test(limitText) ? Number(limitText) : NaN;
-    if (!(limit >= 1 && limit <= MAX_APPROVALS_PAGE)) {
-      throw new ApiError('invalid_request', `limit must be a whole number from 1 to ${MAX_APPROVALS_PAGE}.`, { param: 'limit' });
-    }
-  }
+  const limit = readPageLimit(limitText, { default: DEFAULT_APPROVALS_PAGE, max: MAX_APPROVALS_PAGE });
   return { limit, ...(startingAfter === undefined ? {} : { startingAfter }) };
 }
 
 /** What a cursor names: an approval's moment and id, its place in the product's partition. */
 const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#apv_[0-9A-Za-z]{22}$/;
-
-function encodeCursor(sortKey: string, prefix: string): string {
-  return Buffer.from(sortKey.slice(prefix.length), 'utf8').toString('base64url');
-}
-
-/** A cursor the service did not hand out is refused, so that a page can start nowhere but at an approval's place. */
-function decodeCursor(cursor: string): string {
-  const position = v.is(ApprovalsCursorSchema, cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!CURSOR_PATTERN.test(position)) {
-    throw new ApiError('invalid_request', 'starting_after must be the next cursor of an earlier page.', { param: 'starting_after' });
-  }
-  return position;
-}
 
 export interface ApprovalEntry {
   readonly approval: Approval;
@@ -80,7 +62,9 @@ export interface ApprovalHistoryPage {
 export async function readApprovalHistory(workspaceId: string, sku: string, listing: ApprovalsListing): Promise<ApprovalHistoryPage> {
   const prefix = keys.approvalPrefix(workspaceId, sku);
   const start =
-    listing.startingAfter === undefined ? undefined : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter)}` };
+    listing.startingAfter === undefined
+      ? undefined
+      : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter, CURSOR_PATTERN)}` };
   const { Items = [], LastEvaluatedKey } = await queryPage({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
@@ -101,7 +85,7 @@ export async function readApprovalHistory(workspaceId: string, sku: string, list
           { consistent: false },
         );
   const tasks = new Map(found.map((item) => v.parse(TaskSchema, item)).map((task) => [task.taskId, task]));
-  const next = LastEvaluatedKey === undefined ? undefined : encodeCursor(String(LastEvaluatedKey.SK), prefix.SKPrefix);
+  const next = LastEvaluatedKey === undefined ? undefined : encodeCursor(String(LastEvaluatedKey.SK).slice(prefix.SKPrefix.length));
   return { entries: approvals.map((approval) => ({ approval, tasks })), ...(next === undefined ? {} : { next }) };
 }
 

@@ -11,6 +11,8 @@ export const OPEN_BATCH_LIFETIME_MS = 24 * HOUR_MS;
 /** Staged records are kept this long after their batch ends, for investigating a drain. */
 export const STAGED_RETENTION_MS = 7 * DAY_MS;
 export const EXPIRED_ERROR = 'batch expired before commit';
+/** A cancelled batch is `failed` with this error (the contract's five statuses have no sixth), and shows `cancelledAt`. */
+export const CANCELLED_ERROR = 'batch cancelled before commit';
 
 export function isExpired(batch: Pick<Batch, 'status' | 'createdAt'>, now: Date): boolean {
   return batch.status === 'open' && Date.parse(batch.createdAt) + OPEN_BATCH_LIFETIME_MS <= now.getTime();
@@ -88,6 +90,14 @@ export function notOpen(batch: Pick<Batch, 'status'>): ApiError {
   return new ApiError('batch_already_committed', `The batch is ${batch.status}; only an open batch takes records or a commit.`);
 }
 
+/** Why a batch cannot be cancelled: only an open one can, and a committed one is on its way to the drain. */
+export function notCancellable(batch: Pick<Batch, 'status'>): ApiError {
+  return new ApiError(
+    'batch_already_committed',
+    `The batch is ${batch.status}; only an open batch can be cancelled, and a committed one drains.`,
+  );
+}
+
 /** Whether the caller may see the batch at all: another connector's batch is as unknown as a missing one. */
 export function isOwnBatch(batch: Batch | undefined, connectorId: string): batch is Batch {
   return batch !== undefined && batch.connectorId === connectorId;
@@ -130,6 +140,7 @@ export function statusView(batch: Batch): BatchStatusView {
     ...(batch.drainedAt ? { drainedAt: batch.drainedAt } : {}),
     ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount }),
     ...(batch.bandsRecomputedAt ? { bandsRecomputedAt: batch.bandsRecomputedAt } : {}),
+    ...(batch.cancelledAt ? { cancelledAt: batch.cancelledAt } : {}),
     ...(batch.status === 'failed' && batch.error ? { error: batch.error } : {}),
   };
 }

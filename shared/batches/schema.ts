@@ -61,6 +61,8 @@ export const BatchSchema = v.object({
   leaseUntil: v.optional(v.number()),
   failedAt: v.optional(v.string()),
   error: v.optional(v.string()),
+  /** When its connector cancelled it, open: it is then `failed`, and its staged records are discarded. */
+  cancelledAt: v.optional(v.string()),
 });
 export type Batch = v.InferOutput<typeof BatchSchema>;
 
@@ -79,9 +81,32 @@ export const BatchStatusViewSchema = v.strictObject({
   drainedAt: v.optional(moment),
   drainedCount: v.optional(counted),
   bandsRecomputedAt: v.optional(moment),
+  /** Present on a batch its connector cancelled, which is `failed` with the error "batch cancelled before commit". */
+  cancelledAt: v.optional(moment),
   error: v.optional(v.string()),
 });
 export type BatchStatusView = v.InferOutput<typeof BatchStatusViewSchema>;
+
+/** One batch of the connector's list: its id beside its status. */
+export const BatchEntrySchema = v.strictObject({ batchId: v.pipe(v.string(), v.uuid()), ...BatchStatusViewSchema.entries });
+export type BatchEntry = v.InferOutput<typeof BatchEntrySchema>;
+
+/** The most batches a page of the list holds, and how many when `limit` is left out. */
+export const MAX_BATCHES_PAGE = 100;
+export const DEFAULT_BATCHES_PAGE = 20;
+
+/** What GET /api/v1/ingest/batches answers: a page of the connector's batches, newest first. */
+export const BatchListSchema = v.strictObject({
+  data: v.pipe(v.array(BatchEntrySchema), v.maxLength(MAX_BATCHES_PAGE)),
+  /** Where the next page starts, passed back as `starting_after`; null on the last page. */
+  next: v.nullable(v.string()),
+});
+export type BatchList = v.InferOutput<typeof BatchListSchema>;
+
+/** The list's query as it arrives: every value a string, no other parameter. */
+export const BatchesQuerySchema = v.optional(
+  v.strictObject({ limit: v.optional(v.string()), starting_after: v.optional(v.string()), status: v.optional(v.string()) }),
+);
 
 /** Batch ids are UUIDs (the service mints v4); anything else in the path is refused before any read. */
 export const BatchIdSchema = v.pipe(v.string('a batch id (a UUID)'), v.uuid('a batch id (a UUID)'));

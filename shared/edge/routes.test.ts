@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from '#platform/queues.ts';
 import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, workers } from './routes.ts';
 import { accessPatterns } from '#platform/table/access-patterns.ts';
+import { methodsAt } from './routes/rows.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -109,5 +110,18 @@ describe('the console’s routes', () => {
     for (const route of consoleRoutes.filter((candidate) => candidate.auth === 'none' && candidate.method === 'GET')) {
       expect(route.access, route.id).toEqual({});
     }
+  });
+});
+
+describe('the methods a path serves', () => {
+  const all = [...routes, ...consoleRoutes];
+
+  it('lists every method the table serves at a path, whatever its parameters hold, and none at a path it does not serve', () => {
+    expect(methodsAt(all, '/api/v1/ingest/batches')).toEqual(['GET', 'POST']);
+    expect(methodsAt(all, '/api/v1/ingest/batches/0f0e3c1a-4f7e-4c57-9d3e-2f9a3c1b7e55/cancel')).toEqual(['POST']);
+    expect(methodsAt(all, '/v1/webhook-endpoints/we_x')).toEqual(['GET', 'PATCH', 'DELETE']);
+    expect(methodsAt(all, '/console/settings/a/b/c')).toEqual(['GET', 'POST']);
+    expect(methodsAt(all, '/api/v1/ingest/batches/x/y/cancel')).toEqual([]);
+    expect(methodsAt(all, '/api/v1/nothing')).toEqual([]);
   });
 });

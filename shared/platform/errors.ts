@@ -85,7 +85,10 @@ export interface ErrorOptions {
   readonly param?: string | undefined;
   /** Extra response headers, such as Retry-After. */
   readonly headers?: Readonly<Record<string, string>>;
-  /** Only where the contract gives a code a status other than its own: an unknown route is 404 invalid_request. */
+  /**
+   * Only where a code is answered with a status other than its own: an unknown route is 404 invalid_request, a body
+   * that is not JSON 415, a method the path does not serve 405.
+   */
   readonly status?: number;
 }
 
@@ -138,7 +141,8 @@ function overviewCode(error: ApiError): { code: string; status: number } {
   switch (error.code) {
     case 'invalid_json':
     case 'invalid_request':
-      return { code: 'bad_request', status: 400 };
+      // A status of its own (415 for a body that is not JSON, 405 for a method the path does not serve) is kept.
+      return { code: 'bad_request', status: error.status === errorStatuses[error.code] ? 400 : error.status };
     case 'internal_error':
       return { code: 'server_error', status: 500 };
     default:

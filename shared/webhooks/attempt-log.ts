@@ -1,7 +1,8 @@
 // The webhook attempt log: one item per attempt and one per delivery, written together, and the reads of both.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import * as v from 'valibot';
-import { ApiError } from '#platform/errors.ts';
+import { decodeCursor, encodeCursor } from '#platform/pages.ts';
+import { queryListPage } from '#platform/table/query.ts';
 import { getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import {
@@ -69,8 +70,6 @@ export async function readDelivery(event: WebhookEvent, endpointId: string): Pro
   return Item ? v.parse(DeliverySummarySchema, Item) : undefined;
 }
 
-/** A filtered page stops after this many reads, short if need be, and says where to go on. */
-const MAX_READS_PER_PAGE = 10;
 /** What a cursor names: the event's timestamp and id, the delivery's place in its endpoint's partition. */
 const CURSOR_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z#evt_[0-9A-Za-z]{22}$/;
 
@@ -80,31 +79,18 @@ export interface DeliveryPage {
   readonly next?: string;
 }
 
-function encodeCursor(sortKey: string, prefix: string): string {
-  return Buffer.from(sortKey.slice(prefix.length), 'utf8').toString('base64url');
-}
-
-/** A cursor the service did not hand out is refused, so that a page can start nowhere but at a delivery's place. */
-function decodeCursor(cursor: string): string {
-  const position = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
-  if (!CURSOR_PATTERN.test(position)) {
-    throw new ApiError('invalid_request', 'starting_after must be the next cursor of an earlier page.', { param: 'starting_after' });
-  }
-  return position;
-}
-
 /**
  * An endpoint's deliveries, newest event first, a page at a time, optionally only those in one state. The state is
  * a filter on the read: a page of a rare state may come back short, with `next` to read on from.
  */
 export async function listDeliveries(workspaceId: string, endpointId: string, listing: DeliveryListing = {}): Promise<DeliveryPage> {
-  const limit = listing.limit ?? 50;
   const prefix = keys.webhookDeliveryPrefix(workspaceId, endpointId);
-  let start =
-    listing.startingAfter === undefined ? undefined : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter)}` };
-  const deliveries: DeliverySummary[] = [];
-  for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {
-    const { Items = [], LastEvaluatedKey } = await queryPage({
+  const start =
+    listing.startingAfter === undefined
+      ? undefined
+      : { PK: prefix.PK, SK: `${prefix.SKPrefix}${decodeCursor(listing.startingAfter, CURSOR_PATTERN)}` };
+  const page = await queryListPage(
+    {
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: {
         ':pk': prefix.PK,
@@ -113,15 +99,12 @@ export async function listDeliveries(workspaceId: string, endpointId: string, li
       },
       ...(listing.status === undefined ? {} : { FilterExpression: '#status = :status', ExpressionAttributeNames: { '#status': 'status' } }),
       ScanIndexForward: false,
-      // Never more than the page has room for: the last item read is then where the next page starts.
-      Limit: limit - deliveries.length,
-      ...(start === undefined ? {} : { ExclusiveStartKey: start }),
-    });
-    deliveries.push(...Items.map((item) => v.parse(DeliverySummarySchema, item)));
-    start = LastEvaluatedKey as { PK: string; SK: string } | undefined;
-    if (start === undefined || deliveries.length >= limit) break;
-  }
-  return { deliveries, ...(start === undefined ? {} : { next: encodeCursor(start.SK, prefix.SKPrefix) }) };
+    },
+    { limit: listing.limit ?? 50, start },
+  );
+  const deliveries = page.items.map((item) => v.parse(DeliverySummarySchema, item));
+  const next = page.lastKey === undefined ? undefined : encodeCursor(String(page.lastKey.SK).slice(prefix.SKPrefix.length));
+  return { deliveries, ...(next === undefined ? {} : { next }) };
 }
 
 /** Every logged attempt of one event at one endpoint, oldest first. */

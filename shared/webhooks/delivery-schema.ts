@@ -1,6 +1,7 @@
 // Webhook deliveries' shapes: the delivery and attempt items of the log, the query of /v1/webhook-endpoints/{endpointId}/deliveries, what it and a redelivery answer, and the event id of a path.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
+import { pageLimitSchema, PageCursorSchema, readPageLimit } from '#platform/pages.ts';
 import { EventTypeSchema } from './events.ts';
 
 export const DeliveryStatusSchema = v.picklist(['pending', 'delivered', 'parked']);
@@ -99,18 +100,12 @@ export const DeliveriesQuerySchema = v.optional(
 );
 
 /** The documents' forms of the query's values, which `readDeliveryListing` checks. */
-export const DeliveriesLimitSchema = v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(MAX_DELIVERIES_PAGE));
-export const DeliveriesCursorSchema = v.pipe(v.string(), v.regex(/^[A-Za-z0-9_-]{1,200}$/));
+export const DeliveriesLimitSchema = pageLimitSchema(MAX_DELIVERIES_PAGE);
+export const DeliveriesCursorSchema = PageCursorSchema;
 
 export function readDeliveryListing(query: v.InferOutput<typeof DeliveriesQuerySchema>): DeliveryListing {
   const { limit: limitText, starting_after: startingAfter, status } = query ?? {};
-  let limit = DEFAULT_DELIVERIES_PAGE;
-  if (limitText !== undefined) {
-    limit = /^\d{1,3}$/.test(limitText) ? Number(limitText) : NaN;
-    if (!(limit >= 1 && limit <= MAX_DELIVERIES_PAGE)) {
-      throw new ApiError('invalid_request', `limit must be a whole number from 1 to ${MAX_DELIVERIES_PAGE}.`, { param: 'limit' });
-    }
-  }
+  const limit = readPageLimit(limitText, { default: DEFAULT_DELIVERIES_PAGE, max: MAX_DELIVERIES_PAGE });
   if (status !== undefined && !v.is(DeliveryStatusSchema, status)) {
     throw new ApiError('invalid_request', 'status must be pending, delivered or parked.', { param: 'status' });
   }

@@ -31,8 +31,8 @@ describe('the error envelope and request ids', () => {
 
   it.each([
     ['GET', '/api/v1/nothing-here'],
-    ['GET', '/api/v1/ingest/batches'],
-    ['DELETE', '/api/v1/ingest/batches'],
+    ['GET', '/api/v1/ingest/batches/extra/path/here'],
+    ['DELETE', '/api/v1/ingest'],
     ['POST', '/'],
   ])('answers %s %s, which no route serves, with 404 invalid_request', async (method, path) => {
     const response = await call(path, { method, key: workspace.keys.connector });
@@ -42,13 +42,34 @@ describe('the error envelope and request ids', () => {
 
   it.each([
     ['GET', '/v1/prices'],
-    ['DELETE', '/v1/prices/BOLT'],
+    ['DELETE', '/v1/prices/BOLT/history'],
     ['GET', '/v1/prices/approve/now'],
   ])('answers %s %s, under the overview but served by no route, with 404 not_found in the overview envelope', async (method, path) => {
     const response = await call(path, { method, key: workspace.keys.pwLive });
     expect(response.status).toBe(404);
     expect(response.json).toEqual({
       error: { code: 'not_found', message: expect.any(String), request_id: response.headers.get('x-request-id') },
+    });
+  });
+});
+
+describe('a method a served path does not take', () => {
+  it.each([
+    ['DELETE', '/api/v1/ingest/batches', 'GET, POST'],
+    ['GET', '/api/v1/prices', 'POST'],
+  ])('answers %s %s with 405 invalid_request and Allow: %s', async (method, path, allow) => {
+    const response = await call(path, { method });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe(allow);
+    expect(response.json.error).toMatchObject({ code: 'invalid_request', requestId: response.headers.get('x-request-id') });
+  });
+
+  it('answers DELETE /v1/prices/BOLT with 405 bad_request in the overview envelope and Allow: GET', async () => {
+    const response = await call('/v1/prices/BOLT', { method: 'DELETE' });
+    expect(response.status).toBe(405);
+    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.json).toEqual({
+      error: { code: 'bad_request', message: expect.any(String), request_id: response.headers.get('x-request-id') },
     });
   });
 });

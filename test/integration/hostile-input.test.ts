@@ -11,7 +11,9 @@ import {
   type HostileRequest,
   type Outcome,
   type Probe,
+  MIN_TRIED_PER_ROUTE,
   tallyTable,
+  triedInOwnFile,
   triedPerEndpoint,
   tryAll,
 } from './hostile-input-support.ts';
@@ -1614,6 +1616,10 @@ describe('garbage Authorization headers', () => {
         return { target: `/api/v1/ingest/batches/${batchId}` };
       case 'commitBatch':
         return { target: `/api/v1/ingest/batches/${batchId}/commit` };
+      case 'cancelBatch':
+        return { target: `/api/v1/ingest/batches/${batchId}/cancel` };
+      case 'listBatches':
+        return { target: '/api/v1/ingest/batches?status=open' };
       case 'claimWritebacks':
         return { target: '/api/v1/writebacks/claim', body: jsonText({ limit: 1 }) };
       case 'ackWritebacks':
@@ -1705,8 +1711,8 @@ describe('coverage', () => {
   it('has tried hostile input on every route of the route table that takes input and on paths no route serves', () => {
     const tried = triedPerEndpoint();
     // An open route reads no key, query or body: only a path parameter, where it has one, can carry hostile input.
-    const takesInput = routes.filter((route) => route.auth !== 'none' || route.path.includes('{'));
-    for (const route of takesInput) expect(tried.get(routeKey(route)) ?? 0, routeKey(route)).toBeGreaterThanOrEqual(30);
+    const takesInput = routes.filter((route) => (route.auth !== 'none' || route.path.includes('{')) && !(route.id in triedInOwnFile));
+    for (const route of takesInput) expect(tried.get(routeKey(route)) ?? 0, routeKey(route)).toBeGreaterThanOrEqual(MIN_TRIED_PER_ROUTE);
     expect(tried.get(FALLBACK) ?? 0).toBeGreaterThanOrEqual(30);
   });
 });

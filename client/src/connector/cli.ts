@@ -33,7 +33,7 @@ what is printed (task data, the service's answers, the command's output) are sho
 Options:
   --exec COMMAND        the command to run for each task (required)
   --url URL             the API's URL (default: PRICING_URL, or the local stack that \`npm start\` runs)
-  --key KEY             the connector's svc_live key (default: PRICING_KEY)
+  --key KEY             the connector's svc_live_ key, connector scope (default: PRICING_KEY)
   --limit N             tasks per claim, 1-100 (default 10)
   --lease-seconds N     lease per task, 1-3600 (default 300)
   --min-lease-margin N  seconds of lease a task must have left to start; set it above COMMAND's longest run

@@ -12,6 +12,7 @@ import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { admitRequest } from '#shared/workspaces/usage.ts';
 import type { AnswerInWork, KeyStore } from './idempotent.ts';
+import { requireJsonContent, takesBody } from './request.ts';
 
 export type HttpEvent = APIGatewayProxyEventV2;
 export type HttpResult = APIGatewayProxyStructuredResultV2;
@@ -223,6 +224,8 @@ export function routeEndpoint<const Rows extends readonly HttpRoute[]>(
   const answer = oncePerKey(route as HttpRoute, run, options);
   return endpoint({ id: route.id, memoryMb: route.memoryMb, surface: route.surface, auth }, (request) => {
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
+    // After the key and the rate, before the Idempotency-Key and the body: a body that is not JSON is never read.
+    if (takesBody(route)) requireJsonContent(request.event);
     return answer({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
   });
 }

@@ -2,7 +2,7 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
-import { firstTooDeepInText, MAX_BODY_DEPTH, NoBodySchema, readJsonBody } from './request.ts';
+import { firstTooDeepInText, MAX_BODY_DEPTH, NoBodySchema, readJsonBody, requireJsonContent } from './request.ts';
 import { formatParam, parseInput } from '#platform/input.ts';
 import { thrownApiError } from '#test/support/thrown.ts';
 
@@ -112,5 +112,45 @@ describe('a param', () => {
     expect(thrownApiError(() => parseInput(v.strictObject({}), { ['k'.repeat(10_000)]: 1 })).message).toHaveLength(
       'Unknown field .'.length + 200,
     );
+  });
+});
+
+describe('the label of a body', () => {
+  const labelled = (contentType: string | undefined, body: string | undefined = '{}') =>
+    ({ body, isBase64Encoded: false, headers: contentType === undefined ? {} : { 'content-type': contentType } }) as APIGatewayProxyEventV2;
+
+  it('takes JSON, in any case, with or without a UTF-8 charset, a +json type, or no label at all', () => {
+    for (const contentType of [
+      'application/json',
+      'Application/JSON',
+      'application/json; charset=utf-8',
+      'application/json;charset="UTF-8"',
+      'application/merge-patch+json',
+      undefined,
+    ]) {
+      expect(() => requireJsonContent(labelled(contentType)), String(contentType)).not.toThrow();
+    }
+  });
+
+  it('refuses a body labelled as anything else with 415 invalid_request, even when the body is JSON', () => {
+    for (const contentType of [
+      'text/plain',
+      'text/plain;charset=UTF-8',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/jsonx',
+      'application/json; charset=latin1',
+      '',
+    ]) {
+      const error = thrownApiError(() => requireJsonContent(labelled(contentType)));
+      expect(error, contentType).toMatchObject({ code: 'invalid_request', status: 415, param: 'Content-Type' });
+    }
+  });
+
+  it('never refuses a request with no body for its label', () => {
+    expect(() =>
+      requireJsonContent({ isBase64Encoded: false, headers: { 'content-type': 'text/plain' } } as unknown as APIGatewayProxyEventV2),
+    ).not.toThrow();
+    expect(() => requireJsonContent(labelled('text/plain', ''))).not.toThrow();
   });
 });

@@ -1,12 +1,45 @@
 // Reading a request's input: the JSON body against its valibot schema, with errors that name the offending field.
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import * as v from 'valibot';
-import { ApiError } from '#platform/errors.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
 import { formatParam, parseInput } from '#platform/input.ts';
 
 export function readBodyText(event: APIGatewayProxyEventV2): string {
   if (!event.body) return '';
   return event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+}
+
+/** JSON's media types: `application/json` and the structured `+json` ones, in any case; parameters aside. */
+const JSON_MEDIA_TYPE = /^application\/([a-z0-9!#$&^_.-]+\+)?json$/;
+
+/** The routes that read a JSON body: every POST and PATCH of the table (a GET or DELETE reads none). */
+export function takesBody(route: { readonly method: string }): boolean {
+  return route.method === 'POST' || route.method === 'PATCH';
+}
+
+/**
+ * A body sent as anything but JSON is refused with 415 before it is read: `text/plain` (what fetch sends for a string
+ * it is not told about) or a form would otherwise be parsed as JSON when it happens to be JSON. A body with no
+ * Content-Type at all is read as JSON, as it always was; a `charset` other than UTF-8 is refused, since the body is
+ * read as UTF-8. No body, or an empty one, is never refused for its label.
+ */
+export function requireJsonContent(event: APIGatewayProxyEventV2): void {
+  const contentType = event.headers?.['content-type'];
+  if (contentType === undefined || readBodyText(event) === '') return;
+  const [mediaType = '', ...parameters] = contentType.split(';').map((part) => part.trim().toLowerCase());
+  const charset = parameters
+    .find((parameter) => parameter.startsWith('charset='))
+    ?.slice('charset='.length)
+    .replace(/"/g, '');
+  if (JSON_MEDIA_TYPE.test(mediaType) && (charset === undefined || charset === 'utf-8' || charset === 'utf8')) return;
+  throw new ApiError(
+    'invalid_request',
+    `The request body must be JSON, sent with Content-Type: application/json, not ${quoted(contentType)}.`,
+    {
+      status: 415,
+      param: 'Content-Type',
+    },
+  );
 }
 
 /**

@@ -81,7 +81,8 @@ describe('the operations', () => {
 
   it('describe every error status each can answer, in its surface’s envelope, with x-request-id', () => {
     const price = v1.paths['/api/v1/prices'].post.responses as Json;
-    expect(Object.keys(price)).toEqual(['200', '401', '402', '403', '409', '413', '422', '429', '500', '503']);
+    expect(Object.keys(price)).toEqual(['200', '401', '402', '403', '409', '413', '415', '422', '429', '500', '503']);
+    expect(price['415'].content['application/json'].schema.allOf[1].properties.error.properties.code).toEqual({ const: 'invalid_request' });
     expect(price['409'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(price['429'].headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
     expect(price['422'].headers['Retry-After']).toBeUndefined();
@@ -90,7 +91,9 @@ describe('the operations', () => {
       enum: ['invalid_json', 'invalid_request', 'idempotency_key_reused'],
     });
     const approve = documents.overview.paths['/v1/prices/approve'].post.responses as Json;
-    expect(Object.keys(approve)).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '422', '429', '500', '503']);
+    expect(Object.keys(approve)).toEqual(['200', '400', '401', '402', '403', '404', '409', '413', '415', '422', '429', '500', '503']);
+    // A GET reads no body, so its label is never refused.
+    expect(documents.overview.paths['/v1/prices/{sku}'].get.responses['415']).toBeUndefined();
     expect(approve['500'].content['application/json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/OverviewError' });
     for (const surface of surfaces) {
       for (const item of Object.values(documents[surface].paths as Json)) {
@@ -140,7 +143,14 @@ describe('the operations', () => {
       documents[surface]['x-unknown-route'].responses['404'].content['application/json'].schema.allOf[1].properties.error.properties.code;
     expect(codeOf('v1')).toEqual({ const: 'invalid_request' });
     expect(codeOf('overview')).toEqual({ const: 'not_found' });
-    expect(Object.keys(documents.overview['x-unknown-route'].responses)).toEqual(['404', '413', '500', '503']);
+    expect(Object.keys(documents.overview['x-unknown-route'].responses)).toEqual(['404', '405', '413', '500', '503']);
+    for (const surface of surfaces) {
+      const wrongMethod = documents[surface]['x-unknown-route'].responses['405'];
+      expect(wrongMethod.headers.Allow).toMatchObject({ required: true });
+      expect(wrongMethod.content['application/json'].schema.allOf[1].properties.error.properties.code).toEqual({
+        const: surface === 'v1' ? 'invalid_request' : 'bad_request',
+      });
+    }
   });
 
   it('document the open routes with no security', () => {

@@ -1,4 +1,4 @@
-// The route rows of ingest: a connector opens a batch, stages its records, commits it and reads its status.
+// The route rows of ingest: a connector opens a batch, stages its records, commits or cancels it, reads its status and lists its batches.
 import type { HttpRoute } from './rows.ts';
 
 export const ingestRoutes = [
@@ -47,5 +47,28 @@ export const ingestRoutes = [
     memoryMb: 256,
     timeoutSeconds: 10,
     access: { table: 'readWrite', sendTo: ['drain', 'webhooks'] },
+  },
+  {
+    id: 'cancelBatch',
+    method: 'POST',
+    path: '/api/v1/ingest/batches/{batchId}/cancel',
+    entry: 'functions/ingest/cancel-batch.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    memoryMb: 256,
+    // Deletes what the batch staged: up to a few hundred chunk items for the largest batches.
+    timeoutSeconds: 29,
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+  },
+  {
+    id: 'listBatches',
+    method: 'GET',
+    path: '/api/v1/ingest/batches',
+    entry: 'functions/ingest/list-batches.ts',
+    surface: 'v1',
+    auth: { family: 'svc_live', scopes: ['connector'] },
+    memoryMb: 256,
+    timeoutSeconds: 10,
+    access: { table: 'read' },
   },
 ] as const satisfies readonly HttpRoute[];

@@ -79,5 +79,29 @@ export function routeKey(route: Pick<HttpRoute, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;
 }
 
+/**
+ * A path template as a pattern of the paths it serves, and its parameters' names in order: `{name}` takes one segment,
+ * a greedy `{name+}` (API Gateway's proxy form) the rest of the path, slashes and all.
+ */
+export function pathPattern(template: string): { readonly pattern: RegExp; readonly names: readonly string[] } {
+  const names: string[] = [];
+  const source = template
+    .split('/')
+    .map((segment) => {
+      const param = /^\{([^}+]+)(\+?)\}$/.exec(segment);
+      if (!param?.[1]) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(param[1]);
+      return param[2] ? '(.+)' : '([^/]+)';
+    })
+    .join('/');
+  return { pattern: new RegExp(`^${source}$`), names };
+}
+
+/** The methods the rows serve at a path, in the order of HTTP's methods; none for a path no row serves. */
+export function methodsAt(rows: ReadonlyArray<Pick<HttpRoute, 'path'> & { readonly method: string }>, path: string): string[] {
+  const served = new Set(rows.filter((row) => pathPattern(row.path).pattern.test(path)).map((row) => row.method));
+  return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => served.has(method));
+}
+
 /** The access of the open routes: they serve what is public and may touch nothing. */
 export const noAccess: RouteAccess = {};

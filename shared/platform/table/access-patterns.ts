@@ -235,10 +235,26 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a batch',
-    usedBy: ['batchStatus', 'commitBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain'],
+    usedBy: ['batchStatus', 'commitBatch', 'cancelBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain'],
     call: 'GetItem, strongly consistent',
     key: 'batch(workspaceId, batchId)',
     cost: '1 RRU',
+  },
+  {
+    name: 'Cancel an open batch and discard what it staged',
+    usedBy: ['cancelBatch'],
+    call:
+      "TransactWriteItems: Update batch conditional on the caller's connector, open and within its life + Put the batch.failed event; " +
+      'Query begins_with CHUNK# (strongly consistent, projected to the keys) and BatchWriteItem DeleteRequest of each chunk; GetItem of the batch to answer',
+    key: 'batch(workspaceId, batchId), batchChunkPrefix(workspaceId, batchId), webhookEvent(workspaceId, eventId)',
+    cost: '~6 WRU for the transaction (batch, its list entry, the event and its outbox entry) + 1 RRU + 1 WRU per chunk item (≈ 1 per staging call) + 1 RRU to answer; a repeat: ~2 RRU',
+  },
+  {
+    name: "A connector's batches, newest first, a page at a time, optionally of one status",
+    usedBy: ['listBatches'],
+    call: 'Query on the listing index (ALL) backwards, Limit the page, from the cursor; a status is a FilterExpression, read on at most 10 times to fill the page',
+    key: 'listingKeys.batches(workspaceId, connectorId), listingKeys.batchesAfter(…) for the cursor',
+    cost: '0.5 RRU per 4 KB read (a batch ~600 B): a page of 20 ≈ 1.5 RRU; a filtered page pays for what it reads, at most 10 × limit batches',
   },
   {
     name: 'Record that an open batch expired',
@@ -740,7 +756,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
-    usedBy: ['commitBatch', 'batchStatus', 'drain', 'approvePrice', 'ackWritebacks'],
+    usedBy: ['commitBatch', 'batchStatus', 'cancelBatch', 'drain', 'approvePrice', 'ackWritebacks'],
     call: 'TransactWriteItems: the state change + Put event with attribute_not_exists(PK); a single UpdateItem becomes a transaction of two',
     key: 'webhookEvent(workspaceId, eventId), with lookup undispatchedEvent(eventId, createdAt, workspaceId)',
     cost: '2 WRU per started KB of the event (under 1 KB but for recommendations.updated with many SKUs) + 1 WRU for its index entry; the state change itself costs 2 WRU per KB instead of 1 inside the transaction',
@@ -858,6 +874,7 @@ export const accessPatterns: readonly AccessPattern[] = [
       'openBatch',
       'stageRecords',
       'commitBatch',
+      'cancelBatch',
       'drain',
       'claimWritebacks',
       'ackWritebacks',

@@ -180,6 +180,20 @@ export const listingKeys = {
     [listingIndex.sortKey]: `${createdAt}#${batchId}`,
   }),
   batches: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorBatchesPartition(workspaceId, connectorId) }),
+  /** A batch's place in its connector's list, as the list's cursor carries it: `<createdAt>#<batchId>`. */
+  batchPlace: (item: Record<string, unknown>): string => String(item[listingIndex.sortKey]),
+  /**
+   * Where a page of a connector's batches starts reading: the index's key and the base item's, both of which a Query of
+   * an index needs to go on from. ISO times hold no `#`, so the first one ends the time.
+   */
+  batchesAfter: (workspaceId: string, connectorId: string, place: string, baseKey: (batchId: string) => Record<string, string>) => {
+    const batchId = place.slice(place.indexOf('#') + 1);
+    return {
+      ...baseKey(batchId),
+      [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
+      [listingIndex.sortKey]: place,
+    };
+  },
   writeback: (workspaceId: string, connectorId: string, createdAt: string, taskId: string) => ({
     [listingIndex.partitionKey]: connectorWritebacksPartition(workspaceId, connectorId),
     [listingIndex.sortKey]: `${createdAt}#${taskId}`,

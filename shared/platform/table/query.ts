@@ -1,4 +1,4 @@
-// Queries: every item a Query matches, page after page, and the one way the lookup index is read.
+// Queries: every item a Query matches, page after page, one page of a list read on past a filter, and the one way the lookup index is read.
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryPage } from './commands.ts';
 import { table } from './definition.ts';
@@ -55,4 +55,37 @@ export async function queryListing(
   if (read.limit === undefined) return queryAll(input);
   const { Items } = await queryPage({ ...input, Limit: read.limit });
   return Items ?? [];
+}
+
+/** A filtered page stops after this many reads, short if need be, and says where to go on. */
+export const MAX_READS_PER_PAGE = 10;
+
+export interface QueriedPage {
+  readonly items: Record<string, unknown>[];
+  /** The key of the last item read, where the next page starts; undefined when the list has no more. */
+  readonly lastKey?: Record<string, unknown>;
+}
+
+/**
+ * Up to `limit` items of one Query, in its order. With a FilterExpression a read may keep fewer than it reads, so the
+ * page reads on, at most MAX_READS_PER_PAGE times, and may come back short with a key to go on from.
+ */
+export async function queryListPage(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+  page: { readonly limit: number; readonly start?: Record<string, unknown> | undefined },
+): Promise<QueriedPage> {
+  const items: Record<string, unknown>[] = [];
+  let start = page.start;
+  for (let reads = 0; reads < MAX_READS_PER_PAGE; reads++) {
+    const { Items = [], LastEvaluatedKey } = await queryPage({
+      ...input,
+      // Never more than the page has room for: the last item read is then where the next page starts.
+      Limit: page.limit - items.length,
+      ...(start === undefined ? {} : { ExclusiveStartKey: start }),
+    });
+    items.push(...Items);
+    start = LastEvaluatedKey;
+    if (start === undefined || items.length >= page.limit) break;
+  }
+  return { items, ...(start === undefined ? {} : { lastKey: start }) };
 }

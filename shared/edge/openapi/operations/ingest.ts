@@ -1,5 +1,16 @@
-// The contract's words for ingest: opening a batch, staging its records, committing it and reading its status.
-import { BatchIdSchema, BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/schema.ts';
+// The contract's words for ingest: opening a batch, staging its records, committing or cancelling it, reading its status and listing batches.
+import {
+  BatchIdSchema,
+  BatchListSchema,
+  BatchStatusSchema,
+  BatchStatusViewSchema,
+  CommittedBatchSchema,
+  DEFAULT_BATCHES_PAGE,
+  MAX_BATCHES_PAGE,
+  OpenedBatchSchema,
+  StagedRecordsSchema,
+} from '#shared/batches/schema.ts';
+import { PageCursorSchema, pageLimitSchema } from '#platform/pages.ts';
 import { StageRequestSchema } from '#edge/openapi/inputs.ts';
 import { noBody, operation, type ParameterDoc } from './doc.ts';
 import { BATCH_ID, CONNECTOR_ID } from './examples.ts';
@@ -132,6 +143,102 @@ export const ingestOperations = {
       invalid_request: 'The batch id is not a UUID, or the body is anything but nothing or `{}`; `param` names it.',
       ...ingestErrors,
       batch_already_committed: 'The batch is not open: already committed, or past its 24 hours.',
+    },
+  }),
+
+  cancelBatch: operation({
+    summary: 'Cancel an open batch',
+    description:
+      'Cancels an open batch of the calling connector and discards the records it staged: nothing of it is ever ' +
+      'drained. A cancelled batch is `failed` with the error "batch cancelled before commit" and shows `cancelledAt`; ' +
+      'a `batch.failed` event tells the workspace’s endpoints. Cancelling a cancelled batch answers the same again. A ' +
+      'batch committed (or draining, drained, failed in its drain, or past its 24 hours) cannot be cancelled: of a ' +
+      'cancel and a commit sent at once, exactly one wins.',
+    tag: 'Ingest',
+    parameters: [batchIdParameter],
+    requestBody: noBody('Cancelling a batch'),
+    success: {
+      status: 200,
+      description: 'The batch as it stands once cancelled.',
+      schema: BatchStatusViewSchema,
+      example: {
+        status: 'failed',
+        entities: ['product'],
+        recordCount: 250,
+        skippedOverCap: 0,
+        createdAt: '2026-10-05T09:00:00.000Z',
+        cancelledAt: '2026-10-05T09:02:11.480Z',
+        error: 'batch cancelled before commit',
+      },
+    },
+    errors: {
+      invalid_json: 'The body is not JSON.',
+      invalid_request: 'The batch id is not a UUID, or the body is anything but nothing or `{}`; `param` names it.',
+      ...ingestErrors,
+      batch_already_committed: 'The batch is not open: committed, draining, drained, failed, or past its 24 hours.',
+    },
+  }),
+
+  listBatches: operation({
+    summary: 'List the connector’s batches',
+    description:
+      'The calling connector’s batches, newest first, each with its status as the status route answers it: every ' +
+      'batch the connector opened, with any of its keys, and no other connector’s. A page holds at most `limit`; ' +
+      '`next` is where the following page starts, passed back as `starting_after`, and null on the last page. ' +
+      '`status` keeps only the batches in that state (an open batch past its 24 hours is `failed`); a page of a rare ' +
+      'status may hold fewer than `limit` with a `next` to go on from. The list is read from an index, so a batch ' +
+      'opened or changed in the last moment may show as it was a moment before. Any other query parameter is refused.',
+    tag: 'Ingest',
+    parameters: [
+      {
+        name: 'limit',
+        in: 'query',
+        description: `How many batches a page holds at most, 1 to ${MAX_BATCHES_PAGE}; ${DEFAULT_BATCHES_PAGE} if left out.`,
+        required: false,
+        schema: pageLimitSchema(MAX_BATCHES_PAGE),
+        example: 20,
+      },
+      {
+        name: 'starting_after',
+        in: 'query',
+        description: 'The `next` of the page before, as it was answered; an opaque cursor.',
+        required: false,
+        schema: PageCursorSchema,
+        example: 'MjAyNi0xMC0wNVQwOTowMDowMC4wMDBaIzEwMWJhNTZlLTVhMGMtNGQ0Zi05ZjQzLTNiMWE4YzJlN2Q5MA',
+      },
+      {
+        name: 'status',
+        in: 'query',
+        description: 'Only the batches in this state.',
+        required: false,
+        schema: BatchStatusSchema,
+        example: 'open',
+      },
+    ],
+    success: {
+      status: 200,
+      description: 'A page of batches, newest first.',
+      schema: BatchListSchema,
+      example: {
+        data: [
+          {
+            batchId: BATCH_ID,
+            status: 'drained',
+            entities: ['product', 'customer', 'quote', 'order'],
+            recordCount: 4,
+            skippedOverCap: 0,
+            createdAt: '2026-10-05T09:00:00.000Z',
+            committedAt: '2026-10-05T09:00:04.120Z',
+            drainedAt: '2026-10-05T09:00:05.310Z',
+            drainedCount: 4,
+            bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
+          },
+        ],
+        next: null,
+      },
+    },
+    errors: {
+      invalid_request: 'A query parameter is unknown or malformed: `limit`, `status`, or a `starting_after` this list did not hand out; `param` names it.',
     },
   }),
 };
