@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it, vi } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
+import { seededRandom } from '#platform/seeded-random.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
@@ -21,18 +22,6 @@ const LEASE_SECONDS = 4;
 const KILL_ONE_IN = 5;
 /** Approvals sent at once, per run. */
 const APPROVERS = 4;
-
-/** A small seeded generator (mulberry32), so that a failing run can be run again the same way. */
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const products: ProductRecord[] = Array.from({ length: SKUS }, (_, index) => ({
   sku: `CHAOS-${index}`,
@@ -144,7 +133,7 @@ async function approveOnce(workspace: TestWorkspace, sku: string, price: number)
 }
 
 async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   const workspace = await newWorkspace(journal ? 'Chaos With Journal' : 'Chaos Without Journal');
   await drain(workspace, { product: products });
   const dir = mkdtempSync(join(tmpdir(), 'connector-chaos-'));
@@ -178,7 +167,7 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
     Array.from({ length: APPROVERS }, async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
         const [index, product] = next;
-        const pause = seeded(seed * 1000 + index);
+        const pause = seededRandom(seed * 1000 + index);
         for (let round = 0; round < ROUNDS; round++) {
           await new Promise((resolve) => setTimeout(resolve, pause() * 800));
           const taskId = await approveOnce(workspace, product.sku, 15 + (round + 1) / 100);

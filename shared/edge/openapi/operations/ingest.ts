@@ -1,4 +1,5 @@
 // The contract's words for ingest: opening a batch, staging its records, committing or cancelling it, reading its status and listing batches.
+import type * as v from 'valibot';
 import {
   BatchIdSchema,
   BatchListSchema,
@@ -14,6 +15,19 @@ import { PageCursorSchema, pageLimitSchema } from '#platform/pages.ts';
 import { StageRequestSchema } from '#edge/openapi/inputs.ts';
 import { noBody, operation, type ParameterDoc } from './doc.ts';
 import { BATCH_ID, CONNECTOR_ID } from './examples.ts';
+
+/** A batch drained and priced from, as the status route and the list show it. */
+const DRAINED_BATCH: v.InferOutput<typeof BatchStatusViewSchema> = {
+  status: 'drained',
+  entities: ['product', 'customer', 'quote', 'order'],
+  recordCount: 4,
+  skippedOverCap: 0,
+  createdAt: '2026-10-05T09:00:00.000Z',
+  committedAt: '2026-10-05T09:00:04.120Z',
+  drainedAt: '2026-10-05T09:00:05.310Z',
+  drainedCount: 4,
+  bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
+};
 
 const batchIdParameter: ParameterDoc = {
   name: 'batchId',
@@ -106,17 +120,7 @@ export const ingestOperations = {
       status: 200,
       description: 'The batch as it stands.',
       schema: BatchStatusViewSchema,
-      example: {
-        status: 'drained',
-        entities: ['product', 'customer', 'quote', 'order'],
-        recordCount: 4,
-        skippedOverCap: 0,
-        createdAt: '2026-10-05T09:00:00.000Z',
-        committedAt: '2026-10-05T09:00:04.120Z',
-        drainedAt: '2026-10-05T09:00:05.310Z',
-        drainedCount: 4,
-        bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
-      },
+      example: DRAINED_BATCH,
     },
     errors: {
       invalid_request: 'The batch id is not a UUID (`param: "batchId"`).',
@@ -221,18 +225,7 @@ export const ingestOperations = {
       schema: BatchListSchema,
       example: {
         data: [
-          {
-            batchId: BATCH_ID,
-            status: 'drained',
-            entities: ['product', 'customer', 'quote', 'order'],
-            recordCount: 4,
-            skippedOverCap: 0,
-            createdAt: '2026-10-05T09:00:00.000Z',
-            committedAt: '2026-10-05T09:00:04.120Z',
-            drainedAt: '2026-10-05T09:00:05.310Z',
-            drainedCount: 4,
-            bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
-          },
+          { batchId: BATCH_ID, ...DRAINED_BATCH },
         ],
         next: null,
       },
