@@ -204,6 +204,19 @@ describe('idempotency keys', () => {
   });
 });
 
+describe('approvals', () => {
+  it('carry one Idempotency-Key per call, the same on each retry, so a retried approval publishes once', async () => {
+    const approval = { approval_id: 'apv_1', sku: 'BOLT', price: 0.5 };
+    const { client, sent } = fakeClient([new TypeError('fetch failed'), json(200, approval), json(200, approval)]);
+    await client.approvePrice('BOLT', 0.5);
+    await client.approvePrice('BOLT', 0.5, { confirm: true, idempotencyKey: 'approve-bolt-rev2' });
+    const keys = sent.map((request) => request.headers.get('idempotency-key'));
+    expect(keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+    expect(keys).toEqual([keys[0], keys[0], 'approve-bolt-rev2']);
+    expect(JSON.parse(sent[2]?.body ?? '')).toEqual({ sku: 'BOLT', price: 0.5, confirm: true });
+  });
+});
+
 describe('errors', () => {
   it("are PricingApiErrors with the code, param and requestId of the connector API's envelope", async () => {
     const { client } = fakeClient([apiError(422, 'invalid_request', { param: 'records[0].costCents', requestId: 'req_123' })]);

@@ -147,7 +147,12 @@ export interface PricingClient {
   ackWritebacks(results: AckResult[]): Promise<AckCounts>;
   extendWriteback(id: string, options?: ExtendRequest): Promise<ExtendResponse>;
   getPrice(sku: string, options?: { include?: PriceInclude[] }): Promise<OverviewPrice>;
-  approvePrice(sku: string, price: number): Promise<Approval>;
+  /**
+   * Approves a price. Every call carries an Idempotency-Key, made once per call unless given, so that a retry after a
+   * timeout gets the first answer instead of publishing the price again. `confirm` approves a move past the
+   * workspace's confirmation threshold, which is otherwise refused with `confirmation_required`.
+   */
+  approvePrice(sku: string, price: number, options?: { confirm?: boolean; idempotencyKey?: string }): Promise<Approval>;
   /** What the workspace cost, in dollars at list prices, by day or by route. */
   usage(query?: UsageQuery): Promise<CostReport>;
 }
@@ -201,7 +206,13 @@ export function createPricingClient(options: PricingClientOptions): PricingClien
       unwrap(api.POST('/api/v1/writebacks/{id}/extend', { params: { path: { id } }, body: extension })),
     getPrice: (sku, { include } = {}) =>
       unwrap(overview.GET('/v1/prices/{sku}', { params: { path: { sku }, query: include?.length ? { include } : {} } })),
-    approvePrice: (sku, price) => unwrap(overview.POST('/v1/prices/approve', { body: { sku, price } })),
+    approvePrice: (sku, price, { confirm, idempotencyKey = globalThis.crypto.randomUUID() } = {}) =>
+      unwrap(
+        overview.POST('/v1/prices/approve', {
+          params: { header: { 'Idempotency-Key': idempotencyKey } },
+          body: { sku, price, ...(confirm === undefined ? {} : { confirm }) },
+        }),
+      ),
     usage: (query = {}) => unwrap(overview.GET('/v1/usage', { params: { query } })),
   };
 }
