@@ -91,7 +91,7 @@ export interface paths {
     };
     /**
      * List the webhook endpoints
-     * @description Every webhook endpoint of the workspace, with its status: `healthy`; `failing` since a delivery was parked after its last retry (`failing_since`); or `disabled`, by its owner or by the service after five days of failing. Secrets are never shown.
+     * @description Every webhook endpoint of the workspace, with its status: `healthy`; `failing` after three failed attempts in a row (`consecutive_failures`, cleared by any 2xx) or once a delivery was parked after its last retry (`failing_since`); or `disabled`, by its owner or by the service after five days of failing. Secrets are never shown.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *

@@ -214,7 +214,7 @@ async function attemptAdmitted(message: AttemptMessage, event: WebhookEvent, end
   if (!recorded) return 'duplicate';
   await recordBreaker(endpoint, delivered, doneMs);
   if (delivered) {
-    if (endpoint.status !== 'healthy' || endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);
+    if (endpoint.failingSince) await markEndpointSuccess(event.workspaceId, endpoint.endpointId, doneMs);
     return 'delivered';
   }
   if (status === 'parked') {

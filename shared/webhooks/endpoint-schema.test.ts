@@ -26,6 +26,18 @@ describe('endpoint status', () => {
     expect(statusOf({ ...record, failingSince: '2026-11-20T00:00:00.000Z' })).toBe('failing');
     expect(statusOf({ ...record, enabled: false, failingSince: '2026-11-20T00:00:00.000Z' })).toBe('disabled');
   });
+
+  it('is failing from the third failed attempt in a row, before any delivery is parked, and healthy again once the count is cleared', () => {
+    expect(statusOf({ ...record, breakerFailures: 2 })).toBe('healthy');
+    expect(statusOf({ ...record, breakerFailures: 3 })).toBe('failing');
+    expect(endpointView({ ...record, breakerFailures: 3 }, 0)).toMatchObject({
+      status: 'failing',
+      consecutive_failures: 3,
+      failing_since: null,
+    });
+    expect(statusOf({ ...record, breakerFailures: undefined })).toBe('healthy');
+    expect(statusOf({ ...record, enabled: false, breakerFailures: 9 })).toBe('disabled');
+  });
 });
 
 describe('the endpoint view', () => {

@@ -56,9 +56,15 @@ export interface WebhookEndpoint extends WebhookEndpointRecord {
   readonly status: EndpointStatus;
 }
 
-export function statusOf(record: Pick<WebhookEndpointRecord, 'enabled' | 'failingSince'>): EndpointStatus {
+/**
+ * Failed attempts in a row that make an endpoint `failing` at once, without waiting days for a delivery to be parked.
+ * Read from the breaker's counter, which every attempt already updates, so that health costs no write of its own.
+ */
+export const FAILING_AFTER_ATTEMPTS = 3;
+
+export function statusOf(record: Pick<WebhookEndpointRecord, 'enabled' | 'failingSince' | 'breakerFailures'>): EndpointStatus {
   if (!record.enabled) return 'disabled';
-  return record.failingSince ? 'failing' : 'healthy';
+  return record.failingSince || (record.breakerFailures ?? 0) >= FAILING_AFTER_ATTEMPTS ? 'failing' : 'healthy';
 }
 
 const UrlSchema = v.pipe(

@@ -1,4 +1,6 @@
 // An endpoint's deliveries and redelivery through the gateway: the listing a page at a time and by state, a redelivery that reaches a loopback receiver with the same webhook-id, and what each workspace may see.
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { commitBatch, openBatchWith } from './ingest-support.ts';
@@ -229,4 +231,60 @@ describe('redelivery', () => {
     expect((await deliveries(seller, 'we_0000000000000000000000')).json.error.code).toBe('feature_not_enabled');
     expect((await redeliver(seller, 'we_0000000000000000000000', UNKNOWN_EVENT)).json.error.code).toBe('feature_not_enabled');
   });
+});
+
+/** A loopback port nothing listens on: opened, read and closed again, so that a connection to it is refused. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Reads the endpoint until `done` holds: an attempt's count is written a moment after it fails. */
+async function endpointWhen(
+  workspace: TestWorkspace,
+  endpointId: string,
+  done: (json: ApiResponse['json']) => boolean,
+): Promise<ApiResponse> {
+  const deadline = Date.now() + 150_000;
+  for (;;) {
+    const response = await call(`${ENDPOINTS}/${endpointId}`, { key: workspace.keys.pwLive });
+    expect(response.status, response.text).toBe(200);
+    if (done(response.json)) return response;
+    if (Date.now() > deadline) throw new Error(`the endpoint never reached the awaited state: ${response.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('an endpoint whose every attempt is refused', () => {
+  it('is failing after three failed attempts in a row, long before any delivery is parked, and healthy again after a success', async () => {
+    const seller = await newWorkspace('Refused Endpoint Seller');
+    const port = await closedPort();
+    const created = await call(ENDPOINTS, {
+      method: 'POST',
+      key: seller.keys.pwLive,
+      body: { url: `http://127.0.0.1:${port}/hooks`, event_types: ['batch.committed'] },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json.status).toBe('healthy');
+    const endpointId = created.json.id as string;
+    // Three events: three first attempts, each refused, whatever the retry schedule.
+    for (let index = 0; index < 3; index++) await commitOne(seller);
+    const failing = await endpointWhen(seller, endpointId, (json) => json.consecutive_failures >= 3);
+    expect(failing.json).toMatchObject({ status: 'failing', failing_since: null });
+    const listed = await call(ENDPOINTS, { key: seller.keys.pwLive });
+    expect(listed.json.data.find((endpoint: { id: string }) => endpoint.id === endpointId).status).toBe('failing');
+    const parked = await deliveries(seller, endpointId, '?status=parked');
+    expect(parked.json.data).toEqual([]);
+
+    // The receiver comes up at the same address: the next attempt that gets its 2xx makes the endpoint healthy again.
+    const answering = await startReceiver(port);
+    receivers.push(answering);
+    await commitOne(seller);
+    const healthy = await endpointWhen(seller, endpointId, (json) => json.status === 'healthy');
+    expect(healthy.json.consecutive_failures).toBe(0);
+    expect(answering.requests.length).toBeGreaterThan(0);
+  }, 240_000);
 });

@@ -45,7 +45,7 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-export async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(listenOn = 0): Promise<Receiver> {
   let secret: string | undefined;
   const answers: Answer[] = [];
   const requests: ReceivedRequest[] = [];
@@ -89,7 +89,7 @@ export async function startReceiver(): Promise<Receiver> {
       response.end(answer >= 200 && answer < 300 ? 'ok' : `refused with ${answer}`);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(listenOn, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   return Object.assign(receiver, {

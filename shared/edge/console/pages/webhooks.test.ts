@@ -48,4 +48,10 @@ describe('the webhooks page', () => {
     expect(text).toContain('evt_1');
     expect(text).not.toContain('<form');
   });
+
+  it('says an endpoint is failing with how many attempts in a row failed, before any delivery is parked', () => {
+    const refused = { ...endpoint, breakerFailures: 3 } as WebhookEndpoint;
+    const text = webhooksView(contextOf(['finance']), [{ endpoint: refused, deliveries: [] }]).body.text;
+    expect(text).toContain('>failing</span> (3 failed attempts in a row)');
+  });
 });

@@ -24,13 +24,24 @@ function redeliverForm(ctx: ConsoleContext, delivery: DeliverySummary): Html {
   </form>`;
 }
 
+/** Why the endpoint shows the status it does, in words: the count of failed attempts a reader can act on. */
+function healthWords(endpoint: WebhookEndpoint): string {
+  if (endpoint.status !== 'failing') return '';
+  const failures = endpoint.breakerFailures ?? 0;
+  const words = [
+    ...(failures > 0 ? [`${failures} failed attempt${failures === 1 ? '' : 's'} in a row`] : []),
+    ...(endpoint.failingSince ? [`a delivery parked; failing since ${endpoint.failingSince.slice(0, 16).replace('T', ' ')} UTC`] : []),
+  ];
+  return words.length === 0 ? '' : ` (${words.join('; ')})`;
+}
+
 function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliveries: readonly DeliverySummary[]): Html {
   const headingId = `endpoint-${endpoint.endpointId}`;
   return html`<section aria-labelledby="${headingId}">
     <h2 id="${headingId}">${endpoint.url}</h2>
     <p>
-      <span class="${statusClass[endpoint.status] ?? ''}">${endpoint.status}</span> · <code>${endpoint.endpointId}</code> ·
-      ${endpoint.eventTypes.join(', ')}${endpoint.description ? ` · ${endpoint.description}` : ''}
+      <span class="${statusClass[endpoint.status] ?? ''}">${endpoint.status}</span>${healthWords(endpoint)} ·
+      <code>${endpoint.endpointId}</code> · ${endpoint.eventTypes.join(', ')}${endpoint.description ? ` · ${endpoint.description}` : ''}
     </p>
     ${
       deliveries.length === 0
