@@ -129,7 +129,7 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
     expect(await row.textContent()).toMatch(/BOLT[\s\S]*pending/);
   });
 
-  it('creates a key under Settings → API keys, and the API takes it; revokes it, and the API refuses it', async () => {
+  it('creates a key under Settings → API keys, and the API takes it; revokes it only once confirmed, and the API refuses it', async () => {
     await page.goto(consoleUrl('/console/settings/api-keys'));
     await page.getByLabel('Family').selectOption('pw_live');
     await page.getByRole('button', { name: 'Create key' }).click();
@@ -142,7 +142,19 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
 
     const record = await findApiKey(hashApiKey(key));
     await page.goto(consoleUrl('/console/settings/api-keys'));
-    await submit(page, page.getByRole('button', { name: `Revoke ${record?.keyId}` }));
+    // One click asks; it revokes nothing.
+    expect(await submit(page, page.getByRole('button', { name: `Revoke ${record?.keyId}` }))).toBe(200);
+    const confirmation = page.getByRole('region', { name: `Revoke ${record?.keyId}?` });
+    await confirmation.waitFor();
+    expect(await confirmation.textContent()).toContain('pw_live');
+    expect((await findApiKey(hashApiKey(key)))?.revokedAt).toBeUndefined();
+    expect((await call('/v1/prices/BOLT', { key })).status).toBe(200);
+    await screenshot(page, 'api-key-revoke-confirm-desktop');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, 'api-key-revoke-confirm-phone');
+    await page.setViewportSize({ width: 1280, height: 900 });
+    // The confirmation, with the session's token, revokes.
+    expect(await submit(page, confirmation.getByRole('button', { name: `Yes, revoke ${record?.keyId}` }))).toBe(303);
     expect((await findApiKey(hashApiKey(key)))?.revokedAt).toBeTruthy();
     const refused = await call('/v1/prices/BOLT', { key });
     expect(refused.status, refused.text).toBe(401);

@@ -234,7 +234,7 @@ describe('the console’s forms', () => {
     const keyId = (await listApiKeys(workspace.workspaceId)).find(
       (record) => record.connectorId && !record.revokedAt && record.keyId !== workspace.keyIds.connector,
     )?.keyId;
-    const revoked = await browser.submit(KEYS, { _action: 'revoke', keyId: keyId ?? '' });
+    const revoked = await browser.submit(KEYS, { _action: 'revoke', keyId: keyId ?? '', confirmed: 'yes' });
     expect(revoked.status).toBe(303);
     expect(decodeURIComponent(revoked.headers.get('location') ?? '')).toContain(`Revoked ${keyId}`);
     expect((await call('/api/v1/ingest/batches', { method: 'POST', key })).status).toBe(401);

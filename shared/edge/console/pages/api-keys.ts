@@ -59,6 +59,30 @@ function keyActions(ctx: ConsoleContext, key: ApiKeyRecord): Html {
     </form>`;
 }
 
+/**
+ * The step before a revoke: which key, what stops working, and the one form that revokes it. A revoke cannot be
+ * undone, so the row's button only leads here; the confirming POST carries `confirmed` as well as the session's token.
+ */
+function revokeConfirmation(ctx: ConsoleContext, key: ApiKeyRecord): Html {
+  return html`<section class="confirm-revoke" aria-labelledby="revoke-heading">
+    <h2 id="revoke-heading" tabindex="-1">Revoke ${key.keyId}?</h2>
+    <p>
+      The ${key.family} key <code>${key.keyId}</code>${key.scopes.length > 0 ? ` (${key.scopes.join(', ')})` : ''}${
+        key.connectorId ? `, used by connector ${key.connectorId},` : ''
+      }
+      created ${key.createdAt.slice(0, 16).replace('T', ' ')} UTC, will be refused by every instance within a minute. This cannot be undone.
+    </p>
+    <form method="post" action="${API_KEYS_PATH}">
+      <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+      <input type="hidden" name="_action" value="revoke" />
+      <input type="hidden" name="keyId" value="${key.keyId}" />
+      <input type="hidden" name="confirmed" value="yes" />
+      <button type="submit" class="danger">Yes, revoke ${key.keyId}</button>
+      <a href="${API_KEYS_PATH}">Keep the key</a>
+    </form>
+  </section>`;
+}
+
 function createForm(ctx: ConsoleContext, connectors: readonly Connector[]): Html {
   if (!ctx.user.roles.includes('admin')) return html`<p class="muted">Creating, rotating and revoking keys needs the admin role.</p>`;
   return html`<form method="post" action="${API_KEYS_PATH}">
@@ -93,14 +117,16 @@ interface KeysViewInput {
   /** A key just made, shown this once. */
   readonly created?: { readonly keyId: string; readonly key: string; readonly replaces?: string };
   readonly error?: string;
+  /** A key whose revoke waits for its confirmation. */
+  readonly revoking?: ApiKeyRecord;
 }
 
 /** The page's body: pure, so that what it shows to whom is unit-tested. */
-export function apiKeysView({ ctx, keys, connectors, created, error }: KeysViewInput): PageView {
+export function apiKeysView({ ctx, keys, connectors, created, error, revoking }: KeysViewInput): PageView {
   const connectorName = new Map(connectors.map((connector) => [connector.connectorId, connector.name]));
   const body = html`<h1>API keys</h1>
     <p>The workspace's keys. A key's secret is shown once, when it is created; the service keeps only its hash.</p>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${revoking ? revokeConfirmation(ctx, revoking) : ''}
     ${
       created
         ? html`<section class="notice" aria-labelledby="new-key-heading">
@@ -154,9 +180,18 @@ export function apiKeysView({ ctx, keys, connectors, created, error }: KeysViewI
   return { title: 'API keys', body };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'created' | 'error'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'created' | 'error' | 'revoking'> = {}): Promise<PageView> {
   const [keys, connectors] = await Promise.all([listApiKeys(ctx.user.workspaceId), listConnectors(ctx.user.workspaceId)]);
   return apiKeysView({ ctx, keys, connectors, ...extra });
+}
+
+/** The page asking to confirm a revoke: the key must be a live one of this workspace, as the revoke itself requires. */
+async function confirmingView(ctx: ConsoleContext, keyId: string): Promise<PageView> {
+  const [keys, connectors] = await Promise.all([listApiKeys(ctx.user.workspaceId), listConnectors(ctx.user.workspaceId)]);
+  const revoking = keys.find((key) => key.keyId === keyId);
+  if (!revoking) throw new ApiError('not_found', 'No API key with this id in this workspace.');
+  if (!isActive(revoking, ctx.nowMs)) return apiKeysView({ ctx, keys, connectors, error: `${keyId} is revoked already.` });
+  return apiKeysView({ ctx, keys, connectors, revoking });
 }
 
 function listOf(value: string | undefined): string[] {
@@ -217,6 +252,7 @@ export const apiKeysPage: ConsolePage = {
     revoke: {
       role: 'admin',
       async run(ctx, form) {
+        if (form.confirmed !== 'yes') return { kind: 'show', view: await confirmingView(ctx, form.keyId ?? '') };
         const revoked = await revokeWorkspaceApiKey(ctx.user.workspaceId, form.keyId ?? '', new Date(ctx.nowMs));
         // Where the API's handlers share this process (local mode), they refuse the key at once; deployed functions
         // keep their own caches, which let it go within AUTH_CACHE_MS.

@@ -48,6 +48,17 @@ describe('the API keys page', () => {
     expect(body.text).not.toContain('<form');
   });
 
+  it('asks to confirm a revoke, naming the key, with one form that carries the token and the confirmation', () => {
+    const { body } = apiKeysView({ ctx: contextOf(['admin']), keys, connectors: [], revoking: keys[0] });
+    const section = body.text.slice(body.text.indexOf('<section class="confirm-revoke"'), body.text.indexOf('</section>') + 10);
+    expect(section).toContain(`Revoke ${keys[0]?.keyId}?`);
+    expect(section).toContain('name="confirmed" value="yes"');
+    expect(section).toContain('name="_csrf" value="token-of-the-session"');
+    expect(section).toContain(`Yes, revoke ${keys[0]?.keyId}</button>`);
+    // Without it, the row's button only leads to this step.
+    expect(apiKeysView({ ctx: contextOf(['admin']), keys, connectors: [] }).body.text).not.toContain('name="confirmed"');
+  });
+
   it('shows a new key once, in the element the tests and people copy it from', () => {
     const { body } = apiKeysView({
       ctx: contextOf(['admin']),
