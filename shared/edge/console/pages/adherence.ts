@@ -1,8 +1,9 @@
 // The console's adherence: whether sellers followed the price guidance and what it earned, from the report GET /v1/analytics/adherence answers.
 import { readAdherenceReport } from '#shared/adherence/repository.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { reportPeriod } from '#shared/adherence/report.ts';
 import type { AdherenceGroup, AdherenceReport } from '#shared/adherence/schema.ts';
-import { alert } from '#edge/console/formats.ts';
+import { alert, money } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
@@ -25,7 +26,7 @@ export function adherenceQuery(
 
 const share = (value: number | null): string => (value === null ? '—' : `${(value * 100).toFixed(1)}%`);
 
-function groupRow(group: AdherenceGroup, label: string): Html {
+function groupRow(group: AdherenceGroup, label: string, currency: string): Html {
   return html`<tr>
     <th scope="row">${label}</th>
     <td class="number">${group.lines}</td>
@@ -36,18 +37,37 @@ function groupRow(group: AdherenceGroup, label: string): Html {
     <td class="number">${share(group.bands.within.win_rate)}</td>
     <td class="number">${share(group.win_rate)}</td>
     <td class="number">${group.margin_pct === null ? '—' : `${group.margin_pct.toFixed(1)}%`}</td>
-    <td class="number">${(group.leakage_cents / 100).toFixed(2)}</td>
+    <td class="number">${money(group.leakage_cents, currency)}</td>
     <td>${group.thin_evidence ? 'thin' : ''}</td>
   </tr>`;
 }
 
-/** The page's body: pure, so that its rows and escaping are unit-tested. */
-export function adherenceView(report: AdherenceReport, error?: string): PageView {
-  const groups = [
-    groupRow(report.overall, 'Overall'),
-    ...report.by_confidence.map((group) => groupRow(group, `Confidence: ${group.value}`)),
-    ...report.groups.map((group) => groupRow(group, `${group.dimension[0]?.toUpperCase()}${group.dimension.slice(1)}: ${group.value}`)),
+/**
+ * Why "Guided" reads 0.0% when it does: not sellers ignoring the guidance, but quotes that name no decision (or only
+ * ones the service does not know), which the share cannot be measured from.
+ */
+export function unguidedWords(overall: AdherenceGroup): string | undefined {
+  if (overall.lines === 0 || overall.guided_lines > 0) return undefined;
+  if (overall.unattributed_lines > 0) {
+    return `None of the pricing decision ids quoted is one the service knows (${overall.unattributed_lines} lines): guided share is measured from quotes that quote a known one.`;
+  }
+  return 'No quote carried a pricing decision id yet: guided share is measured from quotes that quote one.';
+}
+
+function groupRows(report: AdherenceReport, currency: string): Html[] {
+  return [
+    groupRow(report.overall, 'Overall', currency),
+    ...report.by_confidence.map((group) => groupRow(group, `Confidence: ${group.value}`, currency)),
+    ...report.groups.map((group) =>
+      groupRow(group, `${group.dimension[0]?.toUpperCase()}${group.dimension.slice(1)}: ${group.value}`, currency),
+    ),
   ];
+}
+
+/** The page's body: pure, so that its rows and escaping are unit-tested. Amounts are in the workspace's base currency. */
+export function adherenceView(report: AdherenceReport, currency: string, error?: string): PageView {
+  const groups = groupRows(report, currency);
+  const unguided = unguidedWords(report.overall);
   const body = html`<h1>Adherence</h1>
     <form class="filters" method="get" action="${PATH}" aria-label="Choose the months">
       <div class="field">
@@ -70,8 +90,10 @@ export function adherenceView(report: AdherenceReport, error?: string): PageView
     ${alert('error', error)}
     <p class="summary">
       Quote lines from ${report.from_month} to ${report.to_month} (UTC months). Within ±${report.band_pct}% of the guided price counts as
-      following it; groups under ${report.thin_evidence_lines} lines are thin evidence. Leakage is in the workspace's base currency.
+      following it; groups under ${report.thin_evidence_lines} lines are thin evidence. Leakage is in the workspace's base currency
+      (${currency}).
     </p>
+    ${unguided ? html`<p class="unguided-note">${unguided}</p>` : ''}
     <div class="table-wrap" tabindex="0" role="region" aria-label="${`Guidance adherence${report.by ? ` by ${report.by}` : ''}`}">
       <table class="data">
         <caption>
@@ -105,7 +127,10 @@ export const adherencePage: ConsolePage = {
   nav: 'Adherence',
   async read(ctx) {
     const { period, by, error } = adherenceQuery(ctx.query, new Date(ctx.nowMs));
-    const report = await readAdherenceReport(ctx.user.workspaceId, period, by);
-    return adherenceView(report, error);
+    const [report, workspace] = await Promise.all([
+      readAdherenceReport(ctx.user.workspaceId, period, by),
+      getWorkspace(ctx.user.workspaceId),
+    ]);
+    return adherenceView(report, workspace?.baseCurrency ?? 'USD', error);
   },
 };

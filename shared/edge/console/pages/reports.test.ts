@@ -56,11 +56,25 @@ describe('the adherence page', () => {
       by: 'segment',
       groups: [],
     });
-    const markup = adherenceView(report, 'The period was <bad>.').body.text;
+    const markup = adherenceView(report, 'USD', 'The period was <bad>.').body.text;
     expectShown(markup, '<th scope="row">Overall</th>');
     expectShown(markup, 'Within ±5% of the guided price');
     expectShown(markup, '&lt;bad&gt;');
     expectShown(markup, '<option value="segment" selected>');
+  });
+
+  it('shows leakage with its currency, and says in words why Guided is 0.0% when no quote carried a decision id', () => {
+    const empty = buildReport({ workspaceId: 'ws_1', fromMonth: '2026-01', toMonth: '2026-11', bandPct: 5, overall: [], confidence: [] });
+    const unguided = { ...empty.overall, lines: 40, leakage_cents: 123_456, guided_share: 0 };
+    const report = { ...empty, overall: unguided };
+    const markup = adherenceView(report, 'EUR').body.text;
+    expectShown(markup, '<td class="number">0.0%</td>');
+    expectShown(markup, '1,234.56 EUR');
+    expectShown(markup, 'No quote carried a pricing decision id yet: guided share is measured from quotes that quote one.');
+    const unknownIds = adherenceView({ ...report, overall: { ...unguided, unattributed_lines: 7 } }, 'EUR').body.text;
+    expectShown(unknownIds, 'None of the pricing decision ids quoted is one the service knows (7 lines)');
+    const guided = adherenceView({ ...report, overall: { ...unguided, guided_lines: 40, guided_share: 1 } }, 'EUR').body.text;
+    expect(guided).not.toContain('pricing decision id');
   });
 
   it('reads the period and grouping from the query, falling back to the last twelve months', () => {
