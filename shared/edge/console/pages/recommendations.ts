@@ -117,6 +117,7 @@ export function productView(input: ProductViewInput): PageView {
   if (!recommendation) {
     return {
       title: `Unknown product ${sku}`,
+      status: 404,
       body: html`<h1>No product ${sku}</h1>
         <p>The workspace knows no product with this SKU. <a href="${LIST_PATH}">All recommendations</a></p>`,
     };
