@@ -271,10 +271,11 @@ describe('who may change what', { timeout: 120_000 }, () => {
       expect(await page.title()).not.toBe('owned');
       expect(dialogs).toEqual([]);
 
-      await page.goto(consoleUrl('/console/recommendations/BOLT'));
+      const other = await page.goto(consoleUrl('/console/recommendations/BOLT'));
+      expect(other?.status()).toBe(404);
       await page.getByRole('heading', { name: 'No product BOLT' }).waitFor();
       const overlong = await page.goto(consoleUrl(`/console/recommendations/${'X'.repeat(2_000)}`));
-      expect(overlong?.status()).toBe(200);
+      expect(overlong?.status()).toBe(404);
       await page.getByText('The workspace knows no product with this SKU.').waitFor();
       expect(await page.getByRole('button', { name: 'Approve price' }).count()).toBe(0);
       await page.goto(consoleUrl('/console/batches'));

@@ -42,7 +42,7 @@ export interface LayoutInput {
   readonly ctx: ConsoleContext;
   readonly currentPath: string;
   readonly view: PageView;
-  /** From `?notice=`: what the last form did, said once after its redirect. */
+  /** From the session: what the last form did, said once after its redirect. */
   readonly notice?: string;
 }
 

@@ -30,9 +30,11 @@ export interface ConsoleContext {
 export interface PageView {
   readonly title: string;
   readonly body: Html;
+  /** A page about something that does not exist still renders in the layout, with 404; otherwise 200. */
+  readonly status?: 404;
 }
 
-/** What a form post leads to: back to a page (with a notice), or the same page again with errors shown inline. */
+/** What a form post leads to: back to a page (with a notice, carried in the session), or the same page again with errors shown inline. */
 export type ActionOutcome =
   | { readonly kind: 'redirect'; readonly location: string; readonly notice?: string }
   | { readonly kind: 'render'; readonly status: 400 | 409 | 422; readonly view: PageView }

@@ -44,12 +44,6 @@ export function redirect(location: string, requestId: string, cookies?: readonly
   };
 }
 
-/** A redirect target with its notice in the query, said once by the page it lands on. */
-export function withNotice(location: string, notice: string | undefined): string {
-  if (!notice) return location;
-  return `${location}${location.includes('?') ? '&' : '?'}notice=${encodeURIComponent(notice)}`;
-}
-
 /**
  * Only a path of the console itself, never another site's address from a form or a query, and only of the printable
  * ASCII a Location header may carry: a line break or a character past Latin-1 would fail the answer itself.

@@ -8,8 +8,8 @@ import { documentFrame, layout } from './layout.ts';
 import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/admission.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { ConsoleContext, ConsolePage, PageAction, PageView } from './page.ts';
-import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';
-import { csrfTokenMatches, readCookies, readSession, SESSION_COOKIE, type Session } from './sessions.ts';
+import { htmlAnswer, isConsoleLocation, redirect } from './responses.ts';
+import { clearFlash, csrfTokenMatches, leaveFlash, readCookies, readSession, SESSION_COOKIE, type Session } from './sessions.ts';
 import { PASSWORD_PATH } from './users.ts';
 
 /** A console form is a few fields; anything larger is not one of ours. */
@@ -104,8 +104,11 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   if (session.user.mustChangePassword && path !== PASSWORD_PATH) return redirect(PASSWORD_PATH, requestId);
   const query = new URLSearchParams(event.rawQueryString ?? '');
   const matched = matchPage(pages, path);
+  // The notice comes from the session, never from the address: a link cannot put words in the console's mouth.
+  const notice = method === 'GET' ? session.flash : undefined;
+  if (notice) await clearFlash(session.sessionIdHash, notice);
   const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
-    htmlAnswer(status, layout({ ctx, currentPath: path, view, notice: query.get('notice') ?? undefined }), requestId);
+    htmlAnswer(status, layout({ ctx, currentPath: path, view, ...(notice ? { notice } : {}) }), requestId);
   const ctx: ConsoleContext = {
     user: session.user,
     params: matched?.params ?? {},
@@ -116,7 +119,10 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   };
   if (!matched) return render(404, problemView('Page not found', 'The console has no page at this address.'), ctx);
   try {
-    if (method === 'GET') return render(200, await matched.page.read(ctx), ctx);
+    if (method === 'GET') {
+      const view = await matched.page.read(ctx);
+      return render(view.status ?? 200, view, ctx);
+    }
     return await runAction(matched.page, ctx, session, event, requestId, render);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return render(404, problemView('Not found', error.message), ctx);
@@ -163,7 +169,8 @@ async function runAction(
   if (outcome.kind === 'render') return render(outcome.status, outcome.view, ctx);
   if (outcome.kind === 'show') return render(200, outcome.view, ctx);
   const location = isConsoleLocation(outcome.location) ? outcome.location : '/console';
-  return redirect(withNotice(location, outcome.notice), requestId);
+  if (outcome.notice) await leaveFlash(session.sessionIdHash, outcome.notice);
+  return redirect(location, requestId);
 }
 
 /** What the service's ids look like (`key_…`, `evt_…`, `we_…`): a prefix and 22 base62 characters. */

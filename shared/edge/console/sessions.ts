@@ -24,6 +24,8 @@ const SessionSchema = v.object({
   expiresAtMs: v.number(),
   /** The user's version when the session was opened (or took on a new password); sessions from before versions had 0. */
   userVersion: v.optional(v.number(), 0),
+  /** What the last form did, kept for the next page view only; never taken from a URL, so no link can make one up. */
+  flash: v.optional(v.string()),
 });
 
 export interface Session {
@@ -32,6 +34,8 @@ export interface Session {
   readonly expiresAtMs: number;
   /** The table's name for it: the SHA-256 of the id the cookie carries. */
   readonly sessionIdHash: string;
+  /** The notice a form's redirect left for the next page view, if any. */
+  readonly flash?: string;
 }
 
 /** 32 random bytes, base64url: what the cookie carries; the table holds only its SHA-256. */
@@ -82,7 +86,36 @@ export async function readSession(sessionId: string | undefined, nowMs: number):
   if (!isLive(stored.expiresAtMs, nowMs)) return undefined;
   const record = await findCredentials(stored.email);
   if (!record || !isSessionOf(record, stored)) return undefined;
-  return { user: consoleUserOf(record), csrfToken: stored.csrfToken, expiresAtMs: stored.expiresAtMs, sessionIdHash };
+  return {
+    user: consoleUserOf(record),
+    csrfToken: stored.csrfToken,
+    expiresAtMs: stored.expiresAtMs,
+    sessionIdHash,
+    ...(stored.flash ? { flash: stored.flash } : {}),
+  };
+}
+
+/** Leaves a notice for the session's next page view (after a form's redirect): one write, only when a form posts. */
+export async function leaveFlash(sessionIdHash: string, notice: string): Promise<void> {
+  await updateItem({
+    Key: consoleKeys.consoleSession(sessionIdHash),
+    ConditionExpression: 'attribute_exists(PK)',
+    UpdateExpression: 'SET flash = :notice',
+    ExpressionAttributeValues: { ':notice': notice },
+  });
+}
+
+/**
+ * Takes the notice off once a page has shown it, so that it is said once. Only a view that has one pays the write;
+ * the condition keeps a newer notice, left by a form in another tab meanwhile, for its own view.
+ */
+export async function clearFlash(sessionIdHash: string, shown: string): Promise<void> {
+  await updateItem({
+    Key: consoleKeys.consoleSession(sessionIdHash),
+    ConditionExpression: 'flash = :shown',
+    UpdateExpression: 'REMOVE flash',
+    ExpressionAttributeValues: { ':shown': shown },
+  });
 }
 
 /** Whether the user now is the one the session was opened for, still active, and at the session's version. */

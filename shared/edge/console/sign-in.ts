@@ -2,7 +2,7 @@
 import type { HttpEvent, HttpResult } from '#edge/http/endpoint.ts';
 import { html } from './html.ts';
 import { decoyHash, MAX_PASSWORD_LENGTH, verifyPassword } from './passwords.ts';
-import { htmlAnswer, isConsoleLocation, redirect, withNotice } from './responses.ts';
+import { htmlAnswer, isConsoleLocation, redirect } from './responses.ts';
 import { bareFrame, readForm } from './router.ts';
 import {
   closeSession,
@@ -47,14 +47,20 @@ function signInPage(token: string, options: { next: string; email?: string; erro
   );
 }
 
+/** Sign-out's redirect says so by a flag whose words are the console's own: no text from an address is ever shown. */
+const SIGNED_OUT_FLAG = 'signed-out';
+
 /** GET /console/sign-in: the form, with a fresh token in a cookie and in the form (double submit). */
 export function showSignIn(event: HttpEvent, requestId: string): HttpResult {
   const query = new URLSearchParams(event.rawQueryString ?? '');
   const token = newSignInToken();
   const secure = isHttps(event.headers);
-  return htmlAnswer(200, signInPage(token, { next: nextOf(query.get('next')), notice: query.get('notice') ?? undefined }), requestId, [
-    cookie(SIGN_IN_COOKIE, token, { secure, maxAgeSeconds: SIGN_IN_TOKEN_SECONDS }),
-  ]);
+  return htmlAnswer(
+    200,
+    signInPage(token, { next: nextOf(query.get('next')), ...(query.has(SIGNED_OUT_FLAG) ? { notice: 'You are signed out.' } : {}) }),
+    requestId,
+    [cookie(SIGN_IN_COOKIE, token, { secure, maxAgeSeconds: SIGN_IN_TOKEN_SECONDS })],
+  );
 }
 
 /**
@@ -120,7 +126,5 @@ export async function signOut(event: HttpEvent, requestId: string, nowMs: number
     return htmlAnswer(403, page, requestId);
   }
   await closeSession(sessionId);
-  return redirect(withNotice('/console/sign-in', 'You are signed out.'), requestId, [
-    cookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 }),
-  ]);
+  return redirect(`/console/sign-in?${SIGNED_OUT_FLAG}`, requestId, [cookie(SESSION_COOKIE, '', { secure, maxAgeSeconds: 0 })]);
 }

@@ -171,6 +171,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU per console request; none for the stylesheet or the sign-in form',
   },
   {
+    name: "Leave a console form's notice on its session, and take it off at the next page view",
+    usedBy: ['every signed-in console route'],
+    call: 'UpdateItem SET flash (conditional on the session existing) after a form with a notice; UpdateItem REMOVE flash (conditional on the notice shown) at the view that shows it',
+    key: 'consoleSession(sha256(sessionId))',
+    cost: '1 WRU per form post with a notice and 1 WRU at the view that shows it; a view without a notice writes nothing',
+  },
+  {
     name: "Read the user of a console request's session, to end it if the user is gone, disabled or at a new version, and to take their roles",
     usedBy: ['every signed-in console route'],
     call: 'GetItem, strongly consistent, never cached, so that a change to the user applies at their next request',

@@ -83,15 +83,16 @@ function revokeConfirmation(ctx: ConsoleContext, key: ApiKeyRecord): Html {
   </section>`;
 }
 
-function createForm(ctx: ConsoleContext, connectors: readonly Connector[]): Html {
+function createForm(ctx: ConsoleContext, connectors: readonly Connector[], error: string | undefined): Html {
   if (!ctx.user.roles.includes('admin')) return html`<p class="muted">Creating, rotating and revoking keys needs the admin role.</p>`;
   return html`<form method="post" action="${API_KEYS_PATH}">
-    <fieldset>
+    <fieldset ${error ? html`aria-describedby="create-key-error"` : ''}>
       <legend>New key</legend>
+      ${error ? html`<p class="error" role="alert" id="create-key-error">${error}</p>` : ''}
       <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
       <input type="hidden" name="_action" value="create" />
       <label for="family">Family</label>
-      <select id="family" name="family">
+      <select id="family" name="family" ${error ? html`autofocus` : ''}>
         ${keyFamilies.map((family) => html`<option value="${family}">${familyLabels[family]}</option>`)}
       </select>
       <fieldset>
@@ -126,7 +127,7 @@ export function apiKeysView({ ctx, keys, connectors, created, error, revoking }:
   const connectorName = new Map(connectors.map((connector) => [connector.connectorId, connector.name]));
   const body = html`<h1>API keys</h1>
     <p>The workspace's keys. A key's secret is shown once, when it is created; the service keeps only its hash.</p>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${revoking ? revokeConfirmation(ctx, revoking) : ''}
+    ${revoking ? revokeConfirmation(ctx, revoking) : ''}
     ${
       created
         ? html`<section class="notice" aria-labelledby="new-key-heading">
@@ -176,7 +177,7 @@ export function apiKeysView({ ctx, keys, connectors, created, error, revoking }:
       </tbody>
     </table>
     <h2>Create a key</h2>
-    ${createForm(ctx, connectors)}`;
+    ${createForm(ctx, connectors, error)}`;
   return { title: 'API keys', body };
 }
 

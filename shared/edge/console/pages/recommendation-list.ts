@@ -90,12 +90,12 @@ function summary(page: CataloguePage, query: ListQuery): string {
 
 function changeCell(value: number | null): Html {
   const direction = value === null || value === 0 ? 'flat' : value > 0 ? 'up' : 'down';
-  return html`<td class="number change-${direction}">${signedPct(value)}</td>`;
+  return html`<td class="number change-${direction}" data-label="Change">${signedPct(value)}</td>`;
 }
 
 function stateCell(approval: SkuApproval | undefined): Html {
-  if (!approval) return html`<td>—</td>`;
-  return html`<td class="status status-${approval.state}">${stateLabels[approval.state]}</td>`;
+  if (!approval) return html`<td data-label="Approval">—</td>`;
+  return html`<td class="status status-${approval.state}" data-label="Approval">${stateLabels[approval.state]}</td>`;
 }
 
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
@@ -112,19 +112,19 @@ export function catalogueView(
       page.rows.length === 0
         ? ''
         : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
-            <table class="data">
+            <table class="data recommendations">
               <caption>
                 Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}
               </caption>
               <thead>
                 <tr>
                   <th scope="col">SKU</th>
-                  <th scope="col">Name</th>
-                  <th scope="col">Category</th>
+                  <th scope="col" class="wide-only">Name</th>
+                  <th scope="col" class="wide-only">Category</th>
                   <th scope="col" class="number">Current price</th>
                   <th scope="col" class="number">Recommended price</th>
                   <th scope="col" class="number">Change</th>
-                  <th scope="col">Confidence</th>
+                  <th scope="col" class="wide-only">Confidence</th>
                   <th scope="col">Approval</th>
                 </tr>
               </thead>
@@ -133,14 +133,14 @@ export function catalogueView(
                   (row) =>
                     html`<tr>
                       <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
-                      <td>${row.name ?? '—'}</td>
-                      <td>${row.category ?? '—'}</td>
-                      <td class="number">${money(row.currentPriceCents, row.currency)}</td>
-                      <td class="number">
+                      <td class="wide-only">${row.name ?? '—'}</td>
+                      <td class="wide-only">${row.category ?? '—'}</td>
+                      <td class="number" data-label="Current price">${money(row.currentPriceCents, row.currency)}</td>
+                      <td class="number" data-label="Recommended price">
                         ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
                       </td>
                       ${changeCell(row.changePct)}
-                      <td>${row.confidence ?? '—'}</td>
+                      <td class="wide-only">${row.confidence ?? '—'}</td>
                       ${stateCell(approvals.get(row.sku))}
                     </tr>`,
                 )}

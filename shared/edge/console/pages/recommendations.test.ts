@@ -114,8 +114,8 @@ describe("a product's page", () => {
       canApprove: true,
       attempt: { price: '1.00', error: 'price 1.00 USD is below the floor of 15.00 USD.' },
     }).body.text;
-    expectShown(markup, 'role="alert">price 1.00 USD is below the floor of 15.00 USD.</p>');
-    expectShown(markup, 'value="1.00" aria-invalid="true"');
+    expectShown(markup, 'id="approve-error">price 1.00 USD is below the floor of 15.00 USD.</p>');
+    expectShown(markup, 'value="1.00" aria-invalid="true" aria-describedby="approve-error approve-hint" autofocus');
   });
 
   it('escapes a hostile name, rationale and driver label', () => {

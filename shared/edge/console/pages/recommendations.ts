@@ -11,7 +11,7 @@ import { findRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation, Recommendation } from '#shared/recommendations/schema.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { lineChart } from '#edge/console/charts.ts';
-import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
+import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 import { approvalHistorySection, approvalNotice, confirmationStep, consoleApprover } from '#edge/console/sections/approvals.ts';
@@ -39,7 +39,6 @@ function approveForm(input: ProductViewInput, recommendation: PricedRecommendati
   return html`<form class="approve" method="post" action="${productPath(input.sku)}">
     <input type="hidden" name="_csrf" value="${input.csrfToken}" />
     <input type="hidden" name="_action" value="approve" />
-    ${alert('error', error)}
     <div class="field">
       <label for="approve-price">Price to approve (${recommendation.currency})</label>
       <input
@@ -49,8 +48,9 @@ function approveForm(input: ProductViewInput, recommendation: PricedRecommendati
         inputmode="decimal"
         required
         value="${price}"
-        ${error ? html` aria-invalid="true" aria-describedby="approve-hint"` : html` aria-describedby="approve-hint"`}
+        ${error ? html` aria-invalid="true" aria-describedby="approve-error approve-hint" autofocus` : html` aria-describedby="approve-hint"`}
       />
+      ${error ? html`<p class="error field-error" role="alert" id="approve-error">${error}</p>` : ''}
       <p class="hint" id="approve-hint">
         Between the floor and the ceiling above. Every connector that takes write-backs receives it as a pending task.
       </p>
@@ -117,6 +117,7 @@ export function productView(input: ProductViewInput): PageView {
   if (!recommendation) {
     return {
       title: `Unknown product ${sku}`,
+      status: 404,
       body: html`<h1>No product ${sku}</h1>
         <p>The workspace knows no product with this SKU. <a href="${LIST_PATH}">All recommendations</a></p>`,
     };
