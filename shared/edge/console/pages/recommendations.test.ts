@@ -44,7 +44,7 @@ describe('the recommendations page', () => {
     expectShown(markup, '19.99 USD');
     expectShown(markup, '21.50 USD');
     expectShown(markup, '+7.55%');
-    expectShown(markup, '<td>medium</td>');
+    expectShown(markup, '<td class="wide-only">medium</td>');
     expectShown(markup, 'Products 1–2.');
   });
 
