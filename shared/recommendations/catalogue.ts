@@ -35,6 +35,8 @@ export interface CatalogueRow {
   readonly recommendedPriceCents?: number;
   readonly changePct: number | null;
   readonly confidence?: 'high' | 'medium' | 'low';
+  /** The impact's expected margin change per quote, in the product's minor units; absent unless estimated. */
+  readonly expectedMarginChangeCents?: number;
 }
 
 export interface CataloguePage {

@@ -23,6 +23,66 @@ const common = {
   updatedAt: v.string(),
 };
 
+/** One side of a change as the win model sees it, per quote at the SKU's typical quantity and segment mix. */
+export const ImpactSideSchema = v.object({
+  priceCents: v.number(),
+  /** (price − cost) / price, a fraction. */
+  margin: v.number(),
+  winProbability: v.number(),
+  /** winProbability × price × quantity, in the product's minor units. */
+  expectedRevenueCents: v.number(),
+  /** winProbability × (price − cost) × quantity, in the product's minor units. */
+  expectedMarginCents: v.number(),
+});
+
+/** What the win model was fitted on: enough for a person to judge the estimate. */
+export const ImpactEvidenceSchema = v.object({
+  /** Closed quote lines behind the win curves used, summed over the segments of the mix. */
+  closedQuotes: v.number(),
+  /** The recent segment mix the estimate is weighted by: shares sum to 1. */
+  segments: v.array(v.object({ segment: v.string(), share: v.number() })),
+});
+
+/**
+ * The expected effect of moving from the current price to the recommended one, computed with the recommendation and
+ * stored on it. `too_thin` when no credible win model covers the SKU: the reason says what is missing.
+ */
+export const ImpactSchema = v.variant('status', [
+  v.object({
+    status: v.literal('estimated'),
+    /** The SKU's typical quantity per quote line. */
+    quantity: v.number(),
+    current: ImpactSideSchema,
+    recommended: ImpactSideSchema,
+    /** recommended − current, per quote. */
+    expectedMarginChangeCents: v.number(),
+    expectedRevenueChangeCents: v.number(),
+    evidence: ImpactEvidenceSchema,
+  }),
+  v.object({ status: v.literal('too_thin'), reason: v.string(), evidence: ImpactEvidenceSchema }),
+]);
+export type Impact = v.InferOutput<typeof ImpactSchema>;
+
+/** What the product page explains a recommendation with, stored with it so that the page reads one item. */
+export const RecommendationBasisSchema = v.object({
+  costCents: v.number(),
+  /** Fractions: the recommended price's margin, the current price's (null when it is 0). */
+  margin: v.number(),
+  currentMargin: v.nullable(v.number()),
+  /** The base band the target came from, after shrinkage: floor (p20), target, stretch (p90) margins. */
+  band: v.object({ floor: v.number(), target: v.number(), stretch: v.number() }),
+  /** Which node of the hierarchy the base stood on, and that band's effective sample size (0 for the list price). */
+  source: v.picklist(['segment_sku', 'segment_category', 'category', 'workspace', 'list_price']),
+  sourceNEff: v.number(),
+  guardrailsApplied: v.array(v.picklist(['min_margin', 'floor', 'map', 'ceiling', 'max_change'])),
+  /** The guardrail the price ended on, with its bound in minor units; absent when none binds. */
+  binding: v.optional(v.object({ guardrail: v.picklist(['min_margin', 'floor', 'map', 'ceiling', 'max_change']), valueCents: v.number() })),
+  /** The prices the max-change rule allows from the current price, when it applies. */
+  maxChange: v.optional(v.object({ lowCents: v.number(), highCents: v.number() })),
+  confidenceScore: v.number(),
+});
+export type RecommendationBasis = v.InferOutput<typeof RecommendationBasisSchema>;
+
 export const PricedRecommendationSchema = v.object({
   status: v.literal('priced'),
   ...common,
@@ -36,6 +96,9 @@ export const PricedRecommendationSchema = v.object({
   confidence: v.picklist(['high', 'medium', 'low']),
   /** Units of the workspace's base currency per unit of `currency`; absent while no rate for it has been synced. */
   exchangeRateToBase: v.optional(v.number()),
+  /** Absent on recommendations stored before they were computed; the next bands job adds them. */
+  basis: v.optional(RecommendationBasisSchema),
+  impact: v.optional(ImpactSchema),
 });
 export type PricedRecommendation = v.InferOutput<typeof PricedRecommendationSchema>;
 
