@@ -21,7 +21,7 @@ import { type TransactEntry, type TransactRider, transactWrite } from '#platform
 import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
 import { readLatestApproval } from './latest.ts';
 import { type ApprovalPlan, approvalPut, approvalRecord, approvedEvent, liveWrites } from './publish.ts';
-import { approvalThresholds, confirmMove, secondApprovalThreshold } from './rules.ts';
+import { approvalThresholds, checkSeen, confirmMove, type SeenRecommendation, secondApprovalThreshold } from './rules.ts';
 import type { Approval, ApprovalView, ApproveRequest, ApproverIdentity } from './schema.ts';
 
 /** The approved price in minor units: at most the currency's minor digits, and within the bounds the engine holds to. */
@@ -98,9 +98,10 @@ function approverIdentity(principal: Approver): ApproverIdentity {
  * Everything an approval settles before it takes its turn, in the order a refusal is decided: the product, the
  * price's digits and bounds (which no confirmation lifts), then the move from the current price.
  */
-async function planApproval(principal: Approver, request: ApproveRequest, now: Date): Promise<ApprovalPlan> {
+async function planApproval(principal: Approver, request: ApproveRequest, now: Date, seen?: SeenRecommendation): Promise<ApprovalPlan> {
   const { workspaceId, workspace } = principal;
   const recommendation = pricedOrRefused(await currentRecommendation(workspace, request.sku, now.getTime()), request.sku);
+  checkSeen(seen, recommendation);
   const priceCents = checkApprovedPrice(request.price, recommendation);
   const thresholds = approvalThresholds(pricingSettings(workspace.pricing));
   const move = {
@@ -169,9 +170,16 @@ async function approveInSandbox(plan: ApprovalPlan, answer: AnswerEntry | undefi
  * exactly one pending task, the winner's. A move past the workspace's second-approval threshold is recorded as
  * waiting instead, and publishes when a different approver approves the same price; the turn makes exactly one of
  * two such approvers at once the one that publishes it. A sandbox key records the approval alone, and supersedes nothing.
+ * `seen`, when given, is the recommendation the approver was shown: the approval is refused if it has changed since.
  */
-export async function approvePrice(principal: Approver, request: ApproveRequest, now: Date, answer?: AnswerEntry): Promise<Approval> {
-  const plan = await planApproval(principal, request, now);
+export async function approvePrice(
+  principal: Approver,
+  request: ApproveRequest,
+  now: Date,
+  answer?: AnswerEntry,
+  seen?: SeenRecommendation,
+): Promise<Approval> {
+  const plan = await planApproval(principal, request, now, seen);
   if (!plan.livemode) return approveInSandbox(plan, answer);
   for (let attempt = 1; ; attempt++) {
     const latest = await readLatestApproval(plan.workspaceId, plan.recommendation.sku);

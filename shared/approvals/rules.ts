@@ -103,3 +103,40 @@ export function shownApprovalStatus(approval: Pick<Approval, 'status' | 'secondA
   if (approval.status === 'waiting' && until !== undefined && Date.parse(until) <= nowMs) return 'expired';
   return approval.status;
 }
+
+/** The recommendation a person was shown before approving it: a bulk approval carries it from its confirmation step. */
+export interface SeenRecommendation {
+  readonly pricingDecisionId: string;
+  readonly recommendedPriceCents: number;
+  /** The currency the price was shown in: the approval's decimal price is read in it. */
+  readonly currency: string;
+}
+
+/** The refusal of an approval whose recommendation changed after the person was shown it: they approve what they saw or nothing. */
+export class RecommendationMoved extends Error {
+  readonly seen: SeenRecommendation;
+  readonly now: SeenRecommendation;
+
+  constructor(seen: SeenRecommendation, now: SeenRecommendation) {
+    const price = (cents: number) => `${formatMinorUnits(cents, now.currency)} ${now.currency}`;
+    super(
+      now.recommendedPriceCents === seen.recommendedPriceCents && now.currency === seen.currency
+        ? `The recommendation was recomputed since it was shown (still ${price(now.recommendedPriceCents)}): review it again.`
+        : `The recommendation moved since it was shown, from ${formatMinorUnits(seen.recommendedPriceCents, seen.currency)} ${seen.currency} to ${price(now.recommendedPriceCents)}: review it again.`,
+    );
+    this.name = 'RecommendationMoved';
+    this.seen = seen;
+    this.now = now;
+  }
+}
+
+/** Holds an approval to the recommendation the person saw: another decision, or another price, is refused. */
+export function checkSeen(seen: SeenRecommendation | undefined, current: SeenRecommendation): void {
+  if (!seen) return;
+  const same =
+    seen.pricingDecisionId === current.pricingDecisionId &&
+    seen.recommendedPriceCents === current.recommendedPriceCents &&
+    seen.currency === current.currency;
+  if (same) return;
+  throw new RecommendationMoved(seen, current);
+}

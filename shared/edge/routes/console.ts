@@ -114,6 +114,19 @@ export const consoleRoutes = [
     files: consoleFiles,
   },
   {
+    id: 'consoleBulkApprove',
+    method: 'POST',
+    path: '/console/recommendations',
+    entry: 'functions/console/console-pricing.ts',
+    surface: 'console',
+    auth: 'session',
+    memoryMb: 512,
+    // Up to 50 approvals, four at a time, each as consoleApprove makes one.
+    timeoutSeconds: 29,
+    access: { table: 'readWrite', sendTo: ['webhooks'] },
+    files: consoleFiles,
+  },
+  {
     id: 'consoleSettings',
     method: 'GET',
     path: '/console/settings/{path+}',

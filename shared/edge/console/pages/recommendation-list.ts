@@ -1,16 +1,21 @@
-// The console's recommendations list: every product's recommended price and approval state, filtered, searched, sorted and paged.
-import { CATALOGUE_PAGE_SIZE, type CatalogueQuery, type CataloguePage, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
+// The console's recommendations list: every product's recommended price, expected impact and approval state, filtered, searched, sorted, paged and selected for bulk approval.
+import {
+  CATALOGUE_PAGE_SIZE,
+  type CatalogueQuery,
+  type CataloguePage,
+  type CatalogueRow,
+  catalogueSorts,
+  readCatalogueQuery,
+} from '#shared/recommendations/catalogue.ts';
 import { readCataloguePage, type RowFilter } from '#shared/recommendations/listing-pages.ts';
 import { readSkuApprovals, type SkuApproval, type SkuApprovalState, skuApprovalStates } from '#shared/approvals/sku-states.ts';
 import { money, signedPct, withQuery } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
+import { bulkActions, expectedImpact } from './bulk-approval.ts';
+import { LIST_PATH, productPath } from './recommendation-paths.ts';
 
-export const LIST_PATH = '/console/recommendations';
-
-export function productPath(sku: string): string {
-  return `${LIST_PATH}/${encodeURIComponent(sku)}`;
-}
+export { LIST_PATH, productPath };
 
 /** The list's query: the catalogue's, and the approval state the list filters by, which the catalogue's rows do not hold. */
 type ListQuery = CatalogueQuery & { readonly state?: SkuApprovalState };
@@ -31,11 +36,26 @@ const stateLabels: Record<SkuApprovalState, string> = {
   applied: 'Applied',
 };
 
-const sortLabels: Record<CatalogueQuery['sort'], string> = {
+/** Every sort the list may offer; the select offers those the catalogue reads (`catalogueSorts`). */
+const sortLabels: Readonly<Record<string, string>> = {
   sku: 'SKU',
   'change-asc': 'Change, lowest first',
   'change-desc': 'Change, highest first',
+  'size-desc': 'Size of change, largest first',
+  'impact-desc': 'Expected impact, largest first',
 };
+
+/** The one-click questions a pricing manager asks of the list: what moved most, and what is worth most. */
+const quickSorts = [
+  ['size-desc', 'Largest change first'],
+  ['impact-desc', 'Largest expected impact first'],
+] as const;
+
+/** Who may select rows for bulk approval, and the token the selection's form carries. */
+export interface ListSelection {
+  readonly canApprove: boolean;
+  readonly csrfToken: string;
+}
 
 function filterForm(page: CataloguePage, query: ListQuery): Html {
   return html`<form class="filters" method="get" action="${LIST_PATH}" role="search" aria-label="Filter recommendations">
@@ -60,7 +80,7 @@ function filterForm(page: CataloguePage, query: ListQuery): Html {
     <div class="field">
       <label for="filter-sort">Sort by</label>
       <select id="filter-sort" name="sort">
-        ${Object.entries(sortLabels).map(([value, label]) => html`<option value="${value}" ${value === query.sort ? html` selected` : ''}>${label}</option>`)}
+        ${catalogueSorts.map((value) => html`<option value="${value}" ${value === query.sort ? html` selected` : ''}>${sortLabels[value] ?? value}</option>`)}
       </select>
     </div>
     <button type="submit">Apply</button>
@@ -71,8 +91,8 @@ function filterForm(page: CataloguePage, query: ListQuery): Html {
 function pagination(page: CataloguePage, query: URLSearchParams): Html {
   if (page.next === undefined && page.shown === 0) return html``;
   return html`<nav class="pagination" aria-label="Pages of recommendations">
-    ${page.shown > 0 ? html`<a href="${withQuery(LIST_PATH, query, { after: undefined })}">First page</a>` : ''}
-    ${page.next === undefined ? '' : html`<a href="${withQuery(LIST_PATH, query, { after: page.next })}" rel="next">Next page</a>`}
+    ${page.shown > 0 ? html`<a href="${withQuery(LIST_PATH, query, { after: undefined, select: undefined })}">First page</a>` : ''}
+    ${page.next === undefined ? '' : html`<a href="${withQuery(LIST_PATH, query, { after: page.next, select: undefined })}" rel="next">Next page</a>`}
   </nav>`;
 }
 
@@ -98,57 +118,121 @@ function stateCell(approval: SkuApproval | undefined): Html {
   return html`<td class="status status-${approval.state}" data-label="Approval">${stateLabels[approval.state]}</td>`;
 }
 
+/** The expected margin change per quote: "too thin" for a priced product the win model cannot speak for. */
+function impactCell(row: CatalogueRow): Html {
+  const cents = row.expectedMarginChangeCents;
+  const text = row.recommendedPriceCents === undefined ? '—' : cents === undefined ? 'too thin' : expectedImpact(cents, row.currency);
+  return html`<td class="number impact" data-label="Expected impact / quote">${text}</td>`;
+}
+
+/** A row's checkbox for bulk approval: only a priced product can be approved, and only by the pricing role. */
+function pickCell(row: CatalogueRow, index: number, selection: ListSelection | undefined, all: boolean): Html {
+  if (!selection?.canApprove) return html``;
+  if (row.recommendedPriceCents === undefined) return html`<td class="pick" data-label="Select"></td>`;
+  return html`<td class="pick" data-label="Select">
+    <input type="checkbox" name="pick.${index}" value="${row.sku}" aria-label="${`Select ${row.sku}`}" ${all ? html` checked` : ''} />
+  </td>`;
+}
+
+/** The sorts one click away, the current one marked as such. */
+function sortLinks(query: ListQuery, search: URLSearchParams): Html {
+  const offered = quickSorts.filter(([sort]) => (catalogueSorts as readonly string[]).includes(sort));
+  if (offered.length === 0) return html``;
+  return html`<p class="sort-links">
+    Sort:
+    ${offered.map(([sort, label]) =>
+      sort === (query.sort as string)
+        ? html`<strong aria-current="true">${label}</strong>`
+        : html`<a href="${withQuery(LIST_PATH, search, { sort, after: undefined, select: undefined })}">${label}</a>`,
+    )}
+  </p>`;
+}
+
+/** Above the table: how to select the page's rows, and the button that takes the selection to its confirmation. */
+function selectionBar(search: URLSearchParams, all: boolean): Html {
+  const toggle = all
+    ? html`<a href="${withQuery(LIST_PATH, search, { select: undefined })}">Clear selection</a>`
+    : html`<a href="${withQuery(LIST_PATH, search, { select: 'all' })}">Select all shown</a>`;
+  return html`<div class="bulk-bar">
+    <button type="submit">Review selected for approval</button>
+    ${toggle}
+    <span class="hint">Each selected product is approved at its recommended price, after a confirmation step.</span>
+  </div>`;
+}
+
+function recommendationsTable(page: CataloguePage, query: ListQuery, approvals: ReadonlyMap<string, SkuApproval>, pick: Picking): Html {
+  const sortedBy = sortLabels[query.sort] ?? query.sort;
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
+    <table class="data recommendations">
+      <caption>
+        Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortedBy.toLowerCase()}
+      </caption>
+      <thead>
+        <tr>
+          ${pick.selection?.canApprove ? html`<th scope="col" class="pick">Select</th>` : ''}
+          <th scope="col">SKU</th>
+          <th scope="col" class="wide-only">Name</th>
+          <th scope="col" class="wide-only">Category</th>
+          <th scope="col" class="number">Current price</th>
+          <th scope="col" class="number">Recommended price</th>
+          <th scope="col" class="number">Change</th>
+          <th scope="col" class="number">Expected impact / quote</th>
+          <th scope="col" class="wide-only">Confidence</th>
+          <th scope="col">Approval</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${page.rows.map(
+          (row, index) =>
+            html`<tr>
+              ${pickCell(row, index, pick.selection, pick.all)}
+              <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
+              <td class="wide-only">${row.name ?? '—'}</td>
+              <td class="wide-only">${row.category ?? '—'}</td>
+              <td class="number" data-label="Current price">${money(row.currentPriceCents, row.currency)}</td>
+              <td class="number" data-label="Recommended price">
+                ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
+              </td>
+              ${changeCell(row.changePct)} ${impactCell(row)}
+              <td class="wide-only">${row.confidence ?? '—'}</td>
+              ${stateCell(approvals.get(row.sku))}
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+interface Picking {
+  readonly selection: ListSelection | undefined;
+  /** `?select=all`: every priced row of the page starts checked. */
+  readonly all: boolean;
+}
+
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
 export function catalogueView(
   page: CataloguePage,
   query: ListQuery,
   search: URLSearchParams,
   approvals: ReadonlyMap<string, SkuApproval> = new Map(),
+  selection?: ListSelection,
 ): PageView {
+  const pick: Picking = { selection, all: search.get('select') === 'all' };
+  const table = page.rows.length === 0 ? html`` : recommendationsTable(page, query, approvals, pick);
+  // The table sits inside the selection's form, so that its checkboxes are the form's fields.
+  const listed =
+    !selection?.canApprove || page.rows.length === 0
+      ? table
+      : html`<form class="bulk" method="post" action="${LIST_PATH}" aria-label="Select products to approve">
+          <input type="hidden" name="_csrf" value="${selection.csrfToken}" />
+          <input type="hidden" name="_action" value="review" />
+          <input type="hidden" name="back" value="${search.toString()}" />
+          ${selectionBar(search, pick.all)} ${table}
+        </form>`;
   const body = html`<h1>Recommendations</h1>
     ${filterForm(page, query)}
     <p class="summary">${summary(page, query)}</p>
-    ${
-      page.rows.length === 0
-        ? ''
-        : html`<div class="table-wrap" tabindex="0" role="region" aria-label="Recommended prices">
-            <table class="data recommendations">
-              <caption>
-                Recommended prices, sorted by ${query.sort === 'sku' ? 'SKU' : sortLabels[query.sort].toLowerCase()}
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">SKU</th>
-                  <th scope="col" class="wide-only">Name</th>
-                  <th scope="col" class="wide-only">Category</th>
-                  <th scope="col" class="number">Current price</th>
-                  <th scope="col" class="number">Recommended price</th>
-                  <th scope="col" class="number">Change</th>
-                  <th scope="col" class="wide-only">Confidence</th>
-                  <th scope="col">Approval</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${page.rows.map(
-                  (row) =>
-                    html`<tr>
-                      <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
-                      <td class="wide-only">${row.name ?? '—'}</td>
-                      <td class="wide-only">${row.category ?? '—'}</td>
-                      <td class="number" data-label="Current price">${money(row.currentPriceCents, row.currency)}</td>
-                      <td class="number" data-label="Recommended price">
-                        ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
-                      </td>
-                      ${changeCell(row.changePct)}
-                      <td class="wide-only">${row.confidence ?? '—'}</td>
-                      ${stateCell(approvals.get(row.sku))}
-                    </tr>`,
-                )}
-              </tbody>
-            </table>
-          </div>`
-    }
-    ${pagination(page, search)}`;
+    ${sortLinks(query, search)} ${listed} ${pagination(page, search)}`;
   return { title: 'Recommendations', body };
 }
 
@@ -173,6 +257,10 @@ export const recommendationsPage: ConsolePage = {
       });
     const page = await readCataloguePage(workspaceId, query, CATALOGUE_PAGE_SIZE, keep);
     await learn(page.rows.map((row) => row.sku));
-    return catalogueView(page, query, ctx.query, approvals);
+    return catalogueView(page, query, ctx.query, approvals, {
+      canApprove: ctx.user.roles.includes('pricing'),
+      csrfToken: ctx.csrfToken,
+    });
   },
+  actions: bulkActions,
 };

@@ -1,0 +1,144 @@
+// Unit tests of bulk approval's rules without storage: the selection's bound, each line's checks, the summed impact per currency, and the hold to the recommendation shown.
+import { describe, expect, it } from 'vitest';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { thrownApiError } from '#test/support/thrown.ts';
+import { type BulkLine, bulkLine, checkSelectionSize, impactTotals, MAX_BULK_SKUS, newBulkId } from './bulk.ts';
+import { checkSeen, RecommendationMoved } from './rules.ts';
+
+function recommendation(overrides: Partial<PricedRecommendation> = {}): PricedRecommendation {
+  return {
+    status: 'priced',
+    sku: 'SKU-1',
+    currency: 'USD',
+    currentPriceCents: 2000,
+    pricingDecisionId: 'pd_1',
+    updatedAt: '2026-11-01T12:00:00.000Z',
+    recommendedPriceCents: 2100,
+    floorCents: 1000,
+    rationale: 'Priced at the segment target.',
+    reasonSummary: 'segment target',
+    drivers: [],
+    confidence: 'medium',
+    ...overrides,
+  };
+}
+
+const evidence = { closedQuotes: 120, segments: [{ segment: 'smb', share: 1 }] };
+const side = { priceCents: 2000, margin: 0.3, winProbability: 0.4, expectedRevenueCents: 800, expectedMarginCents: 240 };
+
+function estimated(expectedMarginChangeCents: number): PricedRecommendation['impact'] {
+  return {
+    status: 'estimated',
+    quantity: 1,
+    current: side,
+    recommended: side,
+    expectedMarginChangeCents,
+    expectedRevenueChangeCents: 0,
+    evidence,
+  };
+}
+
+function line(overrides: Partial<BulkLine> = {}): BulkLine {
+  return {
+    sku: 'SKU-1',
+    currency: 'USD',
+    currentPriceCents: 2000,
+    recommendedPriceCents: 2100,
+    pricingDecisionId: 'pd_1',
+    changePct: 5,
+    large: false,
+    waits: false,
+    ...overrides,
+  };
+}
+
+describe('the bound of a bulk selection', () => {
+  it(`takes from 1 to ${MAX_BULK_SKUS} products`, () => {
+    expect(() => checkSelectionSize(1)).not.toThrow();
+    expect(() => checkSelectionSize(MAX_BULK_SKUS)).not.toThrow();
+  });
+
+  it('refuses an empty selection and one past the bound, saying how many were selected', () => {
+    expect(thrownApiError(() => checkSelectionSize(0)).message).toMatch(/at least one product/);
+    const over = thrownApiError(() => checkSelectionSize(MAX_BULK_SKUS + 1));
+    expect(over.code).toBe('invalid_request');
+    expect(over.message).toMatch(/at most 50 products; 51 were selected/);
+  });
+});
+
+describe('a line of the confirmation step', () => {
+  const thresholds = { confirmPct: 10, secondApprovalPct: 30 };
+
+  it('carries the decision and price shown, and no impact when none is estimated', () => {
+    const shown = bulkLine(recommendation(), thresholds);
+    expect(shown).toEqual(line());
+    expect(shown).not.toHaveProperty('expectedMarginChangeCents');
+  });
+
+  it('is marked large past the confirmation threshold, and waiting past the second-approval one', () => {
+    expect(bulkLine(recommendation({ recommendedPriceCents: 2300 }), thresholds)).toMatchObject({ large: true, waits: false });
+    expect(bulkLine(recommendation({ recommendedPriceCents: 2700 }), thresholds)).toMatchObject({ large: true, waits: true });
+    expect(bulkLine(recommendation({ recommendedPriceCents: 1700 }), thresholds)).toMatchObject({ large: true, waits: false });
+    expect(bulkLine(recommendation({ recommendedPriceCents: 2700 }), { confirmPct: 10, secondApprovalPct: undefined }).waits).toBe(false);
+  });
+
+  it('holds the expected margin change per quote when the impact is estimated, and none when it is too thin', () => {
+    expect(bulkLine(recommendation({ impact: estimated(-150) }), thresholds).expectedMarginChangeCents).toBe(-150);
+    const thin = recommendation({ impact: { status: 'too_thin', reason: 'few quotes', evidence } });
+    expect(bulkLine(thin, thresholds)).not.toHaveProperty('expectedMarginChangeCents');
+  });
+});
+
+describe("the selection's summed expected impact", () => {
+  it('sums per currency, never across, and counts the products too thin to say', () => {
+    const totals = impactTotals([
+      line({ sku: 'A', expectedMarginChangeCents: 500 }),
+      line({ sku: 'B', expectedMarginChangeCents: -120 }),
+      line({ sku: 'C' }),
+      line({ sku: 'D', currency: 'EUR', expectedMarginChangeCents: 75 }),
+    ]);
+    expect(totals).toEqual([
+      { currency: 'EUR', expectedMarginChangeCents: 75, estimated: 1, tooThin: 0 },
+      { currency: 'USD', expectedMarginChangeCents: 380, estimated: 2, tooThin: 1 },
+    ]);
+  });
+
+  it('is nothing for an empty selection', () => {
+    expect(impactTotals([])).toEqual([]);
+  });
+});
+
+describe('the hold to the recommendation shown', () => {
+  const shown = { pricingDecisionId: 'pd_1', recommendedPriceCents: 2100, currency: 'USD' };
+
+  it('lets the approval go on when the decision, price and currency are as shown, or when nothing was shown', () => {
+    expect(() => checkSeen(shown, { ...shown })).not.toThrow();
+    expect(() => checkSeen(undefined, { ...shown, recommendedPriceCents: 1 })).not.toThrow();
+  });
+
+  it('refuses a moved price, naming both', () => {
+    const moved = (() => {
+      try {
+        checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2', recommendedPriceCents: 2250 });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(moved).toBeInstanceOf(RecommendationMoved);
+    expect((moved as Error).message).toMatch(/moved since it was shown, from 21\.00 USD to 22\.50 USD/);
+  });
+
+  it('refuses a recomputed decision at the same price, and a price shown in another currency', () => {
+    expect(() => checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2' })).toThrow(/recomputed since it was shown \(still 21\.00 USD\)/);
+    expect(() => checkSeen({ ...shown, currency: 'JPY' }, shown)).toThrow(RecommendationMoved);
+  });
+});
+
+describe("a confirmation's id", () => {
+  it('is new each time and has the shape of the service ids the console checks', () => {
+    const [a, b] = [newBulkId(), newBulkId()];
+    expect(a).not.toBe(b);
+    expect(a).toMatch(/^[a-z]{2,4}_[0-9A-Za-z]{22}$/);
+  });
+});

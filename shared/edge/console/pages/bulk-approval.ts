@@ -1,0 +1,302 @@
+// The console's bulk approval: the step that confirms a selection of the list with its summed expected impact, and the result of each SKU's approval.
+import * as v from 'valibot';
+import { ApiError } from '#platform/errors.ts';
+import {
+  approveSelection,
+  type BulkLine,
+  type BulkResult,
+  type BulkReview,
+  checkSelectionSize,
+  impactTotals,
+  newBulkId,
+  reviewSelection,
+  type SeenLine,
+} from '#shared/approvals/bulk.ts';
+import { IdentifierSchema } from '#shared/records/identifier.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
+import { consoleRouteById } from '#edge/routes/console.ts';
+import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
+import { type Html, html } from '#edge/console/html.ts';
+import type { ActionOutcome, ConsoleContext, PageAction, PageView } from '#edge/console/page.ts';
+import { consoleApprover } from '#edge/console/sections/approvals.ts';
+import { listLink, productPath } from './recommendation-paths.ts';
+
+/** An expected change with its sign and currency, as every impact in the console reads. */
+export function expectedImpact(cents: number, currency: string): string {
+  return `${cents > 0 ? '+' : cents < 0 ? '−' : ''}${money(Math.abs(cents), currency)}`;
+}
+
+/** The SKUs the list's checkboxes sent, in the order shown, each once. */
+export function pickedSkus(form: Readonly<Record<string, string>>): string[] {
+  const picked = Object.entries(form)
+    .filter(([name]) => /^pick\.\d{1,4}$/.test(name))
+    .sort(([a], [b]) => Number(a.slice(5)) - Number(b.slice(5)))
+    .map(([, sku]) => sku);
+  return [...new Set(picked)];
+}
+
+/** A line as the confirmation step's form carries it: one field, so that no SKU's characters can split it. */
+const CarriedLineSchema = v.strictTuple([
+  IdentifierSchema,
+  v.pipe(v.string(), v.maxLength(64)),
+  v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
+  v.boolean(),
+]);
+
+export function carriedLine(line: BulkLine): string {
+  const carried = [line.sku, line.pricingDecisionId, line.recommendedPriceCents, line.currency, line.large];
+  return Buffer.from(JSON.stringify(carried)).toString('base64url');
+}
+
+/** The lines the confirmation step's form carried, or undefined when any of them is not one it wrote. */
+export function seenLines(form: Readonly<Record<string, string>>): SeenLine[] | undefined {
+  const fields = Object.entries(form).filter(([name]) => /^line\.\d{1,4}$/.test(name));
+  const lines: SeenLine[] = [];
+  for (const [, text] of fields) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    } catch {
+      return undefined;
+    }
+    if (!v.is(CarriedLineSchema, parsed)) return undefined;
+    const [sku, pricingDecisionId, recommendedPriceCents, currency, large] = parsed;
+    lines.push({ sku, pricingDecisionId, recommendedPriceCents, currency, large });
+  }
+  return lines;
+}
+
+function totalsText(review: BulkReview): Html {
+  const totals = impactTotals(review.lines);
+  return html`<ul class="plain">
+    ${totals.map(
+      (total) =>
+        html`<li>
+          <strong>${expectedImpact(total.expectedMarginChangeCents, total.currency)}</strong>
+          from ${total.estimated}
+          product${total.estimated === 1 ? '' : 's'}${total.tooThin > 0 ? html`; ${total.tooThin} too thin to say` : ''}
+        </li>`,
+    )}
+  </ul>`;
+}
+
+function checksText(line: BulkLine, confirmPct: number): string {
+  const checks = [
+    line.large ? `Large change (past ${confirmPct}%): confirm below` : '',
+    line.waits ? 'Waits for a second approver' : '',
+  ].filter(Boolean);
+  return checks.length === 0 ? 'None' : checks.join('. ');
+}
+
+function linesTable(review: BulkReview): Html {
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Products to approve">
+    <table class="data recommendations bulk-lines">
+      <caption>
+        Each product is approved at its recommended price
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">SKU</th>
+          <th scope="col" class="number">Current price</th>
+          <th scope="col" class="number">Price to approve</th>
+          <th scope="col" class="number">Change</th>
+          <th scope="col" class="number">Expected impact / quote</th>
+          <th scope="col">Checks</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${review.lines.map(
+          (line) =>
+            html`<tr>
+              <th scope="row"><a href="${productPath(line.sku)}">${line.sku}</a></th>
+              <td class="number" data-label="Current price">${money(line.currentPriceCents, line.currency)}</td>
+              <td class="number" data-label="Price to approve">${money(line.recommendedPriceCents, line.currency)}</td>
+              <td class="number" data-label="Change">${signedPct(line.changePct)}</td>
+              <td class="number" data-label="Expected impact / quote">
+                ${line.expectedMarginChangeCents === undefined ? 'too thin' : expectedImpact(line.expectedMarginChangeCents, line.currency)}
+              </td>
+              <td data-label="Checks" class="${line.large ? 'status status-pending' : ''}">${checksText(line, review.confirmPct)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** The large-change confirmation for the whole selection: one box naming how many lines it confirms. */
+function largeConfirmation(review: BulkReview): Html {
+  const large = review.lines.filter((line) => line.large).length;
+  if (large === 0) return html``;
+  return html`<div class="confirm-large">
+    <input id="confirm-large" name="confirmLarge" type="checkbox" value="yes" required />
+    <label for="confirm-large">
+      I confirm the ${large} large change${large === 1 ? '' : 's'} marked above (past ${review.confirmPct}% from the current price)
+    </label>
+  </div>`;
+}
+
+export interface ConfirmationInput {
+  readonly review: BulkReview;
+  readonly bulkId: string;
+  readonly csrfToken: string;
+  /** The list's query string, to go back to the same filtered list. */
+  readonly back: string;
+}
+
+/** The step between selecting and approving: what each approval will be, and the selection's summed expected impact. */
+export function bulkConfirmationView(input: ConfirmationInput): PageView {
+  const { review } = input;
+  const count = review.lines.length;
+  const skipped =
+    review.skipped.length === 0
+      ? ''
+      : html`<h2>Left out</h2>
+          <ul>
+            ${review.skipped.map((skip) => html`<li><a href="${productPath(skip.sku)}">${skip.sku}</a>: ${skip.reason}</li>`)}
+          </ul>`;
+  const form =
+    count === 0
+      ? html`<p>None of the selected products can be approved. <a href="${listLink(input.back)}">Back to the list</a></p>`
+      : html`<form class="approve" method="post" action="${listLink('')}">
+          <input type="hidden" name="_csrf" value="${input.csrfToken}" />
+          <input type="hidden" name="_action" value="approve" />
+          <input type="hidden" name="bulkId" value="${input.bulkId}" />
+          <input type="hidden" name="back" value="${input.back}" />
+          ${review.lines.map((line, index) => html`<input type="hidden" name="line.${index}" value="${carriedLine(line)}" />`)}
+          ${largeConfirmation(review)}
+          <p class="hint">One approval per product, each held to the same rules as approving it on its own page.</p>
+          <button type="submit">Approve ${count} product${count === 1 ? '' : 's'}</button>
+          <p><a href="${listLink(input.back)}">Cancel: back to the list</a></p>
+        </form>`;
+  const body = html`<p class="breadcrumb"><a href="${listLink(input.back)}">Recommendations</a></p>
+    <h1>Confirm approving ${count} product${count === 1 ? '' : 's'}</h1>
+    ${facts('The selection', [
+      ['Products', String(count)],
+      ['Expected margin change, one quote of each', totalsText(review)],
+      ['Large changes', String(review.lines.filter((line) => line.large).length)],
+      ['Waiting for a second approver after', String(review.lines.filter((line) => line.waits).length)],
+    ])}
+    ${count === 0 ? '' : linesTable(review)} ${skipped} ${form}`;
+  return { title: 'Confirm bulk approval · Recommendations', body };
+}
+
+/** What became of one SKU's approval, in the words and colour of the list's approval states. */
+function resultText(result: BulkResult): { readonly text: Html | string; readonly status: string } {
+  if (result.outcome === 'refused') return { text: html`Not approved: ${result.reason}`, status: 'failed' };
+  const { approval } = result;
+  const again = result.replayed ? ' This confirmation was sent again: nothing was published twice.' : '';
+  if (approval.status === 'waiting') {
+    return {
+      text: html`Waiting for a second approver until ${moment(approval.secondApproval?.waitingUntil)}.${again}`,
+      status: 'pending',
+    };
+  }
+  const tasks = approval.publishedTo.length;
+  const second = approval.secondApproval?.approver ? ' as the second approver' : '';
+  const published = tasks === 0 ? 'no connector writes back' : `${tasks} pending write-back${tasks === 1 ? '' : 's'}`;
+  return { text: `Approved${second}: ${published}.${again}`, status: 'applied' };
+}
+
+/** The results, one row per SKU, with the refusals said first. */
+export function bulkResultsView(results: readonly BulkResult[], back: string): PageView {
+  const refused = results.filter((result) => result.outcome === 'refused').length;
+  const approved = results.length - refused;
+  const body = html`<p class="breadcrumb"><a href="${listLink(back)}">Recommendations</a></p>
+    <h1>Bulk approval: ${approved} of ${results.length} approved</h1>
+    ${
+      refused > 0
+        ? alert('error', `${refused} product${refused === 1 ? ' was' : 's were'} not approved: the reason is beside each below.`)
+        : alert('notice', `All ${approved} product${approved === 1 ? ' was' : 's were'} approved.`)
+    }
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Results of the bulk approval">
+      <table class="data bulk-results">
+        <caption>
+          One approval per product
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">SKU</th>
+            <th scope="col" class="number">Price</th>
+            <th scope="col">Result</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${results.map((result) => {
+            const { text, status } = resultText(result);
+            const price = result.outcome === 'approved' ? money(result.approval.priceCents, result.approval.currency) : '—';
+            return html`<tr>
+              <th scope="row"><a href="${productPath(result.sku)}">${result.sku}</a></th>
+              <td class="number">${price}</td>
+              <td class="status status-${status}">${text}</td>
+            </tr>`;
+          })}
+        </tbody>
+      </table>
+    </div>
+    <p><a href="${listLink(back)}">Back to the list</a>: each product's approval state is in its column.</p>`;
+  return { title: 'Bulk approval results · Recommendations', body };
+}
+
+/** A selection or a confirmation refused whole: nothing was approved. */
+function refusedView(message: string, back: string): ActionOutcome {
+  const body = html`<p class="breadcrumb"><a href="${listLink(back)}">Recommendations</a></p>
+    <h1>Nothing was approved</h1>
+    ${alert('error', message)}
+    <p><a href="${listLink(back)}">Back to the list</a></p>`;
+  return { kind: 'render', status: 422, view: { title: 'Bulk approval refused · Recommendations', body } };
+}
+
+async function workspaceOf(ctx: ConsoleContext) {
+  const workspace = await getWorkspace(ctx.user.workspaceId);
+  if (!workspace) throw new Error(`The signed-in user's workspace ${ctx.user.workspaceId} does not exist.`);
+  return workspace;
+}
+
+/** How long the approvals may run: the route's timeout, less what the request has spent already. */
+function remainingMs(ctx: ConsoleContext): number {
+  return consoleRouteById('consoleBulkApprove').timeoutSeconds * 1000 - (Date.now() - ctx.nowMs);
+}
+
+/** A refusal of the whole, as the page says it; anything else is the router's to answer. */
+function refusalOf(error: unknown): string {
+  if (error instanceof ApiError && error.status < 500) return error.message;
+  throw error;
+}
+
+/** Both steps need what a single approval needs: the pricing role, and the overview feature. */
+export const bulkActions: Readonly<Record<string, PageAction>> = {
+  review: {
+    role: 'pricing',
+    feature: 'overview',
+    async run(ctx, form) {
+      const back = form.back ?? '';
+      const skus = pickedSkus(form);
+      if (!skus.every((sku) => v.is(IdentifierSchema, sku))) return refusedView('The selection names no such product.', back);
+      try {
+        checkSelectionSize(skus.length);
+        const review = await reviewSelection(await workspaceOf(ctx), skus);
+        return { kind: 'show', view: bulkConfirmationView({ review, bulkId: newBulkId(), csrfToken: ctx.csrfToken, back }) };
+      } catch (error) {
+        return refusedView(refusalOf(error), back);
+      }
+    },
+  },
+  approve: {
+    role: 'pricing',
+    feature: 'overview',
+    async run(ctx, form) {
+      const back = form.back ?? '';
+      const lines = seenLines(form);
+      if (!lines || !form.bulkId) return refusedView('This confirmation is not one the console wrote: select the products again.', back);
+      try {
+        const approver = consoleApprover(ctx.user, await workspaceOf(ctx));
+        const options = { bulkId: form.bulkId, confirmLarge: form.confirmLarge === 'yes', now: new Date(ctx.nowMs) };
+        const results = await approveSelection(approver, lines, { ...options, remainingMs: remainingMs(ctx) });
+        return { kind: 'show', view: bulkResultsView(results, back) };
+      } catch (error) {
+        return refusedView(refusalOf(error), back);
+      }
+    },
+  },
+};
