@@ -1,0 +1,179 @@
+// Unit tests of bulk approval's pages: the list's checkboxes, impact column and quick sorts, the confirmation step's form and totals, and the results, each SKU's own.
+import { describe, expect, it } from 'vitest';
+import { expectShown } from '#test/support/markup.ts';
+import type { BulkLine, BulkResult, BulkReview } from '#shared/approvals/bulk.ts';
+import type { Approval } from '#shared/approvals/schema.ts';
+import { type CataloguePage, type CatalogueRow, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
+import { bulkConfirmationView, bulkResultsView, carriedLine, expectedImpact, pickedSkus, seenLines } from './bulk-approval.ts';
+import { catalogueView } from './recommendation-list.ts';
+import { listLink } from './recommendation-paths.ts';
+
+function row(sku: string, extra: Partial<CatalogueRow> = {}): CatalogueRow {
+  return { sku, currency: 'USD', currentPriceCents: 2000, recommendedPriceCents: 2100, changePct: 5, confidence: 'medium', ...extra };
+}
+
+function listMarkup(rows: CatalogueRow[], search = '', canApprove = true): string {
+  const params = new URLSearchParams(search);
+  const page: CataloguePage = { rows, shown: 0, categories: [] };
+  return catalogueView(page, readCatalogueQuery(params), params, new Map(), { canApprove, csrfToken: 'tok' }).body.text;
+}
+
+function line(sku: string, overrides: Partial<BulkLine> = {}): BulkLine {
+  return {
+    sku,
+    currency: 'USD',
+    currentPriceCents: 2000,
+    recommendedPriceCents: 2100,
+    pricingDecisionId: `pd_${sku}`,
+    changePct: 5,
+    large: false,
+    waits: false,
+    ...overrides,
+  };
+}
+
+function review(lines: BulkLine[], skipped: BulkReview['skipped'] = []): BulkReview {
+  return { lines, skipped, confirmPct: 10 };
+}
+
+const approval: Approval = {
+  approvalId: 'apv_1',
+  workspaceId: 'ws_1',
+  sku: 'A',
+  priceCents: 2100,
+  currency: 'USD',
+  approvedAt: '2026-11-27T07:00:00.000Z',
+  livemode: true,
+  keyId: 'usr_1',
+  status: 'published',
+  recommendedPriceCents: 2100,
+  pricingDecisionId: 'pd_A',
+  publishedTo: [{ connectorId: 'con_1', writebackId: 'wb_1' }],
+};
+
+describe("the list's selection for bulk approval", () => {
+  it('offers a checkbox per priced product to the pricing role, inside a form with the CSRF token', () => {
+    const markup = listMarkup([row('A'), row('B', { recommendedPriceCents: undefined, changePct: null })]);
+    expectShown(markup, '<input type="hidden" name="_csrf" value="tok">', '<input type="hidden" name="_action" value="review">');
+    expectShown(markup, '<input type="checkbox" name="pick.0" value="A" aria-label="Select A">');
+    expect(markup).not.toContain('name="pick.1"');
+    expectShown(markup, 'Review selected for approval', 'Select all shown');
+  });
+
+  it('offers no selection to a user without the pricing role', () => {
+    const markup = listMarkup([row('A')], '', false);
+    expect(markup).not.toContain('type="checkbox"');
+    expect(markup).not.toContain('method="post"');
+  });
+
+  it('checks every priced row when all shown are selected, and keeps the filter in the links and the way back', () => {
+    const markup = listMarkup([row('A'), row('B')], 'state=unreviewed&select=all');
+    expectShown(markup, 'value="A" aria-label="Select A" checked>', 'value="B" aria-label="Select B" checked>');
+    expectShown(markup, 'href="/console/recommendations?state=unreviewed">Clear selection</a>');
+    expectShown(markup, '<input type="hidden" name="back" value="state=unreviewed&amp;select=all">');
+  });
+
+  it('shows the expected impact per quote with its currency, and "too thin" for a priced product without one', () => {
+    const markup = listMarkup([row('A', { expectedMarginChangeCents: 1234 }), row('B'), row('C', { expectedMarginChangeCents: -50 })]);
+    expectShown(markup, '<td class="number impact" data-label="Expected impact / quote">+12.34 USD</td>');
+    expectShown(markup, '<td class="number impact" data-label="Expected impact / quote">too thin</td>');
+    expectShown(markup, '−0.50 USD');
+  });
+
+  it('puts the largest change and the largest expected impact one click away, marking the current sort', () => {
+    const markup = listMarkup([row('A')], 'category=Pumps&sort=size-desc');
+    expectShown(markup, '<strong aria-current="true">Largest change first</strong>');
+    expectShown(markup, 'href="/console/recommendations?category=Pumps&amp;sort=impact-desc">Largest expected impact first</a>');
+  });
+});
+
+describe('the carried lines of a confirmation', () => {
+  it('come back as they were written, whatever characters the SKU has', () => {
+    const shown = line('A,B "x"/<y>', { large: true });
+    const back = seenLines({ 'line.0': carriedLine(shown), 'line.1': carriedLine(line('C')) });
+    expect(back).toEqual([
+      { sku: 'A,B "x"/<y>', pricingDecisionId: 'pd_A,B "x"/<y>', recommendedPriceCents: 2100, currency: 'USD', large: true },
+      { sku: 'C', pricingDecisionId: 'pd_C', recommendedPriceCents: 2100, currency: 'USD', large: false },
+    ]);
+  });
+
+  it('are refused whole when any of them is not one the console wrote', () => {
+    const good = carriedLine(line('A'));
+    expect(seenLines({ 'line.0': good, 'line.1': 'not-base64-json' })).toBeUndefined();
+    const negative = Buffer.from(JSON.stringify(['A', 'pd', -5, 'USD', false])).toString('base64url');
+    expect(seenLines({ 'line.0': negative })).toBeUndefined();
+  });
+
+  it('reads the picked SKUs in the order shown, each once', () => {
+    expect(pickedSkus({ 'pick.10': 'K', 'pick.2': 'B', 'pick.3': 'B', _action: 'review', other: 'X' })).toEqual(['B', 'K']);
+  });
+});
+
+describe('the confirmation step', () => {
+  it('shows the summed expected impact per currency, each line, and what was left out', () => {
+    const lines = [
+      line('A', { expectedMarginChangeCents: 500 }),
+      line('B', { expectedMarginChangeCents: 250 }),
+      line('C'),
+      line('D', { currency: 'EUR', expectedMarginChangeCents: -100 }),
+    ];
+    const view = bulkConfirmationView({
+      review: review(lines, [{ sku: 'Z', reason: 'Not priced.' }]),
+      bulkId: 'bulk_x',
+      csrfToken: 't',
+      back: '',
+    });
+    expectShown(view.body, '<strong>+7.50 USD</strong> from 2 products; 1 too thin to say');
+    expectShown(view.body, '<strong>−1.00 EUR</strong> from 1 product');
+    expectShown(view.body, '<a href="/console/recommendations/Z">Z</a>: Not priced.');
+    expectShown(view.body, 'Approve 4 products', '<input type="hidden" name="bulkId" value="bulk_x">');
+    expect(view.body.text).not.toContain('confirmLarge');
+  });
+
+  it('asks for one box confirming the large changes it marks, when there are any', () => {
+    const view = bulkConfirmationView({
+      review: review([line('A', { large: true, waits: true }), line('B')]),
+      bulkId: 'bulk_x',
+      csrfToken: 't',
+      back: 'state=unreviewed',
+    });
+    expectShown(view.body, 'name="confirmLarge" type="checkbox" value="yes" required');
+    expectShown(view.body, 'I confirm the 1 large change marked above (past 10% from the current price)');
+    expectShown(view.body, 'Large change (past 10%): confirm below. Waits for a second approver');
+    expectShown(view.body, 'href="/console/recommendations?state=unreviewed">Cancel: back to the list</a>');
+  });
+});
+
+describe('the results of a bulk approval', () => {
+  it('show each SKU, the refusals with their reason, and say when a resent confirmation published nothing again', () => {
+    const results: BulkResult[] = [
+      { sku: 'A', outcome: 'approved', approval, replayed: false },
+      { sku: 'B', outcome: 'approved', approval: { ...approval, sku: 'B' }, replayed: true },
+      { sku: 'C', outcome: 'refused', reason: 'The recommendation moved since it was shown.' },
+    ];
+    const markup = bulkResultsView(results, 'state=unreviewed').body.text;
+    expectShown(markup, 'Bulk approval: 2 of 3 approved', '1 product was not approved');
+    expectShown(markup, '<td class="status status-applied">Approved: 1 pending write-back.</td>');
+    expectShown(markup, 'nothing was published twice');
+    expectShown(markup, '<td class="status status-failed">Not approved: The recommendation moved since it was shown.</td>');
+  });
+
+  it('say a waiting approval waits for a second approver', () => {
+    const waiting: Approval = {
+      ...approval,
+      status: 'waiting',
+      publishedTo: [],
+      secondApproval: { thresholdPct: 30, waitingUntil: '2026-11-28T07:00:00.000Z' },
+    };
+    const markup = bulkResultsView([{ sku: 'A', outcome: 'approved', approval: waiting, replayed: false }], '').body.text;
+    expectShown(markup, 'Waiting for a second approver until <time datetime="2026-11-28T07:00:00.000Z">2026-11-28 07:00:00 UTC</time>');
+  });
+});
+
+describe('a link back to the list', () => {
+  it('keeps the filter and drops anything else', () => {
+    expect(listLink('state=failed&q=lamp&select=all&after=xyz&evil=1')).toBe('/console/recommendations?state=failed&q=lamp');
+    expect(listLink('')).toBe('/console/recommendations');
+    expect(expectedImpact(0, 'USD')).toBe('0.00 USD');
+  });
+});

@@ -1,0 +1,246 @@
+// Bulk approval in the console through the local gateway: a filtered set approved one SKU at a time, a refusal beside the approvals, a resent confirmation, the bound, and who may.
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readLatestApproval } from '#shared/approvals/latest.ts';
+import { readApprovalHistory } from '#shared/approvals/history.ts';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import type { ConsoleRole } from '#edge/console/page.ts';
+import { createConsoleUser } from '#edge/console/users.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { updateWorkspace } from '#shared/workspaces/repository.ts';
+import { recentTasks } from '#shared/writebacks/listing.ts';
+import { ConsoleBrowser, csrfTokenOf, type PageAnswer } from './console-session.ts';
+import { drain } from './prices-support.ts';
+import { newWorkspace, type TestWorkspace } from './support.ts';
+
+const LIST = '/console/recommendations';
+
+/** Fans priced above their current price by their floors, so that each approval moves a price; one past 25%. */
+const FANS: ProductRecord[] = [
+  { sku: 'FAN-1', name: 'Desk fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 1600 },
+  { sku: 'FAN-2', name: 'Floor fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 1650 },
+  { sku: 'FAN-3', name: 'Ceiling fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 2000 },
+];
+const OTHER: ProductRecord = {
+  sku: 'KETTLE',
+  name: 'Kettle',
+  category: 'Kitchen',
+  costCents: 1000,
+  currentPriceCents: 1500,
+  floorCents: 1600,
+};
+
+let emails = 0;
+
+async function person(workspaceId: string, roles: readonly ConsoleRole[]): Promise<ConsoleBrowser> {
+  const password = `chosen-${randomUUID()}`;
+  const user = await createConsoleUser({ workspaceId, email: `bulk-${Date.now()}-${emails++}@example.com`, roles, password });
+  const browser = new ConsoleBrowser();
+  expect((await browser.signIn(user.email, user.password)).status).toBe(303);
+  return browser;
+}
+
+/** A seller with the fans and a kettle drained, its connector taking write-backs. */
+async function seller(): Promise<TestWorkspace> {
+  const workspace = await newWorkspace('Bulk Approving Seller');
+  await drain(workspace, { product: [...FANS, OTHER] });
+  return workspace;
+}
+
+/** The SKUs the list offers to select, by their checkbox fields. */
+function picks(page: string): Record<string, string> {
+  return Object.fromEntries(
+    [...page.matchAll(/<input[^>]*type="checkbox"[^>]*name="(pick\.\d+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
+}
+
+/** The hidden fields of the confirmation step's form, as the browser would send them. */
+function confirmationFields(page: string): Record<string, string> {
+  const form = /<form class="approve"[\s\S]*?<\/form>/.exec(page)?.[0];
+  if (!form) throw new Error(`the page has no confirmation form: ${page.slice(0, 2000)}`);
+  return Object.fromEntries(
+    [...form.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
+}
+
+/** Selects every product the filtered list shows and asks for the confirmation step. */
+async function review(browser: ConsoleBrowser, query: string): Promise<PageAnswer> {
+  const list = await browser.get(`${LIST}?${query}`);
+  expect(list.status).toBe(200);
+  return browser.request('POST', LIST, { _csrf: csrfTokenOf(list.text), _action: 'review', back: query, ...picks(list.text) });
+}
+
+function confirm(browser: ConsoleBrowser, fields: Record<string, string>): Promise<PageAnswer> {
+  return browser.request('POST', LIST, fields);
+}
+
+async function tasksOf(workspace: TestWorkspace, sku: string) {
+  return (await recentTasks(workspace.workspaceId, workspace.connectorId)).filter((task) => task.productSku === sku);
+}
+
+describe('bulk approval in the console', { timeout: 180_000 }, () => {
+  let workspace: TestWorkspace;
+  beforeAll(async () => {
+    workspace = await seller();
+  }, 120_000);
+
+  it('approves a filtered set, one approval per SKU at its recommended price, and the list shows them pending', async () => {
+    const browser = await person(workspace.workspaceId, ['pricing']);
+    const step = await review(browser, 'category=Fans');
+    expect(step.status, step.text).toBe(200);
+    expect(step.text).toContain('Confirm approving 3 products');
+    expect(step.text).not.toContain('KETTLE');
+    const fields = confirmationFields(step.text);
+    expect(Object.keys(fields).filter((name) => name.startsWith('line.'))).toHaveLength(3);
+    // FAN-3 moves past the default 25%: the one box confirms it with the others.
+    expect(step.text).toContain('I confirm the 1 large change marked above');
+    const done = await confirm(browser, { ...fields, confirmLarge: 'yes' });
+    expect(done.status, done.text).toBe(200);
+    expect(done.text).toContain('Bulk approval: 3 of 3 approved');
+    for (const fan of FANS) {
+      const latest = await readLatestApproval(workspace.workspaceId, fan.sku);
+      expect(latest, fan.sku).toBeDefined();
+      const tasks = await tasksOf(workspace, fan.sku);
+      expect(tasks, fan.sku).toHaveLength(1);
+      expect(tasks[0]?.priceCents).toBeGreaterThanOrEqual(fan.floorCents as number);
+    }
+    expect(await readLatestApproval(workspace.workspaceId, OTHER.sku)).toBeUndefined();
+    const pending = await browser.get(`${LIST}?category=Fans&state=pending`);
+    for (const fan of FANS) expect(pending.text).toContain(`>${fan.sku}</a>`);
+  });
+
+  it('approves nothing twice when the same confirmation is sent again', async () => {
+    const other = await newWorkspace('Bulk Resending Seller');
+    await drain(other, { product: [FANS[0] as ProductRecord, FANS[1] as ProductRecord] });
+    const browser = await person(other.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(browser, 'category=Fans')).text);
+    const first = await confirm(browser, fields);
+    const again = await confirm(browser, fields);
+    expect(first.status).toBe(200);
+    expect(again.status).toBe(200);
+    expect(again.text).toContain('nothing was published twice');
+    for (const sku of ['FAN-1', 'FAN-2']) {
+      expect(await tasksOf(other, sku), sku).toHaveLength(1);
+      const history = await readApprovalHistory(other.workspaceId, sku, { limit: 10 });
+      expect(history.entries, sku).toHaveLength(1);
+    }
+  });
+
+  it('refuses the SKU whose recommendation changed after it was shown, and approves the others', async () => {
+    const other = await newWorkspace('Bulk Moving Seller');
+    await drain(other, { product: FANS });
+    const browser = await person(other.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(browser, 'category=Fans')).text);
+    // The engine decides FAN-2 anew meanwhile: the decision shown is not the one an approval would publish.
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.recommendation(other.workspaceId, 'FAN-2'),
+        UpdateExpression: 'SET pricingDecisionId = :changed',
+        ExpressionAttributeValues: { ':changed': 'pd_decided_again' },
+      }),
+    );
+    const done = await confirm(browser, { ...fields, confirmLarge: 'yes' });
+    expect(done.status, done.text).toBe(200);
+    expect(done.text).toContain('Bulk approval: 2 of 3 approved');
+    expect(done.text).toMatch(/Not approved: The recommendation was recomputed since it was shown/);
+    expect(await readLatestApproval(other.workspaceId, 'FAN-2')).toBeUndefined();
+    expect(await tasksOf(other, 'FAN-2')).toHaveLength(0);
+    expect(await readLatestApproval(other.workspaceId, 'FAN-1')).toBeDefined();
+  });
+
+  it('refuses a large change left unconfirmed, as a single approval is refused, and approves the others', async () => {
+    const other = await newWorkspace('Bulk Unconfirmed Seller');
+    await drain(other, { product: FANS });
+    const browser = await person(other.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(browser, 'category=Fans')).text);
+    const done = await confirm(browser, fields);
+    expect(done.status, done.text).toBe(200);
+    expect(done.text).toContain('Bulk approval: 2 of 3 approved');
+    expect(done.text).toMatch(/FAN-3[\s\S]*Not approved: price 20\.00 USD: that is \+33\.33% from the current price/);
+    expect(await readLatestApproval(other.workspaceId, 'FAN-3')).toBeUndefined();
+  });
+
+  it('waits for a second approver past the workspace threshold, and a second bulk approval of the waiting set publishes them', async () => {
+    const other = await newWorkspace('Bulk Two-Person Seller');
+    await updateWorkspace(other.workspaceId, { pricing: { secondApprovalPct: 5 } });
+    await drain(other, { product: [FANS[0] as ProductRecord, FANS[1] as ProductRecord] });
+    const first = await person(other.workspaceId, ['pricing']);
+    const waiting = await confirm(first, confirmationFields((await review(first, 'category=Fans')).text));
+    expect(waiting.text).toContain('Bulk approval: 2 of 2 approved');
+    expect(waiting.text).toContain('Waiting for a second approver until');
+    expect(await tasksOf(other, 'FAN-1')).toHaveLength(0);
+    const second = await person(other.workspaceId, ['pricing']);
+    const step = await review(second, 'state=waiting');
+    expect(step.text).toContain('Confirm approving 2 products');
+    const published = await confirm(second, confirmationFields(step.text));
+    expect(published.text).toContain('Approved as the second approver: 1 pending write-back.');
+    expect(await tasksOf(other, 'FAN-1')).toHaveLength(1);
+    expect(await tasksOf(other, 'FAN-2')).toHaveLength(1);
+  });
+});
+
+describe('who may approve in bulk, and how much', { timeout: 120_000 }, () => {
+  let workspace: TestWorkspace;
+  beforeAll(async () => {
+    workspace = await seller();
+  }, 120_000);
+
+  it('offers a viewer no selection, and refuses their review and confirmation with 403, approving nothing', async () => {
+    const viewer = await person(workspace.workspaceId, ['finance']);
+    const list = await viewer.get(`${LIST}?category=Fans`);
+    expect(list.status).toBe(200);
+    expect(list.text).toContain('FAN-1');
+    expect(Object.keys(picks(list.text))).toHaveLength(0);
+    const token = csrfTokenOf(list.text);
+    const reviewed = await viewer.request('POST', LIST, { _csrf: token, _action: 'review', 'pick.0': 'FAN-1' });
+    expect(reviewed.status).toBe(403);
+    const pricing = await person(workspace.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(pricing, 'category=Fans')).text);
+    const confirmed = await viewer.request('POST', LIST, { ...fields, _csrf: token, confirmLarge: 'yes' });
+    expect(confirmed.status).toBe(403);
+    expect(confirmed.text).toContain('This needs the pricing role');
+    expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeUndefined();
+  });
+
+  it('refuses a post without the session token, approving nothing', async () => {
+    const pricing = await person(workspace.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(pricing, 'category=Fans')).text);
+    const { _csrf: _, ...withoutToken } = fields;
+    expect((await confirm(pricing, withoutToken)).status).toBe(403);
+    expect((await confirm(pricing, { ...fields, _csrf: 'stale' })).status).toBe(403);
+    expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeUndefined();
+  });
+
+  it('refuses a selection of more than 50 products, and an empty one, saying so and approving nothing', async () => {
+    const pricing = await person(workspace.workspaceId, ['pricing']);
+    const list = await pricing.get(LIST);
+    const token = csrfTokenOf(list.text);
+    const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`pick.${i}`, `SKU-${i}`]));
+    const tooMany = await pricing.request('POST', LIST, { _csrf: token, _action: 'review', ...many });
+    expect(tooMany.status).toBe(422);
+    expect(tooMany.text).toContain('A bulk approval takes at most 50 products; 51 were selected.');
+    const none = await pricing.request('POST', LIST, { _csrf: token, _action: 'review' });
+    expect(none.status).toBe(422);
+    expect(none.text).toContain('Select at least one product to approve.');
+    const fields = confirmationFields((await review(pricing, 'category=Fans')).text);
+    const line = fields['line.0'] as string;
+    const lines = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`line.${i}`, line]));
+    const confirmed = await pricing.request('POST', LIST, { ...fields, ...lines });
+    expect(confirmed.status).toBe(422);
+    expect(confirmed.text).toContain('at most 50 products; 51 were selected');
+    expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeUndefined();
+  });
+
+  it('refuses a confirmation whose lines the console did not write', async () => {
+    const pricing = await person(workspace.workspaceId, ['pricing']);
+    const fields = confirmationFields((await review(pricing, 'category=Fans')).text);
+    const tampered = await confirm(pricing, { ...fields, 'line.0': 'bm90IGEgbGluZQ' });
+    expect(tampered.status).toBe(422);
+    expect(tampered.text).toContain('This confirmation is not one the console wrote');
+    expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeUndefined();
+  });
+});
