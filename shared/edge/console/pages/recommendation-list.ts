@@ -41,8 +41,8 @@ const sortLabels: Readonly<Record<string, string>> = {
   sku: 'SKU',
   'change-asc': 'Change, lowest first',
   'change-desc': 'Change, highest first',
-  'size-desc': 'Size of change, largest first',
-  'impact-desc': 'Expected impact, largest first',
+  'size-desc': 'Largest change first',
+  'impact-desc': 'Largest expected impact first',
 };
 
 /** The one-click questions a pricing manager asks of the list: what moved most, and what is worth most. */
