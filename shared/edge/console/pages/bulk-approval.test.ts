@@ -123,11 +123,17 @@ describe('the confirmation step', () => {
       csrfToken: 't',
       back: '',
     });
-    expectShown(view.body, '<strong>+7.50 USD</strong> from 2 products; 1 too thin to say');
-    expectShown(view.body, '<strong>−1.00 EUR</strong> from 1 product');
+    expectShown(view.body, '<strong>+7.50 USD</strong> per quote of each of 2 products; too thin to say for 1 product');
+    expectShown(view.body, '<strong>−1.00 EUR</strong> per quote of each of 1 product');
     expectShown(view.body, '<a href="/console/recommendations/Z">Z</a>: Not priced.');
     expectShown(view.body, 'Approve 4 products', '<input type="hidden" name="bulkId" value="bulk_x">');
     expect(view.body.text).not.toContain('confirmLarge');
+  });
+
+  it('says the impact is too thin to say when no selected product of a currency has one', () => {
+    const view = bulkConfirmationView({ review: review([line('A'), line('B')]), bulkId: 'bulk_x', csrfToken: 't', back: '' });
+    expectShown(view.body, '<li>USD: too thin to say for 2 products</li>');
+    expect(view.body.text).not.toContain('per quote of each');
   });
 
   it('asks for one box confirming the large changes it marks, when there are any', () => {

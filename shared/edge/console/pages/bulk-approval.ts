@@ -67,17 +67,19 @@ export function seenLines(form: Readonly<Record<string, string>>): SeenLine[] | 
   return lines;
 }
 
+/** The summed expected impact, a line per currency: what one quote of each selected product is expected to add. */
 function totalsText(review: BulkReview): Html {
   const totals = impactTotals(review.lines);
   return html`<ul class="plain">
-    ${totals.map(
-      (total) =>
-        html`<li>
-          <strong>${expectedImpact(total.expectedMarginChangeCents, total.currency)}</strong>
-          from ${total.estimated}
-          product${total.estimated === 1 ? '' : 's'}${total.tooThin > 0 ? html`; ${total.tooThin} too thin to say` : ''}
-        </li>`,
-    )}
+    ${totals.map((total) => {
+      const products = (count: number) => `${count} product${count === 1 ? '' : 's'}`;
+      if (total.estimated === 0) return html`<li>${total.currency}: too thin to say for ${products(total.tooThin)}</li>`;
+      const thin = total.tooThin > 0 ? `; too thin to say for ${products(total.tooThin)}` : '';
+      return html`<li>
+        <strong>${expectedImpact(total.expectedMarginChangeCents, total.currency)}</strong> per quote of each of
+        ${products(total.estimated)}${thin}
+      </li>`;
+    })}
   </ul>`;
 }
 
@@ -116,12 +118,19 @@ function linesTable(review: BulkReview): Html {
               <td class="number" data-label="Expected impact / quote">
                 ${line.expectedMarginChangeCents === undefined ? 'too thin' : expectedImpact(line.expectedMarginChangeCents, line.currency)}
               </td>
-              <td data-label="Checks" class="${line.large ? 'status status-pending' : ''}">${checksText(line, review.confirmPct)}</td>
+              <td data-label="Checks" class="${line.large ? 'checks status status-pending' : 'checks'}">
+                ${checksText(line, review.confirmPct)}
+              </td>
             </tr>`,
         )}
       </tbody>
     </table>
   </div>`;
+}
+
+function secondApproverText(waiting: number): string {
+  if (waiting === 0) return 'not needed';
+  return `needed for ${waiting}: ${waiting === 1 ? 'it waits' : 'they wait'} until another person approves the same price`;
 }
 
 /** The large-change confirmation for the whole selection: one box naming how many lines it confirms. */
@@ -173,9 +182,9 @@ export function bulkConfirmationView(input: ConfirmationInput): PageView {
     <h1>Confirm approving ${count} product${count === 1 ? '' : 's'}</h1>
     ${facts('The selection', [
       ['Products', String(count)],
-      ['Expected margin change, one quote of each', totalsText(review)],
+      ['Expected impact', totalsText(review)],
       ['Large changes', String(review.lines.filter((line) => line.large).length)],
-      ['Waiting for a second approver after', String(review.lines.filter((line) => line.waits).length)],
+      ['Second approver', secondApproverText(review.lines.filter((line) => line.waits).length)],
     ])}
     ${count === 0 ? '' : linesTable(review)} ${skipped} ${form}`;
   return { title: 'Confirm bulk approval · Recommendations', body };

@@ -1,0 +1,108 @@
+// Bulk approval in a real headless Chromium, at desktop and phone width: a filtered set selected, its confirmation with the summed impact, the results, and the states that change in the list.
+import { randomUUID } from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLatestApproval } from '#shared/approvals/latest.ts';
+import { createConsoleUser } from '#edge/console/users.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { drain } from '#test/integration/prices-support.ts';
+import { newWorkspace } from '#test/integration/support.ts';
+import { consoleUrl, launchChromium, newConsoleContext, screenshot, seriousAxeViolations, signIn, submit } from './support.ts';
+
+/** Fans priced above their current prices by their floors; the third moves past the default 25% and needs confirming. */
+const FANS: ProductRecord[] = [
+  { sku: 'FAN-1', name: 'Desk fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 1600 },
+  { sku: 'FAN-2', name: 'Floor fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 1650 },
+  { sku: 'FAN-3', name: 'Ceiling fan', category: 'Fans', costCents: 1000, currentPriceCents: 1500, floorCents: 2000 },
+];
+const KETTLE: ProductRecord = {
+  sku: 'KETTLE',
+  name: 'Kettle',
+  category: 'Kitchen',
+  costCents: 1000,
+  currentPriceCents: 1500,
+  floorCents: 1600,
+};
+
+const WIDTHS = [
+  { name: 'desktop', viewport: { width: 1440, height: 900 } },
+  { name: 'phone', viewport: { width: 390, height: 844 } },
+] as const;
+
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function expectAccessible(page: Page, what: string): Promise<void> {
+  const violations = await seriousAxeViolations(page);
+  expect(
+    violations.map(
+      (violation) => `${what}: ${violation.id} ${violation.help} ${JSON.stringify(violation.nodes.map((node) => node.target))}`,
+    ),
+  ).toEqual([]);
+}
+
+/** No part of the page runs off its right edge: nothing scrolls sideways on a phone. */
+async function expectNoSidewaysScroll(page: Page): Promise<void> {
+  const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+  expect(overflow).toBeLessThanOrEqual(0);
+}
+
+describe('bulk approval in the browser', { timeout: 300_000 }, () => {
+  for (const { name, viewport } of WIDTHS) {
+    it(`selects a filtered set, confirms it with its summed impact, and sees the states change (${name})`, async () => {
+      const workspace = await newWorkspace(`Bulk Browser Seller ${name}`);
+      await drain(workspace, { product: [...FANS, KETTLE] });
+      const email = `bulk.${randomUUID().slice(0, 8)}@example.com`;
+      const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['pricing'] });
+      const context = await newConsoleContext(browser, { bypassCSP: true });
+      try {
+        const page = await context.newPage();
+        await page.setViewportSize(viewport);
+        await signIn(page, email, password);
+        await page.goto(consoleUrl('/console/recommendations?category=Fans&state=unreviewed'));
+        await page.getByRole('link', { name: 'Largest change first' }).click();
+        await page.getByRole('link', { name: 'Select all shown' }).click();
+        for (const fan of FANS) expect(await page.getByRole('checkbox', { name: `Select ${fan.sku}` }).isChecked()).toBe(true);
+        await screenshot(page, `bulk-list-${name}`);
+        await expectAccessible(page, 'list');
+        if (name === 'phone') await expectNoSidewaysScroll(page);
+
+        expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
+        await page.getByRole('heading', { name: 'Confirm approving 3 products' }).waitFor();
+        expect(await page.getByText('KETTLE').count()).toBe(0);
+        await screenshot(page, `bulk-confirm-${name}`);
+        await expectAccessible(page, 'confirmation');
+        if (name === 'phone') await expectNoSidewaysScroll(page);
+
+        await page.getByLabel(/I confirm the 1 large change/).check();
+        expect(await submit(page, page.getByRole('button', { name: 'Approve 3 products' }))).toBe(200);
+        await page.getByRole('heading', { name: 'Bulk approval: 3 of 3 approved' }).waitFor();
+        await screenshot(page, `bulk-results-${name}`);
+        await expectAccessible(page, 'results');
+        if (name === 'phone') await expectNoSidewaysScroll(page);
+        for (const fan of FANS) expect(await readLatestApproval(workspace.workspaceId, fan.sku), fan.sku).toBeDefined();
+
+        await page.getByRole('link', { name: 'Back to the list' }).click();
+        // The list kept its filter: the approved fans are no longer waiting for review.
+        expect(new URL(page.url()).search).toBe('?category=Fans&state=unreviewed&sort=size-desc');
+        expect(await page.getByText('No product matches the filter.').count()).toBe(1);
+        await page.goto(consoleUrl('/console/recommendations?category=Fans&sort=size-desc'));
+        for (const fan of FANS) {
+          const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: fan.sku, exact: true }) });
+          expect(await row.getByText('Write-back pending').count(), fan.sku).toBe(1);
+        }
+        await expectAccessible(page, 'list after');
+        await screenshot(page, `bulk-states-${name}`);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});
