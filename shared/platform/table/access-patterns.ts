@@ -957,4 +957,18 @@ export const accessPatterns: readonly AccessPattern[] = [
     key: 'workspace(workspaceId); as approvePrice',
     cost: '0.5 RRU + as approvePrice',
   },
+  {
+    name: "Console bulk approval: the selected products' recommendations for the confirmation step",
+    usedBy: ['consoleBulkApprove'],
+    call: 'BatchGetItem, eventually consistent, at most 50 keys (the selection bound)',
+    key: 'recommendation(workspaceId, sku)',
+    cost: '0.5 RRU per product (~1.3 KB each): 25 RRU for 50',
+  },
+  {
+    name: "Console bulk approval: each SKU's approval once per confirmation",
+    usedBy: ['consoleBulkApprove'],
+    call: "PutItem of the SKU's call marker (conditional, ALL_OLD on refusal); the approvePrice calls, its answer an UpdateItem in the approval's transaction; DeleteItem of the marker after a refusal",
+    key: 'idempotentCall(workspaceId, consoleBulkApprove, digest of user, confirmation and SKU); as approvePrice',
+    cost: 'per SKU 1 WRU + 2 WRU (the answer, transactional) + as approvePrice; 1 WRU more when refused; a resent confirmation 1 WRU per SKU',
+  },
 ];
