@@ -104,8 +104,8 @@ describe('the list of recommendations on a phone', { timeout: 120_000 }, () => {
       const row = page.locator('table.recommendations tbody tr', { hasText: VALVE.sku });
       const cells = {
         sku: row.locator('th[scope="row"]'),
-        recommended: row.locator('td').nth(3),
-        change: row.locator('td').nth(4),
+        recommended: row.locator('td[data-label="Recommended price"]'),
+        change: row.locator('td[data-label="Change"]'),
       };
       expect(await cells.sku.textContent()).toContain(VALVE.sku);
       expect(await cells.recommended.textContent()).toMatch(/\d+\.\d{2} USD/);
