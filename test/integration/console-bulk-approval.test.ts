@@ -206,6 +206,16 @@ describe('who may approve in bulk, and how much', { timeout: 120_000 }, () => {
     expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeUndefined();
   });
 
+  it('refuses a bulk approval while the overview feature is off, with 403, as a single approval is', async () => {
+    const other = await newWorkspace('Bulk Featureless Seller');
+    const pricing = await person(other.workspaceId, ['pricing']);
+    await updateWorkspace(other.workspaceId, { features: ['writebacks'] });
+    const token = csrfTokenOf((await pricing.get(LIST)).text);
+    const reviewed = await pricing.request('POST', LIST, { _csrf: token, _action: 'review', 'pick.0': 'FAN-1' });
+    expect(reviewed.status).toBe(403);
+    expect(reviewed.text).toContain('The workspace does not have the overview feature.');
+  });
+
   it('refuses a post without the session token, approving nothing', async () => {
     const pricing = await person(workspace.workspaceId, ['pricing']);
     const fields = confirmationFields((await review(pricing, 'category=Fans')).text);
