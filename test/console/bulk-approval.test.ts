@@ -5,6 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLatestApproval } from '#shared/approvals/latest.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
+import { findRecommendation, storeRecommendations } from '#shared/recommendations/repository.ts';
+import type { Impact } from '#shared/recommendations/schema.ts';
+import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { drain } from '#test/integration/prices-support.ts';
 import { newWorkspace } from '#test/integration/support.ts';
 import { consoleUrl, launchChromium, newConsoleContext, screenshot, seriousAxeViolations, signIn, submit } from './support.ts';
@@ -30,6 +33,34 @@ const WIDTHS = [
 ] as const;
 
 let browser: Browser;
+
+/** The win model's estimate for a fan, per quote: FAN-3 is left too thin to say. */
+const IMPACTS: Readonly<Record<string, number>> = { 'FAN-1': 120, 'FAN-2': 85 };
+
+function estimated(expectedMarginChangeCents: number): Impact {
+  const side = { priceCents: 1500, margin: 0.33, winProbability: 0.4, expectedRevenueCents: 600, expectedMarginCents: 200 };
+  const evidence = { closedQuotes: 240, segments: [{ segment: 'smb', share: 1 }] };
+  return {
+    status: 'estimated',
+    quantity: 2,
+    current: side,
+    recommended: side,
+    expectedMarginChangeCents,
+    expectedRevenueChangeCents: 0,
+    evidence,
+  };
+}
+
+/** The drained recommendations with the fans' impacts, as the bands job stores them where quotes are enough. */
+async function withImpacts(workspaceId: string): Promise<void> {
+  const workspace = await getWorkspace(workspaceId);
+  if (!workspace) throw new Error('no workspace');
+  for (const [sku, cents] of Object.entries(IMPACTS)) {
+    const recommendation = await findRecommendation(workspace, sku, Date.now(), true);
+    if (recommendation?.status !== 'priced') throw new Error(`${sku} is not priced`);
+    await storeRecommendations(workspaceId, [{ ...recommendation, impact: estimated(cents) }]);
+  }
+}
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -59,6 +90,7 @@ describe('bulk approval in the browser', { timeout: 300_000 }, () => {
     it(`selects a filtered set, confirms it with its summed impact, and sees the states change (${name})`, async () => {
       const workspace = await newWorkspace(`Bulk Browser Seller ${name}`);
       await drain(workspace, { product: [...FANS, KETTLE] });
+      await withImpacts(workspace.workspaceId);
       const email = `bulk.${randomUUID().slice(0, 8)}@example.com`;
       const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['pricing'] });
       const context = await newConsoleContext(browser, { bypassCSP: true });
@@ -77,6 +109,8 @@ describe('bulk approval in the browser', { timeout: 300_000 }, () => {
         expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
         await page.getByRole('heading', { name: 'Confirm approving 3 products' }).waitFor();
         expect(await page.getByText('KETTLE').count()).toBe(0);
+        const total = page.locator('dl.facts li', { hasText: '+2.05 USD' });
+        expect(await total.textContent()).toMatch(/\+2\.05 USD\s+per quote of each of\s+2 products; too thin to say for 1 product/);
         await screenshot(page, `bulk-confirm-${name}`);
         await expectAccessible(page, 'confirmation');
         if (name === 'phone') await expectNoSidewaysScroll(page);
