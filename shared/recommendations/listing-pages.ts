@@ -242,7 +242,8 @@ export async function readCataloguePage(
   let segment = after?.segment ?? 0;
   if (query.sort === 'size-desc' && segment === 0) {
     // Ends that name no row of this list read as the first page.
-    const from = endsOfCursor({ ...(after?.sku ? { top: after } : {}), ...(after?.bottom ? { bottom: after.bottom } : {}) });
+    const top = after?.sku ? { sku: after.sku, sortKey: after.sortKey } : undefined;
+    const from = endsOfCursor({ ...(top ? { top } : {}), ...(after?.bottom ? { bottom: after.bottom } : {}) });
     if (from === undefined) after = undefined;
     if (await readBySize(view, reading, from ?? {})) segment = 1;
   }

@@ -1,5 +1,5 @@
 // Items written before the console's listing index: the backfill puts a workspace's recommendations, batches and tasks in the console's lists.
-import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { recentBatches } from '#shared/batches/listing.ts';
 import { tableName } from '#platform/config.ts';
@@ -38,6 +38,19 @@ async function removeRows(workspaceId: string, sku: string): Promise<void> {
   }
 }
 
+/** The kinds of list row stored beside a product's recommendation. */
+async function rowsBeside(workspaceId: string, sku: string): Promise<string[]> {
+  const { PK } = keys.recommendationRow(workspaceId, sku, 'sku');
+  const page = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :rows)',
+      ExpressionAttributeValues: { ':pk': PK, ':rows': 'RECROW#' },
+    }),
+  );
+  return (page.Items ?? []).map((item) => String(item.SK).slice('RECROW#'.length)).sort();
+}
+
 describe('the listing backfill', () => {
   it("lists a workspace's products, batches and tasks written before the listing index, and only that workspace's", async () => {
     const workspace = await newWorkspace('Backfilled Seller');
@@ -71,6 +84,9 @@ describe('the listing backfill', () => {
       batchId,
     );
     expect((await recentTasks(workspace.workspaceId, workspace.connectorId)).map((task) => task.taskId)).toEqual([taskId]);
+    // One row per ordering, and none for the sort by size, which reads the rows by change.
+    for (const sku of ['LAMP', 'SHADE']) expect(await rowsBeside(workspace.workspaceId, sku)).toEqual([...orderings].sort());
+    expect(orderings).not.toContain('size');
 
     expect(await backfillListings({ workspaceId: workspace.workspaceId })).toEqual({ products: 2, batches: 0, tasks: 0 });
   });
