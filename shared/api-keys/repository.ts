@@ -30,7 +30,6 @@ export interface KeyGrant {
 
 /** The rules a grant must meet before a key is minted for it; throws invalid_request naming the offending part. */
 export function checkGrant(grant: KeyGrant): void {
-  if (grant.name !== undefined) readKeyName(grant.name);
   if (grant.family === 'svc_live') {
     if (grant.scopes.length === 0) throw new ApiError('invalid_request', 'a svc_live key needs at least one scope', { param: 'scopes' });
   } else if (grant.scopes.length > 0) {
@@ -45,6 +44,8 @@ export function checkGrant(grant: KeyGrant): void {
   if (!isConnectorKey && grant.connectorId) {
     throw new ApiError('invalid_request', 'only a key with the connector scope belongs to a connector', { param: 'connector' });
   }
+  // Last: a grant that could never be issued says so before its name is looked at.
+  if (grant.name !== undefined) readKeyName(grant.name);
 }
 
 export interface IssuedKey {

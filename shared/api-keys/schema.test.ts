@@ -26,7 +26,7 @@ describe('a key’s name', () => {
 
   it(`is refused past ${MAX_KEY_NAME_LENGTH} characters`, () => {
     expect(readKeyName('x'.repeat(MAX_KEY_NAME_LENGTH))).toHaveLength(MAX_KEY_NAME_LENGTH);
-    expect(refusal('x'.repeat(MAX_KEY_NAME_LENGTH + 1))).toMatchObject({ param: 'name', message: expect.stringContaining('at most') });
+    expect(refusal('x'.repeat(MAX_KEY_NAME_LENGTH + 1))).toMatchObject({ param: 'name', message: expect.stringContaining('longer than') });
   });
 
   it('is refused with control or invisible formatting characters, which could hide or reorder what a list shows', () => {

@@ -17,11 +17,11 @@ export const MAX_KEY_NAME_LENGTH = 64;
 const UNPRINTABLE = /[\p{Cc}\p{Cf}]/u;
 
 export const KeyNameSchema = v.pipe(
-  v.string('text'),
+  v.string('the name must be text'),
   v.trim(),
-  v.minLength(1, 'a name'),
-  v.maxLength(MAX_KEY_NAME_LENGTH, `at most ${MAX_KEY_NAME_LENGTH} characters`),
-  v.check((name) => !UNPRINTABLE.test(name), 'no control or invisible formatting characters'),
+  v.minLength(1, 'the name is empty: give the key a name'),
+  v.maxLength(MAX_KEY_NAME_LENGTH, `the name is longer than ${MAX_KEY_NAME_LENGTH} characters`),
+  v.check((name) => !UNPRINTABLE.test(name), 'the name has control or invisible formatting characters'),
 );
 
 export const ApiKeyRecordSchema = v.object({
@@ -57,5 +57,5 @@ export type ApiKeyRecord = v.InferOutput<typeof ApiKeyRecordSchema>;
 export function readKeyName(raw: unknown): string {
   const checked = v.safeParse(KeyNameSchema, raw);
   if (checked.success) return checked.output;
-  throw new ApiError('invalid_request', `Invalid name: ${checked.issues[0].message}.`, { param: 'name' });
+  throw new ApiError('invalid_request', `${checked.issues[0].message}.`, { param: 'name' });
 }

@@ -75,6 +75,7 @@ describe('errors beside their fields', { timeout: 120_000 }, () => {
 
   it('says a refused key inside the create form, beside its fields, not at the top of the page', async () => {
     await page.goto(consoleUrl('/console/settings/api-keys'));
+    await page.getByLabel('Name').fill('Price sync');
     await page.getByLabel('Family').selectOption('svc_live');
     expect(await submit(page, page.getByRole('button', { name: 'Create key' }))).toBe(422);
     const form = page.locator('form', { has: page.getByRole('button', { name: 'Create key' }) });
