@@ -47,6 +47,8 @@ describe('the admin CLI', () => {
       'create',
       '--workspace',
       workspaceId,
+      '--name',
+      'ERP sync',
       '--family',
       'svc_live',
       '--scopes',
@@ -63,8 +65,12 @@ describe('the admin CLI', () => {
 
   it('creates overview keys of both families', async () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Overview');
-    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live')).key).toMatch(/^pw_live_/);
-    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Sandbox', '--family', 'pw_test')).key).toMatch(/^pw_test_/);
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live')).key).toMatch(
+      /^pw_live_/,
+    );
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Sandbox', '--family', 'pw_test')).key).toMatch(
+      /^pw_test_/,
+    );
   });
 
   it("updates a workspace's settings and prints them all", async () => {
@@ -110,6 +116,8 @@ describe('the admin CLI', () => {
       'create',
       '--workspace',
       workspaceId,
+      '--name',
+      'ERP sync',
       '--family',
       'svc_live',
       '--scopes',
