@@ -138,7 +138,7 @@ interface EndpointViewInput {
 /** The page's body: pure, so that what it shows is unit-tested. */
 export function endpointView({ ctx, endpoint, deliveries, detail, attempt, testError }: EndpointViewInput): PageView {
   const body = html`<p><a href="${WEBHOOKS_PATH}">← Webhook endpoints</a></p>
-    <h1>${endpoint.url}</h1>
+    <h1 class="endpoint-url">${endpoint.url}</h1>
     <p>
       <span class="${statusClass[endpoint.status] ?? ''}">${endpoint.status}</span>${healthWords(endpoint)} ·
       <code>${endpoint.endpointId}</code>

@@ -41,7 +41,7 @@ export function healthWords(endpoint: WebhookEndpoint): string {
 function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliveries: readonly DeliverySummary[]): Html {
   const headingId = `endpoint-${endpoint.endpointId}`;
   return html`<section aria-labelledby="${headingId}">
-    <h2 id="${headingId}"><a href="${endpointPath(endpoint.endpointId)}">${endpoint.url}</a></h2>
+    <h2 id="${headingId}" class="endpoint-url"><a href="${endpointPath(endpoint.endpointId)}">${endpoint.url}</a></h2>
     <p>
       <span class="${statusClass[endpoint.status] ?? ''}">${endpoint.status}</span>${healthWords(endpoint)} ·
       <code>${endpoint.endpointId}</code> · ${endpoint.eventTypes.join(', ')}${endpoint.description ? ` · ${endpoint.description}` : ''}
@@ -49,7 +49,7 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
     ${
       deliveries.length === 0
         ? html`<p>No deliveries yet.</p>`
-        : html`<table>
+        : html`<table class="cards">
             <caption class="muted">
               The ${RECENT_DELIVERIES} most recent deliveries to ${endpoint.url}
             </caption>
@@ -71,11 +71,11 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
                       <a href="${endpointPath(endpoint.endpointId)}?event=${delivery.eventId}"><code>${delivery.eventId}</code></a
                       ><br /><span class="muted">${delivery.eventTimestamp.slice(0, 19).replace('T', ' ')} UTC</span>
                     </th>
-                    <td>${delivery.eventType}</td>
-                    <td>${delivery.status}</td>
-                    <td class="number">${delivery.attempts}</td>
-                    <td>${delivery.lastStatus ?? ''}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
-                    <td>${redeliverForm(ctx, delivery)}</td>
+                    <td data-label="Type">${delivery.eventType}</td>
+                    <td data-label="Status">${delivery.status}</td>
+                    <td data-label="Attempts" class="number">${delivery.attempts}</td>
+                    <td data-label="Last answer">${delivery.lastStatus ?? ''}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
+                    <td class="actions">${redeliverForm(ctx, delivery)}</td>
                   </tr>`,
               )}
             </tbody>
@@ -107,7 +107,7 @@ function createForm(ctx: ConsoleContext, attempt: CreateOutcome['attempt']): Htm
 
 function createdNotice(created: NonNullable<CreateOutcome['created']>): Html {
   return html`<section class="notice" aria-labelledby="new-endpoint-heading">
-    <h2 id="new-endpoint-heading">New endpoint ${created.endpoint.url}</h2>
+    <h2 id="new-endpoint-heading" class="endpoint-url">New endpoint ${created.endpoint.url}</h2>
     <p>Its signing secret, to verify each delivery's signature: copy it now, it is shown this once.</p>
     <p class="secret" data-testid="new-secret">${created.secret}</p>
     <p><a href="${endpointPath(created.endpoint.endpointId)}">Open the endpoint to send it a test event</a></p>
