@@ -12,6 +12,8 @@ export interface TextFieldInput {
   readonly required?: boolean;
   readonly maxLength?: number;
   readonly autocomplete?: string;
+  /** Focus it when the page loads though it has no error of its own: the first field of a form refused as a whole. */
+  readonly autofocus?: boolean;
 }
 
 /**
@@ -33,7 +35,7 @@ export function textField(input: TextFieldInput): Html {
       ${input.maxLength ? html` maxlength="${input.maxLength}"` : ''}
       ${input.autocomplete ? html` autocomplete="${input.autocomplete}"` : ''}
       ${describedBy ? html` aria-describedby="${describedBy}"` : ''}
-      ${input.error ? html` aria-invalid="true" autofocus` : ''}
+      ${input.error ? html` aria-invalid="true" autofocus` : input.autofocus ? html` autofocus` : ''}
     />
     ${input.error ? html`<p class="error field-error" role="alert" id="${errorId}">${input.error}</p>` : ''}
     ${input.hint ? html`<p class="hint" id="${hintId}">${input.hint}</p>` : ''}

@@ -81,9 +81,10 @@ function createForm(ctx: ConsoleContext, connectors: readonly Connector[], attem
         required: true,
         maxLength: MAX_KEY_NAME_LENGTH,
         autocomplete: 'off',
+        autofocus: formError !== undefined,
       })}
       <label for="family">Family</label>
-      <select id="family" name="family" ${formError ? html`autofocus` : ''}>
+      <select id="family" name="family">
         ${keyFamilies.map((family) => html`<option value="${family}">${familyLabels[family]}</option>`)}
       </select>
       <fieldset>
