@@ -143,7 +143,13 @@ describe('the webhook endpoints pages', { timeout: 120_000 }, () => {
 
     await page.getByRole('link', { name: 'Open the endpoint to send it a test event' }).click();
     expect(await submit(page, page.getByRole('button', { name: 'Send a test event' }))).toBe(303);
-    await reloadUntil(page, async () => (await page.getByText(/HTTP 200/).count()) > 0, 60_000, 'the test attempt');
+    await reloadUntil(
+      page,
+      async () => (await page.getByText(/HTTP 200/).count()) > 0 && (await page.locator('table.deliveries tbody tr').count()) > 0,
+      60_000,
+      'the test attempt and its delivery',
+    );
+    expect(await page.locator('table.deliveries tbody tr').first().textContent()).toContain('webhook.test');
     expect(await page.locator('pre.payload').last().textContent()).toContain('"type": "webhook.test"');
     expect(receiver.requests.some((request) => request.event?.type === 'webhook.test' && !request.verifyError)).toBe(true);
     expect(await page.getByText('healthy').count()).toBeGreaterThan(0);
