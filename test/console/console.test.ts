@@ -147,7 +147,7 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
     expect(await submit(page, page.getByRole('button', { name: 'Revoke “Reporting”' }))).toBe(200);
     const confirmation = page.getByRole('region', { name: 'Revoke “Reporting”?' });
     await confirmation.waitFor();
-    expect(await confirmation.textContent()).toContain('pw_live');
+    expect(await confirmation.textContent()).toContain(`pw_live_…${key.slice(-4)} (${record?.keyId})`);
     expect((await findApiKey(hashApiKey(key)))?.revokedAt).toBeUndefined();
     expect((await call('/v1/prices/BOLT', { key })).status).toBe(200);
     await screenshot(page, 'api-key-revoke-confirm-desktop');
