@@ -452,6 +452,28 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * The `webhook.test` event
+     * @description A test event: sent to one endpoint when an admin asks for it from the console, to check the receiver and its signature check. It reports no change; no endpoint subscribes to it, and it is tried once, never retried.
+     *
+     *     One attempt; a failure parks the delivery at once, and counts towards the endpoint's health as any failed attempt does.
+     */
+    post: operations['webhookTestEvent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -651,6 +673,19 @@ export interface components {
         error: string;
         /** Format: date-time */
         failedAt: string;
+      };
+    };
+    WebhookTestEvent: {
+      /** @constant */
+      type: 'webhook.test';
+      id: string;
+      /** Format: date-time */
+      timestamp: string;
+      workspaceId: string;
+      data: {
+        endpointId: string;
+        /** Format: date-time */
+        requestedAt: string;
       };
     };
     Identifier: string;
@@ -3100,6 +3135,35 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['WritebackFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx status line within 5 seconds counts as delivered, whether or not the body ever ends; the body is read for at most 1 second and its first 1 KB, which the attempt log keeps. Anything else, a redirect included, is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhookTestEvent: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description The event’s `id`: the same on every attempt and redelivery, so that a receiver can drop duplicates. */
+        'webhook-id': string;
+        /** @description When this attempt was signed, in seconds since the epoch. Refuse messages more than 5 minutes off your clock. */
+        'webhook-timestamp': string;
+        /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `<webhook-id>.<webhook-timestamp>.<body>` with the endpoint’s `whsec_` secret; for 24 hours after a rotation, one with each secret. Any Standard Webhooks library verifies it. */
+        'webhook-signature': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookTestEvent'];
       };
     };
     responses: {

@@ -24,8 +24,13 @@ export type PriceSecondApprovalEvent = WebhookEventOf<'price.second_approval'>;
 export type WritebackPendingEvent = WebhookEventOf<'writeback.pending'>;
 export type WritebackAppliedEvent = WebhookEventOf<'writeback.applied'>;
 export type WritebackFailedEvent = WebhookEventOf<'writeback.failed'>;
+/** Sent only when an admin asks for a test from the console; no endpoint subscribes to it. */
+export type WebhookTestEvent = WebhookEventOf<'webhook.test'>;
 
-/** The names above, for subscribing an endpoint (webhooks.test.ts fails to compile while one is missing). */
+/**
+ * The names above an endpoint can subscribe to: all but `webhook.test`, which goes only to the endpoint a test was
+ * asked for (webhooks.test.ts fails to compile while one is missing).
+ */
 export const webhookEventTypes = [
   'batch.committed',
   'batch.drained',

@@ -38,6 +38,10 @@ export const adminOptions = {
   disable: { type: 'boolean' },
   event: { type: 'string' },
   limit: { type: 'string' },
+  // `key find`'s own: one of a key id, a key's last four characters, or its plaintext on stdin.
+  id: { type: 'string' },
+  'last-four': { type: 'string' },
+  'key-stdin': { type: 'boolean' },
   // `approval history`'s own: where the page starts, as the API's `starting_after`.
   'starting-after': { type: 'string' },
 } as const satisfies ParseArgsOptionsConfig;

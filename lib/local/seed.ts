@@ -26,11 +26,11 @@ export async function createWorkspaceWithKeys(name: string): Promise<WorkspaceWi
   const { workspaceId } = await createWorkspace({ name, baseCurrency: 'USD' });
   const { connectorId } = await createConnector({ workspaceId, name: `${name} ERP`, receivesWritebacks: true });
   const [erp, storefront, connector, pwLive, pwTest] = await Promise.all([
-    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['erp'] }),
-    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['storefront'] }),
-    issueApiKey({ workspaceId, family: 'svc_live', scopes: ['connector'], connectorId }),
-    issueApiKey({ workspaceId, family: 'pw_live', scopes: [] }),
-    issueApiKey({ workspaceId, family: 'pw_test', scopes: [] }),
+    issueApiKey({ workspaceId, name: 'ERP price requests', family: 'svc_live', scopes: ['erp'] }),
+    issueApiKey({ workspaceId, name: 'Storefront', family: 'svc_live', scopes: ['storefront'] }),
+    issueApiKey({ workspaceId, name: 'ERP connector', family: 'svc_live', scopes: ['connector'], connectorId }),
+    issueApiKey({ workspaceId, name: 'Reporting (live)', family: 'pw_live', scopes: [] }),
+    issueApiKey({ workspaceId, name: 'Reporting (sandbox)', family: 'pw_test', scopes: [] }),
   ]);
   return {
     workspaceId,

@@ -10,7 +10,7 @@ import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { queryAll, queryLookup } from '#platform/table/query.ts';
 import { putWorkspaceItems } from '#shared/workspaces/repository.ts';
-import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Scope } from './schema.ts';
+import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, readKeyName, type Scope } from './schema.ts';
 
 /** 40 base62 characters: about 238 bits, above the 32 characters the contract asks for. */
 const SECRET_LENGTH = 40;
@@ -21,6 +21,8 @@ export function hashApiKey(key: string): string {
 
 export interface KeyGrant {
   readonly workspaceId: string;
+  /** Checked by readKeyName; the console and the admin CLI ask for one, a rotation carries the old key's over. */
+  readonly name?: string;
   readonly family: KeyFamily;
   readonly scopes: readonly Scope[];
   readonly connectorId?: string;
@@ -42,6 +44,8 @@ export function checkGrant(grant: KeyGrant): void {
   if (!isConnectorKey && grant.connectorId) {
     throw new ApiError('invalid_request', 'only a key with the connector scope belongs to a connector', { param: 'connector' });
   }
+  // Last: a grant that could never be issued says so before its name is looked at.
+  if (grant.name !== undefined) readKeyName(grant.name);
 }
 
 export interface IssuedKey {
@@ -56,10 +60,13 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
   if (grant.connectorId && !(await getConnector(grant.workspaceId, grant.connectorId))) {
     throw new ApiError('not_found', `connector ${grant.connectorId} does not exist in workspace ${grant.workspaceId}`);
   }
+  const name = grant.name === undefined ? undefined : readKeyName(grant.name);
   const key = `${grant.family}_${randomBase62(SECRET_LENGTH)}`;
   const record = v.parse(ApiKeyRecordSchema, {
     keyId: newId('key'),
     workspaceId: grant.workspaceId,
+    name,
+    lastFour: key.slice(-4),
     family: grant.family,
     scopes: [...grant.scopes],
     connectorId: grant.connectorId,
@@ -99,7 +106,11 @@ export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: 
   if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
   checkRotatable(old, now);
   await claimRotation(workspaceId, keyId, now);
-  const issued = await issueApiKey({ workspaceId, family: old.family, scopes: old.scopes, connectorId: old.connectorId }, now, old.keyId);
+  const issued = await issueApiKey(
+    { workspaceId, name: old.name, family: old.family, scopes: old.scopes, connectorId: old.connectorId },
+    now,
+    old.keyId,
+  );
   if (graceMs <= 0) await revokeApiKey(keyId, now);
   else await scheduleRevocation(workspaceId, keyId, new Date(now.getTime() + graceMs));
   return issued;

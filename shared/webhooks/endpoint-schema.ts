@@ -3,14 +3,15 @@ import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { boundedArray } from '#platform/input.ts';
 import { circuitOf, circuitStates } from './breaker.ts';
-import { eventTypes } from './events.ts';
+import { eventTypes, TEST_EVENT_TYPE } from './events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from './url-guard.ts';
 
 /**
- * The event types an endpoint may subscribe to: the whole catalogue, each by name. There is no `*`, so that an
- * endpoint never starts receiving a kind of event its receiver was not written for when the catalogue grows.
+ * The event types an endpoint may subscribe to: the whole catalogue but the test event, each by name. There is no
+ * `*`, so that an endpoint never starts receiving a kind of event its receiver was not written for when the catalogue
+ * grows.
  */
-export const subscribableEventTypes = eventTypes;
+export const subscribableEventTypes = eventTypes.filter((type) => type !== TEST_EVENT_TYPE);
 export const SubscribableEventTypeSchema = v.picklist(subscribableEventTypes, 'one of the documented event types');
 
 /** At most this many endpoints per workspace: each event fans out to every subscribed one. */

@@ -112,7 +112,16 @@ export const eventCatalogue = {
       failedAt: moment,
     }),
   },
+  'webhook.test': {
+    description:
+      'A test event: sent to one endpoint when an admin asks for it from the console, to check the receiver and its ' +
+      'signature check. It reports no change; no endpoint subscribes to it, and it is tried once, never retried.',
+    data: v.strictObject({ endpointId: v.string(), requestedAt: moment }),
+  },
 } as const satisfies Record<string, { description: string; data: v.GenericSchema }>;
+
+/** The event a test send carries: outside every subscription, so that only the endpoint asked receives it. */
+export const TEST_EVENT_TYPE = 'webhook.test' satisfies keyof typeof eventCatalogue;
 
 export type EventType = keyof typeof eventCatalogue;
 export const eventTypes = Object.keys(eventCatalogue) as EventType[];

@@ -131,6 +131,7 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
 
   it('creates a key under Settings → API keys, and the API takes it; revokes it only once confirmed, and the API refuses it', async () => {
     await page.goto(consoleUrl('/console/settings/api-keys'));
+    await page.getByLabel('Name').fill('Reporting');
     await page.getByLabel('Family').selectOption('pw_live');
     await page.getByRole('button', { name: 'Create key' }).click();
     const key = (await page.getByTestId('new-key').textContent())?.trim() ?? '';
@@ -143,10 +144,10 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
     const record = await findApiKey(hashApiKey(key));
     await page.goto(consoleUrl('/console/settings/api-keys'));
     // One click asks; it revokes nothing.
-    expect(await submit(page, page.getByRole('button', { name: `Revoke ${record?.keyId}` }))).toBe(200);
-    const confirmation = page.getByRole('region', { name: `Revoke ${record?.keyId}?` });
+    expect(await submit(page, page.getByRole('button', { name: 'Revoke “Reporting”' }))).toBe(200);
+    const confirmation = page.getByRole('region', { name: 'Revoke “Reporting”?' });
     await confirmation.waitFor();
-    expect(await confirmation.textContent()).toContain('pw_live');
+    expect(await confirmation.textContent()).toContain(`pw_live_…${key.slice(-4)} (${record?.keyId})`);
     expect((await findApiKey(hashApiKey(key)))?.revokedAt).toBeUndefined();
     expect((await call('/v1/prices/BOLT', { key })).status).toBe(200);
     await screenshot(page, 'api-key-revoke-confirm-desktop');
@@ -154,7 +155,7 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
     await screenshot(page, 'api-key-revoke-confirm-phone');
     await page.setViewportSize({ width: 1280, height: 900 });
     // The confirmation, with the session's token, revokes.
-    expect(await submit(page, confirmation.getByRole('button', { name: `Yes, revoke ${record?.keyId}` }))).toBe(303);
+    expect(await submit(page, confirmation.getByRole('button', { name: 'Yes, revoke “Reporting”' }))).toBe(303);
     expect((await findApiKey(hashApiKey(key)))?.revokedAt).toBeTruthy();
     const refused = await call('/v1/prices/BOLT', { key });
     expect(refused.status, refused.text).toBe(401);

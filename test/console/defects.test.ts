@@ -75,6 +75,7 @@ describe('errors beside their fields', { timeout: 120_000 }, () => {
 
   it('says a refused key inside the create form, beside its fields, not at the top of the page', async () => {
     await page.goto(consoleUrl('/console/settings/api-keys'));
+    await page.getByLabel('Name').fill('Price sync');
     await page.getByLabel('Family').selectOption('svc_live');
     expect(await submit(page, page.getByRole('button', { name: 'Create key' }))).toBe(422);
     const form = page.locator('form', { has: page.getByRole('button', { name: 'Create key' }) });
@@ -82,9 +83,10 @@ describe('errors beside their fields', { timeout: 120_000 }, () => {
     expect(await error.textContent()).toMatch(/needs at least one scope/);
     expect(await page.getByRole('alert').count()).toBe(1);
     expect(await form.locator('fieldset').first().getAttribute('aria-describedby')).toBe('create-key-error');
-    expect(await focusedId()).toBe('family');
+    // The form's first field, the key's name, has focus.
+    expect(await focusedId()).toBe('key-name');
     const errorBox = await error.boundingBox();
-    const familyBox = await page.getByLabel('Family').boundingBox();
+    const familyBox = await page.getByLabel('Name').boundingBox();
     const tableBox = await page.locator('table').first().boundingBox();
     // Below the list of keys, and just above the form's first field.
     expect(errorBox && tableBox && errorBox.y).toBeGreaterThan((tableBox?.y ?? 0) + (tableBox?.height ?? 0));

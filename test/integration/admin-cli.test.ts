@@ -47,6 +47,8 @@ describe('the admin CLI', () => {
       'create',
       '--workspace',
       workspaceId,
+      '--name',
+      'ERP sync',
       '--family',
       'svc_live',
       '--scopes',
@@ -63,8 +65,12 @@ describe('the admin CLI', () => {
 
   it('creates overview keys of both families', async () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Overview');
-    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live')).key).toMatch(/^pw_live_/);
-    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_test')).key).toMatch(/^pw_test_/);
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live')).key).toMatch(
+      /^pw_live_/,
+    );
+    expect((await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Sandbox', '--family', 'pw_test')).key).toMatch(
+      /^pw_test_/,
+    );
   });
 
   it("updates a workspace's settings and prints them all", async () => {
@@ -110,6 +116,8 @@ describe('the admin CLI', () => {
       'create',
       '--workspace',
       workspaceId,
+      '--name',
+      'ERP sync',
       '--family',
       'svc_live',
       '--scopes',
@@ -197,7 +205,7 @@ describe('the admin CLI', () => {
 describe('the admin CLI’s webhook commands', () => {
   async function workspaceWithOverviewKey(): Promise<{ workspaceId: string; key: string }> {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Webhooks');
-    const { key } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
+    const { key } = await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live');
     return { workspaceId, key };
   }
 
@@ -326,7 +334,7 @@ describe('the admin CLI’s console users', () => {
 
   it('lists the keys issued before the console had listings, once', async () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
-    const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--family', 'pw_live');
+    const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live');
     // As a key issued before listings existed: its listing item is not there.
     await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId) }));
     expect(await listApiKeys(workspaceId)).toEqual([]);

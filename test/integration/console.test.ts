@@ -221,6 +221,7 @@ describe('the console’s forms', () => {
     const { browser } = await personOf(workspace.workspaceId, ['admin']);
     const created = await browser.submit(KEYS, {
       _action: 'create',
+      name: 'Connector key',
       family: 'svc_live',
       scopes: ['connector'],
       connectorId: workspace.connectorId,
@@ -236,7 +237,7 @@ describe('the console’s forms', () => {
     )?.keyId;
     const revoked = await browser.submit(KEYS, { _action: 'revoke', keyId: keyId ?? '', confirmed: 'yes' });
     expect(revoked.status).toBe(303);
-    expect((await browser.get(KEYS)).text).toContain(`Revoked ${keyId}`);
+    expect((await browser.get(KEYS)).text).toContain(`Revoked “Connector key” (${keyId})`);
     expect((await call('/api/v1/ingest/batches', { method: 'POST', key })).status).toBe(401);
   });
 

@@ -114,7 +114,7 @@ describe('faults and the cost of each request', () => {
     expect(response.text).not.toMatch(/10\.0\.0\.7|pricing-secret|refused|Error/);
   });
 
-  it('ends each request with one log line of its route, workspace, capacity units and duration, and never logs the key', async () => {
+  it('ends each request with one log line of its route, workspace, key id, capacity units and duration, and never logs the key', async () => {
     const workspace = await newWorkspace();
     logger.setLogLevel('INFO');
     const output = captureStdout();
@@ -129,8 +129,14 @@ describe('faults and the cost of each request', () => {
     const completed = records.filter((record) => record.message === 'request completed');
     expect(completed).toHaveLength(1);
     // 1 for the batch and 1 for its entry in the console's listing index; 2 for the rate window, whose first request
-    // in a second is refused by the counter's condition and then starts the window.
-    expect(completed[0]).toMatchObject({ route: 'openBatch', workspaceId: workspace.workspaceId, status: 201, writeUnits: 4 });
+    // in a second is refused by the counter's condition and then starts the window; 1 for the key's first use.
+    expect(completed[0]).toMatchObject({
+      route: 'openBatch',
+      workspaceId: workspace.workspaceId,
+      keyId: workspace.keyIds.connector,
+      status: 201,
+      writeUnits: 5,
+    });
     expect(completed[0].readUnits).toBeGreaterThanOrEqual(0);
     expect(completed[0].durationMs).toBeGreaterThan(0);
     expect(output.lines.join('\n')).not.toContain(workspace.keys.connector);
@@ -152,6 +158,7 @@ describe('faults and the cost of each request', () => {
     const [directive] = emf._aws.CloudWatchMetrics;
     expect(directive.Dimensions).toEqual([expect.arrayContaining(['route'])]);
     expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(['ReadRequestUnits', 'WriteRequestUnits']);
-    expect(emf).toMatchObject({ route: 'openBatch', WriteRequestUnits: 4 });
+    // As the log line above: a key never used before, so its first use is written too.
+    expect(emf).toMatchObject({ route: 'openBatch', WriteRequestUnits: 5 });
   });
 });

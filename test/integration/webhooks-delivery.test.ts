@@ -13,6 +13,8 @@ import { listAttempts, listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { redeliver } from '#shared/webhooks/delivery.ts';
 import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
 import { createEndpoint, getEndpoint } from '#shared/webhooks/endpoints.ts';
+import { subscribableEventTypes } from '#shared/webhooks/endpoint-schema.ts';
+import { sendTestEvent } from '#shared/webhooks/test-event.ts';
 import { type EventType, eventTypes, newEvent, WebhookEventSchema } from '#shared/webhooks/events.ts';
 import { outboxPut, readEvent, SWEEP_AFTER_MS, sweepOutbox } from '#shared/webhooks/outbox.ts';
 import * as v from 'valibot';
@@ -80,7 +82,7 @@ const api = (path: string, options: { key: string; method?: string; body?: unkno
 
 async function subscribed(
   workspace: TestWorkspace,
-  types: readonly EventType[] = eventTypes,
+  types: readonly EventType[] = subscribableEventTypes,
 ): Promise<{ receiver: Receiver; endpointId: string }> {
   const receiver = await startReceiver();
   receivers.push(receiver);
@@ -123,7 +125,9 @@ describe('webhook events', () => {
     // Set before any key is used, so that no instance's cached workspace hides it: a move past 10% waits for a second
     // approver, which the approvals at the current prices below do not make.
     await updateWorkspace(workspace.workspaceId, { pricing: { secondApprovalPct: 10 } });
-    const { receiver } = await subscribed(workspace);
+    const { receiver, endpointId } = await subscribed(workspace);
+    // The test event, which no endpoint subscribes to, goes to the one endpoint it is sent to.
+    await sendTestEvent(workspace.workspaceId, endpointId, Date.now());
 
     const batchId = await drainProducts(workspace, [LAMP, SHADE]);
     const applied = await approveAndClaim(workspace, 'LAMP', 15);

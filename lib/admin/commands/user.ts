@@ -107,7 +107,7 @@ async function rolesOf(args: AdminArguments) {
 }
 
 /** The first line of stdin, without its line end: a password piped in, never echoed nor put on the command line. */
-async function firstLineOfStdin(): Promise<string> {
+export async function firstLineOfStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return (Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '').trimEnd();

@@ -126,6 +126,7 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
     return await runAction(matched.page, ctx, session, event, requestId, render);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return render(404, problemView('Not found', error.message), ctx);
+    if (error instanceof ApiError && error.status === 403) return render(403, problemView('Not allowed', error.message), ctx);
     if (error instanceof ApiError && error.status < 500) return render(422, problemView('That did not work', error.message), ctx);
     logger.error('console page failed', { error: error as Error, path });
     return render(

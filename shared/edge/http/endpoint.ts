@@ -2,6 +2,7 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { authenticate, type Principal, type RouteAuth } from '#shared/api-keys/authenticate.ts';
+import { recordKeyUse } from '#shared/api-keys/usage.ts';
 import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
@@ -103,9 +104,12 @@ function errorEnvelope(spec: EndpointSpec): Middleware {
 function authentication(auth: RouteAuth): Middleware {
   return {
     before: async (request) => {
-      request.context.principal = await authenticate(auth, request.event.headers?.authorization);
-      appendLogKeys({ workspaceId: request.context.principal.workspaceId });
-      annotateWorkspace(request.context.principal.workspaceId);
+      const principal = await authenticate(auth, request.event.headers?.authorization);
+      request.context.principal = principal;
+      // The key's id, never the key: an operator traces what a leaked key did by it (docs/operations.md).
+      appendLogKeys({ workspaceId: principal.workspaceId, keyId: principal.keyId });
+      annotateWorkspace(principal.workspaceId);
+      await recordKeyUse(principal.workspaceId, principal.keyId);
     },
   };
 }

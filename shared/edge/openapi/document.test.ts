@@ -450,6 +450,7 @@ describe('the webhooks', () => {
       error: 'refused',
       failedAt: new Date().toISOString(),
     },
+    'webhook.test': { endpointId: 'we_1', requestedAt: new Date().toISOString() },
   };
 
   it.each(surfaces)('describe every event type of the catalogue in the %s document, each payload valid against its schema', (surface) => {

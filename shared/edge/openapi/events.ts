@@ -1,7 +1,7 @@
 // The documents' webhooks: the events the service POSTs to registered endpoints, their signature headers and the rules of delivery.
 import { BODY_GRACE_MS, DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
 import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
-import { eventCatalogue, eventTypes } from '#shared/webhooks/events.ts';
+import { eventCatalogue, eventTypes, TEST_EVENT_TYPE } from '#shared/webhooks/events.ts';
 import { eventComponentName, ref } from './components.ts';
 import { code } from './keys.ts';
 
@@ -52,9 +52,11 @@ export function webhooksObject(): Record<string, unknown> {
           operationId: `${eventComponentName(type).charAt(0).toLowerCase()}${eventComponentName(type).slice(1)}`,
           summary: `The ${code(type)} event`,
           description:
-            `${eventCatalogue[type].description}\n\nSent to every enabled endpoint of the workspace subscribed to ` +
-            `${code(type)}, at least once. Attempts: ${schedule}; after the last the delivery is parked (redeliver it ` +
-            'with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.',
+            type === TEST_EVENT_TYPE
+              ? `${eventCatalogue[type].description}\n\nOne attempt; a failure parks the delivery at once, and counts towards the endpoint's health as any failed attempt does.`
+              : `${eventCatalogue[type].description}\n\nSent to every enabled endpoint of the workspace subscribed to ` +
+                `${code(type)}, at least once. Attempts: ${schedule}; after the last the delivery is parked (redeliver it ` +
+                'with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.',
           tags: ['Webhook events'],
           // The service is the caller here: the receiver authenticates the message by its signature, not by a key.
           security: [],

@@ -88,10 +88,42 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's API keys",
-    usedBy: ['consoleSettings'],
+    usedBy: ['consoleSettings', 'admin key list'],
     call: 'Query begins_with(SK, APIKEY#) on the workspace partition, eventually consistent',
     key: 'apiKeyListingPrefix(workspaceId)',
     cost: '0.5 RRU per started 4 KB (about 15 keys)',
+  },
+  {
+    name: "Record a key's last use, at most once per key in 5 minutes",
+    usedBy: ['every /api/v1 and /v1 route'],
+    call:
+      'UpdateItem SET lastUsedAt, conditional on attribute_exists(PK) and lastUsedAt absent or at least 5 minutes old; sent by an ' +
+      'instance only for its first request with the key in 5 minutes',
+    key: 'apiKeyListing(workspaceId, keyId)',
+    cost: '1 WRU written or refused, on at most one request per key per instance in 5 minutes; 0 on the others',
+  },
+  {
+    name: 'Find a key by its id or its plaintext for an operator, with its last use',
+    usedBy: ['admin key find'],
+    call: 'Query on the lookup index (KEYS_ONLY) then GetItem, or GetItem by the hash; then GetItem of the listing item, strongly consistent',
+    key: 'apiKeyById(keyId), apiKey(hash), apiKeyListing(workspaceId, keyId)',
+    cost: '0.5 RRU + 0.5 RRU + 1 RRU (by id); 0.5 RRU + 1 RRU (by plaintext)',
+  },
+  {
+    name: 'Find keys by their last four characters',
+    usedBy: ['admin key find --last-four'],
+    call:
+      "With --workspace: the workspace's key listing Query, filtered in the CLI; without: Scan of the whole table with a " +
+      'FilterExpression on type = apiKeyListing and lastFour',
+    key: 'apiKeyListingPrefix(workspaceId); every item',
+    cost: "0.5 RRU per 4 KB of the workspace's keys; without a workspace, 0.5 RRU per 4 KB of the whole table (an operator's search)",
+  },
+  {
+    name: 'Store a test event for one endpoint',
+    usedBy: ['consoleSettingsAction'],
+    call: 'PutItem with attribute_not_exists(PK), without the sweeper index entry (it is handed to the queue for its one endpoint)',
+    key: 'webhookEvent(workspaceId, eventId)',
+    cost: '1 WRU',
   },
   {
     name: 'List the keys issued before key listings existed (once, after upgrading)',
@@ -713,7 +745,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Register a webhook endpoint under the workspace cap',
-    usedBy: ['createWebhookEndpoint', 'admin webhook create'],
+    usedBy: ['createWebhookEndpoint', 'admin webhook create', 'consoleSettingsAction'],
     call: 'TransactWriteItems: ConditionCheck workspace exists + Update the endpoint count (ADD 1, conditional on under 20) + Put endpoint',
     key: 'workspace(workspaceId), webhookEndpointCount(workspaceId), webhookEndpoint(workspaceId, endpointId)',
     cost: '6 WRU (2 per item; the endpoint item is under 1 KB)',
@@ -735,6 +767,8 @@ export const accessPatterns: readonly AccessPattern[] = [
       'admin webhook rotate-secret',
       'admin webhook redeliver',
       'deliverWebhooks',
+      'consoleSettings',
+      'consoleSettingsAction',
     ],
     call: 'GetItem, strongly consistent',
     key: 'webhookEndpoint(workspaceId, endpointId)',
@@ -742,7 +776,13 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Change a webhook endpoint's URL, subscriptions, description or switch, or rotate its secret",
-    usedBy: ['updateWebhookEndpoint', 'rotateWebhookSecret', 'admin webhook update', 'admin webhook rotate-secret'],
+    usedBy: [
+      'updateWebhookEndpoint',
+      'rotateWebhookSecret',
+      'admin webhook update',
+      'admin webhook rotate-secret',
+      'consoleSettingsAction',
+    ],
     call: 'UpdateItem conditional on attribute_exists(PK) (a rotation: and on the secret it read), ReturnValues ALL_NEW',
     key: 'webhookEndpoint(workspaceId, endpointId)',
     cost: '1 WRU',
@@ -770,7 +810,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a webhook event to fan it out, to attempt it or to redeliver it',
-    usedBy: ['deliverWebhooks', 'redeliverWebhookEvent', 'admin webhook redeliver'],
+    usedBy: ['deliverWebhooks', 'redeliverWebhookEvent', 'admin webhook redeliver', 'consoleSettings'],
     call: 'GetItem, strongly consistent',
     key: 'webhookEvent(workspaceId, eventId)',
     cost: '1 RRU',
@@ -833,14 +873,14 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Count a redelivery against its endpoint’s sliding minute',
-    usedBy: ['redeliverWebhookEvent', 'admin webhook redeliver'],
+    usedBy: ['redeliverWebhookEvent', 'admin webhook redeliver', 'consoleSettingsAction (a test event)'],
     call: 'GetItem strongly consistent, then PutItem of the window conditional on the version read (up to 3 tries); expires a minute after its last use',
     key: 'webhookRedeliveries(workspaceId, endpointId)',
     cost: '1 RRU + 1 WRU; a refused (429) redelivery 1 RRU',
   },
   {
     name: 'List an endpoint’s deliveries, newest first, a page at a time, and one delivery’s attempts',
-    usedBy: ['listWebhookDeliveries', 'redeliverWebhookEvent', 'admin webhook deliveries', 'admin webhook redeliver'],
+    usedBy: ['listWebhookDeliveries', 'redeliverWebhookEvent', 'admin webhook deliveries', 'admin webhook redeliver', 'consoleSettings'],
     call:
       'Query begins_with(SK, DELIVERY#) backwards, Limit the page (20 by default, at most 100; the CLI 50), from ExclusiveStartKey = the cursor, ' +
       'with a FilterExpression on status when one is asked (up to 10 Queries to fill a page); ' +

@@ -1,23 +1,23 @@
-// Settings → API keys: a workspace's keys, and creating (shown once), rotating with a grace period, and revoking them; changes need the admin role.
-import { forgetCachedCredentials, isPastRevokeAt } from '#shared/api-keys/authenticate.ts';
-import { checkGrant, issueApiKey, listApiKeys, revokeWorkspaceApiKey, rotateApiKey } from '#shared/api-keys/repository.ts';
-import { type ApiKeyRecord, keyFamilies, type KeyFamily, type Scope, scopes } from '#shared/api-keys/schema.ts';
+// Settings → API keys: a workspace's keys, and creating (named; the secret shown once), rotating with a grace period, and revoking them; changes need the admin role.
+import { forgetCachedCredentials } from '#shared/api-keys/authenticate.ts';
+import {
+  checkGrant,
+  getWorkspaceApiKey,
+  issueApiKey,
+  listApiKeys,
+  revokeWorkspaceApiKey,
+  rotateApiKey,
+} from '#shared/api-keys/repository.ts';
+import { type ApiKeyRecord, keyFamilies, type KeyFamily, MAX_KEY_NAME_LENGTH, type Scope, scopes } from '#shared/api-keys/schema.ts';
 import { listConnectors } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import type { ActionOutcome, ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import { type FieldErrors, sentence, textField } from '#edge/console/form-fields.ts';
+import { API_KEYS_PATH, graceChoices, isActive, keysTable, keyTitle, maskedKey } from './api-key-list.ts';
 
-export const API_KEYS_PATH = '/console/settings/api-keys';
-
-/** The grace periods a rotation offers, in hours: the old key keeps working this long, so that callers can switch. */
-export const graceChoices: ReadonlyArray<{ readonly hours: number; readonly label: string }> = [
-  { hours: 0, label: 'Revoke the old key now' },
-  { hours: 1, label: '1 hour' },
-  { hours: 24, label: '24 hours' },
-  { hours: 24 * 7, label: '7 days' },
-  { hours: 24 * 30, label: '30 days' },
-];
+export { API_KEYS_PATH, graceChoices } from './api-key-list.ts';
 
 const familyLabels: Readonly<Record<KeyFamily, string>> = {
   svc_live: 'svc_live: the service API (/api/v1)',
@@ -25,38 +25,16 @@ const familyLabels: Readonly<Record<KeyFamily, string>> = {
   pw_test: 'pw_test: the overview (/v1), sandbox',
 };
 
-function status(key: ApiKeyRecord, nowMs: number): Html {
-  if (key.revokedAt) return html`<span class="status-bad">revoked ${key.revokedAt.slice(0, 16).replace('T', ' ')} UTC</span>`;
-  if (isPastRevokeAt(key, nowMs)) return html`<span class="status-bad">revoked ${key.revokeAt?.slice(0, 16).replace('T', ' ')} UTC</span>`;
-  if (key.revokeAt) return html`<span class="status-warn">active until ${key.revokeAt.slice(0, 16).replace('T', ' ')} UTC</span>`;
-  return html`<span class="status-ok">active</span>`;
-}
-
-function isActive(key: ApiKeyRecord, nowMs: number): boolean {
-  return !key.revokedAt && !isPastRevokeAt(key, nowMs);
-}
-
-function keyActions(ctx: ConsoleContext, key: ApiKeyRecord): Html {
-  if (!ctx.user.roles.includes('admin') || !isActive(key, ctx.nowMs)) return html``;
-  const graceId = `grace-${key.keyId}`;
-  return html`<form class="inline" method="post" action="${API_KEYS_PATH}">
-      <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
-      <input type="hidden" name="_action" value="rotate" />
-      <input type="hidden" name="keyId" value="${key.keyId}" />
-      <label class="choice" for="${graceId}">Old key works for</label>
-      <select id="${graceId}" name="graceHours">
-        ${graceChoices.map(
-          (choice) => html`<option value="${choice.hours}" ${choice.hours === 24 ? html` selected` : ''}>${choice.label}</option>`,
-        )}
-      </select>
-      <button type="submit" class="secondary" aria-label="Rotate ${key.keyId}">Rotate</button>
-    </form>
-    <form class="inline" method="post" action="${API_KEYS_PATH}">
-      <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
-      <input type="hidden" name="_action" value="revoke" />
-      <input type="hidden" name="keyId" value="${key.keyId}" />
-      <button type="submit" class="danger" aria-label="Revoke ${key.keyId}">Revoke</button>
-    </form>`;
+/** What the confirmation says of the key: the text is built whole, so that no line break falls inside a phrase. */
+function revokeWords(key: ApiKeyRecord): string {
+  const minute = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+  return [
+    `The ${key.family} key ${maskedKey(key)} (${key.keyId})`,
+    key.scopes.length > 0 ? `, scopes ${key.scopes.join(', ')}` : '',
+    key.connectorId ? `, used by connector ${key.connectorId}` : '',
+    `, created ${minute(key.createdAt)} and last used ${key.lastUsedAt ? minute(key.lastUsedAt) : '— (not recorded)'},`,
+    ' will be refused by every instance within a minute. This cannot be undone.',
+  ].join('');
 }
 
 /**
@@ -65,34 +43,48 @@ function keyActions(ctx: ConsoleContext, key: ApiKeyRecord): Html {
  */
 function revokeConfirmation(ctx: ConsoleContext, key: ApiKeyRecord): Html {
   return html`<section class="confirm-revoke" aria-labelledby="revoke-heading">
-    <h2 id="revoke-heading" tabindex="-1">Revoke ${key.keyId}?</h2>
-    <p>
-      The ${key.family} key <code>${key.keyId}</code>${key.scopes.length > 0 ? ` (${key.scopes.join(', ')})` : ''}${
-        key.connectorId ? `, used by connector ${key.connectorId},` : ''
-      }
-      created ${key.createdAt.slice(0, 16).replace('T', ' ')} UTC, will be refused by every instance within a minute. This cannot be undone.
-    </p>
+    <h2 id="revoke-heading" tabindex="-1">Revoke ${keyTitle(key)}?</h2>
+    <p>${revokeWords(key)}</p>
     <form method="post" action="${API_KEYS_PATH}">
       <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
       <input type="hidden" name="_action" value="revoke" />
       <input type="hidden" name="keyId" value="${key.keyId}" />
       <input type="hidden" name="confirmed" value="yes" />
-      <button type="submit" class="danger">Yes, revoke ${key.keyId}</button>
+      <button type="submit" class="danger">Yes, revoke ${keyTitle(key)}</button>
       <a href="${API_KEYS_PATH}">Keep the key</a>
     </form>
   </section>`;
 }
 
-function createForm(ctx: ConsoleContext, connectors: readonly Connector[], error: string | undefined): Html {
+/** What the create form was sent with, shown again beside its errors so that nothing typed is lost. */
+interface CreateAttempt {
+  readonly name?: string;
+  readonly errors: FieldErrors;
+}
+
+function createForm(ctx: ConsoleContext, connectors: readonly Connector[], attempt: CreateAttempt | undefined): Html {
   if (!ctx.user.roles.includes('admin')) return html`<p class="muted">Creating, rotating and revoking keys needs the admin role.</p>`;
+  const formError = attempt?.errors.form;
   return html`<form method="post" action="${API_KEYS_PATH}">
-    <fieldset ${error ? html`aria-describedby="create-key-error"` : ''}>
+    <fieldset ${formError ? html`aria-describedby="create-key-error"` : ''}>
       <legend>New key</legend>
-      ${error ? html`<p class="error" role="alert" id="create-key-error">${error}</p>` : ''}
+      ${formError ? html`<p class="error" role="alert" id="create-key-error">${formError}</p>` : ''}
       <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
       <input type="hidden" name="_action" value="create" />
+      ${textField({
+        id: 'key-name',
+        name: 'name',
+        label: 'Name',
+        value: attempt?.name,
+        error: attempt?.errors.name,
+        hint: `What the key is for, such as "ERP price sync": shown in this list and when it is revoked. At most ${MAX_KEY_NAME_LENGTH} characters.`,
+        required: true,
+        maxLength: MAX_KEY_NAME_LENGTH,
+        autocomplete: 'off',
+        autofocus: formError !== undefined,
+      })}
       <label for="family">Family</label>
-      <select id="family" name="family" ${error ? html`autofocus` : ''}>
+      <select id="family" name="family">
         ${keyFamilies.map((family) => html`<option value="${family}">${familyLabels[family]}</option>`)}
       </select>
       <fieldset>
@@ -116,72 +108,36 @@ interface KeysViewInput {
   readonly keys: readonly ApiKeyRecord[];
   readonly connectors: readonly Connector[];
   /** A key just made, shown this once. */
-  readonly created?: { readonly keyId: string; readonly key: string; readonly replaces?: string };
+  readonly created?: { readonly keyId: string; readonly name?: string; readonly key: string; readonly replaces?: string };
+  /** An error of the page's forms as a whole (a rotation or a revoke refused). */
   readonly error?: string;
+  /** A create refused: what was sent, and the errors by field. */
+  readonly attempt?: CreateAttempt;
   /** A key whose revoke waits for its confirmation. */
   readonly revoking?: ApiKeyRecord;
 }
 
 /** The page's body: pure, so that what it shows to whom is unit-tested. */
-export function apiKeysView({ ctx, keys, connectors, created, error, revoking }: KeysViewInput): PageView {
-  const connectorName = new Map(connectors.map((connector) => [connector.connectorId, connector.name]));
+export function apiKeysView({ ctx, keys, connectors, created, error, attempt, revoking }: KeysViewInput): PageView {
   const body = html`<h1>API keys</h1>
     <p>The workspace's keys. A key's secret is shown once, when it is created; the service keeps only its hash.</p>
     ${revoking ? revokeConfirmation(ctx, revoking) : ''}
     ${
       created
         ? html`<section class="notice" aria-labelledby="new-key-heading">
-            <h2 id="new-key-heading">New key ${created.keyId}</h2>
+            <h2 id="new-key-heading">New key ${created.name ? `“${created.name}” ` : ''}(${created.keyId})</h2>
             <p>${created.replaces ? `It replaces ${created.replaces}. ` : ''}Copy it now: it is shown this once.</p>
             <p class="secret" data-testid="new-key">${created.key}</p>
           </section>`
         : ''
     }
-    <table>
-      <caption class="muted">
-        Keys of the workspace, newest first
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Key</th>
-          <th scope="col">Family</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Connector</th>
-          <th scope="col">Created</th>
-          <th scope="col">Status</th>
-          <th scope="col">Actions</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          keys.length === 0
-            ? html`<tr>
-                <td colspan="7">No keys yet.</td>
-              </tr>`
-            : keys.map(
-                (key) =>
-                  html`<tr data-key-id="${key.keyId}">
-                    <th scope="row">
-                      <code>${key.keyId}</code
-                      >${key.rotatedFrom ? html`<br /><span class="muted">rotated from ${key.rotatedFrom}</span>` : ''}
-                    </th>
-                    <td>${key.family}</td>
-                    <td>${key.scopes.join(', ') || '—'}</td>
-                    <td>${key.connectorId ? `${connectorName.get(key.connectorId) ?? ''} (${key.connectorId})` : '—'}</td>
-                    <td>${key.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-                    <td>${status(key, ctx.nowMs)}</td>
-                    <td>${keyActions(ctx, key)}</td>
-                  </tr>`,
-              )
-        }
-      </tbody>
-    </table>
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${keysTable(ctx, keys, connectors)}
     <h2>Create a key</h2>
-    ${createForm(ctx, connectors, error)}`;
+    ${createForm(ctx, connectors, attempt)}`;
   return { title: 'API keys', body };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'created' | 'error' | 'revoking'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'created' | 'error' | 'attempt' | 'revoking'> = {}): Promise<PageView> {
   const [keys, connectors] = await Promise.all([listApiKeys(ctx.user.workspaceId), listConnectors(ctx.user.workspaceId)]);
   return apiKeysView({ ctx, keys, connectors, ...extra });
 }
@@ -212,14 +168,20 @@ export const apiKeysPage: ConsolePage = {
       async run(ctx, form) {
         const family = form.family as KeyFamily;
         const chosen = listOf(form.scopes);
+        const refused = async (errors: FieldErrors): Promise<ActionOutcome> => ({
+          kind: 'render',
+          status: 422,
+          view: await view(ctx, { attempt: { name: form.name, errors } }),
+        });
         if (
           !(keyFamilies as readonly string[]).includes(family) ||
           chosen.some((scope) => !(scopes as readonly string[]).includes(scope))
         ) {
-          return { kind: 'render', status: 422, view: await view(ctx, { error: 'Choose a family and scopes from the lists.' }) };
+          return refused({ form: 'Choose a family and scopes from the lists.' });
         }
         const grant = {
           workspaceId: ctx.user.workspaceId,
+          name: form.name ?? '',
           family,
           scopes: chosen as Scope[],
           connectorId: form.connectorId || undefined,
@@ -227,10 +189,10 @@ export const apiKeysPage: ConsolePage = {
         try {
           checkGrant(grant);
           const issued = await issueApiKey(grant, new Date(ctx.nowMs));
-          return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, key: issued.key } }) };
+          return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, name: issued.record.name, key: issued.key } }) };
         } catch (error) {
           if (error instanceof ApiError && error.status < 500) {
-            return { kind: 'render', status: 422, view: await view(ctx, { error: sentence(error.message) }) };
+            return refused(error.param === 'name' ? { name: sentence(error.message) } : { form: sentence(error.message) });
           }
           throw error;
         }
@@ -254,6 +216,7 @@ export const apiKeysPage: ConsolePage = {
       role: 'admin',
       async run(ctx, form) {
         if (form.confirmed !== 'yes') return { kind: 'show', view: await confirmingView(ctx, form.keyId ?? '') };
+        const revoking = await getWorkspaceApiKey(ctx.user.workspaceId, form.keyId ?? '');
         const revoked = await revokeWorkspaceApiKey(ctx.user.workspaceId, form.keyId ?? '', new Date(ctx.nowMs));
         // Where the API's handlers share this process (local mode), they refuse the key at once; deployed functions
         // keep their own caches, which let it go within AUTH_CACHE_MS.
@@ -261,14 +224,9 @@ export const apiKeysPage: ConsolePage = {
         return {
           kind: 'redirect',
           location: API_KEYS_PATH,
-          notice: `Revoked ${revoked.keyId}. Every instance refuses it within a minute.`,
+          notice: `Revoked ${revoking ? `${keyTitle(revoking)} (${revoked.keyId})` : revoked.keyId}. Every instance refuses it within a minute.`,
         };
       },
     },
   },
 };
-
-function sentence(message: string): string {
-  const text = message.charAt(0).toUpperCase() + message.slice(1);
-  return text.endsWith('.') ? text : `${text}.`;
-}

@@ -10,6 +10,7 @@ import { passwordPage } from './password.ts';
 import { recommendationsPage } from './recommendation-list.ts';
 import { productPage } from './recommendations.ts';
 import { usersPage } from './users.ts';
+import { webhookEndpointPage } from './webhook-endpoint.ts';
 import { webhooksPage } from './webhooks.ts';
 import { writebacksPage } from './writebacks.ts';
 
@@ -25,6 +26,7 @@ export const consolePages: readonly ConsolePage[] = [
   apiKeysPage,
   connectorsPage,
   webhooksPage,
+  webhookEndpointPage,
   usersPage,
   passwordPage,
 ];

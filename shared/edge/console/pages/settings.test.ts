@@ -70,6 +70,70 @@ describe('the API keys page', () => {
   });
 });
 
+describe('the API keys page’s names, last fours and last uses', () => {
+  const named = key({
+    keyId: 'key_named',
+    name: 'ERP price sync',
+    lastFour: 'a9Zq',
+    lastUsedAt: '2026-03-01T11:42:10.000Z',
+  });
+
+  it('lists each key by name, its last four with its family, scopes, created and last used', () => {
+    const { body } = apiKeysView({ ctx: contextOf(['admin']), keys: [named], connectors: [] });
+    const row = body.text.slice(body.text.indexOf('data-key-id="key_named"'));
+    expect(row).toContain('ERP price sync');
+    expect(row).toContain('svc_live_…a9Zq');
+    expect(row).toContain('<td data-label="Scopes">erp</td>');
+    expect(row).toContain('<time datetime="2026-02-01T00:00:00.000Z">2026-02-01 00:00:00 UTC</time>');
+    expect(row).toContain('<time datetime="2026-03-01T11:42:10.000Z">2026-03-01 11:42:10 UTC</time>');
+    expect(body.text).toContain('aria-label="Revoke “ERP price sync”"');
+  });
+
+  it('shows "—" for what a key made before names and last uses were kept lacks, and still names it by id', () => {
+    const { body } = apiKeysView({ ctx: contextOf(['admin']), keys: [key({})], connectors: [] });
+    const row = body.text.slice(
+      body.text.indexOf('data-key-id="key_active"'),
+      body.text.indexOf('</tr>', body.text.indexOf('data-key-id')),
+    );
+    expect(row).toContain('<span class="muted">—</span>');
+    expect(row).toContain('<td data-label="Key"><code>—</code></td>');
+    expect(row).toContain('<td data-label="Last used">—</td>');
+    expect(row).toContain('aria-label="Revoke key_active"');
+  });
+
+  it('names the key being revoked by its name, with its last four and last use', () => {
+    const { body } = apiKeysView({ ctx: contextOf(['admin']), keys: [named], connectors: [], revoking: named });
+    const section = body.text.slice(body.text.indexOf('<section class="confirm-revoke"'), body.text.indexOf('</section>') + 10);
+    expect(section).toContain('Revoke “ERP price sync”?');
+    expect(section).toContain('svc_live_…a9Zq');
+    expect(section).toContain('last used 2026-03-01 11:42 UTC');
+    expect(section).toContain('Yes, revoke “ERP price sync”</button>');
+  });
+
+  it('asks for a name when creating, and puts a refused name beside its field, tied to it and focused', () => {
+    const fresh = apiKeysView({ ctx: contextOf(['admin']), keys: [], connectors: [] }).body.text;
+    expect(fresh).toMatch(/<label for="key-name">Name<\/label>\s*<input\s+id="key-name"\s+name="name"/);
+    const { body } = apiKeysView({
+      ctx: contextOf(['admin']),
+      keys: [],
+      connectors: [],
+      attempt: { name: 'bad\u0007', errors: { name: 'The name has control or invisible formatting characters.' } },
+    });
+    expect(body.text).toContain('aria-describedby="key-name-error key-name-hint"');
+    expect(body.text).toContain('aria-invalid="true" autofocus');
+    expect(body.text).toContain('<p class="error field-error" role="alert" id="key-name-error">The name has control');
+    // The name typed is kept, escaped as any text.
+    expect(body.text).toContain('value="bad\u0007"');
+  });
+
+  it('lays the keys out as cards on a phone: the table is marked for it and each value carries its column’s name', () => {
+    const { body } = apiKeysView({ ctx: contextOf(['admin']), keys: [named], connectors: [] });
+    expect(body.text).toContain('<table class="keys cards">');
+    for (const label of ['Key', 'Scopes', 'Created', 'Last used', 'Status', 'Actions'])
+      expect(body.text).toContain(`data-label="${label}"`);
+  });
+});
+
 describe('the other settings pages', () => {
   it('escape what people typed: a connector’s name, a user’s email', () => {
     const connector = {

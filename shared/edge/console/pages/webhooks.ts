@@ -1,13 +1,16 @@
-// Settings → webhook endpoints: each endpoint with its recent deliveries, and redelivering an event; redelivery needs the admin role.
+// Settings → webhook endpoints: each endpoint with its health and recent deliveries, creating one (its secret shown once), and redelivering an event; changes need the admin role.
 import { listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { redeliver } from '#shared/webhooks/delivery.ts';
 import type { DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
-import { listEndpoints } from '#shared/webhooks/endpoints.ts';
-import type { WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
+import { createEndpoint, listEndpoints } from '#shared/webhooks/endpoints.ts';
+import { FAILING_AFTER_ATTEMPTS, type WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
+import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
+import type { FieldErrors } from '#edge/console/form-fields.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import { endpointFields, type EndpointFormValues, endpointPath, readCreate, refusalOf, valuesOf, WEBHOOKS_PATH } from './webhook-forms.ts';
 
-export const WEBHOOKS_PATH = '/console/settings/webhooks';
+export { WEBHOOKS_PATH } from './webhook-forms.ts';
 /** Deliveries shown per endpoint: the newest, which is what someone looking into a failure wants. */
 const RECENT_DELIVERIES = 10;
 
@@ -25,7 +28,7 @@ function redeliverForm(ctx: ConsoleContext, delivery: DeliverySummary): Html {
 }
 
 /** Why the endpoint shows the status it does, in words: the count of failed attempts a reader can act on. */
-function healthWords(endpoint: WebhookEndpoint): string {
+export function healthWords(endpoint: WebhookEndpoint): string {
   if (endpoint.status !== 'failing') return '';
   const failures = endpoint.breakerFailures ?? 0;
   const words = [
@@ -38,7 +41,7 @@ function healthWords(endpoint: WebhookEndpoint): string {
 function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliveries: readonly DeliverySummary[]): Html {
   const headingId = `endpoint-${endpoint.endpointId}`;
   return html`<section aria-labelledby="${headingId}">
-    <h2 id="${headingId}">${endpoint.url}</h2>
+    <h2 id="${headingId}" class="endpoint-url"><a href="${endpointPath(endpoint.endpointId)}">${endpoint.url}</a></h2>
     <p>
       <span class="${statusClass[endpoint.status] ?? ''}">${endpoint.status}</span>${healthWords(endpoint)} ·
       <code>${endpoint.endpointId}</code> · ${endpoint.eventTypes.join(', ')}${endpoint.description ? ` · ${endpoint.description}` : ''}
@@ -46,7 +49,7 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
     ${
       deliveries.length === 0
         ? html`<p>No deliveries yet.</p>`
-        : html`<table>
+        : html`<table class="cards">
             <caption class="muted">
               The ${RECENT_DELIVERIES} most recent deliveries to ${endpoint.url}
             </caption>
@@ -65,15 +68,14 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
                 (delivery) =>
                   html`<tr>
                     <th scope="row">
-                      <code>${delivery.eventId}</code><br /><span class="muted"
-                        >${delivery.eventTimestamp.slice(0, 19).replace('T', ' ')} UTC</span
-                      >
+                      <a href="${endpointPath(endpoint.endpointId)}?event=${delivery.eventId}"><code>${delivery.eventId}</code></a
+                      ><br /><span class="muted">${delivery.eventTimestamp.slice(0, 19).replace('T', ' ')} UTC</span>
                     </th>
-                    <td>${delivery.eventType}</td>
-                    <td>${delivery.status}</td>
-                    <td class="number">${delivery.attempts}</td>
-                    <td>${delivery.lastStatus ?? ''}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
-                    <td>${redeliverForm(ctx, delivery)}</td>
+                    <td data-label="Type">${delivery.eventType}</td>
+                    <td data-label="Status">${delivery.status}</td>
+                    <td data-label="Attempts" class="number">${delivery.attempts}</td>
+                    <td data-label="Last answer">${delivery.lastStatus ?? ''}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
+                    <td class="actions">${redeliverForm(ctx, delivery)}</td>
                   </tr>`,
               )}
             </tbody>
@@ -82,33 +84,96 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
   </section>`;
 }
 
+/** A create refused: what was sent, and the errors by field; or an endpoint just made, with its secret shown this once. */
+export interface CreateOutcome {
+  readonly attempt?: { readonly values: EndpointFormValues; readonly errors: FieldErrors };
+  readonly created?: { readonly endpoint: WebhookEndpoint; readonly secret: string };
+}
+
+const blankEndpoint: EndpointFormValues = { url: '', description: '', eventTypes: [], enabled: true };
+
+function createForm(ctx: ConsoleContext, attempt: CreateOutcome['attempt']): Html {
+  if (!ctx.user.roles.includes('admin')) return html`<p class="muted">Creating and changing endpoints needs the admin role.</p>`;
+  return html`<form method="post" action="${WEBHOOKS_PATH}" class="endpoint-form">
+    <fieldset>
+      <legend>New endpoint</legend>
+      <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+      <input type="hidden" name="_action" value="create" />
+      ${endpointFields(attempt?.values ?? blankEndpoint, attempt?.errors ?? {})}
+      <div class="actions"><button type="submit">Create endpoint</button></div>
+    </fieldset>
+  </form>`;
+}
+
+function createdNotice(created: NonNullable<CreateOutcome['created']>): Html {
+  return html`<section class="notice" aria-labelledby="new-endpoint-heading">
+    <h2 id="new-endpoint-heading" class="endpoint-url">New endpoint ${created.endpoint.url}</h2>
+    <p>Its signing secret, to verify each delivery's signature: copy it now, it is shown this once.</p>
+    <p class="secret" data-testid="new-secret">${created.secret}</p>
+    <p><a href="${endpointPath(created.endpoint.endpointId)}">Open the endpoint to send it a test event</a></p>
+  </section>`;
+}
+
 export function webhooksView(
   ctx: ConsoleContext,
   endpoints: ReadonlyArray<{ endpoint: WebhookEndpoint; deliveries: readonly DeliverySummary[] }>,
+  outcome: CreateOutcome = {},
 ): PageView {
   const body = html`<h1>Webhook endpoints</h1>
     <p>
-      Where the workspace's events are sent, and how each recent delivery went. Endpoints are created and changed through the overview API
-      (<code>/v1/webhook-endpoints</code>) or the admin CLI.
+      Where the workspace's events are sent, how healthy each endpoint is, and how each recent delivery went. An endpoint is failing after
+      ${FAILING_AFTER_ATTEMPTS} failed attempts in a row. Open one to edit it, send it a test event, or read each attempt's answer and
+      payload. Endpoints can also be managed through the overview API (<code>/v1/webhook-endpoints</code>) or the admin CLI.
     </p>
-    ${endpoints.length === 0 ? html`<p>No webhook endpoints yet.</p>` : endpoints.map(({ endpoint, deliveries }) => endpointSection(ctx, endpoint, deliveries))}`;
+    ${outcome.created ? createdNotice(outcome.created) : ''}
+    ${endpoints.length === 0 ? html`<p>No webhook endpoints yet.</p>` : endpoints.map(({ endpoint, deliveries }) => endpointSection(ctx, endpoint, deliveries))}
+    <h2>Create an endpoint</h2>
+    ${createForm(ctx, outcome.attempt)}`;
   return { title: 'Webhook endpoints', body };
+}
+
+async function listView(ctx: ConsoleContext, outcome: CreateOutcome = {}): Promise<PageView> {
+  const endpoints = await listEndpoints(ctx.user.workspaceId);
+  const withDeliveries = await Promise.all(
+    endpoints.map(async (endpoint) => ({
+      endpoint,
+      deliveries: (await listDeliveries(ctx.user.workspaceId, endpoint.endpointId, { limit: RECENT_DELIVERIES })).deliveries,
+    })),
+  );
+  return webhooksView(ctx, withDeliveries, outcome);
 }
 
 export const webhooksPage: ConsolePage = {
   path: WEBHOOKS_PATH,
   nav: 'Webhooks',
-  async read(ctx) {
-    const endpoints = await listEndpoints(ctx.user.workspaceId);
-    const withDeliveries = await Promise.all(
-      endpoints.map(async (endpoint) => ({
-        endpoint,
-        deliveries: (await listDeliveries(ctx.user.workspaceId, endpoint.endpointId, { limit: RECENT_DELIVERIES })).deliveries,
-      })),
-    );
-    return webhooksView(ctx, withDeliveries);
-  },
+  read: (ctx) => listView(ctx),
   actions: {
+    create: {
+      role: 'admin',
+      async run(ctx, form) {
+        const values = valuesOf(form);
+        const read = readCreate(values);
+        const refused = async (errors: FieldErrors) => ({
+          kind: 'render' as const,
+          status: 422 as const,
+          view: await listView(ctx, { attempt: { values, errors } }),
+        });
+        if ('errors' in read) return refused(read.errors);
+        const { request } = read;
+        try {
+          // The API's own create: the URL guard, the cap and the secret are the domain's, not this page's.
+          const created = await createEndpoint(
+            ctx.user.workspaceId,
+            { url: request.url, eventTypes: request.event_types, enabled: request.enabled, description: request.description },
+            { allowLoopbackHttp: loopbackHttpAllowed() },
+            ctx.nowMs,
+          );
+          return { kind: 'show', view: await listView(ctx, { created }) };
+        } catch (error) {
+          return refused(refusalOf(error));
+        }
+      },
+    },
     redeliver: {
       role: 'admin',
       async run(ctx, form) {
