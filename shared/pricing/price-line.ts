@@ -2,8 +2,8 @@
 import { customerHistory, quantityBreak, stockPremium, winModelPull } from './adjustments.ts';
 import { lineConfidence } from './confidence.ts';
 import { shortExplanation } from './explanation.ts';
-import { guardrails, roundWithinBounds } from './guardrails.ts';
-import { baseStep, lineBase } from './line-base.ts';
+import { type Guardrails, guardrails, roundWithinBounds } from './guardrails.ts';
+import { baseStep, type LineBase, lineBase } from './line-base.ts';
 import type { LineBands, LineInputs, PricedLine } from './model.ts';
 import { bps, reasonStack } from './reason-stack.ts';
 import type { PricingSettings } from './settings.ts';
@@ -12,6 +12,18 @@ import { lineStance } from './stance.ts';
 // Callers and tests know the engine by this module, the base included.
 
 export function priceLine(inputs: LineInputs, bands: LineBands, settings: PricingSettings): PricedLine {
+  return priceLineWithBasis(inputs, bands, settings).line;
+}
+
+/** A priced line with what it stood on: the shrunk base band, and each guardrail's clamp. */
+export interface PricedLineBasis {
+  readonly line: PricedLine;
+  readonly base: LineBase;
+  readonly guarded: Guardrails;
+}
+
+/** The same price as priceLine, with the base and guardrails that a stored recommendation explains itself with. */
+export function priceLineWithBasis(inputs: LineInputs, bands: LineBands, settings: PricingSettings): PricedLineBasis {
   const { product } = inputs;
   const base = lineBase(inputs, bands, settings);
   const customer = customerHistory(base, inputs, bands, settings);
@@ -40,7 +52,7 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
   );
   const confidence = lineConfidence(evidence, base.depth, inputs, settings, win?.credibility);
   const stance = lineStance(evidence, guarded, priceCents, stack.finalBps, confidence.label, settings.negotiableRoomBps);
-  return {
+  const line: PricedLine = {
     priceCents,
     reason: stack.reason,
     reasonSummary: stack.summary,
@@ -57,4 +69,5 @@ export function priceLine(inputs: LineInputs, bands: LineBands, settings: Pricin
     confidenceScore: confidence.score,
     bounds: { lowerCents: guarded.lowestCents, ceilingCents: guarded.ceilingCents },
   };
+  return { line, base, guarded };
 }

@@ -101,5 +101,8 @@ export function catalogueRow(recommendation: Recommendation): CatalogueRow {
     recommendedPriceCents: recommendation.recommendedPriceCents,
     changePct: changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents),
     confidence: recommendation.confidence,
+    ...(recommendation.impact?.status === 'estimated'
+      ? { expectedMarginChangeCents: recommendation.impact.expectedMarginChangeCents }
+      : {}),
   };
 }

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { FxRate, PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
+import { catalogueRow } from './catalogue.ts';
 import { type RecommendationContext, recommendProduct, touchedSkus } from './recommend.ts';
 import type { PricedRecommendation, Recommendation } from './schema.ts';
 
@@ -145,6 +146,89 @@ describe("a product's recommendation", () => {
     const decisionId = () => `pd_${++next}`;
     expect(recommendProduct(product(), snapshot(), context({ decisionId })).pricingDecisionId).toBe('pd_1');
     expect(recommendProduct(product({ costCents: 0 }), snapshot(), context({ decisionId })).pricingDecisionId).toBe('pd_2');
+  });
+});
+
+describe("a recommendation's basis and impact", () => {
+  const segmentBand = {
+    floor: 0.2,
+    target: 0.3,
+    stretch: 0.45,
+    nEff: 40,
+    medianQuantity: 5,
+    cov: 0.1,
+    newestAtMs: NOW,
+    sumW: 40,
+    sumW2: 40,
+    asOfMs: NOW,
+  };
+  /** A segment × SKU band at a 30% target, and a credible win model for its segment. */
+  function withHistory(): { product: ProductView; snapshot: PricingSnapshot } {
+    const winModel = { intercept: 2.4, slope: -8, closedQuotes: 300, nEff: 200 };
+    return {
+      product: product({ segmentBands: new Map([['', segmentBand]]) }),
+      snapshot: {
+        ...snapshot(),
+        categoryBands: new Map([
+          ['Fasteners', { category: 'Fasteners', band: undefined, segments: new Map([['', { band: segmentBand, winModel }]]) }],
+        ]),
+      },
+    };
+  }
+
+  it('stands on the list price, with no source sample, when there is no history', () => {
+    const { basis } = expectPriced(recommendProduct(product(), snapshot(), context()));
+    expect(basis).toEqual({
+      costCents: 5000,
+      margin: 0.5,
+      currentMargin: 0.5,
+      band: { floor: 0.5, target: 0.5, stretch: 0.5 },
+      source: 'list_price',
+      sourceNEff: 0,
+      guardrailsApplied: [],
+      maxChange: { lowCents: 7500, highCents: 12_500 },
+      confidenceScore: expect.any(Number),
+    });
+  });
+
+  it('names MAP as the binding guardrail with its value when MAP raised the price', () => {
+    const { basis } = expectPriced(recommendProduct(product({ mapCents: 11_000 }), snapshot(), context()));
+    expect(basis?.guardrailsApplied).toEqual(['map']);
+    expect(basis?.binding).toEqual({ guardrail: 'map', valueCents: 11_000 });
+  });
+
+  it("names the segment × SKU band, its shrunk band and n_eff, and the max-change rule when the history's target is too far", () => {
+    const { product: withBands, snapshot: withSnapshot } = withHistory();
+    const recommendation = expectPriced(recommendProduct(withBands, withSnapshot, context()));
+    // Cost 5000 at a 30% target is 7143, beyond 25% below the list price of 10 000: held at 7500.
+    expect(recommendation.recommendedPriceCents).toBe(7500);
+    expect(recommendation.basis).toMatchObject({
+      source: 'segment_sku',
+      sourceNEff: 40,
+      band: { floor: 0.2, target: 0.3, stretch: 0.45 },
+      binding: { guardrail: 'max_change', valueCents: 7500 },
+      currentMargin: 0.5,
+      margin: 0.3333,
+    });
+  });
+
+  it('stores the expected impact of the change, and the list row carries its margin change', () => {
+    const { product: withBands, snapshot: withSnapshot } = withHistory();
+    const recommendation = expectPriced(recommendProduct(withBands, withSnapshot, context()));
+    expect(recommendation.impact).toMatchObject({
+      status: 'estimated',
+      quantity: 5,
+      current: { priceCents: 10_000 },
+      recommended: { priceCents: 7500 },
+    });
+    const impact = recommendation.impact?.status === 'estimated' ? recommendation.impact : undefined;
+    expect(catalogueRow(recommendation).expectedMarginChangeCents).toBe(impact?.expectedMarginChangeCents);
+  });
+
+  it('stores a too_thin impact without history, and the list row has no margin change', () => {
+    const recommendation = expectPriced(recommendProduct(product(), snapshot(), context()));
+    expect(recommendation.impact?.status).toBe('too_thin');
+    expect(catalogueRow(recommendation)).not.toHaveProperty('expectedMarginChangeCents');
   });
 });
 

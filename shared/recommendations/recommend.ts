@@ -1,9 +1,11 @@
 // A product's recommendation: the pricing method with no customer at quantity 1, MAP held, with its bounds and rationale.
 import type { Touched } from '#shared/bands/recompute.ts';
-import { priceLine } from '#shared/pricing/price-line.ts';
+import { priceLineWithBasis } from '#shared/pricing/price-line.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
 import { convertProduct, lineBands } from '#shared/prices/price-lines.ts';
+import { recommendationBasis } from './basis.ts';
+import { estimateImpact } from './impact.ts';
 import type { Recommendation } from './schema.ts';
 
 export interface RecommendationContext {
@@ -30,11 +32,13 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     updatedAt: new Date(context.nowMs).toISOString(),
   };
   if (product.costCents === 0) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-  const priced = priceLine(
-    { product: convertProduct(product, 1), hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs },
+  const pricing = convertProduct(product, 1);
+  const explained = priceLineWithBasis(
+    { product: pricing, hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs },
     lineBands(product, undefined, snapshot),
     context.settings,
   );
+  const priced = explained.line;
   const rate = currency === context.baseCurrency ? 1 : snapshot.rates.get(currency)?.rate;
   return {
     status: 'priced',
@@ -47,6 +51,8 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     drivers: priced.explanation.drivers,
     confidence: priced.confidence,
     ...(rate === undefined ? {} : { exchangeRateToBase: rate }),
+    basis: recommendationBasis(explained, pricing, context.settings),
+    impact: estimateImpact(product, priced.priceCents, snapshot, context.settings, context.nowMs),
   };
 }
 
