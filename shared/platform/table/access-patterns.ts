@@ -951,6 +951,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU + ~4 RRU per connector (50 tasks of ~600 B)',
   },
   {
+    name: "Console landing: the workspace's approvals waiting for a second approver",
+    usedBy: ['console landing'],
+    call: "Query the lookup index's list of waits, sort key after now, Limit 100, keeping the workspace's entries; BatchGetItem of the first 5 approvals, eventually consistent",
+    key: 'lookup waitingApprovals(); approval(workspaceId, sku, approvedAt, approvalId)',
+    cost: '~2 RRU for a full page of 100 keys-only entries (the waits of every workspace, ~150 B each), 0.5 RRU when few wait; + 0.5 RRU per approval shown (5 at most)',
+  },
+  {
     name: 'Console: approve a price',
     usedBy: ['console product'],
     call: 'The approvePrice calls, as a live key makes them, after a GetItem of the workspace',
