@@ -196,7 +196,7 @@ export function timeAxis(months: readonly string[], left: number, right: number,
 
 /** Two sizes of the same chart: the phone's is narrower, so that its labels stay at about the page's text size. */
 const TIME_SIZES = {
-  wide: { width: 640, height: 260, maxTicks: 7, pad: { top: 16, right: 96, bottom: 40, left: 72 } },
+  wide: { width: 640, height: 260, maxTicks: 7, pad: { top: 16, right: 112, bottom: 40, left: 72 } },
   compact: { width: 360, height: 260, maxTicks: 4, pad: { top: 16, right: 28, bottom: 40, left: 56 } },
 } as const;
 const BAND_FILL = '#dbeafe';

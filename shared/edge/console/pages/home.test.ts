@@ -131,7 +131,9 @@ describe('the landing page', () => {
 
   it("gives this month's cost in dollars, linked to the cost page over the same days", () => {
     const markup = page();
-    expectShown(markup, '<strong>$3.14</strong> from 2026-11-01 to 2026-11-27 (UTC), 12345 requests.');
+    expectShown(markup, '<strong>$3.14</strong> from <time>2026-11-01</time> to <time>2026-11-27</time> (UTC), 12345 requests.');
+    // Under a cent, the amount keeps the digits that say something was spent.
+    expectShown(page({ cost: { from: '2026-11-01', to: '2026-11-27', dollars: 0.00042, requests: 40 } }), '<strong>$0.0004</strong>');
     expectShown(markup, 'href="/console/cost?from=2026-11-01&amp;to=2026-11-27"');
   });
 
@@ -142,7 +144,19 @@ describe('the landing page', () => {
     expectShown(markup, '<a href="/console/adherence">');
   });
 
+  it('says why nothing reads as guided when no quote carried a decision id', () => {
+    const unguided = { ...overall, guided_lines: 0, guided_share: 0 } as AdherenceGroup;
+    const markup = page({ adherence: { overall: unguided, currency: 'EUR', fromMonth: '2025-12', toMonth: '2026-11' } });
+    expectShown(markup, 'No quote carried a pricing decision id yet');
+  });
+
+  it('names an approval made with an API key by its key', () => {
+    const byKey = { ...waitingApproval('PUMP', 'key_1'), approver: { type: 'api_key' as const, id: 'key_1' } };
+    expectShown(page({ waiting: { count: 1, complete: true, approvals: [byKey] } }), 'at 610.56 EUR, by API key key_1;');
+  });
+
   it('writes how long ago in the largest whole unit', () => {
+    expect(ago('2026-11-27T07:59:30.000Z', NOW)).toBe('just now');
     expect(ago('2026-11-27T07:59:00.000Z', NOW)).toBe('1 minute ago');
     expect(ago('2026-11-26T06:00:00.000Z', NOW)).toBe('26 hours ago');
     expect(ago('2026-11-20T08:00:00.000Z', NOW)).toBe('7 days ago');

@@ -101,7 +101,7 @@ describe("a product's page explains its price", () => {
 
   it('names the target margin and its evidence, the band, the binding guardrail with its value and the max-change band', () => {
     const markup = page();
-    expectShown(markup, "<strong>38.0%</strong>, from its category&#39;s quotes in the segment, n = 42.4 effective quotes");
+    expectShown(markup, '<strong>38.0%</strong>, from its category&#39;s quotes in the segment, n = 42.4 effective quotes');
     expectShown(markup, '<dt>Band (p20 to p90)</dt><dd>30.0% to 45.0%');
     expectShown(markup, '<dt>Binding guardrail</dt><dd>Maximum change from the current price: the price stops at 21.50 EUR.</dd>');
     expectShown(markup, '<dt>Max-change band</dt><dd>15.99 EUR to 21.50 EUR from the current price</dd>');

@@ -169,19 +169,21 @@ function pricedBody(input: ProductViewInput, recommendation: PricedRecommendatio
   const withMargin = (cents: number, margin: number | null | undefined) =>
     basis ? html`${money(cents, currency)} <span class="subtitle">(margin ${marginText(margin)})</span>` : money(cents, currency);
   return html`${heading}
-    ${facts('The recommendation', [
-      ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
-      ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
-      ['Recommended price', withMargin(recommendation.recommendedPriceCents, basis?.margin)],
-      ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
-      ['Expected impact', impactSummary(recommendation)],
-      ['Confidence', confidenceText(recommendation)],
-      ['Category', recommendation.category ?? '—'],
-      ['Updated', moment(recommendation.updatedAt)],
-    ])}
+    <div class="product-facts">
+      ${facts('The recommendation', [
+        ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
+        ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
+        ['Recommended price', withMargin(recommendation.recommendedPriceCents, basis?.margin)],
+        ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
+        ['Expected impact', impactSummary(recommendation)],
+        ['Confidence', confidenceText(recommendation)],
+        ['Category', recommendation.category ?? '—'],
+        ['Updated', moment(recommendation.updatedAt)],
+      ])}
+    </div>
     <h2>Why this price</h2>
     <p class="rationale">${recommendation.rationale}</p>
-    ${basisSection(recommendation)}
+    <div class="product-facts">${basisSection(recommendation)}</div>
     <h3>Drivers</h3>
     ${driversTable(recommendation)}
     <h3>Bounds</h3>

@@ -62,7 +62,6 @@ export function basisSection(recommendation: PricedRecommendation): Html {
     </p>`;
   }
   return html`${facts('Why this price', [
-    ['Cost', money(basis.costCents, currency)],
     ['Target margin', html`<strong>${marginText(basis.band.target)}</strong>, from ${evidenceText(basis)}`],
     [
       'Band (p20 to p90)',

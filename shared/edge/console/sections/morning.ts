@@ -6,6 +6,7 @@ import type { CatalogueRow } from '#shared/recommendations/catalogue.ts';
 import type { Task } from '#shared/writebacks/schema.ts';
 import { dollars, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
+import { unguidedWords } from '#edge/console/pages/adherence.ts';
 import { LIST_PATH, productPath } from '#edge/console/pages/recommendation-list.ts';
 import { signedMoney } from './impact.ts';
 
@@ -69,6 +70,7 @@ function panel(id: string, heading: string, headline: Html | string, body: Html 
 /** How long ago, in the largest whole unit a person reads at a glance. */
 export function ago(iso: string, nowMs: number): string {
   const minutes = Math.max(0, Math.floor((nowMs - Date.parse(iso)) / 60_000));
+  if (minutes === 0) return 'just now';
   if (minutes < 60) return minutes === 1 ? '1 minute ago' : `${minutes} minutes ago`;
   const hours = Math.floor(minutes / 60);
   if (hours < 48) return hours === 1 ? '1 hour ago' : `${hours} hours ago`;
@@ -84,10 +86,10 @@ function waitingPanel(work: MorningWork): Html {
       : `${count} approval${waiting.count === 1 ? '' : 's'} wait${waiting.count === 1 ? 's' : ''} for a second approver.`;
   const rows = waiting.approvals.map((approval) => {
     const own = approval.approver?.id === work.userId;
+    const by = approval.approver?.type === 'console_user' ? (approval.approver.email ?? approval.approver.id) : `API key ${approval.keyId}`;
     return html`<li>
       <a href="${productPath(approval.sku)}">${approval.sku}</a> at ${money(approval.priceCents, approval.currency)}, by
-      ${own ? 'you (someone else must second it)' : (approval.approver?.email ?? approval.approver?.id ?? approval.keyId)}; until
-      ${moment(approval.secondApproval?.waitingUntil)}
+      ${own ? 'you (someone else must second it)' : by}; until ${moment(approval.secondApproval?.waitingUntil)}
     </li>`;
   });
   const body =
@@ -201,7 +203,10 @@ function batchesPanel(work: MorningWork): Html {
 
 function costPanel(work: MorningWork): Html {
   const { cost } = work;
-  const headline = html`<strong>${dollars(cost.dollars, 2)}</strong> from ${cost.from} to ${cost.to} (UTC), ${cost.requests} requests.`;
+  // Under a cent, two decimals would read as nothing spent.
+  const spent = dollars(cost.dollars, cost.dollars > 0 && cost.dollars < 0.01 ? 4 : 2);
+  const headline = html`<strong>${spent}</strong> from <time>${cost.from}</time> to <time>${cost.to}</time> (UTC), ${cost.requests}
+    requests.`;
   return panel(
     'panel-cost',
     "This month's cost",
@@ -218,12 +223,13 @@ function adherencePanel(work: MorningWork): Html {
   const headline =
     overall.lines === 0
       ? `No closed quote lines from ${fromMonth} to ${toMonth}.`
-      : `${share(overall.guided_share)} of ${overall.lines} quote lines were guided; ${share(overall.within_share)} of those within the band.`;
+      : (unguidedWords(overall) ??
+        `${share(overall.guided_share)} of ${overall.lines} quote lines were guided; ${share(overall.within_share)} of those within the band.`);
   const body =
     overall.lines === 0
       ? ''
       : html`<ul class="plain panel-rows">
-          <li>Win rate ${share(overall.win_rate)}</li>
+          <li>${overall.lines} closed quote lines, win rate ${share(overall.win_rate)}</li>
           <li>Leakage below the band ${money(overall.leakage_cents, currency)}</li>
           <li>From ${fromMonth} to ${toMonth}${overall.thin_evidence ? ': too few lines to call it a finding' : ''}</li>
         </ul>`;
