@@ -2,6 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
+import { homePage } from '#edge/console/pages/home.ts';
+import { productPage } from '#edge/console/pages/recommendations.ts';
+import type { ConsolePage } from '#edge/console/page.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
@@ -122,7 +126,7 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     const failed = page.getByRole('region', { name: 'Failed write-backs' });
     expect(words(await failed.textContent())).toMatch(/GAP-1 at 15\.00 USD to .*: The shop answered 503/);
     expect(await page.getByRole('region', { name: 'Last batch and fresh prices' }).textContent()).toMatch(/Prices last recomputed/);
-    expect(await page.getByRole('region', { name: "This month's cost" }).textContent()).toMatch(/\$\d+\.\d{2} from \d{4}-\d{2}-01/);
+    expect(await page.getByRole('region', { name: "This month's cost" }).textContent()).toMatch(/\$\d+\.\d{2,4} from \d{4}-\d{2}-01/);
     expect(await page.getByRole('region', { name: 'Adherence to the guidance' }).textContent()).toMatch(
       /quote lines|No closed quote lines/,
     );
@@ -196,5 +200,20 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     ]);
     expect(posted.postData()).toContain('price=14.55');
     expect(await page.getByLabel(/Price to approve/).inputValue()).toBe('14.55');
+  });
+
+  it("keeps the landing page's reads bounded: a few read units a view, as docs/cost.md counts them", async () => {
+    const unitsOf = async (consolePage: ConsolePage, params: Record<string, string> = {}) => {
+      const ledger = new CapacityLedger();
+      const user = { userId: 'usr_measure', email: 'measure@example.com', workspaceId: workspace.workspaceId, roles: ['pricing' as const] };
+      const ctx = { user, params, query: new URLSearchParams(), csrfToken: 't', nowMs: Date.now() };
+      await withCapacityLedger(ledger, () => consolePage.read(ctx));
+      return ledger.readUnits;
+    };
+    const landing = await unitsOf(homePage);
+    const product = await unitsOf(productPage, { sku: 'BOLT' });
+    console.info(`read units a view: landing ${landing}, product ${product}`);
+    expect(landing).toBeGreaterThan(0);
+    expect(landing).toBeLessThanOrEqual(20);
   });
 });

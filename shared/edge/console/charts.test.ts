@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
-import { barChart, chartScale, monthStartMs, niceCeiling, timeAxis, timeChart, timeGeometry } from './charts.ts';
+import { barChart, chartScale, niceCeiling } from './charts.ts';
+import { monthStartMs, timeAxis, timeChart, timeGeometry } from './time-chart.ts';
 
 const spec = {
   id: 'margins',
@@ -104,5 +105,18 @@ describe('charts', () => {
     // At 390 px wide the compact chart draws at about its own size: 14-unit labels stay about 13 px.
     const sizes = [...markup.matchAll(/font-size="(\d+)"/g)].map((match) => Number(match[1]));
     expect(Math.min(...sizes)).toBeGreaterThanOrEqual(14);
+  });
+
+  it('join consecutive months with the line, and leave a month without a point as a gap', () => {
+    const markup = timeChart({
+      ...spec,
+      points: [
+        { label: '2025-08', value: 30 },
+        { label: '2025-09', value: 32 },
+        { label: '2026-02', value: 35 },
+      ],
+    }).text;
+    const path = /<path d="([^"]+)"/.exec(markup)?.[1] ?? '';
+    expect(path.match(/[ML]/g)).toEqual(['M', 'L', 'M']);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
 import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import type { Impact, PricedRecommendation, RecommendationBasis } from '#shared/recommendations/schema.ts';
+import { signedPoints } from '#edge/console/sections/impact.ts';
 import { productView } from './recommendations.ts';
 
 const basis: RecommendationBasis = {
@@ -178,5 +179,11 @@ describe("a product's approve form", () => {
     const older = approval({ recommendation: { recommended_price: 19, current_price: 18, pricing_decision_id: 'pd_0' } });
     expectShown(page({ newestApproval: older }), 'value="21.50"');
     expectShown(page({ newestApproval: approval({ status: 'expired' }) }), 'value="21.50"');
+  });
+
+  it('writes a change of margin too small to show at one decimal without a sign', () => {
+    expect(signedPoints(-0.0004)).toBe('0.0 pts');
+    expect(signedPoints(0.042)).toBe('+4.2 pts');
+    expect(signedPoints(-0.07)).toBe('−7.0 pts');
   });
 });

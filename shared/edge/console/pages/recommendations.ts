@@ -11,7 +11,7 @@ import { findRecommendation } from '#shared/recommendations/repository.ts';
 import type { PricedRecommendation, Recommendation, RecommendationBasis } from '#shared/recommendations/schema.ts';
 import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
-import { timeChart } from '#edge/console/charts.ts';
+import { timeChart } from '#edge/console/time-chart.ts';
 import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';

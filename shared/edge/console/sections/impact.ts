@@ -14,9 +14,11 @@ export function signedMoney(minorUnits: number, currency: string): string {
   return `${sign}${money(Math.abs(minorUnits), currency)}`;
 }
 
-function signedPoints(points: number): string {
-  const sign = points > 0 ? '+' : points < 0 ? '−' : '';
-  return `${sign}${Math.abs(points * 100).toFixed(1)} pts`;
+/** A change of a fraction in percentage points, signed only when it shows at one decimal. */
+export function signedPoints(change: number): string {
+  const shown = Math.round(change * 1000) / 10;
+  const sign = shown > 0 ? '+' : shown < 0 ? '−' : '';
+  return `${sign}${Math.abs(shown).toFixed(1)} pts`;
 }
 
 /** The evidence in words: the closed quotes behind it and the segment mix it is weighted by. */
