@@ -13,7 +13,7 @@ export interface paths {
     };
     /**
      * Read a SKU’s recommended price
-     * @description The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds the rationale and the guardrails, `include=drivers` the drivers; any other query parameter is refused.
+     * @description The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds the rationale and the guardrails, `include=drivers` the drivers, `include=impact` the expected effect of moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; `too_thin` with a reason where no credible win model covers the product; `not_estimated` for a recommendation stored before impacts were computed). The impact is stored with the recommendation: asking for it reads nothing more. Any other query parameter is refused.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
@@ -756,7 +756,54 @@ export interface components {
         ceiling: number | null;
       };
       drivers?: components['schemas']['Driver'][];
+      impact?: components['schemas']['PriceImpact'];
     };
+    PriceImpact:
+      | {
+          /** @constant */
+          status: 'estimated';
+          quantity: number;
+          current: {
+            price: number;
+            margin: number;
+            win_probability: number;
+            expected_revenue: number;
+            expected_margin: number;
+          };
+          recommended: {
+            price: number;
+            margin: number;
+            win_probability: number;
+            expected_revenue: number;
+            expected_margin: number;
+          };
+          expected_margin_change: number;
+          expected_revenue_change: number;
+          evidence: {
+            closed_quotes: number;
+            segments: {
+              segment: string;
+              share: number;
+            }[];
+          };
+        }
+      | {
+          /** @constant */
+          status: 'too_thin';
+          reason: string;
+          evidence: {
+            closed_quotes: number;
+            segments: {
+              segment: string;
+              share: number;
+            }[];
+          };
+        }
+      | {
+          /** @constant */
+          status: 'not_estimated';
+          reason: string;
+        };
     ApproveRequest: {
       sku: components['schemas']['Identifier'];
       price: number;
@@ -865,13 +912,13 @@ export interface operations {
     parameters: {
       query?: {
         /**
-         * @description What to add, comma-separated: `rationale`, `drivers`.
+         * @description What to add, comma-separated: `rationale`, `drivers`, `impact`.
          * @example [
          *       "rationale",
          *       "drivers"
          *     ]
          */
-        include?: ('rationale' | 'drivers')[];
+        include?: ('rationale' | 'drivers' | 'impact')[];
       };
       header?: never;
       path: {
@@ -905,7 +952,40 @@ export interface operations {
            *         "floor": 1.2,
            *         "ceiling": null
            *       },
-           *       "drivers": []
+           *       "drivers": [],
+           *       "impact": {
+           *         "status": "estimated",
+           *         "quantity": 40,
+           *         "current": {
+           *           "price": 1.99,
+           *           "margin": 0.397,
+           *           "win_probability": 0.41,
+           *           "expected_revenue": 32.64,
+           *           "expected_margin": 12.96
+           *         },
+           *         "recommended": {
+           *           "price": 1.68,
+           *           "margin": 0.2857,
+           *           "win_probability": 0.62,
+           *           "expected_revenue": 41.66,
+           *           "expected_margin": 11.9
+           *         },
+           *         "expected_margin_change": -1.06,
+           *         "expected_revenue_change": 9.02,
+           *         "evidence": {
+           *           "closed_quotes": 412,
+           *           "segments": [
+           *             {
+           *               "segment": "contractor",
+           *               "share": 0.7
+           *             },
+           *             {
+           *               "segment": "industrial",
+           *               "share": 0.3
+           *             }
+           *           ]
+           *         }
+           *       }
            *     }
            */
           'application/json': components['schemas']['OverviewPrice'];

@@ -3,7 +3,8 @@ import { changePct } from './overview.ts';
 import type { Recommendation } from './schema.ts';
 
 export const CATALOGUE_PAGE_SIZE = 50;
-export const catalogueSorts = ['sku', 'change-asc', 'change-desc'] as const;
+/** size-desc: the largest change either way first; impact-desc: the largest expected margin gain per quote first. */
+export const catalogueSorts = ['sku', 'change-asc', 'change-desc', 'size-desc', 'impact-desc'] as const;
 export type CatalogueSort = (typeof catalogueSorts)[number];
 
 /** Where a page starts: the last row of the page before, in the ordering the list is read in. */

@@ -39,10 +39,11 @@ const RowSchema = v.object({
   recommendedPriceCents: v.optional(v.number()),
   changePct: v.nullable(v.number()),
   confidence: v.optional(v.picklist(['high', 'medium', 'low'])),
+  expectedMarginChangeCents: v.optional(v.number()),
   listSk: v.string(),
 });
 
-/** A stretch of one list, read one way: a sort by change, highest first, reads the numbers backwards, then the rest. */
+/** A stretch of one list, read one way: a sort highest first reads the numbers backwards, then the rest. */
 interface Segment {
   readonly forward: boolean;
   readonly range?: { readonly below: string } | { readonly from: string };
@@ -51,8 +52,8 @@ interface Segment {
 function readingOf(query: CatalogueQuery): { ordering: Ordering; segments: readonly Segment[] } {
   const scope = query.category === undefined ? '' : 'category-';
   if (query.sort === 'sku') return { ordering: `${scope}sku` as Ordering, segments: [{ forward: true }] };
-  const ordering = `${scope}change` as Ordering;
-  if (query.sort === 'change-asc') return { ordering, segments: [{ forward: true }] };
+  if (query.sort === 'change-asc') return { ordering: `${scope}change` as Ordering, segments: [{ forward: true }] };
+  const ordering = `${scope}${query.sort === 'size-desc' ? 'size' : query.sort === 'impact-desc' ? 'impact' : 'change'}` as Ordering;
   return {
     ordering,
     segments: [

@@ -5,17 +5,27 @@ import { table } from '#platform/table/definition.ts';
 import { listingKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
+import { minorUnitDigits } from '#shared/pricing/currency.ts';
 import { type CatalogueRow, catalogueRow } from './catalogue.ts';
 import type { Recommendation } from './schema.ts';
 
 const listingIndex = table.indexes[3];
 
 /**
- * Each way the console lists recommendations, a partition of the listing index apiece: by SKU or by change, over the
- * workspace or within the product's category. A row is written per ordering, so each list is a Query that reads only
- * the page it shows. A new filter or sort is a new ordering here.
+ * Each way the console lists recommendations, a partition of the listing index apiece: by SKU, by change, by the size
+ * of the change or by its expected impact, over the workspace or within the product's category. A row is written per
+ * ordering, so each list is a Query that reads only the page it shows. A new filter or sort is a new ordering here.
  */
-export const orderings = ['sku', 'change', 'category-sku', 'category-change'] as const;
+export const orderings = [
+  'sku',
+  'change',
+  'size',
+  'impact',
+  'category-sku',
+  'category-change',
+  'category-size',
+  'category-impact',
+] as const;
 export type Ordering = (typeof orderings)[number];
 
 const byCategory = (ordering: Ordering) => ordering.startsWith('category-');
@@ -40,8 +50,31 @@ export function changeSortKey(changePct: number | null, sku: string): string {
   return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
 }
 
-function sortKeyOf(ordering: Ordering, row: CatalogueRow): string {
-  return ordering.endsWith('change') ? changeSortKey(row.changePct, row.sku) : skuSortKey(row.sku);
+/** The size of a change: its percent without its sign, so that a cut and a rise of the same size sort together. */
+export function sizeSortKey(changePct: number | null, sku: string): string {
+  return changeSortKey(changePct === null ? null : Math.abs(changePct), sku);
+}
+
+/**
+ * The expected margin change per quote in units of the workspace's base currency (to the ten-thousandth), so that
+ * products in different currencies compare. Without an estimate, or without a rate to the base, it sorts after every
+ * number.
+ */
+export function impactSortKey(recommendation: Recommendation, sku: string): string {
+  const impact = recommendation.status === 'priced' ? recommendation.impact : undefined;
+  const rate = recommendation.status === 'priced' ? recommendation.exchangeRateToBase : undefined;
+  if (impact?.status !== 'estimated' || rate === undefined) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
+  const inBase = (impact.expectedMarginChangeCents / 10 ** minorUnitDigits(recommendation.currency)) * rate;
+  const offset = Math.min(Math.max(Math.round(inBase * 10_000) + CHANGE_OFFSET, 0), 2 * CHANGE_OFFSET - 1);
+  if (!Number.isFinite(offset)) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
+  return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
+}
+
+function sortKeyOf(ordering: Ordering, row: CatalogueRow, recommendation: Recommendation): string {
+  if (ordering.endsWith('change')) return changeSortKey(row.changePct, row.sku);
+  if (ordering.endsWith('size')) return sizeSortKey(row.changePct, row.sku);
+  if (ordering.endsWith('impact')) return impactSortKey(recommendation, row.sku);
+  return skuSortKey(row.sku);
 }
 
 /**
@@ -56,7 +89,7 @@ export function recommendationRows(workspaceId: string, recommendation: Recommen
     const listed = !byCategory(ordering) || category !== undefined;
     return {
       ...keys.recommendationRow(workspaceId, row.sku, ordering),
-      ...(listed ? listingKeys.recommendationRow(workspaceId, ordering, category, sortKeyOf(ordering, row)) : {}),
+      ...(listed ? listingKeys.recommendationRow(workspaceId, ordering, category, sortKeyOf(ordering, row, recommendation)) : {}),
       type: 'recommendationRow',
       ...row,
       search,

@@ -177,3 +177,71 @@ describe('a recommendation to show or approve against', () => {
     expect(error.message).toMatch(/cost/);
   });
 });
+
+describe('the impact in the overview', () => {
+  const side = (priceCents: number, winProbability: number) => ({
+    priceCents,
+    margin: (priceCents - 6000) / priceCents,
+    winProbability,
+    expectedRevenueCents: Math.round(winProbability * priceCents * 3),
+    expectedMarginCents: Math.round(winProbability * (priceCents - 6000) * 3),
+  });
+  const estimated = {
+    status: 'estimated' as const,
+    quantity: 3,
+    current: side(10_000, 0.5),
+    recommended: side(11_250, 0.4),
+    expectedMarginChangeCents: side(11_250, 0.4).expectedMarginCents - side(10_000, 0.5).expectedMarginCents,
+    expectedRevenueChangeCents: side(11_250, 0.4).expectedRevenueCents - side(10_000, 0.5).expectedRevenueCents,
+    evidence: { closedQuotes: 240, segments: [{ segment: 'smb', share: 1 }] },
+  };
+  const impactOnly: ReadonlySet<IncludePart> = new Set(['impact']);
+
+  it('is a part include can ask for, alone or with the others', () => {
+    expect(parseInclude('impact')).toEqual(new Set(['impact']));
+    expect(parseInclude('rationale,impact,drivers')).toEqual(new Set(['rationale', 'drivers', 'impact']));
+  });
+
+  it('shows both sides and the change in decimals of the currency, snake_case', () => {
+    expect(overviewPrice(priced({ impact: estimated }), impactOnly).impact).toEqual({
+      status: 'estimated',
+      quantity: 3,
+      current: { price: 100, margin: 0.4, win_probability: 0.5, expected_revenue: 150, expected_margin: 60 },
+      recommended: {
+        price: 112.5,
+        margin: estimated.recommended.margin,
+        win_probability: 0.4,
+        expected_revenue: 135,
+        expected_margin: 63,
+      },
+      expected_margin_change: 3,
+      expected_revenue_change: -15,
+      evidence: { closed_quotes: 240, segments: [{ segment: 'smb', share: 1 }] },
+    });
+  });
+
+  it('keeps the minor digits of currencies without cents', () => {
+    const view = overviewPrice(priced({ currency: 'JPY', impact: estimated }), impactOnly).impact;
+    expect(view).toMatchObject({ current: { price: 10_000, expected_margin: 6000 }, expected_margin_change: 300 });
+  });
+
+  it('says too_thin with its reason and evidence', () => {
+    const tooThin = { status: 'too_thin' as const, reason: 'No win model.', evidence: { closedQuotes: 12, segments: [] } };
+    expect(overviewPrice(priced({ impact: tooThin }), impactOnly).impact).toEqual({
+      status: 'too_thin',
+      reason: 'No win model.',
+      evidence: { closed_quotes: 12, segments: [] },
+    });
+  });
+
+  it('says not_estimated for a recommendation stored before impacts were computed', () => {
+    expect(overviewPrice(priced(), impactOnly).impact).toEqual({
+      status: 'not_estimated',
+      reason: expect.stringContaining('stored before'),
+    });
+  });
+
+  it('is left out unless asked for', () => {
+    expect(overviewPrice(priced({ impact: estimated }), none)).not.toHaveProperty('impact');
+  });
+});

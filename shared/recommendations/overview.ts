@@ -2,9 +2,9 @@
 import * as v from 'valibot';
 import { ApiError, quoted } from '#platform/errors.ts';
 import { toDecimalAmount } from '#shared/pricing/currency.ts';
-import type { OverviewPrice, PricedRecommendation, Recommendation } from './schema.ts';
+import type { Impact, ImpactView, OverviewPrice, PricedRecommendation, Recommendation } from './schema.ts';
 
-export const includeParts = ['rationale', 'drivers'] as const;
+export const includeParts = ['rationale', 'drivers', 'impact'] as const;
 export type IncludePart = (typeof includeParts)[number];
 
 /**
@@ -53,6 +53,36 @@ export function changePct(recommendedCents: number, currentCents: number): numbe
   return Math.round(((recommendedCents - currentCents) / currentCents) * 10_000) / 100 + 0;
 }
 
+/** A recommendation stored before impacts were computed says so, rather than look like one too thin to estimate. */
+export const NOT_ESTIMATED_REASON =
+  'This recommendation was stored before expected impacts were computed; the next bands job that reprices the product adds it.';
+
+export function impactView(impact: Impact | undefined, currency: string): ImpactView {
+  if (!impact) return { status: 'not_estimated', reason: NOT_ESTIMATED_REASON };
+  const amount = (cents: number) => toDecimalAmount(cents, currency);
+  const evidence = {
+    closed_quotes: impact.evidence.closedQuotes,
+    segments: impact.evidence.segments.map(({ segment, share }) => ({ segment, share })),
+  };
+  if (impact.status === 'too_thin') return { status: 'too_thin', reason: impact.reason, evidence };
+  const side = (part: typeof impact.current) => ({
+    price: amount(part.priceCents),
+    margin: part.margin,
+    win_probability: part.winProbability,
+    expected_revenue: amount(part.expectedRevenueCents),
+    expected_margin: amount(part.expectedMarginCents),
+  });
+  return {
+    status: 'estimated',
+    quantity: impact.quantity,
+    current: side(impact.current),
+    recommended: side(impact.recommended),
+    expected_margin_change: amount(impact.expectedMarginChangeCents),
+    expected_revenue_change: amount(impact.expectedRevenueChangeCents),
+    evidence,
+  };
+}
+
 export function overviewPrice(recommendation: PricedRecommendation, include: ReadonlySet<IncludePart>): OverviewPrice {
   const { currency } = recommendation;
   const amount = (cents: number) => toDecimalAmount(cents, currency);
@@ -73,5 +103,6 @@ export function overviewPrice(recommendation: PricedRecommendation, include: Rea
         }
       : {}),
     ...(include.has('drivers') ? { drivers: recommendation.drivers } : {}),
+    ...(include.has('impact') ? { impact: impactView(recommendation.impact, currency) } : {}),
   };
 }

@@ -114,9 +114,55 @@ export type Recommendation = v.InferOutput<typeof RecommendationSchema>;
 
 const decimalAmount = v.pipe(v.number(), v.minValue(0));
 
+/** An amount that may be below 0 (a margin under cost, a change), as a decimal in the currency's minor digits. */
+const signedDecimalAmount = v.number();
+const fraction = v.pipe(v.number(), v.minValue(0), v.maxValue(1));
+
+/** One side of the change in the overview: per quote, at the typical quantity and the recent segment mix. */
+export const ImpactSideViewSchema = v.strictObject({
+  price: decimalAmount,
+  /** (price − cost) / price, a fraction; below 0 for a price under cost. */
+  margin: v.number(),
+  win_probability: fraction,
+  /** win_probability × price × quantity. */
+  expected_revenue: decimalAmount,
+  /** win_probability × (price − cost) × quantity. */
+  expected_margin: signedDecimalAmount,
+});
+
+export const ImpactEvidenceViewSchema = v.strictObject({
+  /** Closed quote lines behind the win curves used. */
+  closed_quotes: v.pipe(v.number(), v.minValue(0)),
+  /** The recent segment mix the estimate is weighted by ('' for customers without a segment); shares sum to 1. */
+  segments: v.array(v.strictObject({ segment: v.string(), share: fraction })),
+});
+
+/**
+ * `include=impact`: the expected effect of moving from the current price to the recommended one, by the engine's own
+ * win model. `estimated` with both sides and the change; `too_thin` when no credible win model covers the product, with
+ * the reason and what evidence there is; `not_estimated` for a recommendation stored before impacts were computed,
+ * until the next bands job recomputes it.
+ */
+export const ImpactViewSchema = v.variant('status', [
+  v.strictObject({
+    status: v.literal('estimated'),
+    /** The product's typical quantity per quote line. */
+    quantity: v.pipe(v.number(), v.minValue(0)),
+    current: ImpactSideViewSchema,
+    recommended: ImpactSideViewSchema,
+    /** recommended − current, per quote. */
+    expected_margin_change: signedDecimalAmount,
+    expected_revenue_change: signedDecimalAmount,
+    evidence: ImpactEvidenceViewSchema,
+  }),
+  v.strictObject({ status: v.literal('too_thin'), reason: v.string(), evidence: ImpactEvidenceViewSchema }),
+  v.strictObject({ status: v.literal('not_estimated'), reason: v.string() }),
+]);
+export type ImpactView = v.InferOutput<typeof ImpactViewSchema>;
+
 /**
  * What GET /v1/prices/{sku} answers: snake_case, amounts as decimals in the currency's minor digits. `include=rationale`
- * adds `rationale` and `guardrails`, `include=drivers` adds `drivers`.
+ * adds `rationale` and `guardrails`, `include=drivers` adds `drivers`, `include=impact` adds `impact`.
  */
 export const OverviewPriceSchema = v.strictObject({
   sku: v.string(),
@@ -129,5 +175,6 @@ export const OverviewPriceSchema = v.strictObject({
   rationale: v.optional(v.string()),
   guardrails: v.optional(v.strictObject({ floor: decimalAmount, ceiling: v.nullable(decimalAmount) })),
   drivers: v.optional(v.array(DriverViewSchema)),
+  impact: v.optional(ImpactViewSchema),
 });
 export type OverviewPrice = v.InferOutput<typeof OverviewPriceSchema>;

@@ -25,7 +25,7 @@ import {
   QuoteLineSchema,
   QuoteRecordSchema,
 } from '#shared/records/schema.ts';
-import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
+import { ImpactViewSchema, OverviewPriceSchema } from '#shared/recommendations/schema.ts';
 import {
   AckCountsSchema,
   AckRequestSchema,
@@ -86,6 +86,7 @@ export const namedSchemas: Record<string, v.GenericSchema> = {
   ExtendRequest: ExtendRequestSchema,
   ExtendResponse: ExtendResponseSchema,
   OverviewPrice: OverviewPriceSchema,
+  PriceImpact: ImpactViewSchema,
   ApproveRequest: ApproveRequestSchema,
   Approval: ApprovalViewSchema,
   OpenApiDocument: OpenApiDocumentSchema,

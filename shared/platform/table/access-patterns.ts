@@ -857,11 +857,11 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   // The console's lists and pages (pricing, batches, write-backs), served by the listing index.
   {
-    name: "Console: a page of a workspace's recommendations, by SKU or by change, over the workspace or one category, searched or not",
+    name: "Console: a page of a workspace's recommendations, by SKU, change, size of change or expected impact, over the workspace or one category, searched or not",
     usedBy: ['console recommendations'],
     call:
       'Query on the listing index (ALL) of the ordering asked for, Limit 51 (a search: a FilterExpression contains(search), Limit 500), ' +
-      'from the cursor of the page before; by change, highest first: backwards below N#, then forwards from N#; and a GetItem of the category list',
+      'from the cursor of the page before; by change highest first, by size or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
     key: "listingKeys.recommendationRows(workspaceId, ordering, category?), recommendationRow(workspaceId, sku, ordering) for the cursor's start; recommendationCategories(workspaceId)",
     cost: '~2.5–3 RRU a view (51 rows of ~300 B, and 0.5 RRU for the category list), whatever the catalogue; a search ~20 RRU (500 rows read)',
   },
@@ -886,9 +886,9 @@ export const accessPatterns: readonly AccessPattern[] = [
       'claimWritebacks',
       'ackWritebacks',
     ],
-    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's four rows are put with it",
+    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's eight rows are put with it",
     key: 'recommendationRow(workspaceId, sku, ordering) with listingKeys.recommendationRow(…), listingKeys.batch(…), listingKeys.writeback(…)',
-    cost: 'A recommendation: 4 rows × (1 WRU + 1 WRU for the entry, 2 when its change or category moved it); a batch or task +1 WRU (each under 1 KB)',
+    cost: 'A recommendation: 8 rows × (1 WRU + 1 WRU for the entry, 2 when its change, impact or category moved it); a batch or task +1 WRU (each under 1 KB)',
   },
   {
     name: "The workspace's category list: add the categories of stored recommendations",

@@ -35,6 +35,8 @@ const sortLabels: Record<CatalogueQuery['sort'], string> = {
   sku: 'SKU',
   'change-asc': 'Change, lowest first',
   'change-desc': 'Change, highest first',
+  'size-desc': 'Largest change first',
+  'impact-desc': 'Largest expected impact first',
 };
 
 function filterForm(page: CataloguePage, query: ListQuery): Html {

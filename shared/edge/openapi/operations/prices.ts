@@ -172,14 +172,18 @@ export const priceOperations = {
     description:
       'The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, ' +
       'kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds ' +
-      'the rationale and the guardrails, `include=drivers` the drivers; any other query parameter is refused.',
+      'the rationale and the guardrails, `include=drivers` the drivers, `include=impact` the expected effect of ' +
+      'moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; ' +
+      '`too_thin` with a reason where no credible win model covers the product; `not_estimated` for a ' +
+      'recommendation stored before impacts were computed). The impact is stored with the recommendation: asking ' +
+      'for it reads nothing more. Any other query parameter is refused.',
     tag: 'Recommendations',
     parameters: [
       skuInPath,
       {
         name: 'include',
         in: 'query',
-        description: 'What to add, comma-separated: `rationale`, `drivers`.',
+        description: 'What to add, comma-separated: `rationale`, `drivers`, `impact`.',
         required: false,
         schema: IncludeSchema,
         example: ['rationale', 'drivers'],
@@ -199,6 +203,21 @@ export const priceOperations = {
         rationale: 'Priced at the segment target; no adjustments. (segment target 28.57% · final 28.57%)',
         guardrails: { floor: 1.2, ceiling: null },
         drivers: [],
+        impact: {
+          status: 'estimated',
+          quantity: 40,
+          current: { price: 1.99, margin: 0.397, win_probability: 0.41, expected_revenue: 32.64, expected_margin: 12.96 },
+          recommended: { price: 1.68, margin: 0.2857, win_probability: 0.62, expected_revenue: 41.66, expected_margin: 11.9 },
+          expected_margin_change: -1.06,
+          expected_revenue_change: 9.02,
+          evidence: {
+            closed_quotes: 412,
+            segments: [
+              { segment: 'contractor', share: 0.7 },
+              { segment: 'industrial', share: 0.3 },
+            ],
+          },
+        },
       },
     },
     errors: {

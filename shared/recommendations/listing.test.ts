@@ -1,0 +1,113 @@
+// Unit tests of the list's orderings by the size of a change and by its expected impact: their sort keys and the rows written.
+import { describe, expect, it } from 'vitest';
+import { readCatalogueQuery } from './catalogue.ts';
+import { impactSortKey, NO_CHANGE_PREFIX, orderings, recommendationRows, sizeSortKey } from './listing.ts';
+import type { Impact, Recommendation } from './schema.ts';
+
+const side = { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 };
+
+function estimated(expectedMarginChangeCents: number): Impact {
+  return {
+    status: 'estimated',
+    quantity: 1,
+    current: side,
+    recommended: side,
+    expectedMarginChangeCents,
+    expectedRevenueChangeCents: 0,
+    evidence: { closedQuotes: 100, segments: [{ segment: '', share: 1 }] },
+  };
+}
+
+function priced(sku: string, extra: Partial<Extract<Recommendation, { status: 'priced' }>> = {}): Recommendation {
+  return {
+    status: 'priced',
+    sku,
+    category: 'Lighting',
+    currency: 'USD',
+    currentPriceCents: 1000,
+    recommendedPriceCents: 1100,
+    pricingDecisionId: 'pd_1',
+    updatedAt: '2026-11-01T00:00:00.000Z',
+    floorCents: 1,
+    rationale: 'r',
+    reasonSummary: 's',
+    drivers: [],
+    confidence: 'low',
+    exchangeRateToBase: 1,
+    ...extra,
+  };
+}
+
+/** SKUs in the order their keys sort, highest first, as the list reads them. */
+const highestFirst = (keyed: Array<[string, string]>) => keyed.sort(([, a], [, b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([sku]) => sku);
+
+describe('the ordering by size of change', () => {
+  it('puts a cut and a rise by their size, whatever their sign', () => {
+    const keyed: Array<[string, string]> = [
+      ['UP-5', sizeSortKey(5, 'UP-5')],
+      ['DOWN-20', sizeSortKey(-20, 'DOWN-20')],
+      ['UP-12', sizeSortKey(12.5, 'UP-12')],
+      ['NONE', sizeSortKey(0, 'NONE')],
+    ];
+    expect(highestFirst(keyed)).toEqual(['DOWN-20', 'UP-12', 'UP-5', 'NONE']);
+  });
+
+  it('keeps products without a change apart, after every number when read as the list reads them', () => {
+    expect(sizeSortKey(null, 'FREE-1').startsWith(NO_CHANGE_PREFIX)).toBe(true);
+    expect(sizeSortKey(1e9, 'BIG') < NO_CHANGE_PREFIX).toBe(true);
+  });
+});
+
+describe('the ordering by expected impact', () => {
+  it('puts the largest expected margin gain per quote first, and losses last', () => {
+    const keyed: Array<[string, string]> = [
+      ['GAIN-1', impactSortKey(priced('GAIN-1', { impact: estimated(100) }), 'GAIN-1')],
+      ['LOSS', impactSortKey(priced('LOSS', { impact: estimated(-5000) }), 'LOSS')],
+      ['GAIN-50', impactSortKey(priced('GAIN-50', { impact: estimated(5000) }), 'GAIN-50')],
+      ['ZERO', impactSortKey(priced('ZERO', { impact: estimated(0) }), 'ZERO')],
+    ];
+    expect(highestFirst(keyed)).toEqual(['GAIN-50', 'GAIN-1', 'ZERO', 'LOSS']);
+  });
+
+  it("compares currencies in the workspace's base currency, minor units and rate both", () => {
+    // ¥1,000 at 0.0067 is 6.70 in the base; €5.00 at 1.08 is 5.40; $6.00 is 6.00.
+    const yen = priced('YEN', { currency: 'JPY', exchangeRateToBase: 0.0067, impact: estimated(1000) });
+    const euro = priced('EURO', { currency: 'EUR', exchangeRateToBase: 1.08, impact: estimated(500) });
+    const dollar = priced('DOLLAR', { impact: estimated(600) });
+    const keyed: Array<[string, string]> = [yen, euro, dollar].map((r) => [r.sku, impactSortKey(r, r.sku)]);
+    expect(highestFirst(keyed)).toEqual(['YEN', 'DOLLAR', 'EURO']);
+  });
+
+  it('sorts a product without an estimate, or without a rate to the base, with the rows that have no number', () => {
+    const tooThin: Impact = { status: 'too_thin', reason: 'r', evidence: { closedQuotes: 0, segments: [] } };
+    const unpriced: Recommendation = {
+      status: 'unpriced',
+      sku: 'FREE',
+      currency: 'USD',
+      currentPriceCents: 0,
+      pricingDecisionId: 'pd_1',
+      updatedAt: '2026-11-01T00:00:00.000Z',
+      reason: 'no_cost_basis',
+    };
+    const { exchangeRateToBase: _rate, ...noRate } = priced('NO-RATE', { currency: 'EUR', impact: estimated(500) }) as Extract<
+      Recommendation,
+      { status: 'priced' }
+    >;
+    for (const recommendation of [priced('THIN', { impact: tooThin }), priced('OLD'), unpriced, noRate]) {
+      expect(impactSortKey(recommendation, recommendation.sku).startsWith(NO_CHANGE_PREFIX), recommendation.sku).toBe(true);
+    }
+  });
+
+  it('is written as rows of its own, over the workspace and within the category, carrying the expected margin change', () => {
+    const rows = recommendationRows('ws_1', priced('GAIN', { impact: estimated(250) }));
+    expect(rows).toHaveLength(orderings.length);
+    const listed = rows.filter((row) => String(row.SK).endsWith('impact') || String(row.SK).endsWith('size'));
+    expect(listed).toHaveLength(4);
+    for (const row of rows) expect(row.expectedMarginChangeCents).toBe(250);
+  });
+
+  it('is a sort a link can ask for, as is the size of change', () => {
+    expect(readCatalogueQuery(new URLSearchParams('sort=impact-desc')).sort).toBe('impact-desc');
+    expect(readCatalogueQuery(new URLSearchParams('sort=size-desc')).sort).toBe('size-desc');
+  });
+});
