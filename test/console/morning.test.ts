@@ -136,6 +136,24 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     expect(paths).toHaveLength(2);
   });
 
+  it('ranks the products with an estimate by expected impact, largest gain first, and leads to the first', async () => {
+    await page.goto(consoleUrl('/console'));
+    const impact = page.getByRole('region', { name: 'Largest expected impact' });
+    // BOLT's quotes give the category's segment a credible win model; products without an estimate are left out.
+    const rows = (await impact.getByRole('listitem').allTextContents()).map(words);
+    expect(rows.length).toBeGreaterThan(0);
+    const gains = rows.map((row) => {
+      const [, sign, amount] = /^\S+ ([+−]?)([\d,]+\.\d{2}) USD a quote/.exec(row) ?? [];
+      expect(amount, row).toBeDefined();
+      return (sign === '−' ? -1 : 1) * Number(amount?.replace(/,/g, ''));
+    });
+    expect(gains).toEqual([...gains].sort((a, b) => b - a));
+    const first = impact.getByRole('listitem').first().getByRole('link');
+    const sku = (await first.textContent()) ?? '';
+    await Promise.all([page.waitForURL(new RegExp(`/console/recommendations/${sku}$`)), first.click()]);
+    await page.getByRole('heading', { name: 'Expected impact' }).waitFor();
+  });
+
   it('leads from the waiting approval to the list of waiting approvals', async () => {
     await page.goto(consoleUrl('/console'));
     await Promise.all([page.waitForURL(/state=waiting/), page.getByRole('link', { name: 'Review the waiting approvals' }).click()]);
