@@ -186,7 +186,7 @@ function pricedBody(input: ProductViewInput, recommendation: PricedRecommendatio
     <div class="product-facts">${basisSection(recommendation)}</div>
     <h3>Drivers</h3>
     ${driversTable(recommendation)}
-    <h3>Bounds</h3>
+    <h3>Guardrails</h3>
     ${guardrails(recommendation)}
     <h2>Expected impact</h2>
     ${impactSection(recommendation.impact, currency)}
