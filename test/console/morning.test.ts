@@ -192,7 +192,10 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     // An SVG text's box is about its font size tall: 14 units in a 360-wide chart drawn about 360 px wide.
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(11);
     await page.locator('figure.time-chart').screenshot({ path: join(SCREENSHOT_DIR, 'morning-chart-phone.png') });
-    await page.locator('.product-facts').first().screenshot({ path: join(SCREENSHOT_DIR, 'morning-facts-phone.png') });
+    await page
+      .locator('.product-facts')
+      .first()
+      .screenshot({ path: join(SCREENSHOT_DIR, 'morning-facts-phone.png') });
     await page.setViewportSize(DESKTOP);
   });
 
