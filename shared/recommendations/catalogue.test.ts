@@ -98,4 +98,38 @@ describe('the catalogue of recommendations', () => {
     }
     expect(decodeCursor(forged([1, '', '', 50]))).toEqual({ segment: 1, sku: '', sortKey: '', shown: 50 });
   });
+
+  it("carries the sort by size's two ends, and reads them back", () => {
+    const cursor = {
+      segment: 0,
+      sku: 'LAMP-2',
+      sortKey: changeSortKey(10, 'LAMP-2'),
+      shown: 50,
+      bottom: { sku: 'BOLT-1', sortKey: changeSortKey(-25, 'BOLT-1') },
+    };
+    expect(decodeCursor(encodeCursor(cursor))).toEqual(cursor);
+    const onlyBottom = { ...cursor, sku: '', sortKey: '' };
+    expect(decodeCursor(encodeCursor(onlyBottom))).toEqual(onlyBottom);
+    expect(readCatalogueQuery(new URLSearchParams(`sort=size-desc&after=${encodeCursor(cursor)}`)).after).toEqual(cursor);
+  });
+
+  it('reads a cursor with a bottom end as the first page unless it is of the sort by size, among the rows with a change, naming a row', () => {
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const key = changeSortKey(-25, 'BOLT-1');
+    for (const text of [
+      forged([1, '', '', 0, 'BOLT-1', key]),
+      forged([0, '', '', 0, '', '']),
+      forged([0, '', '', 0, 'BOLT-1', '']),
+      forged([0, '', '', 0, 'BOLT-1']),
+      forged([0, '', '', 0, 'BOLT-1', 7]),
+      forged([0, '', '', 0, '\ud800', key]),
+      forged([0, '', '', 0, 'BOLT-1', 'x'.repeat(1025)]),
+    ]) {
+      expect(decodeCursor(text), text).toBeUndefined();
+    }
+    const sized = encodeCursor({ segment: 0, sku: '', sortKey: '', shown: 50, bottom: { sku: 'BOLT-1', sortKey: key } });
+    for (const sort of ['sku', 'change-asc', 'change-desc', 'impact-desc']) {
+      expect(readCatalogueQuery(new URLSearchParams(`sort=${sort}&after=${sized}`)).after, sort).toBeUndefined();
+    }
+  });
 });

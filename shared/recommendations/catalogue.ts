@@ -7,14 +7,23 @@ export const CATALOGUE_PAGE_SIZE = 50;
 export const catalogueSorts = ['sku', 'change-asc', 'change-desc', 'size-desc', 'impact-desc'] as const;
 export type CatalogueSort = (typeof catalogueSorts)[number];
 
+/** A row of a list the listing index orders: its SKU and its key there. */
+export interface ListPosition {
+  readonly sku: string;
+  readonly sortKey: string;
+}
+
 /** Where a page starts: the last row of the page before, in the ordering the list is read in. */
 export interface CatalogueCursor {
   /** The segment of the sort the row is in (a sort by change, highest first, reads the products without one last). */
   readonly segment: number;
+  /** The row ('' before any); of the sort by size, the last row read from the top of the list by change. */
   readonly sku: string;
   readonly sortKey: string;
   /** Rows before the page, for the summary. */
   readonly shown: number;
+  /** Of the sort by size only: the last row read from the bottom of the list by change (its largest cuts). */
+  readonly bottom?: ListPosition;
 }
 
 export interface CatalogueQuery {
@@ -53,7 +62,18 @@ export interface CataloguePage {
 const MAX_CURSOR_TEXT = 4096;
 
 export function encodeCursor(cursor: CatalogueCursor): string {
-  return Buffer.from(JSON.stringify([cursor.segment, cursor.sku, cursor.sortKey, cursor.shown])).toString('base64url');
+  const fields = [cursor.segment, cursor.sku, cursor.sortKey, cursor.shown];
+  if (cursor.bottom) fields.push(cursor.bottom.sku, cursor.bottom.sortKey);
+  return Buffer.from(JSON.stringify(fields)).toString('base64url');
+}
+
+function isKeyText(text: unknown, maxLength: number): text is string {
+  return typeof text === 'string' && text.length <= maxLength && text.isWellFormed();
+}
+
+/** A position as a cursor names it: both empty (no row yet) or both there. */
+function isPosition(sku: unknown, sortKey: unknown): boolean {
+  return isKeyText(sku, 512) && isKeyText(sortKey, 1024) && (sortKey === '') === (sku === '');
 }
 
 /** A cursor from a link; anything that does not read as one is the first page. */
@@ -61,14 +81,16 @@ export function decodeCursor(text: string | null): CatalogueCursor | undefined {
   if (!text || text.length > MAX_CURSOR_TEXT) return undefined;
   try {
     const parsed: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
-    if (!Array.isArray(parsed) || parsed.length !== 4) return undefined;
-    const [segment, sku, sortKey, shown] = parsed as unknown[];
+    if (!Array.isArray(parsed) || (parsed.length !== 4 && parsed.length !== 6)) return undefined;
+    const [segment, sku, sortKey, shown, bottomSku, bottomSortKey] = parsed as unknown[];
     if (typeof segment !== 'number' || !Number.isSafeInteger(segment) || segment < 0 || segment > 1) return undefined;
-    if (typeof sku !== 'string' || sku.length > 512) return undefined;
-    if (typeof sortKey !== 'string' || sortKey.length > 1024 || (sortKey === '') !== (sku === '')) return undefined;
+    if (!isPosition(sku, sortKey)) return undefined;
     if (typeof shown !== 'number' || !Number.isSafeInteger(shown) || shown < 0) return undefined;
-    if (!sku.isWellFormed() || !sortKey.isWellFormed()) return undefined;
-    return { segment, sku, sortKey, shown };
+    const cursor = { segment, sku: sku as string, sortKey: sortKey as string, shown };
+    if (parsed.length === 4) return cursor;
+    // A bottom position is the sort by size's, among the rows with a change (the first segment), and names a row.
+    if (segment !== 0 || !isPosition(bottomSku, bottomSortKey) || bottomSku === '') return undefined;
+    return { ...cursor, bottom: { sku: bottomSku as string, sortKey: bottomSortKey as string } };
   } catch {
     return undefined;
   }
@@ -79,12 +101,15 @@ export function readCatalogueQuery(query: URLSearchParams): CatalogueQuery {
   const category = query.get('category')?.trim();
   const search = query.get('q')?.trim();
   const sort = query.get('sort') ?? 'sku';
+  const sorted = (catalogueSorts as readonly string[]).includes(sort) ? (sort as CatalogueSort) : 'sku';
   const after = decodeCursor(query.get('after'));
+  // Only the sort by size reads from two ends: a cursor of it names no place in another sort's list.
+  const fits = after !== undefined && (after.bottom === undefined || sorted === 'size-desc');
   return {
     ...(category ? { category } : {}),
     ...(search ? { search } : {}),
-    sort: (catalogueSorts as readonly string[]).includes(sort) ? (sort as CatalogueSort) : 'sku',
-    ...(after ? { after } : {}),
+    sort: sorted,
+    ...(fits ? { after } : {}),
   };
 }
 

@@ -11,8 +11,10 @@ import {
   type CatalogueQuery,
   type CatalogueRow,
   encodeCursor,
+  type ListPosition,
 } from './catalogue.ts';
-import { NO_CHANGE_PREFIX, type Ordering, readCategories } from './listing.ts';
+import { type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
+import { NO_CHANGE_PREFIX, type Ordering, readCategories, searchText } from './listing.ts';
 
 const listingIndex = table.indexes[3];
 
@@ -49,18 +51,21 @@ interface Segment {
   readonly range?: { readonly below: string } | { readonly from: string };
 }
 
+/** The rows with a change, and those without, of the ordering by change of the query's scope. */
+const changeSegments: readonly Segment[] = [
+  { forward: false, range: { below: NO_CHANGE_PREFIX } },
+  { forward: true, range: { from: NO_CHANGE_PREFIX } },
+];
+
+/**
+ * The ordering a sort reads and its segments. The sort by size has none of its own: it reads the ordering by change,
+ * its rows with a change from both ends at once (listing-by-size.ts), then those without one as by change.
+ */
 function readingOf(query: CatalogueQuery): { ordering: Ordering; segments: readonly Segment[] } {
   const scope = query.category === undefined ? '' : 'category-';
   if (query.sort === 'sku') return { ordering: `${scope}sku` as Ordering, segments: [{ forward: true }] };
   if (query.sort === 'change-asc') return { ordering: `${scope}change` as Ordering, segments: [{ forward: true }] };
-  const ordering = `${scope}${query.sort === 'size-desc' ? 'size' : query.sort === 'impact-desc' ? 'impact' : 'change'}` as Ordering;
-  return {
-    ordering,
-    segments: [
-      { forward: false, range: { below: NO_CHANGE_PREFIX } },
-      { forward: true, range: { from: NO_CHANGE_PREFIX } },
-    ],
-  };
+  return { ordering: `${scope}${query.sort === 'impact-desc' ? 'impact' : 'change'}` as Ordering, segments: changeSegments };
 }
 
 interface SegmentRead {
@@ -137,9 +142,90 @@ function strip(row: CatalogueRow & { listSk: string }): CatalogueRow {
   return rest;
 }
 
+type ListedRow = CatalogueRow & { listSk: string };
+
+/** Where the list goes on after a row: the cursor of a page that ends with it, but for the count before it. */
+type Place = Omit<CatalogueCursor, 'shown'>;
+
+/** What a view has read so far: the rows it keeps, each with its place, the rows it may still read, where it stopped. */
+interface Reading {
+  readonly rows: { row: ListedRow; place: Place }[];
+  budget: number;
+  stopped?: Place;
+}
+
+interface View {
+  readonly workspaceId: string;
+  readonly query: CatalogueQuery;
+  readonly pageSize: number;
+  readonly keep: RowFilter | undefined;
+}
+
+/** Reads the segments of a sort in order from a place, until the page is full or its reads are spent. */
+async function readSegments(view: View, reading: Reading, segmentIndex: number, from: ListPosition | undefined): Promise<void> {
+  const { ordering, segments } = readingOf(view.query);
+  let start = from;
+  while (segmentIndex < segments.length && reading.budget > 0) {
+    const segment = segments[segmentIndex] as Segment;
+    const limit = Math.min(reading.budget, view.keep ? view.pageSize + 1 : reading.budget);
+    const read = await readSegment(view.workspaceId, view.query, ordering, segment, start, limit);
+    const place = (row: ListedRow): Place => ({ segment: segmentIndex, sku: row.sku, sortKey: row.listSk });
+    reading.rows.push(...(view.keep ? await view.keep(read.rows) : read.rows).map((row) => ({ row, place: place(row) })));
+    reading.budget -= read.read;
+    if (reading.rows.length > view.pageSize) return;
+    if (read.more) start = read.more;
+    else {
+      segmentIndex += 1;
+      start = undefined;
+    }
+    // A search that spent its reads stops where it got to; the next view searches on from there.
+    if (reading.budget <= 0 && segmentIndex < segments.length) {
+      reading.stopped = { segment: segmentIndex, sku: start?.sku ?? '', sortKey: start?.sortKey ?? '' };
+    }
+  }
+}
+
+function placeOfEnds(ends: Ends): Place {
+  return { segment: 0, sku: ends.top?.sku ?? '', sortKey: ends.top?.sortKey ?? '', ...(ends.bottom ? { bottom: ends.bottom } : {}) };
+}
+
+/**
+ * The rows with a change of the sort by size, from where the cursor's two ends stand: taken largest first, then
+ * searched and filtered here (a filter in the Query would hide from the merge the rows it must compare). True once
+ * every row with a change is taken.
+ */
+async function readBySize(view: View, reading: Reading, from: Ends): Promise<boolean> {
+  const { query, pageSize, keep } = view;
+  const ordering: Ordering = query.category === undefined ? 'change' : 'category-change';
+  const scope = { sort: query.sort, ...(query.category === undefined ? {} : { category: query.category }) };
+  const merge = new SizeMerge<ListedRow>(
+    async (end, start, limit) => {
+      const segment = { forward: end === 'bottom', range: { below: NO_CHANGE_PREFIX } };
+      const read = await readSegment(view.workspaceId, scope, ordering, segment, start, limit);
+      return { rows: read.rows, more: read.more !== undefined };
+    },
+    from,
+    pageSize + 1,
+  );
+  const needle = query.search?.toLowerCase();
+  while (reading.budget > 0) {
+    const taken = await merge.take(Math.min(reading.budget, keep ? pageSize + 1 : reading.budget));
+    reading.budget -= taken.length;
+    const found = needle === undefined ? taken : taken.filter(({ row }) => searchText(row).includes(needle));
+    const kept = new Set(keep ? await keep(found.map(({ row }) => row)) : found.map(({ row }) => row));
+    reading.rows.push(...found.filter(({ row }) => kept.has(row)).map(({ row, ends }) => ({ row, place: placeOfEnds(ends) })));
+    if (reading.rows.length > pageSize) return false;
+    if (merge.done) break;
+    if (reading.budget <= 0) reading.stopped = placeOfEnds(taken.at(-1)?.ends ?? from);
+  }
+  if (merge.done && reading.budget <= 0) reading.stopped = { segment: 1, sku: '', sortKey: '' };
+  return merge.done;
+}
+
 /**
  * One page of the list as the query asks, and the cursor of the next: a Query of at most a page and one row (a
- * search: of at most SEARCH_READ_BUDGET rows), whatever the size of the catalogue; and the category list, one item.
+ * search: of at most SEARCH_READ_BUDGET rows), whatever the size of the catalogue, or for the sort by size one from
+ * each end of the list by change; and the category list, one item.
  */
 export async function readCataloguePage(
   workspaceId: string,
@@ -149,37 +235,28 @@ export async function readCataloguePage(
 ): Promise<CataloguePage> {
   // A category or search no key or filter can hold (a lone surrogate, or past any category's length) matches nothing.
   if (!keyable(query.category) || !keyable(query.search)) return { rows: [], shown: 0, categories: await readCategories(workspaceId) };
-  const { ordering, segments } = readingOf(query);
-  const shown = query.after?.shown ?? 0;
-  const rows: (CatalogueRow & { listSk: string })[] = [];
-  let segmentIndex = query.after?.segment ?? 0;
-  // A cursor at the start of a segment names no row.
-  let start: { sku: string; sortKey: string } | undefined = query.after?.sortKey ? query.after : undefined;
-  let budget = keep ? FILTER_READ_BUDGET : query.search === undefined ? pageSize + 1 : SEARCH_READ_BUDGET;
-  let next: CatalogueCursor | undefined;
   const categoriesRead = readCategories(workspaceId);
-  while (segmentIndex < segments.length && budget > 0) {
-    const segment = segments[segmentIndex] as Segment;
-    const read = await readSegment(workspaceId, query, ordering, segment, start, Math.min(budget, keep ? pageSize + 1 : budget));
-    rows.push(...(keep ? await keep(read.rows) : read.rows));
-    budget -= read.read;
-    if (rows.length > pageSize) break;
-    if (read.more) start = read.more;
-    else {
-      segmentIndex += 1;
-      start = undefined;
-    }
-    // A search that spent its reads stops where it got to; the next view searches on from there.
-    if (budget <= 0 && segmentIndex < segments.length) {
-      next = { segment: segmentIndex, sku: start?.sku ?? '', sortKey: start?.sortKey ?? '', shown: shown + rows.length };
-    }
+  const view: View = { workspaceId, query, pageSize, keep };
+  const reading: Reading = { rows: [], budget: keep ? FILTER_READ_BUDGET : query.search === undefined ? pageSize + 1 : SEARCH_READ_BUDGET };
+  let { after } = query;
+  let segment = after?.segment ?? 0;
+  if (query.sort === 'size-desc' && segment === 0) {
+    // Ends that name no row of this list read as the first page.
+    const from = endsOfCursor({ ...(after?.sku ? { top: after } : {}), ...(after?.bottom ? { bottom: after.bottom } : {}) });
+    if (from === undefined) after = undefined;
+    if (await readBySize(view, reading, from ?? {})) segment = 1;
   }
-  if (rows.length > pageSize) {
-    const lastShown = rows[pageSize - 1] as CatalogueRow & { listSk: string };
-    // Of a sort read in two segments, the rows without a change are the second.
-    const segment = segments.length > 1 && lastShown.listSk.startsWith(NO_CHANGE_PREFIX) ? 1 : 0;
-    next = { segment, sku: lastShown.sku, sortKey: lastShown.listSk, shown: shown + pageSize };
-  }
-  const page = rows.slice(0, pageSize).map(strip);
-  return { rows: page, shown, ...(next ? { next: encodeCursor(next) } : {}), categories: await categoriesRead };
+  // A cursor at the start of a segment names no row.
+  const start = after?.sortKey && segment === after.segment ? { sku: after.sku, sortKey: after.sortKey } : undefined;
+  if (reading.rows.length <= pageSize && reading.stopped === undefined) await readSegments(view, reading, segment, start);
+  const shown = after?.shown ?? 0;
+  const lastShown = reading.rows.length > pageSize ? reading.rows[pageSize - 1] : undefined;
+  const next = lastShown ? lastShown.place : reading.stopped;
+  const rows = reading.rows.slice(0, pageSize).map(({ row }) => strip(row));
+  return {
+    rows,
+    shown,
+    ...(next ? { next: encodeCursor({ ...next, shown: shown + rows.length }) } : {}),
+    categories: await categoriesRead,
+  };
 }

@@ -1,7 +1,7 @@
-// Unit tests of the list's orderings by the size of a change and by its expected impact: their sort keys and the rows written.
+// Unit tests of the list's ordering by expected impact and of the rows a recommendation writes: its sort keys, and no rows for the sort by size.
 import { describe, expect, it } from 'vitest';
 import { readCatalogueQuery } from './catalogue.ts';
-import { impactSortKey, NO_CHANGE_PREFIX, orderings, recommendationRows, sizeSortKey } from './listing.ts';
+import { changeOfSortKey, changeSortKey, impactSortKey, NO_CHANGE_PREFIX, orderings, recommendationRows } from './listing.ts';
 import type { Impact, Recommendation } from './schema.ts';
 
 const side = { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 };
@@ -41,20 +41,13 @@ function priced(sku: string, extra: Partial<Extract<Recommendation, { status: 'p
 /** SKUs in the order their keys sort, highest first, as the list reads them. */
 const highestFirst = (keyed: Array<[string, string]>) => keyed.sort(([, a], [, b]) => (a < b ? 1 : a > b ? -1 : 0)).map(([sku]) => sku);
 
-describe('the ordering by size of change', () => {
-  it('puts a cut and a rise by their size, whatever their sign', () => {
-    const keyed: Array<[string, string]> = [
-      ['UP-5', sizeSortKey(5, 'UP-5')],
-      ['DOWN-20', sizeSortKey(-20, 'DOWN-20')],
-      ['UP-12', sizeSortKey(12.5, 'UP-12')],
-      ['NONE', sizeSortKey(0, 'NONE')],
-    ];
-    expect(highestFirst(keyed)).toEqual(['DOWN-20', 'UP-12', 'UP-5', 'NONE']);
-  });
-
-  it('keeps products without a change apart, after every number when read as the list reads them', () => {
-    expect(sizeSortKey(null, 'FREE-1').startsWith(NO_CHANGE_PREFIX)).toBe(true);
-    expect(sizeSortKey(1e9, 'BIG') < NO_CHANGE_PREFIX).toBe(true);
+describe('the ordering by change', () => {
+  it('gives back the change its key holds, in hundredths of a point, and nothing for a row without one', () => {
+    for (const change of [-100, -12.5, -0.01, 0, 0.01, 7.25, 300]) {
+      expect(changeOfSortKey(changeSortKey(change, 'SKU-1'))).toBe(Math.round(change * 100));
+    }
+    expect(changeOfSortKey(changeSortKey(null, 'SKU-1'))).toBeUndefined();
+    expect(changeOfSortKey('sku-011#SKU-1')).toBeUndefined();
   });
 });
 
@@ -101,9 +94,20 @@ describe('the ordering by expected impact', () => {
   it('is written as rows of its own, over the workspace and within the category, carrying the expected margin change', () => {
     const rows = recommendationRows('ws_1', priced('GAIN', { impact: estimated(250) }));
     expect(rows).toHaveLength(orderings.length);
-    const listed = rows.filter((row) => String(row.SK).endsWith('impact') || String(row.SK).endsWith('size'));
-    expect(listed).toHaveLength(4);
+    expect(rows.filter((row) => String(row.SK).endsWith('impact'))).toHaveLength(2);
     for (const row of rows) expect(row.expectedMarginChangeCents).toBe(250);
+  });
+
+  it('is, with SKU and change, all a recommendation writes rows for: the sort by size reads the rows by change', () => {
+    const rows = recommendationRows('ws_1', priced('GAIN', { impact: estimated(250) }));
+    expect(rows.map((row) => String(row.SK).replace(/^RECROW#/, '')).sort()).toEqual([
+      'category-change',
+      'category-impact',
+      'category-sku',
+      'change',
+      'impact',
+      'sku',
+    ]);
   });
 
   it('is a sort a link can ask for, as is the size of change', () => {

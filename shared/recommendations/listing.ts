@@ -12,20 +12,12 @@ import type { Recommendation } from './schema.ts';
 const listingIndex = table.indexes[3];
 
 /**
- * Each way the console lists recommendations, a partition of the listing index apiece: by SKU, by change, by the size
- * of the change or by its expected impact, over the workspace or within the product's category. A row is written per
- * ordering, so each list is a Query that reads only the page it shows. A new filter or sort is a new ordering here.
+ * Each way the console lists recommendations, a partition of the listing index apiece: by SKU, by change or by its
+ * expected impact, over the workspace or within the product's category. A row is written per ordering, so each list
+ * is a Query that reads only the page it shows. A new filter or sort is a new ordering here, unless it can be read
+ * from one that exists: the sort by size of change reads the ordering by change from both ends (listing-by-size.ts).
  */
-export const orderings = [
-  'sku',
-  'change',
-  'size',
-  'impact',
-  'category-sku',
-  'category-change',
-  'category-size',
-  'category-impact',
-] as const;
+export const orderings = ['sku', 'change', 'impact', 'category-sku', 'category-change', 'category-impact'] as const;
 export type Ordering = (typeof orderings)[number];
 
 const byCategory = (ordering: Ordering) => ordering.startsWith('category-');
@@ -50,9 +42,10 @@ export function changeSortKey(changePct: number | null, sku: string): string {
   return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
 }
 
-/** The size of a change: its percent without its sign, so that a cut and a rise of the same size sort together. */
-export function sizeSortKey(changePct: number | null, sku: string): string {
-  return changeSortKey(changePct === null ? null : Math.abs(changePct), sku);
+/** The change a key of the ordering by change holds, in hundredths of a point; undefined for a row without one. */
+export function changeOfSortKey(sortKey: string): number | undefined {
+  const digits = /^C(\d{16})#/.exec(sortKey)?.[1];
+  return digits === undefined ? undefined : Number(digits) - CHANGE_OFFSET;
 }
 
 /**
@@ -72,9 +65,13 @@ export function impactSortKey(recommendation: Recommendation, sku: string): stri
 
 function sortKeyOf(ordering: Ordering, row: CatalogueRow, recommendation: Recommendation): string {
   if (ordering.endsWith('change')) return changeSortKey(row.changePct, row.sku);
-  if (ordering.endsWith('size')) return sizeSortKey(row.changePct, row.sku);
   if (ordering.endsWith('impact')) return impactSortKey(recommendation, row.sku);
   return skuSortKey(row.sku);
+}
+
+/** What a search matches, case-insensitively: the SKU and the name. */
+export function searchText(row: Pick<CatalogueRow, 'sku' | 'name'>): string {
+  return `${row.sku}\n${row.name ?? ''}`.toLowerCase();
 }
 
 /**
@@ -83,7 +80,7 @@ function sortKeyOf(ordering: Ordering, row: CatalogueRow, recommendation: Recomm
  */
 export function recommendationRows(workspaceId: string, recommendation: Recommendation): TableItem[] {
   const row = catalogueRow(recommendation);
-  const search = `${row.sku}\n${row.name ?? ''}`.toLowerCase();
+  const search = searchText(row);
   return orderings.map((ordering) => {
     const category = byCategory(ordering) ? row.category : undefined;
     const listed = !byCategory(ordering) || category !== undefined;

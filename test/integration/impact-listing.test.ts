@@ -1,10 +1,10 @@
-// The console's list by expected impact and by size of change against DynamoDB Local: every row once, in order, across pages and currencies.
+// The console's list by expected impact and by size of change against DynamoDB Local: every row once, in order, across pages, currencies, categories, searches and filters.
 import { describe, expect, it } from 'vitest';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
-import { orderings } from '#shared/recommendations/listing.ts';
-import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
+import { orderings, skuSortKey } from '#shared/recommendations/listing.ts';
+import { readCataloguePage, type RowFilter } from '#shared/recommendations/listing-pages.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
-import { type CatalogueQuery, type CatalogueRow, decodeCursor } from '#shared/recommendations/catalogue.ts';
+import { type CatalogueQuery, type CatalogueRow, decodeCursor, encodeCursor } from '#shared/recommendations/catalogue.ts';
 import type { Impact, Recommendation } from '#shared/recommendations/schema.ts';
 import { newWorkspace } from './support.ts';
 
@@ -55,17 +55,19 @@ function catalogue(): Recommendation[] {
   });
 }
 
-/** Every row of a list, a small page at a time, following each page's cursor. */
-async function everyRow(workspaceId: string, query: Omit<CatalogueQuery, 'after'>): Promise<CatalogueRow[]> {
-  const rows: CatalogueRow[] = [];
+/** Every row of a list, a small page at a time, following each page's cursor; every page but the last full. */
+async function everyRow(workspaceId: string, query: Omit<CatalogueQuery, 'after'>, keep?: RowFilter): Promise<CatalogueRow[]> {
+  const pages: CatalogueRow[][] = [];
   let after: string | undefined;
   do {
     const cursor = decodeCursor(after ?? null);
-    const page = await readCataloguePage(workspaceId, { ...query, ...(cursor ? { after: cursor } : {}) }, 6);
-    rows.push(...page.rows);
+    const page = await readCataloguePage(workspaceId, { ...query, ...(cursor ? { after: cursor } : {}) }, 6, keep);
+    expect(page.shown).toBe(pages.flat().length);
+    pages.push([...page.rows]);
     after = page.next;
-  } while (after);
-  return rows;
+  } while (after && pages.length < 100);
+  expect(pages.slice(0, -1).every((page) => page.length === 6)).toBe(true);
+  return pages.flat();
 }
 
 function inBase(recommendation: Recommendation): number | undefined {
@@ -112,6 +114,53 @@ describe('the list by expected impact', () => {
   });
 });
 
+/** 40 products in two categories whose changes repeat, either way: -25, -20, -10, 0, +10, +20; every ninth without one. */
+function tiedCatalogue(): Recommendation[] {
+  return Array.from({ length: 40 }, (_, index): Recommendation => {
+    const sku = `TIE-${index + 1}`;
+    const common = {
+      sku,
+      name: index % 4 === 0 ? `Brass hinge ${index}` : `Steel part ${index}`,
+      category: index % 2 === 0 ? 'Hinges' : 'Bolts',
+      currency: 'USD',
+      currentPriceCents: index % 9 === 8 ? 0 : 1000,
+      pricingDecisionId: `pd_${sku}`,
+      updatedAt: '2026-11-01T00:00:00.000Z',
+    };
+    if (index % 9 === 4) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
+    const recommendedPriceCents = [750, 800, 900, 1000, 1100, 1200][index % 6] as number;
+    return {
+      status: 'priced',
+      ...common,
+      recommendedPriceCents,
+      floorCents: 1,
+      rationale: 'r',
+      reasonSummary: 's',
+      drivers: [],
+      confidence: 'low',
+    };
+  });
+}
+
+/**
+ * The sort by size as a person reads it: the largest change either way first; at equal size the rise first; equal
+ * rises as the list by change, highest first, shows them and equal cuts as lowest first does; then the products
+ * without a change, by SKU.
+ */
+function bySize(rows: readonly CatalogueRow[]): string[] {
+  const key = (row: CatalogueRow) => skuSortKey(row.sku);
+  const order = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const numbers = rows.filter((row) => row.changePct !== null) as Array<CatalogueRow & { changePct: number }>;
+  numbers.sort((a, b) => {
+    const size = Math.abs(b.changePct) - Math.abs(a.changePct);
+    if (size !== 0) return size;
+    if (a.changePct >= 0 !== b.changePct >= 0) return a.changePct >= 0 ? -1 : 1;
+    return a.changePct >= 0 ? order(key(b), key(a)) : order(key(a), key(b));
+  });
+  const none = rows.filter((row) => row.changePct === null).sort((a, b) => order(key(a), key(b)));
+  return [...numbers, ...none].map((row) => row.sku);
+}
+
 describe('the list by size of change', () => {
   it('reads the largest change either way first, then the products without one, each once', async () => {
     const seller = await newWorkspace('Size List Seller');
@@ -123,6 +172,90 @@ describe('the list by size of change', () => {
     const numbers = sizes.filter((size) => size !== null);
     expect(sizes.slice(0, numbers.length)).toEqual([...numbers].sort((a, b) => b - a));
     expect(sizes.slice(numbers.length).every((size) => size === null)).toBe(true);
+  });
+
+  it('orders ties the same way on every page: a rise before a cut of its size, equal changes as the list by change reads them', async () => {
+    const seller = await newWorkspace('Size Ties Seller');
+    const products = tiedCatalogue();
+    await storeRecommendations(seller.workspaceId, products);
+    const all = (await readCataloguePage(seller.workspaceId, { sort: 'sku' }, 100)).rows;
+    expect(all).toHaveLength(40);
+    const rows = await everyRow(seller.workspaceId, { sort: 'size-desc' });
+    expect(rows.map((row) => row.sku)).toEqual(bySize(all));
+    // The ties are there to be ordered: three sizes held by rises and cuts both, and unchanged products.
+    expect(rows.filter((row) => row.changePct === 0).length).toBeGreaterThan(1);
+    expect(rows.filter((row) => row.changePct === null).length).toBeGreaterThan(1);
+  });
+
+  it('keeps to one category, and to the products a search matches, in the same order', async () => {
+    const seller = await newWorkspace('Size Filter Seller');
+    await storeRecommendations(seller.workspaceId, tiedCatalogue());
+    const all = (await readCataloguePage(seller.workspaceId, { sort: 'sku' }, 100)).rows;
+    const hinges = await everyRow(seller.workspaceId, { sort: 'size-desc', category: 'Hinges' });
+    expect(hinges.map((row) => row.sku)).toEqual(bySize(all.filter((row) => row.category === 'Hinges')));
+    const brass = await everyRow(seller.workspaceId, { sort: 'size-desc', search: 'BRASS' });
+    expect(brass.map((row) => row.sku)).toEqual(bySize(all.filter((row) => row.name?.startsWith('Brass'))));
+    expect(brass.length).toBeGreaterThan(6);
+    const both = await everyRow(seller.workspaceId, { sort: 'size-desc', category: 'Hinges', search: 'tie-1' });
+    expect(both.map((row) => row.sku)).toEqual(bySize(all.filter((row) => row.category === 'Hinges' && row.sku.startsWith('TIE-1'))));
+  });
+
+  it('keeps the rows a filter the rows do not hold keeps, in the same order', async () => {
+    const seller = await newWorkspace('Size Kept Seller');
+    await storeRecommendations(seller.workspaceId, tiedCatalogue());
+    const all = (await readCataloguePage(seller.workspaceId, { sort: 'sku' }, 100)).rows;
+    const odd = (sku: string) => Number(sku.slice(4)) % 2 === 1;
+    const keep: RowFilter = async (rows) => rows.filter((row) => odd(row.sku));
+    const kept = await everyRow(seller.workspaceId, { sort: 'size-desc' }, keep);
+    expect(kept.map((row) => row.sku)).toEqual(bySize(all.filter((row) => odd(row.sku))));
+  });
+
+  it('reads a cursor whose ends name no row of the list by change as the first page', async () => {
+    const seller = await newWorkspace('Size Cursor Seller');
+    await storeRecommendations(seller.workspaceId, tiedCatalogue());
+    const first = await readCataloguePage(seller.workspaceId, { sort: 'size-desc' }, 6);
+    const forged = { segment: 0, sku: 'TIE-1', sortKey: skuSortKey('TIE-1'), shown: 300 };
+    const page = await readCataloguePage(seller.workspaceId, { sort: 'size-desc', after: forged }, 6);
+    expect(page.rows).toEqual(first.rows);
+    expect(page.shown).toBe(0);
+    const second = decodeCursor(first.next ?? null);
+    expect(second?.segment).toBe(0);
+    const swapped = decodeCursor(
+      encodeCursor({
+        segment: 0,
+        sku: 'TIE-1',
+        sortKey: `C0000000000000000#${skuSortKey('TIE-1')}`,
+        shown: 6,
+        bottom: { sku: 'TIE-2', sortKey: `C1999999999999999#${skuSortKey('TIE-2')}` },
+      }),
+    );
+    expect((await readCataloguePage(seller.workspaceId, { sort: 'size-desc', ...(swapped ? { after: swapped } : {}) }, 6)).rows).toEqual(
+      first.rows,
+    );
+  });
+
+  it('costs a few read units a view whatever the catalogue: each end of the list by change read half a page at a time', async () => {
+    const seller = await newWorkspace('Size Cost Seller');
+    const products = Array.from({ length: 6 }, () => tiedCatalogue()).flatMap((batch, copy) =>
+      batch.map((product) => ({ ...product, sku: `${product.sku}-${copy}` })),
+    );
+    await storeRecommendations(seller.workspaceId, products);
+    const measured: Record<string, number> = {};
+    let after: string | undefined;
+    for (const name of ['first page', 'second page', 'third page']) {
+      const ledger = new CapacityLedger();
+      const cursor = decodeCursor(after ?? null);
+      const page = await withCapacityLedger(ledger, () =>
+        readCataloguePage(seller.workspaceId, { sort: 'size-desc', ...(cursor ? { after: cursor } : {}) }),
+      );
+      measured[name] = ledger.readUnits;
+      after = page.next;
+    }
+    const byChange = new CapacityLedger();
+    await withCapacityLedger(byChange, () => readCataloguePage(seller.workspaceId, { sort: 'change-desc' }));
+    measured['first page by change'] = byChange.readUnits;
+    console.info(`read units per view by size of change (240 products, pages of 50): ${JSON.stringify(measured)}`);
+    for (const name of ['first page', 'second page', 'third page']) expect(measured[name], name).toBeLessThanOrEqual(6);
   });
 });
 

@@ -857,13 +857,23 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   // The console's lists and pages (pricing, batches, write-backs), served by the listing index.
   {
-    name: "Console: a page of a workspace's recommendations, by SKU, change, size of change or expected impact, over the workspace or one category, searched or not",
+    name: "Console: a page of a workspace's recommendations, by SKU, change or expected impact, over the workspace or one category, searched or not",
     usedBy: ['console recommendations'],
     call:
       'Query on the listing index (ALL) of the ordering asked for, Limit 51 (a search: a FilterExpression contains(search), Limit 500), ' +
-      'from the cursor of the page before; by change highest first, by size or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
+      'from the cursor of the page before; by change highest first or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
     key: "listingKeys.recommendationRows(workspaceId, ordering, category?), recommendationRow(workspaceId, sku, ordering) for the cursor's start; recommendationCategories(workspaceId)",
     cost: '~2.5–3 RRU a view (51 rows of ~300 B, and 0.5 RRU for the category list), whatever the catalogue; a search ~20 RRU (500 rows read)',
+  },
+  {
+    name: "Console: a page of a workspace's recommendations by size of change (largest either way first), over the workspace or one category, searched or not",
+    usedBy: ['console recommendations'],
+    call:
+      "Two Queries on the listing index of the ordering by change below N#, one backwards from the cursor's top end and one forwards from its bottom end, " +
+      'Limit 26 each for a page of 50, then more from the end whose rows were taken, merged by size; a search or state filter applied to the merged rows; ' +
+      'then forwards from N# as by change; and a GetItem of the category list',
+    key: "listingKeys.recommendationRows(workspaceId, 'change' | 'category-change', category?), recommendationRow(workspaceId, sku, ordering) for each end's start; recommendationCategories(workspaceId)",
+    cost: '~4–5 RRU a view (up to half a page read past what it shows, from the end not taken from), whatever the catalogue; no rows of its own, so no write; a search ~20 RRU',
   },
   {
     name: "Console: each listed SKU's approval state, for the list's column and its state filter",
@@ -886,9 +896,9 @@ export const accessPatterns: readonly AccessPattern[] = [
       'claimWritebacks',
       'ackWritebacks',
     ],
-    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's eight rows are put with it",
+    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's six rows are put with it",
     key: 'recommendationRow(workspaceId, sku, ordering) with listingKeys.recommendationRow(…), listingKeys.batch(…), listingKeys.writeback(…)',
-    cost: 'A recommendation: 8 rows × (1 WRU + 1 WRU for the entry, 2 when its change, impact or category moved it); a batch or task +1 WRU (each under 1 KB)',
+    cost: 'A recommendation: 6 rows × (1 WRU + 1 WRU for the entry, 2 when its change, impact or category moved it); a batch or task +1 WRU (each under 1 KB)',
   },
   {
     name: "The workspace's category list: add the categories of stored recommendations",
