@@ -963,9 +963,9 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Console landing: the workspace's approvals waiting for a second approver",
     usedBy: ['console landing'],
-    call: "Query the lookup index's list of waits, sort key after now, Limit 100, keeping the workspace's entries; BatchGetItem of the first 5 approvals, eventually consistent (the landing page's other reads are those of the list, write-backs, batches, cost and adherence pages, bounded to 5 rows and 5 connectors)",
-    key: 'lookup waitingApprovals(); approval(workspaceId, sku, approvedAt, approvalId)',
-    cost: '~2 RRU for a full page of 100 keys-only entries (the waits of every workspace, ~150 B each), 0.5 RRU when few wait; + 0.5 RRU per approval shown (5 at most)',
+    call: "Query the listing index's list of the workspace's waits, sort key after now, Limit 6 (5 shown, the sixth to say 'or more'), eventually consistent; a waiting approval carries the entry (listingKeys.waitingApproval) from the write that starts its wait until the update that ends it (endWait: seconded, superseded or expired) removes it (the landing page's other reads are those of the list, write-backs, batches, cost and adherence pages, bounded to 5 rows and 5 connectors)",
+    key: 'listingKeys.waitingApprovals(workspaceId)',
+    cost: '0.5 RRU (whole approvals of ~700 B, 1 RRU with 6 waiting); the entry costs 1 WRU when a waiting approval is recorded and 1 WRU when its wait ends',
   },
   {
     name: 'Console: approve a price',
