@@ -97,8 +97,8 @@ describe('the landing page', () => {
     expectShown(markup, '<a href="/console/recommendations?state=waiting">Review the waiting approvals</a>');
   });
 
-  it('says "or more" when the list of waits went on past what it read', () => {
-    expectShown(page({ waiting: { count: 3, complete: false, approvals: [] } }), '3 or more approvals wait for a second approver.');
+  it('says "or more" when more approvals wait than the panel shows', () => {
+    expectShown(page({ waiting: { count: 5, complete: false, approvals: [] } }), '5 or more approvals wait for a second approver.');
   });
 
   it('shows the recommendations by expected impact with their signed margin per quote, linked to the sorted list', () => {
