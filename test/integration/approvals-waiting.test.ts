@@ -5,6 +5,7 @@ import { approvalPut, expiry } from '#shared/approvals/publish.ts';
 import type { Approval } from '#shared/approvals/schema.ts';
 import { readWaitingApprovals } from '#shared/approvals/waiting.ts';
 import { transactWrite } from '#platform/table/commands.ts';
+import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 
 const HOUR = 3_600_000;
 
@@ -27,6 +28,13 @@ function waitingApproval(workspaceId: string, sku: string, untilMs: number, nowM
     secondApproval: { thresholdPct: 100, waitingUntil: new Date(untilMs).toISOString() },
     publishedTo: [],
   };
+}
+
+/** The read units of the landing page's read of a workspace's waits, as docs/cost.md counts them. */
+async function readUnits(workspaceId: string, nowMs: number): Promise<number> {
+  const ledger = new CapacityLedger();
+  await withCapacityLedger(ledger, () => readWaitingApprovals(workspaceId, nowMs, 5));
+  return ledger.readUnits;
 }
 
 /** Starts each wait with the record an approval writes, a few at a time. */
@@ -52,6 +60,8 @@ describe("the landing page's approvals waiting for a second approver", { timeout
     expect(waiting).toMatchObject({ count: 2, complete: true });
     expect(waiting.approvals.map((approval) => approval.approvalId)).toEqual([sooner.approvalId, later.approvalId]);
     expect(waiting.approvals[0]).toMatchObject({ sku: 'PUMP', status: 'waiting', priceCents: 61_056 });
+    // Half a unit, whatever the other workspaces hold.
+    expect(await readUnits(workspaceId, nowMs)).toBe(0.5);
     // Each other workspace sees its own wait alone.
     const other = await readWaitingApprovals(others[0]?.workspaceId as string, nowMs, 5);
     expect(other.approvals.map((approval) => approval.approvalId)).toEqual([others[0]?.approvalId]);
@@ -69,6 +79,8 @@ describe("the landing page's approvals waiting for a second approver", { timeout
     const soonestFirst = [...running].reverse().slice(0, 5);
     expect(waiting.approvals.map((approval) => approval.approvalId)).toEqual(soonestFirst.map((approval) => approval.approvalId));
     expect(await readWaitingApprovals(workspaceId, nowMs, 6)).toMatchObject({ count: 6, complete: true });
+    // Six whole approvals read to show five.
+    expect(await readUnits(workspaceId, nowMs)).toBeLessThanOrEqual(1);
   });
 
   it('lose a wait once it has expired', async () => {
