@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import type { Connector } from '#shared/connectors/schema.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
-import { lookupKeys } from '#platform/table/index-keys.ts';
+import { listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
@@ -73,8 +73,10 @@ export function approvalPut(approval: Approval): TransactEntry {
         ...keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
         type: 'approval',
         ...approval,
-        // On the sweeper's list until the wait ends, so that a wait that runs out says so without waiting for an approval.
+        // On the sweeper's list until the wait ends, so that a wait that runs out says so without waiting for an approval;
+        // and on its workspace's, which the console's landing page reads.
         ...(waitingUntil ? lookupKeys.waitingApproval(waitingUntil, approval.workspaceId, approval.approvalId) : {}),
+        ...(waitingUntil ? listingKeys.waitingApproval(approval.workspaceId, waitingUntil, approval.approvalId) : {}),
       },
       ConditionExpression: 'attribute_not_exists(PK)',
     },
@@ -248,13 +250,13 @@ async function readWaiting(
 
 /**
  * The update that moves a waiting approval on, held to its still waiting: of two approvals that end one wait, or an
- * approval and the sweeper, one does. It takes the approval off the sweeper's list.
+ * approval and the sweeper, one does. It takes the approval off the sweeper's list and its workspace's.
  */
 function endWait(approval: Approval, set: string, values: Record<string, unknown>): TransactEntry {
   return {
     Update: {
       Key: keys.approval(approval.workspaceId, approval.sku, approval.approvedAt, approval.approvalId),
-      UpdateExpression: `SET #status = :ended, ${set} REMOVE ${lookupKeys.lookupAttributes.join(', ')}`,
+      UpdateExpression: `SET #status = :ended, ${set} REMOVE ${[...lookupKeys.lookupAttributes, ...listingKeys.listingAttributes].join(', ')}`,
       ConditionExpression: '#status = :waiting',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: { ':waiting': 'waiting', ...values },

@@ -104,7 +104,7 @@ describe("a pricing manager's day in the console", { timeout: 120_000 }, () => {
 
   it("shows a product's rationale, drivers, guardrails and realised margins, and refuses a price below the floor inline", async () => {
     await page.goto(consoleUrl('/console/recommendations/BOLT'));
-    await page.getByRole('heading', { name: 'Rationale' }).waitFor();
+    await page.getByRole('heading', { name: 'Why this price' }).waitFor();
     await page.getByRole('heading', { name: 'Guardrails' }).waitFor();
     const chart = page.getByRole('img', { name: /Realised margin of BOLT by month/ });
     expect(await chart.count()).toBe(1);

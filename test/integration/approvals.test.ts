@@ -14,6 +14,7 @@ import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts'
 import { table } from '#platform/table/definition.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
+import { readWaitingApprovals } from '#shared/approvals/waiting.ts';
 import type { PricingOverrides } from '#shared/pricing/settings.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { drain, LAMP } from './prices-support.ts';
@@ -82,6 +83,11 @@ async function workspaceEvents(workspaceId: string): Promise<Array<{ type: strin
     }),
   );
   return segments.flat().sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+}
+
+/** The approvals the workspace's landing page lists as waiting for a second approver. */
+async function listedWaits(workspace: TestWorkspace): Promise<string[]> {
+  return (await readWaitingApprovals(workspace.workspaceId, Date.now(), 5)).approvals.map((approval) => approval.approvalId);
 }
 
 async function secondKey(workspace: TestWorkspace): Promise<string> {
@@ -157,10 +163,12 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
     expect(first.status, first.text).toBe(200);
     expect(first.json).toMatchObject({ status: 'waiting', published_to: [], waiting_until: expect.any(String) });
     expect(Date.parse(first.json.waiting_until) - Date.parse(first.json.approved_at)).toBe(24 * 3_600_000);
+    expect(await listedWaits(workspace)).toEqual([first.json.approval_id]);
     expect(claimedTasks(await claim(workspace.keys.connector))).toEqual([]);
     // The same key again is still one approver: its approval waits anew, superseding its first.
     const again = await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6, confirm: true });
     expect(again.json.status).toBe('waiting');
+    expect(await listedWaits(workspace)).toEqual([again.json.approval_id]);
     expect(claimedTasks(await claim(workspace.keys.connector))).toEqual([]);
     const types = (await workspaceEvents(workspace.workspaceId)).map((event) => event.type);
     expect(types).not.toContain('writeback.pending');
@@ -169,6 +177,7 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
     const second = await approve(other, { sku: 'PUMP', price: 6105.6, confirm: true });
     expect(second.status, second.text).toBe(200);
     expect(second.json).toMatchObject({ approval_id: again.json.approval_id, status: 'published', waiting_until: null });
+    expect(await listedWaits(workspace)).toEqual([]);
     const tasks = claimedTasks(await claim(workspace.keys.connector));
     expect(tasks.map((task) => task.priceCents)).toEqual([610_560]);
 
@@ -211,8 +220,10 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
   it('is superseded by a newer approval of another price, and one within the threshold publishes on its own', async () => {
     const workspace = await seller({ secondApprovalPct: 100 });
     const waiting = await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 6105.6, confirm: true });
+    expect(await listedWaits(workspace)).toEqual([waiting.json.approval_id]);
     const single = await approve(workspace.keys.pwLive, { sku: 'PUMP', price: 620 });
     expect(single.json.status).toBe('published');
+    expect(await listedWaits(workspace)).toEqual([]);
     // The waiting price can no longer be seconded: another key's approval of it waits afresh.
     const late = await approve(await secondKey(workspace), { sku: 'PUMP', price: 6105.6, confirm: true });
     expect(late.json).toMatchObject({ status: 'waiting' });
@@ -246,6 +257,7 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
     expect((await history(workspace.keys.pwLive, 'PUMP')).json.data[0].status).toBe('expired');
     const late = await approve(await secondKey(workspace), { sku: 'PUMP', price: 6105.6, confirm: true });
     expect(late.json.status).toBe('waiting');
+    expect(await listedWaits(workspace)).toEqual([late.json.approval_id]);
     expect(claimedTasks(await claim(workspace.keys.connector))).toEqual([]);
     const states = (await workspaceEvents(workspace.workspaceId))
       .filter((event) => event.type === 'price.second_approval')
@@ -276,6 +288,7 @@ describe('an approval past the second-approval threshold', { timeout: 180_000 },
     expect(stored).toMatchObject({ status: 'expired', endedAt: expect.any(String) });
     // Off the list: no later sweep reads it again.
     expect(stored?.[lookupIndex.partitionKey]).toBeUndefined();
+    expect(await listedWaits(workspace)).toEqual([]);
     const states = async () =>
       (await workspaceEvents(workspace.workspaceId))
         .filter((event) => event.type === 'price.second_approval')

@@ -24,9 +24,9 @@ const WIDTH = 640;
 const HEIGHT = 240;
 // Room on the right for the last label under the axis, which is centred on its point.
 const PAD = { top: 16, right: 40, bottom: 40, left: 88 };
-const INK = '#1f2933';
-const GRID = '#cbd2d9';
-const ACCENT = '#1d4ed8';
+export const INK = '#1f2933';
+export const GRID = '#cbd2d9';
+export const ACCENT = '#1d4ed8';
 
 /** Rounds the scale's top up to 1, 2 or 5 times a power of ten, so gridlines fall on numbers a person reads easily. */
 export function niceCeiling(value: number): number {
@@ -43,7 +43,7 @@ export function chartScale(values: readonly number[]): { min: number; max: numbe
   return { min: lowest < 0 ? -niceCeiling(-lowest) : 0, max };
 }
 
-function round(value: number): number {
+export function round(value: number): number {
   return Math.round(value * 10) / 10;
 }
 
@@ -110,20 +110,6 @@ function xLabels(spec: ChartSpec, xOf: (index: number) => number): Html[] {
         ]
       : [],
   );
-}
-
-/** A line over time (a product's margins by month), with a dot per point so that one point alone still shows. */
-export function lineChart(spec: ChartSpec): Html {
-  const scale = chartScale(spec.points.map((point) => point.value));
-  const plotWidth = WIDTH - PAD.left - PAD.right;
-  const plotHeight = HEIGHT - PAD.top - PAD.bottom;
-  const xOf = (index: number) => PAD.left + (spec.points.length === 1 ? plotWidth / 2 : (index / (spec.points.length - 1)) * plotWidth);
-  const yOf = (value: number) => round(PAD.top + plotHeight - ((value - scale.min) / (scale.max - scale.min)) * plotHeight);
-  const path = spec.points.map((point, index) => `${index === 0 ? 'M' : 'L'}${round(xOf(index))},${yOf(point.value)}`).join(' ');
-  const marks = html`<path d="${path}" fill="none" stroke="${ACCENT}" stroke-width="2"></path>
-    ${spec.points.map((point, index) => html`<circle cx="${round(xOf(index))}" cy="${yOf(point.value)}" r="3.5" fill="${ACCENT}"></circle>`)}
-    ${xLabels(spec, xOf)}`;
-  return frame(spec, marks, scale);
 }
 
 /** Bars per day or per route (the cost page). */

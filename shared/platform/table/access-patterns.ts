@@ -1001,6 +1001,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU + ~4 RRU per connector (50 tasks of ~600 B)',
   },
   {
+    name: "Console landing: the workspace's approvals waiting for a second approver",
+    usedBy: ['console landing'],
+    call: "Query the listing index's list of the workspace's waits, sort key after now, Limit 6 (5 shown, the sixth to say 'or more'), eventually consistent; a waiting approval carries the entry (listingKeys.waitingApproval) from the write that starts its wait until the update that ends it (endWait: seconded, superseded or expired) removes it (the landing page's other reads are those of the list, write-backs, batches, cost and adherence pages, bounded to 5 rows and 5 connectors)",
+    key: 'listingKeys.waitingApprovals(workspaceId)',
+    cost: '0.5 RRU (whole approvals of ~700 B, at most 1 RRU with 6 waiting); the entry costs 1 WRU when a waiting approval is recorded and 1 WRU when its wait ends',
+  },
+  {
     name: 'Console: approve a price',
     usedBy: ['console product'],
     call: 'The approvePrice calls, as a live key makes them, after a GetItem of the workspace',

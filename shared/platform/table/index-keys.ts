@@ -199,7 +199,22 @@ export const listingKeys = {
     [listingIndex.sortKey]: `${createdAt}#${taskId}`,
   }),
   writebacks: (workspaceId: string, connectorId: string) => ({ partitionKey: connectorWritebacksPartition(workspaceId, connectorId) }),
+  /**
+   * A live approval waiting for a second approver, in its workspace's list sorted by the wait's end: what the console's
+   * landing page lists. Written with the sweeper's entry (lookupKeys.waitingApproval) and removed with it.
+   */
+  waitingApproval: (workspaceId: string, waitingUntil: string, approvalId: string) => ({
+    [listingIndex.partitionKey]: waitingApprovalsPartition(workspaceId),
+    [listingIndex.sortKey]: `${waitingUntil}#${approvalId}`,
+  }),
+  waitingApprovals: (workspaceId: string) => ({ partitionKey: waitingApprovalsPartition(workspaceId) }),
+  /** The names of the listing keys, for an update that takes an item off its list. */
+  listingAttributes: [listingIndex.partitionKey, listingIndex.sortKey] as const,
 } as const;
+
+function waitingApprovalsPartition(workspaceId: string): string {
+  return `WS#${workspaceId}#APPROVALWAITS`;
+}
 
 function recommendationRowsPartition(workspaceId: string, ordering: string, category: string | undefined): string {
   return `WS#${workspaceId}#RECROWS#${ordering}${category === undefined ? '' : `#CAT#${category}`}`;

@@ -90,7 +90,7 @@ describe("a product's page", () => {
     expectShown(markup, '<dt>Floor</dt><dd>15.00 USD</dd>');
     expectShown(markup, '<dt>Ceiling</dt><dd>30.00 USD</dd>');
     expectShown(markup, 'role="img"');
-    expectShown(markup, '<td>2026-10</td><td class="number">31.2%</td>');
+    expectShown(markup, '<th scope="row">2026-10</th><td class="number">31.2%</td>');
   });
 
   it('offers a pricing user the approve form, posting to the page with its CSRF token and action', () => {

@@ -8,13 +8,16 @@ import { type MarginPoint, readProductMargins } from '#shared/recommendations/ma
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { findRecommendation } from '#shared/recommendations/repository.ts';
-import type { PricedRecommendation, Recommendation } from '#shared/recommendations/schema.ts';
+import type { PricedRecommendation, Recommendation, RecommendationBasis } from '#shared/recommendations/schema.ts';
+import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
-import { lineChart } from '#edge/console/charts.ts';
+import { timeChart } from '#edge/console/time-chart.ts';
 import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
-import { approvalHistorySection, approvalNotice, confirmationStep, consoleApprover } from '#edge/console/sections/approvals.ts';
+import { approvalNotice, confirmationStep, consoleApprover, readProductApprovals } from '#edge/console/sections/approvals.ts';
+import { basisSection, confidenceText, marginText } from '#edge/console/sections/basis.ts';
+import { impactSection, signedMoney } from '#edge/console/sections/impact.ts';
 
 export interface ProductViewInput {
   readonly sku: string;
@@ -26,21 +29,44 @@ export interface ProductViewInput {
   readonly attempt?: { readonly price: string; readonly error: string };
   /** The approval history section, read beside the page. */
   readonly approvals?: Html;
+  /** The newest approval of the SKU: when it is over this recommendation, the form holds its price. */
+  readonly newestApproval?: ApprovalHistoryEntry;
+}
+
+/** The approval the form starts from: the newest, when it approved this very recommendation and still stands. */
+function standingApproval(input: ProductViewInput, recommendation: PricedRecommendation): ApprovalHistoryEntry | undefined {
+  const newest = input.newestApproval;
+  if (!newest || newest.recommendation.pricing_decision_id !== recommendation.pricingDecisionId) return undefined;
+  return newest.status === 'published' || newest.status === 'waiting' ? newest : undefined;
 }
 
 function approveForm(input: ProductViewInput, recommendation: PricedRecommendation): Html {
   if (!input.canApprove) {
     return html`<p>Approving a price needs the <strong>pricing</strong> role.</p>`;
   }
+  const { currency } = recommendation;
+  const digits = minorUnitDigits(currency);
+  const approved = standingApproval(input, recommendation);
+  // After an approval the form holds the approved price, so that submitting it again cannot put the recommended one over it.
   const price =
     input.attempt?.price ??
-    toDecimalAmount(recommendation.recommendedPriceCents, recommendation.currency).toFixed(minorUnitDigits(recommendation.currency));
+    (approved ? approved.price.toFixed(digits) : toDecimalAmount(recommendation.recommendedPriceCents, currency).toFixed(digits));
   const error = input.attempt?.error;
+  const standing = approved
+    ? html`<p class="approved-price" id="approve-standing">
+        Approved:
+        <strong>${approved.price.toFixed(digits)} ${currency}</strong
+        >${approved.status === 'waiting' ? ', waiting for a second approver' : ''} (recommended
+        ${money(recommendation.recommendedPriceCents, currency)}).
+      </p>`
+    : '';
+  const describedBy = `${error ? 'approve-error ' : ''}${approved ? 'approve-standing ' : ''}approve-hint`;
   return html`<form class="approve" method="post" action="${productPath(input.sku)}">
     <input type="hidden" name="_csrf" value="${input.csrfToken}" />
     <input type="hidden" name="_action" value="approve" />
+    ${standing}
     <div class="field">
-      <label for="approve-price">Price to approve (${recommendation.currency})</label>
+      <label for="approve-price">Price to approve (${currency})</label>
       <input
         id="approve-price"
         name="price"
@@ -48,7 +74,7 @@ function approveForm(input: ProductViewInput, recommendation: PricedRecommendati
         inputmode="decimal"
         required
         value="${price}"
-        ${error ? html` aria-invalid="true" aria-describedby="approve-error approve-hint" autofocus` : html` aria-describedby="approve-hint"`}
+        ${error ? html` aria-invalid="true" aria-describedby="${describedBy}" autofocus` : html` aria-describedby="${describedBy}"`}
       />
       ${error ? html`<p class="error field-error" role="alert" id="approve-error">${error}</p>` : ''}
       <p class="hint" id="approve-hint">
@@ -59,18 +85,37 @@ function approveForm(input: ProductViewInput, recommendation: PricedRecommendati
   </form>`;
 }
 
-function marginsChart(sku: string, margins: readonly MarginPoint[]): Html {
+/** The realised margins on a true time axis, with the base band and the target drawn when the basis is stored. */
+function marginsChart(sku: string, margins: readonly MarginPoint[], basis?: RecommendationBasis): Html {
   if (margins.length === 0) return html`<p>No orders of this product yet: its realised margins appear once orders are synced.</p>`;
-  return lineChart({
+  const pct = (margin: number) => Math.round(margin * 1000) / 10;
+  const guides = basis
+    ? {
+        target: { value: pct(basis.band.target), label: `Target ${marginText(basis.band.target)}` },
+        band: {
+          low: pct(basis.band.floor),
+          high: pct(basis.band.stretch),
+          label: `Band p20–p90, ${marginText(basis.band.floor)} to ${marginText(basis.band.stretch)}`,
+        },
+      }
+    : {};
+  const first = margins[0]?.month;
+  const last = margins[margins.length - 1]?.month;
+  const against = basis
+    ? ` Against a target of ${marginText(basis.band.target)} and a band of ${marginText(basis.band.floor)} to ${marginText(basis.band.stretch)}.`
+    : '';
+  return timeChart({
     id: 'margins-chart',
     title: `Realised margin of ${sku} by month`,
-    description: `Margin of the orders of ${sku} in each UTC month, from ${margins[0]?.month} to ${margins[margins.length - 1]?.month}, ${margins
-      .map((point) => `${point.month}: ${point.marginPct.toFixed(2)}%`)
-      .join('; ')}.`,
+    description: `Margin of the orders of ${sku} in each UTC month with orders, from ${first} to ${last}: ${margins
+      .map((point) => `${point.month}: ${point.marginPct.toFixed(1)}%`)
+      .join('; ')}.${against}`,
     points: margins.map((point) => ({ label: point.month, value: point.marginPct })),
     format: (value) => `${value.toFixed(1)}%`,
     labelHeading: 'Month',
     valueHeading: 'Realised margin',
+    detail: { heading: 'Order lines', values: margins.map((point) => String(point.lines)) },
+    ...guides,
   });
 }
 
@@ -111,6 +156,48 @@ function guardrails(recommendation: PricedRecommendation): Html {
     <p class="hint">The floor is the largest of the floor price, MAP and the minimum-margin price.</p>`;
 }
 
+/** The expected change in margin per quote, as the summary states it. */
+function impactSummary(recommendation: PricedRecommendation): string {
+  const { impact } = recommendation;
+  if (!impact) return 'not estimated yet';
+  if (impact.status === 'too_thin') return 'too thin to say';
+  return `${signedMoney(impact.expectedMarginChangeCents, recommendation.currency)} margin per quote`;
+}
+
+function pricedBody(input: ProductViewInput, recommendation: PricedRecommendation, heading: Html): Html {
+  const { currency, basis } = recommendation;
+  const withMargin = (cents: number, margin: number | null | undefined) =>
+    basis ? html`${money(cents, currency)} <span class="subtitle">(margin ${marginText(margin)})</span>` : money(cents, currency);
+  return html`${heading}
+    <div class="product-facts">
+      ${facts('The recommendation', [
+        ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
+        ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
+        ['Recommended price', withMargin(recommendation.recommendedPriceCents, basis?.margin)],
+        ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
+        ['Expected impact', impactSummary(recommendation)],
+        ['Confidence', confidenceText(recommendation)],
+        ['Category', recommendation.category ?? '—'],
+        ['Updated', moment(recommendation.updatedAt)],
+      ])}
+    </div>
+    <h2>Why this price</h2>
+    <p class="rationale">${recommendation.rationale}</p>
+    <div class="product-facts">${basisSection(recommendation)}</div>
+    <h3>Drivers</h3>
+    ${driversTable(recommendation)}
+    <h3>Guardrails</h3>
+    ${guardrails(recommendation)}
+    <h2>Expected impact</h2>
+    ${impactSection(recommendation.impact, currency)}
+    <h2>Realised margins</h2>
+    ${marginsChart(input.sku, input.margins, basis)}
+    <h2>Approve a price</h2>
+    ${approveForm(input, recommendation)}
+    <h2>Approval history</h2>
+    ${input.approvals ?? ''}`;
+}
+
 /** A product's page: pure, so that what it shows and when it offers the form is unit-tested. */
 export function productView(input: ProductViewInput): PageView {
   const { recommendation, sku } = input;
@@ -136,29 +223,7 @@ export function productView(input: ProductViewInput): PageView {
         ${marginsChart(sku, input.margins)}`,
     };
   }
-  const { currency } = recommendation;
-  const body = html`${heading}
-    ${facts('The recommendation', [
-      ['Current price', money(recommendation.currentPriceCents, currency)],
-      ['Recommended price', money(recommendation.recommendedPriceCents, currency)],
-      ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
-      ['Confidence', recommendation.confidence],
-      ['Category', recommendation.category ?? '—'],
-      ['Updated', moment(recommendation.updatedAt)],
-    ])}
-    <h2>Rationale</h2>
-    <p class="rationale">${recommendation.rationale}</p>
-    <h2>Drivers</h2>
-    ${driversTable(recommendation)}
-    <h2>Guardrails</h2>
-    ${guardrails(recommendation)}
-    <h2>Realised margins</h2>
-    ${marginsChart(sku, input.margins)}
-    <h2>Approve a price</h2>
-    ${approveForm(input, recommendation)}
-    <h2>Approval history</h2>
-    ${input.approvals ?? ''}`;
-  return { title: `${recommendation.sku} · Recommendation`, body };
+  return { title: `${recommendation.sku} · Recommendation`, body: pricedBody(input, recommendation, heading) };
 }
 
 async function workspaceOf(ctx: ConsoleContext) {
@@ -173,12 +238,13 @@ async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['atte
   // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
   const recommendation = v.is(IdentifierSchema, sku) ? await findRecommendation(workspace, sku, ctx.nowMs) : undefined;
   const margins = recommendation ? await readProductMargins(workspace.workspaceId, sku) : [];
-  const approvals = recommendation ? await approvalHistorySection(workspace.workspaceId, sku, ctx.nowMs) : undefined;
+  const approvals = recommendation ? await readProductApprovals(workspace.workspaceId, sku, ctx.nowMs) : undefined;
   return productView({
     sku,
     recommendation,
     margins,
-    ...(approvals ? { approvals } : {}),
+    ...(approvals ? { approvals: approvals.section } : {}),
+    ...(approvals?.newest ? { newestApproval: approvals.newest } : {}),
     canApprove: ctx.user.roles.includes('pricing'),
     csrfToken: ctx.csrfToken,
     ...(attempt ? { attempt } : {}),

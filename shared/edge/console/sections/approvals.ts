@@ -86,8 +86,14 @@ function amountText(amount: number, currency: string): string {
   return money(fromDecimalAmount(amount, currency) ?? 0, currency);
 }
 
+/** The history section as shown, and the newest approval: the page's form starts from what was last approved. */
+export interface ProductApprovals {
+  readonly section: Html;
+  readonly newest?: ApprovalHistoryEntry;
+}
+
 /** The product page's history section: the newest approvals, with each connector's task as it stands. */
-export async function approvalHistorySection(workspaceId: string, sku: string, nowMs: number): Promise<Html> {
+export async function readProductApprovals(workspaceId: string, sku: string, nowMs: number): Promise<ProductApprovals> {
   try {
     const page = await readApprovalHistory(workspaceId, sku, { limit: PAGE_APPROVALS });
     const view = approvalHistoryView(page, nowMs);
@@ -95,12 +101,17 @@ export async function approvalHistorySection(workspaceId: string, sku: string, n
       view.next === null
         ? ''
         : html`<p class="hint">Older approvals: GET /v1/prices/${sku}/approvals, or the admin CLI's approval history.</p>`;
-    return html`${approvalHistoryTable(view.data, sku)}${more}`;
+    const newest = view.data[0];
+    return { section: html`${approvalHistoryTable(view.data, sku)}${more}`, ...(newest ? { newest } : {}) };
   } catch (error) {
     // A product the workspace does not know has no history to show; the page says so above.
-    if (error instanceof ApiError && error.code === 'not_found') return html``;
+    if (error instanceof ApiError && error.code === 'not_found') return { section: html`` };
     throw error;
   }
+}
+
+export async function approvalHistorySection(workspaceId: string, sku: string, nowMs: number): Promise<Html> {
+  return (await readProductApprovals(workspaceId, sku, nowMs)).section;
 }
 
 /** What the page says after an approval: the tasks it published, or that it waits for a second approver. */
