@@ -113,6 +113,11 @@ describe('the write-backs page', () => {
     expect(markup).not.toContain('<img');
   });
 
+  it("links each task's SKU to its product page, where its approvals and price are", () => {
+    const markup = writebacksView([{ connector, tasks: [task({ productSku: 'CLIP 2/A' })] }], nowMs).body.text;
+    expectShown(markup, '<td><a href="/console/recommendations/CLIP%202%2FA">CLIP 2/A</a></td>');
+  });
+
   it('says when a connector takes no write-backs', () => {
     const markup = writebacksView([{ connector: { ...connector, receivesWritebacks: false }, tasks: [] }], nowMs).body.text;
     expectShown(markup, 'does not receive write-backs');

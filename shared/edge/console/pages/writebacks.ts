@@ -6,6 +6,7 @@ import type { Task } from '#shared/writebacks/schema.ts';
 import { moment, money } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
+import { productPath } from './recommendation-paths.ts';
 
 export interface ConnectorTasks {
   readonly connector: Pick<Connector, 'connectorId' | 'name' | 'receivesWritebacks'>;
@@ -55,7 +56,7 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
                     const status = shownStatus(task, nowMs);
                     return html`<tr data-task-id="${task.taskId}">
                       <th scope="row"><code>${task.taskId}</code></th>
-                      <td>${task.productSku}</td>
+                      <td><a href="${productPath(task.productSku)}">${task.productSku}</a></td>
                       <td class="number">${money(task.priceCents, task.currency)}</td>
                       <td><span class="status status-${status.replace(' ', '-')}">${status}</span></td>
                       <td>${moment(task.createdAt, { nowMs })}</td>
