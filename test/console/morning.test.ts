@@ -7,12 +7,12 @@ import { homePage } from '#edge/console/pages/home.ts';
 import { productPage } from '#edge/console/pages/recommendations.ts';
 import type { ConsolePage } from '#edge/console/page.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
-import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
-import { daysAgo, drain, pricingHistory } from '#test/integration/prices-support.ts';
+import { drain, pricingHistory } from '#test/integration/prices-support.ts';
 import { newWorkspace, type TestWorkspace } from '#test/integration/support.ts';
 import { ack, approve, claim, claimedTasks } from '#test/integration/writebacks-support.ts';
 import { join } from 'node:path';
+import { boltQuotes, GAP, gapOrders, words } from './morning-support.ts';
 import {
   consoleUrl,
   launchChromium,
@@ -26,42 +26,6 @@ import {
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
-
-/** Sold in two months about six months apart, and nothing between: the chart must show the gap. */
-const GAP: ProductRecord = { sku: 'GAP-1', name: 'Seasonal clamp', category: 'Fasteners', costCents: 1000, currentPriceCents: 1500 };
-
-function gapOrders(): OrderRecord[] {
-  return [5, 6, 185, 186].map((days, i) => ({
-    externalId: `O-GAP-${i}`,
-    customerExternalId: `C-${i}`,
-    currency: 'USD',
-    soldAt: daysAgo(days),
-    lines: [{ productSku: 'GAP-1', quantity: 4, costCents: 1000, soldPriceCents: days < 100 ? 1450 : 1380 }],
-  }));
-}
-
-/** Quotes of BOLT won at low prices and lost at high ones, so that its win model has a slope to say something with. */
-function boltQuotes(): QuoteRecord[] {
-  return Array.from({ length: 400 }, (_, i) => {
-    const markup = 1.2 + (i % 10) * 0.05;
-    // Nine in ten won at the lowest price, one in ten at the highest, falling evenly between.
-    const won = (Math.floor(i / 10) * 7) % 10 < 9 - (i % 10) * 0.9;
-    return {
-      externalId: `Q-BOLT-${i}`,
-      customerExternalId: `C-${i % 20}`,
-      outcome: won ? 'won' : 'lost',
-      currency: 'USD',
-      createdAt: daysAgo(3 + (i % 90)),
-      decidedAt: daysAgo(2 + (i % 90)),
-      lines: [{ productSku: 'BOLT', quantity: 12, costCents: 1000, quotedPriceCents: Math.round(1000 * markup), pricingDecisionId: null }],
-    };
-  });
-}
-
-/** Text as a person reads it: runs of whitespace as one space. */
-function words(text: string | null): string {
-  return (text ?? '').replace(/\s+/g, ' ').trim();
-}
 
 let browser: Browser;
 let workspace: TestWorkspace;
@@ -130,8 +94,8 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     expect(await page.getByRole('region', { name: 'Adherence to the guidance' }).textContent()).toMatch(
       /quote lines|No closed quote lines/,
     );
-    const impact = page.getByRole('link', { name: 'All recommendations by expected impact' });
-    expect(await impact.getAttribute('href')).toBe('/console/recommendations?sort=impact-desc');
+    const impact = page.getByRole('link', { name: 'Everything not yet approved, by expected impact' });
+    expect(await impact.getAttribute('href')).toBe('/console/recommendations?sort=impact-desc&state=unreviewed');
     const paths = await atBothWidths('morning-landing');
     expect(paths).toHaveLength(2);
   });

@@ -1,6 +1,7 @@
 // The console's landing page, a morning's work: what waits for a person and what went wrong, then the figures, each linked to the page that acts on it.
 import { readAdherenceReport } from '#shared/adherence/repository.ts';
 import { reportPeriod } from '#shared/adherence/report.ts';
+import { readSkuApprovals } from '#shared/approvals/sku-states.ts';
 import { readWaitingApprovals } from '#shared/approvals/waiting.ts';
 import { recentBatches } from '#shared/batches/listing.ts';
 import { listConnectors } from '#shared/connectors/repository.ts';
@@ -86,11 +87,20 @@ export async function readMorningWork(ctx: ConsoleContext): Promise<MorningWork>
   const { workspaceId } = ctx.user;
   const now = new Date(ctx.nowMs);
   const connectors = await listConnectors(workspaceId);
-  // The list page's own read of its first page, sorted by expected impact, cut to a panel's rows.
+  // The list page's own read of its first page, sorted by expected impact and filtered to what nobody has approved
+  // yet, cut to a panel's rows: an approved SKU is done work, whatever its change is still worth on paper.
   const impactQuery = readCatalogueQuery(new URLSearchParams({ sort: 'impact-desc' }));
+  const unreviewed = async <Row extends { readonly sku: string }>(rows: Row[]) => {
+    const states = await readSkuApprovals(
+      workspaceId,
+      rows.map((row) => row.sku),
+      ctx.nowMs,
+    );
+    return rows.filter((row) => (states.get(row.sku)?.state ?? 'unreviewed') === 'unreviewed');
+  };
   const [waiting, impactPage, failed, batches, cost, adherence] = await Promise.all([
     readWaitingApprovals(workspaceId, ctx.nowMs, PANEL_ROWS),
-    readCataloguePage(workspaceId, impactQuery, PANEL_ROWS),
+    readCataloguePage(workspaceId, impactQuery, PANEL_ROWS, unreviewed),
     readFailed(workspaceId, connectors),
     readBatches(workspaceId, connectors, now),
     readMonthCost(workspaceId, ctx.nowMs),

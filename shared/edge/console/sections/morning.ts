@@ -55,7 +55,7 @@ export interface MorningWork {
   readonly adherence: AdherenceSummary;
 }
 
-export const IMPACT_PATH = `${LIST_PATH}?sort=impact-desc`;
+export const IMPACT_PATH = `${LIST_PATH}?sort=impact-desc&state=unreviewed`;
 export const WAITING_PATH = `${LIST_PATH}?state=waiting`;
 
 function panel(id: string, heading: string, headline: Html | string, body: Html | string, link: Html): Html {
@@ -112,7 +112,7 @@ function impactPanel(work: MorningWork): Html {
   const headline =
     rows.length === 0
       ? 'No recommendation has an expected impact yet: it is estimated with each recommendation as prices are recomputed.'
-      : 'Recommendations worth the most expected margin per quote:';
+      : 'Not yet approved, worth the most expected margin per quote:';
   const body =
     rows.length === 0
       ? ''
@@ -135,7 +135,7 @@ function impactPanel(work: MorningWork): Html {
     'Largest expected impact',
     headline,
     body,
-    html`<a href="${IMPACT_PATH}">All recommendations by expected impact</a>`,
+    html`<a href="${IMPACT_PATH}">Everything not yet approved, by expected impact</a>`,
   );
 }
 
