@@ -1,13 +1,11 @@
-// GET and POST /console/recommendations and GET and POST /console/recommendations/{sku}: the recommendations with their bulk approval, a product's page and its approval form.
+// GET and POST /console/recommendations: the recommendations, filtered, sorted and paged, and their bulk approval.
 import { consoleRoutesHandler } from '#edge/console/endpoint.ts';
 import { servePages } from '#edge/console/router.ts';
-import { pricingPages } from '#edge/console/sections/pricing.ts';
+import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts';
 
-const serve = servePages(pricingPages);
+const serve = servePages([recommendationsPage]);
 
 export const handler = consoleRoutesHandler({
   consoleRecommendations: serve,
   consoleBulkApprove: serve,
-  consoleProduct: serve,
-  consoleApprove: serve,
 });

@@ -5,7 +5,6 @@ import { getConnector } from '#shared/connectors/repository.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId, randomBase62 } from '#platform/ids.ts';
 import { getItem, putItem, scanPage, updateItem } from '#platform/table/commands.ts';
-import { consoleKeys } from '#platform/table/console-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { queryAll, queryLookup } from '#platform/table/query.ts';
@@ -76,14 +75,14 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
   // The key and its entry in the workspace's listing, together: the listing never shows a key that does not work.
   await putWorkspaceItems(grant.workspaceId, [
     { ...keys.apiKey(hashApiKey(key)), ...lookupKeys.apiKeyById(record.keyId), type: 'apiKey', ...record },
-    { ...consoleKeys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+    { ...keys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
   ]);
   return { keyId: record.keyId, key, record };
 }
 
 /** A workspace's keys, newest first, as its listing items hold them (the grant and dates, never a hash). */
 export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> {
-  const { PK, SKPrefix } = consoleKeys.apiKeyListingPrefix(workspaceId);
+  const { PK, SKPrefix } = keys.apiKeyListingPrefix(workspaceId);
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': PK, ':prefix': SKPrefix },
@@ -93,7 +92,7 @@ export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> 
 
 /** One key of the workspace by its id, from its listing item: another workspace's key is not found. */
 export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
-  const Item = await getItem({ Key: consoleKeys.apiKeyListing(workspaceId, keyId), ConsistentRead: true });
+  const Item = await getItem({ Key: keys.apiKeyListing(workspaceId, keyId), ConsistentRead: true });
   return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
 }
 
@@ -125,7 +124,7 @@ const ROTATION_CLAIM_MS = 60_000;
  */
 async function claimRotation(workspaceId: string, keyId: string, now: Date): Promise<void> {
   const claimed = await updateItem({
-    Key: consoleKeys.apiKeyListing(workspaceId, keyId),
+    Key: keys.apiKeyListing(workspaceId, keyId),
     UpdateExpression: 'SET rotationClaimedAt = :now',
     ConditionExpression:
       'attribute_exists(PK) AND attribute_not_exists(revokeAt) AND attribute_not_exists(revokedAt) AND ' +
@@ -171,7 +170,7 @@ async function scheduleRevocation(workspaceId: string, keyId: string, at: Date):
   if (!found) throw new ApiError('not_found', `key ${keyId} does not exist`);
   const revokeAt = at.toISOString();
   // Refused where the item is gone or an earlier time is set: either way there is nothing to change.
-  for (const Key of [{ PK: found.PK, SK: found.SK }, consoleKeys.apiKeyListing(workspaceId, keyId)]) {
+  for (const Key of [{ PK: found.PK, SK: found.SK }, keys.apiKeyListing(workspaceId, keyId)]) {
     await updateItem({
       Key,
       UpdateExpression: 'SET revokeAt = :at',
@@ -205,7 +204,7 @@ export async function revokeApiKey(keyId: string, now = new Date()): Promise<{ k
   // Refused where there is no listing item.
   if (typeof Attributes?.workspaceId === 'string') {
     await updateItem({
-      Key: consoleKeys.apiKeyListing(Attributes.workspaceId, keyId),
+      Key: keys.apiKeyListing(Attributes.workspaceId, keyId),
       UpdateExpression: 'SET revokedAt = if_not_exists(revokedAt, :at)',
       ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeValues: { ':at': at },
@@ -234,7 +233,7 @@ export async function backfillApiKeyListings(): Promise<{ keys: number; written:
       const record = v.parse(ApiKeyRecordSchema, item);
       seen += 1;
       const listed = await putItem({
-        Item: { ...consoleKeys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+        Item: { ...keys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
         ConditionExpression: 'attribute_not_exists(PK)',
       });
       if (!listed.refused) written += 1;

@@ -1,8 +1,8 @@
 // When a key was last used: kept on its listing item to within a few minutes, at most one write per key in that time.
+import { keys } from '#platform/table/keys.ts';
 import { BoundedMap } from '#platform/caches.ts';
 import { logger } from '#platform/observability.ts';
 import { updateItem } from '#platform/table/commands.ts';
-import { consoleKeys } from '#platform/table/console-keys.ts';
 
 /**
  * How fresh a key's last-used time is kept. A key serving a thousand requests a second would otherwise cost a write
@@ -45,7 +45,7 @@ export class KeyUseThrottle {
  */
 export async function writeLastUse(workspaceId: string, keyId: string, nowMs: number): Promise<'written' | 'refused'> {
   const updated = await updateItem({
-    Key: consoleKeys.apiKeyListing(workspaceId, keyId),
+    Key: keys.apiKeyListing(workspaceId, keyId),
     UpdateExpression: 'SET lastUsedAt = :now',
     ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt <= :stale)',
     ExpressionAttributeValues: {

@@ -1,5 +1,4 @@
 // One webhook attempt: sign, send, classify the answer, and schedule the retry or park the delivery.
-import { environmentNames, positiveNumber } from '#platform/config.ts';
 import { logger } from '#platform/observability.ts';
 import { readDelivery, recordAttempt } from './attempt-log.ts';
 import { claimProbe, gate, recordBreaker } from './breaker.ts';
@@ -12,35 +11,10 @@ import { readEvent } from './outbox.ts';
 import { type AttemptMessage, MAX_DELAY_SECONDS, sendWebhookMessages } from './queue.ts';
 import { signingSecrets } from './secrets.ts';
 import { deliveryTimeoutMs, type PostOutcome, postToTarget, signedHeaders } from './transport.ts';
+import { retrySchedule } from './retry-schedule.ts';
 import { assertDeliverableUrl, loopbackHttpAllowed, type ResolvedTarget, UnsafeWebhookUrl } from './url-guard.ts';
 
 const SECOND = 1_000;
-const MINUTE = 60 * SECOND;
-const HOUR = 60 * MINUTE;
-
-/**
- * The waits between attempts: the first attempt goes at once, and each failure waits the next entry. Twelve attempts
- * over 71 h 35 min, about three days; after the last failure the delivery is parked and the endpoint marked failing.
- */
-export const RETRY_SCHEDULE_MS: readonly number[] = [
-  5 * SECOND,
-  5 * MINUTE,
-  30 * MINUTE,
-  2 * HOUR,
-  5 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-  10 * HOUR,
-  12 * HOUR,
-  12 * HOUR,
-];
-
-/** The schedule as this process runs it: local mode and tests may scale it down (WEBHOOK_RETRY_SCALE). */
-export function retrySchedule(): number[] {
-  const scale = positiveNumber(process.env[environmentNames.webhookRetryScale]) ?? 1;
-  return RETRY_SCHEDULE_MS.map((wait) => Math.round(wait * scale));
-}
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'parked' | 'waiting' | 'deferred' | 'duplicate' | 'dropped';
 

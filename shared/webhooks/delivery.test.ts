@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { environmentNames } from '#platform/config.ts';
 import { DELIVERY_TIMEOUT_MS, deliveryTimeoutMs, postToTarget, signedHeaders } from './transport.ts';
-import { RETRY_SCHEDULE_MS, retrySchedule } from './attempt.ts';
+import { RETRY_SCHEDULE_MS, retrySchedule } from './retry-schedule.ts';
 import { eventTypes, newEvent } from './events.ts';
 
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@
 import { ApiError } from '#platform/errors.ts';
 import { putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { RETRY_SCHEDULE_MS } from './attempt.ts';
+import { RETRY_SCHEDULE_MS } from './retry-schedule.ts';
 import { requireEndpoint } from './endpoints.ts';
 import { newEvent, TEST_EVENT_TYPE, type WebhookEvent } from './events.ts';
 import { EVENT_RETENTION_DAYS } from './outbox.ts';

@@ -1,4 +1,5 @@
 // The admin CLI run as an operator runs it, against the local stack and, with --aws, a named table.
+import { keys } from '#platform/table/keys.ts';
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
@@ -8,7 +9,6 @@ import { listApiKeys } from '#shared/api-keys/repository.ts';
 import { listConsoleUsers } from '#edge/console/users.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
-import { consoleKeys } from '#platform/table/console-keys.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
 
@@ -336,7 +336,7 @@ describe('the admin CLI’s console users', () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
     const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live');
     // As a key issued before listings existed: its listing item is not there.
-    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: consoleKeys.apiKeyListing(workspaceId, keyId) }));
+    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKeyListing(workspaceId, keyId) }));
     expect(await listApiKeys(workspaceId)).toEqual([]);
     const first = await adminJson('key', 'backfill-listings');
     expect(first.written).toBeGreaterThanOrEqual(1);

@@ -11,7 +11,7 @@ import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { listAttempts, listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { redeliver } from '#shared/webhooks/delivery.ts';
-import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
+import { RETRY_SCHEDULE_MS } from '#shared/webhooks/retry-schedule.ts';
 import { createEndpoint, getEndpoint } from '#shared/webhooks/endpoints.ts';
 import { subscribableEventTypes } from '#shared/webhooks/endpoint-schema.ts';
 import { sendTestEvent } from '#shared/webhooks/test-event.ts';

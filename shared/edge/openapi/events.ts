@@ -1,6 +1,6 @@
 // The documents' webhooks: the events the service POSTs to registered endpoints, their signature headers and the rules of delivery.
 import { BODY_GRACE_MS, DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
-import { RETRY_SCHEDULE_MS } from '#shared/webhooks/attempt.ts';
+import { RETRY_SCHEDULE_MS } from '#shared/webhooks/retry-schedule.ts';
 import { eventCatalogue, eventTypes, TEST_EVENT_TYPE } from '#shared/webhooks/events.ts';
 import { eventComponentName, ref } from './components.ts';
 import { code } from './keys.ts';

@@ -74,7 +74,7 @@ export const consoleRoutes = [
     access: { table: 'readWrite' },
     files: consoleFiles,
   },
-  // The console's pages are served by three functions, each bundling only its own pages: one function for all of them
+  // The console's pages are served by four functions, each bundling only its own pages: one function for all of them
   // would pass the bundle-size target. The API Gateway route most specific to a path wins, as local mode's order does.
   {
     id: 'consoleRecommendations',
@@ -92,7 +92,7 @@ export const consoleRoutes = [
     id: 'consoleProduct',
     method: 'GET',
     path: '/console/recommendations/{sku}',
-    entry: 'functions/console/console-pricing.ts',
+    entry: 'functions/console/console-product.ts',
     surface: 'console',
     auth: 'session',
     memoryMb: 512,
@@ -104,7 +104,7 @@ export const consoleRoutes = [
     id: 'consoleApprove',
     method: 'POST',
     path: '/console/recommendations/{sku}',
-    entry: 'functions/console/console-pricing.ts',
+    entry: 'functions/console/console-product.ts',
     surface: 'console',
     auth: 'session',
     memoryMb: 512,

@@ -3,15 +3,9 @@ import { keyDigest, type PrimaryKey } from './key-parts.ts';
 
 /**
  * The items of the console and the listings it reads, apart from `keys` so that the API's functions, which import
- * `keys` whole, do not carry them: a workspace's API key listings, console users, sessions and sign-in counters.
+ * `keys` whole, do not carry them: console users, sessions and sign-in counters.
  */
 export const consoleKeys = {
-  /**
-   * A workspace's API key as its listing shows it (grant, dates, no hash of the key): one item per key in the
-   * workspace's partition, written with the key itself, so that listing a workspace's keys is one Query.
-   */
-  apiKeyListing: (workspaceId: string, keyId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: `${API_KEY_LISTING_PREFIX}${keyId}` }),
-  apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
   /**
    * A console user's credentials, keyed by the email (lowercased) they sign in with: emails are unique across
    * workspaces, and sign-in is one GetItem. Each user is its own partition, as API keys are.
@@ -35,5 +29,4 @@ export const consoleKeys = {
   }),
 } as const;
 
-const API_KEY_LISTING_PREFIX = 'APIKEY#';
 const CONSOLE_USER_LISTING_PREFIX = 'CONSOLEUSER#';

@@ -12,6 +12,13 @@ export const keys = {
    * stored. Each key is its own partition: authentication spreads evenly.
    */
   apiKey: (keyHash: string): PrimaryKey => ({ PK: `APIKEY#${keyHash}`, SK: 'APIKEY' }),
+  /**
+   * A workspace's API key as its listing shows it (grant, dates, no hash of the key): one item per key in the
+   * workspace's partition, written with the key itself, so that listing a workspace's keys is one Query. Kept here,
+   * not with the console's keys, because an API request writes the key's last use on it.
+   */
+  apiKeyListing: (workspaceId: string, keyId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: `${API_KEY_LISTING_PREFIX}${keyId}` }),
+  apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
   /** The workspace id is part of the partition key, so another workspace's batch id can never be found. */
   batch: (workspaceId: string, batchId: string): PrimaryKey => ({ PK: batchPartition(workspaceId, batchId), SK: 'BATCH' }),
   /**
@@ -233,6 +240,7 @@ export const keys = {
   }),
 } as const;
 
+const API_KEY_LISTING_PREFIX = 'APIKEY#';
 const COST_DAY_PREFIX = 'DAY#';
 
 function costPartition(workspaceId: string): string {

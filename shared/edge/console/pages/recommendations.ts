@@ -3,7 +3,7 @@ import { approvePrice } from '#shared/approvals/approve.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
-import { LIST_PATH, productPath } from './recommendation-list.ts';
+import { LIST_PATH, productPath } from './recommendation-paths.ts';
 import { type MarginPoint, readProductMargins } from '#shared/recommendations/margins.ts';
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
