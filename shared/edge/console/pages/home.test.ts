@@ -107,7 +107,10 @@ describe('the landing page', () => {
     expectShown(markup, '19.99 USD → 21.50 USD, +7.55%');
     // A row without an estimate is no impact to rank.
     expect(markup).not.toContain('/console/recommendations/OLD');
-    expectShown(markup, '<a href="/console/recommendations?sort=impact-desc&amp;state=unreviewed">Everything not yet approved, by expected impact</a>');
+    expectShown(
+      markup,
+      '<a href="/console/recommendations?sort=impact-desc&amp;state=unreviewed">Everything not yet approved, by expected impact</a>',
+    );
   });
 
   it('says when no recommendation has an impact yet', () => {
