@@ -1,7 +1,8 @@
 // Finding a key for an operator: by its id, by its plaintext (hashed, never stored), or by its last four characters.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
-import { getItem, scanPage } from '#platform/table/commands.ts';
+import { getItems } from '#platform/table/bulk.ts';
+import { getItem } from '#platform/table/commands.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { queryLookup } from '#platform/table/query.ts';
 import { findApiKey, getWorkspaceApiKey, hashApiKey, listApiKeys } from './repository.ts';
@@ -30,26 +31,20 @@ export async function findApiKeyByPlaintext(plaintext: string): Promise<ApiKeyRe
 }
 
 /**
- * The keys ending in these four characters: in one workspace, one Query of its listing; across every workspace, a
- * Scan of the whole table (an operator's search, paid on the table's size). Keys issued before last fours were kept
- * are never found this way.
+ * The keys ending in these four characters: in one workspace, one Query of its listing; across every workspace, one
+ * Query of the lookup index's entry for them and a BatchGetItem of the listings it names. Keys issued before last fours
+ * were kept are never found this way.
  */
 export async function findApiKeysByLastFour(lastFour: string, workspaceId?: string): Promise<ApiKeyRecord[]> {
   if (!v.is(LastFourSchema, lastFour)) {
     throw new ApiError('invalid_request', 'Give the last four characters of a key: letters and digits.', { param: 'lastFour' });
   }
   if (workspaceId !== undefined) return (await listApiKeys(workspaceId)).filter((key) => key.lastFour === lastFour);
-  const found: ApiKeyRecord[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await scanPage({
-      FilterExpression: '#type = :listing AND lastFour = :lastFour',
-      ExpressionAttributeNames: { '#type': 'type' },
-      ExpressionAttributeValues: { ':listing': 'apiKeyListing', ':lastFour': lastFour },
-      ExclusiveStartKey,
-    });
-    found.push(...(page.Items ?? []).map((item) => v.parse(ApiKeyRecordSchema, item)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const entries = await queryLookup(lookupKeys.apiKeysWithLastFour(lastFour));
+  const items = await getItems(
+    entries.map((entry) => ({ PK: String(entry.PK), SK: String(entry.SK) })),
+    { consistent: false },
+  );
+  const found = items.map((item) => v.parse(ApiKeyRecordSchema, item));
   return found.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
 }

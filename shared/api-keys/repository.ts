@@ -75,9 +75,14 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
   // The key and its entry in the workspace's listing, together: the listing never shows a key that does not work.
   await putWorkspaceItems(grant.workspaceId, [
     { ...keys.apiKey(hashApiKey(key)), ...lookupKeys.apiKeyById(record.keyId), type: 'apiKey', ...record },
-    { ...keys.apiKeyListing(grant.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+    { ...keys.apiKeyListing(grant.workspaceId, record.keyId), ...listingLookup(record), type: 'apiKeyListing', ...record },
   ]);
   return { keyId: record.keyId, key, record };
+}
+
+/** The listing item's entry by last four, for keys that keep one. */
+function listingLookup(record: ApiKeyRecord) {
+  return record.lastFour === undefined ? {} : lookupKeys.apiKeyByLastFour(record.lastFour, record.workspaceId, record.keyId);
 }
 
 /** A workspace's keys, newest first, as its listing items hold them (the grant and dates, never a hash). */
@@ -233,7 +238,7 @@ export async function backfillApiKeyListings(): Promise<{ keys: number; written:
       const record = v.parse(ApiKeyRecordSchema, item);
       seen += 1;
       const listed = await putItem({
-        Item: { ...keys.apiKeyListing(record.workspaceId, record.keyId), type: 'apiKeyListing', ...record },
+        Item: { ...keys.apiKeyListing(record.workspaceId, record.keyId), ...listingLookup(record), type: 'apiKeyListing', ...record },
         ConditionExpression: 'attribute_not_exists(PK)',
       });
       if (!listed.refused) written += 1;

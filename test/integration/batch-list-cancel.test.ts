@@ -19,6 +19,7 @@ import {
   stage,
   type TestBatch,
   unknownBatchId,
+  waitForBands,
   waitForStatus,
 } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
@@ -178,9 +179,12 @@ describe('POST /api/v1/ingest/batches/{batchId}/cancel', () => {
     const { batch } = await batchOfProducts(caller);
     expect((await commit(batch)).status).toBe(202);
     expectError(await cancel(batch), { status: 409, code: 'batch_already_committed' });
-    const drained = await waitForStatus(batch, 'drained', 30_000);
+    await waitForStatus(batch, 'drained', 30_000);
+    // The bands job stamps the batch after it drains: the status compared is the one after that last write.
+    await waitForBands(batch.key, batch.batchId);
+    const settled = (await readStatus(batch)).json;
     expectError(await cancel(batch), { status: 409, code: 'batch_already_committed' });
-    expect((await readStatus(batch)).json).toEqual(drained);
+    expect((await readStatus(batch)).json).toEqual(settled);
   });
 
   it('answers another connector’s batch and an unknown one 404, and a batch id that is not a UUID 422', async () => {

@@ -278,7 +278,8 @@ export type Item = Record<string, unknown>;
 
 /**
  * Every item of the workspace, its own item included, but its usage (rate window and month), which each request counts
- * in, and its cost ledger, which each request is charged to.
+ * in, its cost ledger, which each request is charged to, and the last use stamped on a key's listing, which a request
+ * may write whatever it answers.
  */
 export async function workspaceItems(workspaceId: string): Promise<Map<string, Item>> {
   const items = new Map<string, Item>();
@@ -295,7 +296,8 @@ export async function workspaceItems(workspaceId: string): Promise<Map<string, I
     );
     for (const item of page.Items ?? []) {
       if (String(item.PK).startsWith(`WS#${workspaceId}#USAGE#`) || item.PK === `WS#${workspaceId}#COST`) continue;
-      items.set(`${String(item.PK)} | ${String(item.SK)}`, item);
+      const { lastUsedAt: _lastUse, ...kept } = item;
+      items.set(`${String(item.PK)} | ${String(item.SK)}`, item.type === 'apiKeyListing' ? kept : item);
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);

@@ -113,10 +113,10 @@ export const accessPatterns: readonly AccessPattern[] = [
     name: 'Find keys by their last four characters',
     usedBy: ['admin key find --last-four'],
     call:
-      "With --workspace: the workspace's key listing Query, filtered in the CLI; without: Scan of the whole table with a " +
-      'FilterExpression on type = apiKeyListing and lastFour',
-    key: 'apiKeyListingPrefix(workspaceId); every item',
-    cost: "0.5 RRU per 4 KB of the workspace's keys; without a workspace, 0.5 RRU per 4 KB of the whole table (an operator's search)",
+      "With --workspace: the workspace's key listing Query, filtered in the CLI; without: Query of the lookup index, then " +
+      'BatchGetItem of the listing items it names, eventually consistent',
+    key: 'apiKeyListingPrefix(workspaceId); lookup apiKeysWithLastFour(lastFour)',
+    cost: "0.5 RRU per 4 KB of the workspace's keys; without a workspace, 0.5 RRU plus 0.5 RRU per key found; 1 WRU more per key created, for the index entry",
   },
   {
     name: 'Store a test event for one endpoint',

@@ -9,6 +9,12 @@ const [lookupIndex, historyIndex, claimableIndex] = table.indexes;
 export const lookupKeys = {
   apiKeyById: (keyId: string) => ({ [lookupIndex.partitionKey]: apiKeyIdPartition(keyId), [lookupIndex.sortKey]: 'APIKEY' }),
   apiKeysWithId: (keyId: string) => ({ partitionKey: apiKeyIdPartition(keyId) }),
+  /** On a key's listing item: an operator finds a leaked key by its last four in every workspace with one Query. */
+  apiKeyByLastFour: (lastFour: string, workspaceId: string, keyId: string) => ({
+    [lookupIndex.partitionKey]: apiKeyLastFourPartition(lastFour),
+    [lookupIndex.sortKey]: `${workspaceId}#${keyId}`,
+  }),
+  apiKeysWithLastFour: (lastFour: string) => ({ partitionKey: apiKeyLastFourPartition(lastFour) }),
   productByExternalId: (workspaceId: string, externalId: string) => ({
     [lookupIndex.partitionKey]: productExternalIdPartition(workspaceId, externalId),
     [lookupIndex.sortKey]: 'PRODUCT',
@@ -86,6 +92,10 @@ function undispatchedPartition(shard: number): string {
 
 function apiKeyIdPartition(keyId: string): string {
   return `APIKEYID#${keyId}`;
+}
+
+function apiKeyLastFourPartition(lastFour: string): string {
+  return `APIKEYLAST4#${lastFour}`;
 }
 
 function productExternalIdPartition(workspaceId: string, externalId: string): string {
