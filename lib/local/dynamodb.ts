@@ -135,8 +135,16 @@ async function addMissingIndexes(client: DynamoDBClient, tableName: string, defi
   }
 }
 
-/** Creates the table as the stack defines it (keys, indexes, TTL); an existing table gets the indexes it lacks. */
-export async function createTable(client: DynamoDBClient, tableName: string, definition: TableDefinition): Promise<void> {
+/**
+ * Creates the table as the stack defines it (keys, indexes, TTL); an existing table gets the indexes it lacks. With
+ * `keysStream`, a new table also streams the keys of every write (tests learn from it which partitions a workspace has).
+ */
+export async function createTable(
+  client: DynamoDBClient,
+  tableName: string,
+  definition: TableDefinition,
+  options: { keysStream?: boolean } = {},
+): Promise<void> {
   const attributes = new Set<string>([definition.partitionKey, definition.sortKey]);
   for (const index of definition.indexes) {
     attributes.add(index.partitionKey);
@@ -153,6 +161,7 @@ export async function createTable(client: DynamoDBClient, tableName: string, def
           { AttributeName: definition.sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: definition.indexes.length ? definition.indexes.map(indexSpec) : undefined,
+        ...(options.keysStream ? { StreamSpecification: { StreamEnabled: true, StreamViewType: 'KEYS_ONLY' as const } } : {}),
       }),
     );
   } catch (error) {
@@ -165,4 +174,10 @@ export async function createTable(client: DynamoDBClient, tableName: string, def
       TimeToLiveSpecification: { AttributeName: definition.ttlAttribute, Enabled: true },
     }),
   );
+}
+
+/** The ARN of the table's stream, when it has one. */
+export async function tableStreamArn(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+  return Table?.LatestStreamArn;
 }

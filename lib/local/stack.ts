@@ -9,7 +9,7 @@ import { consoleRoutes, workers as definedWorkers, fallbackRoute, type QueueWork
 import { table } from '#platform/table/definition.ts';
 import { dataKeyFileEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { allowLoopbackEnvironmentName } from '#shared/webhooks/url-guard.ts';
-import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal } from './dynamodb.ts';
+import { createTable, type DynamoDbLocal, localCredentials, localDynamoDbClient, startDynamoDbLocal, tableStreamArn } from './dynamodb.ts';
 import { type Gateway, type GatewayOptions, startGateway } from './gateway.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
 import { invokeWithTimeout, LOCAL_ACCOUNT, LOCAL_REGION } from './lambda-context.ts';
@@ -48,6 +48,11 @@ export interface LocalStackOptions {
   };
   /** Tests only: the integration run checks every answer of the gateway against the OpenAPI documents. */
   readonly onExchange?: GatewayOptions['onExchange'];
+  /**
+   * Tests only: the table streams the keys of every write, so that a test reads a workspace's items partition by
+   * partition rather than by a Scan whose time grows with everything the run has written.
+   */
+  readonly tableKeysStream?: boolean;
 }
 
 export interface LocalStackDescription {
@@ -56,6 +61,8 @@ export interface LocalStackDescription {
   readonly sqsEndpoint: string;
   readonly region: string;
   readonly tableName: string;
+  /** Set when the stack was started with `tableKeysStream`. */
+  readonly tableStreamArn?: string;
   readonly queues: Record<QueueId, LocalQueue>;
   /** The file of the data key that seals webhook signing secrets: the path, never the key, goes into stack.json. */
   readonly webhookDataKeyFile?: string;
@@ -134,7 +141,8 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
 
     const tableName = options.tableName ?? serviceName;
     const dynamoClient = localDynamoDbClient(dynamo.endpoint);
-    await createTable(dynamoClient, tableName, table);
+    await createTable(dynamoClient, tableName, table, { keysStream: options.tableKeysStream });
+    const streamArn = options.tableKeysStream ? await tableStreamArn(dynamoClient, tableName) : undefined;
     dynamoClient.destroy();
     const sqs = localSqsClient(sqsEmulator.endpoint);
     stops.push(async () => sqs.destroy());
@@ -145,6 +153,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       sqsEndpoint: sqsEmulator.endpoint,
       region: LOCAL_REGION,
       tableName,
+      ...(streamArn ? { tableStreamArn: streamArn } : {}),
       queues: localQueues,
       webhookDataKeyFile: webhookDataKeyFile(options.dataDir ?? options.stateDir),
       allowLoopbackWebhooks: options.webhooks?.allowLoopbackHttp === true,

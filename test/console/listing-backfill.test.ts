@@ -12,6 +12,7 @@ import { recentTasks } from '#shared/writebacks/listing.ts';
 import { openBatchWith } from '#test/integration/ingest-support.ts';
 import { drain, LAMP, SHADE } from '#test/integration/prices-support.ts';
 import { newWorkspace } from '#test/integration/support.ts';
+import { withTableHolding } from '#test/integration/table-of-its-own.ts';
 import { approve } from '#test/integration/writebacks-support.ts';
 
 /** What an item written before the index looks like: no list keys, and a recommendation without name or category. */
@@ -68,26 +69,36 @@ describe('the listing backfill', () => {
     await unlist(keys.batch(workspace.workspaceId, batchId));
     await unlist(keys.writeback(workspace.workspaceId, taskId));
     expect(await listed(workspace.workspaceId)).toEqual([]);
+    // Another workspace's batch, written before the index too, which a backfill of the first leaves as it is.
+    const other = await newWorkspace('Other Seller');
+    const otherBatchId = await openBatchWith(other.keys.connector);
+    await unlist(keys.batch(other.workspaceId, otherBatchId));
     expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).not.toContain(
       batchId,
     );
 
-    const done = await backfillListings({ workspaceId: workspace.workspaceId });
-    expect(done).toEqual({ products: 2, batches: 1, tasks: 1 });
-    const page = await readCataloguePage(workspace.workspaceId, { sort: 'sku' });
-    expect(page.categories).toEqual(['Lighting']);
-    expect(page.rows.map((row) => [row.sku, row.name, row.category])).toEqual([
-      ['LAMP', 'Desk lamp', 'Lighting'],
-      ['SHADE', 'Lamp shade', 'Lighting'],
-    ]);
-    expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).toContain(
-      batchId,
-    );
-    expect((await recentTasks(workspace.workspaceId, workspace.connectorId)).map((task) => task.taskId)).toEqual([taskId]);
-    // One row per ordering, and none for the sort by size, which reads the rows by change.
-    for (const sku of ['LAMP', 'SHADE']) expect(await rowsBeside(workspace.workspaceId, sku)).toEqual([...orderings].sort());
-    expect(orderings).not.toContain('size');
+    // The backfill Scans a table that holds these two workspaces as they are now, and nothing else the run wrote.
+    await withTableHolding({ workspaceIds: [workspace.workspaceId, other.workspaceId] }, async () => {
+      const done = await backfillListings({ workspaceId: workspace.workspaceId });
+      expect(done).toEqual({ products: 2, batches: 1, tasks: 1 });
+      const page = await readCataloguePage(workspace.workspaceId, { sort: 'sku' });
+      expect(page.categories).toEqual(['Lighting']);
+      expect(page.rows.map((row) => [row.sku, row.name, row.category])).toEqual([
+        ['LAMP', 'Desk lamp', 'Lighting'],
+        ['SHADE', 'Lamp shade', 'Lighting'],
+      ]);
+      expect((await recentBatches(workspace.workspaceId, workspace.connectorId, new Date())).map((batch) => batch.batchId)).toContain(
+        batchId,
+      );
+      expect((await recentTasks(workspace.workspaceId, workspace.connectorId)).map((task) => task.taskId)).toEqual([taskId]);
+      // One row per ordering, and none for the sort by size, which reads the rows by change.
+      for (const sku of ['LAMP', 'SHADE']) expect(await rowsBeside(workspace.workspaceId, sku)).toEqual([...orderings].sort());
+      expect(orderings).not.toContain('size');
 
-    expect(await backfillListings({ workspaceId: workspace.workspaceId })).toEqual({ products: 2, batches: 0, tasks: 0 });
+      expect(await backfillListings({ workspaceId: workspace.workspaceId })).toEqual({ products: 2, batches: 0, tasks: 0 });
+      expect((await recentBatches(other.workspaceId, other.connectorId, new Date())).map((batch) => batch.batchId)).not.toContain(
+        otherBatchId,
+      );
+    });
   });
 });

@@ -1,16 +1,21 @@
 // The admin CLI run as an operator runs it, against the local stack and, with --aws, a named table.
 import { keys } from '#platform/table/keys.ts';
 import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { listApiKeys } from '#shared/api-keys/repository.ts';
+import { hashApiKey, listApiKeys } from '#shared/api-keys/repository.ts';
+import { getItem } from '#platform/table/commands.ts';
 import { listConsoleUsers } from '#edge/console/users.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
+import { withTableHolding } from './table-of-its-own.ts';
 
 const run = promisify(execFile);
 
@@ -334,14 +339,26 @@ describe('the admin CLI’s console users', () => {
 
   it('lists the keys issued before the console had listings, once', async () => {
     const { workspaceId } = await adminJson('workspace', 'create', '--name', 'Upgraded');
-    const { keyId } = await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live');
+    const issued = await adminJson('key', 'create', '--workspace', workspaceId, '--name', 'Overview', '--family', 'pw_live');
+    const keyId = issued.keyId as string;
     // As a key issued before listings existed: its listing item is not there.
     await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.apiKeyListing(workspaceId, keyId) }));
     expect(await listApiKeys(workspaceId)).toEqual([]);
-    const first = await adminJson('key', 'backfill-listings');
-    expect(first.written).toBeGreaterThanOrEqual(1);
-    expect((await listApiKeys(workspaceId)).map((key) => key.keyId)).toEqual([keyId]);
-    expect((await adminJson('key', 'backfill-listings')).written).toBe(0);
+    const keyItem = await getItem({ Key: keys.apiKey(hashApiKey(issued.key as string)), ConsistentRead: true });
+    if (!keyItem) throw new Error('the key item is missing');
+    // The backfill Scans a table that holds this workspace and its key, and nothing else the run wrote.
+    await withTableHolding({ workspaceIds: [workspaceId], items: [keyItem] }, async (table) => {
+      const stackFile = join(mkdtempSync(join(tmpdir(), 'pricing-own-table-')), 'stack.json');
+      writeFileSync(stackFile, JSON.stringify({ ...JSON.parse(readFileSync(inject('stackFile'), 'utf8')), tableName: table }));
+      const backfill = async () => {
+        const result = await runAdmin(['key', 'backfill-listings', '--stack', stackFile, '--json']);
+        expect(result.code, result.stderr).toBe(0);
+        return JSON.parse(result.stdout);
+      };
+      expect(await backfill()).toEqual({ keys: 1, written: 1 });
+      expect((await listApiKeys(workspaceId)).map((key) => key.keyId)).toEqual([keyId]);
+      expect(await backfill()).toEqual({ keys: 1, written: 0 });
+    });
   });
 
   it('refuses a console user with an unknown role, a malformed email or a taken one', async () => {

@@ -1,7 +1,7 @@
 // Approvals through the local gateway: large moves need confirming, a second approver when the workspace asks for one, and each SKU's history with every connector's task.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
 import { issueApiKey } from '#shared/api-keys/repository.ts';
@@ -20,6 +20,7 @@ import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { drain, LAMP } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks } from './writebacks-support.ts';
+import { readWorkspaceItems } from './workspace-items.ts';
 
 const lookupIndex = table.indexes[0];
 
@@ -56,33 +57,12 @@ async function latestApproval(workspaceId: string, sku: string): Promise<Record<
   return Item;
 }
 
-/** The workspace's webhook events as its outbox holds them, oldest first: a scan of the shared table, in parallel segments. */
+/** The workspace's webhook events as its outbox holds them, oldest first. */
 async function workspaceEvents(workspaceId: string): Promise<Array<{ type: string; data: Record<string, unknown>; timestamp: string }>> {
-  const SEGMENTS = 4;
-  const segments = await Promise.all(
-    Array.from({ length: SEGMENTS }, async (_, segment) => {
-      const events: Array<{ type: string; data: Record<string, unknown>; timestamp: string }> = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const page = await tableClient().send(
-          new ScanCommand({
-            TableName: tableName(),
-            Segment: segment,
-            TotalSegments: SEGMENTS,
-            FilterExpression: 'begins_with(PK, :prefix)',
-            ProjectionExpression: '#event',
-            ExpressionAttributeNames: { '#event': 'event' },
-            ExpressionAttributeValues: { ':prefix': `WS#${workspaceId}#WHEVENT#` },
-            ...(start ? { ExclusiveStartKey: start } : {}),
-          }),
-        );
-        for (const item of page.Items ?? []) events.push(item.event);
-        start = page.LastEvaluatedKey;
-      } while (start);
-      return events;
-    }),
-  );
-  return segments.flat().sort((a, b) => a.timestamp.localeCompare(b.timestamp));
+  const events = (await readWorkspaceItems(workspaceId))
+    .filter((item) => String(item.PK).startsWith(`WS#${workspaceId}#WHEVENT#`))
+    .map((item) => item.event as { type: string; data: Record<string, unknown>; timestamp: string });
+  return events.sort((a, b) => a.timestamp.localeCompare(b.timestamp));
 }
 
 /** The approvals the workspace's landing page lists as waiting for a second approver. */

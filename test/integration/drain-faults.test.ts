@@ -10,6 +10,7 @@ import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { workers } from '#edge/routes.ts';
 import { commitBatch, dumpCanonical, loggedLines, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { newWorkspace } from './support.ts';
+import { type PartitionRegistry, registerPartitionsOf } from './partition-registry.ts';
 
 /** Per batch: what to do after each chunk an attempt applies. */
 const faults = new Map<string, (appliedChunks: number, receiveCount: number) => void>();
@@ -69,6 +70,7 @@ async function drainUnderTest(event: SQSEvent, context: Context) {
 vi.setConfig({ testTimeout: 240_000 });
 
 let stack: LocalStack;
+let registry: PartitionRegistry | undefined;
 const base = () => stack.gatewayUrl;
 
 beforeAll(async () => {
@@ -79,10 +81,13 @@ beforeAll(async () => {
     visibilityTimeoutSeconds: 1,
     workers: workers.filter((worker) => worker.id === 'drain'),
     workerHandlers: { drain: drainUnderTest },
+    tableKeysStream: true,
   });
+  registry = await registerPartitionsOf(stack);
 }, 240_000);
 
 afterAll(async () => {
+  await registry?.stop();
   await stack?.stop();
 });
 

@@ -6,12 +6,15 @@ import type { TestProject } from 'vitest/node';
 import { type LocalStackDescription, startLocalStack } from '#lib/local/stack.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 import { Contract } from './contract.ts';
+import { registerPartitionsOf } from './partition-registry.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     stack: LocalStackDescription;
     /** A stack.json for the admin CLI, as `npm start` writes one. */
     stackFile: string;
+    /** Where a test asks which partitions a workspace has (see partition-registry.ts). */
+    partitionRegistry: string;
   }
 }
 
@@ -26,11 +29,15 @@ export default async function setup(project: TestProject) {
     stateDir,
     webhooks: { allowLoopbackHttp: true },
     onExchange: (exchange) => contract.check(exchange),
+    tableKeysStream: true,
   });
   const { stop, ...description } = stack;
+  const registry = await registerPartitionsOf(description);
   project.provide('stack', description);
   project.provide('stackFile', join(stateDir, 'stack.json'));
+  project.provide('partitionRegistry', registry.url);
   return async () => {
+    await registry.stop();
     await stop();
     rmSync(stateDir, { recursive: true, force: true });
     const wholeRun = await ranWholeProject(project);

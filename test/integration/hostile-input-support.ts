@@ -2,13 +2,11 @@
 // workspace's items before and after, and the count of hostile requests tried per endpoint.
 import { isDeepStrictEqual } from 'node:util';
 import { connect } from 'node:net';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
 import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
-import { tableName } from '#platform/config.ts';
 import { errorStatuses, overviewOnlyErrorCodes } from '#platform/errors.ts';
 import { fallbackRoute, routeKey, routes } from '#edge/routes.ts';
-import { tableClient } from '#platform/table/client.ts';
+import { readWorkspaceItems } from './workspace-items.ts';
 
 /** The tally's name for the `$default` route, which answers every path no route claims. */
 export const FALLBACK = `fallback (${fallbackRoute.id})`;
@@ -283,24 +281,11 @@ export type Item = Record<string, unknown>;
  */
 export async function workspaceItems(workspaceId: string): Promise<Map<string, Item>> {
   const items = new Map<string, Item>();
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        ConsistentRead: true,
-        FilterExpression: 'PK = :own OR begins_with(PK, :prefix)',
-        ExpressionAttributeValues: { ':own': `WS#${workspaceId}`, ':prefix': `WS#${workspaceId}#` },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (String(item.PK).startsWith(`WS#${workspaceId}#USAGE#`) || item.PK === `WS#${workspaceId}#COST`) continue;
-      const { lastUsedAt: _lastUse, ...kept } = item;
-      items.set(`${String(item.PK)} | ${String(item.SK)}`, item.type === 'apiKeyListing' ? kept : item);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for (const item of await readWorkspaceItems(workspaceId)) {
+    if (String(item.PK).startsWith(`WS#${workspaceId}#USAGE#`) || item.PK === `WS#${workspaceId}#COST`) continue;
+    const { lastUsedAt: _lastUse, ...kept } = item;
+    items.set(`${String(item.PK)} | ${String(item.SK)}`, item.type === 'apiKeyListing' ? kept : item);
+  }
   return items;
 }
 

@@ -95,13 +95,7 @@ async function keyState(workspaceId: string, routeId: string, idempotencyKey: st
   return item?.state as string | undefined;
 }
 
-/**
- * What was written is counted by a Scan of the whole shared test table, whose length grows with the run: generous, so
- * that a busy machine late in a run does not fail the test on the Scan's time.
- */
-const SCANNING = { timeout: 120_000 };
-
-describe('an approval whose invocation dies right after its transaction commits', SCANNING, () => {
+describe('an approval whose invocation dies right after its transaction commits', () => {
   let seller: TestWorkspace;
   beforeAll(async () => {
     seller = await newWorkspace('Crashing Approver');
@@ -149,7 +143,7 @@ describe('an approval whose invocation dies right after its transaction commits'
   });
 });
 
-describe('an endpoint create whose invocation dies right after its transaction commits', SCANNING, () => {
+describe('an endpoint create whose invocation dies right after its transaction commits', () => {
   it('has stored its sealed answer with the endpoint, so a retry replays the same secret and registers one endpoint', async () => {
     const seller = await newWorkspace('Crashing Endpoint Owner');
     const idempotencyKey = randomUUID();

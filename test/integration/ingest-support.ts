@@ -1,18 +1,16 @@
 // What the ingest tests share: batch calls through the gateway, a batch's state seen from outside and in the table, record builders, and a dump of canonical data.
 import { randomUUID } from 'node:crypto';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { expect } from 'vitest';
 import { type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { issueApiKey } from '#shared/api-keys/repository.ts';
 import { logEntriesOf } from '#shared/bands/history-log.ts';
 import { decompressRecords } from '#shared/batches/chunks.ts';
 import { readStagedChunks } from '#shared/batches/chunk-items.ts';
-import { tableName } from '#platform/config.ts';
 import { createConnector } from '#shared/connectors/repository.ts';
 import { entityKinds, type ProductRecord } from '#shared/records/schema.ts';
-import { tableClient } from '#platform/table/client.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
+import { readWorkspaceItems } from './workspace-items.ts';
 
 export const BATCHES_PATH = '/api/v1/ingest/batches';
 
@@ -286,20 +284,7 @@ export async function waitForBands(key: string, batchId: string, options: { base
  * records taken out: the workspace id, the batch that brought each item and when; derived items only if asked for.
  */
 export async function dumpCanonical(workspaceId: string, options: { derived?: boolean } = {}): Promise<Record<string, unknown>[]> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await tableClient().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'begins_with(PK, :workspace)',
-        ExpressionAttributeValues: { ':workspace': `WS#${workspaceId}#` },
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  const items = (await readWorkspaceItems(workspaceId)).filter((item) => String(item.PK).startsWith(`WS#${workspaceId}#`));
   // Bands and recommendations carry the moment they were computed, and usage and the cost ledger the moment of each
   // request; they have tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
   // A recommendation's rows in the console's orderings, and the category list, are written with it.
