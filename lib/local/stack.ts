@@ -53,6 +53,12 @@ export interface LocalStackOptions {
    * partition rather than by a Scan whose time grows with everything the run has written.
    */
   readonly tableKeysStream?: boolean;
+  /**
+   * Tests only: multiplies every route function's timeout. The shared test stack runs on a busy machine, in one
+   * process, many requests at once: there a slow answer must not turn into API Gateway's 503. Timeouts are tested on
+   * gateways of their own, at their real length. Workers keep theirs: their queues' visibility timeouts follow them.
+   */
+  readonly timeoutScale?: number;
 }
 
 export interface LocalStackDescription {
@@ -126,6 +132,7 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
   const stop = async () => {
     for (const step of stops.reverse()) await step().catch(() => undefined);
   };
+  const timeoutScale = options.timeoutScale ?? 1;
   try {
     if (options.dataDir) mkdirSync(options.dataDir, { recursive: true });
     const dynamo: DynamoDbLocal = await startDynamoDbLocal({
@@ -211,8 +218,12 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     const gateway: Gateway = await startGateway({
       host: options.host ?? '127.0.0.1',
       port: options.port ?? 0,
-      routes: [...routes, ...consoleRoutes].map((route) => ({ ...route, name: route.id })),
-      fallback: { ...fallbackRoute, name: fallbackRoute.id },
+      routes: [...routes, ...consoleRoutes].map((route) => ({
+        ...route,
+        name: route.id,
+        timeoutSeconds: route.timeoutSeconds * timeoutScale,
+      })),
+      fallback: { ...fallbackRoute, name: fallbackRoute.id, timeoutSeconds: fallbackRoute.timeoutSeconds * timeoutScale },
       onExchange: options.onExchange,
     });
     stops.push(() => gateway.stop());

@@ -30,6 +30,7 @@ export default async function setup(project: TestProject) {
     webhooks: { allowLoopbackHttp: true },
     onExchange: (exchange) => contract.check(exchange),
     tableKeysStream: true,
+    timeoutScale: 10,
   });
   const { stop, ...description } = stack;
   const registry = await registerPartitionsOf(description);

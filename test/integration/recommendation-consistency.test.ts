@@ -51,7 +51,7 @@ describe('a recommendation after its category moved', () => {
       csrfToken: 'token',
       nowMs: Date.now(),
     });
-    expectShown(page.body.text, `<dt>Recommended price</dt><dd>${money(priced, 'USD')}</dd>`);
+    expectShown(page.body.text, `<dt>Recommended price</dt><dd>${money(priced, 'USD')}<span class="subtitle">`);
     const listed = await readCataloguePage(seller.workspaceId, { sort: 'sku', category: 'Fasteners' });
     expect(listed.rows.find((row) => row.sku === 'CLAMP')?.recommendedPriceCents).toBe(priced);
   }, 120_000);

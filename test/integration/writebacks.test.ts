@@ -300,7 +300,8 @@ describe('extending a lease', () => {
 });
 
 describe('many workers of one connector at once', () => {
-  it('leases each of 1,000 tasks exactly once among 50 concurrent claimers, losing none', async () => {
+  // Fifty claimers at once keep a busy machine's one local process busy: how long that takes is no part of the check.
+  it('leases each of 1,000 tasks exactly once among 50 concurrent claimers, losing none', { timeout: 180_000 }, async () => {
     const { workspace, key } = await connectorWorkspace();
     const ids = await seedPendingTasks(workspace.workspaceId, workspace.connectorId, 1_000);
     const leased: string[] = [];

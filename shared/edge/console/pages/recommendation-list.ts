@@ -13,7 +13,7 @@ import { money, signedPct, withQuery } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
 import { bulkActions, expectedImpact } from './bulk-approval.ts';
-import { LIST_PATH, productPath } from './recommendation-paths.ts';
+import { LIST_PATH, listAddressQuery, productPath } from './recommendation-paths.ts';
 
 export { LIST_PATH, productPath };
 
@@ -213,10 +213,11 @@ interface Picking {
 export function catalogueView(
   page: CataloguePage,
   query: ListQuery,
-  search: URLSearchParams,
+  address: URLSearchParams,
   approvals: ReadonlyMap<string, SkuApproval> = new Map(),
   selection?: ListSelection,
 ): PageView {
+  const search = listAddressQuery(address);
   const pick: Picking = { selection, all: search.get('select') === 'all' };
   const table = page.rows.length === 0 ? html`` : recommendationsTable(page, query, approvals, pick);
   // The table sits inside the selection's form, so that its checkboxes are the form's fields.
