@@ -1,5 +1,8 @@
-// An endpoint disabled after days of failing counts a CloudWatch metric, once, beside its warning line: the alarm's source.
+// The metrics two alarms read, as the handlers write them: an endpoint disabled after days of failing, and each request against its route's latency budget.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { buildEvent } from '#lib/local/gateway.ts';
+import { createLambdaContext } from '#lib/local/lambda-context.ts';
+import { requestMetricNames } from '#platform/observability.ts';
 import { FAILING_DISABLES_AFTER_MS, getEndpoint, markEndpointFailure } from '#shared/webhooks/endpoints.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { call, newWorkspace } from './support.ts';
@@ -63,5 +66,28 @@ describe('webhook health metrics', () => {
     // Already disabled: a later parked delivery disables nothing more, and counts no second endpoint.
     const again = await written(() => markEndpointFailure(workspace.workspaceId, endpointId, start + 2 * FAILING_DISABLES_AFTER_MS));
     expect(again.filter((object) => webhookHealthMetricNames.disabled in object)).toEqual([]);
+  });
+});
+
+describe('latency budget metrics', () => {
+  it('every HTTP request counts whether it answered within its route’s budget, under the route’s own dimension', async () => {
+    // The handler runs in this process, so that what it writes can be read.
+    const { handler } = await import('../../functions/docs/route-not-found.ts');
+    const event = buildEvent(
+      { method: 'GET', url: '/v1/nowhere', headers: {}, body: Buffer.alloc(0), sourceIp: '127.0.0.1' },
+      '$default',
+      undefined,
+    );
+    let status: number | undefined;
+    const objects = await written(async () => {
+      const result = await handler(event, createLambdaContext({ name: 'routeNotFound', memoryMb: 128, timeoutSeconds: 5 }));
+      status = result.statusCode;
+    });
+    expect(status).toBe(404);
+    const [document, ...others] = objects.filter((object) => requestMetricNames.overLatencyBudget in object);
+    expect(others).toEqual([]);
+    expect(document?.route).toBe('routeNotFound');
+    // Whether this one request was over its budget depends on the machine; that it counted 0 or 1 does not.
+    expect([0, 1]).toContain(document?.[requestMetricNames.overLatencyBudget]);
   });
 });
