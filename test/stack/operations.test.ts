@@ -124,6 +124,13 @@ describe('dashboard', () => {
     }
   });
 
+  it('graphs what the route alarms and the webhook alarm read', () => {
+    expect(body).toContain('SELECT AVG(\\"5xx\\")');
+    expect(body).toContain(`SELECT AVG(\\"${requestMetricNames.overLatencyBudget}\\")`);
+    expect(body).toContain(webhookHealthMetricNames.parked);
+    expect(body).toContain(webhookHealthMetricNames.disabled);
+  });
+
   it('shows the drain queue’s depth and oldest message, its dead-letter queue, and the bands job’s lag', () => {
     expect(body).toContain('ApproximateNumberOfMessagesVisible');
     expect(body).toContain('ApproximateAgeOfOldestMessage');
