@@ -61,6 +61,7 @@ export async function createQueue(
       QueueName: name,
       Attributes: {
         VisibilityTimeout: String(overrides.visibilityTimeoutSeconds ?? visibilityTimeoutSeconds(definition)),
+        MessageRetentionPeriod: String(definition.retentionDays * 86_400),
         RedrivePolicy: JSON.stringify({ deadLetterTargetArn: deadLetterArn, maxReceiveCount: String(definition.maxReceiveCount) }),
       },
     }),

@@ -4,6 +4,7 @@ import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { environmentNames } from '#platform/config.ts';
@@ -27,7 +28,7 @@ import { constructId } from './constructs/construct-id.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
-import { ServiceFunction } from './constructs/service-function.ts';
+import { logRetention, ServiceFunction } from './constructs/service-function.ts';
 import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
 import { ServiceTable } from './constructs/service-table.ts';
@@ -109,6 +110,9 @@ export class PricingServiceStack extends Stack {
       reason: 'Rotating the data key would strand every sealed signing secret; the secrets themselves rotate per endpoint.',
     });
 
+    // One log group for every function, whatever the number of routes: each stream is named after its function.
+    const functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy });
+
     /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
     const serviceFunctions = new Map<string, ServiceFunction>();
     this.functions = serviceFunctions;
@@ -133,7 +137,7 @@ export class PricingServiceStack extends Stack {
         memoryMb: row.memoryMb,
         timeoutSeconds,
         environment,
-        removalPolicy,
+        logGroup: functionLogs,
         files: row.files,
       });
 
@@ -159,19 +163,19 @@ export class PricingServiceStack extends Stack {
     const fallback = props.fallbackRoute ?? fallbackRoute;
     const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds);
     const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy });
-    monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function });
+    monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function, kind: 'http' });
 
     for (const route of props.routes ?? routes) {
       const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
       api.addRoute(route, fn.function);
-      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route });
+      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
     }
 
     // The console's routes: functions of their own, so that the API's functions carry none of the console's code.
     for (const route of props.consoleRoutes ?? consoleRoutes) {
       const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
       api.addRoute(route, fn.function);
-      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route });
+      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
     }
 
     for (const worker of props.workers ?? workers) {
@@ -185,7 +189,7 @@ export class PricingServiceStack extends Stack {
           reportBatchItemFailures: true,
         }),
       );
-      monitored.push({ id: worker.id, memoryMb: worker.memoryMb, function: fn.function });
+      monitored.push({ id: worker.id, memoryMb: worker.memoryMb, function: fn.function, kind: 'worker' });
     }
 
     for (const job of props.scheduledJobs ?? scheduledJobs) {
@@ -194,7 +198,7 @@ export class PricingServiceStack extends Stack {
         schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
         targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
       });
-      monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function });
+      monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function, kind: 'job', everyMinutes: job.everyMinutes });
     }
 
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });

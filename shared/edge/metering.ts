@@ -10,6 +10,8 @@ export interface MeteredFunction {
   readonly id: string;
   /** Unknown only for a handler no row of the route table configures. */
   readonly memoryMb: number | undefined;
+  /** An HTTP route's budget (latency-budgets.ts): each request then counts whether it answered within it. */
+  readonly latencyBudgetMs?: number;
 }
 
 /** One unit of work, as its cost line reports it: a request, a job off a queue, a sweep. */
@@ -62,6 +64,7 @@ export async function metered<T>(
         status: unit.status,
         ledger: unit.ledger,
         durationMs: unit.durationMs,
+        latencyBudgetMs: fn.latencyBudgetMs,
       });
       units.push(unit);
     }

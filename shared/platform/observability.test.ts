@@ -121,4 +121,20 @@ describe('request metrics', () => {
     expect(staging).toMatchObject({ route: 'stageRecords' });
     expect(staging).not.toHaveProperty('PricedLines');
   });
+  it('counts whether a request answered within its route’s latency budget, 1 over it and 0 within, and nothing for a job with no budget', () => {
+    const request = (durationMs: number, latencyBudgetMs?: number) =>
+      emfDocuments(() =>
+        reportRequestCost({
+          route: 'getPrice',
+          workspaceId: 'ws_1',
+          status: 200,
+          ledger: new CapacityLedger(),
+          durationMs,
+          latencyBudgetMs,
+        }),
+      )[0];
+    expect(request(301, 300)).toMatchObject({ route: 'getPrice', OverLatencyBudget: 1 });
+    expect(request(300, 300)).toMatchObject({ route: 'getPrice', OverLatencyBudget: 0 });
+    expect(request(5_000)).not.toHaveProperty('OverLatencyBudget');
+  });
 });

@@ -61,6 +61,8 @@ export interface RequestCost {
   readonly status: number;
   readonly ledger: CapacityLedger;
   readonly durationMs: number;
+  /** An HTTP route's latency budget; a queue job or a sweep has none. */
+  readonly latencyBudgetMs?: number;
 }
 
 /** Rounded to a thousandth: DynamoDB bills in halves and wholes, the rest is float noise from summing. */
@@ -73,6 +75,8 @@ export const requestMetricNames = {
   readUnits: 'ReadRequestUnits',
   writeUnits: 'WriteRequestUnits',
   pricedLines: 'PricedLines',
+  /** 1 for a request slower than its route's budget, 0 for one within it: its average is the share over budget. */
+  overLatencyBudget: 'OverLatencyBudget',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -106,5 +110,8 @@ export function reportRequestCost(cost: RequestCost): void {
   metrics.addMetric(requestMetricNames.readUnits, MetricUnit.Count, readUnits);
   metrics.addMetric(requestMetricNames.writeUnits, MetricUnit.Count, writeUnits);
   if (cost.ledger.pricedLines > 0) metrics.addMetric(requestMetricNames.pricedLines, MetricUnit.Count, cost.ledger.pricedLines);
+  if (cost.latencyBudgetMs !== undefined) {
+    metrics.addMetric(requestMetricNames.overLatencyBudget, MetricUnit.Count, cost.durationMs > cost.latencyBudgetMs ? 1 : 0);
+  }
   metrics.publishStoredMetrics();
 }

@@ -4,6 +4,7 @@ import { readDelivery, recordAttempt } from './attempt-log.ts';
 import { claimProbe, gate, recordBreaker } from './breaker.ts';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
+import { reportWebhookHealth } from './health-metrics.ts';
 import type { WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
 import { type Busy, knownAtBound, LEASE_MARGIN_MS, type Lease, releaseSlot, takeSlot } from './in-flight.ts';
@@ -193,6 +194,7 @@ async function attemptAdmitted(message: AttemptMessage, event: WebhookEvent, end
   }
   if (status === 'parked') {
     logger.warn('webhook delivery parked', { eventId: event.id, endpointId: endpoint.endpointId, attempts: message.seq });
+    reportWebhookHealth('parked');
     await markEndpointFailure(event.workspaceId, endpoint.endpointId, doneMs);
     return 'parked';
   }

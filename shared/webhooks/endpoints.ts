@@ -2,6 +2,7 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
+import { logger } from '#platform/observability.ts';
 import { cancellationCodes, getItem, type Refused, type TransactRider, transactWrite, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
@@ -12,6 +13,7 @@ import {
   WebhookEndpointRecordSchema,
   statusOf,
 } from './endpoint-schema.ts';
+import { reportWebhookHealth } from './health-metrics.ts';
 import { dataKey, newSigningSecret, PREVIOUS_SECRET_ACCEPTED_MS, sealSecret } from './secrets.ts';
 import { assertDeliverableUrl, type LookupAll, UnsafeWebhookUrl } from './url-guard.ts';
 
@@ -307,7 +309,10 @@ export async function markEndpointFailure(workspaceId: string, endpointId: strin
     // Not over a success or a re-enable that came in between.
     { expression: 'enabled = :true AND failingSince = :since', values: { ':true': true, ':since': endpoint.failingSince } },
   );
-  return disabled.refused ? getEndpoint(workspaceId, endpointId) : disabled.endpoint;
+  if (disabled.refused) return getEndpoint(workspaceId, endpointId);
+  logger.warn('webhook endpoint disabled', { workspaceId, endpointId, failingSince: endpoint.failingSince });
+  reportWebhookHealth('disabled');
+  return disabled.endpoint;
 }
 
 /**

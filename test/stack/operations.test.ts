@@ -11,9 +11,10 @@ import { PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/p
 import { cdkJsonContext, projectRoot } from '#lib/stack/project.ts';
 import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
+import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
+import { metricsNamespace } from '#platform/config.ts';
 import { queues } from '#platform/queues.ts';
 import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
-import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
   const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [] } });
@@ -22,7 +23,6 @@ function synthesize(props: PricingServiceStackProps = {}) {
 }
 
 const { stack, template } = synthesize();
-const extended = synthesize({ routes: [...routes, fakeReadRoute], workers: [fakeWorker] }).template;
 // Each route, worker and scheduled job has its function, and so does the fallback route.
 const functionCount = routes.length + consoleRoutes.length + workers.length + scheduledJobs.length + 1;
 
@@ -124,6 +124,13 @@ describe('dashboard', () => {
     }
   });
 
+  it('graphs what the route alarms and the webhook alarm read', () => {
+    expect(body).toContain('SELECT AVG(\\"5xx\\")');
+    expect(body).toContain(`SELECT AVG(\\"${requestMetricNames.overLatencyBudget}\\")`);
+    expect(body).toContain(webhookHealthMetricNames.parked);
+    expect(body).toContain(webhookHealthMetricNames.disabled);
+  });
+
   it('shows the drain queue’s depth and oldest message, its dead-letter queue, and the bands job’s lag', () => {
     expect(body).toContain('ApproximateNumberOfMessagesVisible');
     expect(body).toContain('ApproximateAgeOfOldestMessage');
@@ -140,7 +147,9 @@ describe('alarms', () => {
     for (const alarm of alarms()) {
       expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.TreatMissingData).toBe('notBreaching');
+      // Silence is a failure only for a schedule, whose runs are what the alarm counts.
+      const counted = JSON.stringify(alarm.Metrics ?? alarm.MetricName);
+      expect(alarm.TreatMissingData).toBe(counted.includes('"Invocations"') ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toContain('docs/operations.md');
     }
   });
@@ -153,31 +162,82 @@ describe('alarms', () => {
     });
   });
 
-  it('each route has a 5xx-rate alarm, and a route added to the table gets one too', () => {
-    const rateAlarms = alarmsAbout('100 * errors / requests');
-    expect(rateAlarms).toHaveLength(routes.length + consoleRoutes.length);
-    for (const route of [...routes, ...consoleRoutes]) expect(alarmsAbout(`"Value":"${route.path}"`).length, route.id).toBeGreaterThan(0);
-    for (const alarm of rateAlarms)
-      expect(alarm).toMatchObject({ Threshold: alarmThresholds.route5xxPercent, EvaluationPeriods: 5, DatapointsToAlarm: 3 });
-    expect(alarmsAbout(`"Value":"${fakeReadRoute.path}"`, extended)).toHaveLength(1);
+  it('one alarm watches every route’s share of 5xx answers, a Metrics Insights query over this API’s routes, so a route added adds none', () => {
+    const [alarm, ...others] = alarmsAbout('AVG(\\"5xx\\")');
+    expect(others).toEqual([]);
+    expect(alarm).toMatchObject({
+      Threshold: alarmThresholds.routeServerErrorShare,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 5,
+      DatapointsToAlarm: 3,
+    });
+    const query = JSON.stringify(alarm?.Metrics);
+    expect(query).toContain('FROM SCHEMA(\\"AWS/ApiGateway\\", \\"ApiId\\", \\"Method\\", \\"Resource\\", \\"Stage\\")');
+    expect(query).toContain('GROUP BY \\"Method\\", \\"Resource\\"');
+    expect(query).toContain('{"Ref":"ApiHttpApi');
   });
 
-  it('each function has a Lambda errors alarm and a throttles alarm', () => {
-    expect(alarmsAbout('"MetricName":"Errors"')).toHaveLength(functionCount);
-    expect(alarmsAbout('"MetricName":"Throttles"')).toHaveLength(functionCount);
-    for (const alarm of [...alarmsAbout('"MetricName":"Errors"'), ...alarmsAbout('"MetricName":"Throttles"')]) {
-      expect(JSON.stringify(alarm.Metrics)).toContain('"Namespace":"AWS/Lambda"');
+  it('one alarm watches every route’s requests over its latency budget: more than 1% over it is a p99 over it', () => {
+    const [alarm, ...others] = alarmsAbout(requestMetricNames.overLatencyBudget);
+    expect(others).toEqual([]);
+    expect(alarm).toMatchObject({
+      Threshold: 0.01,
+      ComparisonOperator: 'GreaterThanThreshold',
+      EvaluationPeriods: 3,
+      DatapointsToAlarm: 3,
+    });
+    const query = JSON.stringify(alarm?.Metrics);
+    expect(query).toContain('GROUP BY \\"route\\"');
+    expect(query).toContain(`FROM SCHEMA(\\"${metricsNamespace}\\", \\"route\\", \\"service\\")`);
+  });
+
+  it('the workers’ and jobs’ Lambda errors are summed in alarms of at most 10 metrics, and throttles anywhere in the region raise one alarm', () => {
+    const errors = alarmsAbout('"MetricName":"Errors"');
+    const watched = errors.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
+    expect(watched).toHaveLength(workers.length + scheduledJobs.length);
+    for (const alarm of errors) {
+      expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
       expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+    const [throttles, ...others] = alarmsAbout('"MetricName":"Throttles"');
+    expect(others).toEqual([]);
+    expect(JSON.stringify(throttles?.Metrics)).not.toContain('Dimensions');
+  });
+
+  it('a scheduled job that does not run within three of its intervals raises an alarm, its silence counting as a miss', () => {
+    const missed = alarmsAbout('"MetricName":"Invocations"');
+    expect(missed).toHaveLength(scheduledJobs.length);
+    for (const [index, job] of scheduledJobs.entries()) {
+      expect(missed[index]).toMatchObject({
+        Threshold: 1,
+        ComparisonOperator: 'LessThanThreshold',
+        TreatMissingData: 'breaching',
+        Metrics: [
+          expect.objectContaining({
+            MetricStat: expect.objectContaining({ Period: alarmThresholds.scheduleMinutes(job.everyMinutes) * 60 }),
+          }),
+        ],
+      });
     }
   });
 
-  it('any message in any dead-letter queue raises an alarm, and so does a drain message waiting too long', () => {
+  it('any message in any dead-letter queue raises an alarm, and so does a message waiting too long in either work queue', () => {
     const deadLetters = alarmsAbout('ApproximateNumberOfMessagesVisible');
     expect(deadLetters).toHaveLength(Object.keys(queues).length);
     for (const alarm of deadLetters) expect(alarm).toMatchObject({ Threshold: 1, Statistic: 'Maximum' });
-    const [oldest, ...others] = alarmsAbout('ApproximateAgeOfOldestMessage');
+    const oldest = alarmsAbout('ApproximateAgeOfOldestMessage');
+    expect(oldest.map((alarm) => alarm.Threshold).sort()).toEqual(Object.values(alarmThresholds.oldestMessageSeconds).sort());
+    for (const alarm of oldest) expect(alarm).toMatchObject({ Statistic: 'Maximum' });
+  });
+
+  it('a bands lag past its bound, and a parked delivery or a disabled endpoint, raise alarms', () => {
+    const [lag, ...lags] = alarmsAbout(BANDS_LAG_METRIC);
+    expect(lags).toEqual([]);
+    expect(lag).toMatchObject({ Threshold: alarmThresholds.bandsLagSeconds, Statistic: 'Maximum', Namespace: metricsNamespace });
+    const [webhooks, ...others] = alarmsAbout(webhookHealthMetricNames.parked);
     expect(others).toEqual([]);
-    expect(oldest).toMatchObject({ Threshold: alarmThresholds.drainOldestMessageSeconds, Statistic: 'Maximum' });
+    expect(JSON.stringify(webhooks)).toContain(webhookHealthMetricNames.disabled);
+    expect(webhooks).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
   it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {

@@ -1,4 +1,4 @@
-// The operations dashboard: per route traffic, errors, latency and capacity per request; cost per priced line; the drain's queues and the bands job's lag.
+// The operations dashboard: per route traffic, errors, latency and capacity per request; cost per priced line; the queues, the bands job's lag, and what the alarms read.
 import { Duration } from 'aws-cdk-lib';
 import { Dashboard, GraphWidget, type IWidget, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
@@ -114,6 +114,24 @@ export class ServiceDashboard extends Construct {
         new GraphWidget({
           title: 'Bands job lag: seconds from commit to bands done',
           left: [metrics.bandsLag(Stats.p(50)).with({ label: 'p50' }), metrics.bandsLag(Stats.MAXIMUM).with({ label: 'max' })],
+          width: THIRD,
+        }),
+      ],
+      // What the route alarms and the webhook alarm read, as they read it.
+      [
+        new GraphWidget({
+          title: 'Share of 5xx answers per route (alarm above 0.05)',
+          left: [metrics.routeServerErrorShare(Duration.minutes(5))],
+          width: THIRD,
+        }),
+        new GraphWidget({
+          title: 'Share of requests over their latency budget per route (alarm above 0.01)',
+          left: [metrics.routeOverLatencyBudgetShare()],
+          width: THIRD,
+        }),
+        new GraphWidget({
+          title: 'Webhook deliveries parked and endpoints disabled',
+          left: [metrics.webhookHealth()],
           width: THIRD,
         }),
       ],

@@ -1,10 +1,10 @@
-// One Lambda function of the service: its esbuild bundling, runtime settings, own log group and own narrow role.
+// One Lambda function of the service: its esbuild bundling, runtime settings, the log group it writes to and its own narrow role.
 import { posix } from 'node:path';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { type ILogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { projectRoot } from '#lib/stack/project.ts';
@@ -40,8 +40,11 @@ export interface ServiceFunctionProps {
   readonly memoryMb: number;
   readonly timeoutSeconds: number;
   readonly environment: Readonly<Record<string, string>>;
-  /** Applies to the log group; the function itself holds no data. */
-  readonly removalPolicy: RemovalPolicy;
+  /**
+   * The functions' one log group (the stack's): Lambda names each stream after its function, so a group of its own per
+   * function would be a resource per route for nothing.
+   */
+  readonly logGroup: ILogGroup;
   /** Files the handler reads at run time: path in the package (beside index.mjs) → path in the project. */
   readonly files?: Readonly<Record<string, string>>;
 }
@@ -74,18 +77,14 @@ export function bundlingWithFiles(files: Readonly<Record<string, string>>): Bund
 export class ServiceFunction extends Construct {
   readonly function: NodejsFunction;
   readonly role: Role;
-  readonly logGroup: LogGroup;
+  readonly logGroup: ILogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
     super(scope, id);
-
-    this.logGroup = new LogGroup(this, 'LogGroup', {
-      retention: logRetention,
-      removalPolicy: props.removalPolicy,
-    });
+    this.logGroup = props.logGroup;
 
     // Instead of the AWSLambdaBasicExecutionRole managed policy, which may create and write any log group in the
-    // account, the role may write to this function's own log group only.
+    // account, the role may write to the functions' log group only.
     this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
     this.logGroup.grantWrite(this.role);
 

@@ -5,6 +5,7 @@ import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
 import { requestMetricNames } from '#platform/observability.ts';
@@ -20,6 +21,10 @@ export interface MonitoredFunction {
   readonly function: IFunction;
   /** The API Gateway route it serves; none for the fallback and the queue workers. */
   readonly route?: Pick<HttpRoute, 'method' | 'path'>;
+  /** What calls it: API Gateway (a route or the fallback), a queue, or a schedule. */
+  readonly kind: 'http' | 'worker' | 'job';
+  /** A scheduled job's rate. */
+  readonly everyMinutes?: number;
 }
 
 export interface MonitoredService {
@@ -90,6 +95,77 @@ export class ServiceMetrics {
       usingMetrics: { requests: this.route(route, 'Count', Stats.SUM, period), errors: this.route(route, '5xx', Stats.SUM, period) },
       period,
       label: `5xx % ${route.method} ${route.path}`,
+    });
+  }
+
+  /**
+   * Every route's share of 5xx answers, one series per route, as a Metrics Insights query: API Gateway records 5xx as 0
+   * or 1 per request, so its average is the share. One query covers the routes there are and any added later.
+   */
+  routeServerErrorShare(period = ONE_MINUTE): MathExpression {
+    const { api, stage } = this.service;
+    return new MathExpression({
+      expression: [
+        'SELECT AVG("5xx") FROM SCHEMA("AWS/ApiGateway", "ApiId", "Method", "Resource", "Stage")',
+        `WHERE "ApiId" = '${api.apiId}' AND "Stage" = '${stage.stageName}' GROUP BY "Method", "Resource"`,
+      ].join(' '),
+      usingMetrics: {},
+      period,
+      label: 'share of 5xx per route',
+    });
+  }
+
+  /**
+   * Every route's share of requests slower than its latency budget (shared/edge/latency-budgets.ts), one series per
+   * route, from the `OverLatencyBudget` each request counts: more than 1% over it is a p99 over it.
+   */
+  routeOverLatencyBudgetShare(period = FIVE_MINUTES): MathExpression {
+    return new MathExpression({
+      expression: [
+        `SELECT AVG("${requestMetricNames.overLatencyBudget}") FROM SCHEMA("${metricsNamespace}", "route", "service")`,
+        `WHERE "service" = '${serviceName}' GROUP BY "route"`,
+      ].join(' '),
+      usingMetrics: {},
+      period,
+      label: 'share of requests over their latency budget',
+    });
+  }
+
+  /** Lambda's throttles of every function in the account and region: the concurrency this service draws on is theirs too. */
+  accountLambdaThrottles(period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: 'AWS/Lambda',
+      metricName: 'Throttles',
+      statistic: Stats.SUM,
+      period,
+      label: 'throttles, every function',
+    });
+  }
+
+  /** Webhook deliveries parked after their last attempt, and endpoints disabled after days of failing. */
+  webhookHealth(period = FIVE_MINUTES): MathExpression {
+    const metric = (metricName: string) =>
+      new Metric({ namespace: metricsNamespace, metricName, dimensionsMap: { service: serviceName }, statistic: Stats.SUM, period });
+    return new MathExpression({
+      expression: 'FILL(parked, 0) + FILL(disabled, 0)',
+      usingMetrics: { parked: metric(webhookHealthMetricNames.parked), disabled: metric(webhookHealthMetricNames.disabled) },
+      period,
+      label: 'webhook deliveries parked and endpoints disabled',
+    });
+  }
+
+  /** The sum of a Lambda metric over some functions (at most 10: what an alarm's math may read). */
+  lambdaSum(functions: readonly MonitoredFunction[], metricName: 'Errors' | 'Throttles', period = FIVE_MINUTES): MathExpression {
+    if (functions.length > 10) throw new Error(`an alarm's math reads at most 10 metrics, not ${functions.length}`);
+    const usingMetrics: Record<string, IMetric> = {};
+    functions.forEach((fn, index) => (usingMetrics[`f${index}`] = this.lambda(fn, metricName, Stats.SUM, period)));
+    return new MathExpression({
+      expression: Object.keys(usingMetrics)
+        .map((id) => `FILL(${id}, 0)`)
+        .join(' + '),
+      usingMetrics,
+      period,
+      label: `${metricName}: ${functions.map((fn) => fn.id).join(', ')}`,
     });
   }
 

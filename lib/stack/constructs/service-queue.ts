@@ -25,6 +25,7 @@ export class ServiceQueue extends Construct {
 
     this.queue = new Queue(this, 'Queue', {
       visibilityTimeout: Duration.seconds(visibilityTimeoutSeconds(definition)),
+      retentionPeriod: Duration.days(definition.retentionDays),
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       deadLetterQueue: { queue: this.deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },

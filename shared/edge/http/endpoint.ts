@@ -6,6 +6,7 @@ import { recordKeyUse } from '#shared/api-keys/usage.ts';
 import { meteredApiRequests } from '#shared/cost/ledger.ts';
 import { ApiError, errorResponse, internalError, type Surface } from '#platform/errors.ts';
 import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
+import { latencyBudgetMs } from '#edge/latency-budgets.ts';
 import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 // An area's rows and the fallback's, never the whole table: a function bundles its own area's rows alone.
 import { fallbackRoute } from '#edge/routes/docs.ts';
@@ -146,7 +147,7 @@ function meteredRequest(spec: EndpointSpec, handler: (event: HttpEvent, context:
     };
     const bytes = (body: string | undefined) => Buffer.byteLength(body ?? '');
     return metered(
-      spec,
+      { ...spec, latencyBudgetMs: latencyBudgetMs(spec.id) },
       (measure) => measure(answer, (result) => result.statusCode ?? 500),
       ([unit]) =>
         workspaceShare(unit, {
