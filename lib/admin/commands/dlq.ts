@@ -33,6 +33,8 @@ function selectionOf(args: AdminArguments, verb: string): Selection {
 
 function jobText(job: DeadLetter['job']): string {
   if (typeof job === 'string') return `body ${JSON.stringify(job)}`;
+  // A drain job without a phase is the commit's own: the drain of the batch's records.
+  if (job.batchId !== undefined && job.kind === undefined && job.phase === undefined) job = { ...job, phase: 'chunks' };
   const named = ['kind', 'phase', 'workspaceId', 'batchId', 'jobId', 'eventId', 'endpointId', 'seq'];
   const parts = named.filter((name) => job[name] !== undefined).map((name) => `${name} ${String(job[name])}`);
   return parts.length > 0 ? parts.join('  ') : `body ${JSON.stringify(job)}`;
