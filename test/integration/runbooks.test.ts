@@ -1,7 +1,8 @@
 // The runbooks of docs/operations.md, command by command, against the local stack: a leaked key, a drain in the dead-letter queue, a parked endpoint.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
-import { tableName } from '#platform/config.ts';
+import { environmentNames, tableName } from '#platform/config.ts';
+import { queuePair } from '#lib/admin/dead-letters.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { AUTH_CACHE_MS } from '#shared/api-keys/authenticate.ts';
@@ -11,6 +12,9 @@ import { batchWithProducts, commit, connectorCaller, waitForBands, waitForStatus
 import { admin, adminJson, deadLetterIds, parkMessage } from './operator-cli.ts';
 import { call, newWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
+
+/** Each runbook runs the CLI, a process of its own, several times over: on a busy machine each takes seconds. */
+const SLOW = { timeout: 180_000 };
 
 describe('runbook: a key leaked', () => {
   it(
@@ -40,7 +44,7 @@ describe('runbook: a key leaked', () => {
 });
 
 describe('runbook: a drain in the dead-letter queue', () => {
-  it('lists the parked bands job with its reason, shows its batch, redrives it once, and the batch gets its bands', async () => {
+  it('lists the parked bands job with its reason, shows its batch, redrives it once, and the batch gets its bands', SLOW, async () => {
     const workspace = await newWorkspace('Parked Bands Seller');
     const batch = await batchWithProducts(connectorCaller(workspace));
     expect((await commit(batch)).status).toBe(202);
@@ -81,7 +85,7 @@ describe('runbook: a drain in the dead-letter queue', () => {
 
     const redriven = await adminJson(['dlq', 'redrive', '--queue', 'drain', '--message', messageId]);
     expect(redriven).toEqual({ queue: 'drain', redriven: [messageId] });
-    await waitForBands(batch.key, batch.batchId);
+    await waitForBands(batch.key, batch.batchId, { timeoutMs: 60_000 });
     const after = await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', batch.batchId]);
     expect(after.bandsRecomputedAt).toEqual(expect.any(String));
 
@@ -91,7 +95,16 @@ describe('runbook: a drain in the dead-letter queue', () => {
     expect(again.stderr).toContain(`no message ${messageId} in the drain dead-letter queue`);
   });
 
-  it("purges a failed drain's message, which its batch no longer needs, and leaves the others", async () => {
+  it("finds a work queue's dead-letter queue from its redrive policy, as the dlq commands do on AWS from --queue-url", async () => {
+    for (const queue of ['drain', 'webhooks'] as const) {
+      const url = process.env[queue === 'drain' ? environmentNames.drainQueueUrl : environmentNames.webhooksQueueUrl];
+      const deadLetterUrl =
+        process.env[queue === 'drain' ? environmentNames.drainDeadLetterQueueUrl : environmentNames.webhooksDeadLetterQueueUrl];
+      expect(await queuePair(queue, url)).toEqual({ queueId: queue, url, deadLetterUrl });
+    }
+  });
+
+  it("purges a failed drain's message, which its batch no longer needs, and leaves the others", SLOW, async () => {
     const workspace = await newWorkspace('Failed Drain Seller');
     const failed = await parkMessage(
       'drain',
@@ -111,7 +124,7 @@ describe('runbook: a drain in the dead-letter queue', () => {
     await adminJson(['dlq', 'purge', '--queue', 'drain', '--message', kept]);
   });
 
-  it('redrives every webhook message at once, and a second redrive finds nothing to move', async () => {
+  it('redrives every webhook message at once, and a second redrive finds nothing to move', SLOW, async () => {
     const workspace = await newWorkspace('Webhook Fault Seller');
     const parked = [
       await parkMessage('webhooks', { kind: 'fanOut', workspaceId: workspace.workspaceId, eventId: 'evt_gone_one' }),
@@ -127,7 +140,7 @@ describe('runbook: a drain in the dead-letter queue', () => {
   });
 });
 
-async function until(test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
+async function until(test: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await test())) {
     if (Date.now() > deadline) throw new Error('the condition was not met in time');
@@ -142,7 +155,7 @@ afterEach(async () => {
 });
 
 describe('runbook: a parked endpoint', () => {
-  it('redelivers every parked delivery of the endpoint once its receiver is back', async () => {
+  it('redelivers every parked delivery of the endpoint once its receiver is back', SLOW, async () => {
     const workspace = await newWorkspace('Parked Endpoint Seller');
     receiver = await startReceiver();
     receiver.answerEvery(500);
