@@ -57,7 +57,9 @@ describe('redriving a dead-letter queue', () => {
 
   it('keeps a message whose send failed, deletes none after it, and releases it and the rest', async () => {
     fake.failSendOf = '{"job":"b"}';
-    await expect(redriveDeadLetters(pair, { all: true })).rejects.toThrow('SQS refused the send');
+    await expect(redriveDeadLetters(pair, { all: true })).rejects.toThrow(
+      'SQS refused the send; done before it: a; the rest stay in the dead-letter queue',
+    );
     expect(named('DeleteMessageCommand').map((call) => call.input.ReceiptHandle)).toEqual(['receipt-a']);
     expect(released().map((entry) => entry.ReceiptHandle)).toEqual(['receipt-b', 'receipt-c']);
   });

@@ -169,7 +169,13 @@ async function eachSelected(pair: QueuePair, selection: Selection, act: (message
     untouched.push(message);
   }
   await release(pair.deadLetterUrl, untouched);
-  if (failure !== undefined) throw failure;
+  if (failure !== undefined) {
+    const done = handled.map((letter) => letter.messageId);
+    // What was done before the failure is said, so that the operator knows where the next run starts.
+    throw new Error(
+      `${(failure as Error).message}; done before it: ${done.length ? done.join(', ') : 'none'}; the rest stay in the dead-letter queue`,
+    );
+  }
   const found = new Set(messages.map((message) => message.MessageId));
   return { handled, notFound: wanted ? [...wanted].filter((id) => !found.has(id)) : [] };
 }
