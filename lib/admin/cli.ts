@@ -7,6 +7,8 @@ import { projectRoot } from '#lib/stack/project.ts';
 import { AdminArguments, type AdminCommand, type Result, UsageError } from './command.ts';
 import { adherenceCommands } from '#lib/admin/commands/adherence.ts';
 import { backtestCommands } from '#lib/admin/commands/backtest.ts';
+import { batchCommands } from '#lib/admin/commands/batch.ts';
+import { dlqCommands } from '#lib/admin/commands/dlq.ts';
 import { bandsCommands } from '#lib/admin/commands/bands.ts';
 import { connectorCommands } from '#lib/admin/commands/connector.ts';
 import { costCommands } from '#lib/admin/commands/cost.ts';
@@ -31,6 +33,8 @@ const adminCommands: readonly AdminCommand[] = [
   ...adherenceCommands,
   ...backtestCommands,
   ...connectorCommands,
+  ...batchCommands,
+  ...dlqCommands,
   ...keyCommands,
   ...listingCommands,
   ...userCommands,
@@ -43,7 +47,8 @@ Commands:
 ${adminCommands.map((command) => command.usage).join('\n')}
 
 Targets: the local stack that \`npm start\` runs (its .local/stack.json, or --stack FILE), or with --aws the
-deployed table named by --table (the stack's TableName output) in the region of your AWS profile.`;
+deployed table named by --table (the stack's TableName output) in the region of your AWS profile; the dlq commands
+take the queue's URL instead (--queue-url, the stack's DrainQueueUrl or WebhooksQueueUrl output).`;
 
 /** Runs the command `args` name; sets the exit code: 2 for a bad argument, 1 or the command's own for a failure. */
 export async function runAdmin(args: string[]): Promise<void> {
@@ -77,7 +82,7 @@ export async function runAdmin(args: string[]): Promise<void> {
 async function run(values: AdminValues, positionals: string[]): Promise<Result> {
   const { command, target = '' } = readCommand(values, positionals);
   const execute = await command.prepare(new AdminArguments(values, target));
-  connect(values);
+  connect(values, command.usesTable !== false);
   return execute();
 }
 
@@ -101,9 +106,10 @@ function readCommand(values: AdminValues, positionals: string[]): { command: Adm
 }
 
 /** Points the repositories at the chosen table: set before they load, as Lambda sets a function's environment. */
-function connect(values: AdminValues): void {
+function connect(values: AdminValues, usesTable: boolean): void {
   if (values.aws) {
     const tableName = values.table ?? process.env.TABLE_NAME;
+    if (!tableName && !usesTable) return;
     if (!tableName) throw new UsageError('--aws needs --table NAME (the stack output TableName)');
     process.env.TABLE_NAME = tableName;
     return;

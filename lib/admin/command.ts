@@ -47,6 +47,8 @@ export interface AdminCommand {
   readonly target?: string;
   /** The options it takes besides the global ones. */
   readonly options: readonly AdminOption[];
+  /** False for a command that reads no table (the `dlq` commands): with --aws it needs no --table. */
+  readonly usesTable?: false;
   /**
    * Reads and checks every argument, and returns what carries the command out: a bad argument is refused before
    * anything is read or written, and before the target is even looked for. Repository modules are imported inside

@@ -44,6 +44,14 @@ export const adminOptions = {
   'key-stdin': { type: 'boolean' },
   // `approval history`'s own: where the page starts, as the API's `starting_after`.
   'starting-after': { type: 'string' },
+  // The operator's `batch` and `dlq` commands', and `webhook redeliver --parked`.
+  batch: { type: 'string' },
+  queue: { type: 'string' },
+  'queue-url': { type: 'string' },
+  message: { type: 'string' },
+  all: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  parked: { type: 'boolean' },
 } as const satisfies ParseArgsOptionsConfig;
 
 export function parseCommandLine(args: string[]) {

@@ -111,3 +111,29 @@ export async function listBatches(owner: BatchOwner, listing: BatchListing, now 
   const next = page.lastKey === undefined ? undefined : encodeCursor(listingKeys.batchPlace(page.lastKey));
   return { entries, ...(next === undefined ? {} : { next }) };
 }
+
+/** One batch of an operator's list of a workspace: its connector beside its status. */
+export type WorkspaceBatchEntry = BatchEntry & { readonly connectorId: string };
+
+/**
+ * A workspace's newest batches across the connectors named, newest first: one page of each connector's list, merged.
+ * Batches are listed per connector (the API's list is a connector's own), so an operator's view of a workspace reads
+ * each connector's first page and keeps the newest `limit`.
+ */
+export async function workspaceBatches(
+  workspaceId: string,
+  connectorIds: readonly string[],
+  listing: Omit<BatchListing, 'startingAfter'>,
+  now = new Date(),
+): Promise<WorkspaceBatchEntry[]> {
+  const pages = await Promise.all(
+    connectorIds.map(async (connectorId) => {
+      const { entries } = await listBatches({ workspaceId, connectorId }, listing, now);
+      return entries.map((entry) => ({ connectorId, ...entry }));
+    }),
+  );
+  return pages
+    .flat()
+    .sort((a, b) => b.createdAt.localeCompare(a.createdAt) || b.batchId.localeCompare(a.batchId))
+    .slice(0, listing.limit);
+}

@@ -170,15 +170,20 @@ export const webhookCommands: readonly AdminCommand[] = [
     name: 'webhook redeliver',
     // The event types close the webhook commands' lines of the usage.
     usage: `  webhook redeliver we_… --workspace W --event evt_…   sends the event again, same webhook-id, new retry run
+  webhook redeliver we_… --workspace W --parked        sends every parked delivery again, up to the redelivery
+                                        limit (20 a minute per endpoint); run again a minute later for the rest
   Event types: ${subscribableEventTypes.join(', ')}`,
     target: 'the endpoint id',
-    options: ['workspace', 'event'],
+    options: ['workspace', 'event', 'parked'],
     prepare(args) {
-      const { target, workspaceId, required } = webhookArguments(args);
-      const eventId = required('event');
+      const { target, workspaceId, text, values } = webhookArguments(args);
+      const eventId = text('event');
+      if ((eventId === undefined) === !values.parked)
+        throw new UsageError('webhook redeliver needs exactly one of --event evt_… or --parked');
+      if (values.parked) return () => redeliverParked(workspaceId, target);
       return async () => {
         const { redeliver } = await import('#shared/webhooks/delivery.ts');
-        const queued = await redeliver(workspaceId, target, eventId, Date.now());
+        const queued = await redeliver(workspaceId, target, eventId as string, Date.now());
         return {
           json: queued,
           text: `Queued ${queued.eventType} ${eventId} for ${target} again (attempt ${queued.attempts + 1}), with the same webhook-id`,
@@ -187,6 +192,46 @@ export const webhookCommands: readonly AdminCommand[] = [
     },
   },
 ];
+
+/**
+ * Every parked delivery of the endpoint sent again, oldest event first, until the endpoint's redelivery limit stops
+ * it: what is left stays parked, and the same command a minute later sends it.
+ */
+async function redeliverParked(workspaceId: string, endpointId: string) {
+  const { ApiError } = await import('#platform/errors.ts');
+  const { getEndpoint } = await repository();
+  if (!(await getEndpoint(workspaceId, endpointId))) throw new Error(`no webhook endpoint ${endpointId} in workspace ${workspaceId}`);
+  const { listDeliveries } = await import('#shared/webhooks/attempt-log.ts');
+  const { redeliver } = await import('#shared/webhooks/delivery.ts');
+  const parked: string[] = [];
+  let startingAfter: string | undefined;
+  do {
+    const page = await listDeliveries(workspaceId, endpointId, {
+      limit: 100,
+      status: 'parked',
+      ...(startingAfter ? { startingAfter } : {}),
+    });
+    parked.push(...page.deliveries.map((delivery) => delivery.eventId));
+    startingAfter = page.next;
+  } while (startingAfter);
+  const redelivered: string[] = [];
+  for (const eventId of parked.reverse()) {
+    try {
+      await redeliver(workspaceId, endpointId, eventId, Date.now());
+    } catch (error) {
+      if (error instanceof ApiError && error.code === 'rate_limited') break;
+      throw error;
+    }
+    redelivered.push(eventId);
+  }
+  const left = parked.length - redelivered.length;
+  return {
+    json: { endpointId, redelivered, left },
+    text:
+      `Queued ${redelivered.length} of ${parked.length} parked deliveries to ${endpointId} again` +
+      (left > 0 ? `; the redelivery limit held back ${left}: run the same command again in a minute` : ''),
+  };
+}
 
 function deliveryLine(delivery: DeliverySummary): string {
   const last = delivery.lastStatus ?? delivery.lastError ?? '';

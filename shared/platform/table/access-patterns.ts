@@ -274,7 +274,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a batch',
-    usedBy: ['batchStatus', 'commitBatch', 'cancelBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain'],
+    usedBy: ['batchStatus', 'commitBatch', 'cancelBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain', 'admin'],
     call: 'GetItem, strongly consistent',
     key: 'batch(workspaceId, batchId)',
     cost: '1 RRU',
@@ -294,6 +294,13 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'Query on the listing index (ALL) backwards, Limit the page, from the cursor; a status is a FilterExpression, read on at most 10 times to fill the page',
     key: 'listingKeys.batches(workspaceId, connectorId), listingKeys.batchesAfter(…) for the cursor',
     cost: '0.5 RRU per 4 KB read (a batch ~600 B): a page of 20 ≈ 1.5 RRU; a filtered page pays for what it reads, at most 10 × limit batches',
+  },
+  {
+    name: "An operator's list of a workspace's batches, newest first, optionally of one status (admin batch list)",
+    usedBy: ['admin'],
+    call: "Query of the workspace's connectors (begins_with CONNECTOR#), then the connector's list above (one page of `limit`) per connector, merged",
+    key: 'connectorPrefix(workspaceId), listingKeys.batches(workspaceId, connectorId) per connector',
+    cost: '0.5 RRU for the connectors + ~1.5 RRU per connector for a page of 20; a status filter pays for what it reads, as above',
   },
   {
     name: 'Record that an open batch expired',

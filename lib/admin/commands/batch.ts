@@ -1,0 +1,115 @@
+// The admin CLI's `batch` commands: a workspace's batches and one batch as a drain left it, for an operator following a failed drain.
+import * as v from 'valibot';
+import { BatchIdSchema, type Batch, BatchStatusSchema, MAX_BATCHES_PAGE } from '#shared/batches/schema.ts';
+import type { WorkspaceBatchEntry } from '#shared/batches/listing.ts';
+import { type AdminArguments, type AdminCommand, existingWorkspace, UsageError } from '#lib/admin/command.ts';
+
+const DEFAULT_LIMIT = 20;
+
+/** Read before the table is: a value no workspace could have is a bad argument, not a workspace that does not exist. */
+const WorkspaceIdSchema = v.pipe(v.string(), v.regex(/^ws_\w{1,64}$/, 'a workspace id (ws_ and up to 64 letters, digits or _)'));
+
+function workspaceOf(args: AdminArguments): string {
+  return args.checked('workspace', WorkspaceIdSchema, args.required('workspace'));
+}
+
+function listingOf(args: AdminArguments) {
+  const workspaceId = workspaceOf(args);
+  const statusText = args.values.status;
+  const status = statusText === undefined ? undefined : args.oneOf('status', BatchStatusSchema.options, String(statusText));
+  const limit = args.count('limit') ?? DEFAULT_LIMIT;
+  if (limit > MAX_BATCHES_PAGE) throw new UsageError(`--limit must be at most ${MAX_BATCHES_PAGE}`);
+  return { workspaceId, listing: { limit, ...(status === undefined ? {} : { status }) } };
+}
+
+function entryLine(entry: WorkspaceBatchEntry): string {
+  const counts = `${entry.recordCount} records${entry.drainedCount === undefined ? '' : `, ${entry.drainedCount} drained`}${entry.skippedOverCap ? `, ${entry.skippedOverCap} skipped over cap` : ''}`;
+  const times = [
+    `created ${entry.createdAt}`,
+    entry.committedAt && `committed ${entry.committedAt}`,
+    entry.drainedAt && `drained ${entry.drainedAt}`,
+  ]
+    .filter(Boolean)
+    .join('  ');
+  return [entry.batchId, entry.status, entry.connectorId, counts, times, entry.error ? `error: ${entry.error}` : '']
+    .filter(Boolean)
+    .join('  ');
+}
+
+/** Everything an operator reads of a batch: its status view, and the drain's own state (job, lease, attempts). */
+function batchDetail(batch: Batch) {
+  return {
+    batchId: batch.batchId,
+    workspaceId: batch.workspaceId,
+    connectorId: batch.connectorId,
+    status: batch.status,
+    entities: batch.entities,
+    recordCount: batch.recordCount,
+    lineCount: batch.lineCount,
+    skippedOverCap: batch.skippedOverCap,
+    drainedCount: batch.drainedCount ?? null,
+    createdAt: batch.createdAt,
+    committedAt: batch.committedAt ?? null,
+    drainStartedAt: batch.drainStartedAt ?? null,
+    drainedAt: batch.drainedAt ?? null,
+    bandsRecomputedAt: batch.bandsRecomputedAt ?? null,
+    failedAt: batch.failedAt ?? null,
+    cancelledAt: batch.cancelledAt ?? null,
+    error: batch.error ?? null,
+    jobId: batch.jobId ?? null,
+    drainAttempts: batch.drainAttempts ?? null,
+    leaseUntil: batch.leaseUntil === undefined ? null : new Date(batch.leaseUntil).toISOString(),
+  };
+}
+
+function detailText(detail: ReturnType<typeof batchDetail>): string {
+  return Object.entries(detail)
+    .filter(([, value]) => value !== null)
+    .map(([name, value]) => `${name.padEnd(18)} ${typeof value === 'object' ? JSON.stringify(value) : String(value)}`)
+    .join('\n');
+}
+
+export const batchCommands: readonly AdminCommand[] = [
+  {
+    name: 'batch list',
+    usage: `  batch list --workspace W [--status open|committed|draining|drained|failed] [--limit 20]
+                                        the workspace's newest batches over all its connectors: status, counts,
+                                        error and times (the connector's list, eventually consistent)`,
+    options: ['workspace', 'status', 'limit'],
+    prepare(args) {
+      const { workspaceId, listing } = listingOf(args);
+      return async () => {
+        await existingWorkspace(workspaceId);
+        const { listConnectors } = await import('#shared/connectors/repository.ts');
+        const { workspaceBatches } = await import('#shared/batches/listing.ts');
+        const connectors = await listConnectors(workspaceId);
+        const entries = await workspaceBatches(
+          workspaceId,
+          connectors.map((connector) => connector.connectorId),
+          listing,
+        );
+        return { json: entries, text: entries.length === 0 ? `No batches in workspace ${workspaceId}` : entries.map(entryLine).join('\n') };
+      };
+    },
+  },
+  {
+    name: 'batch show',
+    usage: `  batch show --workspace W --batch B    one batch: status, counts, error, times, and the drain's job, lease and
+                                        attempts; exit 1 when the workspace has no such batch`,
+    options: ['workspace', 'batch'],
+    prepare(args) {
+      const workspaceId = workspaceOf(args);
+      const batchId = args.checked('batch', BatchIdSchema, args.required('batch'));
+      return async () => {
+        await existingWorkspace(workspaceId);
+        const { getBatch } = await import('#shared/batches/repository.ts');
+        const { expired } = await import('#shared/batches/rules.ts');
+        const stored = await getBatch(workspaceId, batchId);
+        if (!stored) throw new Error(`no batch ${batchId} in workspace ${workspaceId}`);
+        // Read as its status route reads it, without recording the expiry: showing a batch writes nothing.
+        const detail = batchDetail(expired(stored, new Date()));
+        return { json: detail, text: detailText(detail) };
+      };
+    },
+  },
+];
