@@ -1,7 +1,8 @@
-// One Lambda function of the service: its esbuild bundling, runtime settings, own log group and own narrow role.
+// One Lambda function of the service: its esbuild bundling, runtime settings and own log group, run under its access profile's role.
 import { posix } from 'node:path';
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -44,6 +45,10 @@ export interface ServiceFunctionProps {
   readonly removalPolicy: RemovalPolicy;
   /** Files the handler reads at run time: path in the package (beside index.mjs) → path in the project. */
   readonly files?: Readonly<Record<string, string>>;
+  /** The role of the function's access profile (constructs/service-roles.ts), which other functions may share. */
+  readonly role: Role;
+  /** Encrypts the log group when the stack is given a customer-managed key; CloudWatch Logs' own encryption otherwise. */
+  readonly encryptionKey?: IKey;
 }
 
 /** A word for a POSIX shell, whatever it holds. */
@@ -82,11 +87,12 @@ export class ServiceFunction extends Construct {
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: logRetention,
       removalPolicy: props.removalPolicy,
+      encryptionKey: props.encryptionKey,
     });
 
     // Instead of the AWSLambdaBasicExecutionRole managed policy, which may create and write any log group in the
-    // account, the role may write to this function's own log group only.
-    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    // account, the role may write to the log groups of its own functions only: this one's is added here.
+    this.role = props.role;
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
@@ -110,11 +116,6 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
-    });
-    // Active tracing grants xray:PutTraceSegments and xray:PutTelemetryRecords, which take no resource but `*`.
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray accepts trace segments and telemetry only on the resource *; the statement holds those two actions and nothing else.',
     });
   }
 }
