@@ -54,6 +54,9 @@ export const defaultStage = 'production';
 /** Context key for a customer-managed KMS key: `-c kmsKey=new` makes one, `-c kmsKey=arn:aws:kms:…` uses that key. */
 export const kmsKeyContextKey = 'kmsKey';
 
+/** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
+export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
+
 /** The cost-allocation tags: every resource carries the first two, every function and its log group one of the others. */
 export const costTags = { service: 'service', stage: 'stage', route: 'route', worker: 'worker' } as const;
 
@@ -105,9 +108,11 @@ export class PricingServiceStack extends Stack {
     const stage = props.stage ?? (typeof contextStage === 'string' && contextStage !== '' ? contextStage : defaultStage);
     const disposable = stage === disposableStage;
     const removalPolicy = disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
-    // Cost allocation: Cost Explorer splits the bill by these once they are activated (docs/cost.md).
-    Tags.of(this).add(costTags.service, serviceName);
-    Tags.of(this).add(costTags.stage, stage);
+    // Cost allocation: Cost Explorer splits the bill by these once they are activated (docs/cost.md). CloudFormation
+    // takes no tags on a dashboard (cfn-lint E3002), though the CDK offers them.
+    const tagged = { excludeResourceTypes: untaggedResourceTypes };
+    Tags.of(this).add(costTags.service, serviceName, tagged);
+    Tags.of(this).add(costTags.stage, stage, tagged);
 
     const encryptionKey = this.customerManagedKey(props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
     this.encryptionKey = encryptionKey;

@@ -1,10 +1,16 @@
 // Template tests of what each function may do: table actions from the access-pattern catalogue, one role per access profile, cost tags and the KMS option.
-import type { Stack} from 'aws-cdk-lib';
+import type { Stack } from 'aws-cdk-lib';
 import { App, CfnResource, TagManager } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { consoleRoutes, fallbackRoute, type HttpRoute, type RouteAccess, routes, scheduledJobs, workers } from '#edge/routes.ts';
-import { costTags, defaultStage, PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/pricing-service-stack.ts';
+import {
+  costTags,
+  defaultStage,
+  untaggedResourceTypes,
+  PricingServiceStack,
+  type PricingServiceStackProps,
+} from '#lib/stack/pricing-service-stack.ts';
 import { cdkJsonContext } from '#lib/stack/project.ts';
 import { entryNames, patternsOf, tableAccessOf, type TableCaller } from '#lib/stack/table-access.ts';
 import { serviceName } from '#platform/config.ts';
@@ -167,6 +173,7 @@ describe('cost-allocation tags', () => {
     of.node
       .findAll()
       .filter((construct): construct is CfnResource => CfnResource.isCfnResource(construct) && TagManager.isTaggable(construct))
+      .filter((resource) => !untaggedResourceTypes.includes(resource.cfnResourceType))
       .map((resource) => ({ path: resource.node.path, tags: (resource as unknown as { tags: TagManager }).tags.tagValues() }));
 
   it('every resource that takes tags carries the service and the stage, production by default', () => {
@@ -176,6 +183,11 @@ describe('cost-allocation tags', () => {
       expect(tags[costTags.service], path).toBe(serviceName);
       expect(tags[costTags.stage], path).toBe(defaultStage);
     }
+  });
+
+  it('the dashboard, which CloudFormation takes no tags on, carries none', () => {
+    for (const dashboard of Object.values(template.findResources('AWS::CloudWatch::Dashboard')))
+      expect(dashboard.Properties.Tags).toBeUndefined();
   });
 
   it('the stage tag is the stack’s stage, from its context', () => {

@@ -127,7 +127,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's API keys",
-    usedBy: ['consoleSettings', 'admin key list'],
+    usedBy: ['consoleSettings', 'consoleSettingsAction (the page again, after a form)', 'admin key list'],
     call: 'Query begins_with(SK, APIKEY#) on the workspace partition, eventually consistent',
     calls: ['Query'],
     key: 'apiKeyListingPrefix(workspaceId)',
@@ -219,7 +219,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's console users",
-    usedBy: ['consoleSettings'],
+    usedBy: ['consoleSettings', 'consoleSettingsAction (the page again, after a form)'],
     call: 'Query begins_with(SK, CONSOLEUSER#) on the workspace partition, eventually consistent',
     calls: ['Query'],
     key: 'consoleUserListingPrefix(workspaceId)',
@@ -701,7 +701,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Approve (live key): list the connectors that receive write-backs',
-    usedBy: ['approvePrice'],
+    usedBy: ['approvePrice', 'consoleSettings (the connectors page)', 'consoleSettingsAction (the page again, after a form)'],
     call: 'Query begins_with CONNECTOR#, eventually consistent',
     calls: ['Query'],
     key: 'connectorPrefix(workspaceId)',
@@ -829,7 +829,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
-    usedBy: ['every /api/v1 and /v1 route', 'drain'],
+    usedBy: ['every /api/v1 and /v1 route', 'every signed-in console route', 'drain', 'deliverWebhooks', 'sweepWebhookOutbox'],
     call: 'UpdateItem ADD of the counters, SET of the names and the expiry (TTL 400 days past the day); at the end of a request or job once the counts are 60 s old, and at shutdown',
     calls: ['UpdateItem'],
     key: 'costLedger(workspaceId, day, route)',
@@ -885,7 +885,13 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's webhook endpoints",
-    usedBy: ['listWebhookEndpoints', 'admin webhook list', 'deliverWebhooks (endpointsSubscribedTo)'],
+    usedBy: [
+      'listWebhookEndpoints',
+      'admin webhook list',
+      'deliverWebhooks (endpointsSubscribedTo)',
+      'consoleSettings',
+      'consoleSettingsAction (the page again, after a form)',
+    ],
     call: 'Query PK = webhooks partition, begins_with(SK, ENDPOINT#), eventually consistent',
     calls: ['Query'],
     key: 'webhookEndpointPrefix(workspaceId)',
@@ -949,7 +955,14 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a webhook event to fan it out, to attempt it or to redeliver it',
-    usedBy: ['deliverWebhooks', 'redeliverWebhookEvent', 'admin webhook redeliver', 'consoleSettings'],
+    usedBy: [
+      'deliverWebhooks',
+      'redeliverWebhookEvent',
+      'admin webhook redeliver',
+      'consoleSettings',
+      'consoleSettingsAction (the page again, after a form)',
+      'consoleSettingsAction (the page again, after a form)',
+    ],
     call: 'GetItem, strongly consistent',
     calls: ['GetItem'],
     key: 'webhookEvent(workspaceId, eventId)',
@@ -1029,7 +1042,15 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'List an endpoint’s deliveries, newest first, a page at a time, and one delivery’s attempts',
-    usedBy: ['listWebhookDeliveries', 'redeliverWebhookEvent', 'admin webhook deliveries', 'admin webhook redeliver', 'consoleSettings'],
+    usedBy: [
+      'listWebhookDeliveries',
+      'redeliverWebhookEvent',
+      'admin webhook deliveries',
+      'admin webhook redeliver',
+      'consoleSettings',
+      'consoleSettingsAction (the page again, after a form)',
+      'consoleSettingsAction (the page again, after a form)',
+    ],
     call:
       'Query begins_with(SK, DELIVERY#) backwards, Limit the page (20 by default, at most 100; the CLI 50), from ExclusiveStartKey = the cursor, ' +
       'with a FilterExpression on status when one is asked (up to 10 Queries to fill a page); ' +
