@@ -749,7 +749,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Approval history: a SKU's approvals, newest first, a page at a time",
-    usedBy: ['listPriceApprovals', 'consoleProduct', 'admin approval history'],
+    usedBy: ['listPriceApprovals', 'consoleProduct', 'consoleApprove (the page again, after a refusal)', 'admin approval history'],
     call: 'Query begins_with APPROVAL#, ScanIndexForward false, Limit limit (default 20, at most 100), eventually consistent; ExclusiveStartKey from starting_after',
     calls: ['Query'],
     key: 'approvalPrefix(workspaceId, sku)',
@@ -757,7 +757,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Approval history: the tasks of a page's approvals, as they stand",
-    usedBy: ['listPriceApprovals', 'consoleProduct', 'admin approval history'],
+    usedBy: ['listPriceApprovals', 'consoleProduct', 'consoleApprove (the page again, after a refusal)', 'admin approval history'],
     call: 'BatchGetItem of the task ids the approvals published, eventually consistent, 100 keys per call',
     calls: ['BatchGetItem'],
     key: 'writeback(workspaceId, taskId)',
@@ -765,7 +765,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Approval history: whether the SKU exists, when its first page is empty',
-    usedBy: ['listPriceApprovals', 'consoleProduct', 'admin approval history'],
+    usedBy: ['listPriceApprovals', 'consoleProduct', 'consoleApprove (the page again, after a refusal)', 'admin approval history'],
     call: 'GetItem, eventually consistent; only for an empty first page',
     calls: ['GetItem'],
     key: 'product(workspaceId, sku)',
