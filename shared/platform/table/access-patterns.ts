@@ -1194,7 +1194,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Console: approve a price',
-    usedBy: ['console product'],
+    usedBy: ['consoleApprove'],
     call: 'The approvePrice calls, as a live key makes them, after a GetItem of the workspace',
     calls: ['GetItem'],
     callsAs: ['approvePrice'],
