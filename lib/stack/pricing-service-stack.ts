@@ -1,13 +1,15 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Validations } from 'aws-cdk-lib';
-import type { CfnTable, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
-import { environmentNames } from '#platform/config.ts';
+import { environmentNames, serviceName } from '#platform/config.ts';
 import { type QueueId, queues } from '#platform/queues.ts';
 import {
   type FallbackRoute,
@@ -22,6 +24,7 @@ import {
   scheduledJobs,
   workers,
 } from '#edge/routes.ts';
+import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
 import { table as tableDefinition } from '#platform/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
@@ -31,7 +34,9 @@ import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { logRetention, ServiceFunction } from './constructs/service-function.ts';
 import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
+import { ServiceRoles } from './constructs/service-roles.ts';
 import { ServiceTable } from './constructs/service-table.ts';
+import { tableAccessOf, type TableCaller } from './table-access.ts';
 
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
 export const stageContextKey = 'stage';
@@ -43,6 +48,18 @@ export function stackNameFor(stage: unknown): string {
 
 /** The one stage whose data may be thrown away with the stack; every other value, or none, is treated as production. */
 export const disposableStage = 'dev';
+
+/** The `stage` tag of a stack given no stage. */
+export const defaultStage = 'production';
+
+/** Context key for a customer-managed KMS key: `-c kmsKey=new` makes one, `-c kmsKey=arn:aws:kms:…` uses that key. */
+export const kmsKeyContextKey = 'kmsKey';
+
+/** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
+export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
+
+/** The cost-allocation tags: every resource carries the first two, every function and its log group one of the others. */
+export const costTags = { service: 'service', stage: 'stage', route: 'route', worker: 'worker' } as const;
 
 /** Which variable carries a queue's URL; typed per QueueId so a new queue cannot be added without naming one. */
 const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
@@ -61,6 +78,16 @@ export interface PricingServiceStackProps extends StackProps {
   readonly fallbackRoute?: FallbackRoute;
   readonly workers?: readonly QueueWorker[];
   readonly scheduledJobs?: readonly ScheduledJob[];
+  /** Defaults to the access-pattern catalogue; tests add patterns for the rows they add. */
+  readonly accessPatterns?: readonly AccessPattern[];
+  /** The `stage` tag; defaults to the `stage` context value, then to `production`. */
+  readonly stage?: string;
+  /**
+   * A customer-managed KMS key for the table, the queues, the webhook data key and the log groups: `'new'` for a key
+   * the stack makes, or an existing key's ARN. Defaults to the `kmsKey` context value; without either, each service
+   * encrypts with its own AWS-owned or AWS-managed key (docs/operations.md, "Encryption").
+   */
+  readonly kmsKey?: string;
 }
 
 export class PricingServiceStack extends Stack {
@@ -70,26 +97,38 @@ export class PricingServiceStack extends Stack {
   readonly functions: ReadonlyMap<string, ServiceFunction>;
   /** Every alarm is sent here; the stack outputs its ARN for the infra team to subscribe to. */
   readonly alarms: ServiceAlarms;
+  /** The roles of the functions, one per access profile. */
+  readonly roles: ServiceRoles;
+  /** The customer-managed key, when the stack was given one. */
+  readonly encryptionKey?: IKey;
 
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
 
-    const disposable = this.node.tryGetContext(stageContextKey) === disposableStage;
+    const contextStage: unknown = this.node.tryGetContext(stageContextKey);
+    const stage = props.stage ?? (typeof contextStage === 'string' && contextStage !== '' ? contextStage : defaultStage);
+    const disposable = stage === disposableStage;
     const removalPolicy = disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    // Cost allocation: Cost Explorer splits the bill by these once they are activated (docs/cost.md). CloudFormation
+    // takes no tags on a dashboard (cfn-lint E3002), though the CDK offers them.
+    const tagged = { excludeResourceTypes: untaggedResourceTypes };
+    Tags.of(this).add(costTags.service, serviceName, tagged);
+    Tags.of(this).add(costTags.stage, stage, tagged);
+
+    const encryptionKey = this.customerManagedKey(props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
+    this.encryptionKey = encryptionKey;
 
     const { table } = new ServiceTable(this, 'Data', {
       definition: tableDefinition,
       deletionProtection: !disposable,
       removalPolicy,
+      encryptionKey,
     });
     this.table = table;
-    // The finding cdk-nag reports for the GSI wildcard that every table grant carries, e.g. <DataTable1234.Arn>/index/*.
-    const tableLogicalId = this.resolve((table.node.defaultChild as CfnTable).logicalId) as string;
-    const tableIndexWildcard = `AwsSolutions-IAM5[Resource::<${tableLogicalId}.Arn>/index/*]`;
 
     const serviceQueues = new Map<QueueId, ServiceQueue>();
     for (const definition of Object.values(queues)) {
-      serviceQueues.set(definition.id, new ServiceQueue(this, `${constructId(definition.id)}Queue`, { definition }));
+      serviceQueues.set(definition.id, new ServiceQueue(this, `${constructId(definition.id)}Queue`, { definition, encryptionKey }));
     }
     this.queues = serviceQueues;
     const queueFor = (queueId: QueueId): ServiceQueue => {
@@ -104,6 +143,7 @@ export class PricingServiceStack extends Stack {
       description: 'Key material for sealing webhook signing secrets (AES-256-GCM); never rotate without re-sealing them.',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy,
+      encryptionKey,
     });
     Validations.of(webhookDataKey).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -111,15 +151,30 @@ export class PricingServiceStack extends Stack {
     });
 
     // One log group for every function, whatever the number of routes: each stream is named after its function.
-    const functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy });
+    const functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy, encryptionKey });
 
-    /** Turns a row's `access` into environment and grants; nothing else is granted, so the row is the whole policy. */
+    // Every function of this stack, so that the catalogue's collectives ('every /api/v1 and /v1 route') resolve to them.
+    const fallback = props.fallbackRoute ?? fallbackRoute;
+    const callers: TableCaller[] = [
+      fallback,
+      ...(props.routes ?? routes),
+      ...(props.consoleRoutes ?? consoleRoutes),
+      ...(props.workers ?? workers),
+      ...(props.scheduledJobs ?? scheduledJobs),
+    ];
+    this.roles = new ServiceRoles(this, 'AccessRoles', { table, queueFor, webhookDataKey, encryptionKey });
+
+    /**
+     * Turns a row's `access` into environment and a role: the table actions are those of the access patterns that
+     * name the function (lib/stack/table-access.ts), the rest is the row's; nothing else is granted.
+     */
     const serviceFunctions = new Map<string, ServiceFunction>();
     this.functions = serviceFunctions;
     const createFunction = (
       id: string,
-      row: { id: string; entry: string; memoryMb: number; access: RouteAccess; files?: HttpRoute['files'] },
+      row: TableCaller & { entry: string; memoryMb: number; access: RouteAccess; files?: HttpRoute['files'] },
       timeoutSeconds: number,
+      kind: { tag: 'route' | 'worker'; consumes?: QueueId },
     ): ServiceFunction => {
       const environment: Record<string, string> = {};
       if (row.access.table) environment[environmentNames.tableName] = table.tableName;
@@ -132,6 +187,19 @@ export class PricingServiceStack extends Stack {
 
       if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKey.secretArn;
 
+      const tableAccess = row.access.table
+        ? tableAccessOf(row, callers, props.accessPatterns ?? accessPatterns)
+        : { tableActions: [], indexActions: [] };
+      const role = this.roles.roleFor(
+        {
+          ...tableAccess,
+          sendTo: row.access.sendTo ?? [],
+          sendToDeadLetter: row.access.sendToDeadLetter ?? [],
+          consumes: kind.consumes,
+          webhookSecrets: row.access.webhookSecrets ?? false,
+        },
+        row.id,
+      );
       const fn = new ServiceFunction(this, id, {
         entry: row.entry,
         memoryMb: row.memoryMb,
@@ -139,20 +207,9 @@ export class PricingServiceStack extends Stack {
         environment,
         logGroup: functionLogs,
         files: row.files,
+        role,
       });
-
-      if (row.access.table === 'read') table.grantReadData(fn.function);
-      if (row.access.table === 'readWrite') table.grantReadWriteData(fn.function);
-      if (row.access.tableStatements) table.grant(fn.function, 'dynamodb:PartiQLUpdate');
-      if (row.access.table) {
-        Validations.of(fn.role).acknowledge({
-          id: tableIndexWildcard,
-          reason: 'Queries go through the table GSIs; the wildcard covers the indexes of this one table and nothing else.',
-        });
-      }
-      if (row.access.webhookSecrets) webhookDataKey.grantRead(fn.function);
-      for (const queueId of row.access.sendTo ?? []) queueFor(queueId).queue.grantSendMessages(fn.function);
-      for (const queueId of row.access.sendToDeadLetter ?? []) queueFor(queueId).deadLetterQueue.grantSendMessages(fn.function);
+      Tags.of(fn).add(costTags[kind.tag], row.id);
       serviceFunctions.set(row.id, fn);
       return fn;
     };
@@ -160,20 +217,19 @@ export class PricingServiceStack extends Stack {
     /** What the dashboard and the alarms watch: every function, with the route it serves. */
     const monitored: MonitoredFunction[] = [];
 
-    const fallback = props.fallbackRoute ?? fallbackRoute;
-    const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds);
-    const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy });
+    const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds, { tag: 'route' });
+    const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy, encryptionKey });
     monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function, kind: 'http' });
 
     for (const route of props.routes ?? routes) {
-      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
+      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds, { tag: 'route' });
       api.addRoute(route, fn.function);
       monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
     }
 
     // The console's routes: functions of their own, so that the API's functions carry none of the console's code.
     for (const route of props.consoleRoutes ?? consoleRoutes) {
-      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds);
+      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds, { tag: 'route' });
       api.addRoute(route, fn.function);
       monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
     }
@@ -181,7 +237,10 @@ export class PricingServiceStack extends Stack {
     for (const worker of props.workers ?? workers) {
       const source = queueFor(worker.queue);
       // The queue's visibility timeout is derived from this same number, which keeps it at six times the timeout.
-      const fn = createFunction(`${constructId(worker.id)}Worker`, worker, queues[worker.queue].consumerTimeoutSeconds);
+      const fn = createFunction(`${constructId(worker.id)}Worker`, worker, queues[worker.queue].consumerTimeoutSeconds, {
+        tag: 'worker',
+        consumes: worker.queue,
+      });
       fn.function.addEventSource(
         new SqsEventSource(source.queue, {
           batchSize: worker.batchSize,
@@ -193,7 +252,7 @@ export class PricingServiceStack extends Stack {
     }
 
     for (const job of props.scheduledJobs ?? scheduledJobs) {
-      const fn = createFunction(`${constructId(job.id)}Job`, job, job.timeoutSeconds);
+      const fn = createFunction(`${constructId(job.id)}Job`, job, job.timeoutSeconds, { tag: 'worker' });
       new Rule(this, `${constructId(job.id)}Schedule`, {
         schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
         targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
@@ -207,6 +266,7 @@ export class PricingServiceStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
+    new CfnOutput(this, 'FunctionLogGroup', { value: functionLogs.logGroupName, description: 'The log group every function writes to' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic every alarm is sent to: subscribe the team that runs the service',
@@ -222,5 +282,37 @@ export class PricingServiceStack extends Stack {
         description: `URL of the ${queueId} queue`,
       });
     }
+  }
+
+  /**
+   * The customer-managed key of the stack's data, or none. A key the stack makes rotates yearly and lets CloudWatch
+   * Logs use it for this account's log groups; an existing key's policy must allow the same (docs/operations.md).
+   */
+  private customerManagedKey(choice: unknown, removalPolicy: RemovalPolicy): IKey | undefined {
+    if (choice === undefined || choice === '' || choice === false) return undefined;
+    if (choice !== 'new') {
+      if (typeof choice !== 'string' || !/^arn:aws[\w-]*:kms:[\w-]+:\d{12}:key\/[\w-]+$/.test(choice)) {
+        throw new Error(
+          `${kmsKeyContextKey} must be 'new' or a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not ${String(choice)}`,
+        );
+      }
+      return Key.fromKeyArn(this, 'DataKey', choice);
+    }
+    const key = new Key(this, 'DataKey', {
+      description: 'Pricing service data: table, queues, webhook data key and log groups',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    key.addToResourcePolicy(
+      new PolicyStatement({
+        principals: [new ServicePrincipal(`logs.${Aws.REGION}.amazonaws.com`)],
+        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
+        resources: ['*'],
+        conditions: {
+          ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:*` },
+        },
+      }),
+    );
+    return key;
   }
 }

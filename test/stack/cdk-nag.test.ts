@@ -9,9 +9,9 @@ import { fakeReadRoute, fakeWorker } from './fixtures.ts';
 import { PricingServiceStack } from '#lib/stack/pricing-service-stack.ts';
 import { consoleRoutes, routes } from '#edge/routes.ts';
 
-function buildStack(stage?: string) {
+function buildStack(stage?: string, kmsKey?: string) {
   const app = new App({
-    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...(stage ? { stage } : {}) },
+    context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...(stage ? { stage } : {}), ...(kmsKey ? { kmsKey } : {}) },
   });
   const stack = new PricingServiceStack(app, 'PricingService', {
     routes: [...routes, fakeReadRoute],
@@ -32,10 +32,11 @@ function errorsOf(stack: Stack) {
 
 describe('cdk-nag AwsSolutions', () => {
   it.each([
-    { name: 'production', stage: undefined },
-    { name: 'dev', stage: 'dev' },
-  ])('finds no unacknowledged error in the $name stack', ({ stage }) => {
-    const { stack } = buildStack(stage);
+    { name: 'production', stage: undefined, kmsKey: undefined },
+    { name: 'dev', stage: 'dev', kmsKey: undefined },
+    { name: 'customer-managed key', stage: undefined, kmsKey: 'new' },
+  ])('finds no unacknowledged error in the $name stack', ({ stage, kmsKey }) => {
+    const { stack } = buildStack(stage, kmsKey);
     expect(errorsOf(stack)).toEqual([]);
   });
 
@@ -78,9 +79,14 @@ describe('cdk-nag AwsSolutions', () => {
     const apig4Paths = acknowledgements.filter((a) => a.id === 'AwsSolutions-APIG4').map((a) => a.path);
     expect(apig4Paths.every((path) => /\/Api\/\w+Route$/.test(path))).toBe(true);
     expect(apig4Paths).toHaveLength(routes.length + consoleRoutes.length + 2);
-    // X-Ray's resource wildcard is acknowledged on each function's role alone; the stack tests check what it allows.
+    // X-Ray's resource wildcard is acknowledged on each access profile's role alone; the stack tests check what it allows.
     const xrayPaths = acknowledgements.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]').map((a) => a.path);
-    expect(xrayPaths.length).toBeGreaterThan(0);
-    expect(xrayPaths.every((path) => /\/\w+(Function|Worker|Job)\/Role$/.test(path))).toBe(true);
+    expect(xrayPaths).toHaveLength(stack.roles.size);
+    expect(xrayPaths.every((path) => /\/AccessRoles\/Role[0-9a-f]{10}$/.test(path))).toBe(true);
+    // The index wildcard only on the roles of profiles that query an index.
+    const indexPaths = acknowledgements.filter((a) => a.id.endsWith('/index/*]')).map((a) => a.path);
+    expect(indexPaths.length).toBeGreaterThan(0);
+    expect(indexPaths.length).toBeLessThan(stack.roles.size);
+    expect(indexPaths.every((path) => xrayPaths.includes(path))).toBe(true);
   });
 });

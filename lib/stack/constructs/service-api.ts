@@ -11,6 +11,7 @@ import {
   PayloadFormatVersion,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -32,6 +33,8 @@ export interface ServiceApiProps {
   readonly fallbackFunction: IFunction;
   /** Applies to the access log group. */
   readonly removalPolicy: RemovalPolicy;
+  /** Encrypts the access log group when the stack is given a customer-managed key. */
+  readonly encryptionKey?: IKey;
 }
 
 /**
@@ -68,6 +71,7 @@ export class ServiceApi extends Construct {
     this.accessLogGroup = new LogGroup(this, 'AccessLogs', {
       retention: logRetention,
       removalPolicy: props.removalPolicy,
+      encryptionKey: props.encryptionKey,
     });
     this.stage = new HttpStage(this, 'DefaultStage', {
       httpApi: this.api,

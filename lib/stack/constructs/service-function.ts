@@ -1,7 +1,7 @@
-// One Lambda function of the service: its esbuild bundling, runtime settings, the log group it writes to and its own narrow role.
+// One Lambda function of the service: its esbuild bundling, runtime settings and the log group it writes to, run under its access profile's role.
 import { posix } from 'node:path';
-import { Duration, Validations } from 'aws-cdk-lib';
-import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Duration } from 'aws-cdk-lib';
+import type { Role } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { type ILogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -47,6 +47,8 @@ export interface ServiceFunctionProps {
   readonly logGroup: ILogGroup;
   /** Files the handler reads at run time: path in the package (beside index.mjs) → path in the project. */
   readonly files?: Readonly<Record<string, string>>;
+  /** The role of the function's access profile (constructs/service-roles.ts), which other functions may share. */
+  readonly role: Role;
 }
 
 /** A word for a POSIX shell, whatever it holds. */
@@ -85,7 +87,7 @@ export class ServiceFunction extends Construct {
 
     // Instead of the AWSLambdaBasicExecutionRole managed policy, which may create and write any log group in the
     // account, the role may write to the functions' log group only.
-    this.role = new Role(this, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    this.role = props.role;
     this.logGroup.grantWrite(this.role);
 
     this.function = new NodejsFunction(this, 'Function', {
@@ -109,11 +111,6 @@ export class ServiceFunction extends Construct {
         POWERTOOLS_LOG_LEVEL: 'INFO',
         ...props.environment,
       },
-    });
-    // Active tracing grants xray:PutTraceSegments and xray:PutTelemetryRecords, which take no resource but `*`.
-    Validations.of(this.role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'X-Ray accepts trace segments and telemetry only on the resource *; the statement holds those two actions and nothing else.',
     });
   }
 }

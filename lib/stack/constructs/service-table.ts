@@ -1,6 +1,7 @@
 // The service's single DynamoDB table, built from the shared table definition.
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '#platform/table/definition.ts';
 
@@ -9,6 +10,8 @@ export interface ServiceTableProps {
   /** False only for throwaway stages, so a production table cannot be dropped by a stack update or deletion. */
   readonly deletionProtection: boolean;
   readonly removalPolicy: RemovalPolicy;
+  /** A customer-managed key; without one, DynamoDB encrypts with its AWS-owned key. */
+  readonly encryptionKey?: IKey;
 }
 
 const projections = {
@@ -32,6 +35,9 @@ export class ServiceTable extends Construct {
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection,
       removalPolicy: props.removalPolicy,
+      ...(props.encryptionKey
+        ? { encryption: TableEncryption.CUSTOMER_MANAGED, encryptionKey: props.encryptionKey }
+        : { encryption: TableEncryption.DEFAULT }),
     });
 
     for (const index of definition.indexes) {
