@@ -339,7 +339,14 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Read a batch',
-    usedBy: ['batchStatus', 'commitBatch', 'cancelBatch', 'stageRecords (only to explain a refusal or a cap race)', 'drain', 'admin batch show'],
+    usedBy: [
+      'batchStatus',
+      'commitBatch',
+      'cancelBatch',
+      'stageRecords (only to explain a refusal or a cap race)',
+      'drain',
+      'admin batch show',
+    ],
     call: 'GetItem, strongly consistent',
     calls: ['GetItem'],
     key: 'batch(workspaceId, batchId)',
