@@ -1,9 +1,10 @@
 // Unit tests of the log keys: a scope's keys on every line written within it, kept apart from concurrent scopes, gone after.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendLogKeys, logger, reportRequestCost, withLogKeys } from './observability.ts';
 import { CapacityLedger } from './meter.ts';
 import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';
+import { emfDocuments } from '#test/support/emf.ts';
 
 describe('log keys', () => {
   let logs: CapturedLogs;
@@ -86,28 +87,6 @@ describe('log keys', () => {
 });
 
 describe('request metrics', () => {
-  /** The EMF documents written while `work` runs: JSON lines with an `_aws` block. */
-  function emfDocuments(work: () => void): Record<string, unknown>[] {
-    const documents: Record<string, unknown>[] = [];
-    // Local mode turns metrics off in the environment it sets, which a run with the integration tests shares.
-    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
-      for (const part of text.split('\n')) {
-        if (!part.includes('"_aws"')) continue;
-        documents.push(JSON.parse(part) as Record<string, unknown>);
-      }
-      return true;
-    });
-    try {
-      work();
-    } finally {
-      spy.mockRestore();
-      vi.unstubAllEnvs();
-    }
-    return documents;
-  }
-
   it('counts the lines a request priced, which the dashboard divides its dollars by, and emits no such count for a request that priced none', () => {
     const priced = new CapacityLedger();
     priced.pricedLines = 40;

@@ -1,32 +1,12 @@
 // Unit tests of the webhook health metrics: what a parked delivery and a disabled endpoint write for the alarm to read.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { emfDocuments } from '#test/support/emf.ts';
 import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { reportWebhookHealth, webhookHealthMetricNames } from './health-metrics.ts';
 
-/** The EMF documents written to stdout while `run` runs. */
-function emitted(run: () => void): Array<Record<string, unknown>> {
-  const lines: string[] = [];
-  const write = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-    lines.push(String(chunk));
-    return true;
-  });
-  try {
-    run();
-  } finally {
-    write.mockRestore();
-  }
-  return lines
-    .flatMap((line) => line.split('\n'))
-    .filter((line) => line.includes('"_aws"'))
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
-}
-
-afterEach(() => vi.unstubAllEnvs());
-
 describe('webhook health metrics', () => {
   it('a parked delivery counts one WebhookDeliveriesParked in the service namespace, with no per-endpoint dimension', () => {
-    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    const [document, ...others] = emitted(() => reportWebhookHealth('parked'));
+    const [document, ...others] = emfDocuments(() => reportWebhookHealth('parked'));
     expect(others).toEqual([]);
     expect(document?.[webhookHealthMetricNames.parked]).toBe(1);
     expect(document?.service).toBe(serviceName);
@@ -36,8 +16,7 @@ describe('webhook health metrics', () => {
   });
 
   it('a disabled endpoint counts one WebhookEndpointsDisabled', () => {
-    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
-    const [document] = emitted(() => reportWebhookHealth('disabled'));
+    const [document] = emfDocuments(() => reportWebhookHealth('disabled'));
     expect(document?.[webhookHealthMetricNames.disabled]).toBe(1);
     expect(document).not.toHaveProperty(webhookHealthMetricNames.parked);
   });
