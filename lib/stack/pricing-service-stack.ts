@@ -1,6 +1,6 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
 import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
-import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
@@ -35,7 +35,7 @@ import { logRetention, ServiceFunction } from './constructs/service-function.ts'
 import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
 import { ServiceRoles } from './constructs/service-roles.ts';
-import { ServiceTable } from './constructs/service-table.ts';
+import { existingServiceTable, ServiceTable } from './constructs/service-table.ts';
 import { tableAccessOf, type TableCaller } from './table-access.ts';
 
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
@@ -54,6 +54,12 @@ export const defaultStage = 'production';
 
 /** Context key for a customer-managed KMS key: `-c kmsKey=new` makes one, `-c kmsKey=arn:aws:kms:…` uses that key. */
 export const kmsKeyContextKey = 'kmsKey';
+
+/**
+ * Context key for an existing table the stack uses instead of its own: `-c table=<name>`, the cut-over to a table
+ * restored from point-in-time recovery (docs/operations.md, "Restoring the table to a point in time").
+ */
+export const existingTableContextKey = 'table';
 
 /** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
 export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
@@ -88,10 +94,16 @@ export interface PricingServiceStackProps extends StackProps {
    * encrypts with its own AWS-owned or AWS-managed key (docs/operations.md, "Encryption").
    */
   readonly kmsKey?: string;
+  /**
+   * An existing table to use instead of the stack's own: the functions, grants, alarms and dashboard name it, and the
+   * stack's `Data` table leaves the template (kept by its Retain policy). Defaults to the `table` context value.
+   */
+  readonly existingTableName?: string;
 }
 
 export class PricingServiceStack extends Stack {
-  readonly table: Table;
+  /** The stack's own table, or the existing one it was given. */
+  readonly table: ITable;
   readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
   /** Every function of the stack, by the id of its row in the route table (routes, fallback and workers). */
   readonly functions: ReadonlyMap<string, ServiceFunction>;
@@ -118,12 +130,8 @@ export class PricingServiceStack extends Stack {
     const encryptionKey = this.customerManagedKey(props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
     this.encryptionKey = encryptionKey;
 
-    const { table } = new ServiceTable(this, 'Data', {
-      definition: tableDefinition,
-      deletionProtection: !disposable,
-      removalPolicy,
-      encryptionKey,
-    });
+    const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
+    const table = this.serviceTable(existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
     this.table = table;
 
     const serviceQueues = new Map<QueueId, ServiceQueue>();
@@ -282,6 +290,27 @@ export class PricingServiceStack extends Stack {
         description: `URL of the ${queueId} queue`,
       });
     }
+  }
+
+  /**
+   * The stack's own table, or the existing one named. The stack changes nothing on an existing table: its TTL, point-in-
+   * time recovery, deletion protection and tags are the operator's to set (docs/operations.md).
+   */
+  private serviceTable(
+    existingTableName: unknown,
+    own: { deletionProtection: boolean; removalPolicy: RemovalPolicy; encryptionKey?: IKey },
+  ): ITable {
+    if (existingTableName === undefined || existingTableName === '') {
+      return new ServiceTable(this, 'Data', { definition: tableDefinition, ...own }).table;
+    }
+    if (typeof existingTableName !== 'string') {
+      throw new Error(`-c ${existingTableContextKey}= takes a table name, not ${JSON.stringify(existingTableName)}`);
+    }
+    return existingServiceTable(this, 'Data', {
+      tableName: existingTableName,
+      definition: tableDefinition,
+      encryptionKey: own.encryptionKey,
+    });
   }
 
   /**

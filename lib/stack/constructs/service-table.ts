@@ -1,6 +1,6 @@
-// The service's single DynamoDB table, built from the shared table definition.
+// The service's single DynamoDB table, built from the shared table definition, or an existing one (a restored table) named instead.
 import type { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import type { TableDefinition } from '#platform/table/definition.ts';
@@ -49,4 +49,33 @@ export class ServiceTable extends Construct {
       });
     }
   }
+}
+
+/** DynamoDB's rule for a table name: 3 to 255 letters, digits, `_`, `.` and `-`. */
+const tableNamePattern = /^[a-zA-Z0-9_.-]{3,255}$/;
+
+export interface ExistingServiceTableProps {
+  /** The table's name as DynamoDB knows it: a table restored from point-in-time recovery, say. */
+  readonly tableName: string;
+  readonly definition: TableDefinition;
+  /** The customer-managed key the table is encrypted with, when the stack is given one. */
+  readonly encryptionKey?: IKey;
+}
+
+/**
+ * A table the stack uses but does not own, with the definition's indexes so that grants on `<table>/index/*` and the
+ * index metrics name them. A name DynamoDB would refuse fails the synth here rather than the deploy.
+ */
+export function existingServiceTable(scope: Construct, id: string, props: ExistingServiceTableProps): ITable {
+  if (!tableNamePattern.test(props.tableName)) {
+    throw new Error(
+      `"${props.tableName}" is not a DynamoDB table name (3 to 255 characters, letters, digits, _ . and - only): ` +
+        "give the restored table's name as it is, e.g. -c table=PricingService-DataTable-restored-20261127",
+    );
+  }
+  return Table.fromTableAttributes(scope, id, {
+    tableName: props.tableName,
+    globalIndexes: props.definition.indexes.map((index) => index.name),
+    encryptionKey: props.encryptionKey,
+  });
 }
