@@ -143,7 +143,7 @@ describe('faults and the cost of each request', () => {
     expect(output.lines.join('\n').toLowerCase()).not.toContain('bearer');
   });
 
-  it('emits ReadRequestUnits and WriteRequestUnits as EMF metrics per route', async () => {
+  it('emits ReadRequestUnits, WriteRequestUnits and OverLatencyBudget as EMF metrics per route', async () => {
     const workspace = await newWorkspace();
     process.env.POWERTOOLS_METRICS_DISABLED = 'false';
     const output = captureStdout();
@@ -157,8 +157,14 @@ describe('faults and the cost of each request', () => {
     expect(emf).toBeDefined();
     const [directive] = emf._aws.CloudWatchMetrics;
     expect(directive.Dimensions).toEqual([expect.arrayContaining(['route'])]);
-    expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual(['ReadRequestUnits', 'WriteRequestUnits']);
+    expect(directive.Metrics.map((metric: { Name: string }) => metric.Name).sort()).toEqual([
+      'OverLatencyBudget',
+      'ReadRequestUnits',
+      'WriteRequestUnits',
+    ]);
     // As the log line above: a key never used before, so its first use is written too.
     expect(emf).toMatchObject({ route: 'openBatch', WriteRequestUnits: 5 });
+    // Whichever side of the budget a busy machine put it, the request counted 0 or 1 against it.
+    expect([0, 1]).toContain(emf.OverLatencyBudget);
   });
 });
