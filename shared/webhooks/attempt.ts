@@ -58,15 +58,28 @@ async function dueNow(message: AttemptMessage, nowMs: number): Promise<boolean> 
   return true;
 }
 
-async function findDelivery(message: AttemptMessage): Promise<Found> {
+async function findDelivery(message: AttemptMessage, endpoint: WebhookEndpoint, nowMs: number): Promise<Found> {
   const stored = await readEvent(message.workspaceId, message.eventId);
   // The event outlived its retention: nothing is left to deliver.
   if (!stored) return 'dropped';
   const { event } = stored;
   const logged = await readDelivery(event, message.endpointId);
   // A second receive of a message whose attempt is already logged: its next attempt was queued before the log was written.
-  if (logged && logged.attempts >= message.seq) return 'duplicate';
+  if (logged && logged.attempts >= message.seq) {
+    if (logged.attempts === message.seq && logged.status === 'parked') await finishParking(endpoint, nowMs);
+    return 'duplicate';
+  }
   return event;
+}
+
+/**
+ * A worker that died between parking a delivery and marking its endpoint failing left the endpoint looking healthy:
+ * the parking message's second receive marks it, as the first would have. The mark is conditional, so a receive after
+ * the first finished changes nothing; the alarm's count is not repeated, since the parking is not.
+ */
+async function finishParking(endpoint: WebhookEndpoint, nowMs: number): Promise<void> {
+  if (!endpoint.enabled || endpoint.status === 'disabled' || endpoint.failingSince) return;
+  await markEndpointFailure(endpoint.workspaceId, endpoint.endpointId, nowMs);
 }
 
 function deliveryOf(event: WebhookEvent, endpoint: WebhookEndpoint) {
@@ -220,7 +233,7 @@ export async function attemptDelivery(message: AttemptMessage, clock: () => Date
   const slot = disabled ? undefined : await admitAttempt(message, endpoint, clock().getTime());
   if (slot === 'deferred') return slot;
   try {
-    const event = await findDelivery(message);
+    const event = await findDelivery(message, endpoint, nowMs);
     if (typeof event === 'string') return event;
     if (disabled) return await parkAtDisabled(message, event, endpoint, clock(), nowMs);
     return await attemptAdmitted(message, event, endpoint, clock);

@@ -1,9 +1,16 @@
-// The metrics two alarms read, as the handlers write them: an endpoint disabled after days of failing, and each request against its route's latency budget.
+// The metrics two alarms read, as the handlers write them (an endpoint disabled after days of failing, each request against its route's latency budget), and the endpoint mark a parked delivery owes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildEvent } from '#lib/local/gateway.ts';
 import { createLambdaContext } from '#lib/local/lambda-context.ts';
 import { requestMetricNames } from '#platform/observability.ts';
-import { FAILING_DISABLES_AFTER_MS, getEndpoint, markEndpointFailure } from '#shared/webhooks/endpoints.ts';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { tableClient } from '#platform/table/client.ts';
+import { recordAttempt } from '#shared/webhooks/attempt-log.ts';
+import { attemptDelivery } from '#shared/webhooks/attempt.ts';
+import { createEndpoint, FAILING_DISABLES_AFTER_MS, getEndpoint, markEndpointFailure } from '#shared/webhooks/endpoints.ts';
+import { newEvent } from '#shared/webhooks/events.ts';
+import { outboxPut } from '#shared/webhooks/outbox.ts';
+import { RETRY_SCHEDULE_MS } from '#shared/webhooks/retry-schedule.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { call, newWorkspace } from './support.ts';
 
@@ -66,6 +73,61 @@ describe('webhook health metrics', () => {
     // Already disabled: a later parked delivery disables nothing more, and counts no second endpoint.
     const again = await written(() => markEndpointFailure(workspace.workspaceId, endpointId, start + 2 * FAILING_DISABLES_AFTER_MS));
     expect(again.filter((object) => webhookHealthMetricNames.disabled in object)).toEqual([]);
+  });
+});
+
+describe('a parked delivery whose worker died before it marked the endpoint', () => {
+  it('is marked failing by the parking message received again, once, with no second parked count', async () => {
+    const workspace = await newWorkspace('Parked Recovery Seller');
+    // Subscribed to another type: the stack's own sweeper never sends this endpoint the event below.
+    const { endpoint } = await createEndpoint(
+      workspace.workspaceId,
+      { url: 'http://127.0.0.1:9/hooks', eventTypes: ['price.approved'] },
+      { allowLoopbackHttp: true },
+      Date.now(),
+    );
+    const event = newEvent(
+      'batch.committed',
+      workspace.workspaceId,
+      {
+        batchId: crypto.randomUUID(),
+        connectorId: workspace.connectorId,
+        jobId: 'job_parked',
+        recordCount: 0,
+        committedAt: new Date().toISOString(),
+      },
+      new Date(),
+    );
+    await tableClient().send(new TransactWriteCommand({ TransactItems: [outboxPut(event)] }));
+    // The last attempt of the schedule, logged and its delivery parked; then the worker died, before the endpoint's mark.
+    const seq = RETRY_SCHEDULE_MS.length + 1;
+    const attemptedAt = new Date().toISOString();
+    const delivery = { eventId: event.id, eventType: event.type, eventTimestamp: event.timestamp, endpointId: endpoint.endpointId };
+    const logged = await recordAttempt(
+      event,
+      { eventId: event.id, endpointId: endpoint.endpointId, seq, attemptedAt, latencyMs: 0, error: 'connection refused' },
+      { ...delivery, status: 'parked', attempts: seq, lastAttemptAt: attemptedAt, lastError: 'connection refused' },
+      Date.now(),
+    );
+    expect(logged).toBe(true);
+    expect((await getEndpoint(workspace.workspaceId, endpoint.endpointId))?.status).toBe('healthy');
+
+    const message = {
+      kind: 'attempt' as const,
+      workspaceId: workspace.workspaceId,
+      eventId: event.id,
+      endpointId: endpoint.endpointId,
+      seq,
+      tryInRun: seq,
+    };
+    const received = await written(async () => expect(await attemptDelivery(message)).toBe('duplicate'));
+    const marked = await getEndpoint(workspace.workspaceId, endpoint.endpointId);
+    expect(marked?.status).toBe('failing');
+    expect(received.filter((object) => webhookHealthMetricNames.parked in object)).toEqual([]);
+
+    // A third receive finds the mark made: the streak keeps its start.
+    expect(await attemptDelivery(message)).toBe('duplicate');
+    expect((await getEndpoint(workspace.workspaceId, endpoint.endpointId))?.failingSince).toBe(marked?.failingSince);
   });
 });
 
