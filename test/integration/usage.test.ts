@@ -35,6 +35,17 @@ describe('the per-second request rate', () => {
     expect(ledger.writeUnits).toBe(1);
   });
 
+  it('refuses the rest of a second without a table call once the instance has found every shard of it full', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1, overviewRateLimit: 20 };
+    const at = secondStart();
+    await admitRequest(workspace, at);
+    await expect(admitRequest(workspace, at + 1)).rejects.toMatchObject({ code: 'rate_limited' });
+    const ledger = new CapacityLedger();
+    await expect(withCapacityLedger(ledger, () => admitRequest(workspace, at + 2))).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(ledger.calls).toBe(0);
+    await expect(admitRequest(workspace, at + 1000)).resolves.toBeUndefined();
+  });
+
   it('meters the overview in a window of its own, against its own limit', async () => {
     const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1, overviewRateLimit: 2 };
     const at = secondStart();
