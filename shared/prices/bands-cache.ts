@@ -9,7 +9,7 @@ import type { PrimaryKey } from '#platform/table/key-parts.ts';
  * bands partition: kept this long, that partition takes (1 + categories) reads per instance in this time rather than
  * per call. It is also how much later than the bands job a price call may see new bands.
  */
-export const DEFAULT_BANDS_CACHE_SECONDS = 3;
+export const DEFAULT_BANDS_CACHE_SECONDS = 5;
 /** Entries per instance: a workspace band and its categories' bands each, for the workspaces an instance serves. */
 export const BANDS_CACHE_ENTRIES = 2_000;
 

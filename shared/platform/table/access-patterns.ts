@@ -692,11 +692,11 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Price call: the workspace band and the category bands, kept per instance',
     usedBy: ['priceLines'],
-    call: "Keys of round one (the workspace band, the categories the instance knows) and round two (the others), read in those rounds' BatchGetItem only when the instance's cache has none younger than 3 s (a missing item is remembered as long)",
+    call: "Keys of round one (the workspace band, the categories the instance knows) and round two (the others), read in those rounds' BatchGetItem only when the instance's cache has none younger than 5 s (a missing item is remembered as long)",
     calls: ['BatchGetItem'],
     key: 'workspaceBands(workspaceId), categoryBands(workspaceId, category): one partition, the bands partition',
-    cost: '0.5 RRU per item per started 4 KB, once per instance and item in 3 s: 0 on most calls',
-    spread: { oncePer: { count: 3, unit: 'seconds per instance' } },
+    cost: '0.5 RRU per item per started 4 KB, once per instance and item in 5 s: 0 on most calls',
+    spread: { oncePer: { count: 5, unit: 'seconds per instance' } },
   },
   {
     name: 'Price call, round two: customer bands and uncached FX rates',
