@@ -6,7 +6,8 @@ import type { Conforms, ResponseOf } from '#edge/openapi/operations.ts';
 import type { LineError, LineResult } from '#shared/prices/price-lines.ts';
 import { readIdempotencyKey } from '#shared/idempotency/key.ts';
 import { PriceRequestSchema } from '#shared/prices/request.ts';
-import { monthSpent, replayInSpentMonth, servePriceCall } from '#shared/prices/serve.ts';
+import { replayInSpentMonth, servePriceCall } from '#shared/prices/serve.ts';
+import { monthSpent } from '#shared/workspaces/quota.ts';
 
 /**
  * The answer is JSON already: servePriceCall serialises `{ lines }` from priceLines' results, and a replay repeats it
@@ -14,9 +15,9 @@ import { monthSpent, replayInSpentMonth, servePriceCall } from '#shared/prices/s
  */
 type _ServedLines = Conforms<Array<LineResult | LineError>, ResponseOf<'priceLines'>['lines']>;
 
-export const handler = routeEndpoint(priceRoutes, 'priceLines', async ({ event, principal, linesUsed, remainingMs, nowMs }) => {
+export const handler = routeEndpoint(priceRoutes, 'priceLines', async ({ event, principal, remainingMs, nowMs }) => {
   const readCall = () => ({ idempotencyKey: readIdempotencyKey(event), request: readJsonBody(event, PriceRequestSchema) });
-  const answer = monthSpent(principal.workspace, linesUsed)
+  const answer = (await monthSpent(principal.workspace, nowMs))
     ? await replayInSpentMonth(principal, readCall, nowMs)
     : await servePriceCall({ principal, ...readCall(), nowMs, remainingMs });
   const headers: Record<string, string> = answer.replayed ? { 'Idempotent-Replayed': 'true' } : {};

@@ -103,6 +103,10 @@ export function handlerEnvironment(description: Omit<LocalStackDescription, 'gat
     // The cost ledger flushes at the end of every request, so that `cost report` shows a call at once; the bench sets
     // the deployed age to measure what the ledger costs.
     COST_LEDGER_FLUSH_SECONDS: process.env.COST_LEDGER_FLUSH_SECONDS ?? '0',
+    // Likewise a price call sees bands the moment the bands job writes them, and the usage item's lines are the lines
+    // charged at once: no instance holds a lease of quota lines. The bench sets the deployed values to measure them.
+    PRICE_BANDS_CACHE_SECONDS: process.env.PRICE_BANDS_CACHE_SECONDS ?? '0',
+    QUOTA_LEASE_LINES: process.env.QUOTA_LEASE_LINES ?? '0',
   };
 }
 

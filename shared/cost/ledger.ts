@@ -5,7 +5,7 @@ import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { type CostCounter, type CostCounts, costCounters, dayOf, emptyCounts } from './counts.ts';
 import { HTTP_API_METERING_BYTES } from './list-prices.ts';
-import { flushOnShutdown } from './shutdown.ts';
+import { onShutdown } from './shutdown.ts';
 
 /** A flush is one UpdateItem of an item of a dozen numbers, far under 1 KB: one write unit. */
 export const FLUSH_WRITE_UNITS = 1;
@@ -165,4 +165,4 @@ async function writeLedgerItem(item: PendingItem): Promise<void> {
 }
 
 // At init, before the first invocation: Lambda takes extensions only then.
-await flushOnShutdown(flushCosts);
+await onShutdown(flushCosts);

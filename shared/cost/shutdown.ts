@@ -1,4 +1,4 @@
-// Flushing the cost ledger when Lambda shuts an instance down: a no-op internal extension, so that the runtime gets SIGTERM.
+// Flushing what an instance holds (the cost ledger, leased quota lines) when Lambda shuts it down: a no-op internal extension, so that the runtime gets SIGTERM.
 import { logger } from '#platform/observability.ts';
 
 /** How long registering may take; Lambda's init allows 10 s, and a function must not spend them waiting on this. */
@@ -36,4 +36,17 @@ export async function flushOnShutdown(flush: () => Promise<unknown>, exit: () =>
       error: error as Error,
     });
   }
+}
+
+/** What the instance flushes at shutdown, in parallel: every module that holds counts adds its flush at init. */
+const shutdownFlushes: Array<() => Promise<unknown>> = [];
+
+/**
+ * Adds a flush to what the instance runs on SIGTERM; the first one registers the one extension for all of them, so
+ * that the cost ledger and the quota leases share the 500 ms Lambda gives.
+ */
+export async function onShutdown(flush: () => Promise<unknown>): Promise<void> {
+  shutdownFlushes.push(flush);
+  if (shutdownFlushes.length > 1) return;
+  await flushOnShutdown(() => Promise.allSettled(shutdownFlushes.map((each) => each())));
 }

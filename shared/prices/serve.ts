@@ -5,7 +5,8 @@ import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisio
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
-import { chargeLines, monthlyVolumeExceeded, refundLines } from '#shared/workspaces/usage.ts';
+import { chargeLines, refundLines } from '#shared/workspaces/quota.ts';
+import { monthlyVolumeExceeded } from '#shared/workspaces/usage.ts';
 
 export interface PriceCallRequest {
   readonly request: PriceRequest;
@@ -35,10 +36,6 @@ export function audienceOf(principal: Principal): Audience {
  */
 export function requestHash(audience: Audience, request: PriceRequest): string {
   return bodyHash({ audience, request });
-}
-
-export function monthSpent(workspace: Principal['workspace'], linesUsed: number): boolean {
-  return linesUsed >= workspace.monthlyLines;
 }
 
 /**
@@ -94,7 +91,7 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
   const { workspace } = principal;
   // Read while the key is claimed: a replay or a refused claim wastes the reads, every fresh call saves a round trip.
   // They are settled before any answer, so that every read is charged to this request's cost line.
-  const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs);
+  const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs, { cachedBands: true });
   const readsSettled = () =>
     reading.then(
       () => undefined,

@@ -6,7 +6,7 @@ import type { RouteAuth } from '#shared/api-keys/authenticate.ts';
 import { type HttpRoute, routeKey, routes } from '#edge/routes.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
-import { monthOf } from '#shared/workspaces/usage.ts';
+import { MAX_RATE_SHARDS } from '#shared/workspaces/rate.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { CONTRACT_VIOLATION_HEADER } from '#lib/local/gateway.ts';
 import { send } from './hostile-input-support.ts';
@@ -39,26 +39,20 @@ function callRoute(route: KeyedRoute, key: string) {
 }
 
 /**
- * Spends the workspace's current window on both surfaces: a window that opens far in the future and is full, which no
- * clock reaches during the test. Written for this month and the next, so that a month turning mid-test changes nothing.
+ * Spends the workspace's current window on both surfaces: every shard of each rate holds a window that opens far in
+ * the future and is full, which no clock reaches during the test.
  */
 async function spendEveryWindow(workspaceId: string): Promise<void> {
   const farFuture = 4_102_444_800; // 2100-01-01, in seconds.
-  const now = Date.now();
-  const months = [monthOf(now), monthOf(now + 32 * 86_400_000)];
-  for (const month of months) {
-    await tableClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: {
-          ...keys.usage(workspaceId, month),
-          rateSecond: farFuture,
-          rateCount: Number.MAX_SAFE_INTEGER,
-          overviewSecond: farFuture,
-          overviewCount: Number.MAX_SAFE_INTEGER,
-        },
-      }),
-    );
+  for (const meter of ['api', 'overview'] as const) {
+    for (let shard = 0; shard < MAX_RATE_SHARDS; shard++) {
+      await tableClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: { ...keys.rateShard(workspaceId, meter, shard), second: farFuture, count: Number.MAX_SAFE_INTEGER },
+        }),
+      );
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The per-second request rate against DynamoDB Local: windows, late arrivals across a second, and what a refusal costs.
 import { describe, expect, it } from 'vitest';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
-import { admitRequest } from '#shared/workspaces/usage.ts';
+import { admitRequest } from '#shared/workspaces/rate.ts';
 import { newWorkspace } from './support.ts';
 
 /** The start of the current second: a test's requests then fall in the seconds it means. */
@@ -15,7 +15,7 @@ describe('the per-second request rate', () => {
     const at = secondStart();
     for (let i = 0; i < 3; i++) await admitRequest(workspace, at + i);
     await expect(admitRequest(workspace, at + 10)).rejects.toMatchObject({ code: 'rate_limited' });
-    await expect(admitRequest(workspace, at + 1000)).resolves.toBeDefined();
+    await expect(admitRequest(workspace, at + 1000)).resolves.toBeUndefined();
   });
 
   it('counts a request stamped just before another opened the next second in that window, rather than refusing it', async () => {
@@ -33,6 +33,17 @@ describe('the per-second request rate', () => {
     const ledger = new CapacityLedger();
     await expect(withCapacityLedger(ledger, () => admitRequest(workspace, at + 1))).rejects.toMatchObject({ code: 'rate_limited' });
     expect(ledger.writeUnits).toBe(1);
+  });
+
+  it('refuses the rest of a second without a table call once the instance has found every shard of it full', async () => {
+    const workspace = { workspaceId: (await newWorkspace()).workspaceId, rateLimit: 1, overviewRateLimit: 20 };
+    const at = secondStart();
+    await admitRequest(workspace, at);
+    await expect(admitRequest(workspace, at + 1)).rejects.toMatchObject({ code: 'rate_limited' });
+    const ledger = new CapacityLedger();
+    await expect(withCapacityLedger(ledger, () => admitRequest(workspace, at + 2))).rejects.toMatchObject({ code: 'rate_limited' });
+    expect(ledger.calls).toBe(0);
+    await expect(admitRequest(workspace, at + 1000)).resolves.toBeUndefined();
   });
 
   it('meters the overview in a window of its own, against its own limit', async () => {

@@ -12,7 +12,7 @@ import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from 
 import { fallbackRoute } from '#edge/routes/docs.ts';
 import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
-import { admitRequest } from '#shared/workspaces/usage.ts';
+import { admitRequest } from '#shared/workspaces/rate.ts';
 import type { AnswerInWork, KeyStore } from './idempotent.ts';
 import { requireJsonContent, takesBody } from './request.ts';
 
@@ -33,8 +33,6 @@ export interface EndpointRequest {
 
 export interface AuthenticatedRequest extends EndpointRequest {
   readonly principal: Principal;
-  /** What the rate check read back of the workspace's month: its priced lines so far. */
-  readonly linesUsed: number;
   /**
    * On a route that takes an Idempotency-Key, when the request sent one: the store of the answer as an entry of the
    * transaction that does the work (./idempotent.ts).
@@ -56,7 +54,6 @@ export type Reply = {
 
 interface EndpointContext extends Context {
   principal?: Principal;
-  linesUsed?: number;
   admittedAt?: number;
 }
 
@@ -117,7 +114,7 @@ function authentication(auth: RouteAuth): Middleware {
 
 /**
  * The per-workspace request rate, after authentication and before any input is read: the contract answers 429 before
- * 422. One conditional write per request, which also reads back the month's priced lines for the price route.
+ * 422. One conditional write per request, on one of the rate's shards.
  */
 function requestRate(surface: Surface): Middleware {
   return {
@@ -125,7 +122,7 @@ function requestRate(surface: Surface): Middleware {
       const principal = request.context.principal;
       if (!principal) return;
       const now = Date.now();
-      request.context.linesUsed = (await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview')).linesUsed;
+      await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview');
       request.context.admittedAt = now;
     },
   };
@@ -159,7 +156,7 @@ function meteredRequest(spec: EndpointSpec, handler: (event: HttpEvent, context:
   };
 }
 
-function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal; linesUsed?: number }) => Promise<Reply>) {
+function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { principal?: Principal }) => Promise<Reply>) {
   const chain = middy<HttpEvent, HttpResult, Error, EndpointContext>()
     .use(traceRequests<HttpEvent, HttpResult, EndpointContext>(spec.id))
     .use(errorEnvelope(spec));
@@ -171,10 +168,7 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
       const requestId = requestIdOf(event);
       const remainingMs = () => context.getRemainingTimeInMillis();
       const nowMs = context.admittedAt ?? Date.now();
-      return httpResult(
-        await run({ event, requestId, remainingMs, nowMs, principal: context.principal, linesUsed: context.linesUsed }),
-        requestId,
-      );
+      return httpResult(await run({ event, requestId, remainingMs, nowMs, principal: context.principal }), requestId);
     }),
   );
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it, and its own log
@@ -231,7 +225,7 @@ export function routeEndpoint<const Rows extends readonly HttpRoute[]>(
     if (!request.principal) throw new Error(`route ${route.id} ran without a principal`);
     // After the key and the rate, before the Idempotency-Key and the body: a body that is not JSON is never read.
     if (takesBody(route)) requireJsonContent(request.event);
-    return answer({ ...request, principal: request.principal, linesUsed: request.linesUsed ?? 0 });
+    return answer({ ...request, principal: request.principal });
   });
 }
 

@@ -37,6 +37,24 @@ export interface AccessPattern {
   readonly key: string;
   /** In capacity units, at on-demand prices one read unit is one read request unit, one write unit one write request unit. */
   readonly cost: string;
+  /**
+   * How the pattern's load on `key` is spread or thinned, for a model of the load on each partition key; absent, each
+   * run of the pattern lands on the one item `key` names.
+   */
+  readonly spread?: Spread;
+}
+
+export interface Spread {
+  /**
+   * The load is divided evenly over several items, each its own partition key, one picked at random per run: one
+   * item per `perRate` requests a second of the workspace's limit, at most `max` (shared/workspaces/rate.ts).
+   */
+  readonly shards?: { readonly perRate: number; readonly max: number };
+  /**
+   * The pattern runs once per `count` of `unit` rather than once per request: per leased block of lines, or per
+   * instance once in so many seconds (a cache's time to live, a flush's age).
+   */
+  readonly oncePer?: { readonly count: number; readonly unit: 'lines' | 'seconds per instance' };
 }
 
 /**
@@ -563,20 +581,33 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU each: 1 to start, 1 per category recomputed, 1 to finish',
   },
   {
-    name: "Count a request against the workspace's per-second rate, and read the month's priced lines",
+    name: "Count a request against the workspace's per-second rate",
     usedBy: ['every /api/v1 route'],
-    call: "UpdateItem ADD rateCount, conditional on the window being this second and not full, ReturnValues ALL_NEW; on the window's first request a second UpdateItem starts the window",
-    calls: ['UpdateItem'],
-    key: 'usage(workspaceId, month)',
-    cost: '1 WRU; 2 on the first request of each second; a refused request 1 WRU (the refused write, charged on the small item it returns)',
+    call:
+      "UpdateItem ADD count on a shard drawn at random, conditional on its window being this second and under the shard's share; on the shard's first request of a second a second UpdateItem starts its window. " +
+      'Only when the drawn shard is full: BatchGetItem (strongly consistent) of all the shards, then the same UpdateItem on each with room, emptiest first',
+    calls: ['UpdateItem', 'BatchGetItem'],
+    key: "rateShard(workspaceId, 'api', shard): one per 400 requests a second of the limit, at most 32",
+    cost: "1 WRU; 2 on a shard's first request of each second. Over the limit: 1 refused WRU + 1 RRU per shard, once per instance and second; the instance then refuses the rest of that second without a call",
+    spread: { shards: { perRate: 400, max: 32 } },
   },
   {
-    name: 'Price call: charge its lines to the monthly quota',
+    name: 'Price call: take a block of lines from the monthly quota',
     usedBy: ['priceLines'],
-    call: 'UpdateItem ADD lines, conditional on the lines fitting; ADD of the negative count to refund a call that faulted',
+    call: "UpdateItem ADD lines, conditional on the lines fitting the quota, when the instance holds fewer lines than the call; ReturnValuesOnConditionCheckFailure ALL_OLD, to ask for what is left. ADD of the negative count gives back what an instance holds at shutdown or at a month's end (and a faulted call's lines at once when leases are off)",
     calls: ['UpdateItem'],
     key: 'usage(workspaceId, month)',
-    cost: '1 WRU (replays are answered before this and are never charged)',
+    cost: '1 WRU per block of up to 5,000 lines (a sixteenth of what the month has left, at least the call), so ~0.02 WRU for a call of 100 lines; 1 WRU per give-back. Replays are answered before this and are never charged',
+    spread: { oncePer: { count: 5_000, unit: 'lines' } },
+  },
+  {
+    name: 'Price call: whether the month is spent, when the instance holds no leased lines',
+    usedBy: ['priceLines'],
+    call: 'GetItem, eventually consistent, projecting the lines; skipped while the instance holds lines of the month',
+    calls: ['GetItem'],
+    key: 'usage(workspaceId, month)',
+    cost: '0.5 RRU once per block of lines (and on every call when leases are off, as in local mode)',
+    spread: { oncePer: { count: 5_000, unit: 'lines' } },
   },
   {
     name: 'Price call: claim the Idempotency-Key',
@@ -651,20 +682,29 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '0.5 RRU each',
   },
   {
-    name: 'Price call, round one: products, customers and the workspace band',
+    name: 'Price call, round one: products and customers',
     usedBy: ['priceLines'],
     call: 'BatchGetItem, eventually consistent, deduplicated across the lines, 100 keys per call in parallel',
     calls: ['BatchGetItem'],
-    key: 'product(workspaceId, sku) (with its segment × SKU bands), customer(workspaceId, externalId), workspaceBands(workspaceId)',
-    cost: '0.5 RRU per item per started 4 KB, missing keys included: ~51 RRU for 100 products of one customer',
+    key: 'product(workspaceId, sku) (with its segment × SKU bands), customer(workspaceId, externalId)',
+    cost: '0.5 RRU per item per started 4 KB, missing keys included: ~50.5 RRU for 100 products of one customer',
   },
   {
-    name: 'Price call, round two: category bands, customer bands and uncached FX rates',
+    name: 'Price call: the workspace band and the category bands, kept per instance',
     usedBy: ['priceLines'],
-    call: 'BatchGetItem, eventually consistent, one key per distinct category and customer × category',
+    call: "Keys of round one (the workspace band, the categories the instance knows) and round two (the others), read in those rounds' BatchGetItem only when the instance's cache has none younger than 5 s (a missing item is remembered as long)",
     calls: ['BatchGetItem'],
-    key: 'categoryBands(workspaceId, category), customerBands(workspaceId, customer, category), fxRate(workspaceId, currency)',
-    cost: '0.5 RRU per item per started 4 KB: ~8 RRU for 100 products in 8 categories; FX rates are cached for 60 s',
+    key: 'workspaceBands(workspaceId), categoryBands(workspaceId, category): one partition, the bands partition',
+    cost: '0.5 RRU per item per started 4 KB, once per instance and item in 5 s: 0 on most calls',
+    spread: { oncePer: { count: 5, unit: 'seconds per instance' } },
+  },
+  {
+    name: 'Price call, round two: customer bands and uncached FX rates',
+    usedBy: ['priceLines'],
+    call: 'BatchGetItem, eventually consistent, one key per distinct customer × category and uncached currency',
+    calls: ['BatchGetItem'],
+    key: 'customerBands(workspaceId, customer, category), fxRate(workspaceId, currency)',
+    cost: '0.5 RRU per item per started 4 KB: ~4 RRU for 100 products of one customer in 8 categories; FX rates are cached for 60 s',
   },
   {
     name: 'Find a pricing decision by its id',
@@ -677,10 +717,11 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Count a request against the workspace's overview rate",
     usedBy: ['getPrice', 'approvePrice'],
-    call: 'UpdateItem ADD overviewCount, conditional on the overview window being this second and not full (as the /api/v1 rate, in its own attributes)',
-    calls: ['UpdateItem'],
-    key: 'usage(workspaceId, month)',
-    cost: '1 WRU; 2 on the first request of each second; a refused request 1 WRU',
+    call: 'As the /api/v1 rate, on shards of its own: UpdateItem ADD count on a shard drawn at random; BatchGetItem of the shards only when it is full',
+    calls: ['UpdateItem', 'BatchGetItem'],
+    key: "rateShard(workspaceId, 'overview', shard): one per 400 requests a second of the overview's limit, at most 32",
+    cost: "1 WRU; 2 on a shard's first request of each second; over the limit 1 refused WRU + 1 RRU per shard, once per instance and second",
+    spread: { shards: { perRate: 400, max: 32 } },
   },
   {
     name: 'Bands job: recompute the recommendations of the products a batch touched, or all with history on a rebuild',
@@ -849,6 +890,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     calls: ['UpdateItem'],
     key: 'costLedger(workspaceId, day, route)',
     cost: '1 WRU per item flushed (a dozen numbers, under 1 KB), once a minute per instance and item: ~0.02 WRU per call at one call a second',
+    spread: { oncePer: { count: 60, unit: 'seconds per instance' } },
   },
   {
     name: "Read a workspace's cost ledger for a report",

@@ -221,8 +221,16 @@ export const keys = {
     PK: webhooksPartition(workspaceId),
     SK: `REDELIVERIES#${endpointId}`,
   }),
-  /** A workspace's request-rate window and priced lines in one calendar month (UTC). */
+  /** A workspace's priced lines in one calendar month (UTC), which instances take in leased blocks. */
   usage: (workspaceId: string, month: string): PrimaryKey => ({ PK: `WS#${workspaceId}#USAGE#${month}`, SK: 'USAGE' }),
+  /**
+   * One of the items a workspace's per-second request rate is spread over (shared/workspaces/rate.ts): each its own
+   * partition, so that the rate's writes are divided over as many partition keys.
+   */
+  rateShard: (workspaceId: string, meter: string, shard: number): PrimaryKey => ({
+    PK: `WS#${workspaceId}#USAGE#RATE#${meter}#${shard}`,
+    SK: 'RATE',
+  }),
   /**
    * What a route or worker cost a workspace in one UTC day: one item per workspace × day × route, so that each stays
    * a fixed handful of counters (1 WRU to add to) and a report of days is one Query of one partition.

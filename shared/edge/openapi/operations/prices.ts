@@ -163,7 +163,8 @@ export const priceOperations = {
       idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
       monthly_volume_exceeded:
         "The call would take the workspace's priced lines for the month past its quota: nothing in it is priced. " +
-        '`Retry-After` is the seconds to the next month (UTC).',
+        'The quota is never exceeded; near its end, lines set aside for calls on other servers can refuse a call a ' +
+        'little before the last line is spent. `Retry-After` is the seconds to the next month (UTC).',
     },
   }),
 

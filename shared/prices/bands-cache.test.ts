@@ -1,0 +1,52 @@
+// Unit tests of the price calls' bands cache: which keys it serves, for how long, and that it is off at 0 seconds.
+import { afterEach, describe, expect, it } from 'vitest';
+import { keys } from '#platform/table/keys.ts';
+import { forgetCachedBands, fromBandsCache, keepBands } from './bands-cache.ts';
+
+const previous = process.env.PRICE_BANDS_CACHE_SECONDS;
+const workspaceBand = keys.workspaceBands('ws_a');
+const categoryBands = keys.categoryBands('ws_a', 'Tools');
+const product = keys.product('ws_a', 'sku-1');
+const AT = 1_800_000_000_000;
+
+function withSeconds(seconds: string): void {
+  process.env.PRICE_BANDS_CACHE_SECONDS = seconds;
+  forgetCachedBands();
+}
+
+describe('the bands cache of price calls', () => {
+  afterEach(() => {
+    if (previous === undefined) delete process.env.PRICE_BANDS_CACHE_SECONDS;
+    else process.env.PRICE_BANDS_CACHE_SECONDS = previous;
+    forgetCachedBands();
+  });
+
+  it('serves the workspace and category bands it read for its time to live, and reads them again after', () => {
+    withSeconds('3');
+    const items = [
+      { ...workspaceBand, type: 'workspaceBands' },
+      { ...categoryBands, type: 'categoryBands' },
+    ];
+    keepBands([workspaceBand, categoryBands], items, AT);
+    expect(fromBandsCache([workspaceBand, categoryBands], AT + 2_999)).toEqual({ cached: items, toRead: [] });
+    expect(fromBandsCache([workspaceBand, categoryBands], AT + 3_000)).toEqual({ cached: [], toRead: [workspaceBand, categoryBands] });
+  });
+
+  it('remembers a bands item the table did not have for as long, without serving anything for it', () => {
+    withSeconds('3');
+    keepBands([categoryBands], [], AT);
+    expect(fromBandsCache([categoryBands], AT + 1)).toEqual({ cached: [], toRead: [] });
+  });
+
+  it('never keeps what is not bands: products and customers are read on every call', () => {
+    withSeconds('3');
+    keepBands([product], [{ ...product, type: 'product' }], AT);
+    expect(fromBandsCache([product], AT + 1)).toEqual({ cached: [], toRead: [product] });
+  });
+
+  it('is off at 0 seconds, as in local mode', () => {
+    withSeconds('0');
+    keepBands([workspaceBand], [{ ...workspaceBand, type: 'workspaceBands' }], AT);
+    expect(fromBandsCache([workspaceBand], AT)).toEqual({ cached: [], toRead: [workspaceBand] });
+  });
+});

@@ -1,0 +1,72 @@
+// The bands items every price call reads (the workspace band, the category bands), kept per instance for a few seconds.
+import { ExpiringCache } from '#platform/caches.ts';
+import { keys } from '#platform/table/keys.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
+
+/**
+ * How long an instance serves a bands item before reading it again (PRICE_BANDS_CACHE_SECONDS; 0 reads every call,
+ * as local mode does). Every price call reads the workspace band and its categories' bands, all on the workspace's
+ * bands partition: kept this long, that partition takes (1 + categories) reads per instance in this time rather than
+ * per call. It is also how much later than the bands job a price call may see new bands.
+ */
+export const DEFAULT_BANDS_CACHE_SECONDS = 5;
+/** Entries per instance: a workspace band and its categories' bands each, for the workspaces an instance serves. */
+export const BANDS_CACHE_ENTRIES = 2_000;
+
+export function bandsCacheSeconds(): number {
+  const configured = Number(process.env.PRICE_BANDS_CACHE_SECONDS);
+  return process.env.PRICE_BANDS_CACHE_SECONDS !== undefined && Number.isFinite(configured) && configured >= 0
+    ? configured
+    : DEFAULT_BANDS_CACHE_SECONDS;
+}
+
+type Item = Record<string, unknown>;
+
+/** `null` stands for an item the table did not have: a workspace whose bands are not computed yet is not read each call. */
+let cache: { readonly ttlMs: number; readonly items: ExpiringCache<Item | null> } | undefined;
+
+/** The cache, rebuilt when its setting changed (a test sets it): undefined when it is off. */
+function bandsCache(): ExpiringCache<Item | null> | undefined {
+  const ttlMs = bandsCacheSeconds() * 1000;
+  if (ttlMs === 0) return undefined;
+  if (cache?.ttlMs !== ttlMs) cache = { ttlMs, items: new ExpiringCache({ ttlMs, missTtlMs: ttlMs, limit: BANDS_CACHE_ENTRIES }) };
+  return cache.items;
+}
+
+export function forgetCachedBands(): void {
+  cache?.items.clear();
+}
+
+const idOf = (key: { PK: unknown; SK: unknown }) => `${String(key.PK)}\u0000${String(key.SK)}`;
+
+function isBandsKey(key: PrimaryKey): boolean {
+  const { PK, SKPrefix } = keys.categoryBandsPrefix(workspaceOfBandsKey(key));
+  return key.PK === PK && (key.SK === keys.workspaceBands(workspaceOfBandsKey(key)).SK || key.SK.startsWith(SKPrefix));
+}
+
+/** The bands partition is `WS#<workspace>#…`: the workspace a key would be the bands of, if it is one. */
+function workspaceOfBandsKey(key: PrimaryKey): string {
+  return /^WS#([^#]+)/.exec(key.PK)?.[1] ?? '';
+}
+
+/** A round's keys split: the bands items the cache holds fresh (those the table had), and the keys to read. */
+export function fromBandsCache(itemKeys: readonly PrimaryKey[], nowMs: number): { cached: Item[]; toRead: PrimaryKey[] } {
+  const items = bandsCache();
+  if (!items) return { cached: [], toRead: [...itemKeys] };
+  const cached: Item[] = [];
+  const toRead: PrimaryKey[] = [];
+  for (const key of itemKeys) {
+    const hit = isBandsKey(key) ? items.peek(idOf(key), nowMs) : undefined;
+    if (hit === undefined) toRead.push(key);
+    else if (hit !== null) cached.push(hit);
+  }
+  return { cached, toRead };
+}
+
+/** Keeps the bands items of a round that was read, and the bands keys the table did not have. */
+export function keepBands(readKeys: readonly PrimaryKey[], found: readonly Item[], nowMs: number): void {
+  const items = bandsCache();
+  if (!items) return;
+  const byId = new Map(found.map((item) => [idOf(item as { PK: unknown; SK: unknown }), item]));
+  for (const key of readKeys) if (isBandsKey(key)) items.set(idOf(key), byId.get(idOf(key)) ?? null, nowMs);
+}
