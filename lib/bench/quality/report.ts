@@ -14,8 +14,13 @@ export interface FamilyFigures {
   readonly list: number;
   readonly policy: number;
   readonly segmentMedian: number;
+  readonly cellLogistic: number;
+  readonly cellNow: number;
+  readonly cellMidYear: number;
   readonly refused: number;
   readonly byConfidence: Record<(typeof labels)[number], { share: number | undefined; lines: number }>;
+  /** High-confidence lines' share less low-confidence lines' (means over markets); undefined when either is absent. */
+  readonly highOverLow: number | undefined;
   /** Expected Brier score of the engine's win probability against outcomes drawn from the truth, and its MSE against the truth. */
   readonly brier: number | undefined;
   readonly calibrationMse: number | undefined;
@@ -68,8 +73,15 @@ function figures(family: FamilyFigures['family'], markets: readonly MarketResult
     list: mean(markets.map((market) => share(market.lines, (line) => line.list))),
     policy: mean(markets.map((market) => share(market.lines, (line) => line.policy))),
     segmentMedian: mean(markets.map((market) => share(market.lines, (line) => line.segmentMedian))),
+    cellLogistic: mean(markets.map((market) => share(market.lines, (line) => line.cellLogistic))),
+    cellNow: mean(markets.map((market) => share(market.lines, (line) => line.cellNow))),
+    cellMidYear: mean(markets.map((market) => share(market.lines, (line) => line.cellMidYear))),
     refused: all.filter((line) => !line.ok).length / Math.max(1, all.length),
     byConfidence,
+    highOverLow:
+      byConfidence.high.share === undefined || byConfidence.low.share === undefined
+        ? undefined
+        : byConfidence.high.share - byConfidence.low.share,
     brier:
       covered.length > 0
         ? mean(covered.map((line) => ((line.predicted ?? 0) - line.truth) ** 2 + line.truth * (1 - line.truth)))
@@ -110,6 +122,9 @@ export function qualityReport(set: SeedSet, results: readonly MarketResult[], se
         list: meanOf((f) => f.list),
         policy: meanOf((f) => f.policy),
         segmentMedian: meanOf((f) => f.segmentMedian),
+        cellLogistic: meanOf((f) => f.cellLogistic),
+        cellNow: meanOf((f) => f.cellNow),
+        cellMidYear: meanOf((f) => f.cellMidYear),
       },
     ];
   });
@@ -154,21 +169,39 @@ export function printQualityReports(reports: readonly QualityReport[]): string {
   return [...reports.map(printQualityReport), `${total.toFixed(0)} s`].join('\n\n');
 }
 
+const column = (value: string, width: number) => value.padStart(width);
+
 export function printQualityReport(report: QualityReport): string {
   const rows = [...report.families, ...report.means];
   const out: string[] = [];
   out.push(`${setHeadings[report.set]}: seeds ${report.seeds.first}–${report.seeds.last}`);
-  out.push('Share of the oracle’s expected profit (mean over seeds; `mean`: over the steady families, `hard mean`: the hard ones)');
+  out.push('Share of the best price’s expected profit (mean over seeds; `mean`: over the steady families, `hard mean`: the hard ones)');
+  const shares = [
+    ['engine', 'worst', 'list', 'policy', 'seg.med', 'cell.fit', 'cell.now', 'cell.mid'],
+    ...rows.map((row) =>
+      [row.engine, row.minMarket, row.list, row.policy, row.segmentMedian, row.cellLogistic, row.cellNow, row.cellMidYear].map((value) =>
+        fixed(value),
+      ),
+    ),
+  ];
   out.push(
-    `${'family'.padEnd(10)} ${'seeds'.padStart(5)} ${'engine'.padStart(7)} ${'worst'.padStart(7)} ${'list'.padStart(7)} ${'policy'.padStart(7)} ${'seg.med'.padStart(7)} ${'ok:false'.padStart(8)} ${'high'.padStart(12)} ${'medium'.padStart(12)} ${'low'.padStart(12)} ${'Brier'.padStart(6)} ${'MSE'.padStart(6)} ${'cover'.padStart(5)}`,
+    ...shares.map(
+      (cells, index) =>
+        `${(index === 0 ? 'family' : (rows[index - 1]?.family ?? '')).padEnd(10)} ${column(index === 0 ? 'seeds' : String(rows[index - 1]?.markets), 5)} ${cells.map((cell) => column(cell, 8)).join(' ')}`,
+    ),
+  );
+  out.push('');
+  out.push('The engine by confidence label: share of the best profit (lines), high less low; its win probability');
+  out.push(
+    `${'family'.padEnd(10)} ${column('high', 12)} ${column('medium', 12)} ${column('low', 12)} ${column('high−low', 8)} ${column('ok:false', 8)} ${column('Brier', 6)} ${column('MSE', 6)} ${column('cover', 5)}`,
   );
   for (const row of rows) {
     const confidence = labels.map((label) => {
       const { share: value, lines } = row.byConfidence[label];
-      return `${fixed(value)} (${lines})`.padStart(12);
+      return column(`${fixed(value)} (${lines})`, 12);
     });
     out.push(
-      `${row.family.padEnd(10)} ${String(row.markets).padStart(5)} ${fixed(row.engine).padStart(7)} ${fixed(row.minMarket).padStart(7)} ${fixed(row.list).padStart(7)} ${fixed(row.policy).padStart(7)} ${fixed(row.segmentMedian).padStart(7)} ${fixed(row.refused).padStart(8)} ${confidence.join(' ')} ${fixed(row.brier).padStart(6)} ${fixed(row.calibrationMse, 4).padStart(6)} ${fixed(row.covered, 2).padStart(5)}`,
+      `${row.family.padEnd(10)} ${confidence.join(' ')} ${column(row.highOverLow === undefined ? '—' : (row.highOverLow >= 0 ? '+' : '') + fixed(row.highOverLow), 8)} ${column(fixed(row.refused), 8)} ${column(fixed(row.brier), 6)} ${column(fixed(row.calibrationMse, 4), 6)} ${column(fixed(row.covered, 2), 5)}`,
     );
   }
   out.push('');
