@@ -30,29 +30,30 @@ describe('calibration over time', () => {
     expect(periods[1]?.gap).toBeCloseTo(11 / 26 - 0.6, 10);
   });
 
-  it('groups by quarter when a month holds too few quotes to read', () => {
-    const lines = [...quotesOn('2026-04-10', 40, 0.5, 20), ...quotesOn('2026-05-10', 5, 0.5, 2), ...quotesOn('2026-07-10', 40, 0.5, 20)];
+  it('groups by quarter when the months hold too few quotes on average to read', () => {
+    // 75 quotes over April to July: fewer than 20 a month.
+    const lines = [...quotesOn('2026-04-10', 40, 0.5, 20), ...quotesOn('2026-05-10', 5, 0.5, 2), ...quotesOn('2026-07-10', 30, 0.5, 15)];
     const { granularity, periods } = calibrationOverTime(lines);
     expect(granularity).toBe('quarter');
     expect(periods.map((period) => [period.period, period.quotes])).toEqual([
       ['2026-Q2', 45],
-      ['2026-Q3', 40],
+      ['2026-Q3', 30],
     ]);
   });
 
   it('says the latest months won less often than expected when their gap is beyond the margin and the noise', () => {
     const lines = [
       // An old month the model got right does not hide the latest three.
-      ...quotesOn('2026-05-10', 200, 0.5, 100),
+      ...quotesOn('2026-04-10', 200, 0.5, 100),
       ...quotesOn('2026-06-10', 40, 0.5, 12),
       ...quotesOn('2026-07-10', 40, 0.5, 12),
       ...quotesOn('2026-08-10', 40, 0.5, 12),
     ];
     const { recent } = calibrationOverTime(lines);
-    expect(recent).toMatchObject({ months: 3, from: '2026-06', quotes: 120, lines: 120, verdict: 'won_less' });
+    expect(recent).toMatchObject({ months: 3, from: '2026-05-10', quotes: 120, lines: 120, verdict: 'won_less' });
     expect(recent.gap).toBeCloseTo(-0.2, 10);
     expect(recentCalibrationSentence(recent)).toBe(
-      "Buyers in the last 3 months (from 2026-06) won less often than the model expects (30% won against 50% predicted, over 120 quotes): prices may be too high for today's buyers.",
+      "Buyers in the last 3 months (from 2026-05-10) won less often than the model expects (30% won against 50% predicted, over 120 quotes): prices may be too high for today's buyers.",
     );
   });
 
@@ -76,6 +77,17 @@ describe('calibration over time', () => {
     const { recent } = calibrationOverTime(quotesOn('2026-08-10', calibrationOverTimeRules.minRecentQuotes - 1, 0.5, 0));
     expect(recent.verdict).toBe('too_few');
     expect(recentCalibrationSentence(recent)).toMatch(/^Too few quotes closed in the last 3 months/);
+  });
+
+  it('keeps a partial month at either end of the scored span as a month of its own', () => {
+    const lines = [...quotesOn('2026-06-29', 3, 0.5, 1), ...quotesOn('2026-07-15', 60, 0.5, 30), ...quotesOn('2026-08-01', 2, 0.5, 1)];
+    const { granularity, periods } = calibrationOverTime(lines);
+    expect(granularity).toBe('month');
+    expect(periods.map((period) => [period.period, period.quotes])).toEqual([
+      ['2026-06', 3],
+      ['2026-07', 60],
+      ['2026-08', 2],
+    ]);
   });
 
   it('has no periods and too few quotes for no scored line', () => {

@@ -25,9 +25,10 @@ export type RecentVerdict = 'as_expected' | 'won_less' | 'won_more' | 'too_few';
 export interface CalibrationOverTime {
   readonly granularity: 'month' | 'quarter';
   readonly periods: readonly CalibrationPeriod[];
-  /** The latest `months` calendar months of scored lines, pooled, and what they say. */
+  /** The scored lines of the latest `months` months before the newest, pooled, and what they say. */
   readonly recent: {
     readonly months: number;
+    /** The first day of the window (UTC). */
     readonly from: string;
     readonly quotes: number;
     readonly lines: number;
@@ -39,10 +40,11 @@ export interface CalibrationOverTime {
 }
 
 /**
- * The rules: months when every month holds `minQuotesPerMonth` scored quotes, else quarters; the recent months are
- * judged off when their gap exceeds `margin` (in win rate) and twice its standard error, from `minRecentQuotes` quotes.
- * The margin is 8 points because a fitted level is itself a few points off: on steady simulated histories of 1,500 to
- * 4,000 quotes the latest months' gap ranged from −6 to +6 points with buyers unchanged.
+ * The rules: months when the scored quotes average `minQuotesPerMonth` a month over the months they span, else
+ * quarters; the latest `recentMonths` months before the newest scored quote are judged off when their gap exceeds
+ * `margin` (in win rate) and twice its standard error, from `minRecentQuotes` quotes. The margin is 8 points because a
+ * fitted level is itself a few points off: on steady simulated histories of 1,500 to 4,000 quotes the latest months'
+ * gap ranged from −6 to +6 points with buyers unchanged.
  */
 export const calibrationOverTimeRules = {
   minQuotesPerMonth: 20,
@@ -84,10 +86,17 @@ function grouped(lines: readonly DatedPrediction[], key: (ms: number) => string)
     .map(([period, group]) => ({ period, ...(summary(group) as Omit<CalibrationPeriod, 'period'>) }));
 }
 
-/** The first instant of the calendar month `back` months before the one holding `ms` (UTC). */
-function monthStart(ms: number, back: number): number {
+/** The instant `months` calendar months before `ms` (UTC; a day past the month's end rolls over, as Date does). */
+function monthsBefore(ms: number, months: number): number {
   const date = new Date(ms);
-  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - back, 1);
+  return Date.UTC(date.getUTCFullYear(), date.getUTCMonth() - months, date.getUTCDate(), date.getUTCHours(), date.getUTCMinutes());
+}
+
+/** Calendar months from the first to the last, both counted. */
+function monthsSpanned(fromMs: number, toMs: number): number {
+  const from = new Date(fromMs);
+  const to = new Date(toMs);
+  return (to.getUTCFullYear() - from.getUTCFullYear()) * 12 + to.getUTCMonth() - from.getUTCMonth() + 1;
 }
 
 /**
@@ -100,21 +109,27 @@ export function calibrationOverTime(
   rules: typeof calibrationOverTimeRules = calibrationOverTimeRules,
 ): CalibrationOverTime {
   const months = grouped(lines, monthOf);
-  const monthly = months.every((month) => month.quotes >= rules.minQuotesPerMonth);
-  const latest = lines.reduce((max, line) => Math.max(max, line.atMs), Number.NEGATIVE_INFINITY);
-  const fromMs = Number.isFinite(latest) ? monthStart(latest, rules.recentMonths - 1) : 0;
+  let earliest = Number.POSITIVE_INFINITY;
+  let latest = Number.NEGATIVE_INFINITY;
+  for (const line of lines) {
+    earliest = Math.min(earliest, line.atMs);
+    latest = Math.max(latest, line.atMs);
+  }
+  const quotes = new Set(lines.map((line) => line.quoteId)).size;
+  const monthly = lines.length === 0 || quotes / monthsSpanned(earliest, latest) >= rules.minQuotesPerMonth;
+  const fromMs = lines.length === 0 ? 0 : monthsBefore(latest, rules.recentMonths);
   const recentSummary = summary(lines.filter((line) => line.atMs >= fromMs));
-  const { quotes, meanPredicted, gap } = recentSummary;
+  const { meanPredicted, gap } = recentSummary;
   let verdict: RecentVerdict = 'too_few';
-  if (quotes >= rules.minRecentQuotes && meanPredicted !== undefined && gap !== undefined) {
-    const standardError = Math.sqrt((meanPredicted * (1 - meanPredicted)) / quotes);
+  if (recentSummary.quotes >= rules.minRecentQuotes && meanPredicted !== undefined && gap !== undefined) {
+    const standardError = Math.sqrt((meanPredicted * (1 - meanPredicted)) / recentSummary.quotes);
     const off = Math.abs(gap) > rules.margin && Math.abs(gap) > 2 * standardError;
     verdict = !off ? 'as_expected' : gap < 0 ? 'won_less' : 'won_more';
   }
   return {
     granularity: monthly ? 'month' : 'quarter',
     periods: monthly ? months : grouped(lines, quarterOf),
-    recent: { months: rules.recentMonths, from: monthOf(fromMs), ...recentSummary, verdict },
+    recent: { months: rules.recentMonths, from: new Date(fromMs).toISOString().slice(0, 10), ...recentSummary, verdict },
   };
 }
 
