@@ -20,18 +20,27 @@ import {
   trueWinProbability,
 } from './market.ts';
 import { clampToBounds, expectedProfit, oraclePrice, priceBounds } from './oracle.ts';
+import { cellCurveProfit, cellLogisticPricer } from './baselines.ts';
 
 const LINES_PER_CALL = 100;
 
 /** One priced request line, scored. */
 export interface ScoredLine {
   readonly ok: boolean;
+  /** The engine's price (undefined where it refused) and the oracle's: where the engine over- or under-prices. */
+  readonly priceCents: number | undefined;
+  readonly bestPriceCents: number;
   readonly confidence: string | undefined;
   readonly oracle: number;
   readonly engine: number;
   readonly list: number;
   readonly policy: number;
   readonly segmentMedian: number;
+  /** A plain logistic fit of win on margin per segment × category, priced at its best (see baselines.ts). */
+  readonly cellLogistic: number;
+  /** The cell's true curve today, and at the middle of the history's year (see baselines.ts). */
+  readonly cellNow: number;
+  readonly cellMidYear: number;
   /** The engine's win probability at its own price, and the truth's; undefined where the engine has no win model. */
   readonly predicted: number | undefined;
   readonly truth: number;
@@ -217,12 +226,15 @@ export function scoreMarket(
     ]),
   );
   const medians = segmentMedianMargins(market, lines);
+  const cellLogistic = cellLogisticPricer(market, lines);
   const scored = deals.map((deal, index): ScoredLine => {
     const answer = answers[index] as PricedAnswer;
     const bounds = priceBounds(deal);
-    const oracle = oraclePrice(market, deal, bounds).profit;
+    const best = oraclePrice(market, deal, bounds);
+    const oracle = best.profit;
     const cost = deal.product.costCents;
     const median = medians.get(market.segments[deal.customer.segment] as string) ?? 0.25;
+    const atMedian = clampToBounds(cost / (1 - median), bounds);
     const enginePrice = answer.ok && answer.priceCents !== undefined ? answer.priceCents : undefined;
     const predicted =
       enginePrice === undefined
@@ -235,13 +247,18 @@ export function scoreMarket(
           );
     return {
       ok: answer.ok,
+      priceCents: enginePrice,
+      bestPriceCents: best.priceCents,
       confidence: answer.confidence,
       oracle,
       // A line the engine refused earns nothing: the seller has no price to quote.
       engine: enginePrice === undefined ? 0 : expectedProfit(market, deal, enginePrice),
       list: expectedProfit(market, deal, clampToBounds(deal.product.listCents, bounds)),
       policy: expectedProfit(market, deal, clampToBounds(policyPrice(market, deal), bounds)),
-      segmentMedian: expectedProfit(market, deal, clampToBounds(cost / (1 - median), bounds)),
+      segmentMedian: expectedProfit(market, deal, atMedian),
+      cellLogistic: expectedProfit(market, deal, cellLogistic(deal, bounds) ?? atMedian),
+      cellNow: cellCurveProfit(market, deal, bounds, 0),
+      cellMidYear: cellCurveProfit(market, deal, bounds, 0.5),
       predicted,
       truth: enginePrice === undefined ? 0 : trueWinProbability(market, deal, enginePrice),
     };
