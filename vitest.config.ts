@@ -5,7 +5,14 @@ export default defineConfig({
   test: {
     reporters: ['default', './test/summary-reporter.ts'],
     projects: [
-      { test: { name: 'unit', include: ['shared/**/*.test.ts', 'lib/**/*.test.ts', 'client/**/*.test.ts', 'test/layout/**/*.test.ts'] } },
+      {
+        test: {
+          name: 'unit',
+          include: ['shared/**/*.test.ts', 'lib/**/*.test.ts', 'client/**/*.test.ts', 'test/layout/**/*.test.ts'],
+          // Hashing, type generation and child processes take seconds of CPU on a busy machine: no unit test is about speed.
+          testTimeout: 30_000,
+        },
+      },
       {
         test: {
           name: 'integration',

@@ -1251,7 +1251,7 @@ export interface operations {
       };
       /**
        * @description - `rate_limited`: The workspace’s requests for this second are spent; `Retry-After` is 1.
-       *     - `monthly_volume_exceeded`: The call would take the workspace's priced lines for the month past its quota: nothing in it is priced. `Retry-After` is the seconds to the next month (UTC).
+       *     - `monthly_volume_exceeded`: The call would take the workspace's priced lines for the month past its quota: nothing in it is priced. The quota is never exceeded; near its end, lines set aside for calls on other servers can refuse a call a little before the last line is spent. `Retry-After` is the seconds to the next month (UTC).
        */
       429: {
         headers: {
