@@ -43,3 +43,14 @@ export async function applyMargins(work: MarginWork, batchId: string, chunkSk: s
   await foldMargins(work.workspaceId, work.delta, batchId, chunkSk);
   await putItems(work.contributions);
 }
+
+/** Several order chunks' margins as one: folded at one checkpoint, under the marker of the last of them. */
+export function mergeMargins(works: readonly MarginWork[]): MarginWork | undefined {
+  const [first] = works;
+  if (!first) return undefined;
+  return {
+    workspaceId: first.workspaceId,
+    contributions: works.flatMap((work) => work.contributions),
+    delta: works.reduce<MarginContribution>((sum, work) => addContributions(sum, work.delta, 1), {}),
+  };
+}

@@ -37,7 +37,9 @@ beforeAll(async () => {
   // No webhook worker: the webhook fan-out would add calls to the workspace's partitions that ingest does not make.
   // The cost ledger is flushed once an hour, so that a request never carries a flush.
   process.env.COST_LEDGER_FLUSH_SECONDS = '3600';
-  const drain = createDrainHandler();
+  // Checkpointed chunk by chunk, as the model's ingest mix counts the folds: the most they cost (a checkpoint every few
+  // seconds folds several chunks at once, fewer writes on the same keys).
+  const drain = createDrainHandler({ checkpointEveryMs: 0 });
   stack = await startLocalStack({
     port: 0,
     workers: workers.filter((worker) => worker.id === 'drain'),
