@@ -152,7 +152,7 @@ describe('the heat model against the counted calls', () => {
     const modelled = unitsPerRequest(ingestRecords, defaultProfile);
     // The keys ingest concentrates, each its own family; the rest spread over keys of their own.
     const concentrated = [
-      'WS#<workspaceId>#ADHERENCE',
+      'WS#<workspaceId>#ADHERENCE#<shard>',
       'listing:WS#<workspaceId>#RECROWS#sku',
       'listing:WS#<workspaceId>#RECROWS#change',
       'listing:WS#<workspaceId>#RECROWS#impact',
