@@ -1,5 +1,5 @@
 // The drain's checkpoint every few seconds: chunks written are taken in together, and a drain that dies between a chunk's writes and the checkpoint that takes it in ends as a clean run does.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { commitBatch as commitBatchItem, getBatch } from '#shared/batches/repository.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import type { DrainHooks } from '#shared/pipeline/job.ts';
@@ -13,6 +13,10 @@ const RECORDS = 190;
 const CHUNKS = 10;
 /** Longer than any of these drains: every chunk waits for the checkpoint at the end, or for one a dependency forces. */
 const NEVER = 600_000;
+
+// Each test stages and drains one or two batches: on a busy machine that takes longer than the project's default
+// allows, and how long it takes is no part of what these tests check.
+vi.setConfig({ testTimeout: 240_000 });
 
 /** A workspace with the catalogue staged and committed without the queue, and a way to run its drain job by hand. */
 async function committedBatch() {
