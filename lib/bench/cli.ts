@@ -12,6 +12,7 @@ import {
 import { bundlesSection, engineSection, gatewayOverheadSection } from '#lib/bench/sections/machine.ts';
 import { adherenceSection, ledgerSection, pricesSection, writebacksSection } from '#lib/bench/sections/serving.ts';
 import { repricingSection } from '#lib/bench/sections/repricing.ts';
+import { scaleSection } from '#lib/bench/sections/scale.ts';
 import { webhooksSection } from '#lib/bench/sections/webhooks.ts';
 import { loadHandler } from '#lib/local/handlers.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
@@ -35,6 +36,7 @@ const benchSections: readonly BenchSection[] = [
   adherenceSection,
   webhooksSection,
   loaderMemorySection,
+  scaleSection,
 ];
 
 /**
@@ -54,7 +56,7 @@ export async function runBench(args: string[]): Promise<void> {
   const sections = selected ? benchSections.filter((row) => selected.includes(row.id)) : benchSections;
   const results: Record<string, unknown> = {};
   const stack = sharedStack();
-  const context: BenchContext = { stack: stack.get, results };
+  const context: BenchContext = { stack: stack.get, results, args: args.slice(1) };
   const runSection = async (row: BenchSection) => {
     console.log(row.heading);
     const figures = await row.measure(context, row.targets);

@@ -8,6 +8,8 @@ export interface BenchContext {
   readonly stack: () => Promise<LocalStack>;
   /** The figures recorded by the sections that ran before. */
   readonly results: Readonly<Record<string, unknown>>;
+  /** What follows the section's name on the command line (`npm run bench -- scale --price-calls 2000`). */
+  readonly args: readonly string[];
 }
 
 export interface SectionRow<F, T extends Targets> {

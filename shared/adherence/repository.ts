@@ -59,7 +59,10 @@ export function attributionItem(
   return { item, contribution };
 }
 
-/** One dimension's aggregate items over whole months: one Query, a page per 1 MB. */
+/**
+ * One dimension's aggregate items over whole months: a Query of each shard and of the partition the aggregates had
+ * before they were sharded, a page per 1 MB, with the counters of each group and month added up across them.
+ */
 export async function readAdherenceAggregates(
   workspaceId: string,
   dimension: Dimension,
@@ -67,13 +70,39 @@ export async function readAdherenceAggregates(
   toMonth: string,
 ): Promise<TableItem[]> {
   const range = keys.adherenceMonths(workspaceId, dimension, fromMonth, toMonth);
-  return queryAll({
-    KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': range.PK, ':from': range.SKFrom, ':to': range.SKTo },
-  });
+  const parts = await Promise.all(
+    range.PKs.map((pk) =>
+      queryAll({
+        KeyConditionExpression: 'PK = :pk AND SK BETWEEN :from AND :to',
+        ExpressionAttributeValues: { ':pk': pk, ':from': range.SKFrom, ':to': range.SKTo },
+      }),
+    ),
+  );
+  return sumAggregates(parts.flat());
 }
 
-/** The report of a period: three Queries (overall, confidence, and the dimension asked for), whatever the history's size. */
+/**
+ * Items of one group and month, from the shards and the older partition, as one: their counters added, the rest (its
+ * dimension, month and group, and the batches' markers, which guard writes and are never read) from the first.
+ */
+export function sumAggregates(items: readonly TableItem[]): TableItem[] {
+  const bySortKey = new Map<string, TableItem>();
+  for (const item of items) {
+    const sortKey = String(item.SK);
+    const sum = bySortKey.get(sortKey);
+    if (!sum) {
+      bySortKey.set(sortKey, { ...item });
+      continue;
+    }
+    for (const [name, value] of Object.entries(item)) {
+      if (typeof value !== 'number' || name.startsWith('m_')) continue;
+      sum[name] = (typeof sum[name] === 'number' ? (sum[name] as number) : 0) + value;
+    }
+  }
+  return [...bySortKey.values()].sort((a, b) => String(a.SK).localeCompare(String(b.SK)));
+}
+
+/** The report of a period: three dimensions read (overall, confidence, and the one asked for), whatever the history's size. */
 export async function readAdherenceReport(
   workspaceId: string,
   period: { readonly fromMonth: string; readonly toMonth: string },

@@ -138,3 +138,14 @@ export async function applyAdherence(work: AdherenceWork, batchId: string, chunk
 function prefixed(fields: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(fields).map(([name, value]) => [`:${name}`, value]));
 }
+
+/** Several chunks' adherence as one: folded at one checkpoint, under the marker of the last of them. */
+export function mergeAdherence(works: readonly AdherenceWork[]): AdherenceWork | undefined {
+  const [first] = works;
+  if (!first) return undefined;
+  return {
+    workspaceId: first.workspaceId,
+    attributions: works.flatMap((work) => work.attributions),
+    delta: sumContributions(works.map((work) => work.delta)),
+  };
+}

@@ -1,4 +1,4 @@
-// The drain's chunk loop: read ahead, prepare the next chunk while this one is written, then checkpoint it, in order.
+// The drain's chunk loop: read ahead, prepare the next chunk while this one is written, and checkpoint the chunks written every few seconds, in order.
 import { decompressRecords } from '#shared/batches/chunks.ts';
 import { readChunksAfter, recordTouched, type StagedChunk } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
@@ -6,9 +6,17 @@ import { finishDrain, releaseBatchLease, saveCheckpoint } from '#shared/batches/
 import { chunkExpiresAt } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
-import { applyAdherence } from './adherence-fold.ts';
-import { applyMargins } from './margin-fold.ts';
-import { clockOf, type DrainHooks, type DrainInvocation, type DrainResult, leaseDeadline, MIN_TIME_LEFT_MS } from './job.ts';
+import { applyAdherence, mergeAdherence } from './adherence-fold.ts';
+import { applyMargins, mergeMargins } from './margin-fold.ts';
+import {
+  CHECKPOINT_EVERY_MS,
+  clockOf,
+  type DrainHooks,
+  type DrainInvocation,
+  type DrainResult,
+  leaseDeadline,
+  MIN_TIME_LEFT_MS,
+} from './job.ts';
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
 import { dependsOn, type PreparedChunk, recordChunkRates, writeChunk } from './prepared-chunk.ts';
@@ -16,13 +24,16 @@ import { dependsOn, type PreparedChunk, recordChunkRates, writeChunk } from './p
 /** Chunks read per Query; at most a few hundred KB each, so memory stays flat whatever the batch's size. */
 const CHUNKS_PER_READ = 3;
 
-/** A chunk being written while the next is prepared; it is checkpointed before the next one is. */
+/** A chunk being written while the next is prepared. */
 interface Writing {
   readonly chunk: StagedChunk;
   readonly prepared: PreparedChunk;
   readonly written: Promise<void>;
   readonly started: number;
 }
+
+/** A chunk whose items are written, waiting for the checkpoint that folds it and moves the cursor past it. */
+type Written = Omit<Writing, 'written'>;
 
 /** A promise marked handled now and awaited later: the next chunk is read and prepared while this one is written. */
 function handled<T>(promise: Promise<T>): Promise<T> {
@@ -42,6 +53,9 @@ export class ChunkLoop {
   private records = 0;
   private slowestChunkMs = 0;
   private writing: Writing | undefined;
+  private pending: Written[] = [];
+  private lastCheckpoint = performance.now();
+  private readonly checkpointEveryMs: number;
   private leased: Batch;
   private readonly owner: string;
   private readonly invocation: DrainInvocation;
@@ -56,6 +70,7 @@ export class ChunkLoop {
     this.readCursor = leased.drainCursor;
     this.clock = clockOf(invocation);
     this.leaseUntil = leaseDeadline(invocation);
+    this.checkpointEveryMs = hooks.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
   }
 
   /** The batch as this attempt last wrote it. */
@@ -70,16 +85,17 @@ export class ChunkLoop {
       if (this.invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * this.slowestChunkMs)) return this.continueLater();
       const started = performance.now();
       let prepared = await preparing;
-      if (this.writing && dependsOn(prepared, this.writing.prepared)) {
-        await this.checkpoint(this.writing);
-        this.writing = undefined;
+      if (this.waitsFor(prepared)) {
+        // It read what a chunk not yet checkpointed changes (a document, an attribution): that lands first.
+        await this.checkpoint();
         prepared = await this.prepare(chunk);
       }
       const previous = this.writing;
-      // Known as in flight before the chunk before is checkpointed, so that a fault there still waits for its writes.
+      // Known as in flight before the chunk before is taken in, so that a fault there still waits for its writes.
       this.writing = { chunk, prepared, written: handled(writeChunk(prepared)), started };
       // The chunk before is written in full before the one after is read, so that is checked against this one alone.
-      await this.checkpoint(previous);
+      await this.written(previous);
+      if (this.pending.length > 0 && performance.now() - this.lastCheckpoint >= this.checkpointEveryMs) await this.checkpoint(false);
       chunk = await this.nextChunk();
       preparing = chunk && this.prepare(chunk);
     }
@@ -89,6 +105,21 @@ export class ChunkLoop {
   /** After a fault: writes still in flight land before anyone else may drain, so they never overwrite a later chunk's. */
   async settle(): Promise<void> {
     await this.writing?.written.catch(() => undefined);
+  }
+
+  /** Whether a chunk prepared now depends on one written but not yet checkpointed (or still being written). */
+  private waitsFor(prepared: PreparedChunk): boolean {
+    const earlier = [...this.pending, ...(this.writing ? [this.writing] : [])];
+    return earlier.some((done) => dependsOn(prepared, done.prepared));
+  }
+
+  private async written(done: Writing | undefined): Promise<void> {
+    if (!done) return;
+    const { written, ...rest } = done;
+    await written;
+    this.pending.push(rest);
+    this.slowestChunkMs = Math.max(this.slowestChunkMs, performance.now() - done.started);
+    await this.hooks.afterChunkWritten?.(this.chunks + this.pending.length, this.invocation);
   }
 
   private async nextChunk(): Promise<StagedChunk | undefined> {
@@ -103,37 +134,66 @@ export class ChunkLoop {
     return handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory, `${from.batchId}#${chunk.sk}`));
   }
 
-  private async checkpoint(done: Writing | undefined): Promise<void> {
-    if (!done) return;
-    const { chunk, prepared, written, started } = done;
-    await written;
-    await recordChunkRates(prepared, this.from);
-    // In the checkpoint, chunk after chunk: an aggregate takes a batch's chunks only in order (adherence-fold.ts).
-    if (prepared.adherence) {
-      await applyAdherence(prepared.adherence, this.leased.batchId, chunk.sk);
+  /**
+   * Takes in every chunk written (and, unless told not to, the one being written): their rates in order, then their
+   * adherence and margins folded as one under the last chunk's marker, what each touched, and one checkpoint. A fault
+   * anywhere before the checkpoint runs these chunks again, and each fold refuses what its marker says it has.
+   */
+  private async checkpoint(withWriting = true): Promise<void> {
+    if (withWriting) {
+      await this.written(this.writing);
+      this.writing = undefined;
+    }
+    const group = this.pending;
+    const last = group.at(-1);
+    if (!last) return;
+    this.pending = [];
+    for (const done of group) await recordChunkRates(done.prepared, this.from);
+    const { batchId } = this.leased;
+    const markerOf = (has: (done: Written) => boolean) => group.filter(has).at(-1)?.chunk.sk ?? last.chunk.sk;
+    const adherence = mergeAdherence(group.flatMap((done) => (done.prepared.adherence ? [done.prepared.adherence] : [])));
+    if (adherence) {
+      await applyAdherence(
+        adherence,
+        batchId,
+        markerOf((done) => done.prepared.adherence !== undefined),
+      );
       await this.hooks.afterAdherence?.(this.invocation);
     }
-    if (prepared.margins) await applyMargins(prepared.margins, this.leased.batchId, chunk.sk);
-    await recordTouched(this.leased, chunk.sk, prepared.touched, chunkExpiresAt(this.leased));
-    const drainedCount = (this.leased.drainedCount ?? 0) + chunk.count;
-    this.leased = await saveCheckpoint(this.leased, this.owner, chunk.sk, drainedCount, this.leaseUntil());
-    this.slowestChunkMs = Math.max(this.slowestChunkMs, performance.now() - started);
-    this.chunks += 1;
-    this.records += chunk.count;
-    await this.hooks.afterChunk?.(this.chunks, this.invocation);
+    const margins = mergeMargins(group.flatMap((done) => (done.prepared.margins ? [done.prepared.margins] : [])));
+    if (margins)
+      await applyMargins(
+        margins,
+        batchId,
+        markerOf((done) => done.prepared.margins !== undefined),
+      );
+    await Promise.all(group.map((done) => recordTouched(this.leased, done.chunk.sk, done.prepared.touched, chunkExpiresAt(this.leased))));
+    const records = group.reduce((sum, done) => sum + done.chunk.count, 0);
+    this.leased = await saveCheckpoint(
+      this.leased,
+      this.owner,
+      last.chunk.sk,
+      (this.leased.drainedCount ?? 0) + records,
+      this.leaseUntil(),
+    );
+    this.lastCheckpoint = performance.now();
+    for (const done of group) {
+      this.chunks += 1;
+      this.records += done.chunk.count;
+      await this.hooks.afterChunk?.(this.chunks, this.invocation);
+    }
   }
 
   private async continueLater(): Promise<DrainResult> {
     const { message } = this.invocation;
-    await this.checkpoint(this.writing);
+    await this.checkpoint();
     await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
     await releaseBatchLease(this.leased, this.owner);
     return { outcome: 'continued', chunks: this.chunks, records: this.records };
   }
 
   private async finish(): Promise<DrainResult> {
-    await this.checkpoint(this.writing);
-    this.writing = undefined;
+    await this.checkpoint();
     // Sent before the batch reads as drained, as a commit sends before it commits: a fault between the two repeats
     // the send, never loses it, and a second bands job finds the first's work done.
     const { message } = this.invocation;

@@ -26,9 +26,19 @@ export interface DrainInvocation {
 export interface DrainHooks {
   readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
   readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
-  /** After a quote or order chunk's adherence is folded and its attributions written, before its checkpoint. */
+  /** After a checkpoint's adherence is folded and its attributions written, before the checkpoint is saved. */
   readonly afterAdherence?: (invocation: DrainInvocation) => void | Promise<void>;
+  /** After a chunk's items are written, before the checkpoint that takes it in. */
+  readonly afterChunkWritten?: (writtenChunks: number, invocation: DrainInvocation) => void | Promise<void>;
+  /** How long written chunks wait for their checkpoint (CHECKPOINT_EVERY_MS); 0 checkpoints after every chunk. */
+  readonly checkpointEveryMs?: number;
 }
+
+/**
+ * Chunks written are checkpointed together once this long has passed since the last checkpoint: the folds, the
+ * touched lists and the checkpoint are per checkpoint rather than per chunk. A fault redoes at most this much.
+ */
+export const CHECKPOINT_EVERY_MS = 3_000;
 
 export type DrainOutcome = 'drained' | 'recomputed' | 'continued' | 'failed' | 'bounced' | 'ignored';
 

@@ -24,14 +24,15 @@ export async function prepareOrderMargins(orders: readonly OrderRecord[], from: 
     from.workspaceId,
     orders.map((order) => order.externalId),
   );
-  let delta: MarginContribution = {};
+  const changes: MarginContribution[] = [];
   const contributions: TableItem[] = [];
   for (const order of orders) {
     const contribution = orderContribution(order);
-    delta = addContributions(addContributions(delta, contribution, 1), stored.get(order.externalId) ?? {}, -1);
+    // Each order's change alone, summed once below: adding each to the chunk's sum in turn copies the sum every time.
+    changes.push(addContributions(contribution, stored.get(order.externalId) ?? {}, -1));
     contributions.push(orderContributionItem(from.workspaceId, order.externalId, contribution));
   }
-  return { workspaceId: from.workspaceId, contributions, delta };
+  return { workspaceId: from.workspaceId, contributions, delta: sumMargins(changes) };
 }
 
 /**
@@ -42,4 +43,31 @@ export async function prepareOrderMargins(orders: readonly OrderRecord[], from: 
 export async function applyMargins(work: MarginWork, batchId: string, chunkSk: string): Promise<void> {
   await foldMargins(work.workspaceId, work.delta, batchId, chunkSk);
   await putItems(work.contributions);
+}
+
+/**
+ * The sum of many contributions in one pass, as `addContributions` adds two (sums rounded as it rounds them, entries
+ * that come to nothing dropped).
+ */
+function sumMargins(changes: readonly MarginContribution[]): MarginContribution {
+  const sums = new Map<string, [number, number, number]>();
+  for (const change of changes) {
+    for (const [key, [revenue, cost, lines]] of Object.entries(change)) {
+      const sum = sums.get(key) ?? [0, 0, 0];
+      sums.set(key, [sum[0] + revenue, sum[1] + cost, sum[2] + lines]);
+    }
+  }
+  // Through addContributions once, for its rounding and its dropping of entries that cancel out.
+  return addContributions({}, Object.fromEntries(sums), 1);
+}
+
+/** Several order chunks' margins as one: folded at one checkpoint, under the marker of the last of them. */
+export function mergeMargins(works: readonly MarginWork[]): MarginWork | undefined {
+  const [first] = works;
+  if (!first) return undefined;
+  return {
+    workspaceId: first.workspaceId,
+    contributions: works.flatMap((work) => work.contributions),
+    delta: sumMargins(works.map((work) => work.delta)),
+  };
 }

@@ -264,4 +264,35 @@ describe('guidance adherence', () => {
     const [after] = await readAdherenceAggregates(workspace.workspaceId, 'overall', MONTH, MONTH);
     expect(after).toMatchObject({ within_n: 6, within_w: 3 });
   });
+
+  it('spreads the aggregates over the shards and adds to them what the one partition of the older layout still holds', async () => {
+    const workspace = await newWorkspace('Sharded adherence');
+    const groups = ['Fasteners', 'Adhesives', 'Abrasives', 'Safety', 'Plumbing', 'Electrical', 'Hand Tools', 'Power Tools'];
+    const delta = Object.fromEntries(groups.map((group) => [`category#${MONTH}#${group}`, { within_n: 1 }]));
+    await applyAdherence({ workspaceId: workspace.workspaceId, attributions: [], delta }, 'bt_new', 'CHUNK#0000000001#000');
+    const partitions = new Set(groups.map((group) => keys.adherenceAggregate(workspace.workspaceId, `category#${MONTH}#${group}`).PK));
+    expect(partitions.size).toBeGreaterThan(1);
+    for (const pk of partitions) expect(pk).toMatch(new RegExp(`^WS#${workspace.workspaceId}#ADHERENCE#\\d{2}$`));
+
+    // What a drain folded before the aggregates were sharded, in their one partition.
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { PK: `WS#${workspace.workspaceId}#ADHERENCE`, SK: `category#${MONTH}#Fasteners` },
+        UpdateExpression: 'SET #type = :type, dimension = :dimension, #month = :month, #value = :value ADD within_n :n',
+        ExpressionAttributeNames: { '#type': 'type', '#month': 'month', '#value': 'value' },
+        ExpressionAttributeValues: {
+          ':type': 'adherenceAggregate',
+          ':dimension': 'category',
+          ':month': MONTH,
+          ':value': 'Fasteners',
+          ':n': 5,
+        },
+      }),
+    );
+    const read = await readAdherenceAggregates(workspace.workspaceId, 'category', MONTH, MONTH);
+    expect(read).toHaveLength(groups.length);
+    expect(read.find((item) => item.value === 'Fasteners')).toMatchObject({ within_n: 6 });
+    expect(read.find((item) => item.value === 'Safety')).toMatchObject({ within_n: 1 });
+  });
 });

@@ -77,6 +77,8 @@ describe('a staging call heavy with lines', () => {
     const invocation = (receiveCount: number) => ({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 60_000 });
 
     const dies = {
+      // Checkpointed chunk by chunk, so that the fault lands between two pieces' checkpoints.
+      checkpointEveryMs: 0,
       afterChunk: (applied: number) => {
         if (applied === 2) throw new Error('the invocation died');
       },

@@ -34,7 +34,10 @@ const folds = new Map<string, number>();
 const bandFaults = new Map<string, (categories: number, receiveCount: number) => void>();
 const bandCategories = (batchId: string) => (applied.get(batchId) ?? []).map((slot) => slot.categories).filter((count) => count > 0);
 
+// These tests inject faults chunk by chunk: every chunk is checkpointed as it is written. Faults between a chunk's
+// writes and a later checkpoint have tests of their own (drain-checkpoints.test.ts).
 const drain = createDrainHandler({
+  checkpointEveryMs: 0,
   afterAdherence: (invocation) => {
     const { batchId } = invocation.message;
     folds.set(batchId, (folds.get(batchId) ?? 0) + 1);

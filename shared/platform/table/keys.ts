@@ -84,16 +84,28 @@ export const keys = {
     PK: documentPartition(workspaceId, 'quote', quoteExternalId),
     SK: 'ADHERENCE',
   }),
-  /** The adherence counters of one dimension's group in one UTC month; a dimension's months are one Query. */
-  adherenceAggregate: (workspaceId: string, suffix: string): PrimaryKey => ({ PK: adherencePartition(workspaceId), SK: suffix }),
+  /**
+   * The adherence counters of one dimension's group in one UTC month, on one of the workspace's ADHERENCE_SHARDS
+   * partitions by a hash of its sort key, so that one workspace's ingest spreads its folds rather than heat one key.
+   */
+  adherenceAggregate: (workspaceId: string, suffix: string): PrimaryKey => ({
+    PK: adherenceShardPartition(workspaceId, adherenceShard(suffix)),
+    SK: suffix,
+  }),
   /** An aggregate's sort key read back: its dimension, month and group (a group may itself hold '#'). */
   adherenceAggregateParts: (suffix: string): { dimension: string; month: string; value: string } => {
     const [dimension = '', month = '', ...value] = suffix.split('#');
     return { dimension, month, value: value.join('#') };
   },
-  /** The aggregates of one dimension from `fromMonth` to `toMonth` (YYYY-MM, both included). */
+  /**
+   * The aggregates of one dimension from `fromMonth` to `toMonth` (YYYY-MM, both included): one Query of each shard,
+   * and of the one partition the aggregates had before they were sharded, whose counters a reader adds to the shards'.
+   */
   adherenceMonths: (workspaceId: string, dimension: string, fromMonth: string, toMonth: string) => ({
-    PK: adherencePartition(workspaceId),
+    PKs: [
+      adherencePartition(workspaceId),
+      ...Array.from({ length: ADHERENCE_SHARDS }, (_, shard) => adherenceShardPartition(workspaceId, shard)),
+    ],
     SKFrom: `${dimension}#${fromMonth}#`,
     // '$' sorts right after '#', so every group of the last month is in whatever its name.
     SKTo: `${dimension}#${toMonth}$`,
@@ -305,8 +317,20 @@ export function digestOfPriceCallKey(workspaceId: string, pk: unknown): string |
   return typeof pk === 'string' && pk.startsWith(prefix) ? pk.slice(prefix.length) : undefined;
 }
 
+/** The one partition of a workspace's adherence aggregates before they were sharded: read, never written. */
 function adherencePartition(workspaceId: string): string {
   return `WS#${workspaceId}#ADHERENCE`;
+}
+
+/** Partitions a workspace's adherence aggregates are spread over (docs/decisions.md). */
+export const ADHERENCE_SHARDS = 8;
+
+function adherenceShard(suffix: string): number {
+  return createHash('sha256').update(suffix).digest().readUInt16BE(0) % ADHERENCE_SHARDS;
+}
+
+function adherenceShardPartition(workspaceId: string, shard: number): string {
+  return `${adherencePartition(workspaceId)}#${pad(shard, 2)}`;
 }
 
 function documentPartition(workspaceId: string, kind: DocumentKind, externalId: string): string {

@@ -1,0 +1,293 @@
+// The per-request call mix the heat model loads the table with: for each request kind, the catalogue patterns it makes, on which key, how many items and units each (counted on the local stack: see test/integration/heat-model.test.ts).
+import type { HeatStep, LoadProfile, RequestKind } from './model.ts';
+
+/**
+ * A price call's stored answer, brotli-compressed: the call item is written at 1 WRU per started KB. On the sample
+ * catalogue a call item holds about 1.1 KB besides its lines and 28 B per line (10 lines 2 WRU, 100 lines 4 WRU); richer
+ * evidence makes it larger, so this is the check's catalogue, not a bound.
+ */
+export const RESPONSE_BYTES = { perCall: 1_100, perLine: 28 } as const;
+
+/** Tasks a claim leases, at the connector kit's default limit. */
+export const TASKS_PER_CLAIM = 10;
+
+const RATE = "Count a request against the workspace's per-second rate, and read the month's priced lines";
+
+/** What every /api/v1 request costs besides its own work: its key and workspace (cached), its last use, the cost ledger. */
+function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
+  return [
+    { pattern: 'Authenticate a request by its API key', key: 'apiKey', items: 1, readUnits: 0.5 },
+    { pattern: "Read a key's workspace (status, features, limits)", key: 'workspace', items: 1, readUnits: 0.5 },
+    // Once per key and instance in 5 minutes.
+    {
+      pattern: "Record a key's last use, at most once per key in 5 minutes",
+      key: 'apiKeyListing',
+      per: 'instance-minute',
+      items: 0.2,
+      writeUnits: 1,
+    },
+    {
+      pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
+      key: 'costLedger',
+      per: 'instance-minute',
+      items: 1,
+      writeUnits: 1,
+    },
+    ...(rateWindow === 'none' ? [] : [{ pattern: RATE, key: 'usage', items: 1, writeUnits: 1 }]),
+    // The window's first request of each second is refused by the window's condition and starts it anew (once a
+    // second for the workspace, whatever the requests: counted with the price calls).
+    ...(rateWindow === 'window' ? [{ pattern: RATE, key: 'usage', per: 'second' as const, items: 1, writeUnits: 1 }] : []),
+  ];
+}
+
+const withCustomer = (profile: LoadProfile) => profile.customerShare;
+
+export const priceCall: RequestKind = {
+  id: 'price',
+  describe: 'a price call',
+  rate: (profile) => profile.priceCallsPerSecond,
+  steps: [
+    ...everyApiRequest('window'),
+    { pattern: 'Price call: charge its lines to the monthly quota', key: 'usage', items: 1, writeUnits: 1 },
+    { pattern: 'Price call: claim the Idempotency-Key', key: 'priceCall', items: 1, writeUnits: 1 },
+    {
+      pattern: 'Price call: store the answer, which is also the record of its decisions',
+      key: 'priceCall',
+      items: 1,
+      writeUnits: (profile) => Math.ceil((RESPONSE_BYTES.perCall + profile.linesPerCall * RESPONSE_BYTES.perLine) / 1024),
+    },
+    {
+      pattern: 'Price call, round one: products, customers and the workspace band',
+      key: 'product',
+      items: (profile) => profile.linesPerCall,
+      readUnits: 0.5,
+    },
+    { pattern: 'Price call, round one: products, customers and the workspace band', key: 'customer', items: withCustomer, readUnits: 0.5 },
+    { pattern: 'Price call, round one: products, customers and the workspace band', key: 'workspaceBands', items: 1, readUnits: 0.5 },
+    {
+      pattern: 'Price call, round two: category bands, customer bands and uncached FX rates',
+      key: 'categoryBands',
+      items: (profile) => profile.categoriesPerCall,
+      readUnits: 0.5,
+    },
+    {
+      pattern: 'Price call, round two: category bands, customer bands and uncached FX rates',
+      key: 'customerBands',
+      items: (profile) => profile.categoriesPerCall * profile.customerShare,
+      readUnits: 0.5,
+    },
+  ],
+};
+
+const perThousand = (value: number) => value / 1000;
+
+/**
+ * A thousand ingest records of the bench's mix (20% products, 5% customers, 25% quotes of 1–5 lines, 50% orders of 1–3),
+ * staged 1,000 to a call, drained and followed by its bands job: the units each pattern's key takes, per record, as the
+ * local stack counts them. Products, customers and documents spread over keys of their own; the batch, the bands, the
+ * adherence aggregates and the console's lists are the keys ingest concentrates.
+ */
+export const ingestRecords: RequestKind = {
+  id: 'ingest',
+  describe: 'an ingest record',
+  rate: (profile) => profile.ingestRecordsPerSecond,
+  steps: [
+    // One staging call per 1,000 records.
+    ...everyApiRequest('count').map((step) =>
+      (step.per ?? 'unit') === 'unit' ? { ...step, items: (typeof step.items === 'number' ? step.items : 0) / 1000 } : step,
+    ),
+    {
+      pattern: "Stage: count a call's records and write its chunk, all or nothing",
+      key: 'batch',
+      items: perThousand(1),
+      writeUnits: 87,
+    },
+    // The drain's and the bands job's chunk, touched-list and batch reads, all on the batch's partition.
+    {
+      pattern: 'Drain: read staged chunks after the checkpoint, in staging order',
+      key: 'batchChunkPrefix',
+      items: perThousand(1),
+      readUnits: 16,
+    },
+    // Leases, checkpoints and what each chunk touched, the drain's and the bands job's.
+    {
+      pattern: 'Drain: take, renew, release and end the lease; move the checkpoint',
+      key: 'batch',
+      items: perThousand(1),
+      writeUnits: 33.5,
+    },
+    {
+      pattern: "Fold a chunk's adherence change into the monthly aggregates, once per chunk",
+      key: 'adherenceAggregate',
+      items: perThousand(230),
+      writeUnits: 1,
+    },
+    {
+      pattern: "Drain: log a chunk's quote and order lines per category (the pricing history)",
+      key: 'historyLog',
+      items: perThousand(8),
+      writeUnits: 188 / 8,
+    },
+    {
+      pattern: 'Bands: every history line of one category',
+      key: 'historyLogShard',
+      items: perThousand(64),
+      readUnits: 51 / 64,
+    },
+    {
+      pattern: 'Bands: combine the workspace band from every category, and pool the win models’ slopes across them',
+      key: 'workspaceBands',
+      items: perThousand(14),
+      readUnits: 3.8 / 14,
+      writeUnits: 17 / 14,
+    },
+    ...(['sku', 'change', 'impact'] as const).map((ordering) => ({
+      pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
+      key: 'listingKeys.recommendationRow',
+      args: { ordering, category: undefined },
+      items: perThousand(200),
+      writeUnits: 1,
+    })),
+    ...(['category-sku', 'category-change', 'category-impact'] as const).map((ordering) => ({
+      pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
+      key: 'listingKeys.recommendationRow',
+      args: { ordering },
+      items: perThousand(200),
+      writeUnits: 1,
+    })),
+    {
+      pattern: 'Drain: upsert products and customers',
+      key: 'product',
+      items: perThousand(3278.5),
+      readUnits: 399.5 / 3278.5,
+      writeUnits: 2875.5 / 3278.5,
+    },
+    { pattern: 'Drain: upsert products and customers', key: 'customer', items: perThousand(431), writeUnits: 436 / 431 },
+    { pattern: 'Drain: upsert products and customers', key: 'lookupKeys.productByExternalId', items: perThousand(200), writeUnits: 1 },
+    { pattern: 'Drain: keep the newest FX rate per currency', key: 'fxRate', items: perThousand(1), writeUnits: 1 },
+  ],
+};
+
+export const claim: RequestKind = {
+  id: 'claim',
+  describe: 'a write-back claim',
+  rate: (profile) => profile.claimsPerSecond,
+  steps: [
+    ...everyApiRequest('count'),
+    { pattern: "Claim: count the claim in and out of the connector's running claims", key: 'claimTicket', items: 2, writeUnits: 1 },
+    {
+      pattern: "Claim: read the connector's claimable tasks, the longest claimable first",
+      key: 'claimableKeys.claimableBy',
+      items: 1,
+      readUnits: 2.5,
+    },
+    // A lease moves its task's entry within the connector's claimable list: a delete and a put there.
+    {
+      pattern: "Claim: read the connector's claimable tasks, the longest claimable first",
+      key: 'claimableKeys.claimableBy',
+      items: TASKS_PER_CLAIM,
+      writeUnits: 2,
+    },
+    { pattern: 'Claim: lease one task', key: 'writeback', items: TASKS_PER_CLAIM, writeUnits: 1 },
+  ],
+};
+
+const APPROVE = 'Approve: record the approval, its turn, its tasks and the cancels of the tasks it supersedes, all or nothing';
+
+export const approval: RequestKind = {
+  id: 'approval',
+  describe: 'an approval (live key, one connector)',
+  rate: (profile) => profile.approvalsPerSecond,
+  steps: [
+    ...everyApiRequest('count'),
+    { pattern: "Count a request against the workspace's overview rate", key: 'usage', items: 1, writeUnits: 1 },
+    {
+      pattern: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
+      key: 'recommendation',
+      items: 1,
+      readUnits: 1,
+    },
+    {
+      pattern: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
+      key: 'product',
+      items: 1,
+      readUnits: 0.5,
+    },
+    {
+      pattern: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
+      key: 'workspaceBands',
+      items: 2,
+      readUnits: 0.5,
+    },
+    { pattern: 'Approve (live key): list the connectors that receive write-backs', key: 'connectorPrefix', items: 1, readUnits: 0.5 },
+    {
+      pattern: "Approve (live key): read the SKU's latest approval, whose turn the approval takes",
+      key: 'latestApproval',
+      items: 1,
+      readUnits: 1,
+    },
+    { pattern: APPROVE, key: 'approval', items: 1, writeUnits: 2 },
+    { pattern: APPROVE, key: 'latestApproval', items: 1, writeUnits: 2 },
+    { pattern: APPROVE, key: 'writeback', items: 1, writeUnits: 2 },
+    {
+      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
+      key: 'webhookEvent',
+      items: 1,
+      writeUnits: 2,
+    },
+    {
+      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
+      key: 'lookupKeys.undispatchedEvent',
+      items: 1,
+      writeUnits: 1,
+    },
+    {
+      pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
+      key: 'listingKeys.writeback',
+      items: 1,
+      writeUnits: 1,
+    },
+  ],
+};
+
+export const webhookDelivery: RequestKind = {
+  id: 'webhook',
+  describe: 'a webhook delivery',
+  rate: (profile) => profile.webhookDeliveriesPerSecond,
+  steps: [
+    { pattern: 'Read a webhook event to fan it out, to attempt it or to redeliver it', key: 'webhookEvent', items: 2, readUnits: 1 },
+    { pattern: "List a workspace's webhook endpoints", key: 'webhookEndpointPrefix', items: 1, readUnits: 0.5 },
+    {
+      pattern: 'Read a delivery’s logged state before an attempt (drops a second receive of an attempt already logged)',
+      key: 'webhookDelivery',
+      items: 1,
+      readUnits: 1,
+    },
+    { pattern: 'Log a delivery attempt and its delivery’s new state', key: 'webhookDelivery', items: 2, writeUnits: 2 },
+    {
+      pattern: 'Take and give back a webhook attempt’s in-flight slot (a lease under the endpoint’s and the workspace’s bounds)',
+      key: 'webhookInFlight',
+      items: 1,
+      readUnits: 1,
+      writeUnits: 2,
+    },
+    { pattern: 'Take a fanned-out webhook event off the sweeper’s list', key: 'webhookEvent', items: 1, writeUnits: 1 },
+    // Taking the event off the sweeper's list deletes the entry its outbox write made.
+    {
+      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
+      key: 'lookupKeys.undispatchedEvent',
+      items: 1,
+      writeUnits: 1,
+    },
+    {
+      pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
+      key: 'costLedger',
+      per: 'instance-minute',
+      items: 1,
+      writeUnits: 1,
+    },
+  ],
+};
+
+/** Every request kind a profile loads the table with. */
+export const requestKinds: readonly RequestKind[] = [priceCall, ingestRecords, claim, approval, webhookDelivery];

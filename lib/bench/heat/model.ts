@@ -1,0 +1,361 @@
+// The heat model: read and write units per second on each partition key of the table (base and index partitions) under a load profile, from the access-pattern catalogue and the per-request call mix, against DynamoDB's per-partition limits.
+import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
+import { keys } from '#platform/table/keys.ts';
+import { claimableKeys, historyKeys, listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
+
+/** DynamoDB's ceiling on one partition key, whatever the table's on-demand capacity (an index's partitions too). */
+export const PARTITION_LIMITS = { readUnits: 3_000, writeUnits: 1_000 } as const;
+
+export interface LoadProfile {
+  /** Price calls a second, per workspace. */
+  readonly priceCallsPerSecond: number;
+  readonly linesPerCall: number;
+  /** Share of price calls that name a customer (0 to 1). */
+  readonly customerShare: number;
+  /** Distinct categories among a call's lines. */
+  readonly categoriesPerCall: number;
+  readonly ingestRecordsPerSecond: number;
+  readonly claimsPerSecond: number;
+  readonly approvalsPerSecond: number;
+  readonly webhookDeliveriesPerSecond: number;
+  /** Workspaces at this load: only keys shared by every workspace (the sweeper's lists) add them up. */
+  readonly workspaces: number;
+  /** How many keys a workspace's load spreads over, for keys with a product, customer or category in them. */
+  readonly products: number;
+  readonly customers: number;
+  readonly categories: number;
+  readonly connectors: number;
+  readonly webhookEndpoints: number;
+  /** Function instances serving the workspace: what per-instance caches and once-a-minute flushes multiply by. */
+  readonly instances: number;
+}
+
+export const defaultProfile: LoadProfile = {
+  priceCallsPerSecond: 50,
+  linesPerCall: 100,
+  customerShare: 1,
+  categoriesPerCall: 8,
+  ingestRecordsPerSecond: 100,
+  claimsPerSecond: 1,
+  approvalsPerSecond: 1,
+  webhookDeliveriesPerSecond: 1,
+  workspaces: 100,
+  products: 10_000,
+  customers: 1_000,
+  categories: 20,
+  connectors: 1,
+  webhookEndpoints: 1,
+  instances: 10,
+};
+
+/** The load issue 34 holds the table to: one workspace's storefront at 10,000 calls of 100 lines, beside 5,000 ingest records a second. */
+export const tenThousandProfile: LoadProfile = {
+  ...defaultProfile,
+  priceCallsPerSecond: 10_000,
+  ingestRecordsPerSecond: 5_000,
+  instances: 500,
+};
+
+type Figure = number | ((profile: LoadProfile) => number);
+
+/** One pattern's calls on one key family, per unit of a request kind's load (a request, or a second, or an instance-minute). */
+export interface HeatStep {
+  /** The catalogue entry's name: the model fails if the catalogue no longer has it. */
+  readonly pattern: string;
+  /** A key builder the entry's key names: `usage`, `listingKeys.recommendationRow`, `lookupKeys.undispatchedEvent`. */
+  readonly key: string;
+  /** Arguments pinned to one value (the ordering of a list); the others vary as the profile says. */
+  readonly args?: Readonly<Record<string, string | undefined>>;
+  /** `unit`: per unit of the kind's rate; `second`: once a second; `instance-minute`: once a minute per instance. */
+  readonly per?: 'unit' | 'second' | 'instance-minute';
+  /** Items read or written per unit. */
+  readonly items: Figure;
+  /** Units per item. */
+  readonly readUnits?: Figure;
+  readonly writeUnits?: Figure;
+}
+
+export interface RequestKind {
+  readonly id: string;
+  readonly describe: string;
+  /** Units of this kind a second (price calls, thousands of ingest records, ...). */
+  readonly rate: (profile: LoadProfile) => number;
+  readonly steps: readonly HeatStep[];
+}
+
+const builderGroups: ReadonlyArray<{ prefix: string; index?: string; builders: Record<string, unknown> }> = [
+  { prefix: '', builders: keys },
+  { prefix: 'listingKeys.', index: 'listing', builders: listingKeys },
+  { prefix: 'lookupKeys.', index: 'lookup', builders: lookupKeys },
+  { prefix: 'historyKeys.', index: 'history', builders: historyKeys },
+  { prefix: 'claimableKeys.', index: 'claimable', builders: claimableKeys },
+];
+
+type Builder = (...args: unknown[]) => Record<string, unknown>;
+
+function builderOf(name: string): { builder: Builder; index?: string } {
+  for (const group of builderGroups) {
+    if (!name.startsWith(group.prefix)) continue;
+    const builder = group.builders[name.slice(group.prefix.length)];
+    if (typeof builder === 'function') return { builder: builder as Builder, index: group.index };
+  }
+  throw new Error(`no key builder ${name}`);
+}
+
+/** A builder's parameter names, as its source declares them. */
+function parameterNames(builder: Builder): string[] {
+  const source = builder.toString();
+  const list = /^[^(]*\(([^)]*)\)/.exec(source)?.[1] ?? '';
+  return list
+    .split(',')
+    .map((parameter) => parameter.replace(/[:=].*$/s, '').trim())
+    .filter(Boolean);
+}
+
+/** The partition a builder's key lands on: the base table's PK, or an index's partition key (prefixed with the index). */
+function partitionOf(built: Record<string, unknown>, index: string | undefined): string {
+  const value = built.PK ?? built.partitionKey ?? Object.entries(built).find(([name]) => /Pk$/.test(name))?.[1];
+  if (typeof value !== 'string') throw new Error(`a key without a partition: ${JSON.stringify(built)}`);
+  return index ? `${index}:${value}` : value;
+}
+
+/**
+ * What an argument stands for, by its name (and its builder's, for an external id): arguments of one kind make one
+ * placeholder, so that a customer's item and its bands, under the same partition key, are one family.
+ */
+function argumentKind(builderName: string, name: string): string {
+  if (/sku/i.test(name) || (name === 'externalId' && /product/i.test(builderName))) return 'sku';
+  if (/customer/i.test(name) || (name === 'externalId' && /customer/i.test(builderName))) return 'customer';
+  if (/category/i.test(name)) return 'category';
+  return name;
+}
+
+/** What the spread of one varying argument is, by its kind: how many keys of a workspace the load goes over. */
+function argumentSpread(name: string, profile: LoadProfile, rate: number): number {
+  if (/^(workspaceId|month|day|route|ordering|window|now)$/.test(name)) return 1;
+  if (/sku/i.test(name)) return profile.products;
+  if (/customer/i.test(name)) return profile.customers;
+  if (/category/i.test(name)) return profile.categories;
+  if (/connector/i.test(name)) return profile.connectors;
+  if (/endpoint/i.test(name)) return profile.webhookEndpoints;
+  if (/^batchId$/.test(name)) return 1;
+  if (/keyHash|keyId/.test(name)) return 1;
+  // Ids minted per request or record (call digests, documents, events, tasks): each key takes one unit's worth.
+  return Math.max(1, rate);
+}
+
+export interface ResolvedStep extends HeatStep {
+  /** The partition key's shape, with the arguments that vary in angle brackets. */
+  readonly family: string;
+  readonly catalogue: AccessPattern;
+  /** Kinds of the arguments that vary the key, and shards the key is spread over by a hash of an argument or as the catalogue states. */
+  readonly varying: readonly string[];
+  readonly shards: number;
+  /** Per-instance cache of the read, as the catalogue states it. */
+  readonly cachedSeconds?: number;
+}
+
+const SAMPLES = 512;
+
+/** The family with the part a hashed argument changes shown as a placeholder, as the arguments that show are. */
+function markHashed(family: string, samples: readonly string[], placeholder: string): string {
+  const parts = family.split('#');
+  const [first, second] = samples.map((sample) => sample.split('#'));
+  return parts.map((part, at) => (first?.[at] !== second?.[at] ? placeholder : part)).join('#');
+}
+
+const resolved = new WeakMap<readonly AccessPattern[], WeakMap<HeatStep, ResolvedStep>>();
+
+/** Ties a step to the catalogue entry it names, and the key it names to the partition it lands on. */
+export function resolveStep(step: HeatStep, catalogue: readonly AccessPattern[] = accessPatterns): ResolvedStep {
+  const known = resolved.get(catalogue) ?? new WeakMap<HeatStep, ResolvedStep>();
+  resolved.set(catalogue, known);
+  const hit = known.get(step);
+  if (hit) return hit;
+  const result = resolveAgainst(step, catalogue);
+  known.set(step, result);
+  return result;
+}
+
+function resolveAgainst(step: HeatStep, catalogue: readonly AccessPattern[]): ResolvedStep {
+  const entry = catalogue.find((pattern) => pattern.name === step.pattern);
+  if (!entry) throw new Error(`the access-pattern catalogue has no pattern "${step.pattern}"`);
+  const shortName = step.key.slice(step.key.lastIndexOf('.') + 1);
+  if (!new RegExp(`\\b${shortName}\\b`).test(entry.key)) {
+    throw new Error(`the catalogue's "${step.pattern}" no longer names ${step.key} (its key: ${entry.key})`);
+  }
+  const { builder, index } = builderOf(step.key);
+  const names = parameterNames(builder);
+  const kindOf = (name: string) => argumentKind(step.key, name);
+  const valueOf = (name: string, sample?: number) =>
+    name in (step.args ?? {}) ? step.args?.[name] : sample === undefined ? `<${kindOf(name)}>` : `${name}-${sample}`;
+  let family = partitionOf(builder(...names.map((name) => valueOf(name))), index);
+  const showing = names.filter((name) => !(name in (step.args ?? {})) && family.includes(`<${kindOf(name)}>`));
+  const stated = /(\d+) [a-z ]*?(?:shards|partitions)/.exec(`${entry.key} ${entry.call}`)?.[1];
+  // A shard the caller picks shows in the key, as many ways as the catalogue says it is spread.
+  const shardArguments = showing.filter((name) => /shard/i.test(name));
+  if (shardArguments.length > 0 && stated === undefined)
+    throw new Error(`the catalogue's "${step.pattern}" does not say over how many shards`);
+  const varying: string[] = showing.filter((name) => !shardArguments.includes(name)).map(kindOf);
+  // An argument the key hashes does not show in it: one whose every value makes a key of its own varies as if it showed
+  // (a category's digest), one hashed into a few partitions spreads the load over those (the history log's shards).
+  let shards = shardArguments.length > 0 ? Number(stated) : 1;
+  for (const name of names.filter((candidate) => !(candidate in (step.args ?? {})) && !showing.includes(candidate))) {
+    const seen = new Set(
+      Array.from({ length: SAMPLES }, (_, sample) =>
+        partitionOf(builder(...names.map((other) => (other === name ? valueOf(other, sample) : valueOf(other)))), index),
+      ),
+    );
+    if (seen.size === SAMPLES) varying.push(kindOf(name));
+    else shards *= seen.size;
+    if (seen.size > 1) family = markHashed(family, [...seen], seen.size === SAMPLES ? `<${kindOf(name)}>` : '<shard>');
+  }
+  if (stated !== undefined && shards === 1 && /over \d+ (?:shards|partitions)/.test(entry.key)) shards = Number(stated);
+  const cached = /cached per instance for (\d+) s/.exec(`${entry.call} ${entry.cost}`)?.[1];
+  return { ...step, family, catalogue: entry, varying, shards, cachedSeconds: cached === undefined ? undefined : Number(cached) };
+}
+
+function figure(value: Figure | undefined, profile: LoadProfile): number {
+  return typeof value === 'function' ? value(profile) : (value ?? 0);
+}
+
+export interface FamilyFigures {
+  items: number;
+  readUnits: number;
+  writeUnits: number;
+}
+
+/**
+ * What one unit of a request kind costs on each key family, as the model has it on a warm instance: per-second and
+ * per-instance steps, and reads a per-instance cache answers, are left out.
+ */
+export function unitsPerRequest(kind: RequestKind, profile: LoadProfile, catalogue?: readonly AccessPattern[]): Map<string, FamilyFigures> {
+  const families = new Map<string, FamilyFigures>();
+  for (const step of kind.steps.map((candidate) => resolveStep(candidate, catalogue))) {
+    if ((step.per ?? 'unit') !== 'unit' || step.cachedSeconds !== undefined) continue;
+    const items = figure(step.items, profile);
+    const sum = families.get(step.family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+    families.set(step.family, sum);
+    sum.items += items;
+    sum.readUnits += items * figure(step.readUnits, profile);
+    sum.writeUnits += items * figure(step.writeUnits, profile);
+  }
+  return families;
+}
+
+export interface KeyHeat {
+  readonly family: string;
+  /** How many keys the family's load spreads over, per workspace; the figures are the hottest one's. */
+  readonly keys: number;
+  readonly readUnits: number;
+  readonly writeUnits: number;
+  /** Of the partition limits: the larger of reads over 3,000 and writes over 1,000. */
+  readonly share: number;
+  readonly kinds: readonly string[];
+}
+
+interface Accumulated {
+  keys: number;
+  readUnits: number;
+  writeUnits: number;
+  kinds: Set<string>;
+}
+
+/** The load each step puts on the hottest key of its family, a second. */
+function stepLoad(step: ResolvedStep, kind: RequestKind, profile: LoadProfile) {
+  const rate = kind.rate(profile);
+  const spread = Math.max(
+    1,
+    step.varying.reduce((product, name) => product * argumentSpread(name, profile, rate), step.shards),
+  );
+  // A key no argument of a workspace shows in (the sweeper's lists) takes every workspace's load.
+  const workspaces = step.varying.length > 0 ? 1 : profile.workspaces;
+  const items = figure(step.items, profile);
+  const per = step.per ?? 'unit';
+  const perSecond =
+    per === 'unit' ? rate * items : per === 'second' ? (rate > 0 ? items : 0) : rate > 0 ? (items * profile.instances) / 60 : 0;
+  const cacheBound = step.cachedSeconds === undefined ? Infinity : (items * profile.instances) / step.cachedSeconds;
+  const onKey = (Math.min(perSecond, cacheBound) * workspaces) / spread;
+  return {
+    spread,
+    readUnits: onKey * figure(step.readUnits, profile),
+    writeUnits: onKey * figure(step.writeUnits, profile),
+  };
+}
+
+function shareOf(units: { readUnits: number; writeUnits: number }): number {
+  return Math.max(units.readUnits / PARTITION_LIMITS.readUnits, units.writeUnits / PARTITION_LIMITS.writeUnits);
+}
+
+/** Every key family's hottest key under the profile, hottest first. */
+export function heatOf(profile: LoadProfile, kinds: readonly RequestKind[], catalogue?: readonly AccessPattern[]): KeyHeat[] {
+  const families = new Map<string, Accumulated>();
+  for (const kind of kinds) {
+    for (const step of kind.steps.map((candidate) => resolveStep(candidate, catalogue))) {
+      const load = stepLoad(step, kind, profile);
+      const sum = families.get(step.family) ?? { keys: load.spread, readUnits: 0, writeUnits: 0, kinds: new Set<string>() };
+      families.set(step.family, sum);
+      sum.keys = Math.min(sum.keys, load.spread);
+      sum.readUnits += load.readUnits;
+      sum.writeUnits += load.writeUnits;
+      if (load.readUnits + load.writeUnits > 0) sum.kinds.add(kind.id);
+    }
+  }
+  return [...families]
+    .map(([family, sum]) => ({
+      family,
+      keys: sum.keys,
+      readUnits: sum.readUnits,
+      writeUnits: sum.writeUnits,
+      share: shareOf(sum),
+      kinds: [...sum.kinds],
+    }))
+    .sort((a, b) => b.share - a.share);
+}
+
+export interface Ceiling {
+  /** The factor on every rate of the profile at which the first key reaches its limit. */
+  readonly factor: number;
+  readonly family: string;
+  readonly priceCallsPerSecond: number;
+  readonly ingestRecordsPerSecond: number;
+}
+
+/**
+ * The real ceiling per workspace: scale every rate of the profile together (and the instances serving it) until the
+ * first key reaches 100%. A key's share is linear in the factor piece by piece (a per-instance cache bounds its reads
+ * once enough calls share an instance), so a few rounds settle it.
+ */
+export function ceilingOf(profile: LoadProfile, kinds: readonly RequestKind[], catalogue?: readonly AccessPattern[]): Ceiling {
+  let factor = 1;
+  let family = '';
+  for (let round = 0; round < 8; round++) {
+    const scaled = scaleProfile(profile, factor);
+    const hottest = heatOf(scaled, kinds, catalogue)[0];
+    if (!hottest || hottest.share === 0)
+      return { factor: Infinity, family: '', priceCallsPerSecond: Infinity, ingestRecordsPerSecond: Infinity };
+    family = hottest.family;
+    const next = factor / hottest.share;
+    if (Math.abs(next - factor) / factor < 1e-6) break;
+    factor = next;
+  }
+  return {
+    factor,
+    family,
+    priceCallsPerSecond: profile.priceCallsPerSecond * factor,
+    ingestRecordsPerSecond: profile.ingestRecordsPerSecond * factor,
+  };
+}
+
+/** The profile with every rate multiplied by `factor`, and the instances serving it in proportion. */
+export function scaleProfile(profile: LoadProfile, factor: number): LoadProfile {
+  return {
+    ...profile,
+    priceCallsPerSecond: profile.priceCallsPerSecond * factor,
+    ingestRecordsPerSecond: profile.ingestRecordsPerSecond * factor,
+    claimsPerSecond: profile.claimsPerSecond * factor,
+    approvalsPerSecond: profile.approvalsPerSecond * factor,
+    webhookDeliveriesPerSecond: profile.webhookDeliveriesPerSecond * factor,
+    instances: Math.max(1, profile.instances * factor),
+  };
+}

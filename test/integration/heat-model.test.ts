@@ -1,0 +1,165 @@
+// The heat model against the local stack: for each request kind it checks, the units the model puts on each key family per request are those the table calls, counted key by key, spend.
+import { randomUUID } from 'node:crypto';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createDrainHandler } from '../../functions/workers/drain.ts';
+import { familyMatcher } from '#lib/bench/heat/family-of.ts';
+import { ingestRecords, priceCall } from '#lib/bench/heat/mix.ts';
+import {
+  defaultProfile,
+  type FamilyFigures,
+  type LoadProfile,
+  type RequestKind,
+  resolveStep,
+  unitsPerRequest,
+} from '#lib/bench/heat/model.ts';
+import { installPartitionCounting, PartitionTally, tallyOfRequest, tallyPartitions } from '#lib/bench/heat/partition-counts.ts';
+import { ingest } from '#lib/bench/prices.ts';
+import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
+import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
+import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { workers } from '#edge/routes.ts';
+import { newWorkspace, type TestWorkspace } from './support.ts';
+
+// Counts, not seconds: the drain of the sample batch takes what it takes on a busy machine.
+vi.setConfig({ testTimeout: 400_000 });
+
+/** The bench mix the ingest figures of the model were counted on (mix.ts), staged 1,000 records a call. */
+const RECORDS = 2_000;
+const catalogue = sampleCatalogue(mixFor(RECORDS), { seed: 13, prefix: 'HM-', now: new Date() });
+
+let stack: LocalStack;
+let workspace: TestWorkspace;
+const drained = new PartitionTally();
+
+beforeAll(async () => {
+  // No webhook worker: the webhook fan-out would add calls to the workspace's partitions that ingest does not make.
+  // The cost ledger is flushed once an hour, so that a request never carries a flush.
+  process.env.COST_LEDGER_FLUSH_SECONDS = '3600';
+  // Checkpointed chunk by chunk, as the model's ingest mix counts the folds: the most they cost (a checkpoint every few
+  // seconds folds several chunks at once, fewer writes on the same keys).
+  const drain = createDrainHandler({ checkpointEveryMs: 0 });
+  stack = await startLocalStack({
+    port: 0,
+    workers: workers.filter((worker) => worker.id === 'drain'),
+    workerHandlers: {
+      drain: (event: SQSEvent, context: unknown) => {
+        installPartitionCounting(tableClient());
+        return tallyPartitions(drained, () => drain(event, context as never));
+      },
+    },
+  });
+  installPartitionCounting(tableClient());
+  workspace = await newWorkspace('Heat model');
+  await ingest(stack, catalogue, workspace.keys.connector);
+}, 400_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+/** Counted figures per family of the kind's steps; a partition of no family is reported under its own key. */
+function byFamily(kind: RequestKind, tally: PartitionTally, scale = 1): Map<string, FamilyFigures> {
+  const familyOf = familyMatcher(
+    kind.steps.map((step) => resolveStep(step)),
+    workspace.workspaceId,
+  );
+  const families = new Map<string, FamilyFigures>();
+  for (const [partition, count] of tally.partitions) {
+    const family = familyOf(partition) ?? `(no family) ${partition}`;
+    const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+    families.set(family, sum);
+    sum.items += count.items * scale;
+    sum.readUnits += count.readUnits * scale;
+    sum.writeUnits += count.writeUnits * scale;
+  }
+  return families;
+}
+
+function rounded(figures: Map<string, FamilyFigures> | undefined, families: readonly string[]) {
+  return Object.fromEntries(
+    families.map((family) => {
+      const figure = figures?.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+      return [
+        family,
+        { items: +figure.items.toFixed(3), readUnits: +figure.readUnits.toFixed(3), writeUnits: +figure.writeUnits.toFixed(3) },
+      ];
+    }),
+  );
+}
+
+async function priceCallCounted(body: unknown): Promise<PartitionTally> {
+  const costs: RequestCost[] = [];
+  const stop = listenToRequestCosts((cost) => {
+    if (cost.route === 'priceLines' && cost.workspaceId === workspace.workspaceId) costs.push(cost);
+  });
+  try {
+    const response = await fetch(`${stack.gatewayUrl}/api/v1/prices`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${workspace.keys.erp}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+      body: JSON.stringify(body),
+    });
+    expect(response.status, await response.text()).toBe(200);
+  } finally {
+    stop();
+  }
+  expect(costs).toHaveLength(1);
+  return tallyOfRequest(costs[0]?.ledger as RequestCost['ledger']) ?? new PartitionTally();
+}
+
+const USAGE = 'WS#<workspaceId>#USAGE#<month>';
+
+describe('the heat model against the counted calls', () => {
+  it.each([
+    { lines: 100, withCustomer: true },
+    { lines: 10, withCustomer: false },
+  ])(
+    "puts a price call's units of $lines lines (a customer: $withCustomer) on the key families the table calls spend them on",
+    async ({ lines, withCustomer }) => {
+      const customer = catalogue.customer[0]?.externalId as string;
+      const products = catalogue.product.slice(0, lines);
+      const body = {
+        lines: products.map((product) => ({
+          productSku: product.sku,
+          quantity: 2,
+          ...(withCustomer ? { customerExternalId: customer } : {}),
+        })),
+      };
+      // The first call of an instance reads the key and the workspace, and records the key's use: the model spreads those over the cache's life.
+      await priceCallCounted(body);
+      const counted = byFamily(priceCall, await priceCallCounted(body));
+      const profile: LoadProfile = {
+        ...defaultProfile,
+        linesPerCall: lines,
+        customerShare: withCustomer ? 1 : 0,
+        categoriesPerCall: new Set(products.map((product) => product.category)).size,
+      };
+      const modelled = unitsPerRequest(priceCall, profile);
+      // The rate window's first request of a second starts the window with one more write: a second's cost, not a call's.
+      const usage = counted.get(USAGE);
+      expect([0, 1]).toContain((usage?.writeUnits ?? 0) - (modelled.get(USAGE)?.writeUnits ?? 0));
+      counted.set(USAGE, modelled.get(USAGE) as FamilyFigures);
+      const families = [...new Set([...counted.keys(), ...modelled.keys()])].filter(
+        (family) => (counted.get(family)?.items ?? 0) + (modelled.get(family)?.items ?? 0) > 0,
+      );
+      expect(rounded(counted, families)).toEqual(rounded(modelled, families));
+    },
+  );
+
+  it('puts the units of a thousand ingest records on the key families the drain and its bands job spend them on', () => {
+    const counted = byFamily(ingestRecords, drained, 1 / RECORDS);
+    const modelled = unitsPerRequest(ingestRecords, defaultProfile);
+    // The keys ingest concentrates, each its own family; the rest spread over keys of their own.
+    const concentrated = [
+      'WS#<workspaceId>#ADHERENCE#<shard>',
+      'listing:WS#<workspaceId>#RECROWS#sku',
+      'listing:WS#<workspaceId>#RECROWS#change',
+      'listing:WS#<workspaceId>#RECROWS#impact',
+      'WS#<workspaceId>#HLOG#<category>#<shard>',
+    ];
+    const writes = (figures: Map<string, FamilyFigures>) =>
+      Object.fromEntries(concentrated.map((family) => [family, +((figures.get(family)?.writeUnits ?? 0) * 1000).toFixed(1)]));
+    expect(writes(counted)).toEqual(writes(modelled));
+  });
+});
