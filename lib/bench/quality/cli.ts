@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 import { writeFileSync } from 'node:fs';
 import { startLocalStack } from '#lib/local/stack.ts';
 import { type Family, families, fullSize, type MarketSize, quickSize } from './market.ts';
-import { printQualityReport, qualityReport } from './report.ts';
+import { printQualityReports, qualityReports } from './report.ts';
+import { parseSeedSets, seedsOf } from './seeds.ts';
 import { runMarketInProcess } from './in-process.ts';
 import { type MarketResult, runMarket } from './run.ts';
 
@@ -15,12 +16,13 @@ interface Job {
   readonly seed: number;
 }
 
-/** Runs the markets `args` choose (--seeds, --family, --quick, --json FILE, --in-process) and prints the report. */
+/** Runs the markets `args` choose (--seeds, --set, --family, --quick, --json FILE, --in-process) and prints the report. */
 export async function runQualityBench(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
       seeds: { type: 'string' },
+      set: { type: 'string' },
       family: { type: 'string' },
       quick: { type: 'boolean', default: false },
       json: { type: 'string' },
@@ -30,7 +32,7 @@ export async function runQualityBench(args: string[]): Promise<void> {
 
   const quick = values.quick ?? false;
   const seedCount = Number(values.seeds ?? (quick ? 3 : 10));
-  if (!Number.isSafeInteger(seedCount) || seedCount < 1) throw new Error('--seeds takes a whole number of seeds, 1 or more');
+  const seeds = parseSeedSets(values.set).flatMap((set) => seedsOf(set, seedCount));
   const chosen = values.family === undefined ? [...families] : values.family.split(',');
   for (const family of chosen) {
     if (!(families as readonly string[]).includes(family)) throw new Error(`--family takes ${families.join(', ')}; not ${family}`);
@@ -40,7 +42,7 @@ export async function runQualityBench(args: string[]): Promise<void> {
   const started = performance.now();
   process.env.LOG_LEVEL ??= 'ERROR';
   process.env.POWERTOOLS_LOG_LEVEL ??= 'ERROR';
-  const jobs = chosen.flatMap((family) => Array.from({ length: seedCount }, (_, seed) => ({ family: family as Family, seed: seed + 1 })));
+  const jobs = chosen.flatMap((family) => seeds.map((seed) => ({ family: family as Family, seed })));
   const results: MarketResult[] = [];
   if (values['in-process']) {
     // The method alone, in seconds: no stack, no API (see docs/pricing-method.md).
@@ -49,9 +51,9 @@ export async function runQualityBench(args: string[]): Promise<void> {
     await runOnStack(jobs, size, results);
   }
 
-  const report = qualityReport(results, (performance.now() - started) / 1000);
-  console.log(printQualityReport(report));
-  if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`);
+  const reports = qualityReports(results, (performance.now() - started) / 1000);
+  console.log(printQualityReports(reports));
+  if (values.json) writeFileSync(values.json, `${JSON.stringify(reports, null, 2)}\n`);
 }
 
 async function runOnStack(jobs: readonly Job[], size: MarketSize, results: MarketResult[]): Promise<void> {

@@ -2,9 +2,63 @@
 import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
 
-/** The shape of the true acceptance curve. The engine never sees which one a market uses. */
-export const families = ['margin', 'list', 'kinked', 'mixture'] as const;
+/**
+ * The steady families: the shape of the true acceptance curve, with plentiful history and one curve per cell that
+ * barely moves. The engine never sees which one a market uses.
+ */
+export const steadyFamilies = ['margin', 'list', 'kinked', 'mixture'] as const;
+/**
+ * The hard families: the margin family's market of the same seed with conditions real B2B data has layered on, each
+ * alone and all four together (`hard`). See `conditionsOf`.
+ */
+export const hardFamilies = ['sparse', 'drift', 'anchored', 'confounded', 'hard'] as const;
+/** Steady first: a family's place in this list seeds its markets, so the steady ones keep theirs. */
+export const families = [...steadyFamilies, ...hardFamilies] as const;
 export type Family = (typeof families)[number];
+export type SteadyFamily = (typeof steadyFamilies)[number];
+export type HardFamily = (typeof hardFamilies)[number];
+
+/** What makes a market hard; all off in the steady families. */
+export interface MarketConditions {
+  /** A quarter of the quotes: a few hundred closed quotes for the whole catalogue. */
+  readonly sparse: boolean;
+  /** Each segment × category's curve slid along the margin over the last half year, some cells warming, some cooling. */
+  readonly drift: boolean;
+  /** One segment's buyers judge the price against list, not the margin (the others stay margin buyers). */
+  readonly anchored: boolean;
+  /** Salespeople gave smaller discounts to the customers who tolerated more margin. */
+  readonly confounded: boolean;
+}
+
+const noConditions: MarketConditions = { sparse: false, drift: false, anchored: false, confounded: false };
+
+export function conditionsOf(family: Family): MarketConditions {
+  switch (family) {
+    case 'sparse':
+    case 'drift':
+    case 'anchored':
+    case 'confounded':
+      return { ...noConditions, [family]: true };
+    case 'hard':
+      return { sparse: true, drift: true, anchored: true, confounded: true };
+    default:
+      return noConditions;
+  }
+}
+
+/** The steady family a market's curves come from: the hard families are margin markets with conditions on top. */
+export function baseFamily(family: Family): SteadyFamily {
+  return (steadyFamilies as readonly string[]).includes(family) ? (family as SteadyFamily) : 'margin';
+}
+
+/** How far a drifting cell's curve slides along the margin, at most (each cell half to all of it; its best margin moves ~0.8 of it). */
+export const MAX_CELL_DRIFT = 0.075;
+/** The drifting cells moved over the last half year, steadily: the older half of the history shows last year's buyers. */
+export const DRIFT_YEARS = 0.5;
+/** Discount off list given per logit of the customer's tolerance, in the confounded history (about −0.6 correlation). */
+export const CONFOUNDING = 0.06;
+/** The sparse history keeps this share of the quotes. */
+export const SPARSE_SHARE = 0.25;
 
 const DAY_MS = 86_400_000;
 const HISTORY_DAYS = 365;
@@ -36,6 +90,7 @@ export interface SimCustomer {
 export interface Market {
   readonly family: Family;
   readonly seed: number;
+  readonly conditions: MarketConditions;
   readonly segments: readonly string[];
   readonly categories: readonly string[];
   readonly products: readonly SimProduct[];
@@ -54,6 +109,17 @@ export interface Market {
   readonly policyDiscount: readonly number[];
   /** The moment the history ends and request lines are priced. */
   readonly nowMs: number;
+  /**
+   * Drift condition: how far each cell's curve has slid along the margin from a year ago to now ([segment][category];
+   * positive: its buyers now accept more margin). Zero without the condition.
+   */
+  readonly cellDrift: readonly (readonly number[])[];
+  /** The drift happened over the last this many years, steadily; before that the curves stood still. */
+  readonly driftYears: number;
+  /** Anchored condition: the segment whose buyers judge price over list. */
+  readonly anchoredSegment: number | undefined;
+  /** Confounded condition: discount off list taken away per logit of the customer's effect (0 without). */
+  readonly confounding: number;
 }
 
 export interface Deal {
@@ -63,6 +129,9 @@ export interface Deal {
   /** Years before now (0 = now, 1 = a year ago), for the drift. */
   readonly yearsAgo: number;
 }
+
+const MARGIN_SLOPE_SCALE = 9;
+const LIST_SLOPE_SCALE = 7;
 
 const sigmoid = (z: number) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 
@@ -74,14 +143,20 @@ export function trueWinProbability(market: Market, deal: Deal, priceCents: numbe
     customer.effect +
     market.sizeEffect * Math.log2(deal.quantity / product.quantity) -
     market.drift * deal.yearsAgo;
-  const slope = market.cellSlope[customer.segment]?.[product.category] ?? 1;
+  const cellSlope = market.cellSlope[customer.segment]?.[product.category] ?? 1;
   const margin = (priceCents - product.costCents) / priceCents;
   const relative = priceCents / product.listCents;
-  switch (market.family) {
+  // Drift slides the cell's curve along the margin: a year ago its buyers took `slide` less margin than now.
+  const slide = (market.cellDrift[customer.segment]?.[product.category] ?? 0) * Math.min(1, deal.yearsAgo / market.driftYears);
+  const anchored = customer.segment === market.anchoredSegment;
+  // The list-anchored segment's slope is in price over list, on the list family's scale.
+  const slope = anchored ? (cellSlope * LIST_SLOPE_SCALE) / MARGIN_SLOPE_SCALE : cellSlope;
+  switch (anchored ? 'list' : baseFamily(market.family)) {
     case 'margin':
-      return sigmoid(level + slope * (0.3 - margin));
+      return sigmoid(level + slope * (0.3 - slide - margin));
     case 'list':
-      return sigmoid(level + slope * (1 - relative));
+      // A slide in margin is one of about (1 − margin) / (price over list) in price over list, at this deal's cost.
+      return sigmoid(level + slope * (1 - relative - (slide * relative) / (1 - margin)));
     case 'kinked': {
       // Loss aversion: above the reference price every point costs three times as many deals as one below it.
       const gap = relative - product.reference;
@@ -115,12 +190,14 @@ export const quickSize: MarketSize = { products: 60, customers: 60, quotes: 1000
 
 /** A market of one family from one seed: the same seed and family always make the same market. */
 export function makeMarket(family: Family, seed: number, size: MarketSize, nowMs: number): Market {
-  const random = seededRandom(seed * 7919 + families.indexOf(family) * 104_729 + 1);
+  // A hard family draws its base market as the margin family of the same seed does: the conditions alone differ.
+  const random = seededRandom(seed * 7919 + families.indexOf(baseFamily(family)) * 104_729 + 1);
   const segments = ['enterprise', 'mid-market', 'smb'];
   const categories = ['Fasteners', 'Hand Tools', 'Electrical', 'Plumbing', 'Safety'];
   // The slope's unit differs by family (margin, or price over list); its scale is set so that a typical cell's best
   // price lands within ±25% of list, where the engine is allowed to price.
-  const slopeScale = family === 'margin' ? 9 : family === 'kinked' ? 6 : 7;
+  const base = baseFamily(family);
+  const slopeScale = base === 'margin' ? MARGIN_SLOPE_SCALE : base === 'kinked' ? 6 : LIST_SLOPE_SCALE;
   const cellEffect = segments.map(() => categories.map(() => 0.3 + 0.7 * normal(random)));
   const cellSlope = segments.map(() => categories.map(() => slopeScale * (0.6 + 0.9 * random())));
   const products: SimProduct[] = [];
@@ -150,9 +227,10 @@ export function makeMarket(family: Family, seed: number, size: MarketSize, nowMs
       activity: 0.2 + random() ** 2 * 3,
     });
   }
-  return {
+  return withConditions(family, {
     family,
     seed,
+    conditions: noConditions,
     segments,
     categories,
     products,
@@ -164,7 +242,33 @@ export function makeMarket(family: Family, seed: number, size: MarketSize, nowMs
     priceBuyerShare: segments.map(() => 0.3 + 0.5 * random()),
     policyDiscount: segments.map(() => 0.02 + 0.12 * random()),
     nowMs,
+    cellDrift: segments.map(() => categories.map(() => 0)),
+    driftYears: 1,
+    anchoredSegment: undefined,
+    confounding: 0,
+  });
+}
+
+/** The family's conditions laid on its base market, from a random stream of their own so that the base stays the same. */
+function withConditions(family: Family, base: Market): Market {
+  const conditions = conditionsOf(family);
+  const random = seededRandom(base.seed * 6271 + 99_991);
+  // Drawn whatever the conditions, so that `hard` drifts and anchors exactly as `drift` and `anchored` do.
+  const cellDrift = base.segments.map(() => base.categories.map(() => (random() < 0.5 ? -1 : 1) * MAX_CELL_DRIFT * (0.5 + 0.5 * random())));
+  // The anchored segment is one of the two large ones: the thin one would hide it.
+  const anchoredSegment = random() < 0.5 ? 0 : 1;
+  return {
+    ...base,
+    conditions,
+    ...(conditions.drift ? { cellDrift, driftYears: DRIFT_YEARS } : {}),
+    ...(conditions.anchored ? { anchoredSegment } : {}),
+    ...(conditions.confounded ? { confounding: CONFOUNDING } : {}),
   };
+}
+
+/** Quotes in the market's history: all of the size's, or a quarter of them when sparse. */
+export function historyQuotes(market: Market, size: MarketSize): number {
+  return market.conditions.sparse ? Math.round(size.quotes * SPARSE_SHARE) : size.quotes;
 }
 
 /** A deal drawn as the market draws them: active customers and popular products more often, some cells a handful. */
@@ -199,7 +303,8 @@ function dealSampler(market: Market, random: () => number): (yearsAgo: number) =
 /** The history's pricing policy: the segment's discount off list with a salesperson's noise, and now and then an override. */
 export function policyPrice(market: Market, deal: Deal, random?: () => number): number {
   const { product, customer } = deal;
-  let discount = market.policyDiscount[customer.segment] ?? 0.05;
+  // Confounded: the salesperson knew which customers would pay more, and gave them less off.
+  let discount = (market.policyDiscount[customer.segment] ?? 0.05) - market.confounding * customer.effect;
   if (random) {
     discount += 0.04 * normal(random);
     // Overrides: a rep matches a rival's price or holds out for list and more.
@@ -217,8 +322,9 @@ export interface MarketHistory {
 
 /** A year of quotes priced by the policy, won or lost by the truth, some still open; won quotes mostly become orders. */
 export function marketHistory(market: Market, size: MarketSize): MarketHistory {
-  const random = seededRandom(market.seed * 31 + families.indexOf(market.family) + 17);
+  const random = seededRandom(market.seed * 31 + families.indexOf(baseFamily(market.family)) + 17);
   const draw = dealSampler(market, random);
+  const quotes = historyQuotes(market, size);
   const iso = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString();
   const product: ProductRecord[] = market.products.map((item) => ({
     sku: item.sku,
@@ -240,9 +346,9 @@ export function marketHistory(market: Market, size: MarketSize): MarketHistory {
   }));
   const quote: QuoteRecord[] = [];
   const order: OrderRecord[] = [];
-  for (let i = 0; i < size.quotes; i++) {
+  for (let i = 0; i < quotes; i++) {
     // Older quotes first, spread over the year, with the last week's mostly still open.
-    const daysAgo = 1 + (HISTORY_DAYS - 1) * (1 - i / size.quotes) + random() * 0.9;
+    const daysAgo = 1 + (HISTORY_DAYS - 1) * (1 - i / quotes) + random() * 0.9;
     const deal = draw(daysAgo / HISTORY_DAYS);
     const priceCents = policyPrice(market, deal, random);
     const createdMs = market.nowMs - daysAgo * DAY_MS;
@@ -283,7 +389,7 @@ export function marketHistory(market: Market, size: MarketSize): MarketHistory {
 
 /** The lines the bench asks prices for: deals drawn as history's were, dated now. */
 export function requestDeals(market: Market, size: MarketSize): Deal[] {
-  const random = seededRandom(market.seed * 131 + families.indexOf(market.family) + 5);
+  const random = seededRandom(market.seed * 131 + families.indexOf(baseFamily(market.family)) + 5);
   const draw = dealSampler(market, random);
   return Array.from({ length: size.requests }, () => draw(0));
 }

@@ -1,19 +1,26 @@
 // The pricing-quality report: shares of the oracle's profit per family and overall, by confidence, and the win model's calibration.
-import { type Family, families } from './market.ts';
+import { type Family, families, hardFamilies, steadyFamilies } from './market.ts';
+import { type SeedSet, setOfSeed } from './seeds.ts';
 import type { MarketResult, ScoredLine } from './run.ts';
 
 const labels = ['high', 'medium', 'low'] as const;
 
 export interface FamilyFigures {
-  readonly family: Family | 'mean';
+  /** A family, or a mean over the steady families (`mean`) or the hard ones (`hard mean`). */
+  readonly family: Family | 'mean' | 'hard mean';
   readonly markets: number;
   readonly engine: number;
   readonly minMarket: number;
   readonly list: number;
   readonly policy: number;
   readonly segmentMedian: number;
+  readonly cellLogistic: number;
+  readonly cellNow: number;
+  readonly cellMidYear: number;
   readonly refused: number;
   readonly byConfidence: Record<(typeof labels)[number], { share: number | undefined; lines: number }>;
+  /** High-confidence lines' share less low-confidence lines' (means over markets); undefined when either is absent. */
+  readonly highOverLow: number | undefined;
   /** Expected Brier score of the engine's win probability against outcomes drawn from the truth, and its MSE against the truth. */
   readonly brier: number | undefined;
   readonly calibrationMse: number | undefined;
@@ -22,8 +29,12 @@ export interface FamilyFigures {
 }
 
 export interface QualityReport {
+  readonly set: SeedSet;
+  /** The seeds the report's markets came from, first and last. */
+  readonly seeds: { first: number; last: number };
   readonly families: FamilyFigures[];
-  readonly mean: FamilyFigures;
+  /** The mean over the steady families present (the figure the project has always quoted), and over the hard ones. */
+  readonly means: FamilyFigures[];
   /** By decile of the engine's win probability: lines, mean predicted, mean true. */
   readonly reliability: { decile: number; lines: number; predicted: number; truth: number }[];
   readonly seconds: number;
@@ -38,7 +49,7 @@ const mean = (values: readonly number[]) => (values.length === 0 ? Number.NaN : 
 const defined = <T>(values: readonly (T | undefined)[]) => values.filter((value): value is T => value !== undefined);
 
 /** Shares are ratios of sums within a market, then means over markets: each market counts once, whatever its size. */
-function figures(family: Family | 'mean', markets: readonly MarketResult[]): FamilyFigures {
+function figures(family: FamilyFigures['family'], markets: readonly MarketResult[]): FamilyFigures {
   const engineShares = markets.map((market) => share(market.lines, (line) => line.engine));
   const byConfidence = Object.fromEntries(
     labels.map((label) => {
@@ -62,8 +73,15 @@ function figures(family: Family | 'mean', markets: readonly MarketResult[]): Fam
     list: mean(markets.map((market) => share(market.lines, (line) => line.list))),
     policy: mean(markets.map((market) => share(market.lines, (line) => line.policy))),
     segmentMedian: mean(markets.map((market) => share(market.lines, (line) => line.segmentMedian))),
+    cellLogistic: mean(markets.map((market) => share(market.lines, (line) => line.cellLogistic))),
+    cellNow: mean(markets.map((market) => share(market.lines, (line) => line.cellNow))),
+    cellMidYear: mean(markets.map((market) => share(market.lines, (line) => line.cellMidYear))),
     refused: all.filter((line) => !line.ok).length / Math.max(1, all.length),
     byConfidence,
+    highOverLow:
+      byConfidence.high.share === undefined || byConfidence.low.share === undefined
+        ? undefined
+        : byConfidence.high.share - byConfidence.low.share,
     brier:
       covered.length > 0
         ? mean(covered.map((line) => ((line.predicted ?? 0) - line.truth) ** 2 + line.truth * (1 - line.truth)))
@@ -73,7 +91,8 @@ function figures(family: Family | 'mean', markets: readonly MarketResult[]): Fam
   };
 }
 
-export function qualityReport(results: readonly MarketResult[], seconds: number): QualityReport {
+/** The figures of one seed set's markets: per family, the means over steady and hard families, and the reliability table. */
+export function qualityReport(set: SeedSet, results: readonly MarketResult[], seconds: number): QualityReport {
   const present = families.filter((family) => results.some((result) => result.family === family));
   const perFamily = present.map((family) =>
     figures(
@@ -81,9 +100,34 @@ export function qualityReport(results: readonly MarketResult[], seconds: number)
       results.filter((result) => result.family === family),
     ),
   );
-  const overall = figures('mean', results);
-  // The headline mean is over families, so that each family weighs the same.
-  const meanOf = (pick: (f: FamilyFigures) => number) => mean(perFamily.map(pick));
+  const means = (
+    [
+      ['mean', steadyFamilies],
+      ['hard mean', hardFamilies],
+    ] as const
+  ).flatMap(([name, group]) => {
+    const rows = perFamily.filter((row) => (group as readonly string[]).includes(row.family));
+    if (rows.length === 0) return [];
+    const overall = figures(
+      name,
+      results.filter((result) => (group as readonly string[]).includes(result.family)),
+    );
+    // The headline mean is over families, so that each family weighs the same.
+    const meanOf = (pick: (f: FamilyFigures) => number) => mean(rows.map(pick));
+    return [
+      {
+        ...overall,
+        engine: meanOf((f) => f.engine),
+        minMarket: Math.min(...rows.map((f) => f.minMarket)),
+        list: meanOf((f) => f.list),
+        policy: meanOf((f) => f.policy),
+        segmentMedian: meanOf((f) => f.segmentMedian),
+        cellLogistic: meanOf((f) => f.cellLogistic),
+        cellNow: meanOf((f) => f.cellNow),
+        cellMidYear: meanOf((f) => f.cellMidYear),
+      },
+    ];
+  });
   const covered = results.flatMap((result) => result.lines).filter((line) => line.predicted !== undefined);
   const reliability = Array.from({ length: 10 }, (_, decile) => {
     const bin = covered.filter((line) => Math.min(9, Math.floor((line.predicted ?? 0) * 10)) === decile);
@@ -94,37 +138,70 @@ export function qualityReport(results: readonly MarketResult[], seconds: number)
       truth: mean(bin.map((line) => line.truth)),
     };
   });
+  const seeds = results.map((result) => result.seed);
   return {
+    set,
+    seeds: { first: Math.min(...seeds), last: Math.max(...seeds) },
     families: perFamily,
-    mean: {
-      ...overall,
-      engine: meanOf((f) => f.engine),
-      minMarket: Math.min(...perFamily.map((f) => f.minMarket)),
-      list: meanOf((f) => f.list),
-      policy: meanOf((f) => f.policy),
-      segmentMedian: meanOf((f) => f.segmentMedian),
-    },
+    means,
     reliability,
     seconds,
   };
 }
 
+/** One report per seed set present in `results`, tuning first. */
+export function qualityReports(results: readonly MarketResult[], seconds: number): QualityReport[] {
+  return (['tuning', 'held-out'] as const).flatMap((set) => {
+    const inSet = results.filter((result) => setOfSeed(result.seed) === set);
+    return inSet.length > 0 ? [qualityReport(set, inSet, seconds)] : [];
+  });
+}
+
 const fixed = (value: number | undefined, digits = 3) => (value === undefined || Number.isNaN(value) ? '—' : value.toFixed(digits));
 
+const setHeadings: Record<SeedSet, string> = {
+  tuning: 'TUNING seeds (for iterating on the method; this figure does not count)',
+  'held-out': 'HELD-OUT seeds (the figure that counts: never tune on it)',
+};
+
+export function printQualityReports(reports: readonly QualityReport[]): string {
+  const total = reports.reduce((longest, report) => Math.max(longest, report.seconds), 0);
+  return [...reports.map(printQualityReport), `${total.toFixed(0)} s`].join('\n\n');
+}
+
+const column = (value: string, width: number) => value.padStart(width);
+
 export function printQualityReport(report: QualityReport): string {
-  const rows = [...report.families, report.mean];
+  const rows = [...report.families, ...report.means];
   const out: string[] = [];
-  out.push('Share of the oracle’s expected profit (mean over seeds; the last row is the mean over families)');
+  out.push(`${setHeadings[report.set]}: seeds ${report.seeds.first}–${report.seeds.last}`);
+  out.push('Share of the best price’s expected profit (mean over seeds; `mean`: over the steady families, `hard mean`: the hard ones)');
+  const shares = [
+    ['engine', 'worst', 'list', 'policy', 'seg.med', 'cell.fit', 'cell.now', 'cell.mid'],
+    ...rows.map((row) =>
+      [row.engine, row.minMarket, row.list, row.policy, row.segmentMedian, row.cellLogistic, row.cellNow, row.cellMidYear].map((value) =>
+        fixed(value),
+      ),
+    ),
+  ];
   out.push(
-    `${'family'.padEnd(9)} ${'seeds'.padStart(5)} ${'engine'.padStart(7)} ${'worst'.padStart(7)} ${'list'.padStart(7)} ${'policy'.padStart(7)} ${'seg.med'.padStart(7)} ${'ok:false'.padStart(8)} ${'high'.padStart(12)} ${'medium'.padStart(12)} ${'low'.padStart(12)} ${'Brier'.padStart(6)} ${'MSE'.padStart(6)} ${'cover'.padStart(5)}`,
+    ...shares.map(
+      (cells, index) =>
+        `${(index === 0 ? 'family' : (rows[index - 1]?.family ?? '')).padEnd(10)} ${column(index === 0 ? 'seeds' : String(rows[index - 1]?.markets), 5)} ${cells.map((cell) => column(cell, 8)).join(' ')}`,
+    ),
+  );
+  out.push('');
+  out.push('The engine by confidence label: share of the best profit (lines), high less low; its win probability');
+  out.push(
+    `${'family'.padEnd(10)} ${column('high', 12)} ${column('medium', 12)} ${column('low', 12)} ${column('high−low', 8)} ${column('ok:false', 8)} ${column('Brier', 6)} ${column('MSE', 6)} ${column('cover', 5)}`,
   );
   for (const row of rows) {
     const confidence = labels.map((label) => {
       const { share: value, lines } = row.byConfidence[label];
-      return `${fixed(value)} (${lines})`.padStart(12);
+      return column(`${fixed(value)} (${lines})`, 12);
     });
     out.push(
-      `${row.family.padEnd(9)} ${String(row.markets).padStart(5)} ${fixed(row.engine).padStart(7)} ${fixed(row.minMarket).padStart(7)} ${fixed(row.list).padStart(7)} ${fixed(row.policy).padStart(7)} ${fixed(row.segmentMedian).padStart(7)} ${fixed(row.refused).padStart(8)} ${confidence.join(' ')} ${fixed(row.brier).padStart(6)} ${fixed(row.calibrationMse, 4).padStart(6)} ${fixed(row.covered, 2).padStart(5)}`,
+      `${row.family.padEnd(10)} ${confidence.join(' ')} ${column(row.highOverLow === undefined ? '—' : (row.highOverLow >= 0 ? '+' : '') + fixed(row.highOverLow), 8)} ${column(fixed(row.refused), 8)} ${column(fixed(row.brier), 6)} ${column(fixed(row.calibrationMse, 4), 6)} ${column(fixed(row.covered, 2), 5)}`,
     );
   }
   out.push('');
@@ -136,7 +213,5 @@ export function printQualityReport(report: QualityReport): string {
       `${`${bin.decile / 10}–${(bin.decile + 1) / 10}`.padEnd(8)} ${String(bin.lines).padStart(6)} ${fixed(bin.predicted).padStart(9)} ${fixed(bin.truth).padStart(6)}`,
     );
   }
-  out.push('');
-  out.push(`${report.seconds.toFixed(0)} s`);
   return out.join('\n');
 }

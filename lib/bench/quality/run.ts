@@ -20,6 +20,7 @@ import {
   trueWinProbability,
 } from './market.ts';
 import { clampToBounds, expectedProfit, oraclePrice, priceBounds } from './oracle.ts';
+import { cellCurveProfit, cellLogisticPricer } from './baselines.ts';
 
 const LINES_PER_CALL = 100;
 
@@ -32,6 +33,11 @@ export interface ScoredLine {
   readonly list: number;
   readonly policy: number;
   readonly segmentMedian: number;
+  /** A plain logistic fit of win on margin per segment × category, priced at its best (see baselines.ts). */
+  readonly cellLogistic: number;
+  /** The cell's true curve today, and at the middle of the history's year (see baselines.ts). */
+  readonly cellNow: number;
+  readonly cellMidYear: number;
   /** The engine's win probability at its own price, and the truth's; undefined where the engine has no win model. */
   readonly predicted: number | undefined;
   readonly truth: number;
@@ -217,12 +223,14 @@ export function scoreMarket(
     ]),
   );
   const medians = segmentMedianMargins(market, lines);
+  const cellLogistic = cellLogisticPricer(market, lines);
   const scored = deals.map((deal, index): ScoredLine => {
     const answer = answers[index] as PricedAnswer;
     const bounds = priceBounds(deal);
     const oracle = oraclePrice(market, deal, bounds).profit;
     const cost = deal.product.costCents;
     const median = medians.get(market.segments[deal.customer.segment] as string) ?? 0.25;
+    const atMedian = clampToBounds(cost / (1 - median), bounds);
     const enginePrice = answer.ok && answer.priceCents !== undefined ? answer.priceCents : undefined;
     const predicted =
       enginePrice === undefined
@@ -241,7 +249,10 @@ export function scoreMarket(
       engine: enginePrice === undefined ? 0 : expectedProfit(market, deal, enginePrice),
       list: expectedProfit(market, deal, clampToBounds(deal.product.listCents, bounds)),
       policy: expectedProfit(market, deal, clampToBounds(policyPrice(market, deal), bounds)),
-      segmentMedian: expectedProfit(market, deal, clampToBounds(cost / (1 - median), bounds)),
+      segmentMedian: expectedProfit(market, deal, atMedian),
+      cellLogistic: expectedProfit(market, deal, cellLogistic(deal, bounds) ?? atMedian),
+      cellNow: cellCurveProfit(market, deal, bounds, 0),
+      cellMidYear: cellCurveProfit(market, deal, bounds, 0.5),
       predicted,
       truth: enginePrice === undefined ? 0 : trueWinProbability(market, deal, enginePrice),
     };
