@@ -1,9 +1,9 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
 import type { Band, CategoryBands, HistoryLine, OtherWinCurve, WinModel } from './model.ts';
-import type { PricingSettings } from './settings.ts';
+import { defaultPricingSettings, type PricingSettings } from './settings.ts';
 import { type Accumulator, addLine, bandOf, bandsOf, type Lines, MEDIAN, nested, newAccumulator, settle } from './band-percentiles.ts';
 import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
-import { type StoredSegments, withSegmentFeatures } from './segment-features.ts';
+import { type StoredSegments, withoutLoneThinModels, withSegmentFeatures } from './segment-features.ts';
 import { fitPooledWinModel } from './win-pool.ts';
 import type { PooledWinFit, PooledWinSample, SegmentWinCurve } from './win-pool-model.ts';
 
@@ -288,8 +288,12 @@ const QUANTITY_SHIFT_TOLERANCE = 0.005;
  * both) and returns the segments of each category whose pooled values moved, with the new shifts and standard error
  * on every model.
  */
-export function poolWinModels(stored: ReadonlyMap<string, StoredSegments>): Map<string, StoredSegments> {
+export function poolWinModels(
+  stored: ReadonlyMap<string, StoredSegments>,
+  minQuotes = defaultPricingSettings.winModelMinQuotes,
+): Map<string, StoredSegments> {
   const { categories, swapped } = withSegmentFeatures(stored);
+  withoutLoneThinModels(categories, swapped, minQuotes);
   // One entry per category and feature: a segment whose buyers answer to the other feature pools in that one.
   const entries = [...categories].flatMap(([category, segments]) =>
     (['margin', 'list'] as const).flatMap((feature) => {

@@ -137,3 +137,47 @@ describe("a segment's feature", () => {
     }
   });
 });
+
+describe("a thin category's model", () => {
+  const band = computeCategoryBands(anchoredHistory(9, 60), settings, NOW, listMarkupsOf(9)).category;
+  const thin = (closedQuotes: number): WinModel => ({
+    intercept: 2,
+    slope: -8,
+    closedQuotes,
+    nEff: closedQuotes,
+    feature: 'margin',
+    quantitySlope: 0,
+    supportLow: 0.1,
+    supportHigh: 0.4,
+    slopeSe: 2,
+    ownSlopeSe: 2,
+    categorySlope: -8,
+    centroid: 0.25,
+    slopeShift: 0,
+    quantitySlopeSe: 0.1,
+    quantityShift: 0,
+  });
+  const workspace = (quotes: readonly number[]) =>
+    new Map(
+      quotes.map((closedQuotes, k) => {
+        if (!band) throw new Error('no band');
+        return [`cat-${k}`, new Map([['smb', { band, winModel: thin(closedQuotes) }]])];
+      }),
+    );
+
+  // poolWinModels returns the categories it changed; the others stand as stored.
+  const after = (quotes: readonly number[], category: string) => {
+    const stored = workspace(quotes);
+    return (poolWinModels(stored, 50).get(category) ?? stored.get(category))?.get('smb')?.winModel;
+  };
+
+  it('stands where its slope is pooled with two other categories and the workspace holds the threshold', () => {
+    for (const k of [0, 1, 2]) expect(after([30, 30, 30], `cat-${k}`)).toBeDefined();
+  });
+
+  it('is dropped where no other category shares its slope, or the workspace as a whole is below the threshold', () => {
+    expect(after([30, 200], 'cat-0')).toBeUndefined();
+    expect(after([30, 200], 'cat-1')).toBeDefined();
+    for (const k of [0, 1, 2]) expect(after([12, 12, 12], `cat-${k}`)).toBeUndefined();
+  });
+});

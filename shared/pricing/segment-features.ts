@@ -1,4 +1,4 @@
-// Which feature each segment's buyers answer to, margin or price over list, decided across a workspace's categories.
+// What a workspace's categories decide together about their win models: each segment's feature, and whether a thin category's model stands.
 import type { Band, OtherWinCurve, WinModel } from './model.ts';
 
 /** A category's segments as stored: each segment's band and the win model it prices with. */
@@ -90,4 +90,43 @@ export function withSegmentFeatures(stored: ReadonlyMap<string, StoredSegments>)
     swapped.add(category);
   }
   return { categories, swapped };
+}
+
+/** A category's model is fitted from this many distinct closed quotes when the workspace's slopes can carry it. */
+export const THIN_CATEGORY_MIN_QUOTES = 20;
+const MIN_CATEGORIES_TO_POOL = 3;
+
+/**
+ * A category with fewer closed quotes than the workspace's threshold is fitted from THIN_CATEGORY_MIN_QUOTES on, but
+ * its model stands only where its slope is pooled with at least two other categories' in the same feature and the
+ * workspace's categories together hold the threshold: its own quotes place its level, the workspace's its slope (and
+ * its credibility, n_eff / (n_eff + 20), keeps its pull short). Elsewhere it is dropped, as if never fitted.
+ */
+export function withoutLoneThinModels(categories: Map<string, StoredSegments>, changed: Set<string>, minQuotes: number): void {
+  const modelsOf = (segments: StoredSegments) => [...segments.values()].flatMap((entry) => (entry.winModel ? [entry.winModel] : []));
+  let workspaceQuotes = 0;
+  const perFeature = new Map<string, number>();
+  for (const segments of categories.values()) {
+    const models = modelsOf(segments);
+    workspaceQuotes += models[0]?.closedQuotes ?? 0;
+    for (const feature of new Set(models.map((model) => model.feature ?? 'margin')))
+      perFeature.set(feature, (perFeature.get(feature) ?? 0) + 1);
+  }
+  for (const [category, segments] of categories) {
+    const models = modelsOf(segments);
+    if (models.length === 0 || (models[0]?.closedQuotes ?? 0) >= minQuotes) continue;
+    const stands = (model: WinModel) =>
+      workspaceQuotes >= minQuotes && (perFeature.get(model.feature ?? 'margin') ?? 0) >= MIN_CATEGORIES_TO_POOL;
+    if (models.every(stands)) continue;
+    categories.set(
+      category,
+      new Map(
+        [...segments].map(([segment, entry]) => [
+          segment,
+          { band: entry.band, winModel: entry.winModel && stands(entry.winModel) ? entry.winModel : undefined },
+        ]),
+      ),
+    );
+    changed.add(category);
+  }
 }
