@@ -1,5 +1,6 @@
 // `npm run admin -- backtest`: reads a workspace's history, runs the backtest on it, and writes the report for a pricing manager.
 import { type BacktestReport, evidenceThresholds, type MarginVerdict } from '#shared/backtest/report.ts';
+import { type CalibrationOverTime, recentCalibrationSentence } from '#shared/backtest/calibration-over-time.ts';
 import { runBacktest } from '#shared/backtest/backtest.ts';
 import { readBacktestProducts, readWorkspaceHistory } from '#shared/backtest/repository.ts';
 import type { Interval } from '#shared/backtest/scoring.ts';
@@ -87,6 +88,30 @@ function interval(value: Interval | undefined, format: (value: number) => string
   return value ? `${format(value.low)} to ${format(value.high)}` : 'n/a';
 }
 
+const points = (gap: number) => `${gap > 0 ? '+' : gap < 0 ? '−' : ''}${Math.round(Math.abs(gap) * 100)} pts`;
+
+/** The model's win rate month by month (or by quarter), and the plain-language line about the latest months. */
+function calibrationOverTimeText(overTime: CalibrationOverTime): string[] {
+  return [
+    `  Calibration over time, by ${overTime.granularity} of the quote (is the model right for the latest months, not only on average?)`,
+    ...table(
+      [
+        [overTime.granularity, 'quotes', 'lines', 'predicted', 'won', 'gap'],
+        ...overTime.periods.map((period) => [
+          period.period,
+          String(period.quotes),
+          String(period.lines),
+          `${Math.round(period.meanPredicted * 100)}%`,
+          `${Math.round(period.observedWinRate * 100)}%`,
+          points(period.gap),
+        ]),
+      ],
+      '    ',
+    ),
+    `  ${recentCalibrationSentence(overTime.recent)}`,
+  ];
+}
+
 /** The report as a pricing manager reads it: what was compared, how well the win model predicted, and what it is worth. */
 export function reportText(workspaceId: string, name: string, report: BacktestReport): string {
   const { cutoff, history, winModel, margin, evidence, bootstrap } = report;
@@ -141,6 +166,8 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
       ],
       '    ',
     ),
+    '',
+    ...calibrationOverTimeText(winModel.calibrationOverTime),
     '',
     `Margin on the ${margin.lines} lines of ${margin.quotes} quotes the engine could price, under the fitted win model`,
     '  (expected margin = (price − cost) × quantity × the chance of winning at that price)',

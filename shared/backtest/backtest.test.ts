@@ -4,6 +4,7 @@ import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { type BacktestProduct } from './holdout.ts';
 import { type BacktestReport } from './report.ts';
 import { runBacktest } from './backtest.ts';
+import { calibrationOverTimeRules } from './calibration-over-time.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
 import type { BacktestLine } from './split.ts';
 
@@ -23,7 +24,7 @@ const products = new Map<string, BacktestProduct>(
  * `quotes` quotes over a year, one to three lines each, priced at margins from 10% to 50%; each quote is won with
  * chance σ(3 − 10·m) at its mean margin, so that cheaper quotes win more often.
  */
-function simulatedHistory(quotes: number, seed = 1): BacktestLine[] {
+function simulatedHistory(quotes: number, seed = 1, shift: (atMs: number) => number = () => 0): BacktestLine[] {
   const random = seededRandom(seed);
   const lines: BacktestLine[] = [];
   for (let q = 0; q < quotes; q++) {
@@ -32,7 +33,7 @@ function simulatedHistory(quotes: number, seed = 1): BacktestLine[] {
     const count = 1 + Math.floor(random() * 3);
     const margins = Array.from({ length: count }, () => 0.1 + random() * 0.4);
     const mean = margins.reduce((sum, margin) => sum + margin, 0) / count;
-    const won = random() < 1 / (1 + Math.exp(-(3 - 10 * mean)));
+    const won = random() < 1 / (1 + Math.exp(-(3 - 10 * mean + shift(atMs))));
     margins.forEach((margin, index) => {
       const sku = `SKU-${Math.floor(random() * 8)}`;
       lines.push({
@@ -100,6 +101,28 @@ describe('the backtest on a history with enough evidence', () => {
     const partial = scored(history, without);
     expect(partial.margin.unpriced.unknown_product).toBeGreaterThan(0);
     expect(partial.margin.lines + partial.margin.unpriced.unknown_product).toBe(partial.winModel.lines);
+  });
+});
+
+describe('the backtest’s calibration over time', () => {
+  const options = { holdoutDays: 100 };
+
+  it('finds the months after the cut-off won about as often as predicted when buyers stayed the same', () => {
+    const { calibrationOverTime } = scored(simulatedHistory(1500), products, options).winModel;
+    expect(calibrationOverTime.granularity).toBe('month');
+    expect(calibrationOverTime.periods.reduce((sum, period) => sum + period.lines, 0)).toBeGreaterThan(0);
+    expect(calibrationOverTime.recent.verdict).toBe('as_expected');
+    expect(Math.abs(calibrationOverTime.recent.gap ?? 1)).toBeLessThan(calibrationOverTimeRules.margin);
+  });
+
+  it('says the latest months won less often than the model expects when buyers grew less tolerant', () => {
+    // From 100 days before the end, every quote is 1.5 logits less likely to be won at the same margin.
+    const turn = START + 265 * DAY_MS;
+    const history = simulatedHistory(1500, 1, (atMs) => (atMs >= turn ? -1.5 : 0));
+    const { calibrationOverTime } = scored(history, products, options).winModel;
+    expect(calibrationOverTime.recent.verdict).toBe('won_less');
+    expect(calibrationOverTime.recent.gap).toBeLessThan(-0.1);
+    for (const period of calibrationOverTime.periods) expect(period.gap).toBeLessThan(0);
   });
 });
 

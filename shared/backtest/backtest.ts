@@ -14,6 +14,7 @@ import {
   quantile,
 } from './scoring.ts';
 import { type BacktestLine, chooseCutoff, isClosedQuoteLine, splitAtCutoff } from './split.ts';
+import { calibrationOverTime } from './calibration-over-time.ts';
 import { type BacktestProduct, listMarkupOf, type ScoredLine, scoreHoldout, type Unpriced } from './holdout.ts';
 import {
   type BacktestReport,
@@ -253,6 +254,9 @@ function reportOf(fitted: Fitted, scored: readonly ScoredLine[], unpriced: Unpri
       aucInterval: percentileInterval(aucs, INTERVAL_LEVEL),
       levels,
       calibration: calibrationByDecile(scoredPredictions),
+      calibrationOverTime: calibrationOverTime(
+        scored.map((line) => ({ quoteId: line.quoteId, atMs: line.atMs, probability: line.quotedProbability, won: line.won })),
+      ),
     },
     margin: marginSection(baseCurrency, figures, unpriced, differenceInterval, relatives, reasons.length === 0),
     evidence: {

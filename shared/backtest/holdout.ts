@@ -27,6 +27,8 @@ export interface BacktestProduct {
 /** A scored line: its outcome and what the fitted model said of it, at the price quoted and at the service's. */
 export interface ScoredLine {
   readonly quoteId: string;
+  /** When its quote was created: calibration over time groups by it. */
+  readonly atMs: number;
   readonly won: boolean;
   readonly level: WinModelLevel;
   readonly quotedMargin: number;
@@ -155,7 +157,14 @@ function scoreLine(
     return { p: trainingWinRate, level: 'base_rate' };
   };
   const quoted = probability(quotedMargin);
-  const base = { quoteId: line.documentId, won: line.outcome === 'won', level: quoted.level, quotedMargin, quotedProbability: quoted.p };
+  const base = {
+    quoteId: line.documentId,
+    atMs: line.atMs,
+    won: line.outcome === 'won',
+    level: quoted.level,
+    quotedMargin,
+    quotedProbability: quoted.p,
+  };
   const factor = toBaseFactor(line, options.baseCurrency);
   if (!product) unpriced.unknown_product += 1;
   else if (!(product.costCents > 0)) unpriced.no_cost_basis += 1;

@@ -1,6 +1,7 @@
 // What a backtest reports: the report's shape, the evidence thresholds, and the reasons and verdict it gives.
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { CalibrationBin, Interval } from './scoring.ts';
+import type { CalibrationOverTime } from './calibration-over-time.ts';
 
 /**
  * Below these, the report says the evidence is too thin, and why. Quotes, not lines, because lines of one quote share
@@ -47,6 +48,8 @@ export interface BacktestReport {
     /** Which model predicted each scored line: the engine's own, the workspace fallback, or the win rate alone. */
     readonly levels: Readonly<Record<WinModelLevel, number>>;
     readonly calibration: readonly CalibrationBin[];
+    /** By month (or quarter) of the scored quotes, and the latest months' verdict: does the model fit today's buyers? */
+    readonly calibrationOverTime: CalibrationOverTime;
   };
   readonly margin: {
     /** Amounts are in minor units of the base currency. */

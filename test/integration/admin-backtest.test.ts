@@ -108,6 +108,11 @@ describe('the backtest command', () => {
     expect(result.stdout).toContain(`Backtest of Backtest Seller (${workspaceId})`);
     expect(result.stdout).toMatch(/Cut-off \d{4}-\d\d-\d\d: 90 days before the newest won or lost quote/);
     expect(result.stdout).toMatch(/Calibration by decile/);
+    expect(result.stdout).toMatch(/Calibration over time, by month of the quote/);
+    expect(result.stdout).toMatch(/^ {4}month +quotes +lines +predicted +won +gap$/m);
+    expect(result.stdout).toMatch(
+      /^ {2}Buyers in the last 3 months \(from \d{4}-\d\d-\d\d\) won .* than the model expects|^ {2}Buyers in the last 3 months \(from \d{4}-\d\d-\d\d\) won about as often/m,
+    );
     expect(result.stdout).toMatch(/95% interval/);
     expect(result.stdout).toMatch(/Verdict: (the service's prices would have earned (MORE|LESS)|no clear difference)/);
     expect(result.stdout).not.toMatch(/too thin/i);
@@ -117,6 +122,9 @@ describe('the backtest command', () => {
     expect(report.winModel.auc).toBeGreaterThan(0.6);
     expect(report.winModel.logLoss).toBeLessThan(report.winModel.baseRateLogLoss);
     expect(report.margin.differenceInterval.low).toBeLessThanOrEqual(report.margin.differenceInterval.high);
+    const { periods, recent } = report.winModel.calibrationOverTime;
+    expect(periods.reduce((sum: number, period: { lines: number }) => sum + period.lines, 0)).toBe(report.winModel.lines);
+    expect(recent).toMatchObject({ months: 3, verdict: expect.stringMatching(/^(as_expected|won_less|won_more)$/) });
   });
 
   it('exits 3 with a clear message and nothing on stdout for a workspace without history', async () => {

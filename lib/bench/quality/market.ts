@@ -51,7 +51,7 @@ export function baseFamily(family: Family): SteadyFamily {
   return (steadyFamilies as readonly string[]).includes(family) ? (family as SteadyFamily) : 'margin';
 }
 
-/** How far a drifting cell's curve slides along the margin, at most (each cell half to all of it; its best margin moves ~0.8 of it). */
+/** How far a drifting cell's curve slides along the margin, at most (each cell half to all of it; its best margin moves 0.3–0.9 of it). */
 export const MAX_CELL_DRIFT = 0.075;
 /** The drifting cells moved over the last half year, steadily: the older half of the history shows last year's buyers. */
 export const DRIFT_YEARS = 0.5;
@@ -110,8 +110,8 @@ export interface Market {
   /** The moment the history ends and request lines are priced. */
   readonly nowMs: number;
   /**
-   * Drift condition: how far each cell's curve has slid along the margin from a year ago to now ([segment][category];
-   * positive: its buyers now accept more margin). Zero without the condition.
+   * Drift condition: how far each cell's curve has slid along the margin from before the drift to now
+   * ([segment][category]; positive: its buyers now accept more margin). Zero without the condition.
    */
   readonly cellDrift: readonly (readonly number[])[];
   /** The drift happened over the last this many years, steadily; before that the curves stood still. */
@@ -146,7 +146,7 @@ export function trueWinProbability(market: Market, deal: Deal, priceCents: numbe
   const cellSlope = market.cellSlope[customer.segment]?.[product.category] ?? 1;
   const margin = (priceCents - product.costCents) / priceCents;
   const relative = priceCents / product.listCents;
-  // Drift slides the cell's curve along the margin: a year ago its buyers took `slide` less margin than now.
+  // Drift slides the cell's curve along the margin: at this deal's date its buyers took `slide` less margin than now.
   const slide = (market.cellDrift[customer.segment]?.[product.category] ?? 0) * Math.min(1, deal.yearsAgo / market.driftYears);
   const anchored = customer.segment === market.anchoredSegment;
   // The list-anchored segment's slope is in price over list, on the list family's scale.
@@ -155,7 +155,7 @@ export function trueWinProbability(market: Market, deal: Deal, priceCents: numbe
     case 'margin':
       return sigmoid(level + slope * (0.3 - slide - margin));
     case 'list':
-      // A slide in margin is one of about (1 − margin) / (price over list) in price over list, at this deal's cost.
+      // A slide of s in margin is one of s × (price over list) / (1 − margin) in price over list, at this deal's cost.
       return sigmoid(level + slope * (1 - relative - (slide * relative) / (1 - margin)));
     case 'kinked': {
       // Loss aversion: above the reference price every point costs three times as many deals as one below it.

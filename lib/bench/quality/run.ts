@@ -27,6 +27,9 @@ const LINES_PER_CALL = 100;
 /** One priced request line, scored. */
 export interface ScoredLine {
   readonly ok: boolean;
+  /** The engine's price (undefined where it refused) and the oracle's: where the engine over- or under-prices. */
+  readonly priceCents: number | undefined;
+  readonly bestPriceCents: number;
   readonly confidence: string | undefined;
   readonly oracle: number;
   readonly engine: number;
@@ -227,7 +230,8 @@ export function scoreMarket(
   const scored = deals.map((deal, index): ScoredLine => {
     const answer = answers[index] as PricedAnswer;
     const bounds = priceBounds(deal);
-    const oracle = oraclePrice(market, deal, bounds).profit;
+    const best = oraclePrice(market, deal, bounds);
+    const oracle = best.profit;
     const cost = deal.product.costCents;
     const median = medians.get(market.segments[deal.customer.segment] as string) ?? 0.25;
     const atMedian = clampToBounds(cost / (1 - median), bounds);
@@ -243,6 +247,8 @@ export function scoreMarket(
           );
     return {
       ok: answer.ok,
+      priceCents: enginePrice,
+      bestPriceCents: best.priceCents,
       confidence: answer.confidence,
       oracle,
       // A line the engine refused earns nothing: the seller has no price to quote.
