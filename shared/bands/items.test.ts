@@ -262,8 +262,8 @@ describe('a pooled win model and the offsets on bands', () => {
     };
     const full: WinModel = { ...model, levelSe: 0.15, listGain: 3.5, other };
     expect(decodeWinModel(encodeWinModel(full))).toEqual(full);
-    expect(encodeWinModel(full)).toHaveLength(encodeWinModel(model).length + 10);
-    const gainOnly: WinModel = { ...model, levelSe: 0.15, listGain: -1 };
+    expect(encodeWinModel(full)).toHaveLength(encodeWinModel(model).length + 11);
+    const gainOnly: WinModel = { ...model, levelSe: 0.15, listGain: -1, unpooled: true };
     expect(decodeWinModel(encodeWinModel(gainOnly))).toEqual(gainOnly);
   });
 

@@ -77,11 +77,11 @@ export function encodeWinModel(model: WinModel): EncodedWinModel {
 }
 
 /**
- * The level's standard error, the segment's evidence between the two features and its curve in the other one: one
- * to ten numbers more on each segment's model (about 120 bytes), which the category's bands item carries.
+ * The level's standard error, whether a thin category's model is unpooled, the segment's evidence between the two
+ * features and its curve in the other one: two to eleven numbers more on each segment's model (about 120 bytes), which the category's bands item carries.
  */
 function encodeSegmentEvidence(model: WinModel): number[] {
-  const head = [compact(model.levelSe ?? Number.MAX_VALUE)];
+  const head = [compact(model.levelSe ?? Number.MAX_VALUE), model.unpooled ? 1 : 0];
   if (model.listGain === undefined) return head;
   const other = model.other;
   if (!other) return [...head, compact(model.listGain)];
@@ -99,11 +99,12 @@ function encodeSegmentEvidence(model: WinModel): number[] {
   ];
 }
 
-function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe' | 'listGain' | 'other'> {
-  const [levelSe, listGain, feature, intercept, slope, centroid, supportLow, supportHigh, slopeSe, otherLevelSe] = rest;
+function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe' | 'unpooled' | 'listGain' | 'other'> {
+  const [levelSe, unpooledFlag, listGain, feature, intercept, slope, centroid, supportLow, supportHigh, slopeSe, otherLevelSe] = rest;
   if (levelSe === undefined) return {};
-  if (listGain === undefined) return { levelSe };
-  if (otherLevelSe === undefined) return { levelSe, listGain };
+  const head = unpooledFlag === 1 ? { levelSe, unpooled: true } : { levelSe };
+  if (listGain === undefined) return head;
+  if (otherLevelSe === undefined) return { ...head, listGain };
   const other = {
     feature: feature === 1 ? ('list' as const) : ('margin' as const),
     intercept: intercept ?? 0,
@@ -114,7 +115,7 @@ function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe
     slopeSe: slopeSe ?? Number.MAX_VALUE,
     levelSe: otherLevelSe,
   };
-  return { levelSe, listGain, other };
+  return { ...head, listGain, other };
 }
 
 export function decodeWinModel(encoded: readonly number[]): WinModel {

@@ -116,6 +116,7 @@ const SLOPE_T2_AT_HALF = 4;
  * on its sample alone.
  */
 export function winCredibility(winModel: WinModel, settings: PricingSettings): number {
+  if (winModel.unpooled) return 0;
   const sample = credibility(winModel.nEff, settings.credibilityK);
   if (winModel.slopeSe === undefined) return sample;
   const slope = winModel.slope + (winModel.slopeShift ?? 0);
@@ -158,7 +159,7 @@ export function winModelPull(
   settings: PricingSettings,
 ): WinModelStep | undefined {
   const winModel = bands.winModel;
-  if (!base.node || !winModel) return undefined;
+  if (!base.node || !winModel || winModel.unpooled) return undefined;
   const { costCents, currentPriceCents } = inputs.product;
   const listMarkup = currentPriceCents > 0 && costCents > 0 ? currentPriceCents / costCents : undefined;
   // A curve of price over list says nothing about a product without a list price.

@@ -94,6 +94,11 @@ export interface WinModel {
    */
   readonly listGain?: number;
   readonly other?: OtherWinCurve;
+  /**
+   * A thin category's model that the workspace's slopes do not carry (see withoutLoneThinModels): kept, so that a
+   * later pooling can let it stand again, but never priced with.
+   */
+  readonly unpooled?: boolean;
   /** Closed quote lines it was fitted on. */
   readonly closedQuotes: number;
   /** Effective sample size of those lines, for its credibility. */

@@ -168,16 +168,45 @@ describe("a thin category's model", () => {
   // poolWinModels returns the categories it changed; the others stand as stored.
   const after = (quotes: readonly number[], category: string) => {
     const stored = workspace(quotes);
-    return (poolWinModels(stored, 50).get(category) ?? stored.get(category))?.get('smb')?.winModel;
+    const model = (poolWinModels(stored, 50).get(category) ?? stored.get(category))?.get('smb')?.winModel;
+    return model?.unpooled ? undefined : model;
   };
 
   it('stands where its slope is pooled with two other categories and the workspace holds the threshold', () => {
     for (const k of [0, 1, 2]) expect(after([30, 30, 30], `cat-${k}`)).toBeDefined();
   });
 
-  it('is dropped where no other category shares its slope, or the workspace as a whole is below the threshold', () => {
+  it('is not priced with where no other category shares its slope, or the workspace as a whole is below the threshold', () => {
     expect(after([30, 200], 'cat-0')).toBeUndefined();
     expect(after([30, 200], 'cat-1')).toBeDefined();
     for (const k of [0, 1, 2]) expect(after([12, 12, 12], `cat-${k}`)).toBeUndefined();
+  });
+});
+
+describe('a thin model set aside', () => {
+  it('stands again once later categories carry its slope, whichever categories arrived first', () => {
+    const band = computeCategoryBands(anchoredHistory(9, 60), settings, NOW, listMarkupsOf(9)).category;
+    if (!band) throw new Error('no band');
+    const model: WinModel = {
+      intercept: 2,
+      slope: -8,
+      closedQuotes: 30,
+      nEff: 30,
+      feature: 'margin',
+      categorySlope: -8,
+      ownSlopeSe: 2,
+      slopeSe: 2,
+    };
+    const alone = new Map([['cat-0', new Map([['smb', { band, winModel: model }]])]]);
+    const first = poolWinModels(alone, 50).get('cat-0')?.get('smb')?.winModel;
+    expect(first?.unpooled).toBe(true);
+    const later = new Map([
+      ['cat-0', new Map([['smb', { band, winModel: first }]])],
+      ['cat-1', new Map([['smb', { band, winModel: model }]])],
+      ['cat-2', new Map([['smb', { band, winModel: model }]])],
+    ]);
+    const again = poolWinModels(later, 50).get('cat-0')?.get('smb')?.winModel;
+    expect(again?.unpooled).toBeUndefined();
+    expect(again?.intercept).toBe(2);
   });
 });

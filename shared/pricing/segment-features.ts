@@ -100,7 +100,8 @@ const MIN_CATEGORIES_TO_POOL = 3;
  * A category with fewer closed quotes than the workspace's threshold is fitted from THIN_CATEGORY_MIN_QUOTES on, but
  * its model stands only where its slope is pooled with at least two other categories' in the same feature and the
  * workspace's categories together hold the threshold: its own quotes place its level, the workspace's its slope (and
- * its credibility, n_eff / (n_eff + 20), keeps its pull short). Elsewhere it is dropped, as if never fitted.
+ * its credibility, n_eff / (n_eff + 20), keeps its pull short). Elsewhere it is marked `unpooled`, and neither
+ * the price call nor the impact uses it.
  */
 export function withoutLoneThinModels(categories: Map<string, StoredSegments>, changed: Set<string>, minQuotes: number): void {
   const modelsOf = (segments: StoredSegments) => [...segments.values()].flatMap((entry) => (entry.winModel ? [entry.winModel] : []));
@@ -114,18 +115,19 @@ export function withoutLoneThinModels(categories: Map<string, StoredSegments>, c
   }
   for (const [category, segments] of categories) {
     const models = modelsOf(segments);
-    if (models.length === 0 || (models[0]?.closedQuotes ?? 0) >= minQuotes) continue;
+    if (models.length === 0) continue;
+    const thin = (models[0]?.closedQuotes ?? 0) < minQuotes;
     const stands = (model: WinModel) =>
-      workspaceQuotes >= minQuotes && (perFeature.get(model.feature ?? 'margin') ?? 0) >= MIN_CATEGORIES_TO_POOL;
-    if (models.every(stands)) continue;
+      !thin || (workspaceQuotes >= minQuotes && (perFeature.get(model.feature ?? 'margin') ?? 0) >= MIN_CATEGORIES_TO_POOL);
+    if (models.every((model) => (model.unpooled ?? false) === !stands(model))) continue;
+    // Marked, not dropped: the same history must give the same models whichever categories arrived first.
+    const marked = (model: WinModel): WinModel => {
+      const { unpooled: _, ...rest } = model;
+      return stands(model) ? rest : { ...rest, unpooled: true };
+    };
     categories.set(
       category,
-      new Map(
-        [...segments].map(([segment, entry]) => [
-          segment,
-          { band: entry.band, winModel: entry.winModel && stands(entry.winModel) ? entry.winModel : undefined },
-        ]),
-      ),
+      new Map([...segments].map(([segment, entry]) => [segment, { band: entry.band, winModel: entry.winModel && marked(entry.winModel) }])),
     );
     changed.add(category);
   }
