@@ -249,6 +249,24 @@ describe('a pooled win model and the offsets on bands', () => {
     expect(decodeWinModel(encodeWinModel(model))).toEqual(model);
   });
 
+  it("round-trips a segment's level error, its evidence between the features and its curve in the other one", () => {
+    const other = {
+      feature: 'margin' as const,
+      intercept: 2.5,
+      slope: -9,
+      centroid: 0.3,
+      supportLow: 0.2,
+      supportHigh: 0.4,
+      slopeSe: 1.25,
+      levelSe: 0.2,
+    };
+    const full: WinModel = { ...model, levelSe: 0.15, listGain: 3.5, other };
+    expect(decodeWinModel(encodeWinModel(full))).toEqual(full);
+    expect(encodeWinModel(full)).toHaveLength(encodeWinModel(model).length + 11);
+    const gainOnly: WinModel = { ...model, levelSe: 0.15, listGain: -1, unpooled: true };
+    expect(decodeWinModel(encodeWinModel(gainOnly))).toEqual(gainOnly);
+  });
+
   it('keeps a band without an offset at ten numbers, and carries an offset as the eleventh', () => {
     expect(encodeBand(compacted)).toHaveLength(10);
     const withOffset = { ...compacted, winOffset: 0.25 };

@@ -141,7 +141,7 @@ export async function recomputeBands(
     const stored = await readAllCategoryBands(workspaceId);
     const parts = stored.flatMap((entry) => (entry.band ? [entry.band] : []));
     // The categories' slopes are pooled once all of them are fitted: the read that combines the workspace band serves.
-    const pooled = poolWinModels(new Map(stored.map((entry) => [entry.category, entry.segments])));
+    const pooled = poolWinModels(new Map(stored.map((entry) => [entry.category, entry.segments])), settings.winModelMinQuotes);
     await Promise.all([
       writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at),
       writePooledWinModels(

@@ -116,6 +116,7 @@ const SLOPE_T2_AT_HALF = 4;
  * on its sample alone.
  */
 export function winCredibility(winModel: WinModel, settings: PricingSettings): number {
+  if (winModel.unpooled) return 0;
   const sample = credibility(winModel.nEff, settings.credibilityK);
   if (winModel.slopeSe === undefined) return sample;
   const slope = winModel.slope + (winModel.slopeShift ?? 0);
@@ -124,9 +125,28 @@ export function winCredibility(winModel: WinModel, settings: PricingSettings): n
   return sample * (t2 / (t2 + SLOPE_T2_AT_HALF));
 }
 
-/** The win_model step, with the credibility it moved by: the line's confidence reads it. */
+/** The win_model step, with what the line's confidence reads: how far it moved, and how far its price could be wrong. */
 export interface WinModelStep extends ReasonStep {
   readonly credibility: number;
+  /** The margin's likely error (a standard deviation): the part of the gap to the optimum left unmoved, and the optimum's own. */
+  readonly marginError: number;
+  /** The sample's credibility alone, n_eff / (n_eff + 20): a model of few quotes is unsure of more than its curve's error says. */
+  readonly sampleCredibility: number;
+  /** The curve's slope in margin at the price, in logits per unit of margin (negative): what a margin's error costs. */
+  readonly marginSlope: number;
+}
+
+/**
+ * How far the model's optimum could be from the truth, in margin: its segment's level today is known to ±levelSe
+ * logits (a thin segment, or one whose trend reaches far, less surely), which moves the optimum by levelSe over the
+ * slope; the slope's own error turns the curve about its centroid.
+ */
+function optimumError(winModel: WinModel, best: number, slope: number, listMarkup: number | undefined): number {
+  if (!(slope < 0)) return Number.POSITIVE_INFINITY;
+  const level = winModel.levelSe ?? 0;
+  const centre = winModel.centroid === undefined ? best : marginAt(winModel.feature ?? 'margin', winModel.centroid, listMarkup);
+  const turn = ((winModel.slopeSe ?? 0) / Math.abs(winModel.slope + (winModel.slopeShift ?? 0) || 1)) * Math.abs(best - centre);
+  return Math.sqrt((level / -slope) ** 2 + turn ** 2);
 }
 
 /** Moves the margin toward the most profitable one the win model sees for this line, as far as its credibility allows. */
@@ -139,7 +159,7 @@ export function winModelPull(
   settings: PricingSettings,
 ): WinModelStep | undefined {
   const winModel = bands.winModel;
-  if (!base.node || !winModel) return undefined;
+  if (!base.node || !winModel || winModel.unpooled) return undefined;
   const { costCents, currentPriceCents } = inputs.product;
   const listMarkup = currentPriceCents > 0 && costCents > 0 ? currentPriceCents / costCents : undefined;
   // A curve of price over list says nothing about a product without a list price.
@@ -147,6 +167,10 @@ export function winModelPull(
   const [lo, hi] = searchRange(winModel, evidence, listMarkup, settings);
   const best = profitMaximisingMargin(winModel, lo, hi, winLogitShift(bands, inputs.quantity, inputs.hasCustomer), listMarkup);
   const z = winCredibility(winModel, settings);
+  const feature = winModel.feature ?? 'margin';
+  // A log price over list moves by 1 / (1 − m) per unit of margin.
+  const marginSlope = (winModel.slope + (winModel.slopeShift ?? 0)) * (feature === 'list' ? 1 / Math.max(1e-3, 1 - best) : 1);
+  const marginError = Math.hypot((1 - z) * (best - from.margin), optimumError(winModel, best, marginSlope, listMarkup));
   return {
     param: 'win_model',
     scope: 'segment',
@@ -155,6 +179,9 @@ export function winModelPull(
       `for this customer and deal size at ${percent(best)}; moved ${Math.round(z * 100)}% of the way, as far as the model is sure`,
     margin: withinHistory(from.margin + z * (best - from.margin), base, settings),
     credibility: z,
+    marginError,
+    marginSlope,
+    sampleCredibility: credibility(winModel.nEff, settings.credibilityK),
   };
 }
 

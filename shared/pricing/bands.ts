@@ -1,10 +1,11 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
-import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
-import type { PricingSettings } from './settings.ts';
+import type { Band, CategoryBands, HistoryLine, OtherWinCurve, WinModel } from './model.ts';
+import { defaultPricingSettings, type PricingSettings } from './settings.ts';
 import { type Accumulator, addLine, bandOf, bandsOf, type Lines, MEDIAN, nested, newAccumulator, settle } from './band-percentiles.ts';
 import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
+import { type StoredSegments, withoutLoneThinModels, withSegmentFeatures } from './segment-features.ts';
 import { fitPooledWinModel } from './win-pool.ts';
-import type { PooledWinFit, PooledWinSample } from './win-pool-model.ts';
+import type { PooledWinFit, PooledWinSample, SegmentWinCurve } from './win-pool-model.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -173,8 +174,16 @@ function sizedClosedQuotes(history: CategoryHistory): PooledWinSample[] {
   });
 }
 
+/**
+ * One segment's curve as the price call reads it. A segment fitted in its category's feature pools its slope with the
+ * category's; one whose buyers answer to the other feature pools its own slope with other categories' in that feature.
+ */
 function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
   const curve = fit.segments.get(segment) ?? fit.category;
+  const feature = curve.feature ?? fit.feature;
+  const own = feature !== fit.feature;
+  const alternative = fit.alternative ? (fit.alternative.segments.get(segment) ?? fit.alternative.category) : undefined;
+  const listGain = fit.listGain?.get(segment);
   return {
     intercept: curve.intercept,
     slope: curve.slope,
@@ -183,16 +192,32 @@ function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
     quantitySlope: curve.quantitySlope,
     closedQuotes: fit.closedQuotes,
     nEff: fit.nEff,
-    feature: fit.feature,
+    feature,
     slopeSe: fit.slopeSe,
     ownSlopeSe: fit.slopeSe,
-    categorySlope: fit.categorySlope,
-    centroid: fit.centroid,
+    categorySlope: own ? curve.slope : fit.categorySlope,
+    centroid: curve.centroid ?? fit.centroid,
     slopeShift: 0,
     quantitySlopeSe: fit.quantitySlopeSe,
     quantityShift: 0,
-    supportLow: fit.supportLow,
-    supportHigh: fit.supportHigh,
+    supportLow: curve.supportLow ?? fit.supportLow,
+    supportHigh: curve.supportHigh ?? fit.supportHigh,
+    ...(curve.levelSe === undefined ? {} : { levelSe: curve.levelSe }),
+    ...(listGain === undefined ? {} : { listGain }),
+    ...(alternative && fit.alternative ? { other: otherCurve(alternative, fit.alternative.slopeSe) } : {}),
+  };
+}
+
+function otherCurve(curve: SegmentWinCurve, slopeSe: number): OtherWinCurve {
+  return {
+    feature: curve.feature ?? 'margin',
+    intercept: curve.intercept,
+    slope: curve.slope,
+    centroid: curve.centroid ?? 0,
+    supportLow: curve.supportLow ?? 0,
+    supportHigh: curve.supportHigh ?? 0,
+    slopeSe,
+    levelSe: curve.levelSe ?? Number.MAX_VALUE,
   };
 }
 
@@ -251,8 +276,7 @@ export function combineBands(bands: readonly Band[], asOfMs: number, settings: P
   };
 }
 
-/** A category's segments as stored: each segment's band and the win model it prices with. */
-export type StoredSegments = ReadonlyMap<string, { readonly band: Band; readonly winModel: WinModel | undefined }>;
+export type { StoredSegments } from './segment-features.ts';
 
 /** A slope shift that moves a price by less than this share of the slope is not worth rewriting a category for. */
 const SHIFT_TOLERANCE = 0.01;
@@ -264,42 +288,53 @@ const QUANTITY_SHIFT_TOLERANCE = 0.005;
  * both) and returns the segments of each category whose pooled values moved, with the new shifts and standard error
  * on every model.
  */
-export function poolWinModels(categories: ReadonlyMap<string, StoredSegments>): Map<string, StoredSegments> {
-  const entries = [...categories].flatMap(([category, segments]) => {
-    const model = [...segments.values()].find((segment) => segment.winModel?.categorySlope !== undefined)?.winModel;
-    return model ? [{ category, segments, model }] : [];
-  });
+export function poolWinModels(
+  stored: ReadonlyMap<string, StoredSegments>,
+  minQuotes = defaultPricingSettings.winModelMinQuotes,
+): Map<string, StoredSegments> {
+  const { categories, swapped } = withSegmentFeatures(stored);
+  withoutLoneThinModels(categories, swapped, minQuotes);
+  // One entry per category and feature: a segment whose buyers answer to the other feature pools in that one.
+  const entries = [...categories].flatMap(([category, segments]) =>
+    (['margin', 'list'] as const).flatMap((feature) => {
+      const model = [...segments.values()].find(
+        (segment) => segment.winModel?.categorySlope !== undefined && (segment.winModel.feature ?? 'margin') === feature,
+      )?.winModel;
+      return model ? [{ category, feature, model }] : [];
+    }),
+  );
   const pooled = poolCategorySlopes(
-    entries.map(({ model }) => ({
-      feature: model.feature ?? 'margin',
+    entries.map(({ feature, model }) => ({
+      feature,
       slope: model.categorySlope ?? model.slope,
       slopeSe: model.ownSlopeSe ?? model.slopeSe ?? Number.POSITIVE_INFINITY,
     })),
   );
   // A quantity slope is in logits per doubling whatever the curve's feature: every category pools with every other.
+  const quantityEntries = entries.filter((entry, index) => entries.findIndex((other) => other.category === entry.category) === index);
   const pooledQuantity = poolAcrossCategories(
-    entries.map(({ model }) => ({ value: model.quantitySlope ?? 0, se: model.quantitySlopeSe ?? Number.POSITIVE_INFINITY })),
+    quantityEntries.map(({ model }) => ({ value: model.quantitySlope ?? 0, se: model.quantitySlopeSe ?? Number.POSITIVE_INFINITY })),
     QUANTITY_SPREAD_FLOOR,
   );
-  const changed = new Map<string, StoredSegments>();
-  entries.forEach(({ category, segments, model }, index) => {
+  const quantityShifts = new Map(quantityEntries.map(({ category }, index) => [category, pooledQuantity[index]?.shift ?? 0]));
+  const changed = new Map<string, Map<string, { band: Band; winModel: WinModel | undefined }>>(
+    [...swapped].map((category) => [category, new Map(categories.get(category) ?? [])]),
+  );
+  entries.forEach(({ category, feature, model }, index) => {
     const { shift, slopeSe } = pooled[index] ?? { shift: 0, slopeSe: model.slopeSe ?? Number.POSITIVE_INFINITY };
-    const quantityShift = pooledQuantity[index]?.shift ?? 0;
+    const quantityShift = quantityShifts.get(category) ?? 0;
     const scale = Math.max(Math.abs(model.categorySlope ?? model.slope), 1e-9);
     if (
       Math.abs(shift - (model.slopeShift ?? 0)) <= SHIFT_TOLERANCE * scale &&
       Math.abs(quantityShift - (model.quantityShift ?? 0)) <= QUANTITY_SHIFT_TOLERANCE
     )
       return;
-    changed.set(
-      category,
-      new Map(
-        [...segments].map(([segment, { band, winModel }]) => [
-          segment,
-          { band, winModel: winModel ? { ...winModel, slopeShift: shift, slopeSe, quantityShift } : undefined },
-        ]),
-      ),
-    );
+    const segments = changed.get(category) ?? new Map(categories.get(category) ?? []);
+    for (const [segment, { band, winModel }] of segments) {
+      if (!winModel || (winModel.feature ?? 'margin') !== feature) continue;
+      segments.set(segment, { band, winModel: { ...winModel, slopeShift: shift, slopeSe, quantityShift } });
+    }
+    changed.set(category, segments);
   });
   return changed;
 }

@@ -1,5 +1,5 @@
-// Confidence: how far the evidence behind a price can be trusted, from its credibility, depth, spread and age.
-import type { Evidence } from './adjustments.ts';
+// Confidence: how far a price could be from the best one, from the win model's error, or the margins' credibility, depth, spread and age.
+import type { Evidence, WinModelStep } from './adjustments.ts';
 import type { ConfidenceLabel, LineInputs } from './model.ts';
 import type { PricingSettings } from './settings.ts';
 import { clamp, credibility } from './shrinkage.ts';
@@ -12,17 +12,30 @@ export interface LineConfidence {
   readonly label: ConfidenceLabel;
 }
 
+/** The margin error (a standard deviation) at which a priced line's score is 1, and the score lost per unit of margin beyond it. */
+const SURE_MARGIN_ERROR = 0.03;
+const SCORE_PER_UNIT = 10;
+
 /**
- * Each level above segment × SKU says less about this line, and so do scattered margins and old ones. A credible win
- * model says more than the margins alone: the price then stands on what won and lost, not on what was quoted, so
- * the line is as sure as the surer of the two (the model's credibility, aged like the band).
+ * A line priced by a win model is as sure as its margin is likely to be right: 1 when its likely error is 3 points
+ * or less, 0.1 less per point beyond (`high`, 0.7, is within 6 points; `low` is past 9), times the same discounts
+ * the margins get for a SKU the segment has not quoted (0.1 per level the base fell back) and for a model of few
+ * quotes (n_eff / (n_eff + 20)), aged like the band.
+ */
+function modelScore(win: WinModelStep, depth: number): number {
+  return (1 - SCORE_PER_UNIT * Math.max(0, win.marginError - SURE_MARGIN_ERROR)) * (1 - 0.1 * depth) * win.sampleCredibility;
+}
+
+/**
+ * Each level above segment × SKU says less about this line, and so do scattered margins and old ones. Where a win
+ * model priced the line, its confidence says instead how far the price could be from the best one (modelScore).
  */
 export function lineConfidence(
   evidence: Evidence,
   depth: number,
   inputs: LineInputs,
   settings: PricingSettings,
-  winCredibility = 0,
+  win?: WinModelStep,
 ): LineConfidence {
   const used = evidence.node;
   let raw = 0;
@@ -30,8 +43,8 @@ export function lineConfidence(
     const ageDays = Math.max(0, (inputs.nowMs - used.newestAtMs) / DAY_MS);
     const recency = 0.5 ** (ageDays / settings.halfLifeDays);
     const cov = Math.min(Math.max(used.cov, 0), 1);
-    raw = credibility(used.nEff, settings.credibilityK) * (1 - 0.1 * depth) * (1 - 0.5 * cov) * recency;
-    raw = Math.max(raw, winCredibility * recency);
+    const margins = credibility(used.nEff, settings.credibilityK) * (1 - 0.1 * depth) * (1 - 0.5 * cov) * recency;
+    raw = win && Number.isFinite(win.marginError) ? modelScore(win, depth) * recency : margins;
   }
   const score = Math.round(clamp(raw, 0, 1) * 100) / 100;
   return { score, label: score >= 0.7 ? 'high' : score >= 0.4 ? 'medium' : 'low' };

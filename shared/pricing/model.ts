@@ -82,10 +82,39 @@ export interface WinModel {
    */
   readonly quantitySlopeSe?: number;
   readonly quantityShift?: number;
+  /**
+   * The standard error of the segment's level today (its logit at the centroid, its trend extrapolated to now): how
+   * far its buyers' tolerance could be from what the fit says, which the line's confidence reads.
+   */
+  readonly levelSe?: number;
+  /**
+   * The segment's log-likelihood gain in this category of a curve in price over list over one in margin, and its
+   * curve in the feature it is not priced with: the workspace's categories together decide which feature a segment's
+   * buyers answer to, and swap the two where their sum disagrees with the category's own choice.
+   */
+  readonly listGain?: number;
+  readonly other?: OtherWinCurve;
+  /**
+   * A thin category's model that the workspace's slopes do not carry (see withoutLoneThinModels): kept, so that a
+   * later pooling can let it stand again, but never priced with.
+   */
+  readonly unpooled?: boolean;
   /** Closed quote lines it was fitted on. */
   readonly closedQuotes: number;
   /** Effective sample size of those lines, for its credibility. */
   readonly nEff: number;
+}
+
+/** A segment's curve in the feature it is not priced with, kept so that the workspace's evidence can swap it in. */
+export interface OtherWinCurve {
+  readonly feature: 'margin' | 'list';
+  readonly intercept: number;
+  readonly slope: number;
+  readonly centroid: number;
+  readonly supportLow: number;
+  readonly supportHigh: number;
+  readonly slopeSe: number;
+  readonly levelSe: number;
 }
 
 /** Every band one category's history gives: computed together, from one read of the category's lines. */

@@ -50,7 +50,7 @@ export function priceLineWithBasis(inputs: LineInputs, bands: LineBands, setting
     base,
     (priceCents - product.costCents) / priceCents,
   );
-  const confidence = lineConfidence(evidence, base.depth, inputs, settings, win?.credibility);
+  const confidence = lineConfidence(evidence, base.depth, inputs, settings, win);
   const stance = lineStance(evidence, guarded, priceCents, stack.finalBps, confidence.label, settings.negotiableRoomBps);
   const line: PricedLine = {
     priceCents,

@@ -208,6 +208,6 @@ export function lineWinProbability(
   hasCustomer = true,
 ): number | undefined {
   const model = bands.winModel;
-  if (!model) return undefined;
+  if (!model || model.unpooled) return undefined;
   return sigmoid(modelLogit(model, margin, listMarkup) + winLogitShift(bands, quantity, hasCustomer));
 }

@@ -49,6 +49,14 @@ export interface SegmentWinCurve {
   readonly quantitySlope: number;
   /** The segment's own closed quote lines. */
   readonly closedQuotes: number;
+  /** The curve's variable, where it is the segment's own: buyers of one segment may compare with list, others not. */
+  readonly feature?: WinFeature;
+  /** Where that variable's quotes lie (5th and 95th percentiles) and their weighted mean, when the segment's feature is its own. */
+  readonly supportLow?: number;
+  readonly supportHigh?: number;
+  readonly centroid?: number;
+  /** The standard error of the curve's level today (its logit at the centroid, trend extrapolated to age 0). */
+  readonly levelSe?: number;
 }
 
 /** What one category's closed quotes say about winning, for every segment, SKU (by segment) and customer in it. */
@@ -79,6 +87,17 @@ export interface PooledWinFit {
   /** The category's own slope and the weighted mean of its quotes' x, where pooling across categories pivots it. */
   readonly categorySlope: number;
   readonly centroid: number;
+  /**
+   * Each segment's log-likelihood gain of the curve in price over list over the curve in margin: summed across a
+   * workspace's categories, it says which of the two a segment's buyers answer to.
+   */
+  readonly listGain?: ReadonlyMap<string, number>;
+  /** The same quotes fitted in the other feature: each segment's curve there, the category's, and its slope's standard error. */
+  readonly alternative?: {
+    readonly segments: ReadonlyMap<string, SegmentWinCurve>;
+    readonly category: SegmentWinCurve;
+    readonly slopeSe: number;
+  };
 }
 
 /** A quote to predict. */
@@ -111,5 +130,7 @@ export function pooledWinProbability(fit: PooledWinFit, quote: WinQuery): number
   const offset =
     (fit.skuOffsets.get(quote.segment)?.get(quote.productSku) ?? 0) +
     (quote.customerExternalId === undefined ? 0 : (fit.customerOffsets.get(quote.customerExternalId) ?? 0));
-  return sigmoid(curveLogit(curve, featureValue(fit.feature, quote.margin, quote.listMarkup), quote.relativeQuantity, offset));
+  return sigmoid(
+    curveLogit(curve, featureValue(curve.feature ?? fit.feature, quote.margin, quote.listMarkup), quote.relativeQuantity, offset),
+  );
 }

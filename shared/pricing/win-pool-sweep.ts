@@ -40,6 +40,10 @@ export interface PooledState {
   T: number;
   readonly segA: Float64Array;
   readonly segB: Float64Array;
+  /** Each segment's trend around the category's: a segment's buyers may move while the category's stand still. */
+  readonly segT: Float64Array;
+  /** The posterior variance of each segment's level today (its intercept at age 0, the category's included). */
+  readonly levelVariance: Float64Array;
   readonly u: Float64Array;
   readonly uVar: Float64Array;
   readonly v: Float64Array;
@@ -50,8 +54,10 @@ export interface PooledState {
   tauU: number;
   tauV: number;
   tauA: number;
+  tauT: number;
   slopeVariance: number;
   quantityVariance: number;
+  interceptVariance: number;
 }
 
 const SWEEPS = 20;
@@ -64,6 +70,9 @@ const MAX_SD = 2;
 /** The slope of a segment may differ from the category's by this share of it, a priori. */
 const SEGMENT_SLOPE_SHARE = 0.3;
 const TREND_PRECISION = 1;
+/** A segment's trend may differ from its category's by this much a year (logits) before the data say how much. */
+const SEGMENT_TREND_START_SD = 0.5;
+const SEGMENT_TREND_MIN_SD = 0.05;
 
 /** The category's curve at the share of wins, no segment deviating and every offset at 0. */
 export function startingState(d: PooledDesign): PooledState {
@@ -75,6 +84,8 @@ export function startingState(d: PooledDesign): PooledState {
     T: 0,
     segA: new Float64Array(d.segmentNames.length),
     segB: new Float64Array(d.segmentNames.length),
+    segT: new Float64Array(d.segmentNames.length),
+    levelVariance: new Float64Array(d.segmentNames.length).fill(Number.POSITIVE_INFINITY),
     u: new Float64Array(d.customerNames.length),
     uVar: new Float64Array(d.customerNames.length),
     v: new Float64Array(d.skuNames.length),
@@ -85,8 +96,10 @@ export function startingState(d: PooledDesign): PooledState {
     tauU: START_SD,
     tauV: START_SD,
     tauA: START_SD,
+    tauT: SEGMENT_TREND_START_SD,
     slopeVariance: Number.POSITIVE_INFINITY,
     quantityVariance: Number.POSITIVE_INFINITY,
+    interceptVariance: Number.POSITIVE_INFINITY,
   };
 }
 
@@ -100,7 +113,7 @@ export function linearPredictor(d: PooledDesign, st: PooledState, i: number): nu
     (st.B + (st.segB[s] ?? 0)) * (d.x[i] ?? 0) +
     st.C * (d.bx[i] ?? 0) +
     st.G * (d.l[i] ?? 0) +
-    st.T * (d.age[i] ?? 0) +
+    (st.T + (st.segT[s] ?? 0)) * (d.age[i] ?? 0) +
     (k >= 0 ? (st.u[k] ?? 0) : 0) +
     (st.v[d.skuIndex[i] ?? 0] ?? 0) +
     (st.pw[d.productIndex[i] ?? 0] ?? 0)
@@ -150,6 +163,7 @@ function categoryStep(d: PooledDesign, st: PooledState): void {
   const { h, g } = categorySystem(d, st, k);
   st.slopeVariance = solveSymmetric(h, [0, 1, 0, 0, 0], k)?.[1] ?? Number.POSITIVE_INFINITY;
   st.quantityVariance = solveSymmetric(h, [0, 0, 0, 1, 0], k)?.[3] ?? Number.POSITIVE_INFINITY;
+  st.interceptVariance = solveSymmetric(h, [1, 0, 0, 0, 0], k)?.[0] ?? Number.POSITIVE_INFINITY;
   const step = solveSymmetric(h, g, k);
   if (!step) return;
   // Damped: the blocks move together, and a full step of one can overshoot while the others catch up.
@@ -168,14 +182,11 @@ function categoryStep(d: PooledDesign, st: PooledState): void {
   st.T += scale * (step[4] ?? 0);
 }
 
-/** Each segment's deviation in intercept and slope, shrunk toward 0 (the category's curve). */
+/** Each segment's deviation in intercept, slope and trend, shrunk toward 0 (the category's curve). */
 function segmentStep(d: PooledDesign, st: PooledState): void {
   const segments = d.segmentNames.length;
-  const gA = new Float64Array(segments);
-  const gB = new Float64Array(segments);
-  const hAA = new Float64Array(segments);
-  const hAB = new Float64Array(segments);
-  const hBB = new Float64Array(segments);
+  // Per segment, the gradient (3) and the lower triangle of the curvature (6) of its intercept, slope and trend.
+  const sums = new Float64Array(segments * 9);
   for (let i = 0; i < d.n; i++) {
     const s = d.segmentIndex[i] ?? 0;
     const p = sigmoid(linearPredictor(d, st, i));
@@ -183,27 +194,43 @@ function segmentStep(d: PooledDesign, st: PooledState): void {
     const r = wi * ((d.y[i] ?? 0) - p);
     const c = wi * p * (1 - p);
     const xi = d.x[i] ?? 0;
-    gA[s] = (gA[s] ?? 0) + r;
-    gB[s] = (gB[s] ?? 0) + r * xi;
-    hAA[s] = (hAA[s] ?? 0) + c;
-    hAB[s] = (hAB[s] ?? 0) + c * xi;
-    hBB[s] = (hBB[s] ?? 0) + c * xi * xi;
+    const ti = d.age[i] ?? 0;
+    const o = s * 9;
+    sums[o] = (sums[o] ?? 0) + r;
+    sums[o + 1] = (sums[o + 1] ?? 0) + r * xi;
+    sums[o + 2] = (sums[o + 2] ?? 0) + r * ti;
+    sums[o + 3] = (sums[o + 3] ?? 0) + c;
+    sums[o + 4] = (sums[o + 4] ?? 0) + c * xi;
+    sums[o + 5] = (sums[o + 5] ?? 0) + c * xi * xi;
+    sums[o + 6] = (sums[o + 6] ?? 0) + c * ti;
+    sums[o + 7] = (sums[o + 7] ?? 0) + c * xi * ti;
+    sums[o + 8] = (sums[o + 8] ?? 0) + c * ti * ti;
   }
-  const pa = 1 / (st.tauA * st.tauA);
   const slopeSd = Math.max(SEGMENT_SLOPE_SHARE * Math.abs(st.B), 1);
-  const pb = 1 / (slopeSd * slopeSd);
+  const priors = [1 / (st.tauA * st.tauA), 1 / (slopeSd * slopeSd), 1 / (st.tauT * st.tauT)];
   for (let s = 0; s < segments; s++) {
-    const a = st.segA[s] ?? 0;
-    const b = st.segB[s] ?? 0;
-    const ga = (gA[s] ?? 0) - pa * a;
-    const gb = (gB[s] ?? 0) - pb * b;
-    const haa = (hAA[s] ?? 0) + pa;
-    const hab = hAB[s] ?? 0;
-    const hbb = (hBB[s] ?? 0) + pb;
-    const det = haa * hbb - hab * hab;
-    if (!(det > 0)) continue;
-    st.segA[s] = a + (hbb * ga - hab * gb) / det;
-    st.segB[s] = b + (haa * gb - hab * ga) / det;
+    const o = s * 9;
+    const at = (j: number) => sums[o + j] ?? 0;
+    const values = [st.segA[s] ?? 0, st.segB[s] ?? 0, st.segT[s] ?? 0];
+    const g = values.map((value, j) => at(j) - (priors[j] ?? 0) * value);
+    const h = new Float64Array([
+      at(3) + (priors[0] ?? 0),
+      at(4),
+      at(6),
+      at(4),
+      at(5) + (priors[1] ?? 0),
+      at(7),
+      at(6),
+      at(7),
+      at(8) + (priors[2] ?? 0),
+    ]);
+    const step = solveSymmetric(h, g, 3);
+    if (!step) continue;
+    st.segA[s] = (values[0] ?? 0) + (step[0] ?? 0);
+    st.segB[s] = (values[1] ?? 0) + (step[1] ?? 0);
+    st.segT[s] = (values[2] ?? 0) + (step[2] ?? 0);
+    // The level today is the intercept at age 0: the segment's own uncertainty about it beside the category's.
+    st.levelVariance[s] = (solveSymmetric(h, [1, 0, 0], 3)?.[0] ?? Number.POSITIVE_INFINITY) + st.interceptVariance;
   }
 }
 
@@ -241,6 +268,9 @@ function updateSpreads(d: PooledDesign, st: PooledState): void {
     let total = 0;
     for (let s = 0; s < d.segmentNames.length; s++) total += (st.segA[s] ?? 0) ** 2;
     st.tauA = Math.min(MAX_SD, Math.max(MIN_SD, Math.sqrt(total / d.segmentNames.length)));
+    let trends = 0;
+    for (let s = 0; s < d.segmentNames.length; s++) trends += (st.segT[s] ?? 0) ** 2;
+    st.tauT = Math.min(MAX_SD, Math.max(SEGMENT_TREND_MIN_SD, Math.sqrt(trends / d.segmentNames.length)));
   }
 }
 

@@ -120,12 +120,38 @@ describe('the win_model step', () => {
 });
 
 describe('confidence with a win model', () => {
-  it('rises with a credible model above what the margins alone would say', () => {
+  const step = (marginError: number) => ({
+    param: 'win_model',
+    scope: 'segment' as const,
+    label: '',
+    margin: 0.3,
+    credibility: 0.8,
+    marginError,
+    marginSlope: -9,
+    sampleCredibility: 1,
+  });
+
+  it('is high where the price could lose little of the best profit, whatever the margins alone say', () => {
     const base = lineBase(inputs(), { segmentCategory: band({ nEff: 5 }) }, settings);
     const without = lineConfidence(base, base.depth, inputs(), settings);
-    const withModel = lineConfidence(base, base.depth, inputs(), settings, 0.9);
-    expect(withModel.score).toBeGreaterThan(without.score);
-    expect(withModel.label).toBe('high');
+    const sure = lineConfidence(base, base.depth, inputs(), settings, step(0.01));
+    expect(sure.score).toBeGreaterThan(without.score);
+    expect(sure.label).toBe('high');
+  });
+
+  it('is high within 6 points of likely margin error, low beyond 9, however many margins the band holds', () => {
+    const base = lineBase(inputs(), { segmentCategory: band({ nEff: 5000 }) }, settings);
+    const label = (error: number) => lineConfidence(base, base.depth, inputs(), settings, step(error)).label;
+    expect(label(0.05)).toBe('high');
+    expect(label(0.075)).toBe('medium');
+    expect(label(0.1)).toBe('low');
+  });
+
+  it('is lower for a model of few quotes, and for a SKU its segment has not quoted', () => {
+    const base = lineBase(inputs(), { segmentCategory: band({ nEff: 5000 }) }, settings);
+    const sure = lineConfidence(base, 0, inputs(), settings, step(0.02)).score;
+    expect(lineConfidence(base, 0, inputs(), settings, { ...step(0.02), sampleCredibility: 0.5 }).score).toBeCloseTo(sure * 0.5, 2);
+    expect(lineConfidence(base, 2, inputs(), settings, step(0.02)).score).toBeLessThan(sure);
   });
 });
 
