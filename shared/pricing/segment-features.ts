@@ -92,12 +92,12 @@ export function withSegmentFeatures(stored: ReadonlyMap<string, StoredSegments>)
   return { categories, swapped };
 }
 
-/** A category's model is fitted from this many distinct closed quotes when the workspace's slopes can carry it. */
+/** What a workspace with sparse history may set `thinWinModelMinQuotes` to: the figure the benchmark's sparse markets were measured at. */
 export const THIN_CATEGORY_MIN_QUOTES = 20;
 const MIN_CATEGORIES_TO_POOL = 3;
 
 /**
- * A category with fewer closed quotes than the workspace's threshold is fitted from THIN_CATEGORY_MIN_QUOTES on, but
+ * A category with fewer closed quotes than the workspace's threshold is fitted from `thinWinModelMinQuotes` on, but
  * its model stands only where its slope is pooled with at least two other categories' in the same feature and the
  * workspace's categories together hold the threshold: its own quotes place its level, the workspace's its slope (and
  * its credibility, n_eff / (n_eff + 20), keeps its pull short). Elsewhere it is marked `unpooled`, and neither

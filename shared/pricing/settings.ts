@@ -19,6 +19,11 @@ export const PricingSettingsSchema = v.strictObject({
   credibilityK: v.pipe(finite, v.minValue(0.001), v.maxValue(1_000_000)),
   /** Closed quotes a segment × category needs, with both outcomes present, before the win model applies. */
   winModelMinQuotes: v.pipe(v.number(), v.safeInteger(), v.minValue(2)),
+  /**
+   * A category with fewer closed quotes than winModelMinQuotes but at least this many is fitted too, its model standing
+   * only where the workspace's slopes carry it (segment-features.ts). At winModelMinQuotes, the default, none is.
+   */
+  thinWinModelMinQuotes: v.pipe(v.number(), v.safeInteger(), v.minValue(2)),
   /** A deal this many times the node's median quantity or value earns one step of quantity break. */
   quantityBreakBpsPerDoubling: bps,
   /** The largest quantity break, in basis points of margin. */
@@ -59,6 +64,7 @@ export const defaultPricingSettings: PricingSettings = {
   maxHistoryMarginPct: 95,
   credibilityK: 20,
   winModelMinQuotes: 50,
+  thinWinModelMinQuotes: 50,
   quantityBreakBpsPerDoubling: 50,
   maxQuantityBreakBps: 300,
   outOfStockBps: 100,

@@ -43,6 +43,12 @@ describe('the pooled win model', () => {
     expect(fitPooledWinModel(allWon, settings)).toBeUndefined();
   });
 
+  it('fits a category below the threshold only when the workspace sets a thin threshold under it', () => {
+    const thin = market('margin', 30);
+    expect(fitPooledWinModel(thin, defaultPricingSettings)).toBeUndefined();
+    expect(fitPooledWinModel(thin, { ...defaultPricingSettings, thinWinModelMinQuotes: 20 })).toBeDefined();
+  });
+
   it.each(['margin', 'list'] as const)('predicts the chance of winning of buyers who answer to the %s', (truth) => {
     const samples = market(truth, 3000);
     const fit = fitPooledWinModel(samples, settings);

@@ -1,5 +1,4 @@
 // The pooled win model: one category's closed quotes fitted together, each segment, customer and SKU shrunk toward the whole by empirical Bayes.
-import { THIN_CATEGORY_MIN_QUOTES } from './segment-features.ts';
 import type { PricingSettings } from './settings.ts';
 import { featureValue, type PooledWinFit, type PooledWinSample, type SegmentWinCurve, sigmoid, type WinFeature } from './win-pool-model.ts';
 import { linearPredictor, type PooledDesign, type PooledState, startingState, sweepPooled } from './win-pool-sweep.ts';
@@ -29,7 +28,7 @@ function weightedQuantile(values: readonly number[], weights: readonly number[],
 export function fitPooledWinModel(samples: readonly PooledWinSample[], settings: PricingSettings): PooledWinFit | undefined {
   const closedQuotes = new Set(samples.map((sample) => sample.quoteId)).size;
   // A thinner category is fitted too; its model stands only if the workspace's slopes can carry it (poolWinModels).
-  if (closedQuotes < Math.min(settings.winModelMinQuotes, THIN_CATEGORY_MIN_QUOTES)) return undefined;
+  if (closedQuotes < Math.min(settings.winModelMinQuotes, settings.thinWinModelMinQuotes)) return undefined;
   // The list feature needs every line's list markup: a likelihood over fewer lines would not compare.
   const listKnown = samples.every((sample) => sample.listMarkup !== undefined && sample.listMarkup > 0);
   // Straight curves in each feature first; the better one may then bend, if the bend earns its coefficient (the

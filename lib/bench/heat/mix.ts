@@ -11,7 +11,7 @@ export const RESPONSE_BYTES = { perCall: 1_100, perLine: 28 } as const;
 /** Tasks a claim leases, at the connector kit's default limit. */
 export const TASKS_PER_CLAIM = 10;
 
-const RATE = "Count a request against the workspace's per-second rate, and read the month's priced lines";
+const RATE = "Count a request against the workspace's per-second rate";
 
 /** What every /api/v1 request costs besides its own work: its key and workspace (cached), its last use, the cost ledger. */
 function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
@@ -33,14 +33,17 @@ function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
       items: 1,
       writeUnits: 1,
     },
-    ...(rateWindow === 'none' ? [] : [{ pattern: RATE, key: 'usage', items: 1, writeUnits: 1 }]),
-    // The window's first request of each second is refused by the window's condition and starts it anew (once a
-    // second for the workspace, whatever the requests: counted with the price calls).
-    ...(rateWindow === 'window' ? [{ pattern: RATE, key: 'usage', per: 'second' as const, items: 1, writeUnits: 1 }] : []),
+    ...(rateWindow === 'none' ? [] : [{ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, items: 1, writeUnits: 1 }]),
+    // A shard's first request of each second is refused by its window's condition and starts it anew (once a second
+    // for each shard, whatever the requests: counted with the price calls).
+    ...(rateWindow === 'window'
+      ? [{ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, per: 'second' as const, items: 1, writeUnits: 1 }]
+      : []),
   ];
 }
 
 const withCustomer = (profile: LoadProfile) => profile.customerShare;
+const BANDS = 'Price call: the workspace band and the category bands, kept per instance';
 
 export const priceCall: RequestKind = {
   id: 'price',
@@ -48,7 +51,8 @@ export const priceCall: RequestKind = {
   rate: (profile) => profile.priceCallsPerSecond,
   steps: [
     ...everyApiRequest('window'),
-    { pattern: 'Price call: charge its lines to the monthly quota', key: 'usage', items: 1, writeUnits: 1 },
+    // Once per leased block of lines, as the catalogue's spread says: a warm instance spends its block without a call.
+    { pattern: 'Price call: take a block of lines from the monthly quota', key: 'usage', items: 1, writeUnits: 1 },
     { pattern: 'Price call: claim the Idempotency-Key', key: 'priceCall', items: 1, writeUnits: 1 },
     {
       pattern: 'Price call: store the answer, which is also the record of its decisions',
@@ -57,21 +61,17 @@ export const priceCall: RequestKind = {
       writeUnits: (profile) => Math.ceil((RESPONSE_BYTES.perCall + profile.linesPerCall * RESPONSE_BYTES.perLine) / 1024),
     },
     {
-      pattern: 'Price call, round one: products, customers and the workspace band',
+      pattern: 'Price call, round one: products and customers',
       key: 'product',
       items: (profile) => profile.linesPerCall,
       readUnits: 0.5,
     },
-    { pattern: 'Price call, round one: products, customers and the workspace band', key: 'customer', items: withCustomer, readUnits: 0.5 },
-    { pattern: 'Price call, round one: products, customers and the workspace band', key: 'workspaceBands', items: 1, readUnits: 0.5 },
+    { pattern: 'Price call, round one: products and customers', key: 'customer', items: withCustomer, readUnits: 0.5 },
+    // Kept per instance, as the catalogue's spread says: the bands partition takes each item once per instance in its time.
+    { pattern: BANDS, key: 'workspaceBands', items: 1, readUnits: 0.5 },
+    { pattern: BANDS, key: 'categoryBands', items: (profile) => profile.categoriesPerCall, readUnits: 0.5 },
     {
-      pattern: 'Price call, round two: category bands, customer bands and uncached FX rates',
-      key: 'categoryBands',
-      items: (profile) => profile.categoriesPerCall,
-      readUnits: 0.5,
-    },
-    {
-      pattern: 'Price call, round two: category bands, customer bands and uncached FX rates',
+      pattern: 'Price call, round two: customer bands and uncached FX rates',
       key: 'customerBands',
       items: (profile) => profile.categoriesPerCall * profile.customerShare,
       readUnits: 0.5,
@@ -200,7 +200,13 @@ export const approval: RequestKind = {
   rate: (profile) => profile.approvalsPerSecond,
   steps: [
     ...everyApiRequest('count'),
-    { pattern: "Count a request against the workspace's overview rate", key: 'usage', items: 1, writeUnits: 1 },
+    {
+      pattern: "Count a request against the workspace's overview rate",
+      key: 'rateShard',
+      args: { meter: 'overview' },
+      items: 1,
+      writeUnits: 1,
+    },
     {
       pattern: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
       key: 'recommendation',

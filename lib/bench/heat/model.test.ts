@@ -13,11 +13,16 @@ import {
 } from './model.ts';
 import { profileFromFlags } from './profile-flags.ts';
 
-const RATE = "Count a request against the workspace's per-second rate, and read the month's priced lines";
+const RATE = "Count a request against the workspace's per-second rate";
+const QUOTA = 'Price call: take a block of lines from the monthly quota';
+const BANDS = 'Price call: the workspace band and the category bands, kept per instance';
 
 describe('the heat model', () => {
   it('puts a pattern on the partition key its catalogue entry names, as the key builder makes it', () => {
-    expect(resolveStep({ pattern: RATE, key: 'usage', items: 1, writeUnits: 1 }).family).toBe('WS#<workspaceId>#USAGE#<month>');
+    expect(resolveStep({ pattern: QUOTA, key: 'usage', items: 1, writeUnits: 1 }).family).toBe('WS#<workspaceId>#USAGE#<month>');
+    expect(resolveStep({ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, items: 1, writeUnits: 1 }).family).toBe(
+      'WS#<workspaceId>#USAGE#RATE#api#<shard>',
+    );
     expect(
       resolveStep({
         pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
@@ -30,7 +35,7 @@ describe('the heat model', () => {
 
   it('refuses a step whose pattern the catalogue no longer has, or whose key the pattern no longer names', () => {
     expect(() => resolveStep({ pattern: 'No such pattern', key: 'usage', items: 1 })).toThrow(/no pattern "No such pattern"/);
-    expect(() => resolveStep({ pattern: RATE, key: 'workspaceBands', items: 1 })).toThrow(/no longer names workspaceBands/);
+    expect(() => resolveStep({ pattern: QUOTA, key: 'workspaceBands', items: 1 })).toThrow(/no longer names workspaceBands/);
   });
 
   it('spreads a key over the partitions its builder hashes an argument into', () => {
@@ -45,10 +50,7 @@ describe('the heat model', () => {
   });
 
   it('follows the catalogue: a pattern stated over N shards spreads its load over N keys, without a change to the model', () => {
-    const counters = [RATE, 'Price call: charge its lines to the monthly quota'];
-    const both = accessPatterns.map((pattern) =>
-      counters.includes(pattern.name) ? { ...pattern, key: `${pattern.key}, over 8 shards` } : pattern,
-    );
+    const both = accessPatterns.map((pattern) => (pattern.name === QUOTA ? { ...pattern, key: `${pattern.key}, over 8 shards` } : pattern));
     const usage = (catalogue = accessPatterns) =>
       heatOf(tenThousandProfile, [priceCall], catalogue).find((key) => key.family === 'WS#<workspaceId>#USAGE#<month>');
     const before = usage();
@@ -57,16 +59,40 @@ describe('the heat model', () => {
     expect(after?.writeUnits).toBeCloseTo((before?.writeUnits ?? 0) / 8, 6);
   });
 
+  it('sizes a rate window by the limit as the catalogue’s spread says: one shard per so many requests a second, at most so many', () => {
+    const rate = (profile: typeof defaultProfile) =>
+      heatOf(profile, [priceCall]).find((key) => key.family === 'WS#<workspaceId>#USAGE#RATE#api#<shard>');
+    expect(rate({ ...defaultProfile, priceCallsPerSecond: 50 })?.keys).toBe(1);
+    const storefront = rate({
+      ...defaultProfile,
+      priceCallsPerSecond: 10_000,
+      claimsPerSecond: 0,
+      approvalsPerSecond: 0,
+      ingestRecordsPerSecond: 0,
+    });
+    expect(storefront?.keys).toBe(25);
+    expect(storefront?.writeUnits).toBeCloseTo(10_000 / 25 + 1 / 25, 6);
+    expect(rate({ ...defaultProfile, priceCallsPerSecond: 50, rateLimit: 100_000 })?.keys).toBe(32);
+  });
+
+  it('spreads a leased block’s write over the calls it serves, as the catalogue’s spread in lines says', () => {
+    const onlyQuota: RequestKind = { ...priceCall, steps: priceCall.steps.filter((step) => step.pattern === QUOTA) };
+    const usage = heatOf({ ...tenThousandProfile, linesPerCall: 100 }, [onlyQuota])[0];
+    expect(usage?.family).toBe('WS#<workspaceId>#USAGE#<month>');
+    expect(usage?.writeUnits).toBeCloseTo(10_000 / (5_000 / 100), 6);
+  });
+
   it('bounds the reads of an item the catalogue says is cached per instance by the instances, not the calls', () => {
-    const cached = accessPatterns.map((pattern) =>
-      pattern.name === 'Price call, round one: products, customers and the workspace band'
-        ? { ...pattern, cost: `${pattern.cost}; the workspace band cached per instance for 5 s` }
-        : pattern,
-    );
+    // The same catalogue with the bands read every call: the spread the entry states, taken off.
+    const uncachedCatalogue = accessPatterns.map((pattern) => {
+      if (pattern.name !== BANDS) return pattern;
+      const { spread: _cached, ...uncached } = pattern;
+      return uncached;
+    });
     const onlyBand: RequestKind = { ...priceCall, steps: priceCall.steps.filter((step) => step.key === 'workspaceBands') };
     const profile = { ...tenThousandProfile, instances: 500 };
-    const uncached = heatOf(profile, [onlyBand])[0];
-    const bounded = heatOf(profile, [onlyBand], cached)[0];
+    const uncached = heatOf(profile, [onlyBand], uncachedCatalogue)[0];
+    const bounded = heatOf(profile, [onlyBand])[0];
     expect(uncached?.readUnits).toBe(10_000 * 0.5);
     expect(bounded?.readUnits).toBe((500 / 5) * 0.5);
   });
@@ -74,9 +100,11 @@ describe('the heat model', () => {
   it("models a price call's units per key from its lines, categories and customer", () => {
     const units = unitsPerRequest(priceCall, { ...defaultProfile, linesPerCall: 100, categoriesPerCall: 8, customerShare: 1 });
     expect(units.get('WS#<workspaceId>#PRODUCT#<sku>')).toEqual({ items: 100, readUnits: 50, writeUnits: 0 });
-    expect(units.get('WS#<workspaceId>#BANDS')).toEqual({ items: 9, readUnits: 4.5, writeUnits: 0 });
+    // On a warm instance the bands come from its cache and the lines from its leased block.
+    expect(units.get('WS#<workspaceId>#BANDS')).toBeUndefined();
+    expect(units.get('WS#<workspaceId>#USAGE#<month>')).toBeUndefined();
     expect(units.get('WS#<workspaceId>#CUSTOMER#<customer>')?.readUnits).toBe(4.5);
-    expect(units.get('WS#<workspaceId>#USAGE#<month>')).toEqual({ items: 2, readUnits: 0, writeUnits: 2 });
+    expect(units.get('WS#<workspaceId>#USAGE#RATE#api#<shard>')).toEqual({ items: 1, readUnits: 0, writeUnits: 1 });
   });
 
   it('finds the ceiling per workspace where the hottest key reaches its limit', () => {
@@ -91,7 +119,7 @@ describe('the heat model', () => {
     const few = heatOf({ ...defaultProfile, workspaces: 1 }, requestKinds);
     const many = heatOf({ ...defaultProfile, workspaces: 10 }, requestKinds);
     const outbox = (heat: typeof few) => heat.find((key) => key.family.startsWith('lookup:WHOUTBOX#'))?.writeUnits ?? 0;
-    const usage = (heat: typeof few) => heat.find((key) => key.family === 'WS#<workspaceId>#USAGE#<month>')?.writeUnits;
+    const usage = (heat: typeof few) => heat.find((key) => key.family === 'WS#<workspaceId>#USAGE#RATE#api#<shard>')?.writeUnits;
     expect(outbox(many)).toBeCloseTo(outbox(few) * 10, 6);
     expect(usage(many)).toBe(usage(few));
   });

@@ -28,6 +28,11 @@ export interface LoadProfile {
   readonly webhookEndpoints: number;
   /** Function instances serving the workspace: what per-instance caches and once-a-minute flushes multiply by. */
   readonly instances: number;
+  /**
+   * The workspace's rate limit, requests a second, which sets how many shards its rate window spreads over; 0 takes the
+   * profile's own /api/v1 requests a second, as a seller raises the limit to the load.
+   */
+  readonly rateLimit: number;
 }
 
 export const defaultProfile: LoadProfile = {
@@ -46,6 +51,7 @@ export const defaultProfile: LoadProfile = {
   connectors: 1,
   webhookEndpoints: 1,
   instances: 10,
+  rateLimit: 0,
 };
 
 /** The load issue 34 holds the table to: one workspace's storefront at 10,000 calls of 100 lines, beside 5,000 ingest records a second. */
@@ -151,8 +157,12 @@ export interface ResolvedStep extends HeatStep {
   /** Kinds of the arguments that vary the key, and shards the key is spread over by a hash of an argument or as the catalogue states. */
   readonly varying: readonly string[];
   readonly shards: number;
-  /** Per-instance cache of the read, as the catalogue states it. */
+  /** Shards the catalogue sizes by the workspace's rate limit (its `spread.shards`), beside `shards`. */
+  readonly rateShards?: { readonly perRate: number; readonly max: number };
+  /** Per-instance cache of the read, as the catalogue states it (`spread.oncePer` in seconds per instance). */
   readonly cachedSeconds?: number;
+  /** Lines a run of the pattern serves, as the catalogue states it (`spread.oncePer` in lines: a leased block). */
+  readonly perLines?: number;
 }
 
 const SAMPLES = 512;
@@ -191,15 +201,16 @@ function resolveAgainst(step: HeatStep, catalogue: readonly AccessPattern[]): Re
     name in (step.args ?? {}) ? step.args?.[name] : sample === undefined ? `<${kindOf(name)}>` : `${name}-${sample}`;
   let family = partitionOf(builder(...names.map((name) => valueOf(name))), index);
   const showing = names.filter((name) => !(name in (step.args ?? {})) && family.includes(`<${kindOf(name)}>`));
-  const stated = /(\d+) [a-z ]*?(?:shards|partitions)/.exec(`${entry.key} ${entry.call}`)?.[1];
+  const rateShards = entry.spread?.shards;
+  const stated = rateShards ? undefined : /(\d+) [a-z ]*?(?:shards|partitions)/.exec(`${entry.key} ${entry.call}`)?.[1];
   // A shard the caller picks shows in the key, as many ways as the catalogue says it is spread.
   const shardArguments = showing.filter((name) => /shard/i.test(name));
-  if (shardArguments.length > 0 && stated === undefined)
+  if (shardArguments.length > 0 && stated === undefined && !rateShards)
     throw new Error(`the catalogue's "${step.pattern}" does not say over how many shards`);
   const varying: string[] = showing.filter((name) => !shardArguments.includes(name)).map(kindOf);
   // An argument the key hashes does not show in it: one whose every value makes a key of its own varies as if it showed
   // (a category's digest), one hashed into a few partitions spreads the load over those (the history log's shards).
-  let shards = shardArguments.length > 0 ? Number(stated) : 1;
+  let shards = shardArguments.length > 0 && stated !== undefined ? Number(stated) : 1;
   for (const name of names.filter((candidate) => !(candidate in (step.args ?? {})) && !showing.includes(candidate))) {
     const seen = new Set(
       Array.from({ length: SAMPLES }, (_, sample) =>
@@ -211,8 +222,17 @@ function resolveAgainst(step: HeatStep, catalogue: readonly AccessPattern[]): Re
     if (seen.size > 1) family = markHashed(family, [...seen], seen.size === SAMPLES ? `<${kindOf(name)}>` : '<shard>');
   }
   if (stated !== undefined && shards === 1 && /over \d+ (?:shards|partitions)/.test(entry.key)) shards = Number(stated);
-  const cached = /cached per instance for (\d+) s/.exec(`${entry.call} ${entry.cost}`)?.[1];
-  return { ...step, family, catalogue: entry, varying, shards, cachedSeconds: cached === undefined ? undefined : Number(cached) };
+  const oncePer = entry.spread?.oncePer;
+  return {
+    ...step,
+    family,
+    catalogue: entry,
+    varying,
+    shards,
+    ...(rateShards && shardArguments.length > 0 ? { rateShards } : {}),
+    ...(oncePer?.unit === 'seconds per instance' ? { cachedSeconds: oncePer.count } : {}),
+    ...(oncePer?.unit === 'lines' ? { perLines: oncePer.count } : {}),
+  };
 }
 
 function figure(value: Figure | undefined, profile: LoadProfile): number {
@@ -227,12 +247,12 @@ export interface FamilyFigures {
 
 /**
  * What one unit of a request kind costs on each key family, as the model has it on a warm instance: per-second and
- * per-instance steps, and reads a per-instance cache answers, are left out.
+ * per-instance steps, reads a per-instance cache answers, and the block a lease takes once in many calls are left out.
  */
 export function unitsPerRequest(kind: RequestKind, profile: LoadProfile, catalogue?: readonly AccessPattern[]): Map<string, FamilyFigures> {
   const families = new Map<string, FamilyFigures>();
   for (const step of kind.steps.map((candidate) => resolveStep(candidate, catalogue))) {
-    if ((step.per ?? 'unit') !== 'unit' || step.cachedSeconds !== undefined) continue;
+    if ((step.per ?? 'unit') !== 'unit' || step.cachedSeconds !== undefined || step.perLines !== undefined) continue;
     const items = figure(step.items, profile);
     const sum = families.get(step.family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
     families.set(step.family, sum);
@@ -266,14 +286,24 @@ function stepLoad(step: ResolvedStep, kind: RequestKind, profile: LoadProfile) {
   const rate = kind.rate(profile);
   const spread = Math.max(
     1,
-    step.varying.reduce((product, name) => product * argumentSpread(name, profile, rate), step.shards),
+    step.varying.reduce((product, name) => product * argumentSpread(name, profile, rate), step.shards * rateShardsOf(step, profile)),
   );
   // A key no argument of a workspace shows in (the sweeper's lists) takes every workspace's load.
   const workspaces = step.varying.length > 0 ? 1 : profile.workspaces;
   const items = figure(step.items, profile);
   const per = step.per ?? 'unit';
+  // A leased block serves this many calls: its one write is spread over them.
+  const callsPerRun = step.perLines === undefined ? 1 : Math.max(1, step.perLines / Math.max(1, profile.linesPerCall));
   const perSecond =
-    per === 'unit' ? rate * items : per === 'second' ? (rate > 0 ? items : 0) : rate > 0 ? (items * profile.instances) / 60 : 0;
+    per === 'unit'
+      ? (rate * items) / callsPerRun
+      : per === 'second'
+        ? rate > 0
+          ? items
+          : 0
+        : rate > 0
+          ? (items * profile.instances) / 60
+          : 0;
   const cacheBound = step.cachedSeconds === undefined ? Infinity : (items * profile.instances) / step.cachedSeconds;
   const onKey = (Math.min(perSecond, cacheBound) * workspaces) / spread;
   return {
@@ -281,6 +311,18 @@ function stepLoad(step: ResolvedStep, kind: RequestKind, profile: LoadProfile) {
     readUnits: onKey * figure(step.readUnits, profile),
     writeUnits: onKey * figure(step.writeUnits, profile),
   };
+}
+
+/** The /api/v1 requests a second of the profile: what a seller's rate limit is raised to, when the profile sets none. */
+export function apiRequestsPerSecond(profile: LoadProfile): number {
+  return profile.priceCallsPerSecond + profile.claimsPerSecond + profile.approvalsPerSecond + profile.ingestRecordsPerSecond / 1000;
+}
+
+/** How many shards a rate window spreads over at the profile's limit: one per `perRate` requests a second, at most `max`. */
+function rateShardsOf(step: ResolvedStep, profile: LoadProfile): number {
+  if (!step.rateShards) return 1;
+  const limit = profile.rateLimit > 0 ? profile.rateLimit : apiRequestsPerSecond(profile);
+  return Math.min(step.rateShards.max, Math.max(1, Math.ceil(limit / step.rateShards.perRate)));
 }
 
 function shareOf(units: { readUnits: number; writeUnits: number }): number {
@@ -357,5 +399,6 @@ export function scaleProfile(profile: LoadProfile, factor: number): LoadProfile 
     approvalsPerSecond: profile.approvalsPerSecond * factor,
     webhookDeliveriesPerSecond: profile.webhookDeliveriesPerSecond * factor,
     instances: Math.max(1, profile.instances * factor),
+    rateLimit: profile.rateLimit * factor,
   };
 }

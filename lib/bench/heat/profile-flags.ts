@@ -18,6 +18,7 @@ export const profileFlags: Readonly<Record<string, keyof LoadProfile>> = {
   connectors: 'connectors',
   'webhook-endpoints': 'webhookEndpoints',
   instances: 'instances',
+  'rate-limit': 'rateLimit',
 };
 
 /** The profile the flags describe; an unknown flag or a value that is not a number at or above zero is refused. */

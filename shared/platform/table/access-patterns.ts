@@ -70,6 +70,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     calls: ['GetItem'],
     key: 'apiKey(sha256(key))',
     cost: '0.5 RRU on a cache miss; cached per instance for 60 s, so 0 on most requests',
+    spread: { oncePer: { count: 60, unit: 'seconds per instance' } },
   },
   {
     name: "Read a key's workspace (status, features, limits)",
@@ -78,6 +79,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     calls: ['GetItem'],
     key: 'workspace(workspaceId)',
     cost: '0.5 RRU on a cache miss; cached per instance for 60 s',
+    spread: { oncePer: { count: 60, unit: 'seconds per instance' } },
   },
   {
     name: 'Open an ingest batch',
