@@ -70,3 +70,11 @@ export function keepBands(readKeys: readonly PrimaryKey[], found: readonly Item[
   const byId = new Map(found.map((item) => [idOf(item as { PK: unknown; SK: unknown }), item]));
   for (const key of readKeys) if (isBandsKey(key)) items.set(idOf(key), byId.get(idOf(key)) ?? null, nowMs);
 }
+
+/** The cache as the snapshot reader takes it: handed in by the price call, so that the bands job's bundle carries none of it. */
+export interface BandsCache {
+  readonly take: typeof fromBandsCache;
+  readonly keep: typeof keepBands;
+}
+
+export const instanceBandsCache: BandsCache = { take: fromBandsCache, keep: keepBands };

@@ -8,7 +8,7 @@ import { lookupKeys } from '#platform/table/index-keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { queryLookup } from '#platform/table/query.ts';
 import type { PriceRequestLine } from './request.ts';
-import { fromBandsCache, keepBands } from './bands-cache.ts';
+import type { BandsCache } from './bands-cache.ts';
 
 /** A product item as a call prices it: its amounts in its own currency, not yet converted. */
 export interface ProductView extends PricingProduct {
@@ -110,8 +110,8 @@ interface SnapshotRead {
   readonly ratesToRead: Set<string>;
   /** Every key a round has asked for, as `PK\0SK`. */
   readonly requested: Set<string>;
-  /** Whether the bands items may come from the instance's cache (./bands-cache.ts). */
-  readonly cachedBands: boolean;
+  /** The instance's cache the bands items may come from (./bands-cache.ts), if any. */
+  readonly cachedBands: BandsCache | undefined;
 }
 
 export interface SnapshotOptions {
@@ -119,7 +119,7 @@ export interface SnapshotOptions {
    * Price calls take the workspace and category bands from the instance's cache, a few seconds old at most; the
    * bands job, which must see the bands it has just written, reads them from the table.
    */
-  readonly cachedBands?: boolean;
+  readonly cachedBands?: BandsCache;
 }
 
 /**
@@ -152,7 +152,7 @@ export async function readPricingSnapshot(
     rates: new Map(),
     ratesToRead: new Set(),
     requested: new Set(),
-    cachedBands: options.cachedBands ?? false,
+    cachedBands: options.cachedBands,
   };
   const skuOf = (line: PriceRequestLine) => line.productSku ?? skuByExternalId.get(line.productExternalId ?? '');
 
@@ -220,10 +220,10 @@ async function readRound(read: SnapshotRead, itemKeys: PrimaryKey[]): Promise<vo
     return true;
   });
   if (fresh.length === 0) return;
-  const { cached, toRead } = read.cachedBands ? fromBandsCache(fresh, read.nowMs) : { cached: [], toRead: fresh };
+  const { cached, toRead } = read.cachedBands ? read.cachedBands.take(fresh, read.nowMs) : { cached: [], toRead: fresh };
   const found =
     toRead.length === 0 ? [] : await getItems(toRead, { consistent: false, groupSize: Math.ceil(toRead.length / PARALLEL_READS) });
-  if (read.cachedBands) keepBands(toRead, found, read.nowMs);
+  read.cachedBands?.keep(toRead, found, read.nowMs);
   absorb(read, [...cached, ...found]);
 }
 

@@ -2,6 +2,7 @@
 import type { Principal } from '#shared/api-keys/authenticate.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { abandonCall, beginCall, bodyHash, type CallStart, completeCall, decisionId, findReplay } from './calls.ts';
+import { instanceBandsCache } from './bands-cache.ts';
 import { readPricingSnapshot } from './inputs.ts';
 import { type Audience, priceLines } from './price-lines.ts';
 import type { PriceRequest } from './request.ts';
@@ -91,7 +92,9 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
   const { workspace } = principal;
   // Read while the key is claimed: a replay or a refused claim wastes the reads, every fresh call saves a round trip.
   // They are settled before any answer, so that every read is charged to this request's cost line.
-  const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs, { cachedBands: true });
+  const reading = readPricingSnapshot(workspace.workspaceId, request.lines, workspace.baseCurrency, nowMs, {
+    cachedBands: instanceBandsCache,
+  });
   const readsSettled = () =>
     reading.then(
       () => undefined,

@@ -2,7 +2,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeWorkspaceBand } from '#shared/bands/repository.ts';
 import type { Band } from '#shared/pricing/model.ts';
-import { forgetCachedBands } from '#shared/prices/bands-cache.ts';
+import { forgetCachedBands, instanceBandsCache } from '#shared/prices/bands-cache.ts';
 import { readPricingSnapshot } from '#shared/prices/inputs.ts';
 import { newWorkspace } from './support.ts';
 
@@ -39,19 +39,19 @@ describe('the bands cache of price calls', () => {
   it('prices with the workspace band it read until its time to live is over, then with the new one', async () => {
     const { workspaceId } = await newWorkspace();
     await writeWorkspaceBand(workspaceId, bandWithTarget(0.2), new Date(AT).toISOString());
-    const first = await readPricingSnapshot(workspaceId, lines, 'EUR', AT, { cachedBands: true });
+    const first = await readPricingSnapshot(workspaceId, lines, 'EUR', AT, { cachedBands: instanceBandsCache });
     expect(first.workspaceBand?.target).toBe(0.2);
     await writeWorkspaceBand(workspaceId, bandWithTarget(0.3), new Date(AT).toISOString());
-    const cached = await readPricingSnapshot(workspaceId, lines, 'EUR', AT + 59_999, { cachedBands: true });
+    const cached = await readPricingSnapshot(workspaceId, lines, 'EUR', AT + 59_999, { cachedBands: instanceBandsCache });
     expect(cached.workspaceBand?.target).toBe(0.2);
-    const expired = await readPricingSnapshot(workspaceId, lines, 'EUR', AT + 60_000, { cachedBands: true });
+    const expired = await readPricingSnapshot(workspaceId, lines, 'EUR', AT + 60_000, { cachedBands: instanceBandsCache });
     expect(expired.workspaceBand?.target).toBe(0.3);
   });
 
   it('gives the bands job, which reads without the cache, the band it has just written', async () => {
     const { workspaceId } = await newWorkspace();
     await writeWorkspaceBand(workspaceId, bandWithTarget(0.2), new Date(AT).toISOString());
-    await readPricingSnapshot(workspaceId, lines, 'EUR', AT, { cachedBands: true });
+    await readPricingSnapshot(workspaceId, lines, 'EUR', AT, { cachedBands: instanceBandsCache });
     await writeWorkspaceBand(workspaceId, bandWithTarget(0.3), new Date(AT).toISOString());
     const fresh = await readPricingSnapshot(workspaceId, lines, 'EUR', AT + 1, {});
     expect(fresh.workspaceBand?.target).toBe(0.3);
