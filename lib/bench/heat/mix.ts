@@ -13,6 +13,15 @@ export const TASKS_PER_CLAIM = 10;
 
 const RATE = "Count a request against the workspace's per-second rate";
 
+/** An instance's cost ledger, flushed once a minute whatever it served. */
+const COST_LEDGER_FLUSH: HeatStep = {
+  pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
+  key: 'costLedger',
+  per: 'instance-minute',
+  items: 1,
+  writeUnits: 1,
+};
+
 /** What every /api/v1 request costs besides its own work: its key and workspace (cached), its last use, the cost ledger. */
 function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
   return [
@@ -26,13 +35,7 @@ function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
       items: 0.2,
       writeUnits: 1,
     },
-    {
-      pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
-      key: 'costLedger',
-      per: 'instance-minute',
-      items: 1,
-      writeUnits: 1,
-    },
+    COST_LEDGER_FLUSH,
     ...(rateWindow === 'none' ? [] : [{ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, items: 1, writeUnits: 1 }]),
     // A shard's first request of each second is refused by its window's condition and starts it anew (once a second
     // for each shard, whatever the requests: counted with the price calls).
@@ -285,13 +288,7 @@ export const webhookDelivery: RequestKind = {
       items: 1,
       writeUnits: 1,
     },
-    {
-      pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
-      key: 'costLedger',
-      per: 'instance-minute',
-      items: 1,
-      writeUnits: 1,
-    },
+    COST_LEDGER_FLUSH,
   ],
 };
 

@@ -4,8 +4,8 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { CapacityLedger, currentLedger } from '#platform/meter.ts';
-import { itemSize, writeUnitsForSize } from '#platform/table/capacity.ts';
-import { chargeCall } from '#platform/table/client.ts';
+import { itemSize } from '#platform/table/capacity.ts';
+import { chargeCall, indexEntriesOf } from '#platform/table/client.ts';
 import { table } from '#platform/table/definition.ts';
 
 type Marshalled = Record<string, AttributeValue>;
@@ -69,20 +69,7 @@ function chargedUnits(commandName: string, input: Record<string, unknown>, outpu
 
 /** Index partitions a whole item writes an entry to, with what each entry costs (keys only, or the whole item). */
 function indexEntries(item: Marshalled): Array<{ partition: string; units: number }> {
-  return table.indexes.flatMap((index) => {
-    const partition = item[index.partitionKey];
-    if (!partition || !item[index.sortKey]) return [];
-    const projected =
-      index.projection === 'ALL'
-        ? item
-        : {
-            [table.partitionKey]: item[table.partitionKey] ?? {},
-            [table.sortKey]: item[table.sortKey] ?? {},
-            [index.partitionKey]: partition,
-            [index.sortKey]: item[index.sortKey] ?? {},
-          };
-    return [{ partition: `${index.name}:${text(partition)}`, units: writeUnitsForSize(itemSize(projected as Marshalled)) }];
-  });
+  return indexEntriesOf(item).map((entry) => ({ partition: `${entry.index}:${text(entry.partition)}`, units: entry.units }));
 }
 
 /** A write of one item: its units on its own partition, its index entries' on theirs. */

@@ -54,13 +54,12 @@ interface BatchWriteEntry {
   DeleteRequest?: { Key?: Marshalled };
 }
 
-/** What an index entry of an item costs to write: its keys only, or the whole item, as the index projects it. */
-function indexEntryUnits(item: Marshalled): number {
-  let units = 0;
-  for (const index of table.indexes) {
+/** The index entries an item writes, each with its index partition and what it costs: its keys only, or the whole item, as the index projects it. */
+export function indexEntriesOf(item: Marshalled): Array<{ index: string; partition: AttributeValue; units: number }> {
+  return table.indexes.flatMap((index) => {
     const partition = item[index.partitionKey];
     const sort = item[index.sortKey];
-    if (!partition || !sort) continue;
+    if (!partition || !sort) return [];
     const projected =
       index.projection === 'ALL'
         ? item
@@ -70,9 +69,12 @@ function indexEntryUnits(item: Marshalled): number {
             [index.partitionKey]: partition,
             [index.sortKey]: sort,
           };
-    units += writeUnitsForSize(itemSize(projected as Marshalled));
-  }
-  return units;
+    return [{ index: index.name, partition, units: writeUnitsForSize(itemSize(projected as Marshalled)) }];
+  });
+}
+
+function indexEntryUnits(item: Marshalled): number {
+  return indexEntriesOf(item).reduce((sum, entry) => sum + entry.units, 0);
 }
 
 /**
