@@ -91,6 +91,10 @@ async function startStack(): Promise<LocalStack> {
   logger.setLogLevel('WARN');
   // As deployed, the cost ledger flushes once a minute, not after every request as local mode does for `cost report`.
   process.env.COST_LEDGER_FLUSH_SECONDS ??= '60';
+  // As deployed too: instances lease blocks of the monthly quota and keep the bands a price call reads for 5 s (local
+  // mode turns both off so that tests see usage and bands at once); the freshness figures add the cache's time.
+  process.env.QUOTA_LEASE_LINES ??= '5000';
+  process.env.PRICE_BANDS_CACHE_SECONDS ??= '5';
   // The drain worker's calls are counted per job for the workspaces the ingest figures watch; the rest run uncounted.
   const drainWorker = queueWorkers.find((worker) => worker.id === 'drain');
   return startLocalStack({
