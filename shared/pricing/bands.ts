@@ -1,11 +1,11 @@
 // Bands: recency-weighted margin percentiles for every node of a category's history, its win models, and the workspace band.
-import type { Band, CategoryBands, HistoryLine, OtherWinCurve, WinModel } from './model.ts';
+import type { Band, CategoryBands, HistoryLine, WinModel } from './model.ts';
 import { defaultPricingSettings, type PricingSettings } from './settings.ts';
 import { type Accumulator, addLine, bandOf, bandsOf, type Lines, MEDIAN, nested, newAccumulator, settle } from './band-percentiles.ts';
 import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
-import { type StoredSegments, withoutLoneThinModels, withSegmentFeatures } from './segment-features.ts';
+import { otherCurve, type StoredSegments, withoutLoneThinModels, withSegmentFeatures } from './segment-features.ts';
 import { fitPooledWinModel } from './win-pool.ts';
-import type { PooledWinFit, PooledWinSample, SegmentWinCurve } from './win-pool-model.ts';
+import type { PooledWinFit, PooledWinSample } from './win-pool-model.ts';
 
 const DAY_MS = 86_400_000;
 /**
@@ -205,19 +205,6 @@ function segmentWinModel(fit: PooledWinFit, segment: string): WinModel {
     ...(curve.levelSe === undefined ? {} : { levelSe: curve.levelSe }),
     ...(listGain === undefined ? {} : { listGain }),
     ...(alternative && fit.alternative ? { other: otherCurve(alternative, fit.alternative.slopeSe) } : {}),
-  };
-}
-
-function otherCurve(curve: SegmentWinCurve, slopeSe: number): OtherWinCurve {
-  return {
-    feature: curve.feature ?? 'margin',
-    intercept: curve.intercept,
-    slope: curve.slope,
-    centroid: curve.centroid ?? 0,
-    supportLow: curve.supportLow ?? 0,
-    supportHigh: curve.supportHigh ?? 0,
-    slopeSe,
-    levelSe: curve.levelSe ?? Number.MAX_VALUE,
   };
 }
 

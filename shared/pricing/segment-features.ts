@@ -33,20 +33,27 @@ export function segmentFeatures(categories: ReadonlyMap<string, StoredSegments>)
   return features;
 }
 
+/** A curve kept as the other feature's, beside the one a model prices with. */
+type CurveFields = Pick<WinModel, 'feature' | 'intercept' | 'slope' | 'centroid' | 'supportLow' | 'supportHigh' | 'levelSe'>;
+
+export function otherCurve(curve: CurveFields, slopeSe: number): OtherWinCurve {
+  return {
+    feature: curve.feature ?? 'margin',
+    intercept: curve.intercept,
+    slope: curve.slope,
+    centroid: curve.centroid ?? 0,
+    supportLow: curve.supportLow ?? 0,
+    supportHigh: curve.supportHigh ?? 0,
+    slopeSe,
+    levelSe: curve.levelSe ?? Number.MAX_VALUE,
+  };
+}
+
 /** The model with its other curve swapped in (the bend belongs to the fit it came from, so a swapped curve is straight). */
 export function swapFeature(model: WinModel): WinModel {
   const other = model.other;
   if (!other) return model;
-  const current: OtherWinCurve = {
-    feature: model.feature ?? 'margin',
-    intercept: model.intercept,
-    slope: model.slope,
-    centroid: model.centroid ?? 0,
-    supportLow: model.supportLow ?? 0,
-    supportHigh: model.supportHigh ?? 0,
-    slopeSe: model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE,
-    levelSe: model.levelSe ?? Number.MAX_VALUE,
-  };
+  const current = otherCurve(model, model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE);
   return {
     ...model,
     feature: other.feature,
