@@ -267,6 +267,29 @@ describe('a pooled win model and the offsets on bands', () => {
     expect(decodeWinModel(encodeWinModel(gainOnly))).toEqual(gainOnly);
   });
 
+  it('round-trips a swapped model with its own curve whole, and reads an item stored before swaps kept it as unswapped', () => {
+    const own = {
+      feature: 'margin' as const,
+      intercept: 2.5,
+      slope: -9,
+      centroid: 0.3,
+      supportLow: 0.2,
+      supportHigh: 0.4,
+      slopeSe: 1.25,
+      levelSe: 0.2,
+    };
+    const swapped: WinModel = {
+      ...model,
+      levelSe: 0.15,
+      listGain: 3.5,
+      other: { ...own, bend: -3, knot: 0.31, categorySlope: -8.5 },
+      swapped: true,
+    };
+    expect(decodeWinModel(encodeWinModel(swapped))).toEqual(swapped);
+    const older = encodeWinModel(swapped).slice(0, encodeWinModel(model).length + 11);
+    expect(decodeWinModel(older)).toEqual({ ...model, levelSe: 0.15, listGain: 3.5, other: own });
+  });
+
   it('keeps a band without an offset at ten numbers, and carries an offset as the eleventh', () => {
     expect(encodeBand(compacted)).toHaveLength(10);
     const withOffset = { ...compacted, winOffset: 0.25 };

@@ -78,7 +78,8 @@ export function encodeWinModel(model: WinModel): EncodedWinModel {
 
 /**
  * The level's standard error, whether a thin category's model is unpooled, the segment's evidence between the two
- * features and its curve in the other one: two to eleven numbers more on each segment's model (about 120 bytes), which the category's bands item carries.
+ * features and its curve in the other one (with, on a swapped model, four numbers more for its own curve): two to
+ * fifteen numbers more on each segment's model (about 120–160 bytes), which the category's bands item carries.
  */
 function encodeSegmentEvidence(model: WinModel): number[] {
   const head = [compact(model.levelSe ?? Number.MAX_VALUE), model.unpooled ? 1 : 0];
@@ -96,11 +97,26 @@ function encodeSegmentEvidence(model: WinModel): number[] {
     compact(other.supportHigh),
     compact(other.slopeSe),
     compact(other.levelSe),
+    // A swapped model's own curve: its bend, knot and category slope, so that swapping back restores it whole.
+    ...(model.swapped ? [1, compact(other.bend ?? 0), compact(other.knot ?? 0), compact(other.categorySlope ?? other.slope)] : []),
   ];
 }
 
-function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe' | 'unpooled' | 'listGain' | 'other'> {
-  const [levelSe, unpooledFlag, listGain, feature, intercept, slope, centroid, supportLow, supportHigh, slopeSe, otherLevelSe] = rest;
+function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe' | 'unpooled' | 'listGain' | 'other' | 'swapped'> {
+  const [
+    levelSe,
+    unpooledFlag,
+    listGain,
+    feature,
+    intercept,
+    slope,
+    centroid,
+    supportLow,
+    supportHigh,
+    slopeSe,
+    otherLevelSe,
+    swappedFlag,
+  ] = rest;
   if (levelSe === undefined) return {};
   const head = unpooledFlag === 1 ? { levelSe, unpooled: true } : { levelSe };
   if (listGain === undefined) return head;
@@ -115,7 +131,9 @@ function decodeSegmentEvidence(rest: readonly number[]): Pick<WinModel, 'levelSe
     slopeSe: slopeSe ?? Number.MAX_VALUE,
     levelSe: otherLevelSe,
   };
-  return { ...head, listGain, other };
+  if (swappedFlag !== 1) return { ...head, listGain, other };
+  const [bend = 0, knot = 0, categorySlope = other.slope] = rest.slice(12);
+  return { ...head, listGain, other: { ...other, bend, knot, categorySlope }, swapped: true };
 }
 
 export function decodeWinModel(encoded: readonly number[]): WinModel {

@@ -95,6 +95,11 @@ export interface WinModel {
   readonly listGain?: number;
   readonly other?: OtherWinCurve;
   /**
+   * Priced in its other curve because the workspace's categories chose that feature: `other` is then the category's
+   * own curve, kept whole, so that the swap is undone exactly when the evidence stops favouring it.
+   */
+  readonly swapped?: boolean;
+  /**
    * A thin category's model that the workspace's slopes do not carry (see withoutLoneThinModels): kept, so that a
    * later pooling can let it stand again, but never priced with.
    */
@@ -115,6 +120,10 @@ export interface OtherWinCurve {
   readonly supportHigh: number;
   readonly slopeSe: number;
   readonly levelSe: number;
+  /** On a swapped model's own curve only: its bend, knot and category slope, restored with it. */
+  readonly bend?: number;
+  readonly knot?: number;
+  readonly categorySlope?: number;
 }
 
 /** Every band one category's history gives: computed together, from one read of the category's lines. */

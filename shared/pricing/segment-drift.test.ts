@@ -210,3 +210,59 @@ describe('a thin model set aside', () => {
     expect(again?.intercept).toBe(2);
   });
 });
+
+describe('a swapped segment', () => {
+  const band = computeCategoryBands(anchoredHistory(9, 60), settings, NOW, listMarkupsOf(9)).category;
+  // A category's own fit in margin, with a bend, and its segment's straight curve in price over list.
+  const own: WinModel = {
+    intercept: 2.5,
+    slope: -9,
+    bend: -4,
+    knot: 0.32,
+    closedQuotes: 400,
+    nEff: 380,
+    feature: 'margin',
+    quantitySlope: -0.1,
+    supportLow: 0.12,
+    supportHigh: 0.41,
+    slopeSe: 1.1,
+    ownSlopeSe: 1.1,
+    categorySlope: -8.5,
+    centroid: 0.26,
+    slopeShift: 0,
+    quantitySlopeSe: 0.05,
+    quantityShift: 0,
+    levelSe: 0.2,
+    listGain: 0,
+    other: { feature: 'list', intercept: 0.4, slope: -6, centroid: -0.05, supportLow: -0.25, supportHigh: 0.1, slopeSe: 1.4, levelSe: 0.3 },
+  };
+  const workspaceOf = (gains: readonly number[], model: WinModel) =>
+    new Map(
+      gains.map((listGain, k) => {
+        if (!band) throw new Error('no band');
+        return [`cat-${k}`, new Map([['enterprise', { band, winModel: { ...model, listGain } }]])];
+      }),
+    );
+
+  it('is priced in the feature the workspace chose, straight, and keeps its own curve whole', () => {
+    const pooled = poolWinModels(workspaceOf([3, 3], own), 50);
+    const model = pooled.get('cat-0')?.get('enterprise')?.winModel;
+    expect(model).toMatchObject({ feature: 'list', intercept: 0.4, bend: 0, swapped: true });
+    expect(model?.other).toMatchObject({ feature: 'margin', intercept: 2.5, bend: -4, knot: 0.32, categorySlope: -8.5 });
+  });
+
+  it("returns to its category's own fit, bend included, once the workspace's evidence no longer favours the swap", () => {
+    const swapped = poolWinModels(workspaceOf([3, 3], own), 50)
+      .get('cat-0')
+      ?.get('enterprise')?.winModel;
+    if (!swapped) throw new Error('not swapped');
+    // Later batches leave the evidence undecided: the category must price as if it had never been swapped.
+    const undecided = workspaceOf([0.2, 0.2], swapped);
+    const restored = poolWinModels(undecided, 50).get('cat-0')?.get('enterprise')?.winModel;
+    const fresh = poolWinModels(workspaceOf([0.2, 0.2], own), 50)
+      .get('cat-0')
+      ?.get('enterprise')?.winModel ?? { ...own, listGain: 0.2 };
+    expect(restored).toEqual(fresh);
+    expect(restored?.swapped).toBeUndefined();
+  });
+});

@@ -49,31 +49,47 @@ export function otherCurve(curve: CurveFields, slopeSe: number): OtherWinCurve {
   };
 }
 
-/** The model with its other curve swapped in (the bend belongs to the fit it came from, so a swapped curve is straight). */
+/**
+ * The model with its other curve swapped in. The fit's alternative curve is straight (its bend belonged to a fit in
+ * the other feature), and the model's own curve is kept whole in `other`, with its bend, so that swapping back gives
+ * the category's fit exactly as it was: the bands must depend on the history, not on which jobs swapped what before.
+ */
 export function swapFeature(model: WinModel): WinModel {
   const other = model.other;
   if (!other) return model;
-  const current = otherCurve(model, model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE);
+  const { swapped: _, ...rest } = model;
+  const current: OtherWinCurve = {
+    ...otherCurve(model, model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE),
+    bend: model.bend ?? 0,
+    knot: model.knot ?? 0,
+    categorySlope: model.categorySlope ?? model.slope,
+  };
+  const restoring = model.swapped === true;
   return {
-    ...model,
+    ...rest,
     feature: other.feature,
     intercept: other.intercept,
     slope: other.slope,
-    bend: 0,
+    bend: restoring ? (other.bend ?? 0) : 0,
+    knot: restoring ? (other.knot ?? 0) : (model.knot ?? 0),
     centroid: other.centroid,
     supportLow: other.supportLow,
     supportHigh: other.supportHigh,
     slopeSe: other.slopeSe,
     ownSlopeSe: other.slopeSe,
     levelSe: other.levelSe,
-    // Its slope pools with the other categories' in that feature, as a category's own would.
-    categorySlope: other.slope,
+    // A swapped-in curve's slope pools with the other categories' in that feature, as a category's own would.
+    categorySlope: restoring ? (other.categorySlope ?? other.slope) : other.slope,
     slopeShift: 0,
-    other: current,
+    other: restoring ? otherCurve(model, model.ownSlopeSe ?? model.slopeSe ?? Number.MAX_VALUE) : current,
+    ...(restoring ? {} : { swapped: true }),
   };
 }
 
-/** Each segment priced in the feature the workspace's categories together chose for it, and the categories that changed. */
+/**
+ * Each segment priced in the feature the workspace's categories together chose for it, or, where their evidence is
+ * undecided, in its category's own choice; and the categories that changed.
+ */
 export function withSegmentFeatures(stored: ReadonlyMap<string, StoredSegments>): {
   categories: Map<string, StoredSegments>;
   swapped: Set<string>;
@@ -85,9 +101,11 @@ export function withSegmentFeatures(stored: ReadonlyMap<string, StoredSegments>)
     let changed = false;
     const next = new Map(
       [...segments].map(([segment, entry]) => {
-        const want = features.get(segment);
         const model = entry.winModel;
-        if (!model || want === undefined || (model.feature ?? 'margin') === want || model.other?.feature !== want) return [segment, entry];
+        if (!model) return [segment, entry];
+        const own = model.swapped ? model.other?.feature : (model.feature ?? 'margin');
+        const want = features.get(segment) ?? own;
+        if ((model.feature ?? 'margin') === want || model.other?.feature !== want) return [segment, entry];
         changed = true;
         return [segment, { band: entry.band, winModel: swapFeature(model) }];
       }),
