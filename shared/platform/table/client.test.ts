@@ -22,6 +22,20 @@ describe('charging DynamoDB calls to a request', () => {
     expect(ledger.writeUnits).toBe(8);
   });
 
+  it("charges a transaction's put for each index entry it writes, one standard unit per started KB of the entry", () => {
+    // A write-back task: on the claimable index (keys only) it writes an entry of under a KB.
+    const task = { PK: { S: 'WS#w#WRITEBACK#t' }, SK: { S: 'WRITEBACK' }, claimPk: { S: 'WS#w#CLAIM#c' }, claimSk: { S: '1' } };
+    expect(transactWriteUnits([{ Put: { Item: task } }])).toBe(2 + 1);
+  });
+
+  it('charges an empty Query or Scan page the one read block DynamoDB bills for it, though it reports none', () => {
+    const ledger = new CapacityLedger();
+    chargeCall(ledger, 'QueryCommand', {}, { output: { ConsumedCapacity: { CapacityUnits: 0 } } });
+    chargeCall(ledger, 'QueryCommand', { ConsistentRead: true }, { output: { ConsumedCapacity: { CapacityUnits: 0 } } });
+    chargeCall(ledger, 'ScanCommand', {}, { output: { ConsumedCapacity: { CapacityUnits: 2.5 } } });
+    expect(ledger.readUnits).toBe(0.5 + 1 + 2.5);
+  });
+
   it('charges a write that its condition rejected, since DynamoDB bills the attempt', () => {
     const ledger = new CapacityLedger();
     const error = Object.assign(new Error('rejected'), { name: 'ConditionalCheckFailedException' });

@@ -33,7 +33,9 @@ function sumReported(consumed: ConsumedCapacity | ConsumedCapacity[] | undefined
 /**
  * Transactions are charged from item sizes, not from what the endpoint reports: DynamoDB Local reports a flat
  * figure. An Update is billed on the larger of the old and new item, which the request does not show; it is
- * estimated from its key and values, so it is a floor.
+ * estimated from its key and values, so it is a floor. A Put also writes its index entries: indexes are kept
+ * outside the transaction (they are read eventually consistent), so each entry is a standard write, one unit per
+ * started KB of what the index projects. An Update's index changes are not in the request and are left out (a floor).
  */
 export function transactWriteUnits(items: readonly TransactWriteEntry[]): number {
   let units = 0;
@@ -44,7 +46,7 @@ export function transactWriteUnits(items: readonly TransactWriteEntry[]): number
           ...(entry.Update?.Key ?? entry.Delete?.Key ?? entry.ConditionCheck?.Key ?? {}),
           ...(entry.Update?.ExpressionAttributeValues ?? {}),
         });
-    units += transactionalWriteUnitsForSize(shown);
+    units += transactionalWriteUnitsForSize(shown) + (entry.Put?.Item ? indexEntryUnits(entry.Put.Item) : 0);
   }
   return units;
 }
@@ -173,8 +175,15 @@ export function chargeCall(
     ledger.add('write', writtenBatchUnits(sent, batchWriteRequests(outcome.output.UnprocessedItems as Record<string, unknown>)));
     return;
   }
-  ledger.add(isRead ? 'read' : 'write', sumReported(outcome.output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined));
+  const reported = sumReported(outcome.output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
+  ledger.add(isRead ? 'read' : 'write', pagedRead.has(commandName) ? Math.max(reported, input.ConsistentRead ? 1 : 0.5) : reported);
 }
+
+/**
+ * A Query or a Scan page costs at least one read block even when it finds nothing, as DynamoDB bills it; DynamoDB Local
+ * reports 0 for an empty page, which would hide what looking for something absent costs.
+ */
+const pagedRead = new Set(['QueryCommand', 'ScanCommand']);
 
 export function createTableClient(client = new DynamoDBClient({})): DynamoDBDocumentClient {
   client.middlewareStack.add(
