@@ -192,17 +192,34 @@ export const claim: RequestKind = {
       writeUnits: 2,
     },
     { pattern: 'Claim: lease one task', key: 'writeback', items: TASKS_PER_CLAIM, writeUnits: 1 },
+    // The listing index projects the whole task, so a lease rewrites its entry there too.
+    {
+      pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
+      key: 'listingKeys.writeback',
+      items: TASKS_PER_CLAIM,
+      writeUnits: 1,
+    },
   ],
 };
 
 const APPROVE = 'Approve: record the approval, its turn, its tasks and the cancels of the tasks it supersedes, all or nothing';
 
+const IDEMPOTENT_CLAIM = 'Creating call with an Idempotency-Key: claim the key';
+const IDEMPOTENT_ANSWER = 'Creating call with an Idempotency-Key: store the answer';
+const OUTBOX = 'Record a webhook event in the transaction of the state change it reports (the outbox)';
+
+/**
+ * An approval by a live key of a SKU approved for the first time, with an Idempotency-Key as the client sends one, to a
+ * workspace with one connector: `price.approved` and `writeback.created`, and one task. A SKU approved before reads its
+ * last tasks (1 RRU each) instead of the Query for open ones, and cancels those still pending (4 WRU each).
+ */
 export const approval: RequestKind = {
   id: 'approval',
   describe: 'an approval (live key, one connector)',
   rate: (profile) => profile.approvalsPerSecond,
   steps: [
-    ...everyApiRequest('count'),
+    // The overview's routes count against the overview's rate, not the API's.
+    ...everyApiRequest('none'),
     {
       pattern: "Count a request against the workspace's overview rate",
       key: 'rateShard',
@@ -210,6 +227,8 @@ export const approval: RequestKind = {
       items: 1,
       writeUnits: 1,
     },
+    { pattern: IDEMPOTENT_CLAIM, key: 'idempotentCall', items: 1, writeUnits: 1 },
+    { pattern: IDEMPOTENT_ANSWER, key: 'idempotentCall', items: 1, writeUnits: 2 },
     {
       pattern: 'Approve: the recommendation whose bounds the price must keep, as the product stands now',
       key: 'recommendation',
@@ -235,27 +254,21 @@ export const approval: RequestKind = {
       items: 1,
       readUnits: 1,
     },
+    {
+      pattern: 'Approve (live key): read the tasks of the approval before, to cancel those still pending',
+      key: 'lookupKeys.openWritebacks',
+      items: 1,
+      readUnits: 0.5,
+    },
     { pattern: APPROVE, key: 'approval', items: 1, writeUnits: 2 },
     { pattern: APPROVE, key: 'latestApproval', items: 1, writeUnits: 2 },
     { pattern: APPROVE, key: 'writeback', items: 1, writeUnits: 2 },
-    {
-      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
-      key: 'webhookEvent',
-      items: 1,
-      writeUnits: 2,
-    },
-    {
-      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
-      key: 'lookupKeys.undispatchedEvent',
-      items: 1,
-      writeUnits: 1,
-    },
-    {
-      pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",
-      key: 'listingKeys.writeback',
-      items: 1,
-      writeUnits: 1,
-    },
+    // The task's index entries are standard writes, outside the transaction: claimable, open for its SKU, listed.
+    { pattern: APPROVE, key: 'claimableKeys.task', items: 1, writeUnits: 1 },
+    { pattern: APPROVE, key: 'lookupKeys.openWriteback', items: 1, writeUnits: 1 },
+    { pattern: APPROVE, key: 'listingKeys.writeback', items: 1, writeUnits: 1 },
+    { pattern: OUTBOX, key: 'webhookEvent', items: 2, writeUnits: 2 },
+    { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 2, writeUnits: 1 },
   ],
 };
 
@@ -282,12 +295,7 @@ export const webhookDelivery: RequestKind = {
     },
     { pattern: 'Take a fanned-out webhook event off the sweeper’s list', key: 'webhookEvent', items: 1, writeUnits: 1 },
     // Taking the event off the sweeper's list deletes the entry its outbox write made.
-    {
-      pattern: 'Record a webhook event in the transaction of the state change it reports (the outbox)',
-      key: 'lookupKeys.undispatchedEvent',
-      items: 1,
-      writeUnits: 1,
-    },
+    { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 1, writeUnits: 1 },
     COST_LEDGER_FLUSH,
   ],
 };

@@ -786,8 +786,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['approvePrice'],
     call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval conditional on the version read, task cancels conditional on pending; 100 items per transaction',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with claimable key and lookup key openWriteback',
-    cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 2 WRU for its two index entries, and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
+    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…) and listingKeys.writeback(…)',
+    cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 3 WRU for its three index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
   },
   {
     name: 'Approve (live key): read the approval waiting for a second approver, when the latest approval names one',
@@ -851,7 +851,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'UpdateItem conditional on its claimable sort key being the one the index showed, ReturnValues ALL_NEW',
     calls: ['UpdateItem'],
     key: 'writeback(workspaceId, taskId)',
-    cost: '1 WRU + 2 WRU for moving its claimable index entry (a key change is a delete and a put); a refused lease 1 WRU',
+    cost: '1 WRU + 2 WRU for moving its claimable index entry (a key change is a delete and a put) + 1 WRU for its listing entry, which projects the whole task; a refused lease 1 WRU',
   },
   {
     name: 'Ack: read the tasks acknowledged',
