@@ -279,6 +279,8 @@ export const webhookDelivery: RequestKind = {
   steps: [
     { pattern: 'Read a webhook event to fan it out, to attempt it or to redeliver it', key: 'webhookEvent', items: 2, readUnits: 1 },
     { pattern: "List a workspace's webhook endpoints", key: 'webhookEndpointPrefix', items: 1, readUnits: 0.5 },
+    // The attempt reads its endpoint again, as it stands then: its URL, secret and health.
+    { pattern: 'Read a webhook endpoint', key: 'webhookEndpoint', items: 1, readUnits: 1 },
     {
       pattern: 'Read a delivery’s logged state before an attempt (drops a second receive of an attempt already logged)',
       key: 'webhookDelivery',

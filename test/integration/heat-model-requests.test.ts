@@ -1,17 +1,20 @@
-// The heat model against the local stack for the write-back path: an approval and a claim put on each key family the units their table calls, counted key by key, spend.
+// The heat model against the local stack beyond price calls and ingest: an approval, a claim and a webhook delivery put on each key family the units their table calls, counted key by key, spend.
 import { randomUUID } from 'node:crypto';
+import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { familyMatcher } from '#lib/bench/heat/family-of.ts';
-import { approval, claim, TASKS_PER_CLAIM } from '#lib/bench/heat/mix.ts';
+import { approval, claim, TASKS_PER_CLAIM, webhookDelivery } from '#lib/bench/heat/mix.ts';
 import { defaultProfile, type FamilyFigures, type RequestKind, resolveStep, unitsPerRequest } from '#lib/bench/heat/model.ts';
-import { installPartitionCounting, PartitionTally, tallyOfRequest } from '#lib/bench/heat/partition-counts.ts';
+import { installPartitionCounting, PartitionTally, tallyOfRequest, tallyPartitions } from '#lib/bench/heat/partition-counts.ts';
 import { ingest } from '#lib/bench/prices.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
 import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { workers } from '#edge/routes.ts';
+import { createDeliveryHandler } from '../../functions/workers/deliver-webhooks.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
+import { type Receiver, startReceiver } from './webhook-receiver.ts';
 
 // Counts, not seconds: the drain of the sample batch and a hundred approvals take what they take on a busy machine.
 vi.setConfig({ testTimeout: 400_000 });
@@ -20,12 +23,36 @@ const catalogue = sampleCatalogue(mixFor(600), { seed: 17, prefix: 'HW-', now: n
 
 let stack: LocalStack;
 let workspace: TestWorkspace;
+/** The webhook worker's table calls, by the event each message is about. */
+const byEvent = new Map<string, PartitionTally>();
+
+/** The webhook worker, one message at a time, each message's calls tallied under its event. */
+function countedDeliveryHandler() {
+  const deliver = createDeliveryHandler();
+  return async (event: SQSEvent, context: unknown) => {
+    const failures: SQSBatchResponse['batchItemFailures'] = [];
+    for (const record of event.Records) {
+      const { eventId } = JSON.parse(record.body) as { eventId: string };
+      const tally = byEvent.get(eventId) ?? new PartitionTally();
+      byEvent.set(eventId, tally);
+      installPartitionCounting(tableClient());
+      const answer = await tallyPartitions(tally, () => deliver({ Records: [record] }, context as never));
+      failures.push(...answer.batchItemFailures);
+    }
+    return { batchItemFailures: failures };
+  };
+}
 
 beforeAll(async () => {
   // The cost ledger is flushed once an hour, so that a counted request never carries a flush.
   process.env.COST_LEDGER_FLUSH_SECONDS = '3600';
-  // No webhook worker: its fan-out would add calls to the workspace's partitions that these requests do not make.
-  stack = await startLocalStack({ port: 0, workers: workers.filter((worker) => worker.id === 'drain') });
+  // Each request's calls are tallied on its own ledger, the webhook worker's by event: neither sees the other's.
+  stack = await startLocalStack({
+    port: 0,
+    workers: workers.filter((worker) => worker.id === 'drain' || worker.id === 'deliverWebhooks'),
+    workerHandlers: { deliverWebhooks: countedDeliveryHandler() },
+    webhooks: { allowLoopbackHttp: true },
+  });
   installPartitionCounting(tableClient());
   workspace = await newWorkspace('Heat model, write-backs');
   await ingest(stack, catalogue, workspace.keys.connector);
@@ -157,6 +184,53 @@ describe('the heat model against the counted calls of the write-back path', () =
     expect(answer.status, JSON.stringify(answer.json)).toBe(200);
     expect(answer.json.tasks).toHaveLength(TASKS_PER_CLAIM);
     const { counted: seen, modelled } = compared(byFamily(claim, tally), unitsPerRequest(claim, defaultProfile));
+    expect(seen).toEqual(modelled);
+  });
+});
+
+describe('the heat model against the counted calls of a webhook delivery', () => {
+  let receiver: Receiver | undefined;
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  it("puts a delivery's units, its event's fan-out and its one attempt, on the key families the table calls spend them on", async () => {
+    const seller = await newWorkspace('Heat model, webhooks');
+    receiver = await startReceiver();
+    const created = await send('/v1/webhook-endpoints', seller.keys.pwLive, { url: receiver.url, event_types: ['batch.committed'] });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    receiver.verifyWith(created.json.secret as string);
+    // An empty batch committed: one batch.committed event, to one endpoint.
+    const opened = await send('/api/v1/ingest/batches', seller.keys.connector, {});
+    expect(opened.status, JSON.stringify(opened.json)).toBe(201);
+    const committed = await send(`/api/v1/ingest/batches/${String(opened.json.batchId)}/commit`, seller.keys.connector, {});
+    expect(committed.status, JSON.stringify(committed.json)).toBe(202);
+    await receiver.waitFor((requests) => requests.some((request) => request.event?.type === 'batch.committed'), 60_000);
+    const eventId = receiver.events().find((event) => event.type === 'batch.committed')?.id as string;
+    // The attempt is logged a moment after the receiver answers.
+    const endpointId = created.json.id as string;
+    for (const deadline = Date.now() + 60_000; ;) {
+      const listed = await send(`/v1/webhook-endpoints/${endpointId}/deliveries`, seller.keys.pwLive);
+      const data = listed.json.data as Array<{ event_id: string; status: string }>;
+      if (data.some((delivery) => delivery.event_id === eventId && delivery.status !== 'pending')) break;
+      if (Date.now() > deadline) throw new Error(`the delivery was never logged: ${JSON.stringify(listed.json)}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const tally = byEvent.get(eventId) ?? new PartitionTally();
+    const familyOf = familyMatcher(
+      webhookDelivery.steps.map((step) => resolveStep(step)),
+      seller.workspaceId,
+    );
+    const families = new Map<string, FamilyFigures>();
+    for (const [partition, count] of tally.partitions) {
+      const family = familyOf(partition) ?? `(no family) ${partition}`;
+      const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+      families.set(family, sum);
+      sum.items += count.items;
+      sum.readUnits += count.readUnits;
+      sum.writeUnits += count.writeUnits;
+    }
+    const { counted: seen, modelled } = compared(families, unitsPerRequest(webhookDelivery, defaultProfile));
     expect(seen).toEqual(modelled);
   });
 });
