@@ -245,22 +245,24 @@ describe('a pooled win model and the offsets on bands', () => {
     quantityShift: 0.04,
   };
 
+  /** A segment's curve in the other feature, at seven digits. */
+  const own = {
+    feature: 'margin' as const,
+    intercept: 2.5,
+    slope: -9,
+    centroid: 0.3,
+    supportLow: 0.2,
+    supportHigh: 0.4,
+    slopeSe: 1.25,
+    levelSe: 0.2,
+  };
+
   it('round-trips every field of the pooled model', () => {
     expect(decodeWinModel(encodeWinModel(model))).toEqual(model);
   });
 
   it("round-trips a segment's level error, its evidence between the features and its curve in the other one", () => {
-    const other = {
-      feature: 'margin' as const,
-      intercept: 2.5,
-      slope: -9,
-      centroid: 0.3,
-      supportLow: 0.2,
-      supportHigh: 0.4,
-      slopeSe: 1.25,
-      levelSe: 0.2,
-    };
-    const full: WinModel = { ...model, levelSe: 0.15, listGain: 3.5, other };
+    const full: WinModel = { ...model, levelSe: 0.15, listGain: 3.5, other: own };
     expect(decodeWinModel(encodeWinModel(full))).toEqual(full);
     expect(encodeWinModel(full)).toHaveLength(encodeWinModel(model).length + 11);
     const gainOnly: WinModel = { ...model, levelSe: 0.15, listGain: -1, unpooled: true };
@@ -268,16 +270,6 @@ describe('a pooled win model and the offsets on bands', () => {
   });
 
   it('round-trips a swapped model with its own curve whole, and reads an item stored before swaps kept it as unswapped', () => {
-    const own = {
-      feature: 'margin' as const,
-      intercept: 2.5,
-      slope: -9,
-      centroid: 0.3,
-      supportLow: 0.2,
-      supportHigh: 0.4,
-      slopeSe: 1.25,
-      levelSe: 0.2,
-    };
     const swapped: WinModel = {
       ...model,
       levelSe: 0.15,

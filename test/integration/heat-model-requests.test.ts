@@ -2,9 +2,9 @@
 import { randomUUID } from 'node:crypto';
 import type { SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { familyMatcher } from '#lib/bench/heat/family-of.ts';
+import { countedByFamily } from '#lib/bench/heat/family-of.ts';
 import { approval, claim, TASKS_PER_CLAIM, webhookDelivery } from '#lib/bench/heat/mix.ts';
-import { defaultProfile, type FamilyFigures, type RequestKind, resolveStep, unitsPerRequest } from '#lib/bench/heat/model.ts';
+import { defaultProfile, type FamilyFigures, type RequestKind, unitsPerRequest } from '#lib/bench/heat/model.ts';
 import { installPartitionCounting, PartitionTally, tallyOfRequest, tallyPartitions } from '#lib/bench/heat/partition-counts.ts';
 import { ingest } from '#lib/bench/prices.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
@@ -93,22 +93,9 @@ async function counted(route: string, path: string, key: string, body?: unknown)
   return { answer, tally: tallyOfRequest(costs[0]?.ledger as RequestCost['ledger']) ?? new PartitionTally() };
 }
 
-/** Counted figures per family of the kind's steps; a partition of no family is reported under its own key. */
+/** Counted figures per family of the kind's steps. */
 function byFamily(kind: RequestKind, tally: PartitionTally): Map<string, FamilyFigures> {
-  const familyOf = familyMatcher(
-    kind.steps.map((step) => resolveStep(step)),
-    workspace.workspaceId,
-  );
-  const families = new Map<string, FamilyFigures>();
-  for (const [partition, count] of tally.partitions) {
-    const family = familyOf(partition) ?? `(no family) ${partition}`;
-    const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
-    families.set(family, sum);
-    sum.items += count.items;
-    sum.readUnits += count.readUnits;
-    sum.writeUnits += count.writeUnits;
-  }
-  return families;
+  return countedByFamily(kind, workspace.workspaceId, tally);
 }
 
 const RATE = /^WS#<workspaceId>#USAGE#RATE#/;
@@ -216,20 +203,7 @@ describe('the heat model against the counted calls of a webhook delivery', () =>
       if (Date.now() > deadline) throw new Error(`the delivery was never logged: ${JSON.stringify(listed.json)}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const tally = byEvent.get(eventId) ?? new PartitionTally();
-    const familyOf = familyMatcher(
-      webhookDelivery.steps.map((step) => resolveStep(step)),
-      seller.workspaceId,
-    );
-    const families = new Map<string, FamilyFigures>();
-    for (const [partition, count] of tally.partitions) {
-      const family = familyOf(partition) ?? `(no family) ${partition}`;
-      const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
-      families.set(family, sum);
-      sum.items += count.items;
-      sum.readUnits += count.readUnits;
-      sum.writeUnits += count.writeUnits;
-    }
+    const families = countedByFamily(webhookDelivery, seller.workspaceId, byEvent.get(eventId) ?? new PartitionTally());
     const { counted: seen, modelled } = compared(families, unitsPerRequest(webhookDelivery, defaultProfile));
     expect(seen).toEqual(modelled);
   });

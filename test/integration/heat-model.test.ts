@@ -3,16 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDrainHandler } from '../../functions/workers/drain.ts';
-import { familyMatcher } from '#lib/bench/heat/family-of.ts';
+import { countedByFamily } from '#lib/bench/heat/family-of.ts';
 import { ingestRecords, priceCall } from '#lib/bench/heat/mix.ts';
-import {
-  defaultProfile,
-  type FamilyFigures,
-  type LoadProfile,
-  type RequestKind,
-  resolveStep,
-  unitsPerRequest,
-} from '#lib/bench/heat/model.ts';
+import { defaultProfile, type FamilyFigures, type LoadProfile, type RequestKind, unitsPerRequest } from '#lib/bench/heat/model.ts';
 import { installPartitionCounting, PartitionTally, tallyOfRequest, tallyPartitions } from '#lib/bench/heat/partition-counts.ts';
 import { ingest } from '#lib/bench/prices.ts';
 import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
@@ -63,22 +56,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** Counted figures per family of the kind's steps; a partition of no family is reported under its own key. */
+/** Counted figures per family of the kind's steps. */
 function byFamily(kind: RequestKind, tally: PartitionTally, scale = 1): Map<string, FamilyFigures> {
-  const familyOf = familyMatcher(
-    kind.steps.map((step) => resolveStep(step)),
-    workspace.workspaceId,
-  );
-  const families = new Map<string, FamilyFigures>();
-  for (const [partition, count] of tally.partitions) {
-    const family = familyOf(partition) ?? `(no family) ${partition}`;
-    const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
-    families.set(family, sum);
-    sum.items += count.items * scale;
-    sum.readUnits += count.readUnits * scale;
-    sum.writeUnits += count.writeUnits * scale;
-  }
-  return families;
+  return countedByFamily(kind, workspace.workspaceId, tally, scale);
 }
 
 function rounded(figures: Map<string, FamilyFigures> | undefined, families: readonly string[]) {

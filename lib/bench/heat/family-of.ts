@@ -1,5 +1,6 @@
 // Which key family of the model an actual partition key belongs to, so that counted units can be set beside modelled ones.
-import type { ResolvedStep } from './model.ts';
+import { type FamilyFigures, type RequestKind, type ResolvedStep, resolveStep } from './model.ts';
+import type { PartitionTally } from './partition-counts.ts';
 
 /** A matcher of actual keys for the families the steps land on, the most specific first. */
 export function familyMatcher(steps: readonly ResolvedStep[], workspaceId: string): (partition: string) => string | undefined {
@@ -15,6 +16,24 @@ export function familyMatcher(steps: readonly ResolvedStep[], workspaceId: strin
     })
     .sort((a, b) => b.literal - a.literal);
   return (partition) => patterns.find((candidate) => candidate.pattern.test(partition))?.family;
+}
+
+/** Counted units summed by the kind's key families (times `scale`); a partition of no family is reported under its own key. */
+export function countedByFamily(kind: RequestKind, workspaceId: string, tally: PartitionTally, scale = 1): Map<string, FamilyFigures> {
+  const familyOf = familyMatcher(
+    kind.steps.map((step) => resolveStep(step)),
+    workspaceId,
+  );
+  const families = new Map<string, FamilyFigures>();
+  for (const [partition, count] of tally.partitions) {
+    const family = familyOf(partition) ?? `(no family) ${partition}`;
+    const sum = families.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+    families.set(family, sum);
+    sum.items += count.items * scale;
+    sum.readUnits += count.readUnits * scale;
+    sum.writeUnits += count.writeUnits * scale;
+  }
+  return families;
 }
 
 function escape(text: string): string {
