@@ -10,7 +10,7 @@ import {
 } from './catalogue.ts';
 import { type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
 import { NO_CHANGE_PREFIX, type Ordering, readCategories, searchText } from './listing.ts';
-import { type ListedRow, readOrdering, type Segment, shardLimit } from './listing-shards.ts';
+import { type ListedRow, ORDERING_PARTITIONS, readOrdering, type Segment, shardLimit } from './listing-shards.ts';
 
 /**
  * Rows a searching view reads at most (~300 B each, so ~20 RRU): a search is a filter on the list, paid on what it
@@ -87,6 +87,8 @@ async function readSegments(view: View, reading: Reading, segmentIndex: number, 
     const place = (row: ListedRow): Place => ({ segment: segmentIndex, sku: row.sku, sortKey: row.listSk });
     reading.rows.push(...(view.keep ? await view.keep(read.rows) : read.rows).map((row) => ({ row, place: place(row) })));
     if (metered) reading.budget -= read.read;
+    // Fewer rows left than partitions: a round would pay each Query's least for a row or none, so the budget is spent.
+    if (metered && reading.budget < ORDERING_PARTITIONS) reading.budget = 0;
     if (reading.rows.length > view.pageSize) return;
     if (read.more) start = read.more;
     else {
