@@ -8,9 +8,9 @@ import {
   encodeCursor,
   type ListPosition,
 } from './catalogue.ts';
-import { type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
+import { type End, type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
 import { NO_CHANGE_PREFIX, type Ordering, readCategories, searchText } from './listing.ts';
-import { type ListedRow, ORDERING_PARTITIONS, readOrdering, type Segment, shardLimit } from './listing-shards.ts';
+import { type ListedRow, ORDERING_PARTITIONS, orderingReader, type Segment, type ShardMerge, shardLimit } from './listing-shards.ts';
 
 /**
  * Rows a searching view reads at most (~300 B each, so ~20 RRU): a search is a filter on the list, paid on what it
@@ -78,12 +78,14 @@ async function readSegments(view: View, reading: Reading, segmentIndex: number, 
   const scope = { workspaceId: view.workspaceId, ordering, category: view.query.category, search: view.query.search };
   // A view that filters is held to a budget of rows read over all the shards; one that does not reads until its page is full.
   const metered = view.keep !== undefined || view.query.search !== undefined;
+  let reader: ShardMerge<ListedRow> | undefined;
   while (segmentIndex < segments.length && reading.budget > 0) {
     const segment = segments[segmentIndex] as Segment;
     const limit = metered
       ? shardLimit(view.keep ? view.pageSize + 1 : reading.budget, reading.budget)
       : shardLimit(view.pageSize + 1 - reading.rows.length);
-    const read = await readOrdering(scope, segment, start, limit);
+    reader ??= orderingReader(scope, segment, start);
+    const read = await reader.read(limit);
     const place = (row: ListedRow): Place => ({ segment: segmentIndex, sku: row.sku, sortKey: row.listSk });
     reading.rows.push(...(view.keep ? await view.keep(read.rows) : read.rows).map((row) => ({ row, place: place(row) })));
     if (metered) reading.budget -= read.read;
@@ -94,6 +96,7 @@ async function readSegments(view: View, reading: Reading, segmentIndex: number, 
     else {
       segmentIndex += 1;
       start = undefined;
+      reader = undefined;
     }
     // A search that spent its reads stops where it got to; the next view searches on from there.
     if (reading.budget <= 0 && segmentIndex < segments.length) {
@@ -115,10 +118,13 @@ async function readBySize(view: View, reading: Reading, from: Ends): Promise<boo
   const { query, pageSize, keep } = view;
   const ordering: Ordering = query.category === undefined ? 'change' : 'category-change';
   const scope = { workspaceId: view.workspaceId, ordering, category: query.category };
+  // Each end reads on from where it stopped: SizeMerge reads an end again only once every row it read is taken.
+  const readers: Partial<Record<End, ShardMerge<ListedRow>>> = {};
   const merge = new SizeMerge<ListedRow>(
     async (end, start, limit) => {
       const segment = { forward: end === 'bottom', range: { below: NO_CHANGE_PREFIX } };
-      const read = await readOrdering(scope, segment, start, shardLimit(limit));
+      readers[end] ??= orderingReader(scope, segment, start);
+      const read = await readers[end].read(shardLimit(limit));
       return { rows: read.rows, more: read.more !== undefined };
     },
     from,

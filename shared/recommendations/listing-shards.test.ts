@@ -3,7 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { RECOMMENDATION_ROW_SHARDS } from '#platform/table/index-keys.ts';
 import { hashShard } from '#platform/table/key-parts.ts';
 import { skuSortKey } from './listing.ts';
-import { keyOrder, mergeShardReads, ORDERING_PARTITIONS, type ShardRead, shardLimit } from './listing-shards.ts';
+import {
+  keyOrder,
+  mergeShardReads,
+  ORDERING_PARTITIONS,
+  type ReadShard,
+  type ShardRead,
+  ShardMerge,
+  shardLimit,
+} from './listing-shards.ts';
 
 interface Row {
   readonly sku: string;
@@ -40,6 +48,28 @@ function readAll(read: ReturnType<typeof shardedList>, limit: number): { skus: s
     skus.push(...merged.rows.map((r) => r.sku));
     if (!merged.more) return { skus, reads };
     after = merged.more.sortKey;
+  }
+}
+
+/** The same list as ShardMerge reads it, shard by shard, with a count of the Queries each shard is asked. */
+function shardReader(skus: readonly string[], matches: (sku: string) => boolean = () => true) {
+  const list = shardedList(skus, matches);
+  const queries = Array.from({ length: ORDERING_PARTITIONS }, () => 0);
+  const read: ReadShard<Row> = async (shard, from, limit) => {
+    queries[shard] = (queries[shard] ?? 0) + 1;
+    return list(from?.sortKey, limit)[shard] as ShardRead<Row>;
+  };
+  return { read, queries };
+}
+
+/** Every row through one ShardMerge, `limit` rows a shard at a time. */
+async function mergeAll(read: ReadShard<Row>, limit: number): Promise<string[]> {
+  const merge = new ShardMerge(ORDERING_PARTITIONS, read, true, undefined);
+  const skus: string[] = [];
+  for (;;) {
+    const merged = await merge.read(limit);
+    skus.push(...merged.rows.map((r) => r.sku));
+    if (!merged.more) return skus;
   }
 }
 
@@ -101,5 +131,20 @@ describe('the merge of an ordering’s shards', () => {
     expect(shardLimit(51)).toBe(Math.ceil(51 / RECOMMENDATION_ROW_SHARDS) + 4);
     expect(shardLimit(500, 500) * ORDERING_PARTITIONS).toBeLessThanOrEqual(500);
     expect(shardLimit(51, 3)).toBe(1);
+  });
+
+  it('reads on only the shards whose rows it has handed out, and lists every row once, in order', async () => {
+    const whole = shardReader(catalogue);
+    const merge = new ShardMerge(ORDERING_PARTITIONS, whole.read, true, undefined);
+    const first = await merge.read(6);
+    expect(whole.queries).toEqual(Array.from({ length: ORDERING_PARTITIONS }, () => 1));
+    const second = await merge.read(6);
+    // The shard that ended the first stretch is read again; a shard with rows past it left is not.
+    expect(whole.queries.reduce((sum, count) => sum + count, 0)).toBeLessThan(2 * ORDERING_PARTITIONS);
+    expect(second.read).toBeGreaterThan(0);
+    expect([...first.rows, ...second.rows].map((r) => r.sku)).toEqual(inOrder(catalogue).slice(0, first.rows.length + second.rows.length));
+    for (const limit of [1, 4, 11]) expect(await mergeAll(shardReader(catalogue).read, limit)).toEqual(inOrder(catalogue));
+    const matches = (sku: string) => sku.includes('3');
+    expect(await mergeAll(shardReader(catalogue, matches).read, 3)).toEqual(inOrder(catalogue.filter(matches)));
   });
 });

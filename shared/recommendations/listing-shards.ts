@@ -129,42 +129,86 @@ function queryOf(partition: string, scope: OrderingScope, segment: Segment) {
   };
 }
 
+/** Reads up to `limit` rows of one partition (by its place in the list of partitions) after `from`. */
+export type ReadShard<Row> = (shard: number, from: ListPosition | undefined, limit: number) => Promise<ShardRead<Row>>;
+
+interface ShardState<Row> {
+  rows: Row[];
+  last?: ListPosition;
+  exhausted: boolean;
+}
+
 /**
- * Up to `limit` rows of each partition of the ordering after `start`, all Queried at once, merged. The start key is
+ * One stretch of an ordering read on across its partitions: each read Queries only the partitions whose rows read so
+ * far are all handed out (at first, every one), so that a page that reads on pays for the shard that ended the stretch
+ * and not for all nine again.
+ */
+export class ShardMerge<Row extends { readonly listSk: string }> {
+  private readonly shards: ShardState<Row>[];
+  private readonly readShard: ReadShard<Row>;
+  private readonly forward: boolean;
+  private readonly start: ListPosition | undefined;
+
+  constructor(partitions: number, readShard: ReadShard<Row>, forward: boolean, start: ListPosition | undefined) {
+    this.shards = Array.from({ length: partitions }, () => ({ rows: [], exhausted: false }));
+    this.readShard = readShard;
+    this.forward = forward;
+    this.start = start;
+  }
+
+  /** The next rows of the stretch, as far as every partition allows; `more` absent once it is read to its end. */
+  async read(limit: number): Promise<MergedRead<Row>> {
+    let read = 0;
+    await Promise.all(
+      this.shards.map(async (shard, at) => {
+        if (shard.rows.length > 0 || shard.exhausted) return;
+        const page = await this.readShard(at, shard.last ?? this.start, limit);
+        read += page.read;
+        shard.rows.push(...page.rows);
+        if (page.last) shard.last = page.last;
+        shard.exhausted = page.last === undefined;
+      }),
+    );
+    const merged = mergeShardReads(
+      this.shards.map((shard) => ({ rows: shard.rows, read: 0, ...(shard.exhausted || !shard.last ? {} : { last: shard.last }) })),
+      this.forward,
+    );
+    const handedOut = new Set(merged.rows);
+    for (const shard of this.shards) shard.rows = shard.rows.filter((row) => !handedOut.has(row));
+    return { ...merged, read };
+  }
+}
+
+/**
+ * A stretch of the ordering after `start`, over every partition of it, read a Query of each at once. The start key is
  * built here from the cursor's SKU and sort key, so a link can only name a row of this list; the sort key is unique
  * within an ordering, so "after it" is the same place in every shard.
  */
-export async function readOrdering(
-  scope: OrderingScope,
-  segment: Segment,
-  start: ListPosition | undefined,
-  limit: number,
-): Promise<MergedRead<ListedRow>> {
+export function orderingReader(scope: OrderingScope, segment: Segment, start: ListPosition | undefined): ShardMerge<ListedRow> {
   const { workspaceId, ordering } = scope;
   const partitions = listingKeys.recommendationRows(workspaceId, ordering, scope.category).partitionKeys;
-  const reads = await Promise.all(
-    partitions.map(async (partition): Promise<ShardRead<ListedRow>> => {
-      const page = await queryPage({
-        ...queryOf(partition, scope, segment),
-        Limit: limit,
-        ...(start
-          ? {
-              ExclusiveStartKey: {
-                ...keys.recommendationRow(workspaceId, start.sku, ordering),
-                [listingIndex.partitionKey]: partition,
-                [listingIndex.sortKey]: start.sortKey,
-              },
-            }
-          : {}),
-      });
-      const rows = (page.Items ?? []).map((item) => v.parse(RowSchema, item));
-      const last = page.LastEvaluatedKey;
-      return {
-        rows,
-        read: page.ScannedCount ?? rows.length,
-        ...(last ? { last: { sku: skuOf(workspaceId, last), sortKey: String(last[listingIndex.sortKey]) } } : {}),
-      };
-    }),
-  );
-  return mergeShardReads(reads, segment.forward);
+  const readShard: ReadShard<ListedRow> = async (at, from, limit) => {
+    const partition = partitions[at] as string;
+    const page = await queryPage({
+      ...queryOf(partition, scope, segment),
+      Limit: limit,
+      ...(from
+        ? {
+            ExclusiveStartKey: {
+              ...keys.recommendationRow(workspaceId, from.sku, ordering),
+              [listingIndex.partitionKey]: partition,
+              [listingIndex.sortKey]: from.sortKey,
+            },
+          }
+        : {}),
+    });
+    const rows = (page.Items ?? []).map((item) => v.parse(RowSchema, item));
+    const last = page.LastEvaluatedKey;
+    return {
+      rows,
+      read: page.ScannedCount ?? rows.length,
+      ...(last ? { last: { sku: skuOf(workspaceId, last), sortKey: String(last[listingIndex.sortKey]) } } : {}),
+    };
+  };
+  return new ShardMerge(partitions.length, readShard, segment.forward, start);
 }

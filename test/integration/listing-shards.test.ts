@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { putItems, type TableItem } from '#platform/table/bulk.ts';
 import { table } from '#platform/table/definition.ts';
-import { listingKeys, RECOMMENDATION_ROW_SHARDS } from '#platform/table/index-keys.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { type CatalogueQuery, type CatalogueRow, decodeCursor } from '#shared/recommendations/catalogue.ts';
 import { categorySkus, recommendationRows, skuSortKey } from '#shared/recommendations/listing.ts';
 import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
