@@ -1133,11 +1133,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     call:
       'Queries on the listing index (ALL), all at once, of each of the 9 partitions of the ordering asked for (its 8 shards and the one partition it ' +
       'had before them), each from the cursor of the page before, Limit 11 (its share of 51 rows and 4 more, under 4 KB; a search: a FilterExpression ' +
-      'contains(search), Limit 55 each, 500 rows over all), merged by sort key as far as every partition not read to its end allows, read on from ' +
-      'there if the page is not full; by change highest first or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
+      'contains(search), Limit 55 each, 500 rows over all), merged by sort key as far as every partition not read to its end allows; if the page is not ' +
+      'full, read on from the shards whose rows it took; by change highest first or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
     calls: ['GetItem', 'Query index'],
     key: "listingKeys.recommendationRows(workspaceId, ordering, category?), recommendationRow(workspaceId, sku, ordering) for the cursor's start; recommendationCategories(workspaceId)",
-    cost: '~5 RRU a view (9 Queries of at least 0.5 RRU, up to 99 rows of ~300 B, and 0.5 RRU for the category list; ~10 when a page reads on or spans two segments), whatever the catalogue; a search ~20–25 RRU (500 rows read)',
+    cost: '~5 RRU a view (9 Queries of at least 0.5 RRU, up to 99 rows of ~300 B, and 0.5 RRU for the category list; ~6.5 when it reads on; ~9 when it spans two segments), whatever the catalogue; a search ~20–30 RRU (500 rows read)',
   },
   {
     name: "Console: a page of a workspace's recommendations by size of change (largest either way first), over the workspace or one category, searched or not",
@@ -1145,11 +1145,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     call:
       "Reads of the ordering by change below N# on the listing index, one backwards from the cursor's top end and one forwards from its bottom end, " +
       'each a Query of each of its 9 partitions (8 shards and the one before them) for its share of 26 rows and 4 more, merged by sort key; then more ' +
-      'from the end whose rows were taken, merged by size; a search or state filter applied to the merged rows; then forwards from N# as by change; ' +
+      'from the shards of the end whose rows were taken, merged by size; a search or state filter applied to the merged rows; then forwards from N# as by change; ' +
       'and a GetItem of the category list',
     calls: ['GetItem', 'Query index'],
     key: "listingKeys.recommendationRows(workspaceId, 'change' | 'category-change', category?), recommendationRow(workspaceId, sku, ordering) for each end's start; recommendationCategories(workspaceId)",
-    cost: '~9–13 RRU a view (each read of an end 9 Queries of at least 0.5 RRU; up to half a page read past what it shows, from the end not taken from), whatever the catalogue; no rows of its own, so no write; a search ~20 RRU and the Queries’ minimums',
+    cost: '~9 RRU a view (the first read of each end 9 Queries of at least 0.5 RRU, then only the shards it took from; up to half a page read past what it shows, from the end not taken from), whatever the catalogue; no rows of its own, so no write; a search ~20 RRU and the Queries’ minimums',
   },
   {
     name: "Console: each listed SKU's approval state, for the list's column and its state filter",
