@@ -14,8 +14,9 @@ const listingIndex = table.indexes[3];
 
 /**
  * Each way the console lists recommendations, a partition of the listing index apiece: by SKU, by change or by its
- * expected impact, over the workspace or within the product's category. A row is written per ordering, so each list
- * is a Query that reads only the page it shows. A new filter or sort is a new ordering here, unless it can be read
+ * expected impact, over the workspace or within the product's category. A row is written per ordering, in the
+ * ordering's shard its SKU hashes to, so each list is a Query of each shard that reads only its share of the page it
+ * shows, merged (listing-shards.ts). A new filter or sort is a new ordering here, unless it can be read
  * from one that exists: the sort by size of change reads the ordering by change from both ends (listing-by-size.ts).
  */
 export const orderings = ['sku', 'change', 'impact', 'category-sku', 'category-change', 'category-impact'] as const;
