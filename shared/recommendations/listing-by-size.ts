@@ -1,6 +1,7 @@
 // The console's list by size of change, largest either way first: the ordering by change read from both ends at once and merged, so that it needs no rows of its own.
 import type { ListPosition } from './catalogue.ts';
 import { changeOfSortKey, skuSortKey } from './listing.ts';
+import { keyOrder } from './listing-shards.ts';
 
 /** The two ends of the ordering by change: the top reads the largest rises down, the bottom the largest cuts up. */
 export type End = 'top' | 'bottom';
@@ -31,11 +32,6 @@ export interface TakenBySize<Row> {
 
 /** A key of the ordering by change starts with C, sixteen digits and a #, then the SKU's key. */
 const CHANGE_PREFIX_LENGTH = 18;
-
-/** Keys compare as DynamoDB compares them: by their UTF-8 bytes. */
-function keyOrder(a: string, b: string): number {
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
-}
 
 /** Whether a position a cursor names is a row of the ordering by change: its key is that SKU's at some change. */
 function isChangeRow(position: ListPosition): boolean {

@@ -1,9 +1,4 @@
-// One page of the console's recommendations, read with DynamoDB's own paging: a Query of the ordering the view asks for.
-import * as v from 'valibot';
-import { queryPage } from '#platform/table/commands.ts';
-import { table } from '#platform/table/definition.ts';
-import { listingKeys } from '#platform/table/index-keys.ts';
-import { keys } from '#platform/table/keys.ts';
+// One page of the console's recommendations, read with DynamoDB's own paging: a Query of each shard of the ordering the view asks for, merged.
 import {
   CATALOGUE_PAGE_SIZE,
   type CatalogueCursor,
@@ -13,10 +8,9 @@ import {
   encodeCursor,
   type ListPosition,
 } from './catalogue.ts';
-import { type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
+import { type End, type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
 import { NO_CHANGE_PREFIX, type Ordering, readCategories, searchText } from './listing.ts';
-
-const listingIndex = table.indexes[3];
+import { type ListedRow, ORDERING_PARTITIONS, orderingReader, type Segment, type ShardMerge, shardLimit } from './listing-shards.ts';
 
 /**
  * Rows a searching view reads at most (~300 B each, so ~20 RRU): a search is a filter on the list, paid on what it
@@ -31,25 +25,6 @@ export const FILTER_READ_BUDGET = 200;
 
 /** Keeps the rows that pass a filter the list's rows do not hold, reading what it needs for them. */
 export type RowFilter = <Row extends CatalogueRow>(rows: Row[]) => Promise<Row[]>;
-
-const RowSchema = v.object({
-  sku: v.string(),
-  name: v.optional(v.string()),
-  category: v.optional(v.string()),
-  currency: v.string(),
-  currentPriceCents: v.number(),
-  recommendedPriceCents: v.optional(v.number()),
-  changePct: v.nullable(v.number()),
-  confidence: v.optional(v.picklist(['high', 'medium', 'low'])),
-  expectedMarginChangeCents: v.optional(v.number()),
-  listSk: v.string(),
-});
-
-/** A stretch of one list, read one way: a sort highest first reads the numbers backwards, then the rest. */
-interface Segment {
-  readonly forward: boolean;
-  readonly range?: { readonly below: string } | { readonly from: string };
-}
 
 /** The rows with a change, and those without, of the ordering by change of the query's scope. */
 const changeSegments: readonly Segment[] = [
@@ -68,81 +43,16 @@ function readingOf(query: CatalogueQuery): { ordering: Ordering; segments: reado
   return { ordering: `${scope}${query.sort === 'impact-desc' ? 'impact' : 'change'}` as Ordering, segments: changeSegments };
 }
 
-interface SegmentRead {
-  readonly rows: (CatalogueRow & { listSk: string })[];
-  /** Where the segment goes on; absent once it is read to its end. */
-  readonly more?: { readonly sku: string; readonly sortKey: string };
-  readonly read: number;
-}
-
-async function readSegment(
-  workspaceId: string,
-  query: CatalogueQuery,
-  ordering: Ordering,
-  segment: Segment,
-  start: { sku: string; sortKey: string } | undefined,
-  limit: number,
-): Promise<SegmentRead> {
-  const partition = listingKeys.recommendationRows(workspaceId, ordering, query.category).partitionKey;
-  const names: Record<string, string> = { '#pk': listingIndex.partitionKey };
-  const values: Record<string, unknown> = { ':pk': partition };
-  let condition = '#pk = :pk';
-  if (segment.range) names['#sk'] = listingIndex.sortKey;
-  if (segment.range && 'below' in segment.range) {
-    condition += ' AND #sk < :bound';
-    values[':bound'] = segment.range.below;
-  } else if (segment.range) {
-    condition += ' AND #sk >= :bound';
-    values[':bound'] = segment.range.from;
-  }
-  if (query.search !== undefined) {
-    names['#search'] = 'search';
-    values[':needle'] = query.search.toLowerCase();
-  }
-  // The start key is built here from the cursor's SKU and sort key, so a link can only name a row of this list.
-  const page = await queryPage({
-    IndexName: listingIndex.name,
-    KeyConditionExpression: condition,
-    ...(query.search === undefined ? {} : { FilterExpression: 'contains(#search, :needle)' }),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-    ScanIndexForward: segment.forward,
-    Limit: limit,
-    ...(start
-      ? {
-          ExclusiveStartKey: {
-            ...keys.recommendationRow(workspaceId, start.sku, ordering),
-            ...listingKeys.recommendationRow(workspaceId, ordering, query.category, start.sortKey),
-          },
-        }
-      : {}),
-  });
-  const rows = (page.Items ?? []).map((item) => v.parse(RowSchema, item));
-  const last = page.LastEvaluatedKey;
-  return {
-    rows,
-    read: page.ScannedCount ?? rows.length,
-    ...(last ? { more: { sku: skuOf(workspaceId, last), sortKey: String(last[listingIndex.sortKey]) } } : {}),
-  };
-}
-
 const MAX_FILTER_BYTES = 1024;
 
 function keyable(text: string | undefined): boolean {
   return text === undefined || (text.isWellFormed() && Buffer.byteLength(text) <= MAX_FILTER_BYTES);
 }
 
-function skuOf(workspaceId: string, key: Record<string, unknown>): string {
-  const prefix = keys.recommendationRow(workspaceId, '', 'sku').PK;
-  return String(key.PK).slice(prefix.length);
-}
-
 function strip(row: CatalogueRow & { listSk: string }): CatalogueRow {
   const { listSk: _listSk, ...rest } = row;
   return rest;
 }
-
-type ListedRow = CatalogueRow & { listSk: string };
 
 /** Where the list goes on after a row: the cursor of a page that ends with it, but for the count before it. */
 type Place = Omit<CatalogueCursor, 'shown'>;
@@ -165,18 +75,28 @@ interface View {
 async function readSegments(view: View, reading: Reading, segmentIndex: number, from: ListPosition | undefined): Promise<void> {
   const { ordering, segments } = readingOf(view.query);
   let start = from;
+  const scope = { workspaceId: view.workspaceId, ordering, category: view.query.category, search: view.query.search };
+  // A view that filters is held to a budget of rows read over all the shards; one that does not reads until its page is full.
+  const metered = view.keep !== undefined || view.query.search !== undefined;
+  let reader: ShardMerge<ListedRow> | undefined;
   while (segmentIndex < segments.length && reading.budget > 0) {
     const segment = segments[segmentIndex] as Segment;
-    const limit = Math.min(reading.budget, view.keep ? view.pageSize + 1 : reading.budget);
-    const read = await readSegment(view.workspaceId, view.query, ordering, segment, start, limit);
+    const limit = metered
+      ? shardLimit(view.keep ? view.pageSize + 1 : reading.budget, reading.budget)
+      : shardLimit(view.pageSize + 1 - reading.rows.length);
+    reader ??= orderingReader(scope, segment, start);
+    const read = await reader.read(limit);
     const place = (row: ListedRow): Place => ({ segment: segmentIndex, sku: row.sku, sortKey: row.listSk });
     reading.rows.push(...(view.keep ? await view.keep(read.rows) : read.rows).map((row) => ({ row, place: place(row) })));
-    reading.budget -= read.read;
+    if (metered) reading.budget -= read.read;
+    // Fewer rows left than partitions: a round would pay each Query's least for a row or none, so the budget is spent.
+    if (metered && reading.budget < ORDERING_PARTITIONS) reading.budget = 0;
     if (reading.rows.length > view.pageSize) return;
     if (read.more) start = read.more;
     else {
       segmentIndex += 1;
       start = undefined;
+      reader = undefined;
     }
     // A search that spent its reads stops where it got to; the next view searches on from there.
     if (reading.budget <= 0 && segmentIndex < segments.length) {
@@ -197,11 +117,14 @@ function placeOfEnds(ends: Ends): Place {
 async function readBySize(view: View, reading: Reading, from: Ends): Promise<boolean> {
   const { query, pageSize, keep } = view;
   const ordering: Ordering = query.category === undefined ? 'change' : 'category-change';
-  const scope = { sort: query.sort, ...(query.category === undefined ? {} : { category: query.category }) };
+  const scope = { workspaceId: view.workspaceId, ordering, category: query.category };
+  // Each end reads on from where it stopped: SizeMerge reads an end again only once every row it read is taken.
+  const readers: Partial<Record<End, ShardMerge<ListedRow>>> = {};
   const merge = new SizeMerge<ListedRow>(
     async (end, start, limit) => {
       const segment = { forward: end === 'bottom', range: { below: NO_CHANGE_PREFIX } };
-      const read = await readSegment(view.workspaceId, scope, ordering, segment, start, limit);
+      readers[end] ??= orderingReader(scope, segment, start);
+      const read = await readers[end].read(shardLimit(limit));
       return { rows: read.rows, more: read.more !== undefined };
     },
     from,
@@ -223,9 +146,9 @@ async function readBySize(view: View, reading: Reading, from: Ends): Promise<boo
 }
 
 /**
- * One page of the list as the query asks, and the cursor of the next: a Query of at most a page and one row (a
- * search: of at most SEARCH_READ_BUDGET rows), whatever the size of the catalogue, or for the sort by size one from
- * each end of the list by change; and the category list, one item.
+ * One page of the list as the query asks, and the cursor of the next: a Query of each shard of the ordering for its
+ * share of a page and one row (a search: of SEARCH_READ_BUDGET rows over them all), whatever the size of the
+ * catalogue, or for the sort by size the same from each end of the list by change; and the category list, one item.
  */
 export async function readCataloguePage(
   workspaceId: string,

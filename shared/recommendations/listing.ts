@@ -7,14 +7,16 @@ import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { minorUnitDigits } from '#shared/pricing/currency.ts';
 import { type CatalogueRow, catalogueRow } from './catalogue.ts';
+import { keyOrder } from './listing-shards.ts';
 import type { Recommendation } from './schema.ts';
 
 const listingIndex = table.indexes[3];
 
 /**
  * Each way the console lists recommendations, a partition of the listing index apiece: by SKU, by change or by its
- * expected impact, over the workspace or within the product's category. A row is written per ordering, so each list
- * is a Query that reads only the page it shows. A new filter or sort is a new ordering here, unless it can be read
+ * expected impact, over the workspace or within the product's category. A row is written per ordering, in the
+ * ordering's shard its SKU hashes to, so each list is a Query of each shard that reads only its share of the page it
+ * shows, merged (listing-shards.ts). A new filter or sort is a new ordering here, unless it can be read
  * from one that exists: the sort by size of change reads the ordering by change from both ends (listing-by-size.ts).
  */
 export const orderings = ['sku', 'change', 'impact', 'category-sku', 'category-change', 'category-impact'] as const;
@@ -86,7 +88,7 @@ export function recommendationRows(workspaceId: string, recommendation: Recommen
     const listed = !byCategory(ordering) || category !== undefined;
     return {
       ...keys.recommendationRow(workspaceId, row.sku, ordering),
-      ...(listed ? listingKeys.recommendationRow(workspaceId, ordering, category, sortKeyOf(ordering, row, recommendation)) : {}),
+      ...(listed ? listingKeys.recommendationRow(workspaceId, ordering, category, row.sku, sortKeyOf(ordering, row, recommendation)) : {}),
       type: 'recommendationRow',
       ...row,
       search,
@@ -113,14 +115,23 @@ export async function readCategories(workspaceId: string): Promise<string[]> {
   return categories instanceof Set ? [...(categories as Set<string>)].sort() : [];
 }
 
-/** The SKUs listed in a category: what a change of the category's bands reprices. */
+/** The SKUs listed in a category, by SKU: what a change of the category's bands reprices. Each shard is read whole, at once. */
 export async function categorySkus(workspaceId: string, category: string): Promise<string[]> {
-  const items = await queryAll({
-    IndexName: listingIndex.name,
-    KeyConditionExpression: '#pk = :pk',
-    ProjectionExpression: 'sku',
-    ExpressionAttributeNames: { '#pk': listingIndex.partitionKey },
-    ExpressionAttributeValues: { ':pk': listingKeys.recommendationRows(workspaceId, 'category-sku', category).partitionKey },
-  });
-  return items.map((item) => String(item.sku));
+  const partitions = listingKeys.recommendationRows(workspaceId, 'category-sku', category).partitionKeys;
+  const shards = await Promise.all(
+    partitions.map((partition) =>
+      queryAll({
+        IndexName: listingIndex.name,
+        KeyConditionExpression: '#pk = :pk',
+        ProjectionExpression: 'sku, #sk',
+        ExpressionAttributeNames: { '#pk': listingIndex.partitionKey, '#sk': listingIndex.sortKey },
+        ExpressionAttributeValues: { ':pk': partition },
+      }),
+    ),
+  );
+  return shards
+    .flat()
+    .map((item) => ({ sku: String(item.sku), sortKey: String(item[listingIndex.sortKey]) }))
+    .sort((a, b) => keyOrder(a.sortKey, b.sortKey))
+    .map(({ sku }) => sku);
 }

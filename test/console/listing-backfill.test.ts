@@ -7,12 +7,15 @@ import { backfillListings } from '#lib/admin/migrations/listing-backfill.ts';
 import { orderings } from '#shared/recommendations/listing.ts';
 import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
 import { tableClient } from '#platform/table/client.ts';
+import { table } from '#platform/table/definition.ts';
+import { listingKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { recentTasks } from '#shared/writebacks/listing.ts';
 import { openBatchWith } from '#test/integration/ingest-support.ts';
 import { drain, LAMP, SHADE } from '#test/integration/prices-support.ts';
 import { newWorkspace } from '#test/integration/support.ts';
 import { withTableHolding } from '#test/integration/table-of-its-own.ts';
+import { readWorkspaceItems } from '#test/integration/workspace-items.ts';
 import { approve } from '#test/integration/writebacks-support.ts';
 
 /** What an item written before the index looks like: no list keys, and a recommendation without name or category. */
@@ -99,6 +102,42 @@ describe('the listing backfill', () => {
       expect((await recentBatches(other.workspaceId, other.connectorId, new Date())).map((batch) => batch.batchId)).not.toContain(
         otherBatchId,
       );
+    });
+  });
+
+  it("moves a product's rows from the partition its ordering had before the shards into their shards, listed all along", async () => {
+    const workspace = await newWorkspace('Unsharded Seller');
+    await drain(workspace, { product: [LAMP, SHADE] });
+    const listPk = table.indexes[3].partitionKey;
+    // LAMP's rows as the release before the shards wrote them: each in its ordering's one partition.
+    for (const ordering of orderings) {
+      const key = keys.recommendationRow(workspace.workspaceId, 'LAMP', ordering);
+      const before = listingKeys.recommendationRows(
+        workspace.workspaceId,
+        ordering,
+        ordering.startsWith('category-') ? 'Lighting' : undefined,
+      );
+      await tableClient().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: key,
+          UpdateExpression: 'SET #listPk = :before',
+          ExpressionAttributeNames: { '#listPk': listPk },
+          ExpressionAttributeValues: { ':before': before.partitionKeys.at(-1) },
+        }),
+      );
+    }
+    const unsharded = async () =>
+      (await readWorkspaceItems(workspace.workspaceId)).filter(
+        (item) => item.type === 'recommendationRow' && !/#RECROWS#[a-z-]+#S\d/.test(String(item[listPk])),
+      );
+    expect((await unsharded()).map((item) => item.sku)).toEqual(orderings.map(() => 'LAMP'));
+    expect((await listed(workspace.workspaceId)).map((row) => row.sku)).toEqual(['LAMP', 'SHADE']);
+
+    await withTableHolding({ workspaceIds: [workspace.workspaceId] }, async () => {
+      expect(await backfillListings({ workspaceId: workspace.workspaceId })).toEqual({ products: 2, batches: 0, tasks: 0 });
+      expect(await unsharded()).toEqual([]);
+      expect((await listed(workspace.workspaceId)).map((row) => row.sku)).toEqual(['LAMP', 'SHADE']);
     });
   });
 });

@@ -138,9 +138,9 @@ describe('the heat model against the counted calls', () => {
     // The keys ingest concentrates, each its own family; the rest spread over keys of their own.
     const concentrated = [
       'WS#<workspaceId>#ADHERENCE#<shard>',
-      'listing:WS#<workspaceId>#RECROWS#sku',
-      'listing:WS#<workspaceId>#RECROWS#change',
-      'listing:WS#<workspaceId>#RECROWS#impact',
+      'listing:WS#<workspaceId>#RECROWS#sku#<shard>',
+      'listing:WS#<workspaceId>#RECROWS#change#<shard>',
+      'listing:WS#<workspaceId>#RECROWS#impact#<shard>',
       'WS#<workspaceId>#HLOG#<category>#<shard>',
     ];
     const writes = (figures: Map<string, FamilyFigures>) =>

@@ -234,7 +234,7 @@ describe('the list by size of change', () => {
     );
   });
 
-  it('costs a few read units a view whatever the catalogue: each end of the list by change read half a page at a time', async () => {
+  it('costs a few read units a view whatever the catalogue: each end of the list by change read half a page at a time, over its shards', async () => {
     const seller = await newWorkspace('Size Cost Seller');
     const products = Array.from({ length: 6 }, () => tiedCatalogue()).flatMap((batch, copy) =>
       batch.map((product) => ({ ...product, sku: `${product.sku}-${copy}` })),
@@ -255,7 +255,9 @@ describe('the list by size of change', () => {
     await withCapacityLedger(byChange, () => readCataloguePage(seller.workspaceId, { sort: 'change-desc' }));
     measured['first page by change'] = byChange.readUnits;
     console.info(`read units per view by size of change (240 products, pages of 50): ${JSON.stringify(measured)}`);
-    for (const name of ['first page', 'second page', 'third page']) expect(measured[name], name).toBeLessThanOrEqual(6);
+    // Each end's first read is a Query of each of the ordering's 9 partitions (8 shards and the one before them), 0.5
+    // RRU at least apiece; reading on Queries only the shards whose rows were taken.
+    for (const name of ['first page', 'second page', 'third page']) expect(measured[name], name).toBeLessThanOrEqual(11);
   });
 });
 

@@ -30,7 +30,31 @@ describe('the heat model', () => {
         args: { ordering: 'sku', category: undefined },
         items: 1,
       }).family,
-    ).toBe('listing:WS#<workspaceId>#RECROWS#sku');
+    ).toBe('listing:WS#<workspaceId>#RECROWS#sku#<shard>');
+  });
+
+  it("spreads each ordering of the console's list over the shards the SKU hashes to, in one category as over the workspace", () => {
+    const LISTED = "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists";
+    const bySku = resolveStep({
+      pattern: LISTED,
+      key: 'listingKeys.recommendationRow',
+      args: { ordering: 'sku', category: undefined },
+      items: 1,
+    });
+    expect(bySku.shards).toBe(8);
+    const oneCategory = { ...tenThousandProfile, categories: 1 };
+    const heat = heatOf(oneCategory, requestKinds).filter((key) => key.family.includes('#RECROWS#'));
+    expect(heat.map((key) => key.family).sort()).toEqual(
+      ['sku', 'change', 'impact', 'category-sku', 'category-change', 'category-impact']
+        .map(
+          (ordering) => `listing:WS#<workspaceId>#RECROWS#${ordering}#<shard>${ordering.startsWith('category-') ? '#CAT#<category>' : ''}`,
+        )
+        .sort(),
+    );
+    for (const key of heat) {
+      expect(key.keys).toBe(8);
+      expect(key.share).toBeLessThanOrEqual(0.5);
+    }
   });
 
   it('refuses a step whose pattern the catalogue no longer has, or whose key the pattern no longer names', () => {

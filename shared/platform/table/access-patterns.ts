@@ -1131,22 +1131,25 @@ export const accessPatterns: readonly AccessPattern[] = [
     name: "Console: a page of a workspace's recommendations, by SKU, change or expected impact, over the workspace or one category, searched or not",
     usedBy: ['console recommendations'],
     call:
-      'Query on the listing index (ALL) of the ordering asked for, Limit 51 (a search: a FilterExpression contains(search), Limit 500), ' +
-      'from the cursor of the page before; by change highest first or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
+      'Queries on the listing index (ALL), all at once, of each of the 9 partitions of the ordering asked for (its 8 shards and the one partition it ' +
+      'had before them), each from the cursor of the page before, Limit 11 (its share of 51 rows and 4 more, under 4 KB; a search: a FilterExpression ' +
+      'contains(search), Limit 55 each, 500 rows over all), merged by sort key as far as every partition not read to its end allows; if the page is not ' +
+      'full, read on from the shards whose rows it took; by change highest first or by impact: backwards below N#, then forwards from N#; and a GetItem of the category list',
     calls: ['GetItem', 'Query index'],
     key: "listingKeys.recommendationRows(workspaceId, ordering, category?), recommendationRow(workspaceId, sku, ordering) for the cursor's start; recommendationCategories(workspaceId)",
-    cost: '~2.5–3 RRU a view (51 rows of ~300 B, and 0.5 RRU for the category list), whatever the catalogue; a search ~20 RRU (500 rows read)',
+    cost: '~5 RRU a view (9 Queries of at least 0.5 RRU, up to 99 rows of ~300 B, and 0.5 RRU for the category list; ~6.5 when it reads on; ~9 when it spans two segments), whatever the catalogue; a search ~20–30 RRU (500 rows read)',
   },
   {
     name: "Console: a page of a workspace's recommendations by size of change (largest either way first), over the workspace or one category, searched or not",
     usedBy: ['console recommendations'],
     call:
-      "Two Queries on the listing index of the ordering by change below N#, one backwards from the cursor's top end and one forwards from its bottom end, " +
-      'Limit 26 each for a page of 50, then more from the end whose rows were taken, merged by size; a search or state filter applied to the merged rows; ' +
-      'then forwards from N# as by change; and a GetItem of the category list',
+      "Reads of the ordering by change below N# on the listing index, one backwards from the cursor's top end and one forwards from its bottom end, " +
+      'each a Query of each of its 9 partitions (8 shards and the one before them) for its share of 26 rows and 4 more, merged by sort key; then more ' +
+      'from the shards of the end whose rows were taken, merged by size; a search or state filter applied to the merged rows; then forwards from N# as by change; ' +
+      'and a GetItem of the category list',
     calls: ['GetItem', 'Query index'],
     key: "listingKeys.recommendationRows(workspaceId, 'change' | 'category-change', category?), recommendationRow(workspaceId, sku, ordering) for each end's start; recommendationCategories(workspaceId)",
-    cost: '~4–5 RRU a view (up to half a page read past what it shows, from the end not taken from), whatever the catalogue; no rows of its own, so no write; a search ~20 RRU',
+    cost: '~9 RRU a view (the first read of each end 9 Queries of at least 0.5 RRU, then only the shards it took from; up to half a page read past what it shows, from the end not taken from), whatever the catalogue; no rows of its own, so no write; a search ~20 RRU and the Queries’ minimums',
   },
   {
     name: "Console: each listed SKU's approval state, for the list's column and its state filter",
@@ -1170,7 +1173,9 @@ export const accessPatterns: readonly AccessPattern[] = [
       'claimWritebacks',
       'ackWritebacks',
     ],
-    call: "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's six rows are put with it",
+    call:
+      "No call of its own: the index projects ALL, so every write of these items writes its index entry too; a recommendation's six rows are put with it, " +
+      'each in the shard of its ordering its SKU hashes to (8 shards an ordering, over the workspace or within a category)',
     calls: [],
     key: 'recommendationRow(workspaceId, sku, ordering) with listingKeys.recommendationRow(…), listingKeys.batch(…), listingKeys.writeback(…)',
     cost: 'A recommendation: 6 rows × (1 WRU + 1 WRU for the entry, 2 when its change, impact or category moved it); a batch or task +1 WRU (each under 1 KB)',
@@ -1186,10 +1191,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Bands job: the products of a category whose bands it recomputed, to reprice them all',
     usedBy: ['drain (bands job)'],
-    call: "Query on the listing index (ALL) of the category's SKU-ordered rows, projected to sku, every page",
+    call: "Queries on the listing index (ALL), all at once, of the category's SKU-ordered rows in each of its 9 partitions (8 shards and the one before them), projected to sku and the sort key, every page",
     calls: ['Query index'],
     key: "listingKeys.recommendationRows(workspaceId, 'category-sku', category)",
-    cost: '0.5 RRU per 4 KB of rows (~13 products): 10,000 products in the category ≈ 380 RRU, once per invocation that reaches the recommendations',
+    cost: '0.5 RRU per 4 KB of rows (~13 products) in each partition, 0.5 RRU at least apiece: 10,000 products in the category ≈ 385 RRU, once per invocation that reaches the recommendations',
   },
   {
     name: "Drain: fold an order chunk into its products' monthly margins",

@@ -1,7 +1,7 @@
 // The keys of the table's indexes: alternate keys on base items, history lines, claimable tasks and listings.
 import { createHash } from 'node:crypto';
 import { table } from './definition.ts';
-import { type DocumentKind, keyDigest, lineDigest } from './key-parts.ts';
+import { type DocumentKind, hashShard, keyDigest, lineDigest } from './key-parts.ts';
 
 const [lookupIndex, historyIndex, claimableIndex] = table.indexes;
 
@@ -177,13 +177,25 @@ export const listingKeys = {
     [listingIndex.sortKey]: sku,
   }),
   recommendations: (workspaceId: string) => ({ partitionKey: `WS#${workspaceId}#RECOMMENDATIONS` }),
-  /** A recommendation's row in one ordering of the console's list: the whole workspace's, or one category's. */
-  recommendationRow: (workspaceId: string, ordering: string, category: string | undefined, sortKey: string) => ({
-    [listingIndex.partitionKey]: recommendationRowsPartition(workspaceId, ordering, category),
+  /**
+   * A recommendation's row in one ordering of the console's list, the whole workspace's or one category's: in the
+   * ordering's shard the SKU hashes to (RECOMMENDATION_ROW_SHARDS), so that a workspace's ingest spreads its rewrites.
+   */
+  recommendationRow: (workspaceId: string, ordering: string, category: string | undefined, sku: string, sortKey: string) => ({
+    [listingIndex.partitionKey]: recommendationRowsPartition(workspaceId, ordering, category, hashShard(sku, RECOMMENDATION_ROW_SHARDS)),
     [listingIndex.sortKey]: sortKey,
   }),
+  /**
+   * Every partition of one ordering, which a reader merges by sort key: its shards, then the one partition the ordering
+   * had before it was sharded, where rows written before stay until they are rewritten (a row is in exactly one).
+   */
   recommendationRows: (workspaceId: string, ordering: string, category: string | undefined) => ({
-    partitionKey: recommendationRowsPartition(workspaceId, ordering, category),
+    partitionKeys: [
+      ...Array.from({ length: RECOMMENDATION_ROW_SHARDS }, (_, shard) =>
+        recommendationRowsPartition(workspaceId, ordering, category, shard),
+      ),
+      recommendationRowsPartition(workspaceId, ordering, category, undefined),
+    ],
   }),
   batch: (workspaceId: string, connectorId: string, createdAt: string, batchId: string) => ({
     [listingIndex.partitionKey]: connectorBatchesPartition(workspaceId, connectorId),
@@ -226,8 +238,26 @@ function waitingApprovalsPartition(workspaceId: string): string {
   return `WS#${workspaceId}#APPROVALWAITS`;
 }
 
-function recommendationRowsPartition(workspaceId: string, ordering: string, category: string | undefined): string {
-  return `WS#${workspaceId}#RECROWS#${ordering}${category === undefined ? '' : `#CAT#${category}`}`;
+/**
+ * Shards of each ordering of the console's list. At 5,000 ingest records a second a workspace rewrites ~1,000 rows a
+ * second in each ordering: 8 shards hold a shard to ~125 WRU a second, an eighth of a partition key's 1,000 (4 would
+ * be a quarter, with little room above the profile), while a page reads one Query per shard (and one of the partition
+ * before the shards), each a few rows, so that a page costs ~5 RRU rather than ~3 (docs/architecture.md, Scaling).
+ */
+export const RECOMMENDATION_ROW_SHARDS = 8;
+
+/**
+ * The shard follows the ordering and comes before the category, so that no category's name (which may hold `#S1`)
+ * makes the key of another category's shard, nor of the partition before the shards (`shard` undefined).
+ */
+function recommendationRowsPartition(
+  workspaceId: string,
+  ordering: string,
+  category: string | undefined,
+  shard: number | undefined,
+): string {
+  const sharded = shard === undefined ? '' : `#S${shard}`;
+  return `WS#${workspaceId}#RECROWS#${ordering}${sharded}${category === undefined ? '' : `#CAT#${category}`}`;
 }
 
 function connectorBatchesPartition(workspaceId: string, connectorId: string): string {

@@ -20,6 +20,14 @@ export function keyDigest(text: string): string {
   return createHash('sha256').update(text).digest('base64url').slice(0, 16);
 }
 
+/**
+ * Which of `shards` partitions a text falls in, the same every time: the first two bytes of its SHA-256, modulo the
+ * count (the history log, the adherence aggregates and the console's lists spread their items so).
+ */
+export function hashShard(text: string, shards: number): number {
+  return createHash('sha256').update(text).digest().readUInt16BE(0) % shards;
+}
+
 export function lineDigest(kind: DocumentKind, externalId: string, index: number): string {
   return keyDigest(`${kind}#${externalId}#${index}`);
 }

@@ -1,6 +1,5 @@
 // The table's keys, the one module callers import: the base table's key builders here, the console's and the indexes' beside it (re-exported); access-patterns.ts says how each key is read and written, and at what cost.
-import { createHash } from 'node:crypto';
-import { type DocumentKind, keyDigest, pad, type PrimaryKey } from './key-parts.ts';
+import { type DocumentKind, hashShard, keyDigest, pad, type PrimaryKey } from './key-parts.ts';
 
 export const keys = {
   /** The tenant record; connectors share its partition. */
@@ -326,7 +325,7 @@ function adherencePartition(workspaceId: string): string {
 export const ADHERENCE_SHARDS = 8;
 
 function adherenceShard(suffix: string): number {
-  return createHash('sha256').update(suffix).digest().readUInt16BE(0) % ADHERENCE_SHARDS;
+  return hashShard(suffix, ADHERENCE_SHARDS);
 }
 
 function adherenceShardPartition(workspaceId: string, shard: number): string {
@@ -342,7 +341,7 @@ export const HISTORY_LOG_SHARDS = 16;
 const HISTORY_LOG_PREFIX = 'LOG#';
 
 function historyLogShard(entryKey: string): number {
-  return createHash('sha256').update(entryKey).digest().readUInt16BE(0) % HISTORY_LOG_SHARDS;
+  return hashShard(entryKey, HISTORY_LOG_SHARDS);
 }
 
 function historyLogPartition(workspaceId: string, category: string, shard: number): string {
