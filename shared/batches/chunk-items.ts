@@ -26,8 +26,8 @@ export function chunkPartitions(batch: Pick<Batch, 'workspaceId' | 'batchId'>): 
 /**
  * A batch's staged chunks after `cursor` (the sort key of the last one applied), one a call, in staging order: each of
  * its chunk partitions is read a few chunks at a time, strongly consistent, and of their next chunks the one whose sort
- * key is lowest comes first. A committed batch takes no more chunks, so a partition that gives fewer than asked (a page
- * holds more than two chunks of at most 400 KB) is read to its end.
+ * key is lowest comes first. A committed batch takes no more chunks, so a partition that gives fewer than asked (a 1 MB
+ * page holds two chunks of at most 400 KB) is read to its end.
  */
 export function stagedChunksAfter(batch: Pick<Batch, 'workspaceId' | 'batchId'>, cursor: string | undefined) {
   const readers = chunkPartitions(batch).map((partition) => ({ ...partition, after: cursor, chunks: [] as StagedChunk[], more: true }));
@@ -104,7 +104,7 @@ function readBatchItems(partition: { PK: string; SKPrefix: string }): Promise<Re
   });
 }
 
-/** Every staged chunk item of a batch, from all its chunk partitions, in staging order: for inspecting a batch, never on the drain's path. */
+/** Every staged chunk item of a batch, from each of its chunk partitions, in staging order: for inspecting a batch. */
 export async function readStagedChunks(batch: Pick<Batch, 'workspaceId' | 'batchId'>): Promise<Record<string, unknown>[]> {
   const partitions = await Promise.all(chunkPartitions(batch).map(readBatchItems));
   return partitions.flat().sort((a, b) => (String(a.SK) < String(b.SK) ? -1 : 1));
