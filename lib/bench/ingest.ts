@@ -4,7 +4,7 @@ import { BatchWriteCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb
 import { customerItem, documentItem, type DocumentRecord, type Provenance, productItem } from '#shared/canonical/items.ts';
 import { documentLogEntries } from '#shared/pipeline/history-log.ts';
 import { historyLogItems, type LogEntry } from '#shared/bands/history-log.ts';
-import { keys } from '#platform/table/keys.ts';
+import { chunkPartitions } from '#shared/batches/chunk-items.ts';
 import { entityKinds, type EntityKind } from '#shared/records/schema.ts';
 import { inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import { itemSize, transactionalWriteUnitsForSize, writeUnitsForSize } from '#platform/table/capacity.ts';
@@ -147,21 +147,22 @@ function stagingCalls(catalogue: SampleCatalogue): StagingCall[][] {
  * calls (unmarshalled) do not give.
  */
 async function stagingWriteUnits(dynamo: DynamoDBClient, workspaceId: string, batchId: string, calls: number): Promise<number> {
-  const prefix = keys.batchChunkPrefix(workspaceId, batchId);
   let units = 0;
-  let ExclusiveStartKey: QueryCommandOutput['LastEvaluatedKey'];
-  do {
-    const page: QueryCommandOutput = await dynamo.send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': { S: prefix.PK }, ':prefix': { S: prefix.SKPrefix } },
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) units += transactionalWriteUnitsForSize(itemSize(item));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  for (const prefix of chunkPartitions({ workspaceId, batchId })) {
+    let ExclusiveStartKey: QueryCommandOutput['LastEvaluatedKey'];
+    do {
+      const page: QueryCommandOutput = await dynamo.send(
+        new QueryCommand({
+          TableName: tableName(),
+          KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+          ExpressionAttributeValues: { ':pk': { S: prefix.PK }, ':prefix': { S: prefix.SKPrefix } },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) units += transactionalWriteUnitsForSize(itemSize(item));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+  }
   // Each call: 1 unit for the rate window, 1 to take its sequence number, 2 for the batch item's update inside the
   // transaction (items under 1 KB).
   return units + calls * (2 * writeUnitsForSize(1) + transactionalWriteUnitsForSize(1));

@@ -7,24 +7,28 @@ import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';
+import { chunkPartitions } from './chunk-items.ts';
 import { type BatchOwner, readOwnBatch } from './repository.ts';
 import { CANCELLED_ERROR, expiryCutoff, notCancellable } from './rules.ts';
 import type { Batch } from './schema.ts';
 
 /**
- * The batch's staged chunks, deleted. Nothing can stage into a batch once it is no longer open (every staging write is
- * conditional on `open`), so what this reads is all there will ever be; a cancel that dies before it ends leaves the
- * rest to the chunks' TTL, and a repeated cancel deletes them.
+ * The batch's staged chunks, on every partition they may be on, deleted. Nothing can stage into a batch once it is no
+ * longer open (every staging write is conditional on `open`), so what this reads is all there will ever be; a cancel
+ * that dies before it ends leaves the rest to the chunks' TTL, and a repeated cancel deletes them.
  */
 async function discardStaged(owner: BatchOwner, batchId: string): Promise<void> {
-  const prefix = keys.batchChunkPrefix(owner.workspaceId, batchId);
-  const staged = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
-    ProjectionExpression: 'PK, SK',
-    ConsistentRead: true,
-  });
-  await deleteItems(staged.map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
+  const staged = await Promise.all(
+    chunkPartitions({ workspaceId: owner.workspaceId, batchId }).map((prefix) =>
+      queryAll({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+        ProjectionExpression: 'PK, SK',
+        ConsistentRead: true,
+      }),
+    ),
+  );
+  await deleteItems(staged.flat().map((item) => ({ PK: String(item.PK), SK: String(item.SK) })));
 }
 
 /** A staging call's transaction on the batch at the same moment cancels the cancel's; it is tried again, as staging is. */

@@ -8,6 +8,12 @@ import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 export const MAX_CHUNK_BYTES = 300 * 1024;
 export const MAX_CALL_CHUNK_BYTES = 3.5 * 1024 * 1024;
 
+/**
+ * A batch's chunks take turns, by the staging call's sequence number, over this many partitions of their own, so that a
+ * fast sync's chunks leave the batch item's partition to its counters (docs/decisions.md); a call's pieces share one.
+ */
+export const CHUNK_SHARDS = 2;
+
 /** Quality 5 compresses JSON records about 8:1 in a few milliseconds per 1,000; higher levels cost 5x the time for 3% less. */
 const BROTLI_QUALITY = 5;
 

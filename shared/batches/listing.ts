@@ -8,16 +8,8 @@ import { keys } from '#platform/table/keys.ts';
 import { queryListing, queryListPage } from '#platform/table/query.ts';
 import type { BatchOwner } from './repository.ts';
 import { expired, expiryCutoff, statusView } from './rules.ts';
-import {
-  type Batch,
-  type BatchEntry,
-  type BatchesQuerySchema,
-  BatchSchema,
-  type BatchStatus,
-  BatchStatusSchema,
-  DEFAULT_BATCHES_PAGE,
-  MAX_BATCHES_PAGE,
-} from './schema.ts';
+import { type Batch, type BatchesQuerySchema, BatchSchema, type BatchStatus, BatchStatusSchema } from './schema.ts';
+import { type BatchEntry, DEFAULT_BATCHES_PAGE, MAX_BATCHES_PAGE } from './views.ts';
 
 /** Batches the console shows per connector: enough to see a sync's recent history, one Query of one page. */
 export const RECENT_BATCHES = 20;

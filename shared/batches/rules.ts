@@ -1,7 +1,8 @@
 // The rules of an ingest batch, free of storage: expiry, entity order, the record and line caps, refusals and the status view.
 import { ApiError } from '#platform/errors.ts';
 import { entityKinds, entityRank, type EntityKind } from '#shared/records/schema.ts';
-import type { Batch, BatchStatusView } from './schema.ts';
+import type { Batch } from './schema.ts';
+import type { BatchStatusView } from './views.ts';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;

@@ -1,7 +1,6 @@
-// Ingest batches: the record of a batch, the states it moves through, and what open, stage, status and commit answer.
+// Ingest batches: the record of a batch, the states it moves through, and the batch id and list query the routes take (views.ts has what they answer).
 import * as v from 'valibot';
-import { entityKinds, entityRank, EntityKindSchema, type EntityKind } from '#shared/records/schema.ts';
-import { MAX_RECORDS_PER_CALL } from '#shared/records/stage-request.ts';
+import { entityRank, EntityKindSchema, type EntityKind } from '#shared/records/schema.ts';
 
 export const BatchStatusSchema = v.picklist(['open', 'committed', 'draining', 'drained', 'failed']);
 export type BatchStatus = v.InferOutput<typeof BatchStatusSchema>;
@@ -66,43 +65,6 @@ export const BatchSchema = v.object({
 });
 export type Batch = v.InferOutput<typeof BatchSchema>;
 
-const counted = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
-const moment = v.pipe(v.string(), v.isoTimestamp());
-
-/** What GET /api/v1/ingest/batches/{batchId} answers: the moments and the drained count once known, the error only when failed. */
-export const BatchStatusViewSchema = v.strictObject({
-  status: BatchStatusSchema,
-  /** In rank order. */
-  entities: v.pipe(v.array(EntityKindSchema), v.maxLength(entityKinds.length)),
-  recordCount: counted,
-  skippedOverCap: counted,
-  createdAt: moment,
-  committedAt: v.optional(moment),
-  drainedAt: v.optional(moment),
-  drainedCount: v.optional(counted),
-  bandsRecomputedAt: v.optional(moment),
-  /** Present on a batch its connector cancelled, which is `failed` with the error "batch cancelled before commit". */
-  cancelledAt: v.optional(moment),
-  error: v.optional(v.string()),
-});
-export type BatchStatusView = v.InferOutput<typeof BatchStatusViewSchema>;
-
-/** One batch of the connector's list: its id beside its status. */
-export const BatchEntrySchema = v.strictObject({ batchId: v.pipe(v.string(), v.uuid()), ...BatchStatusViewSchema.entries });
-export type BatchEntry = v.InferOutput<typeof BatchEntrySchema>;
-
-/** The most batches a page of the list holds, and how many when `limit` is left out. */
-export const MAX_BATCHES_PAGE = 100;
-export const DEFAULT_BATCHES_PAGE = 20;
-
-/** What GET /api/v1/ingest/batches answers: a page of the connector's batches, newest first. */
-export const BatchListSchema = v.strictObject({
-  data: v.pipe(v.array(BatchEntrySchema), v.maxLength(MAX_BATCHES_PAGE)),
-  /** Where the next page starts, passed back as `starting_after`; null on the last page. */
-  next: v.nullable(v.string()),
-});
-export type BatchList = v.InferOutput<typeof BatchListSchema>;
-
 /** The list's query as it arrives: every value a string, no other parameter. */
 export const BatchesQuerySchema = v.optional(
   v.strictObject({ limit: v.optional(v.string()), starting_after: v.optional(v.string()), status: v.optional(v.string()) }),
@@ -110,14 +72,3 @@ export const BatchesQuerySchema = v.optional(
 
 /** Batch ids are UUIDs (the service mints v4); anything else in the path is refused before any read. */
 export const BatchIdSchema = v.pipe(v.string('a batch id (a UUID)'), v.uuid('a batch id (a UUID)'));
-
-/** What opening a batch answers: the batch belongs to the connector of the key that opened it. */
-export const OpenedBatchSchema = v.strictObject({ batchId: BatchIdSchema, connectorId: v.pipe(v.string(), v.startsWith('con_')) });
-
-/** What a staging call answers: the records it accepted; those past a cap are counted in the batch's skippedOverCap. */
-export const StagedRecordsSchema = v.strictObject({
-  staged: v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(MAX_RECORDS_PER_CALL)),
-});
-
-/** What a commit answers: the drain job it handed the batch to. */
-export const CommittedBatchSchema = v.strictObject({ jobId: v.pipe(v.string(), v.startsWith('job_')) });

@@ -6,7 +6,7 @@ import type { EntityKind } from '#shared/records/schema.ts';
 import { isConditionFailure } from '#platform/table/client.ts';
 import { transactWrite, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { MAX_CALL_CHUNK_BYTES, type ChunkPiece, packChunk } from './chunks.ts';
+import { CHUNK_SHARDS, MAX_CALL_CHUNK_BYTES, type ChunkPiece, packChunk } from './chunks.ts';
 import { type BatchOwner, getBatch } from './repository.ts';
 import { admitCall, type BatchCaps, batchNotFound, chunkExpiresAt, expiryCutoff, kindsRankedAbove, stagingRefusal } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
@@ -139,7 +139,7 @@ async function writeCall(call: StagingCall, staged: { recordCount: number; lineC
       ...pieces.map((piece, part) => ({
         Put: {
           Item: {
-            ...keys.batchChunk(owner.workspaceId, batchId, reserved.chunkSeq, part),
+            ...keys.batchChunk(owner.workspaceId, batchId, reserved.chunkSeq % CHUNK_SHARDS, reserved.chunkSeq, part),
             type: 'chunk',
             entity,
             count: piece.count,

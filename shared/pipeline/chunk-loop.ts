@@ -1,6 +1,6 @@
 // The drain's chunk loop: read ahead, prepare the next chunk while this one is written, and checkpoint the chunks written every few seconds, in order.
 import { decompressRecords } from '#shared/batches/chunks.ts';
-import { readChunksAfter, recordTouched, type StagedChunk } from '#shared/batches/chunk-items.ts';
+import { recordTouched, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
 import { finishDrain, releaseBatchLease, saveCheckpoint } from '#shared/batches/lease.ts';
 import { chunkExpiresAt } from '#shared/batches/rules.ts';
@@ -20,9 +20,6 @@ import {
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
 import { dependsOn, type PreparedChunk, recordChunkRates, writeChunk } from './prepared-chunk.ts';
-
-/** Chunks read per Query; at most a few hundred KB each, so memory stays flat whatever the batch's size. */
-const CHUNKS_PER_READ = 3;
 
 /** A chunk being written while the next is prepared. */
 interface Writing {
@@ -47,8 +44,8 @@ export class ChunkLoop {
   private readonly from: Provenance;
   private readonly clock: () => Date;
   private readonly leaseUntil: () => number;
-  private readCursor: string | undefined;
-  private buffered: StagedChunk[] = [];
+  /** The batch's chunks after its checkpoint, in staging order, read a few at a time. */
+  private readonly nextChunk: () => Promise<StagedChunk | undefined>;
   private chunks = 0;
   private records = 0;
   private slowestChunkMs = 0;
@@ -67,7 +64,7 @@ export class ChunkLoop {
     this.invocation = invocation;
     this.hooks = hooks;
     this.from = { workspaceId: leased.workspaceId, batchId: leased.batchId, syncedAt: leased.committedAt ?? leased.createdAt };
-    this.readCursor = leased.drainCursor;
+    this.nextChunk = stagedChunksAfter(leased, leased.drainCursor);
     this.clock = clockOf(invocation);
     this.leaseUntil = leaseDeadline(invocation);
     this.checkpointEveryMs = hooks.checkpointEveryMs ?? CHECKPOINT_EVERY_MS;
@@ -120,13 +117,6 @@ export class ChunkLoop {
     this.pending.push(rest);
     this.slowestChunkMs = Math.max(this.slowestChunkMs, performance.now() - done.started);
     await this.hooks.afterChunkWritten?.(this.chunks + this.pending.length, this.invocation);
-  }
-
-  private async nextChunk(): Promise<StagedChunk | undefined> {
-    if (this.buffered.length === 0) this.buffered = await readChunksAfter(this.leased, this.readCursor, CHUNKS_PER_READ);
-    const chunk = this.buffered.shift();
-    if (chunk) this.readCursor = chunk.sk;
-    return chunk;
   }
 
   private prepare(chunk: StagedChunk): Promise<PreparedChunk> {

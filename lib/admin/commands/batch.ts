@@ -1,6 +1,7 @@
 // The admin CLI's `batch` commands: a workspace's batches and one batch as a drain left it, for an operator following a failed drain.
 import * as v from 'valibot';
-import { BatchIdSchema, type Batch, BatchStatusSchema, MAX_BATCHES_PAGE } from '#shared/batches/schema.ts';
+import { BatchIdSchema, type Batch, BatchStatusSchema } from '#shared/batches/schema.ts';
+import { MAX_BATCHES_PAGE } from '#shared/batches/views.ts';
 import type { WorkspaceBatchEntry } from '#shared/batches/listing.ts';
 import { type AdminArguments, type AdminCommand, existingWorkspace, UsageError } from '#lib/admin/command.ts';
 

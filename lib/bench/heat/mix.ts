@@ -83,6 +83,7 @@ export const priceCall: RequestKind = {
 };
 
 const perThousand = (value: number) => value / 1000;
+const STAGE = "Stage: count a call's records and write its chunk, all or nothing";
 
 /**
  * A thousand ingest records of the bench's mix (20% products, 5% customers, 25% quotes of 1–5 lines, 50% orders of 1–3),
@@ -99,26 +100,27 @@ export const ingestRecords: RequestKind = {
     ...everyApiRequest('count').map((step) =>
       (step.per ?? 'unit') === 'unit' ? { ...step, items: (typeof step.items === 'number' ? step.items : 0) / 1000 } : step,
     ),
-    {
-      pattern: "Stage: count a call's records and write its chunk, all or nothing",
-      key: 'batch',
-      items: perThousand(1),
-      writeUnits: 87,
-    },
-    // The drain's and the bands job's chunk, touched-list and batch reads, all on the batch's partition.
+    // Staging as the bench stages the mix (four calls for its 2,000 records): each call takes its sequence number and
+    // adds its counts on the batch item, and writes its chunk on one of the batch's chunk partitions.
+    { pattern: STAGE, key: 'batch', items: perThousand(4), writeUnits: 2 },
+    { pattern: STAGE, key: 'batchChunk', items: perThousand(2), writeUnits: 79 / 2 },
+    // The drain reads the chunks on their partitions; the batch item, what each chunk touched and the batch's own chunk
+    // partition (empty, for a batch staged since the shards) on the batch's, the drain's and the bands job's reads.
     {
       pattern: 'Drain: read staged chunks after the checkpoint, in staging order',
       key: 'batchChunkPrefix',
-      items: perThousand(1),
-      readUnits: 16,
+      items: perThousand(4),
+      readUnits: 10 / 4,
     },
-    // Leases, checkpoints and what each chunk touched, the drain's and the bands job's.
+    { pattern: 'Read a batch', key: 'batch', items: perThousand(1), readUnits: 5.5 },
+    // Leases and checkpoints, the drain's and the bands job's, and what each chunk touched.
     {
       pattern: 'Drain: take, renew, release and end the lease; move the checkpoint',
       key: 'batch',
       items: perThousand(1),
-      writeUnits: 33.5,
+      writeUnits: 17,
     },
+    { pattern: 'Drain: write what a chunk touched', key: 'batchTouched', items: perThousand(2), writeUnits: 16.5 / 2 },
     {
       pattern: "Fold a chunk's adherence change into the monthly aggregates, once per chunk",
       key: 'adherenceAggregate',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accessPatterns } from '#platform/table/access-patterns.ts';
+import { CHUNK_SHARDS } from '#shared/batches/chunks.ts';
 import { priceCall, requestKinds } from './mix.ts';
 import {
   ceilingOf,
@@ -129,6 +130,14 @@ describe('the heat model', () => {
     expect(units.get('WS#<workspaceId>#USAGE#<month>')).toBeUndefined();
     expect(units.get('WS#<workspaceId>#CUSTOMER#<customer>')?.readUnits).toBe(4.5);
     expect(units.get('WS#<workspaceId>#USAGE#RATE#api#<shard>')).toEqual({ items: 1, readUnits: 0, writeUnits: 1 });
+  });
+
+  it("spreads a batch's staged chunks over as many partitions as staging writes, and keeps each of the batch's keys under half its limit at the 10,000-call profile", () => {
+    const heat = heatOf(tenThousandProfile, requestKinds);
+    const batch = heat.find((key) => key.family === 'WS#<workspaceId>#BATCH#<batchId>');
+    const chunks = heat.find((key) => key.family === 'WS#<workspaceId>#BATCH#<batchId>#C<shard>');
+    expect(chunks?.keys).toBe(CHUNK_SHARDS);
+    for (const key of [batch, chunks]) expect(key?.share).toBeLessThanOrEqual(0.5);
   });
 
   it('finds the ceiling per workspace where the hottest key reaches its limit', () => {

@@ -2,7 +2,7 @@
 import { AdherenceFiguresSchema, AdherenceGroupSchema } from '#shared/adherence/schema.ts';
 import type * as v from 'valibot';
 import { ApprovalViewSchema, ApproveRequestSchema } from '#shared/approvals/schema.ts';
-import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/schema.ts';
+import { BatchStatusViewSchema, CommittedBatchSchema, OpenedBatchSchema, StagedRecordsSchema } from '#shared/batches/views.ts';
 import { GatewayErrorSchema, OverviewErrorEnvelopeSchema, V1ErrorEnvelopeSchema } from '#platform/errors.ts';
 import { PriceRequestLineSchema, PriceRequestSchema } from '#shared/prices/request.ts';
 import {

@@ -346,7 +346,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['stageRecords'],
     call: 'TransactWriteItems: Update batch (ADD counts and entity, conditional on the cap) + Put chunk piece(s)',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'batch(workspaceId, batchId), batchChunk(workspaceId, batchId, seq, part)',
+    key: "batch(workspaceId, batchId), batchChunk(workspaceId, batchId, shard, seq, part): the chunk on one of 2 partitions of the batch's, by turns of seq",
     cost: '2 WRU for the batch + 2 WRU per started KB of compressed chunk; 1,000 mixed records (~300 KB of JSON) ≈ 35 KB ≈ 72 WRU',
   },
   {
@@ -377,10 +377,10 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['cancelBatch'],
     call:
       "TransactWriteItems: Update batch conditional on the caller's connector, open and within its life + Put the batch.failed event; " +
-      'Query begins_with CHUNK# (strongly consistent, projected to the keys) and BatchWriteItem DeleteRequest of each chunk; GetItem of the batch to answer',
+      "Query begins_with CHUNK# of each of the batch's 3 chunk partitions (strongly consistent, projected to the keys) and BatchWriteItem DeleteRequest of each chunk; GetItem of the batch to answer",
     calls: ['GetItem', 'Query', 'BatchWriteItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'batch(workspaceId, batchId), batchChunkPrefix(workspaceId, batchId), webhookEvent(workspaceId, eventId)',
-    cost: '~6 WRU for the transaction (batch, its list entry, the event and its outbox entry) + 1 RRU + 1 WRU per chunk item (≈ 1 per staging call) + 1 RRU to answer; a repeat: ~2 RRU',
+    key: 'batch(workspaceId, batchId), batchChunkPrefix(workspaceId, batchId, shard) of each, webhookEvent(workspaceId, eventId)',
+    cost: '~6 WRU for the transaction (batch, its list entry, the event and its outbox entry) + 3 RRU + 1 WRU per chunk item (≈ 1 per staging call) + 1 RRU to answer; a repeat: ~4 RRU',
   },
   {
     name: "A connector's batches, newest first, a page at a time, optionally of one status",
@@ -425,10 +425,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Drain: read staged chunks after the checkpoint, in staging order',
     usedBy: ['drain'],
-    call: 'Query SK BETWEEN cursor and the end of CHUNK#, strongly consistent, Limit 3',
+    call: 'Query SK BETWEEN cursor and the end of CHUNK# of each chunk partition, strongly consistent, Limit 2 each, merged by sort key; a partition read to its end is not read again',
     calls: ['Query'],
-    key: 'batchChunkPrefix(workspaceId, batchId)',
-    cost: '1 RRU per 4 KB of compressed chunk (≈ 9 RRU per 1,000 records)',
+    key: "batchChunkPrefix(workspaceId, batchId, shard): each of the 2 partitions of the batch's chunks, and without a shard the batch's own (chunks staged before them)",
+    cost: '1 RRU per 4 KB of compressed chunk (≈ 9 RRU per 1,000 records), + 1 RRU for each of the 3 partitions once read to its end, per drain invocation',
   },
   {
     name: 'Drain: upsert products and customers',

@@ -20,15 +20,16 @@ export const keys = {
   apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
   /** The workspace id is part of the partition key, so another workspace's batch id can never be found. */
   batch: (workspaceId: string, batchId: string): PrimaryKey => ({ PK: batchPartition(workspaceId, batchId), SK: 'BATCH' }),
-  /**
-   * Staged records live in their batch's partition, so the drain reads them back in staging order with one Query.
-   * `seq` is the staging call's place in the batch, `part` the piece of a call too large for one item.
-   */
-  batchChunk: (workspaceId: string, batchId: string, seq: number, part: number): PrimaryKey => ({
-    PK: batchPartition(workspaceId, batchId),
+  /** Staged records, by staging call (`seq`) and piece (`part`), on a `shard` of the batch's chunk partitions (batches/chunks.ts). */
+  batchChunk: (workspaceId: string, batchId: string, shard: number, seq: number, part: number): PrimaryKey => ({
+    PK: `${batchPartition(workspaceId, batchId)}#C${shard}`,
     SK: `${CHUNK_PREFIX}${pad(seq, 10)}#${pad(part, 3)}`,
   }),
-  batchChunkPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: CHUNK_PREFIX }),
+  /** Without a shard, the batch's own partition: it holds the chunks staged before the shards, and takes no more. */
+  batchChunkPrefix: (workspaceId: string, batchId: string, shard?: number) => ({
+    PK: `${batchPartition(workspaceId, batchId)}${shard === undefined ? '' : `#C${shard}`}`,
+    SKPrefix: CHUNK_PREFIX,
+  }),
   /** What one drained chunk touched; the pricing side recomputes from these instead of from the whole catalogue. */
   batchTouched: (workspaceId: string, batchId: string, chunkSk: string, part: number): PrimaryKey => ({
     PK: batchPartition(workspaceId, batchId),
@@ -270,7 +271,6 @@ const CHUNK_PREFIX = 'CHUNK#';
 const CATEGORY_BANDS_PREFIX = 'CATEGORY#';
 const TOUCHED_PREFIX = 'TOUCHED#';
 const WEBHOOK_ENDPOINT_PREFIX = 'ENDPOINT#';
-
 const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
 const WEBHOOK_ATTEMPT_PREFIX = 'ATTEMPT#';
 

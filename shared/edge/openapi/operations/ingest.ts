@@ -1,16 +1,15 @@
 // The contract's words for ingest: opening a batch, staging its records, committing or cancelling it, reading its status and listing batches.
 import type * as v from 'valibot';
+import { BatchIdSchema, BatchStatusSchema } from '#shared/batches/schema.ts';
 import {
-  BatchIdSchema,
   BatchListSchema,
-  BatchStatusSchema,
   BatchStatusViewSchema,
   CommittedBatchSchema,
   DEFAULT_BATCHES_PAGE,
   MAX_BATCHES_PAGE,
   OpenedBatchSchema,
   StagedRecordsSchema,
-} from '#shared/batches/schema.ts';
+} from '#shared/batches/views.ts';
 import { PageCursorSchema, pageLimitSchema } from '#platform/pages.ts';
 import { StageRequestSchema } from '#edge/openapi/inputs.ts';
 import { noBody, operation, type ParameterDoc } from './doc.ts';
