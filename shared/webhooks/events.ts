@@ -19,24 +19,22 @@ const confirmationFields = v.nullable(
 /** The most SKUs a `recommendations.updated` event lists; past it the event says how many, and that the list is cut. */
 export const MAX_SKUS_PER_EVENT = 1_000;
 
-/** One entry per event type: what it reports, and its `data`. Adding a type here adds it everywhere (docs, OpenAPI, CLI). */
+/**
+ * One entry per event type: its `data`. Adding a type here adds it everywhere (docs, OpenAPI, CLI); what it reports is
+ * in event-descriptions.ts, which the type checker holds to this list, so that the workers that emit events do not carry
+ * the text.
+ */
 export const eventCatalogue = {
   'batch.committed': {
-    description: 'A connector committed an ingest batch; its drain is queued.',
     data: v.strictObject({ ...batchFields, jobId: v.string(), recordCount: count, committedAt: moment }),
   },
   'batch.drained': {
-    description: 'Every staged record of a batch was applied to the canonical data; bands and recommendations follow.',
     data: v.strictObject({ ...batchFields, recordCount: count, drainedCount: count, drainedAt: moment }),
   },
   'batch.failed': {
-    description: 'A batch will never drain: it expired while open, or its drain gave up. `error` is the text its status shows.',
     data: v.strictObject({ ...batchFields, error: v.string(), failedAt: moment }),
   },
   'recommendations.updated': {
-    description:
-      'A bands job refreshed the recommended prices of the products a batch touched. `skus` lists them (sorted) up to ' +
-      `${MAX_SKUS_PER_EVENT.toLocaleString('en')}; \`skuCount\` is the full count, and \`truncated\` says whether the list was cut.`,
     data: v.strictObject({
       ...batchFields,
       skuCount: count,
@@ -46,7 +44,6 @@ export const eventCatalogue = {
     }),
   },
   'price.approved': {
-    description: 'A price approval was published, with who approved it, the confirmation and the second approver it needed.',
     data: v.strictObject({
       approvalId: v.string(),
       sku: v.string(),
@@ -62,7 +59,6 @@ export const eventCatalogue = {
     }),
   },
   'price.second_approval': {
-    description: 'An approval that needs a second approver started to wait, was published, superseded or expired.',
     data: v.strictObject({
       approvalId: v.string(),
       sku: v.string(),
@@ -78,7 +74,6 @@ export const eventCatalogue = {
     }),
   },
   'writeback.pending': {
-    description: 'A write-back task is waiting for one connector to claim it (one event per connector that receives it).',
     data: v.strictObject({
       writebackId: v.string(),
       connectorId: v.string(),
@@ -90,7 +85,6 @@ export const eventCatalogue = {
     }),
   },
   'writeback.applied': {
-    description: 'A connector acknowledged a write-back task as applied; the product’s current price is now its price.',
     data: v.strictObject({
       writebackId: v.string(),
       connectorId: v.string(),
@@ -102,7 +96,6 @@ export const eventCatalogue = {
     }),
   },
   'writeback.failed': {
-    description: 'A connector acknowledged a write-back task as failed, with its reason.',
     data: v.strictObject({
       writebackId: v.string(),
       connectorId: v.string(),
@@ -113,12 +106,9 @@ export const eventCatalogue = {
     }),
   },
   'webhook.test': {
-    description:
-      'A test event: sent to one endpoint when an admin asks for it from the console, to check the receiver and its ' +
-      'signature check. It reports no change; no endpoint subscribes to it, and it is tried once, never retried.',
     data: v.strictObject({ endpointId: v.string(), requestedAt: moment }),
   },
-} as const satisfies Record<string, { description: string; data: v.GenericSchema }>;
+} as const satisfies Record<string, { data: v.GenericSchema }>;
 
 /** The event a test send carries: outside every subscription, so that only the endpoint asked receives it. */
 export const TEST_EVENT_TYPE = 'webhook.test' satisfies keyof typeof eventCatalogue;
@@ -130,11 +120,6 @@ export const EventTypeSchema = v.picklist(eventTypes);
 export function isEventType(value: string): value is EventType {
   return Object.hasOwn(eventCatalogue, value);
 }
-
-export const eventDescriptions = Object.fromEntries(eventTypes.map((type) => [type, eventCatalogue[type].description])) as Record<
-  EventType,
-  string
->;
 
 export type EventData<T extends EventType> = v.InferOutput<(typeof eventCatalogue)[T]['data']>;
 

@@ -1,7 +1,8 @@
 // The documents' webhooks: the events the service POSTs to registered endpoints, their signature headers and the rules of delivery.
 import { BODY_GRACE_MS, DELIVERY_TIMEOUT_MS } from '#shared/webhooks/transport.ts';
 import { RETRY_SCHEDULE_MS } from '#shared/webhooks/retry-schedule.ts';
-import { eventCatalogue, eventTypes, TEST_EVENT_TYPE } from '#shared/webhooks/events.ts';
+import { eventDescriptions } from '#shared/webhooks/event-descriptions.ts';
+import { eventTypes, TEST_EVENT_TYPE } from '#shared/webhooks/events.ts';
 import { eventComponentName, ref } from './components.ts';
 import { code } from './keys.ts';
 
@@ -53,8 +54,8 @@ export function webhooksObject(): Record<string, unknown> {
           summary: `The ${code(type)} event`,
           description:
             type === TEST_EVENT_TYPE
-              ? `${eventCatalogue[type].description}\n\nOne attempt; a failure parks the delivery at once, and counts towards the endpoint's health as any failed attempt does.`
-              : `${eventCatalogue[type].description}\n\nSent to every enabled endpoint of the workspace subscribed to ` +
+              ? `${eventDescriptions[type]}\n\nOne attempt; a failure parks the delivery at once, and counts towards the endpoint's health as any failed attempt does.`
+              : `${eventDescriptions[type]}\n\nSent to every enabled endpoint of the workspace subscribed to ` +
                 `${code(type)}, at least once. Attempts: ${schedule}; after the last the delivery is parked (redeliver it ` +
                 'with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.',
           tags: ['Webhook events'],

@@ -7,7 +7,8 @@ import {
   subscribableEventTypes,
   UpdateEndpointRequestSchema,
 } from '#shared/webhooks/endpoint-schema.ts';
-import { eventDescriptions, type EventType } from '#shared/webhooks/events.ts';
+import { eventDescriptions } from '#shared/webhooks/event-descriptions.ts';
+import type { EventType } from '#shared/webhooks/events.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '#shared/webhooks/url-guard.ts';
 import { type FieldErrors, sentence, textField } from '#edge/console/form-fields.ts';
 import { type Html, html } from '#edge/console/html.ts';
