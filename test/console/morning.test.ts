@@ -200,6 +200,7 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     const product = await unitsOf(productPage, { sku: 'BOLT' });
     console.info(`read units a view: landing ${landing}, product ${product}`);
     expect(landing).toBeGreaterThan(0);
-    expect(landing).toBeLessThanOrEqual(20);
+    // The list by impact reads 9 partitions of its shards, and the approval state of every row they return.
+    expect(landing).toBeLessThanOrEqual(30);
   });
 });
