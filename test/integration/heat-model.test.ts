@@ -156,9 +156,13 @@ describe('the heat model against the counted calls', () => {
       'listing:WS#<workspaceId>#RECROWS#impact#<shard>',
       'WS#<workspaceId>#HLOG#<category>#<shard>',
     ];
-    const writes = (figures: Map<string, FamilyFigures>) =>
-      Object.fromEntries(concentrated.map((family) => [family, +((figures.get(family)?.writeUnits ?? 0) * 1000).toFixed(1)]));
-    expect(writes(counted)).toEqual(writes(modelled));
+    for (const family of concentrated) {
+      const [count, model] = [(counted.get(family)?.writeUnits ?? 0) * 1000, (modelled.get(family)?.writeUnits ?? 0) * 1000];
+      expect(model, family).toBeGreaterThan(0);
+      // Which month an aggregate's line falls in, and so how many month items a fold writes, moves with the catalogue's
+      // dates, which are the run's: a unit now and then, per 1,000 records.
+      expect(Math.abs(count - model), `${family}: counted ${count}, modelled ${model} per 1,000 records`).toBeLessThanOrEqual(1 + 1e-9);
+    }
   });
 
   it("puts the units of a thousand ingest records on the batch's own partition and on its chunk partitions as staging and the drain spend them", () => {
@@ -171,9 +175,10 @@ describe('the heat model against the counted calls', () => {
         const [count, model] = [counted.get(family)?.[units] ?? 0, modelled.get(family)?.[units] ?? 0];
         expect(model, `${family} ${units}`).toBeGreaterThan(0);
         // A chunk's or a touched list's compressed size moves by a few bytes with the catalogue's dates, and with it a
-        // unit of the batch now and then: 3%, or one unit per 1,000 records.
+        // unit of the batch now and then; on a busy machine a drain message received again reads the batch's lease
+        // once more: 3%, or two units per 1,000 records.
         expect(Math.abs(count - model), `${family} ${units}: counted ${count}, modelled ${model}`).toBeLessThanOrEqual(
-          Math.max(0.03 * model, 1 / 1000),
+          Math.max(0.03 * model, 2 / 1000) + 1e-9,
         );
       }
     }
