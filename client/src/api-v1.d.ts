@@ -867,6 +867,8 @@ export interface components {
       drainedAt?: string;
       drainedCount?: number;
       /** Format: date-time */
+      pricesFreshAt?: string;
+      /** Format: date-time */
       bandsRecomputedAt?: string;
       /** Format: date-time */
       cancelledAt?: string;
@@ -1358,6 +1360,8 @@ export interface operations {
               /** Format: date-time */
               drainedAt?: string;
               drainedCount?: number;
+              /** Format: date-time */
+              pricesFreshAt?: string;
               /** Format: date-time */
               bandsRecomputedAt?: string;
               /** Format: date-time */

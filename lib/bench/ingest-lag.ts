@@ -83,6 +83,8 @@ export interface LagRow {
   readonly historySeconds: number;
   readonly commitToDrainedSeconds: number;
   readonly commitToFreshSeconds: number;
+  /** Commit until the bands job ended: the recommendations the overview and the console show follow the bands. */
+  readonly commitToRecomputedSeconds: number;
   readonly lagRatio: number;
   /** The batch's units, per 1,000 records. */
   readonly drain: JobFigures;
@@ -118,6 +120,7 @@ export async function measureLag(
       historySeconds,
       commitToDrainedSeconds: run.commitToDrainedSeconds,
       commitToFreshSeconds: run.commitToFreshSeconds,
+      commitToRecomputedSeconds: run.commitToRecomputedSeconds,
       lagRatio: run.commitToFreshSeconds / run.commitToDrainedSeconds,
       drain: jobFigures(run.counts, 'drain', options.batchRecords),
       bands: jobFigures(run.counts, 'bands', options.batchRecords),
@@ -132,11 +135,11 @@ const percent = (value: number) => `${value >= 0 ? '+' : ''}${(value * 100).toFi
 /** The lag table, and the history-invariance verdict between the smallest and the largest history. */
 export function lagLines(figures: LagFigures, verdict: (ok: boolean) => string): string[] {
   const lines = [
-    `  ${'history lines'.padEnd(14)} ${'drain'.padStart(7)} ${'fresh'.padStart(7)} ${'fresh/drain'.padStart(11)}   ${'drain RRU'.padStart(9)} ${'WRU'.padStart(6)}   ${'bands RRU'.padStart(9)} ${'WRU'.padStart(6)}   (per 1,000 records; commit to drained, commit to prices fresh)`,
+    `  ${'history lines'.padEnd(14)} ${'drain'.padStart(7)} ${'fresh'.padStart(7)} ${'fresh/drain'.padStart(11)} ${'console'.padStart(7)}   ${'drain RRU'.padStart(9)} ${'WRU'.padStart(6)}   ${'bands RRU'.padStart(9)} ${'WRU'.padStart(6)}   (per 1,000 records; commit to drained, to prices fresh, to the recommendations recomputed)`,
   ];
   for (const row of figures.rows) {
     lines.push(
-      `  ${(row.historyLines === 0 ? 'none' : row.historyLines.toLocaleString('en-US')).padEnd(14)} ${row.commitToDrainedSeconds.toFixed(2).padStart(6)}s ${row.commitToFreshSeconds.toFixed(2).padStart(6)}s ${`${row.lagRatio.toFixed(2)}x`.padStart(11)}   ${row.drain.readUnits.toFixed(0).padStart(9)} ${row.drain.writeUnits.toFixed(0).padStart(6)}   ${row.bands.readUnits.toFixed(0).padStart(9)} ${row.bands.writeUnits.toFixed(0).padStart(6)}${row.historyLines === 0 ? '' : `   (history ingested in ${row.historySeconds.toFixed(0)} s)`}`,
+      `  ${(row.historyLines === 0 ? 'none' : row.historyLines.toLocaleString('en-US')).padEnd(14)} ${row.commitToDrainedSeconds.toFixed(2).padStart(6)}s ${row.commitToFreshSeconds.toFixed(2).padStart(6)}s ${`${row.lagRatio.toFixed(2)}x`.padStart(11)} ${row.commitToRecomputedSeconds.toFixed(2).padStart(6)}s   ${row.drain.readUnits.toFixed(0).padStart(9)} ${row.drain.writeUnits.toFixed(0).padStart(6)}   ${row.bands.readUnits.toFixed(0).padStart(9)} ${row.bands.writeUnits.toFixed(0).padStart(6)}${row.historyLines === 0 ? '' : `   (history ingested in ${row.historySeconds.toFixed(0)} s)`}`,
     );
   }
   const histories = figures.rows.filter((row) => row.historyLines > 0);

@@ -16,7 +16,6 @@ import type { LocalStack } from '#lib/local/stack.ts';
 import { mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { type JobCounts, watchWorkspace } from './drain-counts.ts';
 import { keepAliveClient } from './measure.ts';
-import { bandsCacheSeconds } from '#shared/prices/bands-cache.ts';
 
 const RECORDS_PER_CALL = 1000;
 /** Staging calls a connector keeps in flight; the drain is what takes the time, not staging. */
@@ -206,9 +205,13 @@ export interface BatchRun {
   /** Staged until the status reads `drained`, and from then until it shows the bands recomputed, as polled. */
   readonly drainSeconds: number;
   readonly bandsSeconds: number;
-  /** From the service's own moments: commit until drained, and commit until the bands job is done (prices fresh). */
+  /**
+   * From the service's own moments: commit until drained, until price calls answer from the new bands
+   * (`pricesFreshAt`), and until the bands job is done, the recommendations too (`bandsRecomputedAt`).
+   */
   readonly commitToDrainedSeconds: number;
   readonly commitToFreshSeconds: number;
+  readonly commitToRecomputedSeconds: number;
   readonly counts: JobCounts;
   readonly drainHeapPeakMb: number;
   readonly bandsHeapPeakMb: number;
@@ -218,6 +221,7 @@ interface BatchStatus {
   status: string;
   committedAt?: string;
   drainedAt?: string;
+  pricesFreshAt?: string;
   bandsRecomputedAt?: string;
 }
 
@@ -294,8 +298,10 @@ export async function ingestBatch(
       drainSeconds: (drained - staged) / 1000,
       bandsSeconds: (bandsReady - drained) / 1000,
       commitToDrainedSeconds: moment(bands.result.drainedAt) - moment(bands.result.committedAt),
-      // A price call may answer from bands its instance cached just before the job ended, for the cache's time at most.
-      commitToFreshSeconds: moment(bands.result.bandsRecomputedAt) - moment(bands.result.committedAt) + bandsCacheSeconds(),
+      // The job stamps the rate shards before `pricesFreshAt`, and a price call's rate write brings the stamp back: its
+      // instance reads the bands again then, whatever its cache's time to live. The recommendations come after.
+      commitToFreshSeconds: moment(bands.result.pricesFreshAt) - moment(bands.result.committedAt),
+      commitToRecomputedSeconds: moment(bands.result.bandsRecomputedAt) - moment(bands.result.committedAt),
       counts: watch.counts,
       drainHeapPeakMb: drain.peakMb,
       bandsHeapPeakMb: bands.peakMb,

@@ -114,6 +114,22 @@ export async function saveBandsJobCursor(
   return { ...batch, [cursor]: value, leaseUntil };
 }
 
+/**
+ * Records that the job's bands are written and stamped: price calls answer from them from now on. A job run again
+ * keeps the first moment.
+ */
+export async function markPricesFresh(batch: Batch, owner: string, now: Date): Promise<Batch> {
+  const saved = await updateItem({
+    Key: keys.batch(batch.workspaceId, batch.batchId),
+    UpdateExpression: 'SET pricesFreshAt = if_not_exists(pricesFreshAt, :now)',
+    ConditionExpression: 'leaseOwner = :owner',
+    ExpressionAttributeValues: { ':now': now.toISOString(), ':owner': owner },
+    ReturnValues: 'ALL_NEW',
+  });
+  if (saved.refused) throw saved.error;
+  return v.parse(BatchSchema, saved.attributes);
+}
+
 /** Ends the bands job; `recommendations.updated` is recorded with it, so it reports only a job that finished. */
 export async function finishBands(batch: Batch, owner: string, now: Date, events: readonly WebhookEvent[] = []): Promise<void> {
   await updateWithEvents(

@@ -140,6 +140,7 @@ export function statusView(batch: Batch): BatchStatusView {
     ...(batch.committedAt ? { committedAt: batch.committedAt } : {}),
     ...(batch.drainedAt ? { drainedAt: batch.drainedAt } : {}),
     ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount }),
+    ...(batch.pricesFreshAt ? { pricesFreshAt: batch.pricesFreshAt } : {}),
     ...(batch.bandsRecomputedAt ? { bandsRecomputedAt: batch.bandsRecomputedAt } : {}),
     ...(batch.cancelledAt ? { cancelledAt: batch.cancelledAt } : {}),
     ...(batch.status === 'failed' && batch.error ? { error: batch.error } : {}),

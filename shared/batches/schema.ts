@@ -53,6 +53,11 @@ export const BatchSchema = v.object({
   bandCursor: v.optional(v.string()),
   /** The last product whose recommendation was stored after the bands: where a resumed refresh goes on. */
   recommendationCursor: v.optional(v.string()),
+  /**
+   * When the bands of what the batch touched were written and stamped (shared/workspaces/bands-stamp.ts): from then
+   * on price calls answer from them. The recommendations follow, and the job ends with `bandsRecomputedAt`.
+   */
+  pricesFreshAt: v.optional(v.string()),
   /** When the bands, then the recommendations, of what the batch touched were recomputed, after it drained. */
   bandsRecomputedAt: v.optional(v.string()),
   /** Which drain invocation may write, and until when; a drain that died lets go when its lease runs out. */

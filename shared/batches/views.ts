@@ -18,6 +18,8 @@ export const BatchStatusViewSchema = v.strictObject({
   committedAt: v.optional(moment),
   drainedAt: v.optional(moment),
   drainedCount: v.optional(counted),
+  /** Price calls answer from the bands this batch's history moved; the overview and the console follow at `bandsRecomputedAt`. */
+  pricesFreshAt: v.optional(moment),
   bandsRecomputedAt: v.optional(moment),
   /** Present on a batch its connector cancelled, which is `failed` with the error "batch cancelled before commit". */
   cancelledAt: v.optional(moment),

@@ -6,13 +6,15 @@ import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '#shared/bands
 import { type BandScope, recomputeBands, touchedScope } from '#shared/bands/recompute.ts';
 import { readTouched } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage, sendToDrainDeadLetter } from '#shared/batches/drain-queue.ts';
-import { BatchLeaseHeld, finishBands, leaseBatch, releaseBatchLease, saveBandsJobCursor } from '#shared/batches/lease.ts';
+import { BatchLeaseHeld, finishBands, leaseBatch, markPricesFresh, releaseBatchLease, saveBandsJobCursor } from '#shared/batches/lease.ts';
+import { getBatch } from '#shared/batches/repository.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { touchedSkus } from '#shared/recommendations/recommend.ts';
 import { categorySkus } from '#shared/recommendations/listing.ts';
 import { refreshRecommendations } from '#shared/recommendations/repository.ts';
 import { MAX_SKUS_PER_EVENT, newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
+import { stampBandsChange } from '#shared/workspaces/bands-stamp.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { workspaceDefaults } from '#shared/workspaces/schema.ts';
 import { DRAIN_ATTEMPTS } from './attempts.ts';
@@ -30,6 +32,12 @@ import {
 
 /** A bands job whose workspace's bands another job is recomputing looks again after this. */
 const BANDS_BUSY_DELAY_SECONDS = 5;
+/**
+ * A bands job that finds its batch still `draining` reads it again this often, this many times, before it bounces:
+ * the drain sends the job just before its last write, which lands within moments, and a bounce costs seconds of lag.
+ */
+const DRAINED_RECHECK_MS = 100;
+const DRAINED_RECHECKS = 10;
 
 type Workspace = Awaited<ReturnType<typeof getWorkspace>>;
 
@@ -52,6 +60,17 @@ async function readJobScope(batch: Batch): Promise<{ scope: BandScope; skus: str
 async function repricedSkus(workspaceId: string, scope: BandScope, touched: readonly string[]): Promise<string[]> {
   const members = await Promise.all(scope.categories.map((category) => categorySkus(workspaceId, category)));
   return [...new Set([...touched, ...members.flat()])].sort();
+}
+
+/** The batch once its drain's last write has landed, read again a few times (1 RRU each) if the job came first. */
+async function settledDrain(batch: Batch, invocation: DrainInvocation): Promise<Batch> {
+  let current = batch;
+  const young = () => clockOf(invocation)().getTime() - Date.parse(invocation.message.sentAt) < COMMIT_RACE_WINDOW_MS;
+  for (let check = 0; current.status === 'draining' && young() && check < DRAINED_RECHECKS; check++) {
+    await new Promise((resolve) => setTimeout(resolve, DRAINED_RECHECK_MS));
+    current = (await getBatch(batch.workspaceId, batch.batchId)) ?? current;
+  }
+  return current;
 }
 
 /** What the job answers without running: a bounce, an ignore or a park; undefined when it runs. */
@@ -133,12 +152,21 @@ class BandsRun {
   async run(): Promise<DrainResult> {
     const workspace = await getWorkspace(this.current.workspaceId);
     const { scope, skus } = await readJobScope(this.current);
-    const recompute = await recomputeBands(this.current.workspaceId, pricingSettings(workspace?.pricing), scope, this.clock(), {
-      after: this.current.bandCursor,
-      shouldStop: () => this.shortOfTime(),
-      afterCategory: (category) => this.afterCategory(category),
-    });
-    if (!recompute.done) return this.continueLater();
+    if (!this.current.pricesFreshAt) {
+      const recompute = await recomputeBands(this.current.workspaceId, pricingSettings(workspace?.pricing), scope, this.clock(), {
+        after: this.current.bandCursor,
+        shouldStop: () => this.shortOfTime(),
+        afterCategory: (category) => this.afterCategory(category),
+      });
+      if (!recompute.done) return this.continueLater();
+      // Price calls read only the bands: they follow the batch now, the stored recommendations after the refresh.
+      await stampBandsChange(
+        { workspaceId: this.current.workspaceId, rateLimit: workspace?.rateLimit ?? workspaceDefaults.rateLimit },
+        this.clock().getTime(),
+      );
+      this.current = await markPricesFresh(this.current, this.owner, this.clock());
+      await this.hooks.afterPricesFresh?.(this.invocation);
+    }
     // The recommendations follow the bands they are priced from: every product of a category whose bands moved, not
     // only those the batch named, so that the overview and the console show what a price call answers.
     const repriced = await repricedSkus(this.current.workspaceId, scope, skus);
@@ -191,7 +219,8 @@ class BandsRun {
  * category at a time with a checkpoint after each, under a lease like the drain's. The batch stays drained whatever
  * happens here; a job given up on is parked in the dead-letter queue, and `bands rebuild` recovers.
  */
-export async function runBandsJob(batch: Batch, invocation: DrainInvocation, hooks: DrainHooks): Promise<DrainResult> {
+export async function runBandsJob(delivered: Batch, invocation: DrainInvocation, hooks: DrainHooks): Promise<DrainResult> {
+  const batch = await settledDrain(delivered, invocation);
   const answered = await admitBandsJob(batch, invocation);
   if (answered) return answered;
   const owner = randomUUID();

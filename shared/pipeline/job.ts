@@ -26,6 +26,8 @@ export interface DrainInvocation {
 export interface DrainHooks {
   readonly afterChunk?: (appliedChunks: number, invocation: DrainInvocation) => void | Promise<void>;
   readonly afterBandCategory?: (categories: number, invocation: DrainInvocation) => void | Promise<void>;
+  /** After the bands job has stamped its bands and set `pricesFreshAt`, before it refreshes the recommendations. */
+  readonly afterPricesFresh?: (invocation: DrainInvocation) => void | Promise<void>;
   /** After a checkpoint's adherence is folded and its attributions written, before the checkpoint is saved. */
   readonly afterAdherence?: (invocation: DrainInvocation) => void | Promise<void>;
   /** After a chunk's items are written, before the checkpoint that takes it in. */

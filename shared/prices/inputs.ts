@@ -220,11 +220,15 @@ async function readRound(read: SnapshotRead, itemKeys: PrimaryKey[]): Promise<vo
     return true;
   });
   if (fresh.length === 0) return;
-  const { cached, toRead } = read.cachedBands ? read.cachedBands.take(fresh, read.nowMs) : { cached: [], toRead: fresh };
-  const found =
-    toRead.length === 0 ? [] : await getItems(toRead, { consistent: false, groupSize: Math.ceil(toRead.length / PARALLEL_READS) });
-  read.cachedBands?.keep(toRead, found, read.nowMs);
-  absorb(read, [...cached, ...found]);
+  const { cached, toRead, toReadConsistent } = read.cachedBands
+    ? read.cachedBands.take(fresh, read.nowMs)
+    : { cached: [], toRead: fresh, toReadConsistent: [] };
+  const [found, replaced] = await Promise.all([
+    toRead.length === 0 ? [] : getItems(toRead, { consistent: false, groupSize: Math.ceil(toRead.length / PARALLEL_READS) }),
+    toReadConsistent.length === 0 ? [] : getItems(toReadConsistent, { consistent: true }),
+  ]);
+  read.cachedBands?.keep([...toRead, ...toReadConsistent], [...found, ...replaced], read.nowMs);
+  absorb(read, [...cached, ...found, ...replaced]);
 }
 
 function absorb(read: SnapshotRead, items: Record<string, unknown>[]): void {

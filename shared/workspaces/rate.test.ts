@@ -1,6 +1,6 @@
-// Unit tests of the rate's shards: how many a limit is spread over, and how the limit is divided among them.
+// Unit tests of the rate's shards: how many a limit is spread over, how the limit is divided among them, and the bands stamp they carry.
 import { describe, expect, it } from 'vitest';
-import { MAX_RATE_SHARDS, rateShards, shardShare } from './rate.ts';
+import { bandsStampOf, MAX_RATE_SHARDS, rateShards, shardShare } from './rate.ts';
 
 describe('the rate shards', () => {
   it('keeps a limit of up to 400 requests a second on one item', () => {
@@ -25,5 +25,12 @@ describe('the rate shards', () => {
       expect(shares.reduce((sum, share) => sum + share, 0)).toBe(limit);
       expect(Math.max(...shares) - Math.min(...shares)).toBeLessThanOrEqual(1);
     }
+  });
+
+  it('reads a bands stamp only where a shard holds a number for it', () => {
+    expect(bandsStampOf({ bandsAt: 1_800_000_000_000 })).toBe(1_800_000_000_000);
+    expect(bandsStampOf({ bandsAt: '1800000000000' })).toBeUndefined();
+    expect(bandsStampOf({})).toBeUndefined();
+    expect(bandsStampOf(undefined)).toBeUndefined();
   });
 });

@@ -50,7 +50,14 @@ export function forgetFullWindows(): void {
   fullSeconds.clear();
 }
 
-type Counted = 'counted' | 'full';
+/** The stamp a rate shard carried (./bands-stamp.ts), as the write that counted a request returned it. */
+export function bandsStampOf(shard: Record<string, unknown> | undefined): number | undefined {
+  const at = shard?.bandsAt;
+  return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
+}
+
+/** A request counted, with the bands stamp its shard carried (./bands-stamp.ts), or a shard found full. */
+type Counted = { readonly bandsAt: number | undefined } | 'full';
 
 /**
  * Counts one request in one shard's window: one write in the usual case, two on the shard's first request of a
@@ -66,9 +73,11 @@ async function countInShard(workspaceId: string, meter: RateMeter, shard: number
       ConditionExpression: '#second >= :second AND #count < :share',
       ExpressionAttributeNames: { '#second': 'second', '#count': 'count' },
       ExpressionAttributeValues: { ':one': 1, ':second': second, ':share': share },
+      // The shard's whole item comes back at no cost in units: it carries the workspace's bands stamp.
+      ReturnValues: 'ALL_NEW',
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     });
-    if (!counted.refused) return 'counted';
+    if (!counted.refused) return { bandsAt: bandsStampOf(counted.attributes) };
     const storedSecond = counted.stored?.second;
     if (typeof storedSecond === 'number' && storedSecond >= second) return 'full';
     // A new window: only if the stored one is older, so that two first requests of a second do not both reset it.
@@ -78,8 +87,9 @@ async function countInShard(workspaceId: string, meter: RateMeter, shard: number
       ConditionExpression: 'attribute_not_exists(#second) OR #second < :second',
       ExpressionAttributeNames: { '#second': 'second', '#count': 'count' },
       ExpressionAttributeValues: { ':one': 1, ':second': second, ':expires': second + RATE_RETENTION_SECONDS },
+      ReturnValues: 'ALL_NEW',
     });
-    if (!opened.refused) return 'counted';
+    if (!opened.refused) return { bandsAt: bandsStampOf(opened.attributes) };
   }
   return 'full';
 }
@@ -100,24 +110,30 @@ async function shardsWithRoom(workspaceId: string, meter: RateMeter, limit: numb
     .sort((a, b) => b.room - a.room);
 }
 
+/** An admitted request: when the workspace's bands last changed, as the shard that counted it knew (`api` only). */
+export interface Admitted {
+  readonly bandsAt: number | undefined;
+}
+
 /**
  * Counts a request against the workspace's rate, after authentication and before any input is read. The second's
  * limit is divided over the rate's shards; a request draws one at random and costs one write there. Only when that
  * shard is full are the others read, and tried emptiest first: a request is refused only once every shard was full,
  * so no second admits more than the limit, and a second that refuses any request admitted all of it.
  */
-export async function admitRequest(workspace: RateLimits, nowMs: number, meter: RateMeter = 'api'): Promise<void> {
+export async function admitRequest(workspace: RateLimits, nowMs: number, meter: RateMeter = 'api'): Promise<Admitted> {
   const second = Math.floor(nowMs / 1000);
   const limit = limitOf(workspace, meter);
   const memo = `${workspace.workspaceId}|${meter}`;
   if (fullSeconds.get(memo) === second) throw rateLimited(limit);
   const shards = rateShards(limit);
   const drawn = Math.floor(Math.random() * shards);
-  if ((await countInShard(workspace.workspaceId, meter, drawn, shardShare(limit, shards, drawn), second)) === 'counted') return;
+  const first = await countInShard(workspace.workspaceId, meter, drawn, shardShare(limit, shards, drawn), second);
+  if (first !== 'full') return first;
   if (shards > 1) {
     for (const { shard } of await shardsWithRoom(workspace.workspaceId, meter, limit, shards, second)) {
-      const share = shardShare(limit, shards, shard);
-      if ((await countInShard(workspace.workspaceId, meter, shard, share, second)) === 'counted') return;
+      const counted = await countInShard(workspace.workspaceId, meter, shard, shardShare(limit, shards, shard), second);
+      if (counted !== 'full') return counted;
     }
   }
   fullSeconds.set(memo, second);

@@ -32,6 +32,8 @@ const folds = new Map<string, number>();
 
 /** Per batch: what to do after each category's bands an attempt writes; and how many each invocation wrote. */
 const bandFaults = new Map<string, (categories: number, receiveCount: number) => void>();
+/** Per batch: what to do once an attempt has set `pricesFreshAt`, before the recommendations. */
+const freshFaults = new Map<string, (receiveCount: number) => void>();
 const bandCategories = (batchId: string) => (applied.get(batchId) ?? []).map((slot) => slot.categories).filter((count) => count > 0);
 
 // These tests inject faults chunk by chunk: every chunk is checkpointed as it is written. Faults between a chunk's
@@ -48,6 +50,7 @@ const drain = createDrainHandler({
     if (slot) slot.categories = categories;
     bandFaults.get(invocation.message.batchId)?.(categories, invocation.receiveCount);
   },
+  afterPricesFresh: (invocation) => freshFaults.get(invocation.message.batchId)?.(invocation.receiveCount),
   afterChunk: (appliedChunks, invocation) => {
     const slot = thisInvocation.getStore();
     if (slot) slot.chunks = appliedChunks;
@@ -246,6 +249,35 @@ describe('a bands job that fails part way', () => {
     expect(Object.keys(bands)).toHaveLength(8);
     expect(bands).toEqual(await bandsOf(clean.workspace.workspaceId));
     // The recommendations follow the bands: every product has one, as in the clean run.
+    const recommendations = await recommendationsOf(faulty.workspace.workspaceId);
+    expect(recommendations).toHaveLength(60);
+    expect(recommendations).toEqual(await recommendationsOf(clean.workspace.workspaceId));
+  });
+});
+
+describe('a bands job that fails after its bands, before the recommendations', () => {
+  it('keeps prices fresh from its first attempt and, redelivered, refreshes the recommendations without recomputing the bands', async () => {
+    const clean = await ingest(undefined, { bands: true });
+    let thrown = 0;
+    const faulty = await ingest(
+      (batchId) =>
+        freshFaults.set(batchId, () => {
+          if (thrown === 0) {
+            thrown += 1;
+            throw new Error('injected fault after the bands');
+          }
+        }),
+      { bands: true },
+    );
+    expect(thrown).toBe(1);
+    // All eight categories in the first attempt, none again on redelivery.
+    expect(bandCategories(faulty.batchId)).toEqual([8]);
+    const status = (await waitForBatch(faulty.workspace.keys.connector, faulty.batchId, ['drained'], { baseUrl: base() })) as {
+      pricesFreshAt?: string;
+      bandsRecomputedAt?: string;
+    };
+    expect(Date.parse(status.pricesFreshAt ?? '')).toBeLessThanOrEqual(Date.parse(status.bandsRecomputedAt ?? ''));
+    expect(await bandsOf(faulty.workspace.workspaceId)).toEqual(await bandsOf(clean.workspace.workspaceId));
     const recommendations = await recommendationsOf(faulty.workspace.workspaceId);
     expect(recommendations).toHaveLength(60);
     expect(recommendations).toEqual(await recommendationsOf(clean.workspace.workspaceId));

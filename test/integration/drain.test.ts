@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { readTouched } from '#shared/batches/chunk-items.ts';
-import { BatchLeaseHeld, leaseBatch } from '#shared/batches/lease.ts';
+import { BatchLeaseHeld, finishDrain, leaseBatch } from '#shared/batches/lease.ts';
 import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '#shared/batches/repository.ts';
 import { tableName } from '#platform/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
@@ -363,6 +363,20 @@ describe('drain attempts', () => {
     // A job that old was sent by a drain that has since faulted; its redelivery sends a job of its own.
     expect((await runDrainJob(invocation(new Date(Date.now() - 5 * 60_000)))).outcome).toBe('ignored');
     expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'draining' });
+  });
+
+  it('waits a moment for a drain that marks the batch drained just after sending its bands job, rather than bouncing it', async () => {
+    const { workspace, message } = await committedBatch();
+    const batch = await getBatch(workspace.workspaceId, message.batchId);
+    if (!batch) throw new Error('no batch');
+    const leased = await leaseBatch(batch, 'chunks', 'a-drain-finishing', Date.now() + 60_000, new Date());
+    const bands = { ...message, phase: 'bands' as const, continuation: 0, sentAt: new Date().toISOString() };
+    const job = runDrainJob({ message: bands, body: JSON.stringify(bands), receiveCount: 1, remainingMs: () => 60_000 });
+    // The drain's last write lands while the job reads the batch again.
+    await finishDrain(leased, 'a-drain-finishing', new Date());
+    expect((await job).outcome).toBe('recomputed');
+    expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'drained' });
+    expect((await getBatch(workspace.workspaceId, message.batchId))?.pricesFreshAt).toBeDefined();
   });
 
   it('leaves a batch another live drain holds alone: retried later, or dropped on the last attempt', async () => {

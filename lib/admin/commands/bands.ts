@@ -34,6 +34,9 @@ async function rebuild(workspaceId: string): Promise<Result> {
       await new Promise((resolve) => setTimeout(resolve, 1_000));
     }
   }
+  // Price calls drop the bands they cached at once, rather than at their time to live.
+  const { stampBandsChange } = await import('#shared/workspaces/bands-stamp.ts');
+  await stampBandsChange(workspace, Date.now());
   // A rebuild follows a change of pricing settings as often as not: the recommendations of every product with
   // history follow the bands.
   const { refreshRecommendations } = await import('#shared/recommendations/repository.ts');

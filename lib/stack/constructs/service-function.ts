@@ -25,7 +25,9 @@ export const functionBundling: BundlingOptions = {
   banner: "import { createRequire as __bannerCreateRequire } from 'node:module'; const require = __bannerCreateRequire(import.meta.url);",
   // Lambda hands credentials over in environment variables; see shared/platform/lambda-credentials.ts for the 90 KB this saves.
   // No call the service makes streams events; see shared/platform/lambda-event-streams.ts for the 15 KB this saves.
+  // Endpoint discovery stays off; see shared/platform/lambda-endpoint-discovery.ts for the 8 KB this saves.
   esbuildArgs: {
+    '--alias:@aws-sdk/middleware-endpoint-discovery': `${projectRoot}shared/platform/lambda-endpoint-discovery.ts`,
     '--alias:@aws-sdk/credential-provider-node': `${projectRoot}shared/platform/lambda-credentials.ts`,
     '--alias:@smithy/core/event-streams': `${projectRoot}shared/platform/lambda-event-streams.ts`,
   },

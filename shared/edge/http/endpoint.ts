@@ -12,6 +12,7 @@ import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from 
 import { fallbackRoute } from '#edge/routes/docs.ts';
 import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
+import { noteBandsStamp } from '#shared/prices/bands-cache.ts';
 import { admitRequest } from '#shared/workspaces/rate.ts';
 import type { AnswerInWork, KeyStore } from './idempotent.ts';
 import { requireJsonContent, takesBody } from './request.ts';
@@ -114,7 +115,7 @@ function authentication(auth: RouteAuth): Middleware {
 
 /**
  * The per-workspace request rate, after authentication and before any input is read: the contract answers 429 before
- * 422. One conditional write per request, on one of the rate's shards.
+ * 422. One conditional write per request, on one of the rate's shards, which brings back the workspace's bands stamp.
  */
 function requestRate(surface: Surface): Middleware {
   return {
@@ -122,7 +123,8 @@ function requestRate(surface: Surface): Middleware {
       const principal = request.context.principal;
       if (!principal) return;
       const now = Date.now();
-      await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview');
+      const admitted = await admitRequest(principal.workspace, now, surface === 'v1' ? 'api' : 'overview');
+      noteBandsStamp(principal.workspaceId, admitted.bandsAt);
       request.context.admittedAt = now;
     },
   };
