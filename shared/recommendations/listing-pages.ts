@@ -23,8 +23,23 @@ export const SEARCH_READ_BUDGET = 500;
  */
 export const FILTER_READ_BUDGET = 200;
 
-/** Keeps the rows that pass a filter the list's rows do not hold, reading what it needs for them. */
+/** Keeps the rows that pass a filter the list's rows do not hold, reading what it needs for them, in their order. */
 export type RowFilter = <Row extends CatalogueRow>(rows: Row[]) => Promise<Row[]>;
+
+/**
+ * The first `wanted` rows the filter keeps, in order, asked about no more rows at a time than could all still be
+ * wanted: each row it is asked about costs its reads (an approval state: 0.5 RRU), so none past the last row wanted.
+ */
+export async function keepInOrder<Row extends CatalogueRow>(rows: readonly Row[], keep: RowFilter, wanted: number): Promise<Row[]> {
+  const kept: Row[] = [];
+  let asked = 0;
+  while (kept.length < wanted && asked < rows.length) {
+    const chunk = rows.slice(asked, asked + wanted - kept.length);
+    asked += chunk.length;
+    kept.push(...(await keep(chunk)));
+  }
+  return kept;
+}
 
 /** The rows with a change, and those without, of the ordering by change of the query's scope. */
 const changeSegments: readonly Segment[] = [
@@ -69,6 +84,8 @@ interface View {
   readonly query: CatalogueQuery;
   readonly pageSize: number;
   readonly keep: RowFilter | undefined;
+  /** Rows it stops at: a page's and one more, to know whether another follows; the top of the list, its own. */
+  readonly wanted: number;
 }
 
 /** Reads the segments of a sort in order from a place, until the page is full or its reads are spent. */
@@ -87,11 +104,12 @@ async function readSegments(view: View, reading: Reading, segmentIndex: number, 
     reader ??= orderingReader(scope, segment, start);
     const read = await reader.read(limit);
     const place = (row: ListedRow): Place => ({ segment: segmentIndex, sku: row.sku, sortKey: row.listSk });
-    reading.rows.push(...(view.keep ? await view.keep(read.rows) : read.rows).map((row) => ({ row, place: place(row) })));
+    const kept = view.keep ? await keepInOrder(read.rows, view.keep, view.wanted - reading.rows.length) : read.rows;
+    reading.rows.push(...kept.map((row) => ({ row, place: place(row) })));
     if (metered) reading.budget -= read.read;
     // Fewer rows left than partitions: a round would pay each Query's least for a row or none, so the budget is spent.
     if (metered && reading.budget < ORDERING_PARTITIONS) reading.budget = 0;
-    if (reading.rows.length > view.pageSize) return;
+    if (reading.rows.length >= view.wanted) return;
     if (read.more) start = read.more;
     else {
       segmentIndex += 1;
@@ -135,14 +153,40 @@ async function readBySize(view: View, reading: Reading, from: Ends): Promise<boo
     const taken = await merge.take(Math.min(reading.budget, keep ? pageSize + 1 : reading.budget));
     reading.budget -= taken.length;
     const found = needle === undefined ? taken : taken.filter(({ row }) => searchText(row).includes(needle));
-    const kept = new Set(keep ? await keep(found.map(({ row }) => row)) : found.map(({ row }) => row));
+    const rows = found.map(({ row }) => row);
+    const kept = new Set(keep ? await keepInOrder(rows, keep, view.wanted - reading.rows.length) : rows);
     reading.rows.push(...found.filter(({ row }) => kept.has(row)).map(({ row, ends }) => ({ row, place: placeOfEnds(ends) })));
-    if (reading.rows.length > pageSize) return false;
+    if (reading.rows.length >= view.wanted) return false;
     if (merge.done) break;
     if (reading.budget <= 0) reading.stopped = placeOfEnds(taken.at(-1)?.ends ?? from);
   }
   if (merge.done && reading.budget <= 0) reading.stopped = { segment: 1, sku: '', sortKey: '' };
   return merge.done;
+}
+
+/**
+ * Reads the view's rows from where the query's cursor stands until it has the rows it wants or its reads are spent;
+ * the cursor it went on from (none for ends of the sort by size that name no row of its list).
+ */
+async function readView(view: View, reading: Reading): Promise<CatalogueQuery['after']> {
+  const { query } = view;
+  let { after } = query;
+  let segment = after?.segment ?? 0;
+  if (query.sort === 'size-desc' && segment === 0) {
+    // Ends that name no row of this list read as the first page.
+    const top = after?.sku ? { sku: after.sku, sortKey: after.sortKey } : undefined;
+    const from = endsOfCursor({ ...(top ? { top } : {}), ...(after?.bottom ? { bottom: after.bottom } : {}) });
+    if (from === undefined) after = undefined;
+    if (await readBySize(view, reading, from ?? {})) segment = 1;
+  }
+  // A cursor at the start of a segment names no row.
+  const start = after?.sortKey && segment === after.segment ? { sku: after.sku, sortKey: after.sortKey } : undefined;
+  if (reading.rows.length < view.wanted && reading.stopped === undefined) await readSegments(view, reading, segment, start);
+  return after;
+}
+
+function firstReading(query: CatalogueQuery, pageSize: number, keep: RowFilter | undefined): Reading {
+  return { rows: [], budget: keep ? FILTER_READ_BUDGET : query.search === undefined ? pageSize + 1 : SEARCH_READ_BUDGET };
 }
 
 /**
@@ -159,20 +203,8 @@ export async function readCataloguePage(
   // A category or search no key or filter can hold (a lone surrogate, or past any category's length) matches nothing.
   if (!keyable(query.category) || !keyable(query.search)) return { rows: [], shown: 0, categories: await readCategories(workspaceId) };
   const categoriesRead = readCategories(workspaceId);
-  const view: View = { workspaceId, query, pageSize, keep };
-  const reading: Reading = { rows: [], budget: keep ? FILTER_READ_BUDGET : query.search === undefined ? pageSize + 1 : SEARCH_READ_BUDGET };
-  let { after } = query;
-  let segment = after?.segment ?? 0;
-  if (query.sort === 'size-desc' && segment === 0) {
-    // Ends that name no row of this list read as the first page.
-    const top = after?.sku ? { sku: after.sku, sortKey: after.sortKey } : undefined;
-    const from = endsOfCursor({ ...(top ? { top } : {}), ...(after?.bottom ? { bottom: after.bottom } : {}) });
-    if (from === undefined) after = undefined;
-    if (await readBySize(view, reading, from ?? {})) segment = 1;
-  }
-  // A cursor at the start of a segment names no row.
-  const start = after?.sortKey && segment === after.segment ? { sku: after.sku, sortKey: after.sortKey } : undefined;
-  if (reading.rows.length <= pageSize && reading.stopped === undefined) await readSegments(view, reading, segment, start);
+  const reading = firstReading(query, pageSize, keep);
+  const after = await readView({ workspaceId, query, pageSize, keep, wanted: pageSize + 1 }, reading);
   const shown = after?.shown ?? 0;
   const lastShown = reading.rows.length > pageSize ? reading.rows[pageSize - 1] : undefined;
   const next = lastShown ? lastShown.place : reading.stopped;
@@ -183,4 +215,16 @@ export async function readCataloguePage(
     ...(next ? { next: encodeCursor({ ...next, shown: shown + rows.length }) } : {}),
     categories: await categoriesRead,
   };
+}
+
+/**
+ * The first `count` rows of the list that `keep` keeps, as the first page of that size shows them: the same Queries,
+ * so the same rows, but no cursor past them to find, so the filter reads no row past the last one kept (a panel's
+ * reads: the landing page's top products by expected impact), and no category list.
+ */
+export async function readListTop(workspaceId: string, query: CatalogueQuery, count: number, keep?: RowFilter): Promise<CatalogueRow[]> {
+  if (!keyable(query.category) || !keyable(query.search)) return [];
+  const reading = firstReading(query, count, keep);
+  await readView({ workspaceId, query, pageSize: count, keep, wanted: count }, reading);
+  return reading.rows.slice(0, count).map(({ row }) => strip(row));
 }

@@ -200,7 +200,9 @@ describe("a pricing manager's morning", { timeout: 180_000 }, () => {
     const product = await unitsOf(productPage, { sku: 'BOLT' });
     console.info(`read units a view: landing ${landing}, product ${product}`);
     expect(landing).toBeGreaterThan(0);
-    // The list by impact reads 9 partitions of its shards, and the approval state of every row they return.
-    expect(landing).toBeLessThanOrEqual(30);
+    // Measured 24.5: the list by impact Queries the 9 partitions of its shards twice (this catalogue has fewer than five
+    // products with an estimate nobody approved, so it reads on to those without), the adherence report its two
+    // aggregates' 9 each, and the approval states are read down to the panel's fifth row only.
+    expect(landing).toBeLessThanOrEqual(26);
   });
 });

@@ -3,24 +3,22 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { chunkPartitions, readStagedChunks, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
 import { CHUNK_SHARDS, compressRecords } from '#shared/batches/chunks.ts';
-import { commitBatch as commitBatchItem, getBatch } from '#shared/batches/repository.ts';
-import { runDrainJob } from '#shared/pipeline/drain.ts';
+import { getBatch } from '#shared/batches/repository.ts';
 import type { DrainHooks } from '#shared/pipeline/job.ts';
-import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { deleteItem, putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { call, newWorkspace } from './support.ts';
+import { committedBatch, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
 import { BATCHES_PATH, chunkKeys, connectorCaller, dumpCanonical, openBatchWith, stageCatalogue } from './ingest-support.ts';
 
 // Each drain test stages and drains a batch or two: on a busy machine that takes longer than the project's default
 // allows, and how long it takes is no part of what these tests check.
 vi.setConfig({ testTimeout: 240_000 });
 
-const catalogue = sampleCatalogue({ products: 40, customers: 10, quotes: 60, orders: 80 }, { seed: 11 });
-const RECORDS = 190;
-/** 2 product chunks, 1 customer chunk, 3 quote chunks and 4 order chunks, at 20 records a call. */
-const CHUNKS = 10;
+const catalogue = drainCatalogue(11);
+const RECORDS = DRAIN_RECORDS;
+const CHUNKS = DRAIN_CHUNKS;
 
 /** The chunk items on one partition, as stored. */
 function itemsOn(partition: { PK: string; SKPrefix: string }) {
@@ -53,33 +51,10 @@ async function readToTheEnd(next: () => Promise<StagedChunk | undefined>): Promi
   return read;
 }
 
-/** A workspace with the catalogue staged (optionally partly before the shards) and committed, and its drain job to run by hand. */
-async function committedBatch(options: { callsBeforeTheShards?: number } = {}) {
-  const workspace = await newWorkspace();
-  const caller = connectorCaller(workspace);
-  const batchId = await openBatchWith(caller.key);
-  await stageCatalogue(caller.key, batchId, catalogue, { perCall: 20 });
-  if (options.callsBeforeTheShards)
-    await stagedBeforeTheShards({ workspaceId: workspace.workspaceId, batchId }, options.callsBeforeTheShards);
-  const sent: Array<{ workspaceId: string; batchId: string; jobId: string; sentAt: string }> = [];
-  await commitBatchItem(caller, batchId, async (job) => {
-    sent.push(job);
-  });
-  const message = sent[0];
-  if (!message) throw new Error('no drain job');
-  const run = (receiveCount: number, hooks: DrainHooks) =>
-    runDrainJob({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 600_000 }, hooks);
-  return { workspace, batchId, run };
-}
-
 /** The canonical data of a clean drain of the catalogue, all of its chunks on the shards: drained once, on first use. */
 let cleanRun: Promise<Record<string, unknown>[]> | undefined;
 function cleanDump(): Promise<Record<string, unknown>[]> {
-  cleanRun ??= (async () => {
-    const clean = await committedBatch();
-    expect(await clean.run(1, { checkpointEveryMs: 0 })).toMatchObject({ outcome: 'drained', chunks: CHUNKS, records: RECORDS });
-    return dumpCanonical(clean.workspace.workspaceId);
-  })();
+  cleanRun ??= drainedCleanly(catalogue);
   return cleanRun;
 }
 
@@ -128,7 +103,7 @@ describe("a batch's chunk partitions", () => {
     'drains a batch staged partly before the shards, dying after chunk %i, and runs again from its checkpoint: each record once',
     async (dieAfter) => {
       // Calls 1–4 (the products, the customers and a first quote chunk) on the batch's own partition.
-      const batch = await committedBatch({ callsBeforeTheShards: 4 });
+      const batch = await committedBatch(catalogue, (staged) => stagedBeforeTheShards(staged, 4));
       let died = false;
       const dies: DrainHooks = {
         checkpointEveryMs: 0,

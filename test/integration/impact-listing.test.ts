@@ -5,53 +5,34 @@ import { orderings, skuSortKey } from '#shared/recommendations/listing.ts';
 import { readCataloguePage, type RowFilter } from '#shared/recommendations/listing-pages.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
 import { type CatalogueQuery, type CatalogueRow, decodeCursor, encodeCursor } from '#shared/recommendations/catalogue.ts';
-import type { Impact, Recommendation } from '#shared/recommendations/schema.ts';
+import type { Recommendation } from '#shared/recommendations/schema.ts';
+import {
+  estimatedImpact,
+  sampleRecommendation,
+  spreadMarginChangeCents,
+  spreadPriceCents,
+  TOO_THIN_IMPACT,
+} from '#test/support/recommendations.ts';
 import { newWorkspace } from './support.ts';
-
-const side = { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 };
-const tooThin: Impact = { status: 'too_thin', reason: 'No win model.', evidence: { closedQuotes: 0, segments: [] } };
-
-function estimated(expectedMarginChangeCents: number): Impact {
-  return {
-    status: 'estimated',
-    quantity: 2,
-    current: side,
-    recommended: side,
-    expectedMarginChangeCents,
-    expectedRevenueChangeCents: 0,
-    evidence: { closedQuotes: 120, segments: [{ segment: 'smb', share: 1 }] },
-  };
-}
 
 const RATES: Record<string, number> = { USD: 1, EUR: 1.08, JPY: 0.0067 };
 const DIGITS: Record<string, number> = { USD: 2, EUR: 2, JPY: 0 };
 
 /** 37 products over two categories and three currencies; every fifth too thin to say, every seventh unpriced. */
 function catalogue(): Recommendation[] {
-  return Array.from({ length: 37 }, (_, index): Recommendation => {
-    const sku = `IMP-${index + 1}`;
+  return Array.from({ length: 37 }, (_, index) => {
     const currency = ['USD', 'EUR', 'JPY'][index % 3] as string;
-    const common = {
-      sku,
-      category: index % 2 === 0 ? 'Lighting' : 'Fasteners',
-      currency,
-      currentPriceCents: 1000,
-      pricingDecisionId: `pd_${sku}`,
-      updatedAt: '2026-11-01T00:00:00.000Z',
-    };
-    if (index % 7 === 6) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-    return {
-      status: 'priced',
-      ...common,
-      recommendedPriceCents: 700 + ((index * 53) % 700),
-      floorCents: 1,
-      rationale: 'r',
-      reasonSummary: 's',
-      drivers: [],
-      confidence: 'medium',
-      exchangeRateToBase: RATES[currency] as number,
-      impact: index % 5 === 4 ? tooThin : estimated(((index * 7919) % 4001) - 2000),
-    };
+    return sampleRecommendation(
+      { sku: `IMP-${index + 1}`, category: index % 2 === 0 ? 'Lighting' : 'Fasteners', currency },
+      index % 7 === 6
+        ? undefined
+        : {
+            recommendedPriceCents: spreadPriceCents(index),
+            confidence: 'medium',
+            exchangeRateToBase: RATES[currency] as number,
+            impact: index % 5 === 4 ? TOO_THIN_IMPACT : estimatedImpact(spreadMarginChangeCents(index)),
+          },
+    );
   });
 }
 
@@ -116,30 +97,17 @@ describe('the list by expected impact', () => {
 
 /** 40 products in two categories whose changes repeat, either way: -25, -20, -10, 0, +10, +20; every ninth without one. */
 function tiedCatalogue(): Recommendation[] {
-  return Array.from({ length: 40 }, (_, index): Recommendation => {
-    const sku = `TIE-${index + 1}`;
-    const common = {
-      sku,
-      name: index % 4 === 0 ? `Brass hinge ${index}` : `Steel part ${index}`,
-      category: index % 2 === 0 ? 'Hinges' : 'Bolts',
-      currency: 'USD',
-      currentPriceCents: index % 9 === 8 ? 0 : 1000,
-      pricingDecisionId: `pd_${sku}`,
-      updatedAt: '2026-11-01T00:00:00.000Z',
-    };
-    if (index % 9 === 4) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-    const recommendedPriceCents = [750, 800, 900, 1000, 1100, 1200][index % 6] as number;
-    return {
-      status: 'priced',
-      ...common,
-      recommendedPriceCents,
-      floorCents: 1,
-      rationale: 'r',
-      reasonSummary: 's',
-      drivers: [],
-      confidence: 'low',
-    };
-  });
+  return Array.from({ length: 40 }, (_, index) =>
+    sampleRecommendation(
+      {
+        sku: `TIE-${index + 1}`,
+        name: index % 4 === 0 ? `Brass hinge ${index}` : `Steel part ${index}`,
+        category: index % 2 === 0 ? 'Hinges' : 'Bolts',
+        currentPriceCents: index % 9 === 8 ? 0 : 1000,
+      },
+      index % 9 === 4 ? undefined : { recommendedPriceCents: [750, 800, 900, 1000, 1100, 1200][index % 6] as number, confidence: 'low' },
+    ),
+  );
 }
 
 /**

@@ -8,6 +8,7 @@ import { categorySkus, recommendationRows, skuSortKey } from '#shared/recommenda
 import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';
+import { estimatedImpact, sampleRecommendation, spreadMarginChangeCents, spreadPriceCents } from '#test/support/recommendations.ts';
 import { newWorkspace } from './support.ts';
 import { readWorkspaceItems } from './workspace-items.ts';
 
@@ -15,39 +16,23 @@ const listingIndex = table.indexes[3];
 
 /** 41 products in two categories; every sixth unpriced, so that the sorts by change and impact read both segments. */
 function catalogue(): Recommendation[] {
-  return Array.from({ length: 41 }, (_, index): Recommendation => {
-    const sku = `SHD-${index + 1}`;
-    const common = {
-      sku,
-      name: index % 3 === 0 ? `Brass hinge ${index}` : `Oak shelf ${index}`,
-      category: index % 2 === 0 ? 'Hardware' : 'Shelving',
-      currency: 'USD',
-      currentPriceCents: 1000,
-      pricingDecisionId: `pd_${sku}`,
-      updatedAt: '2026-11-01T00:00:00.000Z',
-    };
-    if (index % 6 === 5) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-    return {
-      status: 'priced',
-      ...common,
-      recommendedPriceCents: 700 + ((index * 53) % 700),
-      floorCents: 1,
-      rationale: 'r',
-      reasonSummary: 's',
-      drivers: [],
-      confidence: 'medium',
-      exchangeRateToBase: 1,
-      impact: {
-        status: 'estimated',
-        quantity: 1,
-        current: { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 },
-        recommended: { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 },
-        expectedMarginChangeCents: ((index * 7919) % 4001) - 2000,
-        expectedRevenueChangeCents: 0,
-        evidence: { closedQuotes: 120, segments: [{ segment: 'smb', share: 1 }] },
+  return Array.from({ length: 41 }, (_, index) =>
+    sampleRecommendation(
+      {
+        sku: `SHD-${index + 1}`,
+        name: index % 3 === 0 ? `Brass hinge ${index}` : `Oak shelf ${index}`,
+        category: index % 2 === 0 ? 'Hardware' : 'Shelving',
       },
-    };
-  });
+      index % 6 === 5
+        ? undefined
+        : {
+            recommendedPriceCents: spreadPriceCents(index),
+            confidence: 'medium',
+            exchangeRateToBase: 1,
+            impact: estimatedImpact(spreadMarginChangeCents(index), 1),
+          },
+    ),
+  );
 }
 
 /** A row as the release before the shards wrote it: in the one partition of its ordering. */

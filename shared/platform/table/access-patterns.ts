@@ -1162,11 +1162,11 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Console: each listed SKU's approval state, for the list's column and its state filter",
-    usedBy: ['console recommendations'],
+    usedBy: ['console recommendations', 'console landing'],
     call: 'BatchGetItem of the latest-approval items of the rows read, then BatchGetItem of the write-back tasks they name, both eventually consistent',
     calls: ['BatchGetItem'],
     key: 'latestApproval(workspaceId, sku), writeback(workspaceId, taskId)',
-    cost: '0.5 RRU per row (found or not): ~25 RRU a page of 50; 0.5 RRU per task of an approved SKU; a view filtered by state reads at most 200 rows: up to ~100 RRU',
+    cost: '0.5 RRU per row (found or not): ~25 RRU a page of 50; 0.5 RRU per task of an approved SKU; a view filtered by state asks for the rows read in order, as many as it still lacks at a time, so none past its last row, and reads at most 200 rows: up to ~100 RRU; the landing page 2.5 RRU when its top five are not approved',
   },
   {
     name: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",

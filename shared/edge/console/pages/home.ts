@@ -10,7 +10,7 @@ import { dayOf } from '#shared/cost/counts.ts';
 import { buildCostReport } from '#shared/cost/report.ts';
 import { readCostLedger } from '#shared/cost/repository.ts';
 import { readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
-import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
+import { readListTop } from '#shared/recommendations/listing-pages.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { recentTasks } from '#shared/writebacks/listing.ts';
 import { html } from '#edge/console/html.ts';
@@ -88,7 +88,8 @@ export async function readMorningWork(ctx: ConsoleContext): Promise<MorningWork>
   const now = new Date(ctx.nowMs);
   const connectors = await listConnectors(workspaceId);
   // The list page's own read of its first page, sorted by expected impact and filtered to what nobody has approved
-  // yet, cut to a panel's rows: an approved SKU is done work, whatever its change is still worth on paper.
+  // yet, cut to a panel's rows: an approved SKU is done work, whatever its change is still worth on paper. The
+  // states are read a few rows at a time, in the list's order, and no further than the panel's last row.
   const impactQuery = readCatalogueQuery(new URLSearchParams({ sort: 'impact-desc' }));
   const unreviewed = async <Row extends { readonly sku: string }>(rows: Row[]) => {
     const states = await readSkuApprovals(
@@ -98,15 +99,15 @@ export async function readMorningWork(ctx: ConsoleContext): Promise<MorningWork>
     );
     return rows.filter((row) => (states.get(row.sku)?.state ?? 'unreviewed') === 'unreviewed');
   };
-  const [waiting, impactPage, failed, batches, cost, adherence] = await Promise.all([
+  const [waiting, topImpact, failed, batches, cost, adherence] = await Promise.all([
     readWaitingApprovals(workspaceId, ctx.nowMs, PANEL_ROWS),
-    readCataloguePage(workspaceId, impactQuery, PANEL_ROWS, unreviewed),
+    readListTop(workspaceId, impactQuery, PANEL_ROWS, unreviewed),
     readFailed(workspaceId, connectors),
     readBatches(workspaceId, connectors, now),
     readMonthCost(workspaceId, ctx.nowMs),
     readAdherence(workspaceId, now),
   ]);
-  return { nowMs: ctx.nowMs, userId: ctx.user.userId, waiting, topImpact: impactPage.rows, failed, batches, cost, adherence };
+  return { nowMs: ctx.nowMs, userId: ctx.user.userId, waiting, topImpact, failed, batches, cost, adherence };
 }
 
 export const homePage: ConsolePage = {
