@@ -96,6 +96,19 @@ describe('a line whose category is too thin for a win model', () => {
     expect(step?.marginDeltaBps).toBe(400);
   });
 
+  it('stops at its base’s stretch, the margin its buyers paid at the 90th percentile', () => {
+    const priced = priceLine(inputs, { ...thin, workspaceWinLift: 0.3 }, settings);
+    const margin = (priced.priceCents - 6000) / priced.priceCents;
+    expect(margin).toBeCloseTo(0.4, 3);
+  });
+
+  it('moves down by a negative lift, whatever the stretch', () => {
+    const without = priceLine(inputs, thin, settings);
+    const priced = priceLine(inputs, { ...thin, workspaceWinLift: -0.02 }, settings);
+    const margin = (price: number) => (price - 6000) / price;
+    expect(margin(priced.priceCents) - margin(without.priceCents)).toBeCloseTo(-0.02, 3);
+  });
+
   it('keeps the confidence its bands give: the lift is borrowed evidence, not its own', () => {
     const without = priceLine(inputs, thin, settings);
     const priced = priceLine(inputs, { ...thin, workspaceWinLift: 0.04 }, settings);

@@ -45,8 +45,10 @@ export function segmentWinLifts(categories: ReadonlyMap<string, StoredSegments>,
 }
 
 /**
- * The win_model step of a line whose category has no standing win model: its segment's lift across the workspace.
- * It does not touch the line's confidence, which stays the margins' (a thin category's bands are not sure).
+ * The win_model step of a line whose category has no standing win model: its segment's lift across the workspace,
+ * but never past the base's stretch (the 90th percentile of the margins its buyers paid), since the lift is one number
+ * per segment and a category whose realised margins already sit near its best ones would be carried past them. It
+ * does not touch the line's confidence, which stays the margins' (a thin category's bands are not sure).
  */
 export function workspaceWinLift(from: MarginSoFar, base: LineBase, bands: LineBands, settings: PricingSettings): ReasonStep | undefined {
   const lift = bands.workspaceWinLift;
@@ -57,7 +59,7 @@ export function workspaceWinLift(from: MarginSoFar, base: LineBase, bands: LineB
     scope: 'workspace',
     label:
       `Too few closed quotes in this category for a win model: the workspace's win models move this segment's prices ` +
-      `${points(Math.abs(bps))} points ${bps >= 0 ? 'above' : 'below'} its realised margins, and so does this one`,
-    margin: withinHistory(from.margin + lift, base, settings),
+      `${points(Math.abs(bps))} points ${bps >= 0 ? 'above' : 'below'} its realised margins; this one as far, up to the stretch`,
+    margin: withinHistory(Math.min(from.margin + lift, Math.max(from.margin, base.stretch)), base, settings),
   };
 }
