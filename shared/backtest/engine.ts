@@ -12,6 +12,7 @@ import {
 } from '#shared/pricing/model.ts';
 import { priceLine } from '#shared/pricing/price-line.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
+import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { fitWinModel, lineWinProbability, winProbability, type WinSample } from '#shared/pricing/win-model.ts';
 
 export type { CategoryBands, HistoryLine, LineBands, LineInputs, PricedLine, WinModel, WinSample };
@@ -20,6 +21,8 @@ export type { CategoryBands, HistoryLine, LineBands, LineInputs, PricedLine, Win
 export interface EngineState {
   readonly categories: ReadonlyMap<string, CategoryBands>;
   readonly workspaceBand: Band | undefined;
+  /** Each segment's win lift, as the bands job stores it beside the workspace band. */
+  readonly winLifts?: ReadonlyMap<string, number>;
 }
 
 /** The recency weight of a line at the cut-off, as the engine's bands weigh it. */
@@ -46,7 +49,8 @@ export function engineAt(
     if (bands) categories.set(category, { ...bands, segments });
   }
   const parts = [...categories.values()].flatMap((bands) => (bands.category ? [bands.category] : []));
-  return { categories, workspaceBand: combineBands(parts, asOfMs, settings) };
+  const winLifts = segmentWinLifts(new Map([...categories].map(([category, bands]) => [category, bands.segments])), settings);
+  return { categories, workspaceBand: combineBands(parts, asOfMs, settings), winLifts };
 }
 
 /** The bands on a line's path, read from the engine's state as a price call reads them from the table. */
@@ -67,6 +71,7 @@ export function bandsForLine(
     segmentCategory: category?.segments.get(line.segment),
     category: category?.category,
     workspace: engine.workspaceBand,
+    workspaceWinLift: engine.winLifts?.get(line.segment),
   });
 }
 

@@ -5,9 +5,11 @@ import {
   categoryBandsFields,
   decodeBand,
   decodeBandMap,
+  decodeWinLifts,
   decodeWinModel,
   encodeBand,
   encodeBandMap,
+  encodeWinLifts,
   encodeWinModel,
   legacyEntriesOf,
   readCategoryBandsItem,
@@ -81,6 +83,33 @@ describe('a win model as four numbers', () => {
 
   it('decodes to the model it encoded', () => {
     expect(decodeWinModel(encodeWinModel(winModel))).toEqual({ intercept: 2.123457, slope: -8.876543, closedQuotes: 123, nEff: 45.6789 });
+  });
+});
+
+describe('the segments’ win lifts on the workspace bands item', () => {
+  it('read back as written, to seven significant digits', () => {
+    const lifts = decodeWinLifts(
+      encodeWinLifts(
+        new Map([
+          ['smb', 0.0312345678],
+          ['enterprise', -0.004],
+        ]),
+      ),
+    );
+    expect([...lifts]).toEqual([
+      ['smb', 0.03123457],
+      ['enterprise', -0.004],
+    ]);
+  });
+
+  it('are stored as nothing when no segment has one, and read as none from an item written before them', () => {
+    expect(encodeWinLifts(new Map())).toBeNull();
+    expect(decodeWinLifts(undefined).size).toBe(0);
+    expect(decodeWinLifts(null).size).toBe(0);
+  });
+
+  it('drop a value that is not a finite number', () => {
+    expect([...decodeWinLifts('{"smb":"x","enterprise":0.01}')]).toEqual([['enterprise', 0.01]]);
   });
 });
 

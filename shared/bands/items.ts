@@ -189,6 +189,20 @@ export function decodeBandMap(json: unknown): Map<string, Band> {
   return new Map(Object.entries(parsed).map(([name, encoded]) => [name, decodeBand(encoded)]));
 }
 
+/** Each segment's win lift (win-lift.ts) on the workspace bands item, as one JSON object of compact numbers. */
+export function encodeWinLifts(lifts: ReadonlyMap<string, number>): string | null {
+  return lifts.size === 0 ? null : JSON.stringify(Object.fromEntries([...lifts].map(([segment, lift]) => [segment, compact(lift)])));
+}
+
+/** An item written before the lifts were stored has none: its thin categories price at their realised margins. */
+export function decodeWinLifts(json: unknown): Map<string, number> {
+  if (typeof json !== 'string') return new Map();
+  const parsed = JSON.parse(json) as Record<string, unknown>;
+  return new Map(
+    Object.entries(parsed).flatMap(([segment, lift]) => (typeof lift === 'number' && Number.isFinite(lift) ? [[segment, lift]] : [])),
+  );
+}
+
 /** What the category's bands item holds besides its key. */
 export interface CategoryBandsFields {
   readonly category: string;

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { combineBands, computeCategoryBands, poolWinModels } from '#shared/pricing/bands.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
+import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { releaseBandsLease, takeBandsLease } from './lease.ts';
 import {
   type BandWrites,
@@ -142,8 +143,10 @@ export async function recomputeBands(
     const parts = stored.flatMap((entry) => (entry.band ? [entry.band] : []));
     // The categories' slopes are pooled once all of them are fitted: the read that combines the workspace band serves.
     const pooled = poolWinModels(new Map(stored.map((entry) => [entry.category, entry.segments])), settings.winModelMinQuotes);
+    // The lifts read every category's segments as they stand once pooled: the changed ones as pooling left them.
+    const lifts = segmentWinLifts(new Map(stored.map((entry) => [entry.category, pooled.get(entry.category) ?? entry.segments])), settings);
     await Promise.all([
-      writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at),
+      writeWorkspaceBand(workspaceId, combineBands(parts, now.getTime(), settings), at, lifts),
       writePooledWinModels(
         workspaceId,
         new Map(

@@ -12,6 +12,7 @@ import {
   categoryBandsFields,
   encodeBand,
   encodeBandMap,
+  encodeWinLifts,
   legacyEntriesOf,
   legacyLineProjection,
   readCategoryBandsItem,
@@ -214,12 +215,19 @@ export async function readAllCategoryBands(workspaceId: string): Promise<StoredC
   return items.map(readCategoryBandsItem);
 }
 
-export async function writeWorkspaceBand(workspaceId: string, band: Band | undefined, at: string): Promise<void> {
+/** The workspace band, with each segment's win lift beside it: every price call reads this item already. */
+export async function writeWorkspaceBand(
+  workspaceId: string,
+  band: Band | undefined,
+  at: string,
+  winLifts: ReadonlyMap<string, number> = new Map(),
+): Promise<void> {
   await putItem({
     Item: {
       ...keys.workspaceBands(workspaceId),
       type: 'workspaceBands',
       band: band ? JSON.stringify(encodeBand(band)) : null,
+      winLifts: encodeWinLifts(winLifts),
       updatedAt: at,
     },
   });

@@ -1,5 +1,5 @@
 // What a price call reads: its products, customers, bands and FX rates, deduplicated across lines in two BatchGetItem rounds.
-import { decodeBand, decodeBandMap, readCategoryBandsItem, type StoredCategoryBands } from '#shared/bands/items.ts';
+import { decodeBand, decodeBandMap, decodeWinLifts, readCategoryBandsItem, type StoredCategoryBands } from '#shared/bands/items.ts';
 import { BoundedMap, ExpiringCache } from '#platform/caches.ts';
 import type { Band, PricingProduct } from '#shared/pricing/model.ts';
 import { getItems } from '#platform/table/bulk.ts';
@@ -41,6 +41,8 @@ export interface PricingSnapshot {
   /** customerBandsKey(customer, category) → sku → customer × SKU band. */
   readonly customerBands: ReadonlyMap<string, ReadonlyMap<string, Band>>;
   readonly workspaceBand: Band | undefined;
+  /** Each segment's win lift, from the workspace bands item (win-lift.ts); absent in snapshots made without it. */
+  readonly workspaceWinLifts?: ReadonlyMap<string, number>;
   readonly rates: ReadonlyMap<string, FxRate>;
 }
 
@@ -104,6 +106,7 @@ interface SnapshotRead {
   readonly products: Map<string, ProductView>;
   readonly customers: Map<string, CustomerView>;
   workspaceBand: Band | undefined;
+  workspaceWinLifts: ReadonlyMap<string, number>;
   readonly categoryBands: Map<string, StoredCategoryBands>;
   readonly customerBands: Map<string, ReadonlyMap<string, Band>>;
   readonly rates: Map<string, FxRate>;
@@ -147,6 +150,7 @@ export async function readPricingSnapshot(
     products: new Map(),
     customers: new Map(),
     workspaceBand: undefined,
+    workspaceWinLifts: new Map(),
     categoryBands: new Map(),
     customerBands: new Map(),
     rates: new Map(),
@@ -169,8 +173,8 @@ export async function readPricingSnapshot(
     }),
   ]);
   await readRound(read, secondRoundKeys(read, lines, skuOf));
-  const { products, customers, categoryBands, customerBands, workspaceBand, rates } = read;
-  return { products, skuByExternalId, customers, categoryBands, customerBands, workspaceBand, rates };
+  const { products, customers, categoryBands, customerBands, workspaceBand, workspaceWinLifts, rates } = read;
+  return { products, skuByExternalId, customers, categoryBands, customerBands, workspaceBand, workspaceWinLifts, rates };
 }
 
 /** What the items of round one point to: their bands, and the rates of their currencies that are not cached. */
@@ -246,6 +250,7 @@ function absorb(read: SnapshotRead, items: Record<string, unknown>[]): void {
       }
       case 'workspaceBands':
         read.workspaceBand = typeof item.band === 'string' ? decodeBand(JSON.parse(item.band) as number[]) : undefined;
+        read.workspaceWinLifts = decodeWinLifts(item.winLifts);
         break;
       case 'categoryBands': {
         const stored = readCategoryBandsItem(item);

@@ -639,4 +639,16 @@ describe('the bands of a line', () => {
   it('are none when nothing has history', () => {
     expect(lineBands(product(), customer(), snapshot())).toStrictEqual({});
   });
+
+  it('carry the win lift of the customer’s segment from the workspace bands item, and none without a customer', () => {
+    const snap = snapshot({
+      workspaceWinLifts: new Map([
+        ['smb', 0.03],
+        ['enterprise', 0.05],
+      ]),
+    });
+    expect(lineBands(product(), customer(), snap).workspaceWinLift).toBe(0.03);
+    expect(lineBands(product(), customer({ segment: 'mid-market' }), snap).workspaceWinLift).toBeUndefined();
+    expect(lineBands(product(), undefined, snap).workspaceWinLift).toBeUndefined();
+  });
 });

@@ -130,6 +130,7 @@ export function lineBands(product: ProductView, customer: CustomerView | undefin
     segmentCategory: category?.segments.get(segment),
     category: category?.band,
     workspace: snapshot.workspaceBand,
+    workspaceWinLift: snapshot.workspaceWinLifts?.get(segment),
   });
 }
 

@@ -31,7 +31,7 @@ export interface CustomerHistory extends ReasonStep, Evidence {
 }
 
 /** Keeps a margin within the history range, widened to the base so that a list price outside it is not pulled in. */
-function withinHistory(margin: number, base: LineBase, settings: PricingSettings): number {
+export function withinHistory(margin: number, base: LineBase, settings: PricingSettings): number {
   return clamp(
     margin,
     Math.min(settings.minHistoryMarginPct / 100, base.margin),
@@ -101,7 +101,12 @@ const SUPPORT_REACH = 0.05;
  * Where the optimum is searched: near the margins the model was fitted on, when it says which; otherwise (a model
  * without its support) within the evidence's floor and stretch.
  */
-function searchRange(winModel: WinModel, evidence: Evidence, listMarkup: number | undefined, settings: PricingSettings): [number, number] {
+export function searchRange(
+  winModel: WinModel,
+  evidence: Pick<Evidence, 'floor' | 'stretch'>,
+  listMarkup: number | undefined,
+  settings: PricingSettings,
+): [number, number] {
   if (winModel.supportLow === undefined || winModel.supportHigh === undefined) return [evidence.floor, evidence.stretch];
   const feature = winModel.feature ?? 'margin';
   const lo = Math.max(settings.minHistoryMarginPct / 100, marginAt(feature, winModel.supportLow - SUPPORT_REACH, listMarkup));

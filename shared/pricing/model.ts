@@ -147,6 +147,11 @@ export interface LineBands {
   readonly winModel?: WinModel;
   /** The customer's win offset in the category, from any of its customer × SKU bands there. */
   readonly customerWinOffset?: number;
+  /**
+   * How far the workspace's win models move the line's segment's prices from its realised margins (win-lift.ts): the
+   * move of a line whose category is too thin for a win model of its own.
+   */
+  readonly workspaceWinLift?: number;
 }
 
 /** The bands a line's path passes, as each caller finds them: a price call in the table, the backtest and the quality bench in memory. */
@@ -158,6 +163,8 @@ export interface LineBandSources {
   readonly segmentCategory: { readonly band: Band; readonly winModel?: WinModel } | undefined;
   readonly category: Band | undefined;
   readonly workspace: Band | undefined;
+  /** The line's segment's lift, from the workspace bands item. */
+  readonly workspaceWinLift?: number | undefined;
 }
 
 /** One assembly of a line's bands, so that the price call, the backtest and the quality bench price a line alike. */
@@ -174,6 +181,7 @@ export function assembleLineBands(sources: LineBandSources): LineBands {
     ...(segmentCategory?.winModel ? { winModel: segmentCategory.winModel } : {}),
     ...(category ? { category } : {}),
     ...(workspace ? { workspace } : {}),
+    ...(sources.workspaceWinLift === undefined ? {} : { workspaceWinLift: sources.workspaceWinLift }),
   };
 }
 

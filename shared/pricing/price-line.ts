@@ -6,6 +6,7 @@ import { type Guardrails, guardrails, roundWithinBounds } from './guardrails.ts'
 import { baseStep, type LineBase, lineBase } from './line-base.ts';
 import type { LineBands, LineInputs, PricedLine } from './model.ts';
 import { bps, reasonStack } from './reason-stack.ts';
+import { workspaceWinLift } from './win-lift.ts';
 import type { PricingSettings } from './settings.ts';
 import { lineStance } from './stance.ts';
 
@@ -31,15 +32,18 @@ export function priceLineWithBasis(inputs: LineInputs, bands: LineBands, setting
   // Each margin step starts from the last one that applied; the guardrails, from the last of them.
   const quantity = quantityBreak(evidence, base, inputs, settings);
   const win = winModelPull(quantity ?? evidence, evidence, base, bands, inputs, settings);
-  const stock = stockPremium(win ?? quantity ?? evidence, base, product, settings);
-  const guarded = guardrails(stock ?? win ?? quantity ?? evidence, base, inputs, settings);
+  // Only a line without a standing win model borrows its segment's lift from the workspace's models.
+  const lift = win ? undefined : workspaceWinLift(quantity ?? evidence, base, bands, settings);
+  const moved = win ?? lift;
+  const stock = stockPremium(moved ?? quantity ?? evidence, base, product, settings);
+  const guarded = guardrails(stock ?? moved ?? quantity ?? evidence, base, inputs, settings);
   const priceCents = roundWithinBounds(guarded);
   const stack = reasonStack(
     [
       baseStep(base, product.currentPriceCents),
       customer,
       quantity,
-      win,
+      moved,
       stock,
       guarded.minMargin,
       guarded.floor,

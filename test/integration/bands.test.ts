@@ -59,7 +59,10 @@ describe('bands after a drain', () => {
     const fasteners = categories.find((entry) => entry.category === 'Fasteners');
     expect([...(fasteners?.segments.keys() ?? [])]).toEqual(['enterprise']);
     expect(categories.find((entry) => entry.category === 'Adhesives')?.band).toBeUndefined();
-    expect((await item(keys.workspaceBands(seller.workspaceId)))?.band).toEqual(expect.any(String));
+    const workspace = await item(keys.workspaceBands(seller.workspaceId));
+    expect(workspace?.band).toEqual(expect.any(String));
+    // Beside it, each segment's win lift: none here, where no category has the closed quotes for a win model.
+    expect(workspace).toHaveProperty('winLifts', null);
   });
 
   it('keeps a product its bands when a later batch replaces the product item, before and after the bands job', async () => {

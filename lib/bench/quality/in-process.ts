@@ -3,6 +3,7 @@ import { combineBands, computeCategoryBands, poolWinModels } from '#shared/prici
 import type { CategoryBands } from '#shared/pricing/model.ts';
 import { priceLine } from '#shared/pricing/price-line.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
+import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { type Family, makeMarket, marketHistory, type MarketSize, requestDeals } from './market.ts';
 import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
 
@@ -32,8 +33,11 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
     nowMs,
     settings,
   );
+  // As the bands job stores them on the workspace bands item, from the pooled models.
+  const lifts = segmentWinLifts(new Map([...categories].map(([category, bands]) => [category, bands.segments])), settings);
   const answers = deals.map((deal): PricedAnswer => {
     const { product } = deal;
+    const lift = lifts.get(market.segments[deal.customer.segment] as string);
     const priced = priceLine(
       {
         product: {
@@ -49,7 +53,11 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
         enforceMap: false,
         nowMs,
       },
-      { ...bandsFor(deal, market, categories), ...(workspace ? { workspace } : {}) },
+      {
+        ...bandsFor(deal, market, categories),
+        ...(workspace ? { workspace } : {}),
+        ...(lift === undefined ? {} : { workspaceWinLift: lift }),
+      },
       settings,
     );
     return { ok: true, priceCents: priced.priceCents, confidence: priced.confidence };
