@@ -1,5 +1,6 @@
 // Unit tests of pricing one line: base and shrinkage, each step of the reason stack, guardrails, confidence and wording.
 import { describe, expect, it } from 'vitest';
+import { bandAt } from '#test/support/bands.ts';
 import type { Band, LineBands, LineInputs, PricedLine, PricingProduct, WinModel } from './model.ts';
 import { lineBase } from './line-base.ts';
 import { priceLine } from './price-line.ts';
@@ -10,19 +11,7 @@ const DAY = 86_400_000;
 const NOW = Date.UTC(2025, 0, 1);
 
 function band(overrides: Partial<Band> = {}): Band {
-  return {
-    floor: 0.3,
-    target: 0.45,
-    stretch: 0.55,
-    nEff: 60,
-    medianQuantity: 10,
-    cov: 0,
-    newestAtMs: NOW,
-    sumW: 60,
-    sumW2: 60,
-    asOfMs: NOW,
-    ...overrides,
-  };
+  return bandAt(NOW, { floor: 0.3, target: 0.45, stretch: 0.55, cov: 0, ...overrides });
 }
 
 function line(product: Partial<PricingProduct> = {}, overrides: Partial<LineInputs> = {}): LineInputs {

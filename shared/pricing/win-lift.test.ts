@@ -1,5 +1,6 @@
 // Unit tests of the workspace's win lift: what a segment's win models say of its realised margins, and how a category too thin for a model borrows it.
 import { describe, expect, it } from 'vitest';
+import { bandAt } from '#test/support/bands.ts';
 import { winCredibility } from './adjustments.ts';
 import type { Band, LineBands, LineInputs, WinModel } from './model.ts';
 import { priceLine } from './price-line.ts';
@@ -10,19 +11,7 @@ import { segmentLift, segmentWinLifts } from './win-lift.ts';
 const NOW = Date.UTC(2025, 0, 1);
 
 function band(overrides: Partial<Band> = {}): Band {
-  return {
-    floor: 0.2,
-    target: 0.25,
-    stretch: 0.4,
-    nEff: 60,
-    medianQuantity: 10,
-    cov: 0.1,
-    newestAtMs: NOW,
-    sumW: 60,
-    sumW2: 60,
-    asOfMs: NOW,
-    ...overrides,
-  };
+  return bandAt(NOW, { target: 0.25, ...overrides });
 }
 
 /** A margin curve whose optimum lies above a 25% target: its buyers would take more margin than was realised. */

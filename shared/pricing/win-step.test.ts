@@ -1,6 +1,7 @@
 // Unit tests of the win_model step: its credibility, the line's own shift (customer, SKU, deal size), pooling across
 // categories, and the confidence a credible model lends.
 import { describe, expect, it } from 'vitest';
+import { bandAt } from '#test/support/bands.ts';
 import { winCredibility, winModelPull } from './adjustments.ts';
 import { poolWinModels } from './bands.ts';
 import { lineConfidence } from './confidence.ts';
@@ -12,19 +13,7 @@ import { defaultPricingSettings as settings } from './settings.ts';
 const NOW = Date.UTC(2025, 0, 1);
 
 function band(overrides: Partial<Band> = {}): Band {
-  return {
-    floor: 0.2,
-    target: 0.3,
-    stretch: 0.4,
-    nEff: 60,
-    medianQuantity: 10,
-    cov: 0.1,
-    newestAtMs: NOW,
-    sumW: 60,
-    sumW2: 60,
-    asOfMs: NOW,
-    ...overrides,
-  };
+  return bandAt(NOW, overrides);
 }
 
 /** A pooled model in the price over list, sure of its slope. */

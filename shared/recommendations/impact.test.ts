@@ -1,5 +1,6 @@
 // Unit tests of what a change is worth: direction, the segment mix, the typical quantity, too_thin cases and minor units.
 import { describe, expect, it } from 'vitest';
+import { bandAt } from '#test/support/bands.ts';
 import type { StoredCategoryBands } from '#shared/bands/items.ts';
 import type { Band, WinModel } from '#shared/pricing/model.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
@@ -11,19 +12,7 @@ const NOW = Date.UTC(2026, 10, 1);
 const settings = pricingSettings(undefined);
 
 function band(overrides: Partial<Band> = {}): Band {
-  return {
-    floor: 0.3,
-    target: 0.4,
-    stretch: 0.5,
-    nEff: 40,
-    medianQuantity: 10,
-    cov: 0.1,
-    newestAtMs: NOW,
-    sumW: 40,
-    sumW2: 40,
-    asOfMs: NOW,
-    ...overrides,
-  };
+  return bandAt(NOW, { floor: 0.3, target: 0.4, stretch: 0.5, nEff: 40, sumW: 40, sumW2: 40, ...overrides });
 }
 
 /** A curve with 50% wins at a 40% margin; nEff 200 makes it credible (200 / 220 of the way). */
