@@ -62,11 +62,18 @@ async function repricedSkus(workspaceId: string, scope: BandScope, touched: read
   return [...new Set([...touched, ...members.flat()])].sort();
 }
 
+/**
+ * A batch still `draining` when its bands job arrives, within the window in which its drain may still mark it
+ * drained: past it, the drain faulted there, and its redelivery sends a job of its own when it finishes.
+ */
+function drainStillFinishing(batch: Batch, invocation: DrainInvocation): boolean {
+  return batch.status === 'draining' && clockOf(invocation)().getTime() - Date.parse(invocation.message.sentAt) < COMMIT_RACE_WINDOW_MS;
+}
+
 /** The batch once its drain's last write has landed, read again a few times (1 RRU each) if the job came first. */
 async function settledDrain(batch: Batch, invocation: DrainInvocation): Promise<Batch> {
   let current = batch;
-  const young = () => clockOf(invocation)().getTime() - Date.parse(invocation.message.sentAt) < COMMIT_RACE_WINDOW_MS;
-  for (let check = 0; current.status === 'draining' && young() && check < DRAINED_RECHECKS; check++) {
+  for (let check = 0; drainStillFinishing(current, invocation) && check < DRAINED_RECHECKS; check++) {
     await new Promise((resolve) => setTimeout(resolve, DRAINED_RECHECK_MS));
     current = (await getBatch(batch.workspaceId, batch.batchId)) ?? current;
   }
@@ -75,11 +82,9 @@ async function settledDrain(batch: Batch, invocation: DrainInvocation): Promise<
 
 /** What the job answers without running: a bounce, an ignore or a park; undefined when it runs. */
 async function admitBandsJob(batch: Batch, invocation: DrainInvocation): Promise<DrainResult | undefined> {
-  const { message } = invocation;
   // The drain sends this job just before it marks the batch drained, and the job can be quicker: look again shortly.
-  // A drain that faults there is redelivered, and sends a job of its own when it finishes.
-  if (batch.status === 'draining' && clockOf(invocation)().getTime() - Date.parse(message.sentAt) < COMMIT_RACE_WINDOW_MS) {
-    await sendDrainMessage(message, BOUNCE_DELAY_SECONDS);
+  if (drainStillFinishing(batch, invocation)) {
+    await sendDrainMessage(invocation.message, BOUNCE_DELAY_SECONDS);
     return nothingApplied('bounced');
   }
   if (batch.status !== 'drained' || batch.bandsRecomputedAt) return nothingApplied('ignored');
@@ -159,11 +164,14 @@ class BandsRun {
         afterCategory: (category) => this.afterCategory(category),
       });
       if (!recompute.done) return this.continueLater();
-      // Price calls read only the bands: they follow the batch now, the stored recommendations after the refresh.
-      await stampBandsChange(
-        { workspaceId: this.current.workspaceId, rateLimit: workspace?.rateLimit ?? workspaceDefaults.rateLimit },
-        this.clock().getTime(),
-      );
+      // Price calls read only the bands: they follow the batch now, the stored recommendations after the refresh. A
+      // batch that touched no category moved no bands, and instances keep what they cached.
+      if (scope.categories.length > 0) {
+        await stampBandsChange(
+          { workspaceId: this.current.workspaceId, rateLimit: workspace?.rateLimit ?? workspaceDefaults.rateLimit },
+          this.clock().getTime(),
+        );
+      }
       this.current = await markPricesFresh(this.current, this.owner, this.clock());
       await this.hooks.afterPricesFresh?.(this.invocation);
     }

@@ -56,8 +56,13 @@ export function bandsStampOf(shard: Record<string, unknown> | undefined): number
   return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
 }
 
+/** An admitted request: when the workspace's bands last changed, as the shard that counted it knew (`api` only). */
+export interface Admitted {
+  readonly bandsAt: number | undefined;
+}
+
 /** A request counted, with the bands stamp its shard carried (./bands-stamp.ts), or a shard found full. */
-type Counted = { readonly bandsAt: number | undefined } | 'full';
+type Counted = Admitted | 'full';
 
 /**
  * Counts one request in one shard's window: one write in the usual case, two on the shard's first request of a
@@ -108,11 +113,6 @@ async function shardsWithRoom(workspaceId: string, meter: RateMeter, limit: numb
   })
     .filter((candidate) => candidate.room > 0)
     .sort((a, b) => b.room - a.room);
-}
-
-/** An admitted request: when the workspace's bands last changed, as the shard that counted it knew (`api` only). */
-export interface Admitted {
-  readonly bandsAt: number | undefined;
 }
 
 /**

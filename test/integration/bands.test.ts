@@ -182,6 +182,7 @@ describe('the admin commands for pricing', () => {
     const before = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');
 
     const shownBefore = await getPrice(seller.keys.pwLive, 'BOLT');
+    const stampedBefore = Number((await item(keys.rateShard(seller.workspaceId, 'api', 0)))?.bandsAt);
     const updated = await adminJson('workspace', 'update', seller.workspaceId, '--pricing', '{"targetPercentile":90}');
     expect(updated.pricing).toEqual({ targetPercentile: 90 });
     const rebuilt = await adminJson('bands', 'rebuild', '--workspace', seller.workspaceId);
@@ -195,6 +196,8 @@ describe('the admin commands for pricing', () => {
     const after = decodeBandMap((await item(keys.product(seller.workspaceId, 'BOLT')))?.segmentBands).get('enterprise');
     expect(after?.target).toBeGreaterThan(before?.target as number);
     expect(after?.target).toBeCloseTo(after?.stretch as number, 6);
+    // Price calls drop the bands their instances cached: the rebuild stamps the rate shard their requests write.
+    expect(Number((await item(keys.rateShard(seller.workspaceId, 'api', 0)))?.bandsAt)).toBeGreaterThan(stampedBefore);
   }, 60_000);
 
   it('refuses pricing settings that are not valid, changing nothing', async () => {

@@ -377,6 +377,8 @@ describe('drain attempts', () => {
     expect((await job).outcome).toBe('recomputed');
     expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'drained' });
     expect((await getBatch(workspace.workspaceId, message.batchId))?.pricesFreshAt).toBeDefined();
+    // A batch that touched no category moved no bands: the rate shards carry no stamp for instances to act on.
+    expect((await getItem(keys.rateShard(workspace.workspaceId, 'api', 0)))?.bandsAt).toBeUndefined();
   });
 
   it('leaves a batch another live drain holds alone: retried later, or dropped on the last attempt', async () => {

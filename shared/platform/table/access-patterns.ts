@@ -589,7 +589,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: "UpdateItem SET bandsAt on each api rate shard the workspace's limit uses, conditional on the stamp moving forward",
     calls: ['UpdateItem'],
     key: "rateShard(workspaceId, 'api', shard): one per 400 requests a second of the limit, at most 32",
-    cost: '1 WRU per shard (1 at the default limit, 25 at 10,000 a second) per bands job or rebuild; the rate write that counts each request returns the shard whole (ReturnValues ALL_NEW) at no extra units',
+    cost: '1 WRU per shard (1 at the default limit, 25 at 10,000 a second) per bands job that touched a category, and per rebuild; the rate write that counts each request returns the shard whole (ReturnValues ALL_NEW) at no extra units',
   },
   {
     name: "Count a request against the workspace's per-second rate",
