@@ -9,7 +9,7 @@ import { deleteItem, putItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { call, newWorkspace } from './support.ts';
-import { committedBatch, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
+import { committedBatch, dieOnceAt, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
 import { BATCHES_PATH, chunkKeys, connectorCaller, dumpCanonical, openBatchWith, stageCatalogue } from './ingest-support.ts';
 
 // Each drain test stages and drains a batch or two: on a busy machine that takes longer than the project's default
@@ -104,16 +104,7 @@ describe("a batch's chunk partitions", () => {
     async (dieAfter) => {
       // Calls 1–4 (the products, the customers and a first quote chunk) on the batch's own partition.
       const batch = await committedBatch(catalogue, (staged) => stagedBeforeTheShards(staged, 4));
-      let died = false;
-      const dies: DrainHooks = {
-        checkpointEveryMs: 0,
-        afterChunk: (applied) => {
-          if (!died && applied === dieAfter) {
-            died = true;
-            throw new Error('the invocation died');
-          }
-        },
-      };
+      const dies: DrainHooks = { checkpointEveryMs: 0, afterChunk: dieOnceAt(dieAfter) };
       await expect(batch.run(1, dies)).rejects.toThrow('the invocation died');
       const checkpoint = await getBatch(batch.workspace.workspaceId, batch.batchId);
       const drainedBefore = checkpoint?.drainedCount ?? 0;

@@ -2,7 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { getBatch } from '#shared/batches/repository.ts';
 import type { DrainHooks } from '#shared/pipeline/job.ts';
-import { committedBatch, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
+import { committedBatch, dieOnceAt, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
 import { dumpCanonical, loggedLines } from './ingest-support.ts';
 
 const catalogue = drainCatalogue(5);
@@ -43,16 +43,7 @@ describe('a drain that checkpoints every few seconds', () => {
     async (dieAfter) => {
       const clean = await drainedCleanly(catalogue);
       const batch = await committedBatch(catalogue);
-      let died = false;
-      const dies: DrainHooks = {
-        checkpointEveryMs: NEVER,
-        afterChunkWritten: (written) => {
-          if (!died && written === dieAfter) {
-            died = true;
-            throw new Error('the invocation died');
-          }
-        },
-      };
+      const dies: DrainHooks = { checkpointEveryMs: NEVER, afterChunkWritten: dieOnceAt(dieAfter) };
       await expect(batch.run(1, dies)).rejects.toThrow('the invocation died');
       const checkpoint = await getBatch(batch.workspace.workspaceId, batch.batchId);
       // The chunks written since the last checkpoint are not counted as drained: the next attempt runs them again.

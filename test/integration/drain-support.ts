@@ -49,3 +49,13 @@ export async function drainedCleanly(catalogue: DrainCatalogue): Promise<Record<
   expect(await batch.run(1, { checkpointEveryMs: 0 })).toMatchObject({ outcome: 'drained', chunks: DRAIN_CHUNKS, records: DRAIN_RECORDS });
   return dumpCanonical(batch.workspace.workspaceId);
 }
+
+/** A hook of the drain's that kills the invocation the first time its count reaches `at`, and never again. */
+export function dieOnceAt(at: number): (count: number) => void {
+  let died = false;
+  return (count) => {
+    if (died || count !== at) return;
+    died = true;
+    throw new Error('the invocation died');
+  };
+}
