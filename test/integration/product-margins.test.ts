@@ -76,6 +76,21 @@ describe("a product's monthly margins", () => {
     expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-09', marginPct: 70, lines: 1 }]);
   });
 
+  it('take both of two batches that create the same new months at once, and each batch only once', async () => {
+    const seller = await newWorkspace('Racing Margins Seller');
+    const skus = Array.from({ length: 30 }, (_, index) => `SKU-${index}`);
+    const delta = Object.fromEntries(skus.map((sku) => [`2026-09 ${sku}`, [1000, 600, 1] as const]));
+    // Neither batch's marker stands in the other's way, and repeating a step adds nothing.
+    await Promise.all([
+      foldMargins(seller.workspaceId, delta, 'batch-a', 'CHUNK#0001'),
+      foldMargins(seller.workspaceId, delta, 'batch-b', 'CHUNK#0001'),
+    ]);
+    await foldMargins(seller.workspaceId, delta, 'batch-a', 'CHUNK#0001');
+    for (const sku of [skus[0], skus[29]]) {
+      expect(await readProductMargins(seller.workspaceId, sku ?? '')).toEqual([{ month: '2026-09', marginPct: 40, lines: 2 }]);
+    }
+  });
+
   it('are backfilled once from the orders a workspace drained before they were kept', async () => {
     const seller = await newWorkspace('Backfilled Margins Seller');
     await drain(seller, { product: [LAMP], customer, order: [order('O-1', '2026-08-10T10:00:00Z', [['LAMP', 4, 500, 1000]])] });
