@@ -156,3 +156,16 @@ describe('a scope from the nodes a drain records', () => {
     expect(scope.writes.linesTouchedIn('Sealants')).toEqual({ products: new Set(), customers: new Set() });
   });
 });
+
+describe('the list prices a batch may have moved', () => {
+  it('are those of the products whose records it carried, not of those it only sold', () => {
+    const set = new TouchedSet();
+    set.addNode(['category', 'Fasteners']);
+    set.addNode(['productRecord', 'SKU-1']);
+    set.addLine({ productSku: 'SKU-2', customer: 'C-1', segment: 'smb', category: 'Fasteners' });
+    const scope = touchedScope(set);
+    expect(scope.listPriceMayHaveMoved('SKU-1')).toBe(true);
+    expect(scope.listPriceMayHaveMoved('SKU-2')).toBe(false);
+    expect(scope.categories).toEqual(['Fasteners']);
+  });
+});

@@ -4,11 +4,11 @@ import { combineBands, computeCategoryBands, poolWinModels } from '#shared/prici
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { releaseBandsLease, takeBandsLease } from './lease.ts';
+import { categoryListMarkups, keepMarkups, readKeptMarkups } from './list-markups.ts';
 import {
   type BandWrites,
   readAllCategoryBands,
   readCategoryLines,
-  readListMarkups,
   writeCategoryBands,
   writePooledWinModels,
   writeWorkspaceBand,
@@ -25,6 +25,8 @@ export interface Touched {
 export interface BandScope {
   readonly categories: readonly string[];
   readonly writes: BandWrites;
+  /** Products whose list price or cost may have moved since the last run: their markups are read again. */
+  readonly listPriceMayHaveMoved: (sku: string) => boolean;
 }
 
 const CATEGORIES_AT_ONCE = 2;
@@ -52,9 +54,11 @@ export function touchedScope(touched: Touched): BandScope {
     }
     return entry;
   };
+  const catalogue = new Set<string>();
   for (const text of touched.nodes) {
     const node = JSON.parse(text) as [string, string, string?];
     if (node[0] === 'category') categories.add(node[1]);
+    else if (node[0] === 'productRecord') catalogue.add(node[1]);
     else if (node[2] === undefined) continue;
     else if (node[0] === 'segmentCategory') categories.add(node[2]);
     else if (node[0] === 'segmentSku') products.add(node[2]);
@@ -71,6 +75,7 @@ export function touchedScope(touched: Touched): BandScope {
         (lines.get(category)?.customers.has(customer) ?? false) || [...skus.keys()].some((sku) => pairs.has(pairKey(customer, sku))),
       linesTouchedIn: (category) => lines.get(category) ?? NO_LINES_TOUCHED,
     },
+    listPriceMayHaveMoved: (sku) => catalogue.has(sku),
   };
 }
 
@@ -83,6 +88,7 @@ export async function rebuildScope(workspaceId: string): Promise<BandScope> {
   return {
     categories: stored.map((entry) => entry.category).sort(),
     writes: { product: () => true, customer: () => true, linesTouchedIn: () => NO_LINES_TOUCHED },
+    listPriceMayHaveMoved: () => true,
   };
 }
 
@@ -122,10 +128,14 @@ export async function recomputeBands(
     const group = remaining.slice(start, start + CATEGORIES_AT_ONCE);
     const done = await Promise.all(
       group.map(async (category) => {
-        const lines = await readCategoryLines(workspaceId, category, now.getTime());
-        const listMarkups = await readListMarkups(workspaceId, [...new Set(lines.map((line) => line.productSku))]);
-        const bands = computeCategoryBands(lines, settings, now.getTime(), listMarkups);
-        const written = await writeCategoryBands(workspaceId, category, bands, scope.writes, at);
+        const [lines, kept] = await Promise.all([
+          readCategoryLines(workspaceId, category, now.getTime()),
+          readKeptMarkups(workspaceId, category),
+        ]);
+        const skus = [...new Set(lines.map((line) => line.productSku))];
+        const listed = await categoryListMarkups(workspaceId, category, skus, kept, scope.listPriceMayHaveMoved, now.getTime());
+        const bands = computeCategoryBands(lines, settings, now.getTime(), listed.markups);
+        const [written] = await Promise.all([writeCategoryBands(workspaceId, category, bands, scope.writes, at), keepMarkups(listed.keep)]);
         return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };
       }),
     );

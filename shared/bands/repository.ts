@@ -1,5 +1,5 @@
 // Band items in the table: a category's history read back from its log (and the older layout's line items), and the bands computed from it written where price calls read them.
-import { deleteItems, getItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import { tableName } from '#platform/config.ts';
 import type { Band, CategoryBands } from '#shared/pricing/model.ts';
 import { executeStatementBatch, putItem } from '#platform/table/commands.ts';
@@ -63,24 +63,6 @@ async function readLogEntries(workspaceId: string, category: string): Promise<Lo
 export async function readCategoryLines(workspaceId: string, category: string, nowMs: number): Promise<CategoryLine[]> {
   const [logged, legacy] = await Promise.all([readLogEntries(workspaceId, category), readLegacyEntries(workspaceId, category)]);
   return currentLines(category, [...legacy, ...logged], nowMs);
-}
-
-/**
- * Each product's list price over its cost, today, for the SKUs of a category's history: the win model can then read
- * a quoted price against the list the buyer saw. Products without a list price or a cost are left out.
- */
-export async function readListMarkups(workspaceId: string, skus: readonly string[]): Promise<Map<string, number>> {
-  const items = await getItems(
-    skus.map((sku) => keys.product(workspaceId, sku)),
-    { consistent: false, projection: '#sku, costCents, currentPriceCents', names: { '#sku': 'sku' } },
-  );
-  return new Map(
-    items.flatMap((item) => {
-      const cost = Number(item.costCents);
-      const list = Number(item.currentPriceCents);
-      return cost > 0 && list > 0 ? [[String(item.sku), list / cost] as const] : [];
-    }),
-  );
 }
 
 /** Which of a category's bands to write: all of them for a rebuild, or those of the products and customers a batch touched. */

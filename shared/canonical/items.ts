@@ -158,7 +158,9 @@ export type TouchedNode =
   | readonly ['category', string]
   /** A product and a customer with a line in the category: one left without lines there loses its bands of it. */
   | readonly ['categorySku', string, string]
-  | readonly ['categoryCustomer', string, string];
+  | readonly ['categoryCustomer', string, string]
+  /** A product whose record the batch wrote: its list price or cost may have moved. */
+  | readonly ['productRecord', string];
 
 export class TouchedSet {
   readonly products = new Set<string>();

@@ -36,8 +36,8 @@ const BANDS_BUSY_DELAY_SECONDS = 5;
  * A bands job that finds its batch still `draining` reads it again this often, this many times, before it bounces:
  * the drain sends the job just before its last write, which lands within moments, and a bounce costs seconds of lag.
  */
-const DRAINED_RECHECK_MS = 100;
-const DRAINED_RECHECKS = 10;
+const DRAINED_RECHECK_MS = 20;
+const DRAINED_RECHECKS = 50;
 
 type Workspace = Awaited<ReturnType<typeof getWorkspace>>;
 

@@ -17,6 +17,7 @@ async function prepareProducts(records: readonly ProductRecord[], from: Provenan
     memory.categories.set(record.sku, record.category);
     touched.products.add(record.sku);
     touched.addNode(['category', record.category]);
+    touched.addNode(['productRecord', record.sku]);
   }
   const bands = await readSegmentBands(
     from.workspaceId,

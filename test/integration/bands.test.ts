@@ -1,5 +1,5 @@
 // Bands after a drain, and the admin commands that rebuild them, change pricing settings and look up a decision.
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, inject, it, vi } from 'vitest';
@@ -13,6 +13,7 @@ import { prepareChunk } from '#shared/pipeline/prepare.ts';
 import { writeChunk } from '#shared/pipeline/prepared-chunk.ts';
 import { tableName } from '#platform/config.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
@@ -138,6 +139,44 @@ describe('bands after a corrected document', () => {
     // The attempt died before it recorded what it touched; the next reads back the version the first wrote.
     const again = await prepareChunk('order', [order('TAPE')], from, new DrainMemory(), 'batch-rerun#CHUNK#1');
     expect(adhesives(again.touched.nodes).sort()).toEqual(adhesives(first.touched.nodes).sort());
+  });
+});
+
+describe("the list markups a category's bands job keeps for the next", () => {
+  const kept = async (workspaceId: string) => JSON.parse(String((await item(keys.listMarkups(workspaceId, 'Fasteners')))?.markups));
+
+  it('are read again for the products a batch re-sends, trusted for the rest, and read in full by a rebuild', async () => {
+    const seller = await newWorkspace('Kept Markups Seller');
+    const history = pricingHistory();
+    await drain(seller, history);
+    expect(await kept(seller.workspaceId)).toEqual({ BOLT: 1.45, NUT: 1.45, WASHER: 1.4 });
+
+    // NUT's list price moves in the table without its record coming through a batch: the next job trusts what it kept.
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.product(seller.workspaceId, 'NUT'),
+        UpdateExpression: 'SET currentPriceCents = :list',
+        ExpressionAttributeValues: { ':list': 3000 },
+      }),
+    );
+    const bolt = history.product.find((product) => product.sku === 'BOLT');
+    await drain(seller, {
+      product: [{ ...(bolt as ProductRecord), currentPriceCents: 1600 }],
+      order: [
+        {
+          externalId: 'O-NIGHTLY',
+          customerExternalId: 'C-1',
+          currency: 'USD',
+          soldAt: new Date().toISOString(),
+          lines: [{ productSku: 'NUT', quantity: 5, costCents: 2000, soldPriceCents: 2800 }],
+        },
+      ],
+    });
+    expect(await kept(seller.workspaceId)).toEqual({ BOLT: 1.6, NUT: 1.45, WASHER: 1.4 });
+
+    await rebuildBands(seller.workspaceId, defaultPricingSettings, new Date());
+    expect(await kept(seller.workspaceId)).toEqual({ BOLT: 1.6, NUT: 1.5, WASHER: 1.4 });
   });
 });
 

@@ -253,6 +253,8 @@ describe('draining a committed batch', () => {
         JSON.stringify(['category', 'Plumbing']),
         JSON.stringify(['categorySku', 'Plumbing', 'T-1']),
         JSON.stringify(['categoryCustomer', 'Plumbing', 'TC-1']),
+        // The product's record itself: its list price may have moved.
+        JSON.stringify(['productRecord', 'T-1']),
       ]),
     );
   });

@@ -285,11 +285,11 @@ export async function waitForBands(key: string, batchId: string, options: { base
  */
 export async function dumpCanonical(workspaceId: string, options: { derived?: boolean } = {}): Promise<Record<string, unknown>[]> {
   const items = (await readWorkspaceItems(workspaceId)).filter((item) => String(item.PK).startsWith(`WS#${workspaceId}#`));
-  // Bands and recommendations carry the moment they were computed, and usage and the cost ledger the moment of each
+  // Bands, the list markups kept beside them and recommendations carry the moment they were computed, and usage and the cost ledger the moment of each
   // request; they have tests of their own, and are left out unless asked for. The bands lease exists only while a bands job runs.
   // A recommendation's rows in the console's orderings, and the category list, are written with it.
   const derived = (item: Record<string, unknown>) =>
-    /Bands$|^bandsLease$|^recommendation$|^recommendationRow$|^recommendationCategories$/.test(String(item.type));
+    /Bands$|^bandsLease$|^listMarkups$|^recommendation$|^recommendationRow$|^recommendationCategories$/.test(String(item.type));
   // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own.
   const kept = items.filter(
     (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),

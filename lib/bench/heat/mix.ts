@@ -139,6 +139,10 @@ export const ingestRecords: RequestKind = {
       items: perThousand(64),
       readUnits: 51 / 64,
     },
+    // Each touched category's kept list markups, read, and kept again after a full read (the mix's eight categories,
+    // once per job of 2,000 records: ~50 products, under 2 KB, each).
+    { pattern: 'Bands: the list markups a category’s last run kept', key: 'listMarkups', items: perThousand(4), readUnits: 1 },
+    { pattern: 'Bands: keep a category’s list markups for its next run', key: 'listMarkups', items: perThousand(4), writeUnits: 2 },
     {
       pattern: 'Bands: combine the workspace band from every category, and pool the win models’ slopes across them',
       key: 'workspaceBands',

@@ -365,7 +365,7 @@ export const accessPatterns: readonly AccessPattern[] = [
       'cancelBatch',
       'stageRecords (only to explain a refusal or a cap race)',
       'drain',
-      'drain (bands job: again every 100 ms, at most 10 times, while the drain that sent it has not marked the batch drained)',
+      'drain (bands job: again every 20 ms, at most 50 times, while the drain that sent it has not marked the batch drained)',
       'admin batch show',
     ],
     call: 'GetItem, strongly consistent',
@@ -496,12 +496,30 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU per product in the batch (items under 4 KB), 1 for one not yet stored',
   },
   {
-    name: 'Bands: the list price and cost of the products in a category’s history',
+    name: 'Bands: the list markups a category’s last run kept',
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
-    call: 'BatchGetItem, eventually consistent, projection sku, costCents and currentPriceCents',
+    call: 'GetItem, strongly consistent, beside the Queries of the category’s history',
+    calls: ['GetItem'],
+    key: 'listMarkups(workspaceId, category)',
+    cost: '1 RRU per 4 KB (~25 bytes per product with history in the category), 1 for a category with none kept',
+  },
+  {
+    name: 'Bands: the list price and cost of the products whose markups may have moved',
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call:
+      'BatchGetItem, strongly consistent, projection sku, costCents and currentPriceCents, of the products the batch re-sent and those ' +
+      'not kept; of every product with history in the category for a rebuild, a category with none kept, or one last read in full a week ago',
     calls: ['BatchGetItem'],
     key: 'product(workspaceId, sku)',
-    cost: '0.5 RRU per product with history in the category (items under 4 KB)',
+    cost: '1 RRU per product read (items under 4 KB)',
+  },
+  {
+    name: 'Bands: keep a category’s list markups for its next run',
+    usedBy: ['drain (bands job)', 'admin bands rebuild'],
+    call: 'PutItem, only when a markup read moved or the category was read in full',
+    calls: ['PutItem'],
+    key: 'listMarkups(workspaceId, category)',
+    cost: '1 WRU per started KB (~25 bytes per product with history in the category)',
   },
   {
     name: 'Bands: every history line of one category',

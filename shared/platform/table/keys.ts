@@ -112,10 +112,7 @@ export const keys = {
   }),
   /** The newest rate seen for a currency, in units of the workspace's base currency. */
   fxRate: (workspaceId: string, currency: string): PrimaryKey => ({ PK: `WS#${workspaceId}#FX#${currency}`, SK: 'FX' }),
-  /**
-   * A customer's customer × SKU bands in one category: one item per customer and category, so a price call reads one
-   * item for all the lines of a customer in a category, and a category's recompute writes only its own items.
-   */
+  /** A customer's bands in one category: a price call reads one item per customer and category, a recompute its own. */
   customerBands: (workspaceId: string, customerExternalId: string, category: string): PrimaryKey => ({
     PK: `WS#${workspaceId}#CUSTOMER#${customerExternalId}`,
     SK: `BANDS#${keyDigest(category)}`,
@@ -126,6 +123,11 @@ export const keys = {
     SK: `${CATEGORY_BANDS_PREFIX}${keyDigest(category)}`,
   }),
   categoryBandsPrefix: (workspaceId: string) => ({ PK: bandsPartition(workspaceId), SKPrefix: CATEGORY_BANDS_PREFIX }),
+  /** A category's list markups, kept by its bands job for the next: a partition apart from the one price calls read. */
+  listMarkups: (workspaceId: string, category: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}#LISTMARKUPS`,
+    SK: `CATEGORY#${keyDigest(category)}`,
+  }),
   /** The workspace band, the last fallback, combined from the category bands. */
   workspaceBands: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'WORKSPACE' }),
   /** Held by the one job recomputing a workspace's bands. */
@@ -151,10 +153,7 @@ export const keys = {
     PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
     SK: `CALL#${callId}`,
   }),
-  /**
-   * A product's current recommendation: the engine's price with no customer at quantity 1, with its bounds and
-   * rationale. It sits in the product's partition, so the overview reads it with one GetItem.
-   */
+  /** A product's recommendation (no customer, quantity 1) in its partition: the overview reads it with one GetItem. */
   recommendation: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'RECOMMENDATION' }),
   /** A recommendation's slim row in one of the console's orderings (recommendations/listing.ts), beside the recommendation. */
   recommendationRow: (workspaceId: string, sku: string, ordering: string): PrimaryKey => ({

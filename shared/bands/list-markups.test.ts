@@ -1,0 +1,43 @@
+// Unit tests of which list markups a category's run trusts from the last run and which it reads again.
+import { describe, expect, it } from 'vitest';
+import { KEPT_MARKUPS_TRUSTED_MS, markupsToRead } from './list-markups.ts';
+
+const kept = {
+  markups: new Map([
+    ['A', 1.5],
+    ['B', 0],
+    ['C', 2],
+  ]),
+  fullReadAtMs: 1_000,
+};
+const nothingMoved = () => false;
+
+describe("a category's list markups", () => {
+  it('are read in full when nothing is kept', () => {
+    expect(markupsToRead(['A', 'B'], undefined, nothingMoved, 2_000)).toEqual({ trusted: new Map(), read: ['A', 'B'], full: true });
+  });
+
+  it('are trusted as kept, a product without one included, when no record moved', () => {
+    const plan = markupsToRead(['A', 'B'], kept, nothingMoved, 2_000);
+    expect(plan).toEqual({
+      trusted: new Map([
+        ['A', 1.5],
+        ['B', 0],
+      ]),
+      read: [],
+      full: false,
+    });
+  });
+
+  it('are read again for the products the batch re-sent and for those new to the category', () => {
+    const plan = markupsToRead(['A', 'C', 'D'], kept, (sku) => sku === 'C', 2_000);
+    expect(plan.trusted).toEqual(new Map([['A', 1.5]]));
+    expect(plan.read).toEqual(['C', 'D']);
+    expect(plan.full).toBe(false);
+  });
+
+  it('are read in full again once the last full read is a week old', () => {
+    const plan = markupsToRead(['A'], kept, nothingMoved, kept.fullReadAtMs + KEPT_MARKUPS_TRUSTED_MS);
+    expect(plan).toEqual({ trusted: new Map(), read: ['A'], full: true });
+  });
+});
