@@ -36,6 +36,10 @@ describe("a category's list markups", () => {
     expect(plan.full).toBe(false);
   });
 
+  it('count as read in full when every product is read again, as in a rebuild', () => {
+    expect(markupsToRead(['A', 'C'], kept, () => true, 2_000)).toEqual({ trusted: new Map(), read: ['A', 'C'], full: true });
+  });
+
   it('are read in full again once the last full read is a week old', () => {
     const plan = markupsToRead(['A'], kept, nothingMoved, kept.fullReadAtMs + KEPT_MARKUPS_TRUSTED_MS);
     expect(plan).toEqual({ trusted: new Map(), read: ['A'], full: true });

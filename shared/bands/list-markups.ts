@@ -34,7 +34,8 @@ export function markupsToRead(
     if (markup === undefined || mayHaveMoved(sku)) read.push(sku);
     else trusted.set(sku, markup);
   }
-  return { trusted, read, full: false };
+  // Every product read again (a rebuild, or a batch that re-sent the whole category) is a full read too.
+  return { trusted, read, full: read.length > 0 && read.length === skus.length };
 }
 
 /** The markups a category's run last kept; strongly consistent, so that a run never trusts what the one before replaced. */

@@ -8,15 +8,7 @@ import type { Batch } from '#shared/batches/schema.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import { applyAdherence, mergeAdherence } from './adherence-fold.ts';
 import { applyMargins, mergeMargins } from './margin-fold.ts';
-import {
-  CHECKPOINT_EVERY_MS,
-  clockOf,
-  type DrainHooks,
-  type DrainInvocation,
-  type DrainResult,
-  leaseDeadline,
-  MIN_TIME_LEFT_MS,
-} from './job.ts';
+import { CHECKPOINT_EVERY_MS, clockOf, type DrainHooks, type DrainInvocation, type DrainResult, leaseDeadline, timeToStop } from './job.ts';
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
 import { dependsOn, type PreparedChunk, recordChunkRates, writeChunk } from './prepared-chunk.ts';
@@ -49,6 +41,7 @@ export class ChunkLoop {
   private chunks = 0;
   private records = 0;
   private slowestChunkMs = 0;
+  private slowestCheckpointMs = 0;
   private writing: Writing | undefined;
   private pending: Written[] = [];
   private lastCheckpoint = performance.now();
@@ -79,7 +72,8 @@ export class ChunkLoop {
     let chunk = await this.nextChunk();
     let preparing = chunk && this.prepare(chunk);
     while (chunk && preparing) {
-      if (this.invocation.remainingMs() < Math.max(MIN_TIME_LEFT_MS, 2 * this.slowestChunkMs)) return this.continueLater();
+      const slowest = { chunkMs: this.slowestChunkMs, checkpointMs: this.slowestCheckpointMs };
+      if (timeToStop(this.invocation.remainingMs(), slowest)) return this.continueLater();
       const started = performance.now();
       let prepared = await preparing;
       if (this.waitsFor(prepared)) {
@@ -137,6 +131,7 @@ export class ChunkLoop {
     const group = this.pending;
     const last = group.at(-1);
     if (!last) return;
+    const started = performance.now();
     this.pending = [];
     for (const done of group) await recordChunkRates(done.prepared, this.from);
     const { batchId } = this.leased;
@@ -167,6 +162,7 @@ export class ChunkLoop {
       this.leaseUntil(),
     );
     this.lastCheckpoint = performance.now();
+    this.slowestCheckpointMs = Math.max(this.slowestCheckpointMs, this.lastCheckpoint - started);
     for (const done of group) {
       this.chunks += 1;
       this.records += done.chunk.count;

@@ -7,8 +7,18 @@ import type { DrainMessage } from '#shared/batches/drain-queue.ts';
  */
 export const COMMIT_RACE_WINDOW_MS = 60_000;
 export const BOUNCE_DELAY_SECONDS = 2;
-/** Never start a chunk (or a category) with less time left than this, or than twice the slowest chunk so far. */
+/** Never start a chunk (or a category) with less time left than this, or than `timeToStop` says. */
 export const MIN_TIME_LEFT_MS = 15_000;
+
+/**
+ * Whether a drain should checkpoint and continue in a new invocation rather than start another chunk. A chunk started
+ * now may be followed by a checkpoint in the loop and then the last one before stopping, so it needs twice the slowest
+ * chunk and two of the slowest checkpoints, doubled: a checkpoint's folds grow with the orders of the chunks it takes
+ * in, and one that outlives the invocation costs a redelivery after the visibility timeout.
+ */
+export function timeToStop(remainingMs: number, slowest: { readonly chunkMs: number; readonly checkpointMs: number }): boolean {
+  return remainingMs < Math.max(MIN_TIME_LEFT_MS, 2 * (slowest.chunkMs + 2 * slowest.checkpointMs));
+}
 /** The lease outlives the invocation's deadline by this much, for writes still in flight when it stops. */
 const LEASE_GRACE_MS = 5_000;
 

@@ -1,9 +1,9 @@
 // The drain's checkpoint every few seconds: chunks written are taken in together, and a drain that dies between a chunk's writes and the checkpoint that takes it in ends as a clean run does.
 import { describe, expect, it, vi } from 'vitest';
 import { getBatch } from '#shared/batches/repository.ts';
-import type { DrainHooks } from '#shared/pipeline/job.ts';
+import { type DrainHooks, MIN_TIME_LEFT_MS } from '#shared/pipeline/job.ts';
 import { committedBatch, dieOnceAt, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
-import { dumpCanonical, loggedLines } from './ingest-support.ts';
+import { dumpCanonical, loggedLines, waitForBatch } from './ingest-support.ts';
 
 const catalogue = drainCatalogue(5);
 const RECORDS = DRAIN_RECORDS;
@@ -57,6 +57,30 @@ describe('a drain that checkpoints every few seconds', () => {
       expect(loggedLines(dump)).toHaveLength(lines);
     },
   );
+
+  it('goes on in a new invocation once a checkpoint was slow enough that the next might outlive this one', async () => {
+    const batch = await committedBatch(catalogue);
+    let slowed = false;
+    // Always just above the floor: only the slow checkpoint's own length can make the drain stop.
+    const result = await batch.run(
+      1,
+      {
+        checkpointEveryMs: 0,
+        afterAdherence: async () => {
+          if (slowed) return;
+          slowed = true;
+          await new Promise((resolve) => setTimeout(resolve, 4_100));
+        },
+      },
+      () => MIN_TIME_LEFT_MS + 1_000,
+    );
+    expect(result.outcome).toBe('continued');
+    expect(result.chunks).toBeGreaterThan(0);
+    expect(result.chunks).toBeLessThan(CHUNKS);
+    // The continuation it sent finishes the batch on the stack's worker, from the checkpoint it left.
+    const status = await waitForBatch(batch.workspace.keys.connector, batch.batchId, ['drained', 'failed']);
+    expect(status).toMatchObject({ status: 'drained', drainedCount: RECORDS });
+  });
 
   it("dies after a checkpoint's folds, before the checkpoint is saved, and counts each chunk's adherence and margins once", async () => {
     const clean = await drainedCleanly(catalogue);

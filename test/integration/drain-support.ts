@@ -38,8 +38,8 @@ export async function committedBatch(
   });
   const message = sent[0];
   if (!message) throw new Error('no drain job');
-  const run = (receiveCount: number, hooks: DrainHooks) =>
-    runDrainJob({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 600_000 }, hooks);
+  const run = (receiveCount: number, hooks: DrainHooks, remainingMs: () => number = () => 600_000) =>
+    runDrainJob({ message, body: JSON.stringify(message), receiveCount, remainingMs }, hooks);
   return { workspace, batchId, run };
 }
 
