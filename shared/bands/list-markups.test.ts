@@ -1,6 +1,6 @@
 // Unit tests of which list markups a category's run trusts from the last run and which it reads again.
 import { describe, expect, it } from 'vitest';
-import { KEPT_MARKUPS_TRUSTED_MS, markupsToRead } from './list-markups.ts';
+import { KEPT_MARKUPS_TRUSTED_MS, MAX_KEPT_BYTES, markupsToKeep, markupsToRead } from './list-markups.ts';
 
 const kept = {
   markups: new Map([
@@ -43,5 +43,28 @@ describe("a category's list markups", () => {
   it('are read in full again once the last full read is a week old', () => {
     const plan = markupsToRead(['A'], kept, nothingMoved, kept.fullReadAtMs + KEPT_MARKUPS_TRUSTED_MS);
     expect(plan).toEqual({ trusted: new Map(), read: ['A'], full: true });
+  });
+});
+
+describe("the item that keeps a category's markups", () => {
+  const key = { PK: 'WS#w#LISTMARKUPS', SK: 'CATEGORY#c' };
+
+  it('restarts the week on a full read and keeps the last full read otherwise', () => {
+    const markups = new Map([['A', 1.5]]);
+    expect(markupsToKeep(key, markups, true, kept, 5_000)).toEqual({
+      ...key,
+      type: 'listMarkups',
+      markups: '{"A":1.5}',
+      fullReadAtMs: 5_000,
+    });
+    expect(markupsToKeep(key, markups, false, kept, 5_000)).toMatchObject({ fullReadAtMs: kept.fullReadAtMs });
+  });
+
+  it('keeps none for a category too large in bytes, replacing what was kept, and writes nothing where nothing was', () => {
+    // Each SKU is three bytes a character: under the limit in characters, over it in bytes.
+    const wide = new Map(Array.from({ length: 3_000 }, (_, index) => [`${'品'.repeat(40)}${index}`, 1.25]));
+    expect(JSON.stringify(Object.fromEntries(wide)).length).toBeLessThan(MAX_KEPT_BYTES);
+    expect(markupsToKeep(key, wide, true, kept, 5_000)).toEqual({ ...key, type: 'listMarkups' });
+    expect(markupsToKeep(key, wide, true, undefined, 5_000)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 // Each product's list price over its cost as the bands job reads it: kept per category between runs, read again from the product items only where it may have moved.
 import { getItems, type TableItem } from '#platform/table/bulk.ts';
 import { getItem, putItem } from '#platform/table/commands.ts';
+import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 
 /**
@@ -10,7 +11,7 @@ import { keys } from '#platform/table/keys.ts';
  */
 export const KEPT_MARKUPS_TRUSTED_MS = 7 * 24 * 60 * 60 * 1000;
 /** A category whose markups would not fit in an item comfortably is read in full every time, as before they were kept. */
-const MAX_KEPT_BYTES = 300_000;
+export const MAX_KEPT_BYTES = 300_000;
 
 export interface KeptMarkups {
   /** SKU → list price / cost; a product without a list price or a cost is kept as 0, so that it is not read again. */
@@ -76,18 +77,25 @@ export async function categoryListMarkups(
   const plan = markupsToRead(skus, kept, mayHaveMoved, nowMs);
   const read = plan.read.length > 0 ? await readProductMarkups(workspaceId, plan.read) : new Map<string, number>();
   const all = new Map([...plan.trusted, ...read]);
-  const moved = plan.full || [...read].some(([sku, markup]) => kept?.markups.get(sku) !== markup);
   const markups = new Map([...all].filter(([, markup]) => markup > 0));
-  if (!moved) return { markups, keep: undefined };
-  const text = JSON.stringify(Object.fromEntries(all));
-  // Too large to keep: nothing is kept, and every run reads the category in full.
-  const fits = text.length <= MAX_KEPT_BYTES;
-  const keep = {
-    ...keys.listMarkups(workspaceId, category),
-    type: 'listMarkups',
-    ...(fits ? { markups: text, fullReadAtMs: plan.full ? nowMs : (kept?.fullReadAtMs ?? nowMs) } : {}),
-  };
-  return { markups, keep: fits || kept ? keep : undefined };
+  const moved = plan.full || [...read].some(([sku, markup]) => kept?.markups.get(sku) !== markup);
+  return { markups, keep: moved ? markupsToKeep(keys.listMarkups(workspaceId, category), all, plan.full, kept, nowMs) : undefined };
+}
+
+/**
+ * The item that keeps a category's markups after a run that moved any. One too large to keep comfortably (in bytes:
+ * SKUs may be any text) keeps none: it replaces what was kept, and every run reads the category in full.
+ */
+export function markupsToKeep(
+  key: PrimaryKey,
+  markups: ReadonlyMap<string, number>,
+  full: boolean,
+  kept: KeptMarkups | undefined,
+  nowMs: number,
+): TableItem | undefined {
+  const text = JSON.stringify(Object.fromEntries(markups));
+  if (Buffer.byteLength(text) > MAX_KEPT_BYTES) return kept ? { ...key, type: 'listMarkups' } : undefined;
+  return { ...key, type: 'listMarkups', markups: text, fullReadAtMs: full ? nowMs : (kept?.fullReadAtMs ?? nowMs) };
 }
 
 /** Keeps a category's markups for its next run. */
