@@ -12,9 +12,9 @@ export const MIN_TIME_LEFT_MS = 15_000;
 
 /**
  * Whether a drain should checkpoint and continue in a new invocation rather than start another chunk. A chunk started
- * now may be followed by a checkpoint in the loop and then the last one before stopping, so it needs twice the slowest
- * chunk and two of the slowest checkpoints, doubled: a checkpoint's folds grow with the orders of the chunks it takes
- * in, and one that outlives the invocation costs a redelivery after the visibility timeout.
+ * now may be followed by a checkpoint in the loop and then the last one before stopping, so it keeps room for a chunk
+ * and two checkpoints, each as slow as the slowest so far, twice over: a checkpoint's folds grow with the orders of the
+ * chunks it takes in, and one that outlives the invocation costs a redelivery after the visibility timeout.
  */
 export function timeToStop(remainingMs: number, slowest: { readonly chunkMs: number; readonly checkpointMs: number }): boolean {
   return remainingMs < Math.max(MIN_TIME_LEFT_MS, 2 * (slowest.chunkMs + 2 * slowest.checkpointMs));
