@@ -93,12 +93,23 @@ export function feedsOf(record: QuoteRecord | OrderRecord, context: LineContext)
  * its line count; the nodes it fed; the nodes the version it replaced fed, so that a drain that dies after writing it
  * still finds them when it runs again; and its version, which its history log entries carry.
  */
+/**
+ * Where a drain wrote a document's version: the chunk (batch and staged chunk), and for an order the margin
+ * contribution of the version it replaced, as JSON. An attempt that writes the same chunk again reads them back to
+ * take out what the first attempt took out, and no more.
+ */
+export interface DocumentWrite {
+  readonly chunk: string;
+  readonly replacedMargin?: string | undefined;
+}
+
 export function documentItem(
   document: DocumentRecord,
   context: LineContext,
   from: Provenance,
   version: number,
   replaced?: DocumentFeeds,
+  written?: DocumentWrite,
 ): TableItem {
   const { kind, record } = document;
   return {
@@ -112,6 +123,8 @@ export function documentItem(
     document: JSON.stringify(record),
     feeds: JSON.stringify(feedsOf(record, context)),
     ...(replaced ? { replacedFeeds: JSON.stringify(replaced) } : {}),
+    ...(written ? { chunk: written.chunk } : {}),
+    ...(written?.replacedMargin ? { replacedMargin: written.replacedMargin } : {}),
     batchId: from.batchId,
     syncedAt: from.syncedAt,
     expiresAt: historyExpiresAt(document, from),

@@ -55,6 +55,10 @@ export interface StoredDocument {
   /** The items the document is stored as: 1 when its lines are embedded, else one per line (the older layout). */
   readonly lineItems: number;
   readonly expiresAt: number | undefined;
+  /** The batch and staged chunk whose drain wrote it; undefined on a version written before documents kept it. */
+  readonly chunk: string | undefined;
+  /** An order's: the margin contribution of the version it replaced, as JSON; undefined when it replaced none. */
+  readonly replacedMargin: string | undefined;
 }
 
 /**
@@ -70,7 +74,7 @@ export async function readStoredDocuments(
     externalIds.map((id) => keys.document(workspaceId, kind, id)),
     {
       consistent: true,
-      projection: '#id, #count, #document, #batch, #feeds, #replaced, #version, #items, #expires',
+      projection: '#id, #count, #document, #batch, #feeds, #replaced, #version, #items, #expires, #chunk, #margin',
       names: {
         '#id': 'externalId',
         '#count': 'lineCount',
@@ -81,6 +85,8 @@ export async function readStoredDocuments(
         '#version': 'version',
         '#items': 'lineItems',
         '#expires': 'expiresAt',
+        '#chunk': 'chunk',
+        '#margin': 'replacedMargin',
       },
     },
   );
@@ -97,6 +103,8 @@ export async function readStoredDocuments(
         version: typeof item.version === 'number' ? item.version : 0,
         lineItems: typeof item.lineItems === 'number' ? item.lineItems : (item.lineCount as number),
         expiresAt: typeof item.expiresAt === 'number' ? item.expiresAt : undefined,
+        chunk: typeof item.chunk === 'string' ? item.chunk : undefined,
+        replacedMargin: typeof item.replacedMargin === 'string' ? item.replacedMargin : undefined,
       },
     ]),
   );

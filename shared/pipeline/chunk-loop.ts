@@ -1,5 +1,6 @@
 // The drain's chunk loop: read ahead, prepare the next chunk while this one is written, and checkpoint the chunks written every few seconds, in order.
 import { decompressRecords } from '#shared/batches/chunks.ts';
+import { foldMargins } from '#shared/recommendations/margins.ts';
 import { recordTouched, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
 import { finishDrain, releaseBatchLease, saveCheckpoint } from '#shared/batches/lease.ts';
@@ -7,7 +8,7 @@ import { chunkExpiresAt } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import { applyAdherence, mergeAdherence } from './adherence-fold.ts';
-import { applyMargins, mergeMargins } from './margin-fold.ts';
+import { mergeMargins } from './margin-fold.ts';
 import { CHECKPOINT_EVERY_MS, clockOf, type DrainHooks, type DrainInvocation, type DrainResult, leaseDeadline, timeToStop } from './job.ts';
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
@@ -146,9 +147,12 @@ export class ChunkLoop {
       await this.hooks.afterAdherence?.(this.invocation);
     }
     const margins = mergeMargins(group.flatMap((done) => (done.prepared.margins ? [done.prepared.margins] : [])));
+    // Each order's version was written with its chunk, and a repeat of the chunk reads it back to the same delta: each
+    // month refuses a step at or before the one it took.
     if (margins)
-      await applyMargins(
-        margins,
+      await foldMargins(
+        margins.workspaceId,
+        margins.delta,
         batchId,
         markerOf((done) => done.prepared.margins !== undefined),
       );

@@ -1,4 +1,4 @@
-// Preparing a quote or order chunk: each document's new version, the history log it feeds and its adherence work.
+// Preparing a quote or order chunk: each document's new version, the history log it feeds, its adherence work and its orders' margin changes.
 import type { TableItem } from '#platform/table/bulk.ts';
 import type { DocumentKind, PrimaryKey } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
@@ -18,7 +18,8 @@ import { readStoredDocuments, type StoredDocument } from '#shared/canonical/repo
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from './adherence-fold.ts';
 import { documentLogEntries } from './history-log.ts';
-import { prepareOrderMargins } from './margin-fold.ts';
+import { orderMarginChange, replacedContribution, sumMargins } from './margin-fold.ts';
+import type { MarginContribution } from '#shared/recommendations/margins.ts';
 import { adherenceBandPct, type DrainMemory, fillCategories, fillSegments, lastByKey } from './memory.ts';
 import type { PreparedChunk } from './prepared-chunk.ts';
 
@@ -83,12 +84,14 @@ function writeDocuments(
   kind: DocumentKind,
   read: { stored: Map<string, StoredDocument>; context: LineContext },
   from: Provenance,
+  chunkKey: string,
   touched: TouchedSet,
 ) {
   const { stored, context } = read;
   const deletes: PrimaryKey[] = [];
   const puts: TableItem[] = [];
   const logEntries = new Map<string, LogEntry[]>();
+  const marginChanges: MarginContribution[] = [];
   for (const document of latest) {
     const { externalId } = document.record;
     const previous = stored.get(externalId);
@@ -99,7 +102,13 @@ function writeDocuments(
     const { version, replaced } = versionOf(document, previous, context, from);
     if (replaced) touched.addFeeds(replaced);
     touched.addFeeds(feedsOf(document.record, context));
-    puts.push(documentItem(document, context, from, version, replaced));
+    let replacedMargin: string | undefined;
+    if (document.kind === 'order') {
+      const before = replacedContribution(previous, chunkKey);
+      marginChanges.push(orderMarginChange(document.record, before));
+      if (Object.keys(before).length > 0) replacedMargin = JSON.stringify(before);
+    }
+    puts.push(documentItem(document, context, from, version, replaced, { chunk: chunkKey, replacedMargin }));
     const entries = documentLogEntries(document, context, from, version, replaced && { feeds: replaced, expiresAt: previous?.expiresAt });
     for (const [category, entry] of entries) {
       const list = logEntries.get(category);
@@ -107,7 +116,8 @@ function writeDocuments(
       else logEntries.set(category, [entry]);
     }
   }
-  return { puts, deletes, logEntries };
+  const margins = kind === 'order' ? { workspaceId: from.workspaceId, delta: sumMargins(marginChanges) } : undefined;
+  return { puts, deletes, logEntries, margins };
 }
 
 async function adherenceWork(
@@ -150,17 +160,9 @@ export async function prepareDocuments(
   const kind: DocumentKind | undefined = latest[0]?.kind;
   if (!kind) return { puts: [], deletes: [], rates: [], touched, documents: new Set() };
   const read = await readDocumentContext(latest, kind, from, memory);
-  const { puts, deletes, logEntries } = writeDocuments(latest, kind, read, from, touched);
+  const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, chunkKey, touched);
   for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkKey, entries));
-  const [adherence, margins] = await Promise.all([
-    adherenceWork(kind, latest, from, read.context, memory),
-    kind === 'order'
-      ? prepareOrderMargins(
-          latest.map((document) => document.record as OrderRecord),
-          from,
-        )
-      : undefined,
-  ]);
+  const adherence = await adherenceWork(kind, latest, from, read.context, memory);
   const externalIds = latest.map((document) => document.record.externalId);
   return {
     puts,

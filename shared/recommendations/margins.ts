@@ -57,7 +57,10 @@ export function addContributions(into: MarginContribution, from: MarginContribut
   return sums;
 }
 
-/** What each chunk's orders last added, by order: a later version subtracts it before adding its own. */
+/**
+ * What each order added, as an earlier release's drain kept it beside the order, and as the backfill keeps it: the
+ * backfill folds an order only for what is not kept. Today's drain reads what a version added from its document.
+ */
 export async function readOrderContributions(workspaceId: string, orderIds: readonly string[]): Promise<Map<string, MarginContribution>> {
   const items = await getItems(
     orderIds.map((id) => keys.orderMargin(workspaceId, id)),

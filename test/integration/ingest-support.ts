@@ -311,7 +311,16 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   }));
   return [...kept.filter((item) => item.type !== 'historyLog'), ...logs]
     .map((item) => {
-      const { batchId: _batchId, syncedAt: _syncedAt, expiresAt: _expiresAt, segmentBands: _bands, bandsUpdatedAt: _at, ...fields } = item;
+      // A document's chunk names the batch that wrote it, as its batchId does.
+      const {
+        batchId: _batchId,
+        chunk: _chunk,
+        syncedAt: _syncedAt,
+        expiresAt: _expiresAt,
+        segmentBands: _bands,
+        bandsUpdatedAt: _at,
+        ...fields
+      } = item;
       // An adherence aggregate and a product's month of margins mark the last chunk of each batch they took by the
       // batch's id, which differs run to run.
       const marked = item.type === 'adherenceAggregate' || item.type === 'productMargin';

@@ -1,13 +1,13 @@
 // A product's monthly margins as orders drain: folded once per order version, whatever a drain repeats, and backfilled for orders drained before.
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { backfillMargins } from '#lib/admin/migrations/margins-backfill.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
-import { applyMargins, prepareOrderMargins } from '#shared/pipeline/margin-fold.ts';
 import { foldMargins, readProductMargins } from '#shared/recommendations/margins.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
+import { committedBatch, dieOnceAt } from './drain-support.ts';
 import { drain, LAMP, SHADE } from './prices-support.ts';
 import { newWorkspace } from './support.ts';
 import { withTableHolding } from './table-of-its-own.ts';
@@ -55,26 +55,50 @@ describe("a product's monthly margins", () => {
     expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-10', marginPct: 50, lines: 1 }]);
   }, 60_000);
 
-  it('count a chunk once when a drain that died after folding part of it runs it again', async () => {
+  it('count a step once when a drain that died after folding part of it runs it again', async () => {
     const seller = await newWorkspace('Retried Margins Seller');
-    const from = { workspaceId: seller.workspaceId, batchId: 'batch-1', syncedAt: new Date().toISOString() };
-    const orders = [
-      order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 600, 1000]]),
-      order('O-2', '2026-09-11T10:00:00Z', [['SHADE', 1, 300, 1000]]),
-    ];
+    const delta = { '2026-09 LAMP': [10_000, 6_000, 1], '2026-09 SHADE': [1_000, 300, 1] } as const;
 
-    // The first attempt folds LAMP's month and dies before SHADE's and before the orders' contributions are written.
-    const first = await prepareOrderMargins(orders, from);
-    const lampOnly = Object.fromEntries(Object.entries(first.delta).filter(([key]) => key.endsWith('LAMP')));
-    await foldMargins(seller.workspaceId, lampOnly, 'batch-1', 'CHUNK#0001');
-
-    const again = await prepareOrderMargins(orders, from);
-    await applyMargins(again, 'batch-1', 'CHUNK#0001');
-    await applyMargins(await prepareOrderMargins(orders, from), 'batch-1', 'CHUNK#0001');
+    // The first attempt folds LAMP's month and dies before SHADE's.
+    await foldMargins(seller.workspaceId, { '2026-09 LAMP': delta['2026-09 LAMP'] }, 'batch-1', 'CHUNK#0001');
+    await foldMargins(seller.workspaceId, delta, 'batch-1', 'CHUNK#0001');
+    await foldMargins(seller.workspaceId, delta, 'batch-1', 'CHUNK#0001');
 
     expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
     expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-09', marginPct: 70, lines: 1 }]);
   });
+
+  it.each([3, 4, 5])(
+    'count an order sent twice in a batch once, and its correction later in the batch instead, when the drain dies after chunk %i',
+    async (dieAfter) => {
+      // Three order chunks of 20: O-1 in the first, again as it was in the second, corrected in the third.
+      const fillers = (from: number) =>
+        Array.from({ length: 19 }, (_, index) => order(`F-${from + index}`, '2026-10-02T10:00:00Z', [['SHADE', 1, 300, 1000]]));
+      const first = order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 600, 1000]]);
+      const batch = await committedBatch({
+        product: [LAMP, SHADE],
+        customer,
+        quote: [],
+        order: [
+          first,
+          ...fillers(0),
+          { ...first },
+          ...fillers(19),
+          order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, 800, 1000]]),
+          ...fillers(38),
+        ],
+      });
+      // Chunks 1 and 2 are the products and customers; each order chunk's documents are written before its checkpoint.
+      await expect(batch.run(1, { checkpointEveryMs: 600_000, afterChunkWritten: dieOnceAt(dieAfter) })).rejects.toThrow(
+        'the invocation died',
+      );
+      expect(await batch.run(2, { checkpointEveryMs: 600_000 })).toMatchObject({ outcome: 'drained' });
+
+      expect(await readProductMargins(batch.workspace.workspaceId, 'LAMP')).toEqual([{ month: '2026-09', marginPct: 20, lines: 1 }]);
+      expect(await readProductMargins(batch.workspace.workspaceId, 'SHADE')).toEqual([{ month: '2026-10', marginPct: 70, lines: 57 }]);
+    },
+    240_000,
+  );
 
   it('take both of two batches that create the same new months at once, and each batch only once', async () => {
     const seller = await newWorkspace('Racing Margins Seller');
@@ -94,7 +118,7 @@ describe("a product's monthly margins", () => {
   it('are backfilled once from the orders a workspace drained before they were kept', async () => {
     const seller = await newWorkspace('Backfilled Margins Seller');
     await drain(seller, { product: [LAMP], customer, order: [order('O-1', '2026-08-10T10:00:00Z', [['LAMP', 4, 500, 1000]])] });
-    // As an earlier release left it: no month items and no contributions.
+    // As an earlier release left it: no month items.
     const { Items = [] } = await tableClient().send(
       new QueryCommand({
         TableName: tableName(),
@@ -103,7 +127,15 @@ describe("a product's monthly margins", () => {
       }),
     );
     for (const item of Items) await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
-    await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.orderMargin(seller.workspaceId, 'O-1') }));
+    // An earlier release kept no chunk on the document either.
+    await tableClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.document(seller.workspaceId, 'order', 'O-1'),
+        UpdateExpression: 'REMOVE #chunk',
+        ExpressionAttributeNames: { '#chunk': 'chunk' },
+      }),
+    );
     expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([]);
 
     // The backfill Scans a table that holds this workspace as it is now, and nothing else the run wrote.

@@ -440,9 +440,9 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU per started KB of item, plus 1 WRU for the lookup index entry of a product with an externalId',
   },
   {
-    name: 'Drain: read the stored version of quotes and orders being replaced: its version, layout and the nodes it fed',
+    name: 'Drain: read the stored version of quotes and orders being replaced: its version, layout, the nodes it fed and what it added to margins',
     usedBy: ['drain'],
-    call: 'BatchGetItem, strongly consistent, projection externalId, lineCount, lineItems, version, document, batchId, feeds, replacedFeeds, expiresAt',
+    call: 'BatchGetItem, strongly consistent, projection externalId, lineCount, lineItems, version, document, batchId, feeds, replacedFeeds, expiresAt, chunk, replacedMargin',
     calls: ['BatchGetItem'],
     key: 'document(workspaceId, kind, externalId), which is line 0 of the older layout',
     cost: '1 RRU per document (billed on the item, under 4 KB, whatever the projection)',
@@ -1227,16 +1227,18 @@ export const accessPatterns: readonly AccessPattern[] = [
     name: "Drain: fold an order chunk into its products' monthly margins",
     usedBy: ['drain'],
     call:
-      "BatchGetItem (strongly consistent) of the orders' stored contributions; UpdateItem ADD per product and month changed, " +
-      'conditional on the batch marker being below the chunk; BatchWriteItem of the contributions, last',
-    calls: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
-    key: 'orderMargin(workspaceId, orderExternalId), productMargin(workspaceId, sku, month)',
-    cost: '1 RRU per order (its contribution, <4 KB), 1 WRU per product-month an order chunk changes, 1 WRU per order for its contribution',
+      'UpdateItem ADD per product and month changed, conditional on the batch marker being below the chunk; what a corrected ' +
+      "order takes out is read from the stored version's document, which the chunk reads anyway (Drain: read the stored version)",
+    calls: ['UpdateItem'],
+    key: 'productMargin(workspaceId, sku, month)',
+    cost: '1 WRU per product-month an order chunk changes',
   },
   {
     name: 'Backfill the margins: fold the orders drained before margins were kept',
     usedBy: ['admin upgrade (npm start on an older demo)'],
-    call: "Scan of the whole table, filtered to the workspace's order documents; then the drain's margin fold, 100 orders a step",
+    call:
+      "Scan of the whole table, filtered to the workspace's order documents no drain wrote with its chunk; per 100 orders a " +
+      'BatchGetItem of what was kept of them, the fold as the drain folds, and a BatchWriteItem keeping what each added',
     calls: ['BatchGetItem', 'Scan', 'UpdateItem', 'BatchWriteItem'],
     key: 'every item; as the drain',
     cost: '0.5 RRU per 4 KB of the whole table, then as the drain per order; run once',

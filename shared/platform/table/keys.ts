@@ -168,7 +168,7 @@ export const keys = {
     SK: `${MARGIN_PREFIX}${month}`,
   }),
   productMargins: (workspaceId: string, sku: string) => ({ PK: productPartition(workspaceId, sku), SKPrefix: MARGIN_PREFIX }),
-  /** What an order last added to its products' monthly margins: a later version of it adds only the difference. */
+  /** What an order added to its products' monthly margins, as the margins backfill (and an earlier release's drain) kept it. */
   orderMargin: (workspaceId: string, orderExternalId: string): PrimaryKey => ({
     PK: documentPartition(workspaceId, 'order', orderExternalId),
     SK: 'MARGIN',
