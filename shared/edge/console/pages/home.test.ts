@@ -117,6 +117,24 @@ describe('the landing page', () => {
     expectShown(page({ topImpact: [] }), 'No recommendation has an expected impact yet');
   });
 
+  it('lists only the changes expected to gain margin, and says so when none is', () => {
+    const losing = {
+      sku: 'DEAR',
+      currency: 'USD',
+      currentPriceCents: 1000,
+      recommendedPriceCents: 1200,
+      changePct: 20,
+      expectedMarginChangeCents: -35,
+    };
+    const level = { ...losing, sku: 'SAME', expectedMarginChangeCents: 0 };
+    const gaining = work().topImpact[0];
+    const markup = page({ topImpact: [...(gaining ? [gaining] : []), level, losing] });
+    expectShown(markup, '<a href="/console/recommendations/LAMP-1">LAMP-1</a>');
+    expect(markup).not.toContain('/console/recommendations/DEAR');
+    expect(markup).not.toContain('/console/recommendations/SAME');
+    expectShown(page({ topImpact: [level, losing] }), 'No recommendation not yet approved is expected to gain margin per quote.');
+  });
+
   it('lists failed write-backs with their error and connector, and says how many connectors it did not read', () => {
     const markup = page();
     expectShown(markup, '1 failed write-back among the recent tasks.');

@@ -108,11 +108,16 @@ function waitingPanel(work: MorningWork): Html {
 }
 
 function impactPanel(work: MorningWork): Html {
-  const rows = work.topImpact.filter((row) => row.expectedMarginChangeCents !== undefined);
+  const estimated = work.topImpact.filter((row) => row.expectedMarginChangeCents !== undefined);
+  // Worth the most means a gain: a change expected to cost margin is no work to start the morning with, and the list's
+  // own view shows it below every gain.
+  const rows = estimated.filter((row) => (row.expectedMarginChangeCents ?? 0) > 0);
   const headline =
-    rows.length === 0
+    estimated.length === 0
       ? 'No recommendation has an expected impact yet: it is estimated with each recommendation as prices are recomputed.'
-      : 'Not yet approved, worth the most expected margin per quote:';
+      : rows.length === 0
+        ? 'No recommendation not yet approved is expected to gain margin per quote.'
+        : 'Not yet approved, worth the most expected margin per quote:';
   const body =
     rows.length === 0
       ? ''
