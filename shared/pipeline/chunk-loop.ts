@@ -33,7 +33,7 @@ function handled<T>(promise: Promise<T>): Promise<T> {
 
 /** One leased attempt at a batch's chunks, from its checkpoint on. */
 export class ChunkLoop {
-  private readonly memory = new DrainMemory();
+  private readonly memory: DrainMemory;
   private readonly from: Provenance;
   private readonly clock: () => Date;
   private readonly leaseUntil: () => number;
@@ -58,6 +58,7 @@ export class ChunkLoop {
     this.invocation = invocation;
     this.hooks = hooks;
     this.from = { workspaceId: leased.workspaceId, batchId: leased.batchId, syncedAt: leased.committedAt ?? leased.createdAt };
+    this.memory = new DrainMemory(leased.drainCursor);
     this.nextChunk = stagedChunksAfter(leased, leased.drainCursor);
     this.clock = clockOf(invocation);
     this.leaseUntil = leaseDeadline(invocation);
@@ -147,8 +148,8 @@ export class ChunkLoop {
       await this.hooks.afterAdherence?.(this.invocation);
     }
     const margins = mergeMargins(group.flatMap((done) => (done.prepared.margins ? [done.prepared.margins] : [])));
-    // Each order's version was written with its chunk, and a repeat of the chunk reads it back to the same delta: each
-    // month refuses a step at or before the one it took.
+    // Each order's version was written with its chunk, and until the checkpoint below a repeat of the chunk reads it
+    // back to the same delta: each month refuses a step at or before the one it took.
     if (margins)
       await foldMargins(
         margins.workspaceId,
@@ -165,6 +166,7 @@ export class ChunkLoop {
       (this.leased.drainedCount ?? 0) + records,
       this.leaseUntil(),
     );
+    this.memory.checkpoint = last.chunk.sk;
     this.lastCheckpoint = performance.now();
     this.slowestCheckpointMs = Math.max(this.slowestCheckpointMs, this.lastCheckpoint - started);
     for (const done of group) {

@@ -1,8 +1,8 @@
-// What an order's new version takes out of its products' months, however the drain came to write it.
+// What an order's new version takes out of its products' months: what they hold of the version it replaces, folded or not.
 import { describe, expect, it } from 'vitest';
 import type { StoredDocument } from '#shared/canonical/repository.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
-import { mergeMargins, orderMarginChange, replacedContribution } from './margin-fold.ts';
+import { type FoldedChunk, mergeMargins, orderMarginChange, replacedContribution } from './margin-fold.ts';
 
 function order(cost: number): OrderRecord {
   return {
@@ -29,31 +29,37 @@ function stored(record: OrderRecord, chunk: string | undefined, replacedMargin?:
   };
 }
 
+const folded: FoldedChunk = () => true;
+const notFolded: FoldedChunk = () => false;
+const first = JSON.stringify({ '2026-09 LAMP': [10_000, 6_000, 1] });
+
 describe("an order's margin change", () => {
   it('adds the whole order when no version of it is stored', () => {
-    expect(orderMarginChange(order(600), replacedContribution(undefined, 'b-2#CHUNK#1'))).toEqual({ '2026-09 LAMP': [10_000, 6_000, 1] });
+    expect(orderMarginChange(order(600), replacedContribution(undefined, folded))).toEqual({ '2026-09 LAMP': [10_000, 6_000, 1] });
   });
 
-  it('takes out what the stored version added, read from its text, when another batch or an older release wrote it', () => {
+  it('takes out what a folded version added, read from its text, and so changes nothing for a copy of it', () => {
     for (const chunk of ['b-1#CHUNK#1', undefined]) {
-      const before = replacedContribution(stored(order(600), chunk), 'b-2#CHUNK#1');
-      expect(orderMarginChange(order(800), before)).toEqual({ '2026-09 LAMP': [0, 2_000, 0] });
+      expect(orderMarginChange(order(800), replacedContribution(stored(order(600), chunk), folded))).toEqual({
+        '2026-09 LAMP': [0, 2_000, 0],
+      });
+      expect(orderMarginChange(order(600), replacedContribution(stored(order(600), chunk), folded))).toEqual({});
     }
   });
 
-  it('changes nothing for a copy of a version an earlier chunk of the same batch wrote', () => {
-    expect(orderMarginChange(order(600), replacedContribution(stored(order(600), 'b-2#CHUNK#1'), 'b-2#CHUNK#3'))).toEqual({});
-  });
-
-  it('takes out what the first attempt took out when the same chunk is written again', () => {
-    const kept = JSON.stringify({ '2026-09 LAMP': [10_000, 6_000, 1] });
-    expect(orderMarginChange(order(800), replacedContribution(stored(order(800), 'b-2#CHUNK#3', kept), 'b-2#CHUNK#3'))).toEqual({
+  it('takes out what the version before it added while the stored version is not folded yet', () => {
+    // An attempt at the same chunk, or a batch staged again after a drain given up before that chunk's checkpoint.
+    expect(orderMarginChange(order(800), replacedContribution(stored(order(800), 'b-2#CHUNK#3', first), notFolded))).toEqual({
       '2026-09 LAMP': [0, 2_000, 0],
     });
-    // An order new to the batch's first attempt replaced nothing, and still adds itself whole.
-    expect(orderMarginChange(order(800), replacedContribution(stored(order(800), 'b-2#CHUNK#3'), 'b-2#CHUNK#3'))).toEqual({
+    // A version that replaced nothing leaves nothing in the months until it is folded.
+    expect(orderMarginChange(order(800), replacedContribution(stored(order(800), 'b-2#CHUNK#3'), notFolded))).toEqual({
       '2026-09 LAMP': [10_000, 8_000, 1],
     });
+  });
+
+  it('reads a version written before documents kept their chunk as folded', () => {
+    expect(orderMarginChange(order(600), replacedContribution(stored(order(600), undefined, first), notFolded))).toEqual({});
   });
 
   it('sums the chunks taken in at one checkpoint', () => {

@@ -1,4 +1,6 @@
 // The margin fold: what an order chunk changes in its products' monthly margins, folded at its checkpoint as the adherence fold is.
+import { getBatch } from '#shared/batches/repository.ts';
+import type { Provenance } from '#shared/canonical/items.ts';
 import type { StoredDocument } from '#shared/canonical/repository.ts';
 import { addContributions, type MarginContribution, orderContribution } from '#shared/recommendations/margins.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
@@ -9,16 +11,56 @@ export interface MarginWork {
   readonly delta: MarginContribution;
 }
 
+/** Whether the chunk that wrote a stored version (`batchId#chunk sort key`) has been folded into the months. */
+export type FoldedChunk = (chunk: string) => boolean;
+
+function chunkParts(chunk: string): { batchId: string; sk: string } {
+  const at = chunk.indexOf('#');
+  return { batchId: chunk.slice(0, at), sk: chunk.slice(at + 1) };
+}
+
 /**
- * What an order's new version takes out of its products' months: what the version it replaces added. The stored
- * version is read anyway to version the document, and its text says what it added. A version this same chunk wrote
- * (an earlier attempt at it) replaced another already: what that one added was kept on it, so the attempt takes out
- * the same as the first. A duplicate from an earlier chunk of the batch takes out what it adds, and changes nothing.
+ * Which stored versions' chunks are in the months: those at or before their batch's checkpoint, which is saved only
+ * after the checkpoint's folds. `checkpoint` is this drain's own, as it last saved it; any other batch's is read
+ * (one strongly consistent GetItem each). A batch no longer stored drained long ago.
  */
-export function replacedContribution(previous: StoredDocument | undefined, chunkKey: string): MarginContribution {
+export async function foldedChunks(
+  from: Provenance,
+  chunks: Iterable<string | undefined>,
+  checkpoint: string | undefined,
+): Promise<FoldedChunk> {
+  const others = new Set<string>();
+  for (const chunk of chunks) {
+    const batchId = chunk && chunkParts(chunk).batchId;
+    if (batchId && batchId !== from.batchId) others.add(batchId);
+  }
+  const cursors = new Map(
+    await Promise.all(
+      [...others].map(async (batchId) => {
+        const batch = await getBatch(from.workspaceId, batchId);
+        return [batchId, batch ? (batch.drainCursor ?? '') : undefined] as const;
+      }),
+    ),
+  );
+  return (chunk) => {
+    const { batchId, sk } = chunkParts(chunk);
+    const cursor = batchId === from.batchId ? (checkpoint ?? '') : cursors.get(batchId);
+    return cursor === undefined || sk <= cursor;
+  };
+}
+
+/**
+ * What an order's new version takes out of its products' months: what the months hold of it. The stored version is
+ * read anyway to version the document. Once its chunk was folded, the months hold what its text adds. Until then they
+ * hold what the version before it added, which it keeps: so an attempt that writes a chunk again takes out what the
+ * first attempt took out, and after a drain given up between a chunk's writes and its checkpoint, the batch its
+ * records are staged into again takes out what the months really hold. A version written before documents kept
+ * their chunk was folded by its drain, or by the margins backfill.
+ */
+export function replacedContribution(previous: StoredDocument | undefined, folded: FoldedChunk): MarginContribution {
   if (!previous) return {};
-  if (previous.chunk === chunkKey) return previous.replacedMargin ? (JSON.parse(previous.replacedMargin) as MarginContribution) : {};
-  return orderContribution(JSON.parse(previous.document) as OrderRecord);
+  if (previous.chunk === undefined || folded(previous.chunk)) return orderContribution(JSON.parse(previous.document) as OrderRecord);
+  return previous.replacedMargin ? (JSON.parse(previous.replacedMargin) as MarginContribution) : {};
 }
 
 /** An order's change to the months: its contribution less the one it replaces. */

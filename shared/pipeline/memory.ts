@@ -14,6 +14,12 @@ export class DrainMemory {
   readonly segments = new BoundedMap<string, string | null>(50_000);
   /** The workspace's adherence band, read once per drain invocation. */
   bandPct: Promise<number> | undefined;
+  /** The batch's checkpoint as this attempt last saved it: the chunks at or before it are folded. */
+  checkpoint: string | undefined;
+
+  constructor(checkpoint?: string) {
+    this.checkpoint = checkpoint;
+  }
 }
 
 export function adherenceBandPct(from: Provenance, memory: DrainMemory): Promise<number> {

@@ -18,7 +18,7 @@ import { readStoredDocuments, type StoredDocument } from '#shared/canonical/repo
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { type AdherenceWork, adherenceDocuments, prepareOrderAdherence, prepareQuoteAdherence } from './adherence-fold.ts';
 import { documentLogEntries } from './history-log.ts';
-import { orderMarginChange, replacedContribution, sumMargins } from './margin-fold.ts';
+import { type FoldedChunk, foldedChunks, orderMarginChange, replacedContribution, sumMargins } from './margin-fold.ts';
 import type { MarginContribution } from '#shared/recommendations/margins.ts';
 import { adherenceBandPct, type DrainMemory, fillCategories, fillSegments, lastByKey } from './memory.ts';
 import type { PreparedChunk } from './prepared-chunk.ts';
@@ -84,7 +84,7 @@ function writeDocuments(
   kind: DocumentKind,
   read: { stored: Map<string, StoredDocument>; context: LineContext },
   from: Provenance,
-  chunkKey: string,
+  chunk: { readonly key: string; readonly folded: FoldedChunk },
   touched: TouchedSet,
 ) {
   const { stored, context } = read;
@@ -104,11 +104,11 @@ function writeDocuments(
     touched.addFeeds(feedsOf(document.record, context));
     let replacedMargin: string | undefined;
     if (document.kind === 'order') {
-      const before = replacedContribution(previous, chunkKey);
+      const before = replacedContribution(previous, chunk.folded);
       marginChanges.push(orderMarginChange(document.record, before));
       if (Object.keys(before).length > 0) replacedMargin = JSON.stringify(before);
     }
-    puts.push(documentItem(document, context, from, version, replaced, { chunk: chunkKey, replacedMargin }));
+    puts.push(documentItem(document, context, from, version, replaced, { chunk: chunk.key, replacedMargin }));
     const entries = documentLogEntries(document, context, from, version, replaced && { feeds: replaced, expiresAt: previous?.expiresAt });
     for (const [category, entry] of entries) {
       const list = logEntries.get(category);
@@ -160,7 +160,15 @@ export async function prepareDocuments(
   const kind: DocumentKind | undefined = latest[0]?.kind;
   if (!kind) return { puts: [], deletes: [], rates: [], touched, documents: new Set() };
   const read = await readDocumentContext(latest, kind, from, memory);
-  const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, chunkKey, touched);
+  const folded =
+    kind === 'order'
+      ? await foldedChunks(
+          from,
+          [...read.stored.values()].map((document) => document.chunk),
+          memory.checkpoint,
+        )
+      : () => true;
+  const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, { key: chunkKey, folded }, touched);
   for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkKey, entries));
   const adherence = await adherenceWork(kind, latest, from, read.context, memory);
   const externalIds = latest.map((document) => document.record.externalId);

@@ -20,14 +20,15 @@ export function drainCatalogue(seed: number): DrainCatalogue {
 }
 
 /**
- * A workspace with the catalogue staged 20 records a call and committed, and its drain job to run by hand; `staged`
- * runs between the staging and the commit.
+ * A workspace (a new one unless given) with the catalogue staged 20 records a call and committed, and its drain job
+ * to run by hand; `staged` runs between the staging and the commit.
  */
 export async function committedBatch(
   catalogue: DrainCatalogue,
   staged?: (batch: { workspaceId: string; batchId: string }) => Promise<void>,
+  into?: Awaited<ReturnType<typeof newWorkspace>>,
 ) {
-  const workspace = await newWorkspace();
+  const workspace = into ?? (await newWorkspace());
   const caller = connectorCaller(workspace);
   const batchId = await openBatchWith(caller.key);
   await stageCatalogue(caller.key, batchId, catalogue, { perCall: 20 });

@@ -100,6 +100,25 @@ describe("a product's monthly margins", () => {
     240_000,
   );
 
+  it('hold what a batch staged again after a drain given up before its checkpoint really changes', async () => {
+    const sold = (cost: number) => order('O-1', '2026-09-10T10:00:00Z', [['LAMP', 10, cost, 1000]]);
+    const only = (orders: OrderRecord[]) => ({ product: [], customer: [], quote: [], order: orders });
+    const first = await committedBatch({ product: [LAMP, SHADE], customer, quote: [], order: [sold(600)] });
+    expect(await first.run(1, {})).toMatchObject({ outcome: 'drained' });
+    const lamp = () => readProductMargins(first.workspace.workspaceId, 'LAMP');
+    expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
+
+    // The correction's document is written, and its drain stops for good before the checkpoint that folds it.
+    const abandoned = await committedBatch(only([sold(800)]), undefined, first.workspace);
+    await expect(abandoned.run(1, { checkpointEveryMs: 600_000, afterChunkWritten: dieOnceAt(1) })).rejects.toThrow('the invocation died');
+    expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
+
+    // The connector stages the same records into a new batch.
+    const again = await committedBatch(only([sold(800)]), undefined, first.workspace);
+    expect(await again.run(1, {})).toMatchObject({ outcome: 'drained' });
+    expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 20, lines: 1 }]);
+  });
+
   it('take both of two batches that create the same new months at once, and each batch only once', async () => {
     const seller = await newWorkspace('Racing Margins Seller');
     const skus = Array.from({ length: 30 }, (_, index) => `SKU-${index}`);

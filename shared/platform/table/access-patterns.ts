@@ -1228,10 +1228,11 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['drain'],
     call:
       'UpdateItem ADD per product and month changed, conditional on the batch marker being below the chunk; what a corrected ' +
-      "order takes out is read from the stored version's document, which the chunk reads anyway (Drain: read the stored version)",
-    calls: ['UpdateItem'],
-    key: 'productMargin(workspaceId, sku, month)',
-    cost: '1 WRU per product-month an order chunk changes',
+      "order takes out is read from the stored version's document, which the chunk reads anyway (Drain: read the stored version), " +
+      'and whether that version was folded from its batch: a GetItem (strongly consistent) of each other batch that wrote one',
+    calls: ['GetItem', 'UpdateItem'],
+    key: 'productMargin(workspaceId, sku, month), batch(workspaceId, batchId)',
+    cost: '1 WRU per product-month an order chunk changes; 1 RRU per other batch whose version a chunk replaces (a batch item is under 4 KB)',
   },
   {
     name: 'Backfill the margins: fold the orders drained before margins were kept',
