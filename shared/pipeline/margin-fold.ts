@@ -4,6 +4,7 @@ import type { Provenance } from '#shared/canonical/items.ts';
 import type { StoredDocument } from '#shared/canonical/repository.ts';
 import { addContributions, type MarginContribution, orderContribution } from '#shared/recommendations/margins.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
+import type { DrainMemory } from './memory.ts';
 
 /** What a chunk changes in margins: the sum of its orders' changes. */
 export interface MarginWork {
@@ -21,31 +22,31 @@ function chunkParts(chunk: string): { batchId: string; sk: string } {
 
 /**
  * Which stored versions' chunks are in the months: those at or before their batch's checkpoint, which is saved only
- * after the checkpoint's folds. `checkpoint` is this drain's own, as it last saved it; any other batch's is read
- * (one strongly consistent GetItem each). A batch no longer stored drained long ago.
+ * after the checkpoint's folds. The drain's own checkpoint is the one it last saved; any other batch's is read (one
+ * strongly consistent GetItem each), and kept for the drain once the batch is drained or failed, when it no longer
+ * moves. A batch no longer stored drained long ago.
  */
-export async function foldedChunks(
-  from: Provenance,
-  chunks: Iterable<string | undefined>,
-  checkpoint: string | undefined,
-): Promise<FoldedChunk> {
+export async function foldedChunks(from: Provenance, chunks: Iterable<string | undefined>, memory: DrainMemory): Promise<FoldedChunk> {
   const others = new Set<string>();
   for (const chunk of chunks) {
     const batchId = chunk && chunkParts(chunk).batchId;
-    if (batchId && batchId !== from.batchId) others.add(batchId);
+    if (batchId && batchId !== from.batchId && !memory.finishedCursors.has(batchId)) others.add(batchId);
   }
-  const cursors = new Map(
+  const read = new Map(
     await Promise.all(
       [...others].map(async (batchId) => {
         const batch = await getBatch(from.workspaceId, batchId);
-        return [batchId, batch ? (batch.drainCursor ?? '') : undefined] as const;
+        const cursor = batch ? (batch.drainCursor ?? '') : null;
+        if (!batch || batch.status === 'drained' || batch.status === 'failed') memory.finishedCursors.set(batchId, cursor);
+        return [batchId, cursor] as const;
       }),
     ),
   );
+  const checkpoint = memory.checkpoint ?? '';
   return (chunk) => {
     const { batchId, sk } = chunkParts(chunk);
-    const cursor = batchId === from.batchId ? (checkpoint ?? '') : cursors.get(batchId);
-    return cursor === undefined || sk <= cursor;
+    const cursor = batchId === from.batchId ? checkpoint : (read.get(batchId) ?? memory.finishedCursors.get(batchId));
+    return cursor === null || cursor === undefined || sk <= cursor;
   };
 }
 

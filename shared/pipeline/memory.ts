@@ -16,6 +16,8 @@ export class DrainMemory {
   bandPct: Promise<number> | undefined;
   /** The batch's checkpoint as this attempt last saved it: the chunks at or before it are folded. */
   checkpoint: string | undefined;
+  /** Other batches' checkpoints once drained or failed (null for a batch no longer stored), by batch id. */
+  readonly finishedCursors = new BoundedMap<string, string | null>(10_000);
 
   constructor(checkpoint?: string) {
     this.checkpoint = checkpoint;

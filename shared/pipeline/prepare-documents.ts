@@ -165,7 +165,7 @@ export async function prepareDocuments(
       ? await foldedChunks(
           from,
           [...read.stored.values()].map((document) => document.chunk),
-          memory.checkpoint,
+          memory,
         )
       : () => true;
   const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, { key: chunkKey, folded }, touched);

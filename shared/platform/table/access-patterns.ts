@@ -1229,7 +1229,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     call:
       'UpdateItem ADD per product and month changed, conditional on the batch marker being below the chunk; what a corrected ' +
       "order takes out is read from the stored version's document, which the chunk reads anyway (Drain: read the stored version), " +
-      'and whether that version was folded from its batch: a GetItem (strongly consistent) of each other batch that wrote one',
+      'and whether that version was folded from its batch: a GetItem (strongly consistent) of each other batch that wrote one, ' +
+      'once per drain invocation for a batch drained or failed',
     calls: ['GetItem', 'UpdateItem'],
     key: 'productMargin(workspaceId, sku, month), batch(workspaceId, batchId)',
     cost: '1 WRU per product-month an order chunk changes; 1 RRU per other batch whose version a chunk replaces (a batch item is under 4 KB)',
