@@ -89,20 +89,20 @@ export function feedsOf(record: QuoteRecord | OrderRecord, context: LineContext)
 }
 
 /**
- * A document is one item, its lines embedded in the document as staged, at line 0's key (keys.document). It carries
- * its line count; the nodes it fed; the nodes the version it replaced fed, so that a drain that dies after writing it
- * still finds them when it runs again; and its version, which its history log entries carry.
- */
-/**
  * Where a drain wrote a document's version: the chunk (batch and staged chunk), and for an order the margin
- * contribution of the version it replaced, as JSON. An attempt that writes the same chunk again reads them back to
- * take out what the first attempt took out, and no more.
+ * contribution of the version it replaced, as JSON. Until a checkpoint of that batch takes the chunk in, the months
+ * hold what the replaced version added, and a later version (or the same chunk run again) takes out that.
  */
 export interface DocumentWrite {
   readonly chunk: string;
   readonly replacedMargin?: string | undefined;
 }
 
+/**
+ * A document is one item, its lines embedded in the document as staged, at line 0's key (keys.document). It carries
+ * its line count; the nodes it fed; the nodes the version it replaced fed, so that a drain that dies after writing it
+ * still finds them when it runs again; and its version, which its history log entries carry.
+ */
 export function documentItem(
   document: DocumentRecord,
   context: LineContext,
