@@ -7,6 +7,7 @@ import { keys } from '#platform/table/keys.ts';
 import { listingKeys } from '#platform/table/index-keys.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
 import { updateWithEvents } from '#shared/webhooks/outbox.ts';
+import { queuedEntry } from './drain-turn.ts';
 import { batchNotFound, EXPIRED_ERROR, expired, expiryCutoff, isOwnBatch, notOpen } from './rules.ts';
 import { type Batch, BatchSchema } from './schema.ts';
 
@@ -134,6 +135,8 @@ export async function commitBatch(
         },
       },
       [committed],
+      // The batch takes its place in the workspace's drain order with its commit, never without it.
+      [queuedEntry({ workspaceId: owner.workspaceId, batchId, committedAt: now.toISOString() })],
     );
   } catch (error) {
     if (isConditionFailure(error)) throw notOpen(await readOwnBatch(owner, batchId, now));

@@ -3,6 +3,7 @@ import { decompressRecords } from '#shared/batches/chunks.ts';
 import { foldMargins } from '#shared/recommendations/margins.ts';
 import { recordTouched, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
+import { endDrainTurn } from '#shared/batches/drain-turn.ts';
 import { finishDrain, releaseBatchLease, saveCheckpoint } from '#shared/batches/lease.ts';
 import { chunkExpiresAt } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
@@ -191,6 +192,7 @@ export class ChunkLoop {
     const { message } = this.invocation;
     await sendDrainMessage({ ...message, phase: 'bands', continuation: 0, sentAt: this.clock().toISOString() });
     await finishDrain(this.leased, this.owner, this.clock());
+    await endDrainTurn(this.leased);
     return { outcome: 'drained', chunks: this.chunks, records: this.records };
   }
 }

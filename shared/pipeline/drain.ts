@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { logger } from '#platform/observability.ts';
 import { sendDrainMessage, sendToDrainDeadLetter, type DrainMessage } from '#shared/batches/drain-queue.ts';
 import { BatchLeaseHeld, failDrain, leaseBatch, releaseBatchLease } from '#shared/batches/lease.ts';
+import { endDrainTurn, takeDrainTurn } from '#shared/batches/drain-turn.ts';
 import { getBatch } from '#shared/batches/repository.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from './attempts.ts';
@@ -19,6 +20,9 @@ import {
   nothingApplied,
 } from './job.ts';
 
+/** A batch whose workspace is draining another looks again this long after; a drain of 1,000 records takes seconds. */
+const DRAIN_TURN_WAIT_SECONDS = 5;
+
 /** The commit's state change is usually milliseconds behind its message: look again a few times before bouncing. */
 const COMMIT_RACE_RETRIES = 5;
 const COMMIT_RACE_PAUSE_MS = 100;
@@ -33,6 +37,7 @@ async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, 
   // Parked first: if failing the batch then breaks, the redelivery gives up again rather than losing the message.
   await sendToDrainDeadLetter(invocation.body, text);
   await failDrain(batch, text, now);
+  await endDrainTurn(batch);
   logger.error('drain gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
   return nothingApplied('failed');
 }
@@ -69,6 +74,13 @@ function continuationOf(message: DrainMessage): number {
 /** Drains a batch's chunks under its lease, from its checkpoint; gives up or hands on as the attempts so far say. */
 async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: DrainHooks): Promise<DrainResult> {
   const clock = clockOf(invocation);
+  // Before anything is counted or written: a batch waiting for its turn has made no attempt.
+  const turn = await takeDrainTurn(batch, clock());
+  if (!turn.taken) {
+    logger.info('drain waits its turn', { batchId: batch.batchId, waitingFor: turn.waitingFor });
+    await sendDrainMessage(invocation.message, DRAIN_TURN_WAIT_SECONDS);
+    return nothingApplied('bounced');
+  }
   const { verdict, attempt } = judgeAttempt(batch.drainAttempts, {
     continuation: continuationOf(invocation.message),
     receiveCount: invocation.receiveCount,

@@ -66,18 +66,23 @@ type TableUpdate = Omit<UpdateCommandInput, 'TableName'> & { readonly TableName?
 
 /**
  * One UpdateItem and the events it reports, all or nothing: a refused or failed update records no event. A refusal of
- * the update's own condition is thrown as a single UpdateItem's would be. The events are then handed on.
+ * the update's own condition is thrown as a single UpdateItem's would be. The events are then handed on. `riders` are
+ * unconditional writes that belong to the same change and commit with it.
  */
-export async function updateWithEvents(update: TableUpdate, events: readonly WebhookEvent[]): Promise<void> {
+export async function updateWithEvents(
+  update: TableUpdate,
+  events: readonly WebhookEvent[],
+  riders: readonly TransactEntry[] = [],
+): Promise<void> {
   const { TableName: _tableName, ...onThisTable } = update;
-  if (events.length === 0) {
+  if (events.length === 0 && riders.length === 0) {
     const updated = await updateItem(onThisTable);
     if (updated.refused) throw updated.error;
     return;
   }
   const { ReturnValues: _returnValues, ...item } = onThisTable;
   try {
-    await transactWrite([{ Update: item as NonNullable<TransactEntry['Update']> }, ...events.map(outboxEntry)]);
+    await transactWrite([{ Update: item as NonNullable<TransactEntry['Update']> }, ...events.map(outboxEntry), ...riders]);
   } catch (error) {
     if (cancellationCodes(error)?.[0] === 'ConditionalCheckFailed') throw new ConditionRefused();
     throw error;

@@ -110,7 +110,18 @@ describe("a product's monthly margins", () => {
 
     // The correction's document is written, and its drain stops for good before the checkpoint that folds it.
     const abandoned = await committedBatch(only([sold(800)]), undefined, first.workspace);
-    await expect(abandoned.run(1, { checkpointEveryMs: 600_000, afterChunkWritten: dieOnceAt(1) })).rejects.toThrow('the invocation died');
+    const dies = {
+      checkpointEveryMs: 600_000,
+      afterChunkWritten: () => {
+        throw new Error('the invocation died');
+      },
+    };
+    await expect(abandoned.run(1, dies)).rejects.toThrow('the invocation died');
+    expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
+    // Every attempt dies there, and the third (on the fresh copy the queue's third receipt hands off) gives the batch
+    // up: it reads failed, and the connector stages its records again.
+    await expect(abandoned.run(2, dies)).rejects.toThrow('the invocation died');
+    expect(await abandoned.run(1, dies)).toMatchObject({ outcome: 'failed' });
     expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 40, lines: 1 }]);
 
     // The connector stages the same records into a new batch.

@@ -121,6 +121,21 @@ export const ingestRecords: RequestKind = {
       writeUnits: 17,
     },
     { pattern: 'Drain: write what a chunk touched', key: 'batchTouched', items: perThousand(2), writeUnits: 16.5 / 2 },
+    // The workspace's drain order, once per batch of the mix's 2,000 records: the place the commit writes (2 units in
+    // its transaction) and the drain deletes, the places before it read once, the turn taken and let go.
+    {
+      pattern: "Drain order: a committed batch's place, from its commit until it ends",
+      key: 'drainQueued',
+      items: perThousand(1),
+      writeUnits: 1.5,
+    },
+    {
+      pattern: 'Drain order: the batches committed before this one that have not ended',
+      key: 'drainQueuedBefore',
+      items: perThousand(0.5),
+      readUnits: 1,
+    },
+    { pattern: "Drain order: take and let go of the workspace's drain turn", key: 'drainTurn', items: perThousand(1), writeUnits: 1 },
     {
       pattern: "Fold a chunk's adherence change into the monthly aggregates, once per chunk",
       key: 'adherenceAggregate',

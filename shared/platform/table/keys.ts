@@ -36,6 +36,14 @@ export const keys = {
     SK: `${TOUCHED_PREFIX}${chunkSk.slice(CHUNK_PREFIX.length)}#${pad(part, 3)}`,
   }),
   batchTouchedPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: TOUCHED_PREFIX }),
+  /** A committed batch's place in its workspace's drain order until it ends (batches/drain-turn.ts): by commit, then id. */
+  drainQueued: (workspaceId: string, committedAt: string, batchId: string): PrimaryKey => ({
+    PK: `WS#${workspaceId}#DRAINS`,
+    SK: `QUEUED#${committedAt}#${batchId}`,
+  }),
+  /** The places from the first to `before`, the sort key of the batch asking; and the batch holding the drain turn. */
+  drainQueuedBefore: (workspaceId: string, before: string) => ({ PK: `WS#${workspaceId}#DRAINS`, SKFrom: 'QUEUED#', SKBelow: before }),
+  drainTurn: (workspaceId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#DRAINS`, SK: 'TURN' }),
   /** One partition per product, so that price requests for a large catalogue spread over many partitions. */
   product: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'PRODUCT' }),
   customer: (workspaceId: string, externalId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#CUSTOMER#${externalId}`, SK: 'CUSTOMER' }),
@@ -132,10 +140,7 @@ export const keys = {
   workspaceBands: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'WORKSPACE' }),
   /** Held by the one job recomputing a workspace's bands. */
   bandsLease: (workspaceId: string): PrimaryKey => ({ PK: bandsPartition(workspaceId), SK: 'LEASE' }),
-  /**
-   * A price call by its Idempotency-Key: the in-progress marker, then the stored response and decision record. The
-   * key's digest is in the partition key, so calls spread over partitions instead of one per workspace.
-   */
+  /** A price call by its Idempotency-Key (marker, then answer and decision): its digest spreads calls over partitions. */
   priceCall: (workspaceId: string, idempotencyKeyDigest: string): PrimaryKey => ({
     PK: priceCallPartition(workspaceId, idempotencyKeyDigest),
     SK: 'CALL',
@@ -192,10 +197,7 @@ export const keys = {
     PK: `WS#${workspaceId}#CLAIMS#${connectorId}`,
     SK: `TICKET#${window}`,
   }),
-  /**
-   * A webhook event, written in the transaction of the state change it reports (the outbox); kept 30 days for
-   * redelivery. One partition per event: emission points all over the workspace never contend.
-   */
+  /** A webhook event, written with the change it reports (the outbox), kept 30 days; a partition per event, never contended. */
   webhookEvent: (workspaceId: string, eventId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#WHEVENT#${eventId}`, SK: 'EVENT' }),
   /** One endpoint's deliveries, newest event last; each attempt sorts beside its delivery, under `ATTEMPT#`. */
   webhookDelivery: (workspaceId: string, endpointId: string, eventTimestamp: string, eventId: string): PrimaryKey => ({
@@ -214,10 +216,7 @@ export const keys = {
     PK: webhookDeliveriesPartition(workspaceId, endpointId),
     SKPrefix: `${WEBHOOK_ATTEMPT_PREFIX}${eventTimestamp}#${eventId}#`,
   }),
-  /**
-   * A webhook endpoint: a workspace's endpoints share one partition (at most 20), so listing them, which every event
-   * does to fan out, is one Query.
-   */
+  /** A webhook endpoint: a workspace's (at most 20) share one partition, so listing them to fan an event out is one Query. */
   webhookEndpoint: (workspaceId: string, endpointId: string): PrimaryKey => ({
     PK: webhooksPartition(workspaceId),
     SK: `${WEBHOOK_ENDPOINT_PREFIX}${endpointId}`,

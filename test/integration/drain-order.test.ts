@@ -1,0 +1,135 @@
+// A workspace's batches drain one at a time, in commit order: a record committed later is never overwritten by one committed before it, whichever drain comes first.
+import { DeleteCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, it, vi } from 'vitest';
+import { tableName } from '#platform/config.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
+import { takeDrainTurn } from '#shared/batches/drain-turn.ts';
+import { failDrain } from '#shared/batches/lease.ts';
+import { getBatch } from '#shared/batches/repository.ts';
+import type { ProductRecord } from '#shared/records/schema.ts';
+import { committedBatch } from './drain-support.ts';
+import { waitForBatch } from './ingest-support.ts';
+import { call } from './support.ts';
+
+// A batch that waits its turn is drained by its own message coming back: how soon depends on the machine.
+vi.setConfig({ testTimeout: 120_000 });
+
+const lamp = (costCents: number): ProductRecord => ({
+  sku: 'LAMP',
+  name: 'Desk lamp',
+  category: 'Lighting',
+  costCents,
+  currentPriceCents: 2000,
+});
+const only = (product: ProductRecord[]) => ({ product, customer: [], quote: [], order: [] });
+
+async function storedCost(workspaceId: string): Promise<unknown> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.product(workspaceId, 'LAMP'), ConsistentRead: true }),
+  );
+  return Item?.costCents;
+}
+
+/** What the workspace's drain order holds: the batches queued, and the turn's holder. */
+async function drainOrder(workspaceId: string): Promise<{ queued: string[]; holder: unknown }> {
+  const { PK } = keys.drainTurn(workspaceId);
+  const { Items = [] } = await tableClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': PK },
+      ConsistentRead: true,
+    }),
+  );
+  return {
+    queued: Items.filter((item) => item.type === 'drainQueued').map((item) => String(item.batchId)),
+    holder: Items.find((item) => item.SK === 'TURN')?.holder,
+  };
+}
+
+describe("a workspace's drain order", () => {
+  it('applies a batch committed later after one committed before it, when the later drain comes first', async () => {
+    const earlier = await committedBatch(only([lamp(1000)]));
+    const later = await committedBatch(only([lamp(1200)]), undefined, earlier.workspace);
+    const { workspaceId } = earlier.workspace;
+    expect((await drainOrder(workspaceId)).queued).toEqual([earlier.batchId, later.batchId]);
+
+    // The later batch's message arrives first: it waits, and waiting spends none of its attempts.
+    expect(await later.run(1, {})).toMatchObject({ outcome: 'bounced' });
+    const waiting = await getBatch(workspaceId, later.batchId);
+    expect(waiting).toMatchObject({ status: 'committed' });
+    expect(waiting?.drainAttempts).toBeUndefined();
+    expect(await storedCost(workspaceId)).toBeUndefined();
+
+    expect(await earlier.run(1, {})).toMatchObject({ outcome: 'drained' });
+    expect(await storedCost(workspaceId)).toBe(1000);
+    // The message it sent itself to look again comes back, and the later batch drains over the earlier one.
+    expect(await waitForBatch(earlier.workspace.keys.connector, later.batchId, ['drained', 'failed'], { timeoutMs: 90_000 })).toMatchObject(
+      {
+        status: 'drained',
+      },
+    );
+    expect(await storedCost(workspaceId)).toBe(1200);
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
+  });
+
+  it('lets no batch drain while another of the workspace drains, even one committed before the order was kept', async () => {
+    const earlier = await committedBatch(only([lamp(1000)]));
+    const { workspaceId } = earlier.workspace;
+    // As a batch committed by the release before: no place in the order, only the turn its drain takes.
+    const { Items = [] } = await tableClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': keys.drainTurn(workspaceId).PK },
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of Items) await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+    const later = await committedBatch(only([lamp(1200)]), undefined, earlier.workspace);
+
+    let during: unknown;
+    expect(
+      await earlier.run(1, {
+        afterChunk: async () => {
+          during = await later.run(1, {});
+        },
+      }),
+    ).toMatchObject({ outcome: 'drained' });
+    expect(during).toMatchObject({ outcome: 'bounced' });
+    expect(await storedCost(workspaceId)).toBe(1000);
+    expect(await waitForBatch(earlier.workspace.keys.connector, later.batchId, ['drained', 'failed'], { timeoutMs: 90_000 })).toMatchObject(
+      {
+        status: 'drained',
+      },
+    );
+    expect(await storedCost(workspaceId)).toBe(1200);
+  });
+
+  it('is held up by no batch that has ended, even one whose drain stopped before giving up its place and turn', async () => {
+    const earlier = await committedBatch(only([lamp(1000)]));
+    const { workspaceId } = earlier.workspace;
+    const committed = await getBatch(workspaceId, earlier.batchId);
+    if (!committed) throw new Error('no batch');
+    expect(await takeDrainTurn(committed, new Date())).toEqual({ taken: true });
+    // Given up, and the invocation stops before it lets go of the order.
+    await failDrain(committed, 'The drain failed after 3 attempts.', new Date());
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [earlier.batchId], holder: earlier.batchId });
+
+    const later = await committedBatch(only([lamp(1200)]), undefined, earlier.workspace);
+    expect(await later.run(1, {})).toMatchObject({ outcome: 'drained' });
+    expect(await storedCost(workspaceId)).toBe(1200);
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
+  });
+
+  it('gives a batch its place with its commit, and a commit refused gives it none', async () => {
+    const batch = await committedBatch(only([lamp(1000)]));
+    const { workspaceId } = batch.workspace;
+    const again = await call(`/api/v1/ingest/batches/${batch.batchId}/commit`, { method: 'POST', key: batch.workspace.keys.connector });
+    expect(again.json).toMatchObject({ error: { code: 'batch_already_committed' } });
+    expect((await drainOrder(workspaceId)).queued).toEqual([batch.batchId]);
+    expect(await batch.run(1, {})).toMatchObject({ outcome: 'drained' });
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
+  });
+});
