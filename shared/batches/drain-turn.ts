@@ -40,9 +40,10 @@ export function queuedEntry(batch: QueuedBatch): TransactEntry {
 
 /**
  * The first batch committed before this one that has not ended, if any. An entry whose batch has ended (its drain's
- * end stopped before deleting it) is deleted on the way, so that a fault there never holds up the batches after it.
+ * end stopped before deleting it) is deleted on the way, unless `readOnly`, so that a fault there never holds up the
+ * batches after it.
  */
-async function earlierBatchToEnd(batch: QueuedBatch): Promise<string | undefined> {
+async function earlierBatchToEnd(batch: QueuedBatch, readOnly = false): Promise<string | undefined> {
   const range = keys.drainQueuedBefore(batch.workspaceId, queuedKey(batch).SK);
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -57,7 +58,7 @@ async function earlierBatchToEnd(batch: QueuedBatch): Promise<string | undefined
       const batchId = String(item.batchId);
       if (batchId === batch.batchId) continue;
       if (await stillToEnd(batch.workspaceId, batchId)) return batchId;
-      await deleteItem({ Key: { PK: String(item.PK), SK: String(item.SK) } });
+      if (!readOnly) await deleteItem({ Key: { PK: String(item.PK), SK: String(item.SK) } });
     }
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
@@ -93,6 +94,19 @@ export async function takeDrainTurn(batch: Batch, now: Date): Promise<DrainTurnT
   const earlier = await earlierBatchToEnd(queued);
   if (earlier) return { taken: false, waitingFor: earlier };
   return holdTurn(queued, now);
+}
+
+/**
+ * The batch a committed or draining batch waits for, read as the drain would judge it but writing nothing: the first
+ * batch committed before it that has not ended, or else the batch that holds the turn; undefined when it is its turn.
+ */
+export async function drainTurnBlocker(batch: Batch): Promise<string | undefined> {
+  const queued = { ...batch, committedAt: batch.committedAt ?? batch.createdAt };
+  const earlier = await earlierBatchToEnd(queued, true);
+  if (earlier) return earlier;
+  const turn = await getItem({ Key: keys.drainTurn(batch.workspaceId), ConsistentRead: true });
+  const holder = turn?.holder === undefined ? undefined : String(turn.holder);
+  return holder !== undefined && holder !== batch.batchId && (await stillToEnd(batch.workspaceId, holder)) ? holder : undefined;
 }
 
 /**

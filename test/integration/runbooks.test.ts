@@ -1,4 +1,4 @@
-// The runbooks of docs/operations.md, command by command, against the local stack: a leaked key, a drain in the dead-letter queue, a parked endpoint.
+// The runbooks of docs/operations.md, command by command, against the local stack: a leaked key, a drain in the dead-letter queue, a batch that stays committed, a parked endpoint.
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { environmentNames, tableName } from '#platform/config.ts';
@@ -6,7 +6,7 @@ import { queuePair } from '#lib/admin/dead-letters.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { AUTH_CACHE_MS } from '#shared/api-keys/authenticate.ts';
-import { getBatch } from '#shared/batches/repository.ts';
+import { commitBatch as commitBatchItem, type DrainJob, getBatch } from '#shared/batches/repository.ts';
 import { sendTestEvent } from '#shared/webhooks/test-event.ts';
 import { batchWithProducts, commit, connectorCaller, waitForBands, waitForStatus } from './ingest-support.ts';
 import { admin, adminJson, deadLetterIds, parkMessage } from './operator-cli.ts';
@@ -137,6 +137,53 @@ describe('runbook: a drain in the dead-letter queue', () => {
     expect(await deadLetterIds('webhooks')).toEqual(expect.not.arrayContaining([parked[0]]));
     const again = await adminJson(['dlq', 'redrive', '--queue', 'webhooks', '--all']);
     expect(again.redriven).toEqual(expect.not.arrayContaining(parked));
+  });
+});
+
+describe('runbook: a batch that stays committed', () => {
+  it('shows the batch it waits for, whose message is parked; redriving that one drains both, in commit order', SLOW, async () => {
+    const workspace = await newWorkspace('Waiting Batch Seller');
+    const caller = connectorCaller(workspace);
+    // The batch ahead: committed, and its drain message moved to the dead-letter queue by SQS (no reason).
+    const ahead = await batchWithProducts(caller);
+    const sent: DrainJob[] = [];
+    await commitBatchItem(caller, ahead.batchId, async (job) => {
+      sent.push(job);
+    });
+    const messageId = await parkMessage('drain', sent[0]);
+    const waiting = await batchWithProducts(caller);
+    expect((await commit(waiting)).status).toBe(202);
+
+    // 1. What it waits for.
+    const shown = await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', waiting.batchId]);
+    expect(shown).toMatchObject({ status: 'committed', waitingFor: ahead.batchId, drainAttempts: null });
+    const inFlight = (await adminJson(['batch', 'list', '--workspace', workspace.workspaceId, '--status', 'committed'])) as Array<{
+      batchId: string;
+    }>;
+    expect(inFlight.map((entry) => entry.batchId).sort()).toEqual([ahead.batchId, waiting.batchId].sort());
+    // 2. The batch ahead is committed, not moving, and its message is parked: the dead-letter runbook redrives it.
+    expect(await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', ahead.batchId])).toMatchObject({
+      status: 'committed',
+      waitingFor: null,
+    });
+    expect(await deadLetterIds('drain')).toContain(messageId);
+    expect(await adminJson(['dlq', 'redrive', '--queue', 'drain', '--message', messageId])).toEqual({
+      queue: 'drain',
+      redriven: [messageId],
+    });
+
+    // 3. Both drain, the batch ahead first.
+    await waitForStatus(waiting, 'drained', 90_000);
+    const [first, second] = await Promise.all([
+      getBatch(workspace.workspaceId, ahead.batchId),
+      getBatch(workspace.workspaceId, waiting.batchId),
+    ]);
+    expect(first?.status).toBe('drained');
+    expect(String(first?.drainedAt) <= String(second?.drainStartedAt)).toBe(true);
+    expect(await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', waiting.batchId])).toMatchObject({
+      status: 'drained',
+      waitingFor: null,
+    });
   });
 });
 

@@ -37,8 +37,11 @@ function entryLine(entry: WorkspaceBatchEntry): string {
     .join('  ');
 }
 
-/** Everything an operator reads of a batch: its status view, and the drain's own state (job, lease, attempts). */
-function batchDetail(batch: Batch) {
+/**
+ * Everything an operator reads of a batch: its status view, the drain's own state (job, lease, attempts), and for a
+ * batch still to drain, the batch of its workspace it waits for (docs/decisions.md, the drain order).
+ */
+function batchDetail(batch: Batch, waitingFor: string | undefined) {
   return {
     batchId: batch.batchId,
     workspaceId: batch.workspaceId,
@@ -60,6 +63,7 @@ function batchDetail(batch: Batch) {
     jobId: batch.jobId ?? null,
     drainAttempts: batch.drainAttempts ?? null,
     leaseUntil: batch.leaseUntil === undefined ? null : new Date(batch.leaseUntil).toISOString(),
+    waitingFor: waitingFor ?? null,
   };
 }
 
@@ -95,8 +99,8 @@ export const batchCommands: readonly AdminCommand[] = [
   },
   {
     name: 'batch show',
-    usage: `  batch show --workspace W --batch B    one batch: status, counts, error, times, and the drain's job, lease and
-                                        attempts; exit 1 when the workspace has no such batch`,
+    usage: `  batch show --workspace W --batch B    one batch: status, counts, error, times, the drain's job, lease and
+                                        attempts, and the batch it waits for; exit 1 when the workspace has no such batch`,
     options: ['workspace', 'batch'],
     prepare(args) {
       const workspaceId = workspaceOf(args);
@@ -107,8 +111,11 @@ export const batchCommands: readonly AdminCommand[] = [
         const { expired } = await import('#shared/batches/rules.ts');
         const stored = await getBatch(workspaceId, batchId);
         if (!stored) throw new Error(`no batch ${batchId} in workspace ${workspaceId}`);
+        const { drainTurnBlocker } = await import('#shared/batches/drain-turn.ts');
         // Read as its status route reads it, without recording the expiry: showing a batch writes nothing.
-        const detail = batchDetail(expired(stored, new Date()));
+        const shown = expired(stored, new Date());
+        const toDrain = shown.status === 'committed' || shown.status === 'draining';
+        const detail = batchDetail(shown, toDrain ? await drainTurnBlocker(shown) : undefined);
         return { json: detail, text: detailText(detail) };
       };
     },

@@ -425,7 +425,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Drain order: the batches committed before this one that have not ended',
-    usedBy: ['drain'],
+    usedBy: ['drain', 'admin batch show (which deletes nothing)'],
     call: "Query SK BETWEEN the first place and the batch's own, strongly consistent, Limit 5; a GetItem (strongly consistent) of each earlier batch found, to see whether it has ended",
     calls: ['Query', 'GetItem'],
     key: 'drainQueuedBefore(workspaceId, SK), batch(workspaceId, batchId) of each batch found',
@@ -433,7 +433,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "Drain order: take and let go of the workspace's drain turn",
-    usedBy: ['drain'],
+    usedBy: ['drain', 'admin batch show (a strongly consistent GetItem of the turn, 1 RRU)'],
     call: "UpdateItem SET holder, conditional on none or this batch (refused: a GetItem of the holder's batch, and if it has ended a takeover conditional on that holder); UpdateItem REMOVE holder, conditional on this batch, once it ends",
     calls: ['UpdateItem', 'GetItem'],
     key: 'drainTurn(workspaceId), batch(workspaceId, holder) on a refusal',
