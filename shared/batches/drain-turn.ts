@@ -25,6 +25,17 @@ async function stillToEnd(workspaceId: string, batchId: string): Promise<boolean
   return item?.status === 'committed' || item?.status === 'draining';
 }
 
+/** A batch as the drain order keys it: by its commit, or for a batch committed before it kept commit times, its opening. */
+function queuedOf(batch: Batch): QueuedBatch {
+  return { ...batch, committedAt: batch.committedAt ?? batch.createdAt };
+}
+
+/** The batch that holds the workspace's drain turn, if any. */
+async function turnHolder(workspaceId: string): Promise<string | undefined> {
+  const turn = await getItem({ Key: keys.drainTurn(workspaceId), ConsistentRead: true });
+  return turn?.holder === undefined ? undefined : String(turn.holder);
+}
+
 function queuedKey(batch: QueuedBatch) {
   return keys.drainQueued(batch.workspaceId, batch.committedAt, batch.batchId);
 }
@@ -87,26 +98,27 @@ async function holdTurn(batch: QueuedBatch, now: Date): Promise<DrainTurnTaken |
 /**
  * Takes the workspace's drain turn for a batch before its drain writes anything: every batch committed before it must
  * have ended, and no other batch may be draining. A batch committed before the drain order existed has no entry, and
- * waits in the same way for those committed before it.
+ * waits in the same way for those committed before it. A batch that holds the turn keeps it until it ends, whatever is
+ * queued before it: a batch committed moments earlier whose commit landed after the turn was taken waits for it, never
+ * the other way round, or each would wait for the other.
  */
 export async function takeDrainTurn(batch: Batch, now: Date): Promise<DrainTurnTaken | DrainTurnBusy> {
-  const queued = { ...batch, committedAt: batch.committedAt ?? batch.createdAt };
+  const queued = queuedOf(batch);
   const earlier = await earlierBatchToEnd(queued);
-  if (earlier) return { taken: false, waitingFor: earlier };
+  if (earlier && (await turnHolder(batch.workspaceId)) !== batch.batchId) return { taken: false, waitingFor: earlier };
   return holdTurn(queued, now);
 }
 
 /**
- * The batch a committed or draining batch waits for, read as the drain would judge it but writing nothing: the first
- * batch committed before it that has not ended, or else the batch that holds the turn; undefined when it is its turn.
+ * The batch a committed or draining batch waits for, judged as the drain judges it but writing nothing: none while it
+ * holds the turn, else the first batch committed before it that has not ended, or else the batch that holds the turn.
  */
 export async function drainTurnBlocker(batch: Batch): Promise<string | undefined> {
-  const queued = { ...batch, committedAt: batch.committedAt ?? batch.createdAt };
-  const earlier = await earlierBatchToEnd(queued, true);
+  const holder = await turnHolder(batch.workspaceId);
+  if (holder === batch.batchId) return undefined;
+  const earlier = await earlierBatchToEnd(queuedOf(batch), true);
   if (earlier) return earlier;
-  const turn = await getItem({ Key: keys.drainTurn(batch.workspaceId), ConsistentRead: true });
-  const holder = turn?.holder === undefined ? undefined : String(turn.holder);
-  return holder !== undefined && holder !== batch.batchId && (await stillToEnd(batch.workspaceId, holder)) ? holder : undefined;
+  return holder !== undefined && (await stillToEnd(batch.workspaceId, holder)) ? holder : undefined;
 }
 
 /**
@@ -114,10 +126,9 @@ export async function drainTurnBlocker(batch: Batch): Promise<string | undefined
  * fault here is logged, not thrown: the next batch's drain finds the entry and the turn of an ended batch, and clears them.
  */
 export async function endDrainTurn(batch: Batch): Promise<void> {
-  const queued = { ...batch, committedAt: batch.committedAt ?? batch.createdAt };
   try {
     await Promise.all([
-      deleteItem({ Key: queuedKey(queued) }),
+      deleteItem({ Key: queuedKey(queuedOf(batch)) }),
       updateItem({
         Key: keys.drainTurn(batch.workspaceId),
         UpdateExpression: 'REMOVE holder, heldSince',

@@ -6,10 +6,11 @@ import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { takeDrainTurn } from '#shared/batches/drain-turn.ts';
 import { failDrain } from '#shared/batches/lease.ts';
-import { getBatch } from '#shared/batches/repository.ts';
+import { commitBatch as commitBatchItem, type DrainJob, getBatch } from '#shared/batches/repository.ts';
+import { runDrainJob } from '#shared/pipeline/drain.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { committedBatch } from './drain-support.ts';
-import { waitForBatch } from './ingest-support.ts';
+import { connectorCaller, openBatchWith, stageCatalogue, waitForBatch } from './ingest-support.ts';
 import { call } from './support.ts';
 
 // A batch that waits its turn is drained by its own message coming back: how soon depends on the machine.
@@ -105,6 +106,30 @@ describe("a workspace's drain order", () => {
       },
     );
     expect(await storedCost(workspaceId)).toBe(1200);
+  });
+
+  it('lets the batch holding the turn finish when one committed moments before it lands after it took the turn', async () => {
+    const holding = await committedBatch(only([lamp(1200)]));
+    const { workspaceId } = holding.workspace;
+    const holder = await getBatch(workspaceId, holding.batchId);
+    if (!holder) throw new Error('no batch');
+    expect(await takeDrainTurn(holder, new Date())).toEqual({ taken: true });
+    // A commit stamped a minute before the holder's, whose place appears only now.
+    const caller = connectorCaller(holding.workspace);
+    const batchId = await openBatchWith(caller.key);
+    await stageCatalogue(caller.key, batchId, only([lamp(1000)]));
+    const sent: DrainJob[] = [];
+    await commitBatchItem(caller, batchId, async (job) => void sent.push(job), new Date(Date.now() - 60_000));
+    const message = sent[0];
+    if (!message) throw new Error('no drain job');
+    expect((await drainOrder(workspaceId)).queued).toEqual([batchId, holding.batchId]);
+
+    // Neither waits for the other: the holder drains, then the earlier commit.
+    expect(await holding.run(1, {})).toMatchObject({ outcome: 'drained' });
+    expect(await runDrainJob({ message, body: JSON.stringify(message), receiveCount: 1, remainingMs: () => 600_000 })).toMatchObject({
+      outcome: 'drained',
+    });
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
   });
 
   it('is held up by no batch that has ended, even one whose drain stopped before giving up its place and turn', async () => {
