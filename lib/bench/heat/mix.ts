@@ -136,10 +136,12 @@ export const ingestRecords: RequestKind = {
       readUnits: 1,
     },
     { pattern: "Drain order: take and let go of the workspace's drain turn", key: 'drainTurn', items: perThousand(1), writeUnits: 1 },
+    // As counted on the catalogue dated back from 2026-11-01: how many month items a fold writes depends on the months
+    // its quotes fall in.
     {
       pattern: "Fold a chunk's adherence change into the monthly aggregates, once per chunk",
       key: 'adherenceAggregate',
-      items: perThousand(230),
+      items: perThousand(233.5),
       writeUnits: 1,
     },
     {
