@@ -142,11 +142,18 @@ describe('the admin CLI’s key list and key find', () => {
     expect((await admin(['key', 'list'])).code).toBe(2);
   });
 
-  it('creates a key only with a valid name, and revokes it so that the API refuses it', async () => {
+  it('creates a key without a name as every earlier release did, naming it for its family and day', async () => {
     const { workspaceId } = await newWorkspace();
-    const unnamed = await admin(['key', 'create', '--workspace', workspaceId, '--family', 'pw_live']);
-    expect(unnamed.code).toBe(2);
-    expect(unnamed.stderr).toContain('--name is required');
+    // The line provisioning scripts have run since before keys had names.
+    const unnamed = await adminJson(['key', 'create', '--workspace', workspaceId, '--family', 'pw_live']);
+    expect(unnamed.key).toMatch(/^pw_live_/);
+    const [found] = await adminJson(['key', 'find', '--id', unnamed.keyId]);
+    expect(found.name).toMatch(/^pw_live key, \d{4}-\d{2}-\d{2}$/);
+    expect((await call('/v1/prices/NONE', { key: unnamed.key })).status).not.toBe(401);
+  });
+
+  it('creates a key only with a valid name when one is given', async () => {
+    const { workspaceId } = await newWorkspace();
     const control = await admin(['key', 'create', '--workspace', workspaceId, '--name', 'bad\u0007name', '--family', 'pw_live']);
     expect(control.code).toBe(2);
     expect(control.stderr).toContain('control or invisible');
