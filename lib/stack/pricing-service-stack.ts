@@ -277,7 +277,11 @@ export class PricingServiceStack extends Stack {
     new CfnOutput(this, 'FunctionLogGroup', { value: functionLogs.logGroupName, description: 'The log group every function writes to' });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
-      description: 'SNS topic every alarm is sent to: subscribe the team that runs the service',
+      description: 'SNS topic of the alarms that page: subscribe the on-call of the team that runs the service',
+    });
+    new CfnOutput(this, 'TicketTopicArn', {
+      value: this.alarms.ticketTopic.topicArn,
+      description: 'SNS topic of the alarms for a ticket: subscribe the team’s queue of work for working hours',
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
     new CfnOutput(this, 'WebhookDataKeySecretArn', {

@@ -14,6 +14,7 @@ import { listPrices } from '#shared/cost/list-prices.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace } from '#platform/config.ts';
 import { queues } from '#platform/queues.ts';
+import { table } from '#platform/table/definition.ts';
 import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
@@ -140,18 +141,65 @@ describe('dashboard', () => {
 });
 
 describe('alarms', () => {
-  it('the stack outputs the topic every alarm goes to, and every alarm and its recovery go there', () => {
-    const topicId = resourcesOf(template, 'AWS::SNS::Topic')[0]?.[0];
-    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+  it('the stack outputs a topic for pages and one for tickets, and every alarm and its recovery go to its severity’s', () => {
+    const topicIds = resourcesOf(template, 'AWS::SNS::Topic').map(([id]) => id);
+    expect(topicIds).toHaveLength(2);
+    const [page, ticket] = [stack.alarms.topic, stack.alarms.ticketTopic].map((topic) => stack.resolve(topic.topicArn));
+    template.hasOutput('AlarmTopicArn', { Value: page });
+    template.hasOutput('TicketTopicArn', { Value: ticket });
     expect(stack.alarms.alarms.length).toBe(alarms().length);
     for (const alarm of alarms()) {
-      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
-      // Silence is a failure only for a schedule, whose runs are what the alarm counts.
+      const severity = /^\[(page|ticket)\] /.exec(String(alarm.AlarmDescription))?.[1];
+      expect(severity, String(alarm.AlarmDescription)).toBeDefined();
+      const topic = severity === 'page' ? page : ticket;
+      expect(alarm.AlarmActions).toEqual([topic]);
+      expect(alarm.OKActions).toEqual([topic]);
+      expect(alarm.Tags).toContainEqual({ Key: 'severity', Value: severity });
+      // Silence is a failure only for a schedule, whose runs are what the alarm counts, and for the API's traffic.
       const counted = JSON.stringify(alarm.Metrics ?? alarm.MetricName);
-      expect(alarm.TreatMissingData).toBe(counted.includes('"Invocations"') ? 'breaching' : 'notBreaching');
+      const silenceFails = counted.includes('"Invocations"') || String(alarm.AlarmDescription).includes('received no request');
+      expect(alarm.TreatMissingData).toBe(silenceFails ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toContain('docs/operations.md');
     }
+  });
+
+  it('pages for what callers feel now, and opens tickets for one customer’s endpoint, throttled callers and retried errors', () => {
+    const severity = Object.fromEntries(stack.alarms.severities);
+    for (const paging of [
+      'RouteServerErrors',
+      'RouteLatencyOverBudget',
+      'DrainDeadLetters',
+      'DrainOldestMessageAge',
+      'WebhooksOldestMessageAge',
+      'BandsLag',
+    ])
+      expect(severity[paging], paging).toBe('page');
+    for (const ticket of [
+      'WebhooksParkedOrDisabled',
+      'CallersRateLimited',
+      'TableSystemErrors',
+      'TableThrottles',
+      'WorkerErrors',
+      'WorkerThrottles',
+      'ApiNoTraffic',
+    ])
+      expect(severity[ticket], ticket).toBe('ticket');
+  });
+
+  it('callers answered 429 in volume raise a ticket, from the count the handlers write for each', () => {
+    const [limited, ...others] = alarmsAbout(requestMetricNames.rateLimited);
+    expect(others).toEqual([]);
+    expect(limited).toMatchObject({ Threshold: alarmThresholds.rateLimitedRequests, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(limited?.Metrics)).toContain(`SUM(\\"${requestMetricNames.rateLimited}\\")`);
+  });
+
+  it('an API that receives no request for hours raises a ticket', () => {
+    const [silent, ...others] = alarmsAbout('"MetricName":"Count","Namespace":"AWS/ApiGateway"').filter(
+      (alarm) => !JSON.stringify(alarm.Metrics).includes('"Resource"'),
+    );
+    expect(others).toEqual([]);
+    expect(silent).toMatchObject({ Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' });
+    expect(JSON.stringify(silent?.Metrics)).toContain(`"Period":${alarmThresholds.noTrafficHours * 3600}`);
   });
 
   it('the topic accepts TLS only', () => {
@@ -191,17 +239,17 @@ describe('alarms', () => {
     expect(query).toContain(`FROM SCHEMA(\\"${metricsNamespace}\\", \\"route\\", \\"service\\")`);
   });
 
-  it('the workers’ and jobs’ Lambda errors are summed in alarms of at most 10 metrics, and throttles anywhere in the region raise one alarm', () => {
-    const errors = alarmsAbout('"MetricName":"Errors"');
-    const watched = errors.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
-    expect(watched).toHaveLength(workers.length + scheduledJobs.length);
-    for (const alarm of errors) {
-      expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
-      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  it('the workers’ and jobs’ Lambda errors and throttles are summed per function in alarms of at most 10 metrics, none account-wide', () => {
+    for (const metricName of ['Errors', 'Throttles']) {
+      const watching = alarmsAbout(`"MetricName":"${metricName}"`);
+      const watched = watching.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
+      expect(watched, metricName).toHaveLength(workers.length + scheduledJobs.length);
+      for (const metric of watched) expect(JSON.stringify(metric), metricName).toContain('"Name":"FunctionName"');
+      for (const alarm of watching) {
+        expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
+        expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      }
     }
-    const [throttles, ...others] = alarmsAbout('"MetricName":"Throttles"');
-    expect(others).toEqual([]);
-    expect(JSON.stringify(throttles?.Metrics)).not.toContain('Dimensions');
   });
 
   it('a scheduled job that does not run within three of its intervals raises an alarm, its silence counting as a miss', () => {
@@ -241,8 +289,11 @@ describe('alarms', () => {
   });
 
   it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {
-    expect(alarmsAbout('ReadThrottleEvents')).toHaveLength(1);
-    expect(alarmsAbout('WriteThrottleEvents')).toHaveLength(1);
+    const [throttles, ...more] = alarmsAbout('ReadThrottleEvents');
+    expect(more).toEqual([]);
+    expect(alarmsAbout('WriteThrottleEvents')).toEqual([throttles]);
+    // The indexes throttle apart from the table, and are counted apart.
+    for (const index of table.indexes) expect(JSON.stringify(throttles?.Metrics), index.name).toContain(`"Value":"${index.name}"`);
     const [systemErrors, ...others] = alarmsAbout('SystemErrors');
     expect(others).toEqual([]);
     const metrics = (systemErrors?.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat);
