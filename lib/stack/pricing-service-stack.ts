@@ -1,5 +1,5 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
@@ -29,6 +29,8 @@ import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-data-key.ts';
+import { OperatorPolicy } from './constructs/operator-policy.ts';
+import { recordedTableNames, unrecordedTableWarning } from './table-cut-over.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { logRetention, ServiceFunction } from './constructs/service-function.ts';
@@ -104,6 +106,8 @@ export interface PricingServiceStackProps extends StackProps {
    * open (docs/operations.md, "Rebuilding the stack"). Defaults to the `webhookDataKey` context value.
    */
   readonly webhookDataKeySecretArn?: string;
+  /** The table names the checkout's context files record (table-cut-over.ts); read from them by default. */
+  readonly recordedTableNames?: readonly string[];
 }
 
 export class PricingServiceStack extends Stack {
@@ -136,6 +140,11 @@ export class PricingServiceStack extends Stack {
     this.encryptionKey = encryptionKey;
 
     const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
+    const unrecorded = unrecordedTableWarning(
+      typeof existingTableName === 'string' ? existingTableName : undefined,
+      props.recordedTableNames ?? recordedTableNames(),
+    );
+    if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
     const table = this.serviceTable(existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
     this.table = table;
 
@@ -273,6 +282,21 @@ export class PricingServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
     new CfnOutput(this, 'FunctionLogGroup', { value: functionLogs.logGroupName, description: 'The log group every function writes to' });
+    const operator = new OperatorPolicy(this, 'Operator', {
+      table,
+      queues: [...serviceQueues.values()],
+      webhookDataKey: webhookDataKeySecret,
+      encryptionKey,
+      patterns: props.accessPatterns,
+    });
+    new CfnOutput(this, 'OperatorPolicyArn', {
+      value: operator.policy.managedPolicyArn,
+      description: 'Managed policy to attach to whoever runs the admin CLI with --aws against this stack',
+    });
+    new CfnOutput(this, 'AccessLogGroup', {
+      value: api.accessLogGroup.logGroupName,
+      description: 'The API access log: each request’s caller address, status and the Lambda request id its function logged',
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
       description: 'SNS topic of the alarms that page: subscribe the on-call of the team that runs the service',

@@ -15,6 +15,8 @@ import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace } from '#platform/config.ts';
 import { queues } from '#platform/queues.ts';
 import { table } from '#platform/table/definition.ts';
+import { accessPatterns } from '#platform/table/access-patterns.ts';
+import { tableCallActions } from '#lib/stack/table-access.ts';
 import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
@@ -300,5 +302,29 @@ describe('alarms', () => {
     // An alarm's math may read at most 10 metrics.
     expect(metrics.length).toBeGreaterThan(0);
     expect(metrics.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('the operator’s policy', () => {
+  const [[policyId, policy] = ['', undefined]] = resourcesOf(template, 'AWS::IAM::ManagedPolicy');
+  const statements = () =>
+    (policy?.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement;
+  const actions = () => statements().flatMap((statement) => [statement.Action].flat());
+
+  it('is an output an operator attaches, to run the admin CLI with --aws', () => {
+    template.hasOutput('OperatorPolicyArn', { Value: { Ref: policyId } });
+  });
+
+  it('holds the catalogue’s table calls, the dead-letter handling of the queues and the webhook data key, and nothing else', () => {
+    expect(actions()).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(actions()).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:SendMessage', 'sqs:DeleteMessage', 'secretsmanager:GetSecretValue']),
+    );
+    for (const action of actions()) expect(action, action).toMatch(/^(dynamodb|sqs|secretsmanager):[A-Za-z]+$/);
+    // The table's actions are the catalogue's, whose run-once backfills Scan: no more, no fewer.
+    const catalogued = new Set(accessPatterns.flatMap((pattern) => pattern.calls).flatMap((call) => Object.values(tableCallActions[call])));
+    expect(new Set(actions().filter((action) => action.startsWith('dynamodb:')))).toEqual(catalogued);
+    expect(actions()).not.toContain('sqs:PurgeQueue');
+    expect(JSON.stringify(statements())).not.toContain('"Resource":"*"');
   });
 });
