@@ -1,4 +1,6 @@
-// Template tests of what the stack gives the team that runs it: tracing, stage throttling, the dashboard, and the alarms on their topic.
+// Template tests of what the stack gives the team that runs it: tracing, stage throttling, the dashboard, the alarms on their topics, the operator's policy and the outputs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -326,5 +328,16 @@ describe('the operator’s policy', () => {
     expect(new Set(actions().filter((action) => action.startsWith('dynamodb:')))).toEqual(catalogued);
     expect(actions()).not.toContain('sqs:PurgeQueue');
     expect(JSON.stringify(statements())).not.toContain('"Resource":"*"');
+  });
+});
+
+describe('the outputs', () => {
+  it('are each named in the README, which the runbooks send operators to', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+    const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>);
+    expect(outputs).toEqual(
+      expect.arrayContaining(['FunctionLogGroup', 'AccessLogGroup', 'AlarmTopicArn', 'TicketTopicArn', 'OperatorPolicyArn']),
+    );
+    for (const output of outputs) expect(readme, output).toContain(`\`${output}\``);
   });
 });
