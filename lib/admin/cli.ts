@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as v from 'valibot';
 import { handlerEnvironment, type LocalStackDescription } from '#lib/local/stack.ts';
 import { projectRoot } from '#lib/stack/project.ts';
-import { AdminArguments, type AdminCommand, type Result, UsageError } from './command.ts';
+import { AdminArguments, type AdminCommand, type Execute, type Result, UsageError } from './command.ts';
 import { adherenceCommands } from '#lib/admin/commands/adherence.ts';
 import { backtestCommands } from '#lib/admin/commands/backtest.ts';
 import { batchCommands } from '#lib/admin/commands/batch.ts';
@@ -80,10 +80,23 @@ export async function runAdmin(args: string[]): Promise<void> {
 }
 
 async function run(values: AdminValues, positionals: string[]): Promise<Result> {
-  const { command, target = '' } = readCommand(values, positionals);
-  const execute = await command.prepare(new AdminArguments(values, target));
+  const { command, execute } = await prepareCommand(values, positionals);
   connect(values, command.usesTable !== false);
   return execute();
+}
+
+async function prepareCommand(values: AdminValues, positionals: string[]): Promise<{ command: AdminCommand; execute: Execute }> {
+  const { command, target = '' } = readCommand(values, positionals);
+  return { command, execute: await command.prepare(new AdminArguments(values, target)) };
+}
+
+/**
+ * Reads a command line and checks every argument as running it would, without connecting to a target or carrying it
+ * out: what the documented command lines are held to (test/layout/documented-commands.test.ts). Throws as a run would.
+ */
+export async function prepareCommandLine(args: string[]): Promise<void> {
+  const { values, positionals } = parseCommandLine(args);
+  await prepareCommand(values, positionals);
 }
 
 /** The command named, with its target; refuses unknown commands, missing or extra arguments and options it does not take. */

@@ -1,5 +1,5 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags, Validations } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
@@ -7,7 +7,6 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { environmentNames, serviceName } from '#platform/config.ts';
 import { type QueueId, queues } from '#platform/queues.ts';
@@ -29,6 +28,9 @@ import { table as tableDefinition } from '#platform/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
+import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-data-key.ts';
+import { OperatorPolicy } from './constructs/operator-policy.ts';
+import { recordedTableNames, unrecordedTableWarning } from './table-cut-over.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
 import { logRetention, ServiceFunction } from './constructs/service-function.ts';
@@ -99,6 +101,13 @@ export interface PricingServiceStackProps extends StackProps {
    * stack's `Data` table leaves the template (kept by its Retain policy). Defaults to the `table` context value.
    */
   readonly existingTableName?: string;
+  /**
+   * The retained data key secret of the stack this one replaces, so that the signing secrets sealed under it still
+   * open (docs/operations.md, "Rebuilding the stack"). Defaults to the `webhookDataKey` context value.
+   */
+  readonly webhookDataKeySecretArn?: string;
+  /** The table names the checkout's context files record (table-cut-over.ts); read from them by default. */
+  readonly recordedTableNames?: readonly string[];
 }
 
 export class PricingServiceStack extends Stack {
@@ -131,6 +140,11 @@ export class PricingServiceStack extends Stack {
     this.encryptionKey = encryptionKey;
 
     const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
+    const unrecorded = unrecordedTableWarning(
+      typeof existingTableName === 'string' ? existingTableName : undefined,
+      props.recordedTableNames ?? recordedTableNames(),
+    );
+    if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
     const table = this.serviceTable(existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
     this.table = table;
 
@@ -145,17 +159,10 @@ export class PricingServiceStack extends Stack {
       return queue;
     };
 
-    // The data key that seals webhook signing secrets at rest: random text the stack generates, read by the functions
-    // that mint or sign with secrets, once per cold start. Kept with the table: without it the stored secrets are lost.
-    const webhookDataKey = new Secret(this, 'WebhookDataKey', {
-      description: 'Key material for sealing webhook signing secrets (AES-256-GCM); never rotate without re-sealing them.',
-      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+    const webhookDataKeySecret = webhookDataKey(this, 'WebhookDataKey', {
+      existingSecretArn: props.webhookDataKeySecretArn ?? this.node.tryGetContext(webhookDataKeyContextKey),
       removalPolicy,
       encryptionKey,
-    });
-    Validations.of(webhookDataKey).acknowledge({
-      id: 'AwsSolutions-SMG4',
-      reason: 'Rotating the data key would strand every sealed signing secret; the secrets themselves rotate per endpoint.',
     });
 
     // One log group for every function, whatever the number of routes: each stream is named after its function.
@@ -170,7 +177,7 @@ export class PricingServiceStack extends Stack {
       ...(props.workers ?? workers),
       ...(props.scheduledJobs ?? scheduledJobs),
     ];
-    this.roles = new ServiceRoles(this, 'AccessRoles', { table, queueFor, webhookDataKey, encryptionKey });
+    this.roles = new ServiceRoles(this, 'AccessRoles', { table, queueFor, webhookDataKey: webhookDataKeySecret, encryptionKey });
 
     /**
      * Turns a row's `access` into environment and a role: the table actions are those of the access patterns that
@@ -193,7 +200,7 @@ export class PricingServiceStack extends Stack {
         environment[deadLetterUrlEnvironmentNames[queueId]] = queueFor(queueId).deadLetterQueue.queueUrl;
       }
 
-      if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKey.secretArn;
+      if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKeySecret.secretArn;
 
       const tableAccess = row.access.table
         ? tableAccessOf(row, callers, props.accessPatterns ?? accessPatterns)
@@ -275,13 +282,32 @@ export class PricingServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
     new CfnOutput(this, 'FunctionLogGroup', { value: functionLogs.logGroupName, description: 'The log group every function writes to' });
+    const operator = new OperatorPolicy(this, 'Operator', {
+      table,
+      queues: [...serviceQueues.values()],
+      webhookDataKey: webhookDataKeySecret,
+      encryptionKey,
+      patterns: props.accessPatterns,
+    });
+    new CfnOutput(this, 'OperatorPolicyArn', {
+      value: operator.policy.managedPolicyArn,
+      description: 'Managed policy to attach to whoever runs the admin CLI with --aws against this stack',
+    });
+    new CfnOutput(this, 'AccessLogGroup', {
+      value: api.accessLogGroup.logGroupName,
+      description: 'The API access log: each request’s caller address, status and the Lambda request id its function logged',
+    });
     new CfnOutput(this, 'AlarmTopicArn', {
       value: this.alarms.topic.topicArn,
-      description: 'SNS topic every alarm is sent to: subscribe the team that runs the service',
+      description: 'SNS topic of the alarms that page: subscribe the on-call of the team that runs the service',
+    });
+    new CfnOutput(this, 'TicketTopicArn', {
+      value: this.alarms.ticketTopic.topicArn,
+      description: 'SNS topic of the alarms for a ticket: subscribe the team’s queue of work for working hours',
     });
     new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
     new CfnOutput(this, 'WebhookDataKeySecretArn', {
-      value: webhookDataKey.secretArn,
+      value: webhookDataKeySecret.secretArn,
       description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
     });
     for (const [queueId, serviceQueue] of serviceQueues) {

@@ -1,6 +1,7 @@
 // Who is calling: reads the bearer key, finds it and its workspace (cached per instance), and applies the checks in contract order.
 import { ExpiringCache } from '#platform/caches.ts';
 import { ApiError } from '#platform/errors.ts';
+import { appendLogKeys, logger } from '#platform/observability.ts';
 import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/admission.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { Feature, Workspace } from '#shared/workspaces/schema.ts';
@@ -122,7 +123,22 @@ export async function authenticate(auth: RouteAuth, authorizationHeader: string 
   const keyHash = hashApiKey(key);
   const record = await keyCache.get(keyHash, now, () => findApiKey(keyHash));
   const workspace = record ? await workspaceCache.get(record.workspaceId, now, () => getWorkspace(record.workspaceId)) : undefined;
-  return authorize(auth, record, workspace, now);
+  try {
+    return authorize(auth, record, workspace, now);
+  } catch (error) {
+    if (record && error instanceof ApiError) logRefusedKey(record, error);
+    throw error;
+  }
+}
+
+/**
+ * A key the service knows but refuses (revoked, past its grace, the wrong surface, a scope it lacks, its workspace
+ * suspended): the request's lines carry its id and workspace, and one warning says why, so that a leaked key's trail
+ * goes on after it was revoked (docs/operations.md, "A key leaked"). Never the key itself.
+ */
+function logRefusedKey(record: ApiKeyRecord, error: ApiError): void {
+  appendLogKeys({ workspaceId: record.workspaceId, keyId: record.keyId });
+  logger.warn('API key refused', { keyId: record.keyId, workspaceId: record.workspaceId, reason: error.code, detail: error.message });
 }
 
 /** For tests that change a key or workspace and must not wait out the cache. */

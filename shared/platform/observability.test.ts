@@ -116,4 +116,14 @@ describe('request metrics', () => {
     expect(request(300, 300)).toMatchObject({ route: 'getPrice', OverLatencyBudget: 0 });
     expect(request(5_000)).not.toHaveProperty('OverLatencyBudget');
   });
+
+  it('counts a request answered 429, which the throttled-callers alarm sums, and nothing for any other answer', () => {
+    const answered = (status: number) =>
+      emfDocuments(() =>
+        reportRequestCost({ route: 'priceLines', workspaceId: 'ws_1', status, ledger: new CapacityLedger(), durationMs: 1 }),
+      )[0];
+    expect(answered(429)).toMatchObject({ route: 'priceLines', RateLimited: 1 });
+    expect(answered(200)).not.toHaveProperty('RateLimited');
+    expect(answered(422)).not.toHaveProperty('RateLimited');
+  });
 });

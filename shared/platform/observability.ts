@@ -77,6 +77,8 @@ export const requestMetricNames = {
   pricedLines: 'PricedLines',
   /** 1 for a request slower than its route's budget, 0 for one within it: its average is the share over budget. */
   overLatencyBudget: 'OverLatencyBudget',
+  /** 1 for each request answered 429 (a workspace's rate or quota): the callers held back. */
+  rateLimited: 'RateLimited',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -113,5 +115,6 @@ export function reportRequestCost(cost: RequestCost): void {
   if (cost.latencyBudgetMs !== undefined) {
     metrics.addMetric(requestMetricNames.overLatencyBudget, MetricUnit.Count, cost.durationMs > cost.latencyBudgetMs ? 1 : 0);
   }
+  if (cost.status === 429) metrics.addMetric(requestMetricNames.rateLimited, MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
 }

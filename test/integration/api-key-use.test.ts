@@ -1,9 +1,11 @@
 // A key's last use and its trace: written at most once per key in the resolution, the key id on request logs, and the admin CLI's key list and key find.
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it, vi } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
-import { getWorkspaceApiKey, issueApiKey } from '#shared/api-keys/repository.ts';
+import { authenticate, forgetCachedCredentials } from '#shared/api-keys/authenticate.ts';
+import { getWorkspaceApiKey, issueApiKey, revokeApiKey } from '#shared/api-keys/repository.ts';
+import { withLogKeys } from '#platform/observability.ts';
 import { LAST_USE_RESOLUTION_MS, writeLastUse } from '#shared/api-keys/usage.ts';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
 import { call, newWorkspace } from './support.ts';
@@ -142,11 +144,18 @@ describe('the admin CLI’s key list and key find', () => {
     expect((await admin(['key', 'list'])).code).toBe(2);
   });
 
-  it('creates a key only with a valid name, and revokes it so that the API refuses it', async () => {
+  it('creates a key without a name as every earlier release did, naming it for its family and day', async () => {
     const { workspaceId } = await newWorkspace();
-    const unnamed = await admin(['key', 'create', '--workspace', workspaceId, '--family', 'pw_live']);
-    expect(unnamed.code).toBe(2);
-    expect(unnamed.stderr).toContain('--name is required');
+    // The line provisioning scripts have run since before keys had names.
+    const unnamed = await adminJson(['key', 'create', '--workspace', workspaceId, '--family', 'pw_live']);
+    expect(unnamed.key).toMatch(/^pw_live_/);
+    const [found] = await adminJson(['key', 'find', '--id', unnamed.keyId]);
+    expect(found.name).toMatch(/^pw_live key, \d{4}-\d{2}-\d{2}$/);
+    expect((await call('/v1/prices/NONE', { key: unnamed.key })).status).not.toBe(401);
+  });
+
+  it('creates a key only with a valid name when one is given', async () => {
+    const { workspaceId } = await newWorkspace();
     const control = await admin(['key', 'create', '--workspace', workspaceId, '--name', 'bad\u0007name', '--family', 'pw_live']);
     expect(control.code).toBe(2);
     expect(control.stderr).toContain('control or invisible');
@@ -155,5 +164,49 @@ describe('the admin CLI’s key list and key find', () => {
     const [found] = await adminJson(['key', 'find', '--id', created.keyId]);
     expect(found).toMatchObject({ name: 'Runbook check', lastFour: created.key.slice(-4) });
     expect((await call('/v1/prices/NONE', { key: created.key })).status).not.toBe(401);
+  });
+});
+
+describe('a key the service knows but refuses', () => {
+  /** The service's JSON log lines written while `work` ran (warnings go to stderr, the rest to stdout). */
+  async function logLines(work: () => Promise<unknown>): Promise<Array<Record<string, unknown>>> {
+    const lines: Array<Record<string, unknown>> = [];
+    const spies = [process.stdout, process.stderr].map((stream) =>
+      vi.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array) => {
+        for (const part of String(chunk).split('\n')) if (part.startsWith('{')) lines.push(JSON.parse(part) as Record<string, unknown>);
+        return true;
+      }),
+    );
+    try {
+      await work();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+    return lines;
+  }
+
+  it('logs its key id, its workspace and the reason on every refused request, and never the key', async () => {
+    const { workspaceId } = await newWorkspace();
+    const issued = await issueApiKey({ workspaceId, name: 'Leaked', family: 'pw_live', scopes: [] });
+    await revokeApiKey(issued.keyId);
+    forgetCachedCredentials();
+    const auth = { family: 'pw_live', scopes: [] } as const;
+    const lines = await logLines(() =>
+      withLogKeys({ requestId: 'req-revoked' }, async () => {
+        await expect(authenticate(auth, `Bearer ${issued.key}`)).rejects.toMatchObject({ code: 'unauthorized' });
+      }),
+    );
+    const refused = lines.filter((line) => line.message === 'API key refused');
+    expect(refused).toEqual([
+      expect.objectContaining({ level: 'WARN', requestId: 'req-revoked', keyId: issued.keyId, workspaceId, reason: 'unauthorized' }),
+    ]);
+    expect(String(refused[0]?.detail)).toMatch(/revoked/);
+    expect(JSON.stringify(lines)).not.toContain(issued.key);
+
+    // A key nobody issued names no key: there is none to name.
+    const unknown = await logLines(() =>
+      expect(authenticate(auth, `Bearer pw_live_${'0'.repeat(32)}`)).rejects.toMatchObject({ code: 'unauthorized' }),
+    );
+    expect(unknown.filter((line) => line.message === 'API key refused')).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
-// Template tests of what the stack gives the team that runs it: tracing, stage throttling, the dashboard, and the alarms on their topic.
+// Template tests of what the stack gives the team that runs it: tracing, stage throttling, the dashboard, the alarms on their topics, the operator's policy and the outputs.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
@@ -14,6 +16,9 @@ import { listPrices } from '#shared/cost/list-prices.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace } from '#platform/config.ts';
 import { queues } from '#platform/queues.ts';
+import { table } from '#platform/table/definition.ts';
+import { accessPatterns } from '#platform/table/access-patterns.ts';
+import { tableCallActions } from '#lib/stack/table-access.ts';
 import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 
 function synthesize(props: PricingServiceStackProps = {}) {
@@ -140,18 +145,65 @@ describe('dashboard', () => {
 });
 
 describe('alarms', () => {
-  it('the stack outputs the topic every alarm goes to, and every alarm and its recovery go there', () => {
-    const topicId = resourcesOf(template, 'AWS::SNS::Topic')[0]?.[0];
-    template.hasOutput('AlarmTopicArn', { Value: { Ref: topicId } });
+  it('the stack outputs a topic for pages and one for tickets, and every alarm and its recovery go to its severity’s', () => {
+    const topicIds = resourcesOf(template, 'AWS::SNS::Topic').map(([id]) => id);
+    expect(topicIds).toHaveLength(2);
+    const [page, ticket] = [stack.alarms.topic, stack.alarms.ticketTopic].map((topic) => stack.resolve(topic.topicArn));
+    template.hasOutput('AlarmTopicArn', { Value: page });
+    template.hasOutput('TicketTopicArn', { Value: ticket });
     expect(stack.alarms.alarms.length).toBe(alarms().length);
     for (const alarm of alarms()) {
-      expect(alarm.AlarmActions).toEqual([{ Ref: topicId }]);
-      expect(alarm.OKActions).toEqual([{ Ref: topicId }]);
-      // Silence is a failure only for a schedule, whose runs are what the alarm counts.
+      const severity = /^\[(page|ticket)\] /.exec(String(alarm.AlarmDescription))?.[1];
+      expect(severity, String(alarm.AlarmDescription)).toBeDefined();
+      const topic = severity === 'page' ? page : ticket;
+      expect(alarm.AlarmActions).toEqual([topic]);
+      expect(alarm.OKActions).toEqual([topic]);
+      expect(alarm.Tags).toContainEqual({ Key: 'severity', Value: severity });
+      // Silence is a failure only for a schedule, whose runs are what the alarm counts, and for the API's traffic.
       const counted = JSON.stringify(alarm.Metrics ?? alarm.MetricName);
-      expect(alarm.TreatMissingData).toBe(counted.includes('"Invocations"') ? 'breaching' : 'notBreaching');
+      const silenceFails = counted.includes('"Invocations"') || String(alarm.AlarmDescription).includes('received no request');
+      expect(alarm.TreatMissingData).toBe(silenceFails ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toContain('docs/operations.md');
     }
+  });
+
+  it('pages for what callers feel now, and opens tickets for one customer’s endpoint, throttled callers and retried errors', () => {
+    const severity = Object.fromEntries(stack.alarms.severities);
+    for (const paging of [
+      'RouteServerErrors',
+      'RouteLatencyOverBudget',
+      'DrainDeadLetters',
+      'DrainOldestMessageAge',
+      'WebhooksOldestMessageAge',
+      'BandsLag',
+    ])
+      expect(severity[paging], paging).toBe('page');
+    for (const ticket of [
+      'WebhooksParkedOrDisabled',
+      'CallersRateLimited',
+      'TableSystemErrors',
+      'TableThrottles',
+      'WorkerErrors',
+      'WorkerThrottles',
+      'ApiNoTraffic',
+    ])
+      expect(severity[ticket], ticket).toBe('ticket');
+  });
+
+  it('callers answered 429 in volume raise a ticket, from the count the handlers write for each', () => {
+    const [limited, ...others] = alarmsAbout(requestMetricNames.rateLimited);
+    expect(others).toEqual([]);
+    expect(limited).toMatchObject({ Threshold: alarmThresholds.rateLimitedRequests, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    expect(JSON.stringify(limited?.Metrics)).toContain(`SUM(\\"${requestMetricNames.rateLimited}\\")`);
+  });
+
+  it('an API that receives no request for hours raises a ticket', () => {
+    const [silent, ...others] = alarmsAbout('"MetricName":"Count","Namespace":"AWS/ApiGateway"').filter(
+      (alarm) => !JSON.stringify(alarm.Metrics).includes('"Resource"'),
+    );
+    expect(others).toEqual([]);
+    expect(silent).toMatchObject({ Threshold: 1, ComparisonOperator: 'LessThanThreshold', TreatMissingData: 'breaching' });
+    expect(JSON.stringify(silent?.Metrics)).toContain(`"Period":${alarmThresholds.noTrafficHours * 3600}`);
   });
 
   it('the topic accepts TLS only', () => {
@@ -191,17 +243,17 @@ describe('alarms', () => {
     expect(query).toContain(`FROM SCHEMA(\\"${metricsNamespace}\\", \\"route\\", \\"service\\")`);
   });
 
-  it('the workers’ and jobs’ Lambda errors are summed in alarms of at most 10 metrics, and throttles anywhere in the region raise one alarm', () => {
-    const errors = alarmsAbout('"MetricName":"Errors"');
-    const watched = errors.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
-    expect(watched).toHaveLength(workers.length + scheduledJobs.length);
-    for (const alarm of errors) {
-      expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
-      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  it('the workers’ and jobs’ Lambda errors and throttles are summed per function in alarms of at most 10 metrics, none account-wide', () => {
+    for (const metricName of ['Errors', 'Throttles']) {
+      const watching = alarmsAbout(`"MetricName":"${metricName}"`);
+      const watched = watching.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
+      expect(watched, metricName).toHaveLength(workers.length + scheduledJobs.length);
+      for (const metric of watched) expect(JSON.stringify(metric), metricName).toContain('"Name":"FunctionName"');
+      for (const alarm of watching) {
+        expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
+        expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      }
     }
-    const [throttles, ...others] = alarmsAbout('"MetricName":"Throttles"');
-    expect(others).toEqual([]);
-    expect(JSON.stringify(throttles?.Metrics)).not.toContain('Dimensions');
   });
 
   it('a scheduled job that does not run within three of its intervals raises an alarm, its silence counting as a miss', () => {
@@ -241,13 +293,51 @@ describe('alarms', () => {
   });
 
   it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {
-    expect(alarmsAbout('ReadThrottleEvents')).toHaveLength(1);
-    expect(alarmsAbout('WriteThrottleEvents')).toHaveLength(1);
+    const [throttles, ...more] = alarmsAbout('ReadThrottleEvents');
+    expect(more).toEqual([]);
+    expect(alarmsAbout('WriteThrottleEvents')).toEqual([throttles]);
+    // The indexes throttle apart from the table, and are counted apart.
+    for (const index of table.indexes) expect(JSON.stringify(throttles?.Metrics), index.name).toContain(`"Value":"${index.name}"`);
     const [systemErrors, ...others] = alarmsAbout('SystemErrors');
     expect(others).toEqual([]);
     const metrics = (systemErrors?.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat);
     // An alarm's math may read at most 10 metrics.
     expect(metrics.length).toBeGreaterThan(0);
     expect(metrics.length).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('the operator’s policy', () => {
+  const [[policyId, policy] = ['', undefined]] = resourcesOf(template, 'AWS::IAM::ManagedPolicy');
+  const statements = () =>
+    (policy?.Properties.PolicyDocument as { Statement: Array<{ Action: string | string[]; Resource: unknown }> }).Statement;
+  const actions = () => statements().flatMap((statement) => [statement.Action].flat());
+
+  it('is an output an operator attaches, to run the admin CLI with --aws', () => {
+    template.hasOutput('OperatorPolicyArn', { Value: { Ref: policyId } });
+  });
+
+  it('holds the catalogue’s table calls, the dead-letter handling of the queues and the webhook data key, and nothing else', () => {
+    expect(actions()).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem']));
+    expect(actions()).toEqual(
+      expect.arrayContaining(['sqs:ReceiveMessage', 'sqs:SendMessage', 'sqs:DeleteMessage', 'secretsmanager:GetSecretValue']),
+    );
+    for (const action of actions()) expect(action, action).toMatch(/^(dynamodb|sqs|secretsmanager):[A-Za-z]+$/);
+    // The table's actions are the catalogue's, whose run-once backfills Scan: no more, no fewer.
+    const catalogued = new Set(accessPatterns.flatMap((pattern) => pattern.calls).flatMap((call) => Object.values(tableCallActions[call])));
+    expect(new Set(actions().filter((action) => action.startsWith('dynamodb:')))).toEqual(catalogued);
+    expect(actions()).not.toContain('sqs:PurgeQueue');
+    expect(JSON.stringify(statements())).not.toContain('"Resource":"*"');
+  });
+});
+
+describe('the outputs', () => {
+  it('are each named in the README, which the runbooks send operators to', () => {
+    const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
+    const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>);
+    expect(outputs).toEqual(
+      expect.arrayContaining(['FunctionLogGroup', 'AccessLogGroup', 'AlarmTopicArn', 'TicketTopicArn', 'OperatorPolicyArn']),
+    );
+    for (const output of outputs) expect(readme, output).toContain(`\`${output}\``);
   });
 });

@@ -6,7 +6,7 @@ import { pathToFileURL } from 'node:url';
 import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type FunctionBundle, synthesizeBundles } from '#lib/stack/bundles.ts';
 import { functionBundling, logRetention } from '#lib/stack/constructs/service-function.ts';
 import { buildEvent } from '#lib/local/gateway.ts';
@@ -229,6 +229,9 @@ describe('bundling', () => {
     }
     return bundled;
   }
+  // esbuild runs for every function: about a minute on a quiet two-core machine, and several on a loaded one. Counts,
+  // sizes and files are what these tests judge, never how long the bundling took.
+  beforeAll(() => void realBundles(), 600_000);
   /** The files a function's row names; only routes name any. */
   const filesOf = (id: string): Readonly<Record<string, string>> => {
     const rows: ReadonlyArray<Pick<HttpRoute, 'id' | 'files'>> = [...routes, ...consoleRoutes];

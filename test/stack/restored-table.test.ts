@@ -1,6 +1,6 @@
 // Template tests of the cut-over to a restored table: `-c table=<name>` points the whole stack at an existing table.
 import { App, type CfnElement } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import cdkNag from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
 import { existingTableContextKey, PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/pricing-service-stack.ts';
@@ -139,5 +139,21 @@ describe('the stack pointed at a restored table', () => {
 
   it('refuses a context value that is not a name', () => {
     expect(() => synthesize({ [existingTableContextKey]: true })).toThrow(/takes a table name/);
+  });
+});
+
+describe('a cut-over no context file records', () => {
+  const warningsOf = (stack: PricingServiceStack) =>
+    Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('no context file of this checkout records'));
+
+  it('warns at synth, with the fix: the table name to add to cdk.json', () => {
+    const [warning, ...others] = warningsOf(pointed.stack);
+    expect(others).toEqual([]);
+    expect(JSON.stringify(warning?.entry.data)).toContain(`add \\"table\\": \\"${restored}\\" to the \\"context\\" of cdk.json`);
+  });
+
+  it('says nothing once the name is recorded, nor for a stack on its own table', () => {
+    expect(warningsOf(synthesize({ [existingTableContextKey]: restored }, { recordedTableNames: [restored] }).stack)).toEqual([]);
+    expect(warningsOf(own.stack)).toEqual([]);
   });
 });

@@ -60,17 +60,26 @@ async function findKeys(finding: Finding): Promise<ApiKeyRecord[]> {
   return [await lookup.findApiKeyByPlaintext(plaintext)].filter((key) => key !== undefined);
 }
 
+/** The name of a key created without one: what it is and when, which a person finds again in a list of keys. */
+export function defaultKeyName(family: string, now: Date): string {
+  return `${family} key, ${now.toISOString().slice(0, 10)}`;
+}
+
 export const keyCommands: readonly AdminCommand[] = [
   {
     name: 'key create',
-    usage: `  key create --workspace W --name N --family svc_live --scopes erp[,storefront][,connector] [--connector C]
-  key create --workspace W --name N --family pw_live|pw_test`,
+    usage: `  key create --workspace W [--name N] --family svc_live --scopes erp[,storefront][,connector] [--connector C]
+  key create --workspace W [--name N] --family pw_live|pw_test
+                                        without --name, the key is named for its family and day: "pw_live key, 2026-12-07"`,
     options: ['workspace', 'name', 'family', 'scopes', 'connector'],
     async prepare(args) {
+      const workspaceId = args.required('workspace');
+      const family = args.oneOf('family', keyFamilies, args.required('family'));
       const grant = {
-        workspaceId: args.required('workspace'),
-        name: args.values.name,
-        family: args.oneOf('family', keyFamilies, args.required('family')),
+        workspaceId,
+        // Optional, as every release before names were kept took it: scripts that provision keys without one still work.
+        name: args.values.name ?? defaultKeyName(family, new Date()),
+        family,
         scopes: args.eachOneOf('scopes', scopes) ?? [],
         connectorId: args.values.connector,
       };
@@ -82,8 +91,6 @@ export const keyCommands: readonly AdminCommand[] = [
         if (error instanceof ApiError && error.code === 'invalid_request') throw new UsageError(error.message);
         throw error;
       }
-      // Asked for after the grant's rules, so that a grant that could never be issued says so first.
-      args.required('name');
       return async () => {
         const { issueApiKey } = await import('#shared/api-keys/repository.ts');
         const issued = await issueApiKey(grant);

@@ -10,6 +10,7 @@ import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
 import { requestMetricNames } from '#platform/observability.ts';
 import type { QueueId } from '#platform/queues.ts';
+import { table as tableDefinition } from '#platform/table/definition.ts';
 import type { HttpRoute } from '#edge/routes.ts';
 import type { ServiceQueue } from './service-queue.ts';
 
@@ -131,17 +132,6 @@ export class ServiceMetrics {
     });
   }
 
-  /** Lambda's throttles of every function in the account and region: the concurrency this service draws on is theirs too. */
-  accountLambdaThrottles(period = FIVE_MINUTES): Metric {
-    return new Metric({
-      namespace: 'AWS/Lambda',
-      metricName: 'Throttles',
-      statistic: Stats.SUM,
-      period,
-      label: 'throttles, every function',
-    });
-  }
-
   /** Webhook deliveries parked after their last attempt, and endpoints disabled after days of failing. */
   webhookHealth(period = FIVE_MINUTES): MathExpression {
     const metric = (metricName: string) =>
@@ -211,17 +201,60 @@ export class ServiceMetrics {
     return this.service.queues;
   }
 
-  /** Read and write throttle events of the table and its indexes. */
+  /** Read and write throttle events of the table and of each of its indexes, which DynamoDB counts apart. */
   tableThrottles(period = ONE_MINUTE): MathExpression {
     const table = this.service.table;
+    const usingMetrics: Record<string, IMetric> = {
+      reads: table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period }),
+      writes: table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period }),
+    };
+    tableDefinition.indexes.forEach((index, position) => {
+      for (const [id, metricName] of [
+        [`reads${position}`, 'ReadThrottleEvents'],
+        [`writes${position}`, 'WriteThrottleEvents'],
+      ] as const) {
+        usingMetrics[id] = new Metric({
+          namespace: 'AWS/DynamoDB',
+          metricName,
+          dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
+          statistic: Stats.SUM,
+          period,
+        });
+      }
+    });
+    if (Object.keys(usingMetrics).length > 10) throw new Error('an alarm’s math reads at most 10 metrics: split the table’s throttles');
     return new MathExpression({
-      expression: 'reads + writes',
-      usingMetrics: {
-        reads: table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period }),
-        writes: table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period }),
-      },
+      expression: Object.keys(usingMetrics)
+        .map((id) => `FILL(${id}, 0)`)
+        .join(' + '),
+      usingMetrics,
       period,
-      label: 'DynamoDB throttle events',
+      label: 'DynamoDB throttle events, table and indexes',
+    });
+  }
+
+  /** Requests answered 429 over every route, as the handlers count them (`RateLimited`), one series for the service. */
+  rateLimitedRequests(period = FIVE_MINUTES): MathExpression {
+    return new MathExpression({
+      expression: [
+        `SELECT SUM("${requestMetricNames.rateLimited}") FROM SCHEMA("${metricsNamespace}", "route", "service")`,
+        `WHERE "service" = '${serviceName}'`,
+      ].join(' '),
+      usingMetrics: {},
+      period,
+      label: 'requests answered 429',
+    });
+  }
+
+  /** Every request the API's stage received, whatever its route or answer. */
+  apiRequests(period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: 'AWS/ApiGateway',
+      metricName: 'Count',
+      dimensionsMap: { ApiId: this.service.api.apiId, Stage: this.service.stage.stageName },
+      statistic: Stats.SUM,
+      period,
+      label: 'requests',
     });
   }
 

@@ -60,7 +60,7 @@ function profileText(profile: AccessProfile): string {
  * A resolved resource as cdk-nag names it in a finding: `<Logical.Arn>` for the stack's own table, the ARN with
  * `<AWS::Region>` and the like for a table the stack only names. The acknowledgement must carry the same words.
  */
-function findingText(resolved: unknown): string {
+export function findingText(resolved: unknown): string {
   if (typeof resolved === 'string') return resolved;
   const node = resolved as { 'Fn::Join'?: [string, unknown[]]; 'Fn::GetAtt'?: [string, string]; Ref?: string };
   if (node['Fn::Join']) return node['Fn::Join'][1].map(findingText).join(node['Fn::Join'][0]);

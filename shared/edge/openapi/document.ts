@@ -30,7 +30,7 @@ export function buildDocument(surface: Surface, table: readonly RouteRow[] = rou
     paths[route.path] = { ...paths[route.path], [route.method.toLowerCase()]: operationObject(route, doc, surface) };
     if (!tags.includes(doc.tag)) tags.push(doc.tag);
   }
-  const { title, description } = surfaceDocs[surface];
+  const { title, description, version } = surfaceDocs[surface];
   const unknown = unknownRoute(surface);
   const webhooks = webhooksObject();
   tags.push('Webhook events');
@@ -38,7 +38,7 @@ export function buildDocument(surface: Surface, table: readonly RouteRow[] = rou
   const usedSchemes = usedSecuritySchemes(paths);
   return {
     openapi: OPENAPI_VERSION,
-    info: { title, version: '1.0.0', description },
+    info: { title, version, description },
     servers: [{ url: '/', description: 'The host the API is served on: API Gateway’s URL (the ApiUrl output), or the local gateway.' }],
     tags: tags.map((name) => {
       const description = tagDescriptions[name];

@@ -3,6 +3,11 @@ import type { Surface } from '#platform/errors.ts';
 
 interface SurfaceDoc {
   readonly file: string;
+  /**
+   * `info.version`: the minor number moves for an additive change, the patch for words alone, the major only with a
+   * new path version; `npm run openapi:check` holds it against the released document (docs/versioning.md).
+   */
+  readonly version: string;
   readonly title: string;
   readonly description: string;
   readonly envelope: string;
@@ -11,6 +16,7 @@ interface SurfaceDoc {
 export const surfaceDocs: Readonly<Record<Surface, SurfaceDoc>> = {
   v1: {
     file: 'openapi/api-v1.json',
+    version: '1.0.0',
     title: 'Pricing service API',
     description:
       'Price serving, canonical ingest and write-backs for B2B sellers, under `/api/v1`. Every answer carries ' +
@@ -23,6 +29,7 @@ export const surfaceDocs: Readonly<Record<Surface, SurfaceDoc>> = {
   },
   overview: {
     file: 'openapi/overview-v1.json',
+    version: '1.0.0',
     title: 'Pricing service overview API',
     description:
       'The overview surface, under `/v1`: a SKU’s recommended price, and approving a price, which live keys publish ' +
