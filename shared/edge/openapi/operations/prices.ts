@@ -34,8 +34,12 @@ export const priceOperations = {
       'its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused ' +
       '(`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` ' +
       'and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not ' +
-      'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary` and ' +
-      '`explanation`, and is always held to MAP. The body nests at most 64 levels deep.',
+      'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary`, ' +
+      '`explanation` and `warnings`, and is always held to MAP. The body nests at most 64 levels deep.\n\n' +
+      'A line whose product’s last batch moved its cost or current price past the workspace’s `dataWarningFactor` ' +
+      '(3 by default) either way, from the value it was in line at, or left its price below its cost, is still priced ' +
+      'and carries `warnings`: `cost_jump`, `price_jump` or `price_below_cost`, each with a message naming both values. ' +
+      'A line without warnings has no `warnings` field.',
     tag: 'Prices',
     parameters: [
       {
@@ -177,7 +181,12 @@ export const priceOperations = {
       'moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; ' +
       '`too_thin` with a reason where no credible win model covers the product; `not_estimated` for a ' +
       'recommendation stored before impacts were computed). The impact is stored with the recommendation: asking ' +
-      'for it reads nothing more. Any other query parameter is refused.',
+      'for it reads nothing more. Any other query parameter is refused.\n\n' +
+      '`warnings` is there when the product’s data looks wrong: its last batch moved its cost (`cost_jump`) or current ' +
+      'price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way, from the value it was ' +
+      'in line at, or left its price below cost (`price_below_cost`); each message names both values. Such a ' +
+      'recommendation is to be checked, not ranked: approving it needs `"confirm": true`. A later batch that brings ' +
+      'the values back in line clears it.',
     tag: 'Recommendations',
     parameters: [
       skuInPath,
@@ -235,8 +244,8 @@ export const priceOperations = {
       'pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.\n\n' +
       'A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its ' +
       '`maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless ' +
-      'the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse ' +
-      'whatever the confirmation.\n\n' +
+      'the body says `"confirm": true`; a product whose current price is 0 always needs it, and so does any price of ' +
+      'a product with data `warnings` (see the recommendation). Floor and ceiling refuse whatever the confirmation.\n\n' +
       'When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is ' +
       '`waiting`: it publishes nothing until a different key or console user approves the same price within ' +
       `${SECOND_APPROVAL_HOURS} hours, and that second approval publishes it (answering the first approval's id, ` +
@@ -277,8 +286,9 @@ export const priceOperations = {
       guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
       ...idempotencyKeyErrors,
       confirmation_required:
-        'The price moves further from the current price than the workspace’s confirmation threshold and the body does ' +
-        'not say `"confirm": true`; the message names both prices and the move in percent. Nothing is recorded.',
+        'The price moves further from the current price than the workspace’s confirmation threshold, or the product ' +
+        'has data warnings, and the body does not say `"confirm": true`; the message names both prices and the move in ' +
+        'percent, or each warning by its code and message. Nothing is recorded.',
     },
   }),
 
