@@ -162,7 +162,8 @@ function impactSummary(recommendation: PricedRecommendation): string {
   const { impact } = recommendation;
   if (!impact) return 'not estimated yet';
   if (impact.status === 'too_thin') return 'too thin to say';
-  return `${signedMoney(impact.expectedMarginChangeCents, recommendation.currency)} margin per quote`;
+  const held = recommendation.warnings?.length ? ', not ranked until the data is checked' : '';
+  return `${signedMoney(impact.expectedMarginChangeCents, recommendation.currency)} margin per quote${held}`;
 }
 
 function pricedBody(input: ProductViewInput, recommendation: PricedRecommendation, heading: Html): Html {
