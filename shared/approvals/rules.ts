@@ -52,13 +52,6 @@ export interface PendingConfirmation {
   readonly warnings: readonly DataWarning[];
 }
 
-/** What a refusal says of the product's data warnings: each by its code and message. */
-function warningsText(pending: PendingConfirmation): string {
-  if (pending.warnings.length === 0) return '';
-  const each = pending.warnings.map((warning) => `${warning.code} (${warning.message})`).join('; ');
-  return `the data of ${pending.sku} looks wrong: ${each}. `;
-}
-
 /** The refusal of an unconfirmed large move, or of a product held by data warnings: 422 `confirmation_required`, naming both. */
 export class ConfirmationRequired extends ApiError {
   readonly pending: PendingConfirmation;
@@ -69,11 +62,13 @@ export class ConfirmationRequired extends ApiError {
       pending.changePct === null
         ? `${pending.sku} has no current price to move from`
         : `that is ${pending.changePct > 0 ? '+' : ''}${pending.changePct.toFixed(2)}% from the current price ${shown(pending.currentPriceCents)}`;
-    const large = pending.large ? `${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed. ` : '';
-    super(
-      'confirmation_required',
-      `price ${shown(pending.priceCents)}: ${warningsText(pending)}${large}Approve again with "confirm": true to publish it.`,
-    );
+    const reasons = [
+      ...(pending.large ? [`${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed`] : []),
+      ...(pending.warnings.length > 0
+        ? [`the data of ${pending.sku} looks wrong: ${pending.warnings.map((warning) => `${warning.code} (${warning.message})`).join('; ')}`]
+        : []),
+    ];
+    super('confirmation_required', `price ${shown(pending.priceCents)}: ${reasons.join('; and ')}. Approve again with "confirm": true to publish it.`);
     this.pending = pending;
   }
 }
