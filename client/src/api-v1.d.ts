@@ -17,7 +17,7 @@ export interface paths {
      * Price lines
      * @description Prices up to 100 lines in one idempotent call. Each line comes back in its place: priced (`ok: true`), with its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused (`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary`, `explanation` and `warnings`, and is always held to MAP. The body nests at most 64 levels deep.
      *
-     *     A line whose product’s last batch moved its cost or current price past the workspace’s `dataWarningFactor` (3 by default) either way, from the value it was in line at, or left its price below its cost, is still priced and carries `warnings`: `cost_jump`, `price_jump` or `price_below_cost`, each with a message naming both values. A line without warnings has no `warnings` field.
+     *     A line whose product’s data looks wrong is still priced, and carries `warnings`: its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each message names both values. Absent when there are none; a later batch that brings the values back in line clears them.
      *
      *     **Key:** A `svc_live_` key with the `erp` or `storefront` scope; a key granted it by `storefront` alone needs the workspace's `storefront` feature.
      *

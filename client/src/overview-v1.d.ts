@@ -15,7 +15,7 @@ export interface paths {
      * Read a SKU’s recommended price
      * @description The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds the rationale and the guardrails, `include=drivers` the drivers, `include=impact` the expected effect of moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; `too_thin` with a reason where no credible win model covers the product; `not_estimated` for a recommendation stored before impacts were computed). The impact is stored with the recommendation: asking for it reads nothing more. Any other query parameter is refused.
      *
-     *     `warnings` is there when the product’s data looks wrong: its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way, from the value it was in line at, or left its price below cost (`price_below_cost`); each message names both values. Such a recommendation is to be checked, not ranked: approving it needs `"confirm": true`. A later batch that brings the values back in line clears it.
+     *     `warnings` is there when the product’s data looks wrong, and approving it then needs `"confirm": true`: its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each message names both values. Absent when there are none; a later batch that brings the values back in line clears them.
      *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
@@ -1310,7 +1310,7 @@ export interface operations {
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
        *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
-       *     - `confirmation_required`: The price moves further from the current price than the workspace’s confirmation threshold, or the product has data warnings, and the body does not say `"confirm": true`; the message names both prices and the move in percent, or each warning by its code and message. Nothing is recorded.
+       *     - `confirmation_required`: The price moves past the workspace’s confirmation threshold, or the product has data warnings, without `"confirm": true`; the message names both prices and the move in percent, or each warning by code and message. Nothing is recorded.
        */
       422: {
         headers: {

@@ -65,10 +65,15 @@ export class ConfirmationRequired extends ApiError {
     const reasons = [
       ...(pending.large ? [`${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed`] : []),
       ...(pending.warnings.length > 0
-        ? [`the data of ${pending.sku} looks wrong: ${pending.warnings.map((warning) => `${warning.code} (${warning.message})`).join('; ')}`]
+        ? [
+            `the data of ${pending.sku} looks wrong: ${pending.warnings.map((warning) => `${warning.code} (${warning.message})`).join('; ')}`,
+          ]
         : []),
     ];
-    super('confirmation_required', `price ${shown(pending.priceCents)}: ${reasons.join('; and ')}. Approve again with "confirm": true to publish it.`);
+    super(
+      'confirmation_required',
+      `price ${shown(pending.priceCents)}: ${reasons.join('; and ')}. Approve again with "confirm": true to publish it.`,
+    );
     this.pending = pending;
   }
 }

@@ -57,7 +57,12 @@ describe('the data-warning rule', () => {
   it('judges a held product against the values it was last in line at, so that bringing them back clears it', () => {
     const held = judge({ costCents: 2020, currentPriceCents: 2500 });
     expect(held.basis).toEqual({ costCents: 202, currentPriceCents: 2500, currency: '' });
-    const storedHeld: StoredProductValues = { costCents: 2020, currentPriceCents: 2500, currency: '', ...(held.basis ? { basis: held.basis } : {}) };
+    const storedHeld: StoredProductValues = {
+      costCents: 2020,
+      currentPriceCents: 2500,
+      currency: '',
+      ...(held.basis ? { basis: held.basis } : {}),
+    };
     // The same wrong cost again stays held; the cost back in line clears it, although it is a tenth of the stored one.
     expect(judge({ costCents: 2020, currentPriceCents: 2500 }, storedHeld).warnings.map((warning) => warning.code)).toEqual(['cost_jump']);
     expect(judge({ costCents: 205, currentPriceCents: 2500 }, storedHeld)).toEqual({ warnings: [] });
@@ -67,7 +72,9 @@ describe('the data-warning rule', () => {
     const below = judge({ costCents: 202, currentPriceCents: 150 }, { costCents: 202, currentPriceCents: 250, currency: '' });
     expect(below.warnings.map((warning) => warning.code)).toEqual(['price_below_cost']);
     expect(below.basis).toBeUndefined();
-    expect(judge({ costCents: 202, currentPriceCents: 250 }, { costCents: 202, currentPriceCents: 150, currency: '' })).toEqual({ warnings: [] });
+    expect(judge({ costCents: 202, currentPriceCents: 250 }, { costCents: 202, currentPriceCents: 150, currency: '' })).toEqual({
+      warnings: [],
+    });
   });
 
   it('takes the factor from the workspace setting, 3 when the workspace sets none', () => {

@@ -42,7 +42,11 @@ export async function computeRecommendations(
     const product = snapshot.products.get(sku);
     if (!product) continue;
     const current = currentPrices.get(sku);
-    const recommendation = recommendProduct(current === undefined ? product : { ...product, currentPriceCents: current }, snapshot, context);
+    const recommendation = recommendProduct(
+      current === undefined ? product : { ...product, currentPriceCents: current },
+      snapshot,
+      context,
+    );
     // The data as it stands decides, whatever the engine made of it: a product held for a check is shown as such.
     recommendations.push(product.warnings?.length ? { ...recommendation, warnings: product.warnings } : recommendation);
   }

@@ -100,7 +100,8 @@ describe('a product held by data warnings in the browser', { timeout: 300_000 },
         const held = page.getByRole('row').filter({ has: page.getByRole('link', { name: 'VALVE-1', exact: true }) });
         expect(await held.getByText('check the data').count()).toBe(1);
         expect(await page.getByRole('checkbox', { name: 'Select VALVE-1' }).count()).toBe(0);
-        for (const sku of ['VALVE-2', 'VALVE-3']) expect(await page.getByRole('checkbox', { name: `Select ${sku}` }).isChecked()).toBe(true);
+        for (const sku of ['VALVE-2', 'VALVE-3'])
+          expect(await page.getByRole('checkbox', { name: `Select ${sku}` }).isChecked()).toBe(true);
         // Ranked below every product with an impact to rank, whatever its own estimate says.
         const order = await page.locator('table.recommendations tbody th[scope="row"] a').allTextContents();
         expect(order).toEqual(['VALVE-2', 'VALVE-3', 'VALVE-1']);

@@ -58,7 +58,10 @@ function market(): SampleCatalogue {
 }
 
 /** Stages and commits a batch, waits for its recommendations, and answers its status. */
-async function sync(workspace: TestWorkspace, catalogue: Partial<SampleCatalogue>): Promise<{ batchId: string; status: ApiResponse['json'] }> {
+async function sync(
+  workspace: TestWorkspace,
+  catalogue: Partial<SampleCatalogue>,
+): Promise<{ batchId: string; status: ApiResponse['json'] }> {
   const batchId = await openBatchWith(workspace.keys.connector);
   await stageCatalogue(workspace.keys.connector, batchId, { product: [], customer: [], quote: [], order: [], ...catalogue });
   await commitBatch(workspace.keys.connector, batchId);
@@ -86,7 +89,12 @@ async function impactOrdering(workspaceId: string): Promise<{ skus: string[]; ra
 
 /** The landing page's "Largest expected impact" panel, as a pricing manager reads it. */
 async function landingGains(workspaceId: string): Promise<string> {
-  const user = await createConsoleUser({ workspaceId, email: `warnings-${randomUUID()}@example.com`, roles: ['pricing'], password: `p-${randomUUID()}` });
+  const user = await createConsoleUser({
+    workspaceId,
+    email: `warnings-${randomUUID()}@example.com`,
+    roles: ['pricing'],
+    password: `p-${randomUUID()}`,
+  });
   const browser = new ConsoleBrowser();
   expect((await browser.signIn(user.email, user.password)).status).toBe(303);
   const landing = await browser.get('/console');
@@ -116,7 +124,10 @@ describe('a batch that multiplies a cost or a current price by 10', () => {
     ]);
     const price = await getPrice(seller.keys.pwLive, PRICE_TYPO.sku, '?include=rationale');
     expect(price.json.warnings).toEqual([
-      { code: 'price_jump', message: expect.stringContaining('current price 181.80 USD is 10 times the price it was in line at, 18.18 USD') },
+      {
+        code: 'price_jump',
+        message: expect.stringContaining('current price 181.80 USD is 10 times the price it was in line at, 18.18 USD'),
+      },
     ]);
     expect((await getPrice(seller.keys.pwLive, IN_LINE.sku)).json).not.toHaveProperty('warnings');
   });

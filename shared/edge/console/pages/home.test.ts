@@ -137,7 +137,12 @@ describe('the landing page', () => {
 
   it('leaves out a product held by data warnings, whatever gain a row of it says', () => {
     const gaining = work().topImpact[0];
-    const held = { ...gaining, sku: 'TYPO', expectedMarginChangeCents: 90_000, warnings: ['cost_jump'] } as MorningWork['topImpact'][number];
+    const held = {
+      ...gaining,
+      sku: 'TYPO',
+      expectedMarginChangeCents: 90_000,
+      warnings: ['cost_jump'],
+    } as MorningWork['topImpact'][number];
     const markup = page({ topImpact: [held, ...(gaining ? [gaining] : [])] });
     expect(markup).not.toContain('/console/recommendations/TYPO');
     expectShown(markup, '<a href="/console/recommendations/LAMP-1">LAMP-1</a>');

@@ -115,7 +115,11 @@ describe('the confirmation step', () => {
       large: false,
       warnings: [warning],
     };
-    const outcome = confirmationStep(new ConfirmationRequired(pending), { action: '/console/recommendations/BOLT', entered: '3.00', csrfToken: 'tok' });
+    const outcome = confirmationStep(new ConfirmationRequired(pending), {
+      action: '/console/recommendations/BOLT',
+      entered: '3.00',
+      csrfToken: 'tok',
+    });
     const body = outcome?.kind === 'render' ? String(outcome.view.body) : '';
     expect(body).toContain('Check the data of BOLT');
     expect(body).toContain('cost_jump');

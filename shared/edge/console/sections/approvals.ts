@@ -150,7 +150,10 @@ export function confirmationView(input: ConfirmationForm & { readonly pending: P
   const { pending } = input;
   const change = pending.changePct === null ? 'from no current price' : signedPct(pending.changePct);
   const large = pending.large
-    ? alert('error', `This price moves ${pending.sku} further from its current price than the ${pending.thresholdPct}% an approval may move it unconfirmed.`)
+    ? alert(
+        'error',
+        `This price moves ${pending.sku} further from its current price than the ${pending.thresholdPct}% an approval may move it unconfirmed.`,
+      )
     : '';
   const body = html`<p class="breadcrumb"><a href="${input.action}">${pending.sku}</a></p>
     <h1>${pending.large ? 'Confirm a large price change' : 'Confirm a price over data warnings'}</h1>

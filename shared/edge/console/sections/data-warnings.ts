@@ -9,8 +9,8 @@ export function dataWarningsSection(recommendation: Recommendation): Html {
   return html`<section class="data-warnings" role="alert" aria-labelledby="data-warnings-heading">
     <h2 id="data-warnings-heading">Check the data</h2>
     <p>
-      The last batch brought values that look wrong, so this recommendation is held: it is in no ranking of expected impact nor in
-      bulk approval, and approving it asks you to confirm each warning. It clears when a later batch brings the values back in line.
+      The last batch brought values that look wrong, so this recommendation is held: it is in no ranking of expected impact nor in bulk
+      approval, and approving it asks you to confirm each warning. It clears when a later batch brings the values back in line.
     </p>
     <ul>
       ${warnings.map((warning) => html`<li><code>${warning.code}</code>: ${warning.message}</li>`)}

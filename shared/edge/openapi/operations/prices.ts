@@ -13,7 +13,7 @@ import { PriceResponseSchema } from '#shared/prices/schema.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
 import { IdempotencyKeySchema, IncludeSchema } from '#edge/openapi/inputs.ts';
-import { idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
+import { DATA_WARNINGS, idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
 import { APPROVAL_ID, CONNECTOR_ID, RECOMMENDATION_DECISION_ID, TASK_ID } from './examples.ts';
 
 /** The SKU in the path of the overview's reads of one product. */
@@ -36,10 +36,7 @@ export const priceOperations = {
       'and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not ' +
       'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary`, ' +
       '`explanation` and `warnings`, and is always held to MAP. The body nests at most 64 levels deep.\n\n' +
-      'A line whose product’s last batch moved its cost or current price past the workspace’s `dataWarningFactor` ' +
-      '(3 by default) either way, from the value it was in line at, or left its price below its cost, is still priced ' +
-      'and carries `warnings`: `cost_jump`, `price_jump` or `price_below_cost`, each with a message naming both values. ' +
-      'A line without warnings has no `warnings` field.',
+      `A line whose product’s data looks wrong is still priced, and carries \`warnings\`: ${DATA_WARNINGS}`,
     tag: 'Prices',
     parameters: [
       {
@@ -182,11 +179,7 @@ export const priceOperations = {
       '`too_thin` with a reason where no credible win model covers the product; `not_estimated` for a ' +
       'recommendation stored before impacts were computed). The impact is stored with the recommendation: asking ' +
       'for it reads nothing more. Any other query parameter is refused.\n\n' +
-      '`warnings` is there when the product’s data looks wrong: its last batch moved its cost (`cost_jump`) or current ' +
-      'price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way, from the value it was ' +
-      'in line at, or left its price below cost (`price_below_cost`); each message names both values. Such a ' +
-      'recommendation is to be checked, not ranked: approving it needs `"confirm": true`. A later batch that brings ' +
-      'the values back in line clears it.',
+      `\`warnings\` is there when the product’s data looks wrong, and approving it then needs \`"confirm": true\`: ${DATA_WARNINGS}`,
     tag: 'Recommendations',
     parameters: [
       skuInPath,
@@ -286,9 +279,8 @@ export const priceOperations = {
       guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
       ...idempotencyKeyErrors,
       confirmation_required:
-        'The price moves further from the current price than the workspace’s confirmation threshold, or the product ' +
-        'has data warnings, and the body does not say `"confirm": true`; the message names both prices and the move in ' +
-        'percent, or each warning by its code and message. Nothing is recorded.',
+        'The price moves past the workspace’s confirmation threshold, or the product has data warnings, without `"confirm": ' +
+        'true`; the message names both prices and the move in percent, or each warning by code and message. Nothing is recorded.',
     },
   }),
 
