@@ -68,6 +68,15 @@ describe('the data-warning rule', () => {
     expect(judge({ costCents: 205, currentPriceCents: 2500 }, storedHeld)).toEqual({ warnings: [] });
   });
 
+  it('takes a current price an approved write-back set as in line, so that the next batch sending it clears the jump', () => {
+    const held = judge({ costCents: 202, currentPriceCents: 17_900 });
+    const basis = held.basis ?? stored;
+    const written: StoredProductValues = { costCents: 202, currentPriceCents: 13_425, currency: '', basis, writtenBackPriceCents: 13_425 };
+    expect(judge({ costCents: 202, currentPriceCents: 13_425 }, written)).toEqual({ warnings: [] });
+    // Until a write-back sets it, the same price stays held against the basis.
+    expect(judge({ costCents: 202, currentPriceCents: 13_425 }, { ...written, writtenBackPriceCents: undefined }).warnings).toHaveLength(1);
+  });
+
   it('clears a price below cost as soon as the price is above the cost again', () => {
     const below = judge({ costCents: 202, currentPriceCents: 150 }, { costCents: 202, currentPriceCents: 250, currency: '' });
     expect(below.warnings.map((warning) => warning.code)).toEqual(['price_below_cost']);

@@ -30,6 +30,8 @@ export interface WarningBasis {
 /** The product as stored before the batch: its values, and the basis it carries while it is held. */
 export interface StoredProductValues extends WarningBasis {
   readonly basis?: WarningBasis;
+  /** The price an applied write-back set, kept until the next batch replaces the item: a person approved it. */
+  readonly writtenBackPriceCents?: number;
 }
 
 export interface ProductValues {
@@ -72,7 +74,12 @@ export function judgeProductData(
   baseCurrency: string,
 ): WarningJudgement {
   const currency = next.currency || baseCurrency;
-  const from = stored?.basis ?? stored;
+  const held = stored?.basis ?? stored;
+  // A current price an approved write-back set is in line, whatever the basis held: a person confirmed it.
+  const from =
+    held && stored?.writtenBackPriceCents !== undefined && stored.writtenBackPriceCents === stored.currentPriceCents
+      ? { ...held, currentPriceCents: stored.currentPriceCents }
+      : held;
   const comparable = from !== undefined && from.currency === (next.currency ?? '');
   const warnings: DataWarning[] = [];
   const costJumps = comparable && jumps(next.costCents, from.costCents, factor);

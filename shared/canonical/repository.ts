@@ -36,7 +36,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
     skus.map((sku) => keys.product(workspaceId, sku)),
     {
       consistent: true,
-      projection: '#sku, #bands, #cost, #price, #currency, #basis',
+      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved',
       names: {
         '#sku': 'sku',
         '#bands': 'segmentBands',
@@ -44,6 +44,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
         '#price': 'currentPriceCents',
         '#currency': 'currency',
         '#basis': 'warningBasis',
+        '#approved': 'writtenBackPriceCents',
       },
     },
   );
@@ -55,6 +56,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
         currentPriceCents: Number(item.currentPriceCents ?? 0),
         currency: typeof item.currency === 'string' ? item.currency : '',
         ...(basis ? { basis } : {}),
+        ...(typeof item.writtenBackPriceCents === 'number' ? { writtenBackPriceCents: item.writtenBackPriceCents } : {}),
       };
       return [item.sku as string, { ...(typeof item.segmentBands === 'string' ? { segmentBands: item.segmentBands } : {}), values }];
     }),

@@ -89,7 +89,7 @@ async function resolveExternalIds(workspaceId: string, externalIds: readonly str
 }
 
 function productView(item: Record<string, unknown>): ProductView {
-  const { segmentBands, warnings, warningBasis: _basis, ...fields } = item;
+  const { segmentBands, warnings, warningBasis: _basis, writtenBackPriceCents: _approved, ...fields } = item;
   return {
     ...(fields as unknown as Omit<ProductView, 'segmentBands' | 'warnings'>),
     segmentBands: decodeBandMap(segmentBands),

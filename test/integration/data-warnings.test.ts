@@ -10,7 +10,7 @@ import { ConsoleBrowser } from './console-session.ts';
 import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
 import { okLines, pricesCall } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
-import { approve, getPrice } from './writebacks-support.ts';
+import { ack, approve, claim, claimedTasks, getPrice } from './writebacks-support.ts';
 import { readWorkspaceItems } from './workspace-items.ts';
 
 const DAY_MS = 86_400_000;
@@ -208,5 +208,18 @@ describe('a batch that multiplies a cost or a current price by 10', () => {
     const shown = await getPrice(seller.keys.pwLive, COST_TYPO.sku);
     const small = await approve(seller.keys.pwLive, { sku: COST_TYPO.sku, price: shown.json.recommended_price });
     expect(small.status, small.text).toBe(200);
+  });
+
+  it('takes a price approved over a jump, once written back, as in line: the batch that then sends it clears the warning', async () => {
+    const jumped = await sync(seller, { product: [{ ...IN_LINE, currentPriceCents: 18_180 }] });
+    expect(jumped.status.warnedProducts).toBe(1);
+    const price = (await getPrice(seller.keys.pwLive, IN_LINE.sku)).json.recommended_price as number;
+    expect((await approve(seller.keys.pwLive, { sku: IN_LINE.sku, price, confirm: true })).status).toBe(200);
+    const [task] = claimedTasks(await claim(seller.keys.connector, { limit: 10 })).filter((claimed) => claimed.productSku === IN_LINE.sku);
+    expect(task, 'the approval published a task').toBeDefined();
+    expect((await ack(seller.keys.connector, [{ id: task?.id, ok: true }])).json).toMatchObject({ applied: 1 });
+    const applied = await sync(seller, { product: [{ ...IN_LINE, currentPriceCents: Math.round(price * 100) }] });
+    expect(applied.status.warnedProducts).toBe(0);
+    expect((await getPrice(seller.keys.pwLive, IN_LINE.sku)).json).not.toHaveProperty('warnings');
   });
 });
