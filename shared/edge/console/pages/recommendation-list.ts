@@ -121,7 +121,10 @@ function stateCell(approval: SkuApproval | undefined): Html {
 /** The recommended price, or what stands in its place: no cost to price from, or data to check first. */
 function recommendedText(row: CatalogueRow): Html | string {
   if (row.recommendedPriceCents === undefined) return 'not priced (no cost)';
-  if (row.warnings?.length) return html`<span class="status status-failed check-data">check the data</span> (${row.warnings.join(', ')})`;
+  // The codes are for a wide screen: on a phone the card keeps to the words, and the product page names each warning.
+  if (row.warnings?.length)
+    return html`<span class="status status-failed check-data">check the data</span
+      ><span class="wide-only"> (${row.warnings.join(', ')})</span>`;
   return money(row.recommendedPriceCents, row.currency);
 }
 
