@@ -15,7 +15,9 @@ export interface paths {
     put?: never;
     /**
      * Price lines
-     * @description Prices up to 100 lines in one idempotent call. Each line comes back in its place: priced (`ok: true`), with its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused (`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary` and `explanation`, and is always held to MAP. The body nests at most 64 levels deep.
+     * @description Prices up to 100 lines in one idempotent call. Each line comes back in its place: priced (`ok: true`), with its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused (`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary`, `explanation` and `warnings`, and is always held to MAP. The body nests at most 64 levels deep.
+     *
+     *     A line whose product’s data looks wrong is still priced, and carries `warnings`: its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each message names both values. Absent when there are none; a later batch that brings the values back in line clears them.
      *
      *     **Key:** A `svc_live_` key with the `erp` or `storefront` scope; a key granted it by `storefront` alone needs the workspace's `storefront` feature.
      *
@@ -93,7 +95,7 @@ export interface paths {
     };
     /**
      * Read a batch’s status
-     * @description Where a batch stands: its state, its kinds in rank order and its counts, with the moments it was committed, drained and had its bands recomputed once they are known. `error` is present only when it failed. Reading an open batch past its 24 hours records it as failed.
+     * @description Where a batch stands: its state, its kinds in rank order and its counts, with the moments it was committed, drained and had its bands recomputed once they are known. `error` is present only when it failed. Reading an open batch past its 24 hours records it as failed. From its first checkpoint on, `warnedProducts` counts the products the drain wrote with data warnings (a cost or current price moved past the workspace’s `dataWarningFactor`, or a price below cost): their recommendations are held for a check.
      *
      *     **Key:** A `svc_live_` key with the `connector` scope.
      *
@@ -287,7 +289,7 @@ export interface webhooks {
     put?: never;
     /**
      * The `batch.drained` event
-     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow.
+     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow. `warnedProducts` counts the products it left with data warnings, held until their data is checked.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `batch.drained`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */
@@ -507,6 +509,7 @@ export interface components {
         connectorId: string;
         recordCount: number;
         drainedCount: number;
+        warnedProducts: number;
         /** Format: date-time */
         drainedAt: string;
       };
@@ -575,6 +578,7 @@ export interface components {
           thresholdPct: number;
           changePct: number | null;
           currentPriceCents: number;
+          warnings?: ('cost_jump' | 'price_jump' | 'price_below_cost')[];
         } | null;
         secondApprover: {
           approvedBy: {
@@ -721,6 +725,11 @@ export interface components {
       /** @enum {string} */
       confidence: 'high' | 'medium' | 'low';
       confidenceScore: number;
+      warnings?: {
+        /** @enum {string} */
+        code: 'cost_jump' | 'price_jump' | 'price_below_cost';
+        message: string;
+      }[];
       /** @constant */
       ok: true;
     };
@@ -866,6 +875,7 @@ export interface components {
       /** Format: date-time */
       drainedAt?: string;
       drainedCount?: number;
+      warnedProducts?: number;
       /** Format: date-time */
       pricesFreshAt?: string;
       /** Format: date-time */
@@ -1338,6 +1348,7 @@ export interface operations {
            *           "committedAt": "2026-10-05T09:00:04.120Z",
            *           "drainedAt": "2026-10-05T09:00:05.310Z",
            *           "drainedCount": 4,
+           *           "warnedProducts": 0,
            *           "bandsRecomputedAt": "2026-10-05T09:00:06.002Z"
            *         }
            *       ],
@@ -1360,6 +1371,7 @@ export interface operations {
               /** Format: date-time */
               drainedAt?: string;
               drainedCount?: number;
+              warnedProducts?: number;
               /** Format: date-time */
               pricesFreshAt?: string;
               /** Format: date-time */
@@ -1845,6 +1857,7 @@ export interface operations {
            *       "committedAt": "2026-10-05T09:00:04.120Z",
            *       "drainedAt": "2026-10-05T09:00:05.310Z",
            *       "drainedCount": 4,
+           *       "warnedProducts": 0,
            *       "bandsRecomputedAt": "2026-10-05T09:00:06.002Z"
            *     }
            */

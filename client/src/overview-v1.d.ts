@@ -15,6 +15,8 @@ export interface paths {
      * Read a SKU’s recommended price
      * @description The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds the rationale and the guardrails, `include=drivers` the drivers, `include=impact` the expected effect of moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; `too_thin` with a reason where no credible win model covers the product; `not_estimated` for a recommendation stored before impacts were computed). The impact is stored with the recommendation: asking for it reads nothing more. Any other query parameter is refused.
      *
+     *     `warnings` is there when the product’s data looks wrong, and approving it then needs `"confirm": true`: its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` (3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each message names both values. Absent when there are none; a later batch that brings the values back in line clears them.
+     *
      *     **Key:** A `pw_live_` or `pw_test_` key; the workspace needs the `overview` feature.
      *
      *     **Errors:** 400 `bad_request`, 401 `unauthorized`, 402 `subscription_inactive`, 403 `feature_not_enabled`, 404 `not_found`, 429 `rate_limited`, 500 `server_error`.
@@ -41,7 +43,7 @@ export interface paths {
      * Approve a price
      * @description Approves a price for a SKU, the recommended one or any other within its floor and ceiling. A live (`pw_live_`) approval creates a write-back task for each connector that receives write-backs and cancels their older pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.
      *
-     *     A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its `maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse whatever the confirmation.
+     *     A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its `maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless the body says `"confirm": true`; a product whose current price is 0 always needs it, and so does any price of a product with data `warnings` (see the recommendation). Floor and ceiling refuse whatever the confirmation.
      *
      *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until a different key or console user approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.
      *
@@ -333,7 +335,7 @@ export interface webhooks {
     put?: never;
     /**
      * The `batch.drained` event
-     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow.
+     * @description Every staged record of a batch was applied to the canonical data; bands and recommendations follow. `warnedProducts` counts the products it left with data warnings, held until their data is checked.
      *
      *     Sent to every enabled endpoint of the workspace subscribed to `batch.drained`, at least once. Attempts: at once, +5 s, +5 min, +30 min, +2 h, +5 h, +10 h, +10 h, +10 h, +10 h, +12 h, +12 h; after the last the delivery is parked (redeliver it with the admin CLI) and the endpoint marked failing; one failing for 5 days is disabled.
      */
@@ -553,6 +555,7 @@ export interface components {
         connectorId: string;
         recordCount: number;
         drainedCount: number;
+        warnedProducts: number;
         /** Format: date-time */
         drainedAt: string;
       };
@@ -621,6 +624,7 @@ export interface components {
           thresholdPct: number;
           changePct: number | null;
           currentPriceCents: number;
+          warnings?: ('cost_jump' | 'price_jump' | 'price_below_cost')[];
         } | null;
         secondApprover: {
           approvedBy: {
@@ -792,6 +796,11 @@ export interface components {
       };
       drivers?: components['schemas']['Driver'][];
       impact?: components['schemas']['PriceImpact'];
+      warnings?: {
+        /** @enum {string} */
+        code: 'cost_jump' | 'price_jump' | 'price_below_cost';
+        message: string;
+      }[];
     };
     PriceImpact:
       | {
@@ -1301,7 +1310,7 @@ export interface operations {
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
        *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
-       *     - `confirmation_required`: The price moves further from the current price than the workspace’s confirmation threshold and the body does not say `"confirm": true`; the message names both prices and the move in percent. Nothing is recorded.
+       *     - `confirmation_required`: The price moves past the workspace’s confirmation threshold, or the product has data warnings, without `"confirm": true`; the message names both prices and the move in percent, or each warning by code and message. Nothing is recorded.
        */
       422: {
         headers: {
@@ -1445,6 +1454,7 @@ export interface operations {
               confirmation: {
                 threshold_pct: number;
                 change_pct: number | null;
+                warnings?: ('cost_jump' | 'price_jump' | 'price_below_cost')[];
               } | null;
               second_approval: {
                 threshold_pct: number;

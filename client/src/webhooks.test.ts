@@ -25,6 +25,7 @@ const drained = {
     connectorId: 'con_1',
     recordCount: 2,
     drainedCount: 2,
+    warnedProducts: 0,
     drainedAt: '2026-11-24T10:15:03.120Z',
   },
 } satisfies BatchDrainedEvent;

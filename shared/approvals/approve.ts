@@ -110,7 +110,10 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
     priceCents,
     currentPriceCents: recommendation.currentPriceCents,
   };
-  const confirmation = confirmMove(move, thresholds, request.confirm);
+  // A bulk approval (the one that carries what it showed) never confirms data warnings: each is confirmed on its own.
+  const warnings = recommendation.warnings ?? [];
+  const confirm = seen !== undefined && warnings.length > 0 ? false : request.confirm;
+  const confirmation = confirmMove(move, thresholds, confirm, warnings);
   const livemode = principal.family === 'pw_live';
   const connectors =
     livemode && workspace.features.includes('writebacks')

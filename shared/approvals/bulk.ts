@@ -1,6 +1,7 @@
 // Approving a selection of SKUs in one step: its bound, what each approval would do and be worth, and one approval per SKU through approvePrice, once per confirmation however often it is sent.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
+import type { DataWarning } from '#shared/canonical/data-warnings.ts';
 import { randomBase62 } from '#platform/ids.ts';
 import { getItems, inParallel } from '#platform/table/bulk.ts';
 import { keys, skuOfProductKey } from '#platform/table/keys.ts';
@@ -83,6 +84,12 @@ export function bulkLine(recommendation: PricedRecommendation, thresholds: Appro
   };
 }
 
+/** Why a product held by data warnings is left out of a bulk approval: each warning, and where it can be approved. */
+function heldReason(warnings: readonly DataWarning[]): string {
+  const each = warnings.map((warning) => `${warning.code}: ${warning.message}`).join(' ');
+  return `Check the data: ${each} Approve it on its own page, where the confirmation names each warning.`;
+}
+
 /** The confirmation step's content: the lines it approves, what it leaves out and why, and the large-change threshold. */
 export interface BulkReview {
   readonly lines: BulkLine[];
@@ -109,6 +116,7 @@ export async function reviewSelection(workspace: Pick<Workspace, 'workspaceId' |
     const recommendation = found.get(sku);
     if (!recommendation) skipped.push({ sku, reason: 'No recommendation for this product.' });
     else if (recommendation.status === 'unpriced') skipped.push({ sku, reason: 'Not priced: the product has no cost.' });
+    else if (recommendation.warnings?.length) skipped.push({ sku, reason: heldReason(recommendation.warnings) });
     else lines.push(bulkLine(recommendation, thresholds));
   }
   return { lines, skipped, confirmPct: thresholds.confirmPct };

@@ -1,5 +1,6 @@
 // A SKU's approval history: its approvals newest first, a page at a time, each with what became of every connector's task.
 import * as v from 'valibot';
+import { dataWarningCodes } from '#shared/canonical/data-warnings.ts';
 import { ApiError } from '#platform/errors.ts';
 import { decodeCursor, encodeCursor, pageLimitSchema, PageCursorSchema, readPageLimit } from '#platform/pages.ts';
 import { toDecimalAmount } from '#shared/pricing/currency.ts';
@@ -111,7 +112,14 @@ export const ApprovalHistoryEntrySchema = v.strictObject({
   /** The approved price's move from the current price, to 2 decimals; null when it is unknown or the current price was 0. */
   change_pct: v.nullable(v.number()),
   /** The move past the confirmation threshold that the approval confirmed; null when none was needed. */
-  confirmation: v.nullable(v.strictObject({ threshold_pct: v.number(), change_pct: v.nullable(v.number()) })),
+  confirmation: v.nullable(
+    v.strictObject({
+      threshold_pct: v.number(),
+      change_pct: v.nullable(v.number()),
+      /** The codes of the data warnings the approval was confirmed over; absent when the move alone needed confirming. */
+      warnings: v.optional(v.array(v.picklist(dataWarningCodes))),
+    }),
+  ),
   /** For a move past the second-approval threshold: until when it waits, and who seconded it (null until someone does). */
   second_approval: v.nullable(
     v.strictObject({
@@ -165,7 +173,11 @@ export function approvalEntryView({ approval, tasks }: ApprovalEntry, nowMs: num
     },
     change_pct: approval.currentPriceCents === undefined ? null : moveFromCurrent(approval.priceCents, approval.currentPriceCents),
     confirmation: approval.confirmation
-      ? { threshold_pct: approval.confirmation.thresholdPct, change_pct: approval.confirmation.changePct }
+      ? {
+          threshold_pct: approval.confirmation.thresholdPct,
+          change_pct: approval.confirmation.changePct,
+          ...(approval.confirmation.warnings ? { warnings: approval.confirmation.warnings } : {}),
+        }
       : null,
     second_approval: second
       ? {

@@ -110,3 +110,33 @@ describe('who approved', () => {
     expect(approverOf({ keyId: 'key_3', approver: undefined })).toEqual({ type: 'api_key', id: 'key_3' });
   });
 });
+
+describe('the confirmation of a product held by data warnings', () => {
+  const thresholds = approvalThresholds(defaultPricingSettings);
+  const warnings = [
+    { code: 'cost_jump' as const, message: 'cost 3,000.00 USD is 10 times the cost it was in line at, 300.00 USD.' },
+    { code: 'price_below_cost' as const, message: 'current price 610.56 USD is below the cost 3,000.00 USD.' },
+  ];
+
+  it('is needed whatever the move, and the refusal names each warning by code and message', () => {
+    const error = thrownApiError(() => confirmMove({ ...move, priceCents: 61_100 }, thresholds, undefined, warnings));
+    expect(error).toBeInstanceOf(ConfirmationRequired);
+    expect(error.code).toBe('confirmation_required');
+    expect(error.message).toBe(
+      'price 611.00 USD: the data of PUMP looks wrong: cost_jump (cost 3,000.00 USD is 10 times the cost it was in line at, 300.00 USD.); ' +
+        'price_below_cost (current price 610.56 USD is below the cost 3,000.00 USD.). Approve again with "confirm": true to publish it.',
+    );
+    expect((error as ConfirmationRequired).pending).toMatchObject({ large: false, warnings });
+  });
+
+  it('names the large move and the warnings together, and records the codes it was confirmed over', () => {
+    const error = thrownApiError(() => confirmMove({ ...move, priceCents: 610_560 }, thresholds, false, warnings));
+    expect(error.message).toMatch(/^price 6,105\.60 USD: that is \+900\.00% .* unconfirmed; and the data of PUMP looks wrong: cost_jump/);
+    expect(confirmMove({ ...move, priceCents: 61_100 }, thresholds, true, warnings)).toEqual({
+      thresholdPct: 25,
+      changePct: 0.07,
+      warnings: ['cost_jump', 'price_below_cost'],
+    });
+    expect(confirmMove({ ...move, priceCents: 61_100 }, thresholds, undefined, [])).toBeUndefined();
+  });
+});

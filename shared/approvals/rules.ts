@@ -1,5 +1,6 @@
 // The rules an approval is held to beyond its bounds, free of storage: how far it moves the price, when that needs confirming or a second approver, and who approved.
 import { ApiError } from '#platform/errors.ts';
+import type { DataWarning } from '#shared/canonical/data-warnings.ts';
 import { formatMinorUnits } from '#shared/pricing/currency.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { Approval, ApproverIdentity, Confirmation } from './schema.ts';
@@ -45,9 +46,13 @@ export interface PendingConfirmation {
   readonly currentPriceCents: number;
   readonly changePct: number | null;
   readonly thresholdPct: number;
+  /** Whether the move goes past the threshold: a product held by data warnings needs confirming whatever its move. */
+  readonly large: boolean;
+  /** The product's data warnings, each of which the confirmation names; empty when it has none. */
+  readonly warnings: readonly DataWarning[];
 }
 
-/** The refusal of an unconfirmed large move: 422 `confirmation_required`, carrying both prices and the move. */
+/** The refusal of an unconfirmed large move, or of a product held by data warnings: 422 `confirmation_required`, naming both. */
 export class ConfirmationRequired extends ApiError {
   readonly pending: PendingConfirmation;
 
@@ -57,28 +62,42 @@ export class ConfirmationRequired extends ApiError {
       pending.changePct === null
         ? `${pending.sku} has no current price to move from`
         : `that is ${pending.changePct > 0 ? '+' : ''}${pending.changePct.toFixed(2)}% from the current price ${shown(pending.currentPriceCents)}`;
+    const reasons = [
+      ...(pending.large ? [`${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed`] : []),
+      ...(pending.warnings.length > 0
+        ? [
+            `the data of ${pending.sku} looks wrong: ${pending.warnings.map((warning) => `${warning.code} (${warning.message})`).join('; ')}`,
+          ]
+        : []),
+    ];
     super(
       'confirmation_required',
-      `price ${shown(pending.priceCents)}: ${move}, past the ${pending.thresholdPct}% an approval may move it unconfirmed. ` +
-        'Approve again with "confirm": true to publish it.',
+      `price ${shown(pending.priceCents)}: ${reasons.join('; and ')}. Approve again with "confirm": true to publish it.`,
     );
     this.pending = pending;
   }
 }
 
 /**
- * The confirmation a move needs: none within the threshold; past it, the request's `confirm` or a refusal. The
- * floor and the ceiling are checked before, and no confirmation lifts them.
+ * The confirmation a move needs: none within the threshold on data in line; past it, or on a product held by data
+ * warnings, the request's `confirm` or a refusal that names each warning. The floor and the ceiling are checked
+ * before, and no confirmation lifts them.
  */
 export function confirmMove(
-  move: Omit<PendingConfirmation, 'changePct' | 'thresholdPct'>,
+  move: Omit<PendingConfirmation, 'changePct' | 'thresholdPct' | 'large' | 'warnings'>,
   thresholds: ApprovalThresholds,
   confirm: boolean | undefined,
+  warnings: readonly DataWarning[] = [],
 ): Confirmation | undefined {
-  if (!movesPast(move.priceCents, move.currentPriceCents, thresholds.confirmPct)) return undefined;
+  const large = movesPast(move.priceCents, move.currentPriceCents, thresholds.confirmPct);
+  if (!large && warnings.length === 0) return undefined;
   const changePct = moveFromCurrent(move.priceCents, move.currentPriceCents);
-  if (confirm !== true) throw new ConfirmationRequired({ ...move, changePct, thresholdPct: thresholds.confirmPct });
-  return { thresholdPct: thresholds.confirmPct, changePct };
+  if (confirm !== true) throw new ConfirmationRequired({ ...move, changePct, thresholdPct: thresholds.confirmPct, large, warnings });
+  return {
+    thresholdPct: thresholds.confirmPct,
+    changePct,
+    ...(warnings.length === 0 ? {} : { warnings: warnings.map((warning) => warning.code) }),
+  };
 }
 
 /** The threshold that makes this move wait for a second approver, or undefined when one approval publishes it. */

@@ -1,5 +1,6 @@
 // Approvals: the body of POST /v1/prices/approve, the stored record of each approved price, and what the caller is answered.
 import * as v from 'valibot';
+import { dataWarningCodes } from '#shared/canonical/data-warnings.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { TaskIdSchema } from '#shared/writebacks/schema.ts';
 
@@ -8,7 +9,10 @@ export const ApproveRequestSchema = v.strictObject({
   sku: IdentifierSchema,
   /** A decimal amount; its minor digits are checked against the product's currency once it is known. */
   price: v.pipe(v.number('a decimal amount'), v.finite('a decimal amount'), v.gtValue(0, 'greater than 0')),
-  /** Confirms a move from the current price past the workspace's confirmation threshold; without it such a move is refused. */
+  /**
+   * Confirms a move from the current price past the workspace's confirmation threshold, or a price for a product held
+   * by data warnings; without it either is refused.
+   */
   confirm: v.optional(v.boolean('true or false')),
 });
 export type ApproveRequest = v.InferOutput<typeof ApproveRequestSchema>;
@@ -23,8 +27,15 @@ export const ApproverIdentitySchema = v.object({
 });
 export type ApproverIdentity = v.InferOutput<typeof ApproverIdentitySchema>;
 
-/** A move past the confirmation threshold, confirmed: the threshold as it stood, and the move from the current price. */
-export const ConfirmationSchema = v.object({ thresholdPct: v.number(), changePct: v.nullable(v.number()) });
+/**
+ * A confirmed approval: the threshold as it stood and the move from the current price, and the codes of the data
+ * warnings it was confirmed over (absent when the product had none: the move alone needed it).
+ */
+export const ConfirmationSchema = v.object({
+  thresholdPct: v.number(),
+  changePct: v.nullable(v.number()),
+  warnings: v.optional(v.array(v.picklist(dataWarningCodes))),
+});
 export type Confirmation = v.InferOutput<typeof ConfirmationSchema>;
 
 export const approvalStatuses = ['published', 'waiting', 'superseded', 'expired'] as const;

@@ -72,24 +72,26 @@ export async function saveCheckpoint(
   batch: Batch,
   owner: string,
   cursor: string,
-  drainedCount: number,
+  counts: { readonly drainedCount: number; readonly warnedProducts: number },
   leaseUntil: number,
 ): Promise<Batch> {
+  const { drainedCount, warnedProducts } = counts;
   const saved = await updateItem({
     Key: keys.batch(batch.workspaceId, batch.batchId),
-    UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, leaseUntil = :until',
+    UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, warnedProducts = :warned, leaseUntil = :until',
     ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
       ':cursor': cursor,
       ':count': drainedCount,
+      ':warned': warnedProducts,
       ':until': leaseUntil,
       ':owner': owner,
       ':draining': 'draining',
     },
   });
   if (saved.refused) throw saved.error;
-  return { ...batch, drainCursor: cursor, drainedCount, leaseUntil };
+  return { ...batch, drainCursor: cursor, drainedCount, warnedProducts, leaseUntil };
 }
 
 /**
@@ -152,6 +154,7 @@ export async function finishDrain(batch: Batch, owner: string, now: Date): Promi
       connectorId: batch.connectorId,
       recordCount: batch.recordCount,
       drainedCount: batch.drainedCount ?? 0,
+      warnedProducts: batch.warnedProducts ?? 0,
       drainedAt: now.toISOString(),
     },
     now,

@@ -273,8 +273,15 @@ describe('the status view', () => {
       committedAt: '2026-03-10T13:00:00.000Z',
       drainedAt: '2026-03-10T13:01:00.000Z',
       drainedCount: 5,
+      warnedProducts: 0,
     });
     expect(statusView(batch({ status: 'draining', drainedCount: 0 }))).toHaveProperty('drainedCount', 0);
+  });
+
+  it('counts the products the drain left with data warnings beside the records drained', () => {
+    const drained = batch({ status: 'drained', recordCount: 3, drainedCount: 3, warnedProducts: 2, drainedAt: '2026-03-10T13:01:00.000Z' });
+    expect(statusView(drained)).toMatchObject({ drainedCount: 3, warnedProducts: 2 });
+    expect(statusView(batch({ status: 'open' }))).not.toHaveProperty('warnedProducts');
   });
 
   it('shows the error of a failed batch', () => {

@@ -139,7 +139,7 @@ export function statusView(batch: Batch): BatchStatusView {
     createdAt: batch.createdAt,
     ...(batch.committedAt ? { committedAt: batch.committedAt } : {}),
     ...(batch.drainedAt ? { drainedAt: batch.drainedAt } : {}),
-    ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount }),
+    ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount, warnedProducts: batch.warnedProducts ?? 0 }),
     ...(batch.pricesFreshAt ? { pricesFreshAt: batch.pricesFreshAt } : {}),
     ...(batch.bandsRecomputedAt ? { bandsRecomputedAt: batch.bandsRecomputedAt } : {}),
     ...(batch.cancelledAt ? { cancelledAt: batch.cancelledAt } : {}),

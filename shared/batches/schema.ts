@@ -46,6 +46,11 @@ export const BatchSchema = v.object({
   drainedAt: v.optional(v.string()),
   /** Records written to canonical data so far; it only moves forward, with the checkpoint. */
   drainedCount: v.optional(count),
+  /**
+   * Products the drain wrote with data warnings (shared/canonical/data-warnings.ts), counted with the checkpoint; a
+   * product the batch carries twice, warned both times, counts twice.
+   */
+  warnedProducts: v.optional(count),
   /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
   drainCursor: v.optional(v.string()),
   drainAttempts: v.optional(DrainAttemptsSchema),

@@ -18,6 +18,8 @@ export const BatchStatusViewSchema = v.strictObject({
   committedAt: v.optional(moment),
   drainedAt: v.optional(moment),
   drainedCount: v.optional(counted),
+  /** Products the drain has written with data warnings so far: held for a check, and out of rankings and bulk approval. */
+  warnedProducts: v.optional(counted),
   /** Price calls answer from the bands this batch's history moved; the overview and the console follow at `bandsRecomputedAt`. */
   pricesFreshAt: v.optional(moment),
   bandsRecomputedAt: v.optional(moment),

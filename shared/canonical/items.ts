@@ -3,6 +3,7 @@ import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#s
 import type { TableItem } from '#platform/table/bulk.ts';
 import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
+import type { WarningJudgement } from './data-warnings.ts';
 
 const DAY_MS = 86_400_000;
 /** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */
@@ -21,7 +22,11 @@ function attributesJson(attributes: Record<string, unknown> | undefined): { attr
   return attributes === undefined ? {} : { attributesJson: JSON.stringify(attributes) };
 }
 
-export function productItem(record: ProductRecord, from: Provenance, segmentBands?: string): TableItem {
+/**
+ * A product's item. Its data warnings and the basis they were judged against are written only when it has any, so a
+ * product in line is the same item, and costs the same write, as before warnings existed.
+ */
+export function productItem(record: ProductRecord, from: Provenance, segmentBands?: string, judged?: WarningJudgement): TableItem {
   const { attributes, ...fields } = record;
   return {
     ...keys.product(from.workspaceId, record.sku),
@@ -30,6 +35,8 @@ export function productItem(record: ProductRecord, from: Provenance, segmentBand
     ...fields,
     ...attributesJson(attributes),
     ...(segmentBands === undefined ? {} : { segmentBands }),
+    ...(judged && judged.warnings.length > 0 ? { warnings: judged.warnings } : {}),
+    ...(judged?.basis ? { warningBasis: judged.basis } : {}),
     batchId: from.batchId,
     syncedAt: from.syncedAt,
   };

@@ -3,6 +3,7 @@ import { updateItem } from '#platform/table/commands.ts';
 import type { DocumentKind } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { basisOf, type StoredProductValues } from './data-warnings.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
 
 /** Each product's category, for the skus asked about that exist. */
@@ -18,13 +19,48 @@ export async function readCategories(workspaceId: string, skus: readonly string[
   return new Map(items.map((item) => [item.sku as string, item.category as string]));
 }
 
-/** The segment × SKU bands (JSON text) each product carries, for the products asked about that have them. */
-export async function readSegmentBands(workspaceId: string, skus: readonly string[]): Promise<Map<string, string>> {
+/** What a product's new record is written with and judged against: the bands it carries and its stored values. */
+export interface StoredProduct {
+  /** The segment × SKU bands, as JSON text; absent until its first bands job. */
+  readonly segmentBands?: string;
+  readonly values: StoredProductValues;
+}
+
+/**
+ * The stored products asked about that exist: the segment × SKU bands each carries, and its cost, current price,
+ * currency and warning basis, which its data warnings are judged against. Reading the values along with the bands
+ * costs nothing more: a read is charged by the item's size, whatever it projects.
+ */
+export async function readStoredProducts(workspaceId: string, skus: readonly string[]): Promise<Map<string, StoredProduct>> {
   const items = await getItems(
     skus.map((sku) => keys.product(workspaceId, sku)),
-    { consistent: true, projection: '#sku, segmentBands', names: { '#sku': 'sku' } },
+    {
+      consistent: true,
+      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved',
+      names: {
+        '#sku': 'sku',
+        '#bands': 'segmentBands',
+        '#cost': 'costCents',
+        '#price': 'currentPriceCents',
+        '#currency': 'currency',
+        '#basis': 'warningBasis',
+        '#approved': 'writtenBackPriceCents',
+      },
+    },
   );
-  return new Map(items.flatMap((item) => (typeof item.segmentBands === 'string' ? [[item.sku as string, item.segmentBands]] : [])));
+  return new Map(
+    items.map((item) => {
+      const basis = basisOf(item);
+      const values: StoredProductValues = {
+        costCents: Number(item.costCents ?? 0),
+        currentPriceCents: Number(item.currentPriceCents ?? 0),
+        currency: typeof item.currency === 'string' ? item.currency : '',
+        ...(basis ? { basis } : {}),
+        ...(typeof item.writtenBackPriceCents === 'number' ? { writtenBackPriceCents: item.writtenBackPriceCents } : {}),
+      };
+      return [item.sku as string, { ...(typeof item.segmentBands === 'string' ? { segmentBands: item.segmentBands } : {}), values }];
+    }),
+  );
 }
 
 /** Each customer's segment ('' when it has none), for the customers asked about that exist. */

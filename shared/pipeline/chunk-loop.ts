@@ -160,11 +160,12 @@ export class ChunkLoop {
       );
     await Promise.all(group.map((done) => recordTouched(this.leased, done.chunk.sk, done.prepared.touched, chunkExpiresAt(this.leased))));
     const records = group.reduce((sum, done) => sum + done.chunk.count, 0);
+    const warned = group.reduce((sum, done) => sum + (done.prepared.warned ?? 0), 0);
     this.leased = await saveCheckpoint(
       this.leased,
       this.owner,
       last.chunk.sk,
-      (this.leased.drainedCount ?? 0) + records,
+      { drainedCount: (this.leased.drainedCount ?? 0) + records, warnedProducts: (this.leased.warnedProducts ?? 0) + warned },
       this.leaseUntil(),
     );
     this.memory.checkpoint = last.chunk.sk;

@@ -2,6 +2,7 @@
 import { BoundedMap } from '#platform/caches.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import { readCategories, readSegments } from '#shared/canonical/repository.ts';
+import { DEFAULT_DATA_WARNING_FACTOR } from '#shared/canonical/data-warnings.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 
@@ -14,6 +15,8 @@ export class DrainMemory {
   readonly segments = new BoundedMap<string, string | null>(50_000);
   /** The workspace's adherence band, read once per drain invocation. */
   bandPct: Promise<number> | undefined;
+  /** The workspace's data-warning factor and base currency, read once per drain invocation. */
+  warningRules: Promise<DataWarningRules> | undefined;
   /** The batch's checkpoint as this attempt last saved it: the chunks at or before it are folded. */
   checkpoint: string | undefined;
   /** Other batches' checkpoints once drained or failed (null for a batch no longer stored), by batch id. */
@@ -27,6 +30,20 @@ export class DrainMemory {
 export function adherenceBandPct(from: Provenance, memory: DrainMemory): Promise<number> {
   memory.bandPct ??= getWorkspace(from.workspaceId).then((workspace) => pricingSettings(workspace?.pricing).adherenceBandPct);
   return memory.bandPct;
+}
+
+/** What a product's data warnings are judged by: the workspace's factor, and the currency of a product that names none. */
+export interface DataWarningRules {
+  readonly factor: number;
+  readonly baseCurrency: string;
+}
+
+export function dataWarningRules(from: Provenance, memory: DrainMemory): Promise<DataWarningRules> {
+  memory.warningRules ??= getWorkspace(from.workspaceId).then((workspace) => ({
+    factor: pricingSettings(workspace?.pricing).dataWarningFactor ?? DEFAULT_DATA_WARNING_FACTOR,
+    baseCurrency: workspace?.baseCurrency ?? 'USD',
+  }));
+  return memory.warningRules;
 }
 
 /** The last record for each key, in the order the keys were first seen. */

@@ -1,14 +1,16 @@
 // Preparing one chunk of staged records for canonical data: the later record for a key wins, and a rerun writes the same.
 import { customerItem, productItem, type Provenance, TouchedSet } from '#shared/canonical/items.ts';
-import { readSegmentBands } from '#shared/canonical/repository.ts';
+import { judgeProductData } from '#shared/canonical/data-warnings.ts';
+import { readStoredProducts } from '#shared/canonical/repository.ts';
 import type { CustomerRecord, EntityKind, OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
-import { type DrainMemory, lastByKey } from './memory.ts';
+import { dataWarningRules, type DrainMemory, lastByKey } from './memory.ts';
 import { prepareDocuments } from './prepare-documents.ts';
 import type { PreparedChunk } from './prepared-chunk.ts';
 
 /**
  * A product's item is replaced whole, so the segment × SKU bands it carries are read first and written with it: prices
- * keep them until the bands job after the drain recomputes them.
+ * keep them until the bands job after the drain recomputes them. The same read gives the values it is judged against:
+ * a cost or current price moved past the workspace's factor, or a price below cost, leaves it with data warnings.
  */
 async function prepareProducts(records: readonly ProductRecord[], from: Provenance, memory: DrainMemory): Promise<PreparedChunk> {
   const latest = lastByKey(records, (record) => record.sku);
@@ -19,17 +21,21 @@ async function prepareProducts(records: readonly ProductRecord[], from: Provenan
     touched.addNode(['category', record.category]);
     touched.addNode(['productRecord', record.sku]);
   }
-  const bands = await readSegmentBands(
-    from.workspaceId,
-    latest.map((record) => record.sku),
-  );
-  return {
-    puts: latest.map((record) => productItem(record, from, bands.get(record.sku))),
-    deletes: [],
-    rates: [],
-    touched,
-    documents: new Set(),
-  };
+  const [stored, rules] = await Promise.all([
+    readStoredProducts(
+      from.workspaceId,
+      latest.map((record) => record.sku),
+    ),
+    dataWarningRules(from, memory),
+  ]);
+  let warned = 0;
+  const puts = latest.map((record) => {
+    const before = stored.get(record.sku);
+    const judged = judgeProductData(record, before?.values, rules.factor, rules.baseCurrency);
+    if (judged.warnings.length > 0) warned += 1;
+    return productItem(record, from, before?.segmentBands, judged);
+  });
+  return { puts, deletes: [], rates: [], touched, documents: new Set(), warned };
 }
 
 function prepareCustomers(records: readonly CustomerRecord[], from: Provenance, memory: DrainMemory): PreparedChunk {

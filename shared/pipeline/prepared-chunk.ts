@@ -21,6 +21,8 @@ export interface PreparedChunk {
   readonly adherence?: AdherenceWork;
   /** Order chunks: what they change in their products' monthly margins, applied at the chunk's checkpoint. */
   readonly margins?: MarginWork;
+  /** Product chunks: the products written with data warnings, counted into the batch's `warnedProducts` at the checkpoint. */
+  readonly warned?: number;
 }
 
 function keyText(key: { PK?: unknown; SK?: unknown }): string {

@@ -2,6 +2,7 @@
 import { decodeBand, decodeBandMap, decodeWinLifts, readCategoryBandsItem, type StoredCategoryBands } from '#shared/bands/items.ts';
 import { BoundedMap, ExpiringCache } from '#platform/caches.ts';
 import type { Band, PricingProduct } from '#shared/pricing/model.ts';
+import { type DataWarning, warningsOf } from '#shared/canonical/data-warnings.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { keys, skuOfProductKey } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
@@ -18,6 +19,8 @@ export interface ProductView extends PricingProduct {
   readonly currency?: string;
   /** segment → segment × SKU band, kept on the product item so that reading the product reads them too. */
   readonly segmentBands: ReadonlyMap<string, Band>;
+  /** The data warnings its last batch left it with (shared/canonical/data-warnings.ts); absent or empty when it is in line. */
+  readonly warnings?: DataWarning[];
 }
 
 export interface CustomerView {
@@ -86,8 +89,12 @@ async function resolveExternalIds(workspaceId: string, externalIds: readonly str
 }
 
 function productView(item: Record<string, unknown>): ProductView {
-  const { segmentBands, ...fields } = item;
-  return { ...(fields as unknown as Omit<ProductView, 'segmentBands'>), segmentBands: decodeBandMap(segmentBands) };
+  const { segmentBands, warnings, warningBasis: _basis, writtenBackPriceCents: _approved, ...fields } = item;
+  return {
+    ...(fields as unknown as Omit<ProductView, 'segmentBands' | 'warnings'>),
+    segmentBands: decodeBandMap(segmentBands),
+    ...(warnings === undefined ? {} : { warnings: warningsOf({ warnings }) }),
+  };
 }
 
 function customerView(item: Record<string, unknown>): CustomerView {

@@ -24,6 +24,8 @@ export interface LineResult {
   readonly guardrailsApplied: PricedLine['guardrailsApplied'];
   readonly confidence: PricedLine['confidence'];
   readonly confidenceScore: number;
+  /** The product's data warnings, erp callers only (their messages name its cost); absent when it has none. */
+  readonly warnings?: ProductView['warnings'];
   readonly ok: true;
 }
 
@@ -178,6 +180,7 @@ function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapsh
   );
   const reasoning =
     context.audience === 'erp' ? { reason: priced.reason, reasonSummary: priced.reasonSummary, explanation: priced.explanation } : {};
+  const warned = context.audience === 'erp' && product.warnings?.length ? { warnings: product.warnings } : {};
   return {
     priceCents: priced.priceCents,
     currency,
@@ -186,6 +189,7 @@ function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapsh
     guardrailsApplied: priced.guardrailsApplied,
     confidence: priced.confidence,
     confidenceScore: priced.confidenceScore,
+    ...warned,
     ok: true,
   };
 }

@@ -1,5 +1,6 @@
 // What a price call answers: one result line per requested line, priced (`ok: true`) or refused (`ok: false`).
 import * as v from 'valibot';
+import { DataWarningSchema } from '#shared/canonical/data-warnings.ts';
 import { MAX_LINES_PER_CALL } from './request.ts';
 
 const wholeMinorUnits = v.pipe(v.number(), v.safeInteger(), v.minValue(0));
@@ -46,6 +47,12 @@ export const PricedLineSchema = v.strictObject({
   guardrailsApplied: v.array(GuardrailSchema),
   confidence: ConfidenceSchema,
   confidenceScore: v.pipe(v.number(), v.minValue(0), v.maxValue(1)),
+  /**
+   * The product's data warnings, when its last batch moved its cost or current price past the workspace's factor or
+   * left its price below cost: the price is still computed, from data that looks wrong. Absent when there are none,
+   * and for storefront keys (the messages name the cost).
+   */
+  warnings: v.optional(v.array(DataWarningSchema)),
   ok: v.literal(true),
 });
 export type PricedLineView = v.InferOutput<typeof PricedLineSchema>;

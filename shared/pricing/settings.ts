@@ -52,6 +52,11 @@ export const PricingSettingsSchema = v.strictObject({
   approvalConfirmPct: v.optional(percent(0, 100_000)),
   /** A move past this percent from the current price waits for a second approver; absent, one approval always publishes. */
   secondApprovalPct: v.optional(percent(0, 100_000)),
+  /**
+   * A batch that moves a product's cost or current price past this factor, either way, from the value it was in line
+   * at, leaves it with a data warning (shared/canonical/data-warnings.ts); absent, 3.
+   */
+  dataWarningFactor: v.optional(v.pipe(finite, v.minValue(1.01), v.maxValue(1000))),
 });
 export type PricingSettings = v.InferOutput<typeof PricingSettingsSchema>;
 

@@ -45,8 +45,10 @@ export interface CatalogueRow {
   readonly recommendedPriceCents?: number;
   readonly changePct: number | null;
   readonly confidence?: 'high' | 'medium' | 'low';
-  /** The impact's expected margin change per quote, in the product's minor units; absent unless estimated. */
+  /** The impact's expected margin change per quote, in the product's minor units; absent unless estimated, or while held. */
   readonly expectedMarginChangeCents?: number;
+  /** The codes of the product's data warnings: "check the data", out of the impact ranking and bulk selection. */
+  readonly warnings?: readonly string[];
 }
 
 export interface CataloguePage {
@@ -121,14 +123,18 @@ export function catalogueRow(recommendation: Recommendation): CatalogueRow {
     currency: recommendation.currency,
     currentPriceCents: recommendation.currentPriceCents,
   };
-  if (recommendation.status === 'unpriced') return { ...common, changePct: null };
+  // Codes only: a row is read a page at a time, and its size decides what a page of the list costs.
+  const warnings = recommendation.warnings?.length ? { warnings: recommendation.warnings.map((warning) => warning.code) } : {};
+  if (recommendation.status === 'unpriced') return { ...common, changePct: null, ...warnings };
   return {
     ...common,
     recommendedPriceCents: recommendation.recommendedPriceCents,
     changePct: changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents),
     confidence: recommendation.confidence,
-    ...(recommendation.impact?.status === 'estimated'
+    // An impact computed from data that looks wrong is no gain to rank: it is left out until the data is in line.
+    ...(recommendation.impact?.status === 'estimated' && !recommendation.warnings?.length
       ? { expectedMarginChangeCents: recommendation.impact.expectedMarginChangeCents }
       : {}),
+    ...warnings,
   };
 }

@@ -80,6 +80,7 @@ const RowSchema = v.object({
   changePct: v.nullable(v.number()),
   confidence: v.optional(v.picklist(['high', 'medium', 'low'])),
   expectedMarginChangeCents: v.optional(v.number()),
+  warnings: v.optional(v.array(v.string())),
   listSk: v.string(),
 });
 

@@ -91,6 +91,18 @@ describe('the ordering by expected impact', () => {
     }
   });
 
+  it('ranks no product held by data warnings, however large its estimate: its row carries the codes and no impact', () => {
+    const warnings = [{ code: 'cost_jump' as const, message: 'cost 100.00 USD is 10 times the cost it was in line at, 10.00 USD.' }];
+    const held = priced('TYPO', { impact: estimated(900_000), warnings });
+    expect(impactSortKey(held, 'TYPO').startsWith(NO_CHANGE_PREFIX)).toBe(true);
+    const rows = recommendationRows('ws_1', held);
+    for (const row of rows) {
+      expect(row.warnings).toEqual(['cost_jump']);
+      expect(row).not.toHaveProperty('expectedMarginChangeCents');
+    }
+    expect(recommendationRows('ws_1', priced('FINE', { impact: estimated(10) }))[0]).not.toHaveProperty('warnings');
+  });
+
   it('is written as rows of its own, over the workspace and within the category, carrying the expected margin change', () => {
     const rows = recommendationRows('ws_1', priced('GAIN', { impact: estimated(250) }));
     expect(rows).toHaveLength(orderings.length);

@@ -52,10 +52,11 @@ export function changeOfSortKey(sortKey: string): number | undefined {
 
 /**
  * The expected margin change per quote in units of the workspace's base currency (to the ten-thousandth), so that
- * products in different currencies compare. Without an estimate, or without a rate to the base, it sorts after every
- * number.
+ * products in different currencies compare. Without an estimate, without a rate to the base, or held by data warnings,
+ * it sorts after every number: a product whose data looks wrong is in no ranking of gains.
  */
 export function impactSortKey(recommendation: Recommendation, sku: string): string {
+  if (recommendation.warnings?.length) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
   const impact = recommendation.status === 'priced' ? recommendation.impact : undefined;
   const rate = recommendation.status === 'priced' ? recommendation.exchangeRateToBase : undefined;
   if (impact?.status !== 'estimated' || rate === undefined) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;

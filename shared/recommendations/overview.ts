@@ -104,5 +104,6 @@ export function overviewPrice(recommendation: PricedRecommendation, include: Rea
       : {}),
     ...(include.has('drivers') ? { drivers: recommendation.drivers } : {}),
     ...(include.has('impact') ? { impact: impactView(recommendation.impact, currency) } : {}),
+    ...(recommendation.warnings?.length ? { warnings: recommendation.warnings } : {}),
   };
 }

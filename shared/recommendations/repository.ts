@@ -42,7 +42,13 @@ export async function computeRecommendations(
     const product = snapshot.products.get(sku);
     if (!product) continue;
     const current = currentPrices.get(sku);
-    recommendations.push(recommendProduct(current === undefined ? product : { ...product, currentPriceCents: current }, snapshot, context));
+    const recommendation = recommendProduct(
+      current === undefined ? product : { ...product, currentPriceCents: current },
+      snapshot,
+      context,
+    );
+    // The data as it stands decides, whatever the engine made of it: a product held for a check is shown as such.
+    recommendations.push(product.warnings?.length ? { ...recommendation, warnings: product.warnings } : recommendation);
   }
   return recommendations;
 }
@@ -108,9 +114,10 @@ export async function findRecommendation(
   return computed;
 }
 
-/** What an approval is checked against: the price and every bound, in one currency. */
+/** What an approval is checked against: the price and every bound, in one currency, and the data warnings it must confirm. */
 function sameTerms(a: Recommendation, b: Recommendation): boolean {
   if (a.status !== b.status || a.currency !== b.currency || a.currentPriceCents !== b.currentPriceCents) return false;
+  if (JSON.stringify(a.warnings ?? []) !== JSON.stringify(b.warnings ?? [])) return false;
   if (a.status === 'unpriced' || b.status === 'unpriced') return true;
   return a.recommendedPriceCents === b.recommendedPriceCents && a.floorCents === b.floorCents && a.ceilingCents === b.ceilingCents;
 }

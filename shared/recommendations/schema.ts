@@ -1,5 +1,6 @@
 // Recommendations: a product's stored recommended price, which approvals check against, and the overview's view of it.
 import * as v from 'valibot';
+import { DataWarningSchema } from '#shared/canonical/data-warnings.ts';
 import { DriverViewSchema } from '#shared/prices/schema.ts';
 
 export const DriverSchema = v.object({
@@ -21,6 +22,11 @@ const common = {
   /** Recorded on the approval and the write-back tasks it creates. */
   pricingDecisionId: v.string(),
   updatedAt: v.string(),
+  /**
+   * The product's data warnings as the recommendation was computed: while it has any, the recommendation is "check the
+   * data", out of the impact rankings and bulk approval, and approving it needs `confirm`. Absent when it has none.
+   */
+  warnings: v.optional(v.array(DataWarningSchema)),
 };
 
 /** One side of a change as the win model sees it, per quote at the SKU's typical quantity and segment mix. */
@@ -176,5 +182,11 @@ export const OverviewPriceSchema = v.strictObject({
   guardrails: v.optional(v.strictObject({ floor: decimalAmount, ceiling: v.nullable(decimalAmount) })),
   drivers: v.optional(v.array(DriverViewSchema)),
   impact: v.optional(ImpactViewSchema),
+  /**
+   * The product's data warnings: its last batch moved its cost or current price past the workspace's factor, or left
+   * its price below cost. The recommendation is then "check the data": approving it needs `"confirm": true`. Absent
+   * when there are none.
+   */
+  warnings: v.optional(v.array(DataWarningSchema)),
 });
 export type OverviewPrice = v.InferOutput<typeof OverviewPriceSchema>;

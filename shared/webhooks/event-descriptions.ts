@@ -3,7 +3,9 @@ import { type EventType, MAX_SKUS_PER_EVENT } from './events.ts';
 
 export const eventDescriptions: Readonly<Record<EventType, string>> = {
   'batch.committed': 'A connector committed an ingest batch; its drain is queued.',
-  'batch.drained': 'Every staged record of a batch was applied to the canonical data; bands and recommendations follow.',
+  'batch.drained':
+    'Every staged record of a batch was applied to the canonical data; bands and recommendations follow. `warnedProducts` counts ' +
+    'the products it left with data warnings, held until their data is checked.',
   'batch.failed': 'A batch will never drain: it expired while open, or its drain gave up. `error` is the text its status shows.',
   'recommendations.updated':
     'A bands job refreshed the recommended prices of the products a batch touched. `skus` lists them (sorted) up to ' +

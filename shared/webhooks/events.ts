@@ -1,5 +1,6 @@
 // The webhook event catalogue: every event type, the schema of its payload, and the builder every emission point uses.
 import * as v from 'valibot';
+import { dataWarningCodes } from '#shared/canonical/data-warnings.ts';
 import { randomBase62 } from '#platform/ids.ts';
 
 const moment = v.pipe(v.string(), v.isoTimestamp());
@@ -11,9 +12,14 @@ const batchFields = { batchId: v.pipe(v.string(), v.uuid()), connectorId: v.stri
 
 /** Who approved: an API key by its id, or a console user by id and email. */
 const approverFields = v.strictObject({ type: v.picklist(['api_key', 'console_user']), id: v.string(), email: v.optional(v.string()) });
-/** A move past the workspace's confirmation threshold, which the approval confirmed. */
+/** A move past the workspace's confirmation threshold, or data warnings (their codes), which the approval confirmed. */
 const confirmationFields = v.nullable(
-  v.strictObject({ thresholdPct: v.number(), changePct: v.nullable(v.number()), currentPriceCents: cents }),
+  v.strictObject({
+    thresholdPct: v.number(),
+    changePct: v.nullable(v.number()),
+    currentPriceCents: cents,
+    warnings: v.optional(v.array(v.picklist(dataWarningCodes))),
+  }),
 );
 
 /** The most SKUs a `recommendations.updated` event lists; past it the event says how many, and that the list is cut. */
@@ -29,7 +35,7 @@ export const eventCatalogue = {
     data: v.strictObject({ ...batchFields, jobId: v.string(), recordCount: count, committedAt: moment }),
   },
   'batch.drained': {
-    data: v.strictObject({ ...batchFields, recordCount: count, drainedCount: count, drainedAt: moment }),
+    data: v.strictObject({ ...batchFields, recordCount: count, drainedCount: count, warnedProducts: count, drainedAt: moment }),
   },
   'batch.failed': {
     data: v.strictObject({ ...batchFields, error: v.string(), failedAt: moment }),

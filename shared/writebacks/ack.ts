@@ -67,7 +67,8 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
         {
           Update: {
             Key: keys.product(workspaceId, task.productSku),
-            UpdateExpression: 'SET currentPriceCents = :price',
+            // Marked as a price a person approved: the next batch judges its data warnings with this price as in line.
+            UpdateExpression: 'SET currentPriceCents = :price, writtenBackPriceCents = :price',
             ConditionExpression: 'attribute_exists(PK)',
             ExpressionAttributeValues: { ':price': task.priceCents },
           },

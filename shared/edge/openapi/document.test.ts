@@ -388,7 +388,7 @@ describe('what the domain answers', () => {
 describe('the webhooks', () => {
   const samples: { [T in EventType]: EventData<T> } = {
     'batch.committed': { batchId: randomUUID(), connectorId: 'con_1', jobId: 'job_1', recordCount: 3, committedAt: new Date().toISOString() },
-    'batch.drained': { batchId: randomUUID(), connectorId: 'con_1', recordCount: 3, drainedCount: 3, drainedAt: new Date().toISOString() },
+    'batch.drained': { batchId: randomUUID(), connectorId: 'con_1', recordCount: 3, drainedCount: 3, warnedProducts: 1, drainedAt: new Date().toISOString() },
     'batch.failed': { batchId: randomUUID(), connectorId: 'con_1', error: 'expired', failedAt: new Date().toISOString() },
     'recommendations.updated': {
       batchId: randomUUID(),

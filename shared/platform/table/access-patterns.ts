@@ -512,9 +512,9 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU per started KB; ≈ 15 WRU for 1,000 orders of 2 lines',
   },
   {
-    name: 'Drain: read the bands a product being replaced carries, to keep them',
+    name: 'Drain: read the bands a product being replaced carries, to keep them, and the values its data warnings are judged against',
     usedBy: ['drain'],
-    call: 'BatchGetItem, strongly consistent, projection sku and segmentBands',
+    call: 'BatchGetItem, strongly consistent, projection sku, segmentBands, costCents, currentPriceCents, currency, warningBasis and writtenBackPriceCents (the same item read, so the same units)',
     calls: ['BatchGetItem'],
     key: 'product(workspaceId, sku)',
     cost: '1 RRU per product in the batch (items under 4 KB), 1 for one not yet stored',

@@ -20,6 +20,13 @@ function progress(batch: Batch): Html {
   return html`<progress max="${Math.max(1, batch.recordCount)}" value="${drained}" aria-label="${label}"></progress> ${label}`;
 }
 
+/** The products the drain left with data warnings: held for a check, each saying why on its own page. */
+function warned(batch: Batch): Html | string {
+  const count = batch.warnedProducts ?? 0;
+  if (count === 0) return '';
+  return html`<br /><span class="check-data">${count} product${count === 1 ? '' : 's'} to check</span> (data warnings)`;
+}
+
 function statusCell(batch: Batch): Html {
   const after = batch.status === 'drained' && !batch.bandsRecomputedAt ? ' (prices updating)' : '';
   return html`<td><span class="status status-${batch.status}">${batch.status}</span>${after}</td>`;
@@ -55,7 +62,9 @@ function connectorSection({ connector, batches }: ConnectorBatches, nowMs: numbe
                     html`<tr data-batch-id="${batch.batchId}">
                       <th scope="row"><code>${batch.batchId}</code></th>
                       ${statusCell(batch)}
-                      <td>${progress(batch)}${batch.skippedOverCap > 0 ? html`<br />${batch.skippedOverCap} skipped over the cap` : ''}</td>
+                      <td>
+                        ${progress(batch)}${batch.skippedOverCap > 0 ? html`<br />${batch.skippedOverCap} skipped over the cap` : ''}${warned(batch)}
+                      </td>
                       <td>${batch.entities.join(', ') || '—'}</td>
                       <td>${moment(batch.createdAt, { nowMs })}</td>
                       <td>${moment(batch.committedAt, { nowMs })}</td>

@@ -135,6 +135,19 @@ describe('the landing page', () => {
     expectShown(page({ topImpact: [level, losing] }), 'No recommendation not yet approved is expected to gain margin per quote.');
   });
 
+  it('leaves out a product held by data warnings, whatever gain a row of it says', () => {
+    const gaining = work().topImpact[0];
+    const held = {
+      ...gaining,
+      sku: 'TYPO',
+      expectedMarginChangeCents: 90_000,
+      warnings: ['cost_jump'],
+    } as MorningWork['topImpact'][number];
+    const markup = page({ topImpact: [held, ...(gaining ? [gaining] : [])] });
+    expect(markup).not.toContain('/console/recommendations/TYPO');
+    expectShown(markup, '<a href="/console/recommendations/LAMP-1">LAMP-1</a>');
+  });
+
   it('lists failed write-backs with their error and connector, and says how many connectors it did not read', () => {
     const markup = page();
     expectShown(markup, '1 failed write-back among the recent tasks.');

@@ -71,6 +71,15 @@ describe('the batches page', () => {
     expectShown(markup, '(prices updating)');
   });
 
+  it('says how many products a batch left with data warnings, and nothing when it left none', () => {
+    const markup = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200, warnedProducts: 2 })] }], nowMs).body
+      .text;
+    expectShown(markup, '<span class="check-data">2 products to check</span> (data warnings)');
+    const none = batchesView([{ connector, batches: [batch({ status: 'drained', drainedCount: 200, warnedProducts: 0 })] }], nowMs).body
+      .text;
+    expect(none).not.toContain('to check');
+  });
+
   it("writes today's moments as their time alone, and others with their day", () => {
     const markup = batchesView([{ connector, batches: [batch({ committedAt: '2026-11-25T23:59:59.000Z' })] }], nowMs).body.text;
     expectShown(

@@ -118,17 +118,31 @@ function stateCell(approval: SkuApproval | undefined): Html {
   return html`<td class="status status-${approval.state}" data-label="Approval">${stateLabels[approval.state]}</td>`;
 }
 
+/** The recommended price, or what stands in its place: no cost to price from, or data to check first. */
+function recommendedText(row: CatalogueRow): Html | string {
+  if (row.recommendedPriceCents === undefined) return 'not priced (no cost)';
+  // The codes are for a wide screen: on a phone the card keeps to the words, and the product page names each warning.
+  if (row.warnings?.length)
+    return html`<span class="status status-failed check-data">check the data</span
+      ><span class="wide-only"> (${row.warnings.join(', ')})</span>`;
+  return money(row.recommendedPriceCents, row.currency);
+}
+
 /** The expected margin change per quote: "too thin" for a priced product the win model cannot speak for. */
 function impactCell(row: CatalogueRow): Html {
+  if (row.warnings?.length) return html`<td class="number impact" data-label="Expected impact / quote">not ranked</td>`;
   const cents = row.expectedMarginChangeCents;
   const text = row.recommendedPriceCents === undefined ? '—' : cents === undefined ? 'too thin' : expectedImpact(cents, row.currency);
   return html`<td class="number impact" data-label="Expected impact / quote">${text}</td>`;
 }
 
-/** A row's checkbox for bulk approval: only a priced product can be approved, and only by the pricing role. */
+/**
+ * A row's checkbox for bulk approval: only a priced product can be approved, only by the pricing role, and a product
+ * held by data warnings only on its own page, where the confirmation names each warning.
+ */
 function pickCell(row: CatalogueRow, index: number, selection: ListSelection | undefined, all: boolean): Html {
   if (!selection?.canApprove) return html``;
-  if (row.recommendedPriceCents === undefined) return html`<td class="pick" data-label="Select"></td>`;
+  if (row.recommendedPriceCents === undefined || row.warnings?.length) return html`<td class="pick" data-label="Select"></td>`;
   return html`<td class="pick" data-label="Select">
     <input type="checkbox" name="pick.${index}" value="${row.sku}" aria-label="${`Select ${row.sku}`}" ${all ? html` checked` : ''} />
   </td>`;
@@ -190,9 +204,7 @@ function recommendationsTable(page: CataloguePage, query: ListQuery, approvals: 
               <td class="wide-only">${row.name ?? '—'}</td>
               <td class="wide-only">${row.category ?? '—'}</td>
               <td class="number" data-label="Current price">${money(row.currentPriceCents, row.currency)}</td>
-              <td class="number" data-label="Recommended price">
-                ${row.recommendedPriceCents === undefined ? 'not priced (no cost)' : money(row.recommendedPriceCents, row.currency)}
-              </td>
+              <td class="number" data-label="Recommended price">${recommendedText(row)}</td>
               ${changeCell(row.changePct)} ${impactCell(row)}
               <td class="wide-only">${row.confidence ?? '—'}</td>
               ${stateCell(approvals.get(row.sku))}

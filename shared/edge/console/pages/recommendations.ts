@@ -17,6 +17,7 @@ import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 import { approvalNotice, confirmationStep, consoleApprover, readProductApprovals } from '#edge/console/sections/approvals.ts';
 import { basisSection, confidenceText, marginText } from '#edge/console/sections/basis.ts';
+import { dataWarningsSection } from '#edge/console/sections/data-warnings.ts';
 import { impactSection, signedMoney } from '#edge/console/sections/impact.ts';
 
 export interface ProductViewInput {
@@ -161,19 +162,21 @@ function impactSummary(recommendation: PricedRecommendation): string {
   const { impact } = recommendation;
   if (!impact) return 'not estimated yet';
   if (impact.status === 'too_thin') return 'too thin to say';
-  return `${signedMoney(impact.expectedMarginChangeCents, recommendation.currency)} margin per quote`;
+  const held = recommendation.warnings?.length ? ', not ranked until the data is checked' : '';
+  return `${signedMoney(impact.expectedMarginChangeCents, recommendation.currency)} margin per quote${held}`;
 }
 
 function pricedBody(input: ProductViewInput, recommendation: PricedRecommendation, heading: Html): Html {
   const { currency, basis } = recommendation;
   const withMargin = (cents: number, margin: number | null | undefined) =>
     basis ? html`${money(cents, currency)} <span class="subtitle">(margin ${marginText(margin)})</span>` : money(cents, currency);
-  return html`${heading}
+  const held = recommendation.warnings?.length ? html`<strong class="check-data">check the data</strong>: ` : '';
+  return html`${heading} ${dataWarningsSection(recommendation)}
     <div class="product-facts">
       ${facts('The recommendation', [
         ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
         ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
-        ['Recommended price', withMargin(recommendation.recommendedPriceCents, basis?.margin)],
+        ['Recommended price', html`${held}${withMargin(recommendation.recommendedPriceCents, basis?.margin)}`],
         ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
         ['Expected impact', impactSummary(recommendation)],
         ['Confidence', confidenceText(recommendation)],

@@ -79,7 +79,16 @@ describe('after an approval', () => {
 
 describe('the confirmation step', () => {
   it('follows a confirmation_required refusal alone, with a form that confirms the same price', () => {
-    const pending = { sku: 'PUMP', currency: 'USD', priceCents: 610_560, currentPriceCents: 61_056, changePct: 900, thresholdPct: 25 };
+    const pending = {
+      sku: 'PUMP',
+      currency: 'USD',
+      priceCents: 610_560,
+      currentPriceCents: 61_056,
+      changePct: 900,
+      thresholdPct: 25,
+      large: true,
+      warnings: [],
+    };
     const outcome = confirmationStep(new ConfirmationRequired(pending), {
       action: '/console/recommendations/PUMP',
       entered: '6105.60',
@@ -92,5 +101,30 @@ describe('the confirmation step', () => {
     expect(body).toContain('name="_csrf" value="tok"');
     expect(body).toContain('610.56 USD');
     expect(confirmationStep(new Error('other'), { action: '/', entered: '1', csrfToken: 'tok' })).toBeUndefined();
+  });
+
+  it('names each data warning of a held product, and asks to confirm the data even when the move is small', () => {
+    const warning = { code: 'cost_jump' as const, message: 'cost 20.20 USD is 10 times the cost it was in line at, 2.02 USD.' };
+    const pending = {
+      sku: 'BOLT',
+      currency: 'USD',
+      priceCents: 300,
+      currentPriceCents: 290,
+      changePct: 3.45,
+      thresholdPct: 25,
+      large: false,
+      warnings: [warning],
+    };
+    const outcome = confirmationStep(new ConfirmationRequired(pending), {
+      action: '/console/recommendations/BOLT',
+      entered: '3.00',
+      csrfToken: 'tok',
+    });
+    const body = outcome?.kind === 'render' ? String(outcome.view.body) : '';
+    expect(body).toContain('Check the data of BOLT');
+    expect(body).toContain('cost_jump');
+    expect(body).toContain('cost 20.20 USD is 10 times the cost it was in line at, 2.02 USD.');
+    expect(body).not.toContain('further from its current price');
+    expect(body).toContain('name="confirm" value="yes"');
   });
 });

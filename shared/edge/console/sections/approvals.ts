@@ -44,6 +44,12 @@ function tasksCell(entry: ApprovalHistoryEntry): Html | string {
   </ul>`;
 }
 
+function confirmationText(confirmation: ApprovalHistoryEntry['confirmation']): string {
+  if (!confirmation) return 'not needed';
+  if (confirmation.warnings) return `confirmed over data warnings (${confirmation.warnings.join(', ')})`;
+  return `confirmed (past ${confirmation.threshold_pct}%)`;
+}
+
 /** The history as a table: pure, so that what it shows of each approval is unit-tested. */
 export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], sku: string): Html {
   if (entries.length === 0) return html`<p>No price of ${sku} has been approved yet.</p>`;
@@ -70,7 +76,7 @@ export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], s
                 recommended ${amountText(entry.recommendation.recommended_price, entry.currency)}
               </td>
               <td>
-                Confirmation: ${entry.confirmation ? `confirmed (past ${entry.confirmation.threshold_pct}%)` : 'not needed'}<br />
+                Confirmation: ${confirmationText(entry.confirmation)}<br />
                 Second approver: ${secondApproval(entry)}
               </td>
               <td>${statusText[entry.status]}${tasksCell(entry)}</td>
@@ -125,13 +131,33 @@ export function approvalNotice(approval: Approval): string {
   return `Approved ${price}${second}: ${connectors} pending write-back${connectors === 1 ? '' : 's'}.`;
 }
 
-/** The step that confirms a large move: both prices and the change, and a form that approves again with the confirmation. */
+/** Each data warning the confirmation is over, by its code and message. */
+function warningsList(pending: PendingConfirmation): Html {
+  if (pending.warnings.length === 0) return html``;
+  return html`<div class="data-warnings" role="alert">
+    <p><strong>Check the data of ${pending.sku}</strong>: its last batch brought values that look wrong.</p>
+    <ul>
+      ${pending.warnings.map((warning) => html`<li><code>${warning.code}</code>: ${warning.message}</li>`)}
+    </ul>
+  </div>`;
+}
+
+/**
+ * The step that confirms a large move, or a price for a product held by data warnings: each warning, both prices and
+ * the change, and a form that approves again with the confirmation.
+ */
 export function confirmationView(input: ConfirmationForm & { readonly pending: PendingConfirmation }): PageView {
   const { pending } = input;
   const change = pending.changePct === null ? 'from no current price' : signedPct(pending.changePct);
+  const large = pending.large
+    ? alert(
+        'error',
+        `This price moves ${pending.sku} further from its current price than the ${pending.thresholdPct}% an approval may move it unconfirmed.`,
+      )
+    : '';
   const body = html`<p class="breadcrumb"><a href="${input.action}">${pending.sku}</a></p>
-    <h1>Confirm a large price change</h1>
-    ${alert('error', `This price moves ${pending.sku} further from its current price than the ${pending.thresholdPct}% an approval may move it unconfirmed.`)}
+    <h1>${pending.large ? 'Confirm a large price change' : 'Confirm a price over data warnings'}</h1>
+    ${warningsList(pending)} ${large}
     ${facts('The change to confirm', [
       ['Current price', money(pending.currentPriceCents, pending.currency)],
       ['Price to approve', money(pending.priceCents, pending.currency)],

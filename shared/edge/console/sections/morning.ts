@@ -108,7 +108,8 @@ function waitingPanel(work: MorningWork): Html {
 }
 
 function impactPanel(work: MorningWork): Html {
-  const estimated = work.topImpact.filter((row) => row.expectedMarginChangeCents !== undefined);
+  // A product held by data warnings is no gain whatever its estimate says: its data is checked first.
+  const estimated = work.topImpact.filter((row) => row.expectedMarginChangeCents !== undefined && !row.warnings?.length);
   // Worth the most means a gain: a change expected to cost margin is no work to start the morning with, and the list's
   // own view shows it below every gain.
   const rows = estimated.filter((row) => (row.expectedMarginChangeCents ?? 0) > 0);

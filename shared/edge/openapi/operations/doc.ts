@@ -84,3 +84,9 @@ export const idempotencyKeyErrors = {
   idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.',
   idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
 } as const;
+
+/** The data warnings a price line and a recommendation carry, as the operations that answer them explain them. */
+export const DATA_WARNINGS =
+  'its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` ' +
+  '(3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each ' +
+  'message names both values. Absent when there are none; a later batch that brings the values back in line clears them.';

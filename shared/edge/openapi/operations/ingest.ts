@@ -25,6 +25,7 @@ const DRAINED_BATCH: v.InferOutput<typeof BatchStatusViewSchema> = {
   committedAt: '2026-10-05T09:00:04.120Z',
   drainedAt: '2026-10-05T09:00:05.310Z',
   drainedCount: 4,
+  warnedProducts: 0,
   bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
 };
 
@@ -112,7 +113,9 @@ export const ingestOperations = {
     description:
       'Where a batch stands: its state, its kinds in rank order and its counts, with the moments it was committed, ' +
       'drained and had its bands recomputed once they are known. `error` is present only when it failed. Reading an ' +
-      'open batch past its 24 hours records it as failed.',
+      'open batch past its 24 hours records it as failed. From its first checkpoint on, `warnedProducts` counts the ' +
+      'products the drain wrote with data warnings (a cost or current price moved past the workspace’s ' +
+      '`dataWarningFactor`, or a price below cost): their recommendations are held for a check.',
     tag: 'Ingest',
     parameters: [batchIdParameter],
     success: {

@@ -13,7 +13,7 @@ import { PriceResponseSchema } from '#shared/prices/schema.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { OverviewPriceSchema } from '#shared/recommendations/schema.ts';
 import { IdempotencyKeySchema, IncludeSchema } from '#edge/openapi/inputs.ts';
-import { idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
+import { DATA_WARNINGS, idempotencyKeyErrors, operation, optionalIdempotencyKey } from './doc.ts';
 import { APPROVAL_ID, CONNECTOR_ID, RECOMMENDATION_DECISION_ID, TASK_ID } from './examples.ts';
 
 /** The SKU in the path of the overview's reads of one product. */
@@ -34,8 +34,9 @@ export const priceOperations = {
       'its decision id and, for an erp key, the reasons, the explanation and the guardrails that moved it; or refused ' +
       '(`ok: false`) with a per-line code, while the call is still a 200. A retry with the same `Idempotency-Key` ' +
       'and body gets the stored answer byte for byte, with `Idempotent-Replayed: true`, for 24 hours; replays do not ' +
-      'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary` and ' +
-      '`explanation`, and is always held to MAP. The body nests at most 64 levels deep.',
+      'count towards the monthly lines. A storefront key gets lines without `reason`, `reasonSummary`, ' +
+      '`explanation` and `warnings`, and is always held to MAP. The body nests at most 64 levels deep.\n\n' +
+      `A line whose product’s data looks wrong is still priced, and carries \`warnings\`: ${DATA_WARNINGS}`,
     tag: 'Prices',
     parameters: [
       {
@@ -177,7 +178,8 @@ export const priceOperations = {
       'moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; ' +
       '`too_thin` with a reason where no credible win model covers the product; `not_estimated` for a ' +
       'recommendation stored before impacts were computed). The impact is stored with the recommendation: asking ' +
-      'for it reads nothing more. Any other query parameter is refused.',
+      'for it reads nothing more. Any other query parameter is refused.\n\n' +
+      `\`warnings\` is there when the product’s data looks wrong, and approving it then needs \`"confirm": true\`: ${DATA_WARNINGS}`,
     tag: 'Recommendations',
     parameters: [
       skuInPath,
@@ -235,8 +237,8 @@ export const priceOperations = {
       'pending tasks for the SKU; a sandbox (`pw_test_`) approval is recorded and publishes nothing.\n\n' +
       'A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its ' +
       '`maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless ' +
-      'the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse ' +
-      'whatever the confirmation.\n\n' +
+      'the body says `"confirm": true`; a product whose current price is 0 always needs it, and so does any price of ' +
+      'a product with data `warnings` (see the recommendation). Floor and ceiling refuse whatever the confirmation.\n\n' +
       'When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is ' +
       '`waiting`: it publishes nothing until a different key or console user approves the same price within ' +
       `${SECOND_APPROVAL_HOURS} hours, and that second approval publishes it (answering the first approval's id, ` +
@@ -277,8 +279,8 @@ export const priceOperations = {
       guardrail_violation: 'The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.',
       ...idempotencyKeyErrors,
       confirmation_required:
-        'The price moves further from the current price than the workspace’s confirmation threshold and the body does ' +
-        'not say `"confirm": true`; the message names both prices and the move in percent. Nothing is recorded.',
+        'The price moves past the workspace’s confirmation threshold, or the product has data warnings, without `"confirm": ' +
+        'true`; the message names both prices and the move in percent, or each warning by code and message. Nothing is recorded.',
     },
   }),
 
