@@ -4,7 +4,11 @@ import type { CategoryBands } from '#shared/pricing/model.ts';
 import { priceLine } from '#shared/pricing/price-line.ts';
 import { defaultPricingSettings } from '#shared/pricing/settings.ts';
 import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
-import { type Family, makeMarket, marketHistory, type MarketSize, requestDeals } from './market.ts';
+import { recommendProduct } from '#shared/recommendations/recommend.ts';
+import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
+import type { Band } from '#shared/pricing/model.ts';
+import { type Family, makeMarket, type Market, marketHistory, type MarketSize, requestDeals } from './market.ts';
+import { scoreProducts } from './products.ts';
 import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
 
 /**
@@ -62,5 +66,64 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
     );
     return { ok: true, priceCents: priced.priceCents, confidence: priced.confidence };
   });
-  return { family, seed, lines: scoreMarket(market, history, deals, answers, nowMs), seconds: (performance.now() - started) / 1000 };
+  const recommended = recommendInProcess(market, { categories, workspace, lifts }, nowMs);
+  return {
+    family,
+    seed,
+    lines: scoreMarket(market, history, deals, answers, nowMs),
+    products: scoreProducts(market, recommended),
+    seconds: (performance.now() - started) / 1000,
+  };
+}
+
+/** What the bands job leaves in the table, in memory: the categories' bands as pooled, the workspace band and lifts. */
+export interface FittedMarket {
+  readonly categories: ReadonlyMap<string, CategoryBands>;
+  readonly workspace: Band | undefined;
+  readonly lifts: ReadonlyMap<string, number>;
+}
+
+/** The snapshot the bands job would read for the market's products, built from the fit in memory. */
+export function marketSnapshot(market: Market, fitted: FittedMarket): PricingSnapshot {
+  const products = new Map<string, ProductView>(
+    market.products.map((product) => {
+      const category = market.categories[product.category] as string;
+      const view: ProductView = {
+        sku: product.sku,
+        category,
+        currency: 'USD',
+        costCents: product.costCents,
+        currentPriceCents: product.listCents,
+        ...(product.floorCents === undefined ? {} : { floorCents: product.floorCents }),
+        ...(product.ceilingCents === undefined ? {} : { ceilingCents: product.ceilingCents }),
+        ...(product.mapCents === undefined ? {} : { mapCents: product.mapCents }),
+        segmentBands: fitted.categories.get(category)?.segmentSkus.get(product.sku) ?? new Map(),
+      };
+      return [product.sku, view];
+    }),
+  );
+  return {
+    products,
+    skuByExternalId: new Map(),
+    customers: new Map(),
+    categoryBands: new Map(
+      [...fitted.categories].map(([category, bands]) => [category, { category, band: bands.category, segments: bands.segments }]),
+    ),
+    customerBands: new Map(),
+    workspaceBand: fitted.workspace,
+    workspaceWinLifts: fitted.lifts,
+    rates: new Map(),
+  };
+}
+
+/** Each product's recommendation as the bands job computes it, from the fit in memory: sku → recommended price. */
+export function recommendInProcess(market: Market, fitted: FittedMarket, nowMs: number): Map<string, number> {
+  const snapshot = marketSnapshot(market, fitted);
+  const context = { baseCurrency: 'USD', settings: defaultPricingSettings, nowMs, decisionId: () => 'pd_bench' };
+  const recommended = new Map<string, number>();
+  for (const product of snapshot.products.values()) {
+    const recommendation = recommendProduct(product, snapshot, context);
+    if (recommendation.status === 'priced') recommended.set(product.sku, recommendation.recommendedPriceCents);
+  }
+  return recommended;
 }
