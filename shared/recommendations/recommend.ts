@@ -18,8 +18,10 @@ export interface RecommendationContext {
 }
 
 /** How the recommendation was priced: from the win model over its buyers, or from the bands; and whether it keeps the current price. */
-function methodOf(explained: PricedLineBasis, modelled: boolean): { method: 'win_model' | 'bands'; keep: boolean } {
-  return { method: modelled ? 'win_model' : 'bands', keep: explained.line.reason.some((entry) => entry.param === 'keep') };
+function methodOf(explained: PricedLineBasis, modelled: boolean, currentPriceCents: number) {
+  const lost = explained.line.reason.some((entry) => entry.param === 'keep');
+  const keep = modelled && (lost || explained.line.priceCents === currentPriceCents);
+  return { method: modelled ? ('win_model' as const) : ('bands' as const), keep, lost };
 }
 
 /**
@@ -51,11 +53,14 @@ function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context
 }
 
 /** What the rationale opens with: a kept price says so plainly, and names the guardrail that moved it anyway. */
-function shortText(explained: PricedLineBasis, keep: boolean): string {
-  if (!keep) return explained.line.explanation.short;
+function shortText(explained: PricedLineBasis, method: ReturnType<typeof methodOf>): string {
+  if (!method.keep) return explained.line.explanation.short;
+  const why = method.lost
+    ? 'the win model expects the change to earn less margin'
+    : 'the win model sees no change that earns more margin beyond its own error';
   const moved = explained.line.guardrailsApplied;
-  if (moved.length === 0) return 'Keep the current price: the win model expects no change to earn more margin.';
-  return `Keep the current price as far as the guardrails allow: moved only by ${moved.join(', ')}; the win model expects no other change to earn more margin.`;
+  if (moved.length === 0) return `Keep the current price: ${why}.`;
+  return `Keep the current price as far as the guardrails allow (moved by ${moved.join(', ')}): ${why}.`;
 }
 
 /**
@@ -77,7 +82,7 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
   if (product.costCents === 0) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
   const { explained, modelled, impact } = explainedPrice(product, snapshot, context);
   const priced = explained.line;
-  const method = methodOf(explained, modelled);
+  const method = methodOf(explained, modelled, product.currentPriceCents);
   const rate = currency === context.baseCurrency ? 1 : snapshot.rates.get(currency)?.rate;
   return {
     status: 'priced',
@@ -85,12 +90,12 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     recommendedPriceCents: priced.priceCents,
     floorCents: priced.bounds.lowerCents,
     ...(priced.bounds.ceilingCents === undefined ? {} : { ceilingCents: priced.bounds.ceilingCents }),
-    rationale: `${shortText(explained, method.keep)} (${priced.reasonSummary})`,
+    rationale: `${shortText(explained, method)} (${priced.reasonSummary})`,
     reasonSummary: priced.reasonSummary,
     drivers: priced.explanation.drivers,
     confidence: priced.confidence,
     ...(rate === undefined ? {} : { exchangeRateToBase: rate }),
-    basis: { ...recommendationBasis(explained, convertProduct(product, 1), context.settings), ...method },
+    basis: { ...recommendationBasis(explained, convertProduct(product, 1), context.settings), method: method.method, keep: method.keep },
     impact,
   };
 }

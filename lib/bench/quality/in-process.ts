@@ -7,7 +7,8 @@ import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { recommendProduct } from '#shared/recommendations/recommend.ts';
 import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
 import type { Band } from '#shared/pricing/model.ts';
-import { type Family, makeMarket, type Market, marketHistory, type MarketSize, requestDeals } from './market.ts';
+import type { Recommendation } from '#shared/recommendations/schema.ts';
+import { type Family, makeMarket, type Market, type MarketHistory, marketHistory, type MarketSize, requestDeals } from './market.ts';
 import { scoreProducts } from './products.ts';
 import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
 
@@ -23,22 +24,8 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
   const market = makeMarket(family, seed, size, nowMs);
   const history = marketHistory(market, size);
   const deals = requestDeals(market, size);
-  const listMarkups = new Map(market.products.map((product) => [product.sku, product.listCents / product.costCents]));
-  const categories = new Map<string, CategoryBands>(
-    [...historyLines(market, history)].map(([category, lines]) => [category, computeCategoryBands(lines, settings, nowMs, listMarkups)]),
-  );
-  const pooled = poolWinModels(new Map([...categories].map(([category, bands]) => [category, bands.segments])));
-  for (const [category, segments] of pooled) {
-    const bands = categories.get(category);
-    if (bands) categories.set(category, { ...bands, segments });
-  }
-  const workspace = combineBands(
-    [...categories.values()].flatMap((bands) => (bands.category ? [bands.category] : [])),
-    nowMs,
-    settings,
-  );
-  // As the bands job stores them on the workspace bands item, from the pooled models.
-  const lifts = segmentWinLifts(new Map([...categories].map(([category, bands]) => [category, bands.segments])), settings);
+  const fitted = fitMarket(market, history, nowMs);
+  const { categories, workspace, lifts } = fitted;
   const answers = deals.map((deal): PricedAnswer => {
     const { product } = deal;
     const lift = lifts.get(market.segments[deal.customer.segment] as string);
@@ -66,7 +53,11 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
     );
     return { ok: true, priceCents: priced.priceCents, confidence: priced.confidence };
   });
-  const recommended = recommendInProcess(market, { categories, workspace, lifts }, nowMs);
+  const recommended = new Map(
+    recommendInProcess(market, fitted, nowMs).flatMap((recommendation) =>
+      recommendation.status === 'priced' ? [[recommendation.sku, recommendation.recommendedPriceCents] as const] : [],
+    ),
+  );
   return {
     family,
     seed,
@@ -81,6 +72,28 @@ export interface FittedMarket {
   readonly categories: ReadonlyMap<string, CategoryBands>;
   readonly workspace: Band | undefined;
   readonly lifts: ReadonlyMap<string, number>;
+}
+
+/** The bands job's fit of a market's history: each category's bands, the slopes pooled across them, the workspace band and lifts. */
+export function fitMarket(market: Market, history: MarketHistory, nowMs: number): FittedMarket {
+  const settings = defaultPricingSettings;
+  const listMarkups = new Map(market.products.map((product) => [product.sku, product.listCents / product.costCents]));
+  const categories = new Map<string, CategoryBands>(
+    [...historyLines(market, history)].map(([category, lines]) => [category, computeCategoryBands(lines, settings, nowMs, listMarkups)]),
+  );
+  const pooled = poolWinModels(new Map([...categories].map(([category, bands]) => [category, bands.segments])));
+  for (const [category, segments] of pooled) {
+    const bands = categories.get(category);
+    if (bands) categories.set(category, { ...bands, segments });
+  }
+  const workspace = combineBands(
+    [...categories.values()].flatMap((bands) => (bands.category ? [bands.category] : [])),
+    nowMs,
+    settings,
+  );
+  // As the bands job stores them on the workspace bands item, from the pooled models.
+  const lifts = segmentWinLifts(new Map([...categories].map(([category, bands]) => [category, bands.segments])), settings);
+  return { categories, workspace, lifts };
 }
 
 /** The snapshot the bands job would read for the market's products, built from the fit in memory. */
@@ -116,14 +129,9 @@ export function marketSnapshot(market: Market, fitted: FittedMarket): PricingSna
   };
 }
 
-/** Each product's recommendation as the bands job computes it, from the fit in memory: sku → recommended price. */
-export function recommendInProcess(market: Market, fitted: FittedMarket, nowMs: number): Map<string, number> {
+/** Each product's recommendation as the bands job computes it, from the fit in memory. */
+export function recommendInProcess(market: Market, fitted: FittedMarket, nowMs: number): Recommendation[] {
   const snapshot = marketSnapshot(market, fitted);
   const context = { baseCurrency: 'USD', settings: defaultPricingSettings, nowMs, decisionId: () => 'pd_bench' };
-  const recommended = new Map<string, number>();
-  for (const product of snapshot.products.values()) {
-    const recommendation = recommendProduct(product, snapshot, context);
-    if (recommendation.status === 'priced') recommended.set(product.sku, recommendation.recommendedPriceCents);
-  }
-  return recommended;
+  return [...snapshot.products.values()].map((product) => recommendProduct(product, snapshot, context));
 }
