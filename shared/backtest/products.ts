@@ -30,7 +30,11 @@ interface Fit {
 }
 
 /** The snapshot the bands job would have read at the cut-off: today's products with the bands fitted then. */
-function snapshotAt(engine: EngineState, products: ReadonlyMap<string, BacktestProduct>, categoryOf: ReadonlyMap<string, string>): PricingSnapshot {
+function snapshotAt(
+  engine: EngineState,
+  products: ReadonlyMap<string, BacktestProduct>,
+  categoryOf: ReadonlyMap<string, string>,
+): PricingSnapshot {
   const views = new Map<string, ProductView>();
   for (const [sku, category] of categoryOf) {
     const product = products.get(sku);

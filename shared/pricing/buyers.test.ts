@@ -31,7 +31,14 @@ const evenly = () => 1;
 
 describe("a SKU's recent buyers", () => {
   it('cut a segment into groups of equal weight by their customers’ offsets, each with its mean offset and geometric-mean quantity', () => {
-    const lines = [quote('C-HIGH', 8, 1), quote('C-LOW', 2, 2), quote('C-MID', 4, 3), quote('C-LOW', 8, 4), quote('C-MID', 4, 5), quote('C-HIGH', 2, 6)];
+    const lines = [
+      quote('C-HIGH', 8, 1),
+      quote('C-LOW', 2, 2),
+      quote('C-MID', 4, 3),
+      quote('C-LOW', 8, 4),
+      quote('C-MID', 4, 5),
+      quote('C-HIGH', 2, 6),
+    ];
     const groups = recentBuyers(lines, offsets, NOW, evenly).get('SKU-1')?.get('smb');
     expect(groups).toHaveLength(GROUPS_PER_SEGMENT);
     expect(groups?.map((group) => group.offset)).toEqual([-1, 0, 1]);

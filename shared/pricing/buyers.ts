@@ -69,7 +69,10 @@ export function recentBuyers(
 }
 
 /** Puts each SKU's buyers of a segment on its segment × SKU band (sku → segment → band), where it has one. */
-export function withBuyers(segmentSkus: Map<string, Map<string, Band>>, buyers: ReadonlyMap<string, ReadonlyMap<string, BuyerGroup[]>>): void {
+export function withBuyers(
+  segmentSkus: Map<string, Map<string, Band>>,
+  buyers: ReadonlyMap<string, ReadonlyMap<string, BuyerGroup[]>>,
+): void {
   for (const [sku, bySegment] of segmentSkus) {
     for (const [segment, band] of bySegment) {
       const groups = buyers.get(sku)?.get(segment);

@@ -82,7 +82,8 @@ function groupsOf(product: ProductView, snapshot: PricingSnapshot, nowMs: number
     const z = credibility(ownWeight, settings.credibilityK);
     const categoryWeight = byCategory.reduce((sum, group) => sum + group.weight, 0);
     const scaledOwn = own.map((group) => ({ ...group, weight: (group.weight / ownWeight) * z }));
-    const scaledCategory = categoryWeight > 0 && z < 1 ? byCategory.map((group) => ({ ...group, weight: (group.weight / categoryWeight) * (1 - z) })) : [];
+    const scaledCategory =
+      categoryWeight > 0 && z < 1 ? byCategory.map((group) => ({ ...group, weight: (group.weight / categoryWeight) * (1 - z) })) : [];
     return { groups: [...scaledOwn, ...scaledCategory], source: 'buyers' as const };
   }
   const bySku: Group[] = [...product.segmentBands].map(([segment, band]) => ({

@@ -90,7 +90,8 @@ export function estimateImpact(
   const { costCents: cost, currentPriceCents: current } = product;
   const models = modelsOf(mix.buyers, snapshot, product);
   if (!(current > 0)) return tooThin('The product has no current price to compare the recommended one with.', parts, models);
-  if (parts.length === 0) return tooThin('No quotes for this product or its category yet: there is no win model to estimate with.', parts, []);
+  if (parts.length === 0)
+    return tooThin('No quotes for this product or its category yet: there is no win model to estimate with.', parts, []);
   if (models.length === 0) {
     return tooThin(
       `No win model covers the segments that buy this product: each needs ${settings.winModelMinQuotes} closed quotes in the category, with wins and losses.`,
@@ -101,7 +102,9 @@ export function estimateImpact(
   const atCurrent = mixedWinProbability(mix, cost, current);
   const atRecommended = mixedWinProbability(mix, cost, recommendedPriceCents);
   if (!modelStands(mix) || atCurrent === undefined || atRecommended === undefined) {
-    const thin = parts.filter((part) => !mix.covered.some((buyer) => buyer.segment === part.segment)).map((part) => segmentName(part.segment));
+    const thin = parts
+      .filter((part) => !mix.covered.some((buyer) => buyer.segment === part.segment))
+      .map((part) => segmentName(part.segment));
     return tooThin(
       `The win models behind ${Math.round((1 - mix.coveredShare) * 100)}% of recent quotes are not credible enough to say (${thin.slice(0, 3).join(', ')}): they need more closed quotes, or a clearer fall in wins as the price rises.`,
       parts,

@@ -47,7 +47,10 @@ function market(options: { buyers?: BuyerGroup[]; model?: WinModel; product?: Pa
     skuByExternalId: new Map(),
     customers: new Map(),
     categoryBands: new Map([
-      ['Fasteners', { category: 'Fasteners', band: undefined, segments: new Map([['', { band: band(), winModel: options.model ?? sureModel }]]) }],
+      [
+        'Fasteners',
+        { category: 'Fasteners', band: undefined, segments: new Map([['', { band: band(), winModel: options.model ?? sureModel }]]) },
+      ],
     ]),
     customerBands: new Map(),
     workspaceBand: undefined,
@@ -57,7 +60,12 @@ function market(options: { buyers?: BuyerGroup[]; model?: WinModel; product?: Pa
 }
 
 function recommend(setup: ReturnType<typeof market>): PricedRecommendation {
-  const recommendation = recommendProduct(setup.product, setup.snapshot, { baseCurrency: 'USD', settings, nowMs: NOW, decisionId: () => 'pd_test' });
+  const recommendation = recommendProduct(setup.product, setup.snapshot, {
+    baseCurrency: 'USD',
+    settings,
+    nowMs: NOW,
+    decisionId: () => 'pd_test',
+  });
   if (recommendation.status !== 'priced') throw new Error('expected a priced recommendation');
   return recommendation;
 }
@@ -98,7 +106,9 @@ describe("a product's price for all its buyers", () => {
     const recommendation = recommend(market({ model: unsure }));
     expect(recommendation.recommendedPriceCents).toBe(8000);
     expect(recommendation.basis).toMatchObject({ method: 'win_model', keep: true });
-    expect(recommendation.rationale).toMatch(/^Keep the current price: the win model sees no change that earns more margin beyond its own error/);
+    expect(recommendation.rationale).toMatch(
+      /^Keep the current price: the win model sees no change that earns more margin beyond its own error/,
+    );
     expect(recommendation.impact).toMatchObject({ status: 'estimated', expectedMarginChangeCents: 0 });
   });
 

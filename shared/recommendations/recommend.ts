@@ -36,7 +36,11 @@ function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context
   const mix = buyerMix(product, snapshot, context.nowMs, context.settings);
   if (!modelStands(mix)) {
     const explained = priceLineWithBasis(inputs, bands, context.settings);
-    return { explained, modelled: false, impact: estimateImpact(product, explained.line.priceCents, snapshot, context.settings, context.nowMs) };
+    return {
+      explained,
+      modelled: false,
+      impact: estimateImpact(product, explained.line.priceCents, snapshot, context.settings, context.nowMs),
+    };
   }
   const moved = priceForBuyers(inputs, bands, mix, context.settings);
   const impact = estimateImpact(product, moved.line.priceCents, snapshot, context.settings, context.nowMs);

@@ -13,7 +13,11 @@ describe('the product-level score', () => {
     for (const product of market.products.slice(0, 5)) {
       const bounds = productBounds(product);
       const best = bestSinglePrice(market, product, bounds);
-      for (let price = bounds.lowCents; price <= bounds.highCents; price += Math.max(1, Math.floor((bounds.highCents - bounds.lowCents) / 97))) {
+      for (
+        let price = bounds.lowCents;
+        price <= bounds.highCents;
+        price += Math.max(1, Math.floor((bounds.highCents - bounds.lowCents) / 97))
+      ) {
         expect(productProfit(market, product, price)).toBeLessThanOrEqual(best.profit + 1e-9);
       }
     }
@@ -57,7 +61,9 @@ describe("the recommendations over the bench's markets", () => {
   it('price most products from the win model, and keep some at their current price', () => {
     const market = makeMarket('margin', 3, small, nowMs);
     const recommendations = recommendInProcess(market, fitMarket(market, marketHistory(market, small), nowMs), nowMs);
-    const methods = recommendations.map((recommendation) => (recommendation.status === 'priced' ? recommendation.basis?.method : undefined));
+    const methods = recommendations.map((recommendation) =>
+      recommendation.status === 'priced' ? recommendation.basis?.method : undefined,
+    );
     expect(methods.filter((method) => method === 'win_model').length).toBeGreaterThan(recommendations.length / 2);
     expect(recommendations.some((recommendation) => recommendation.status === 'priced' && recommendation.basis?.keep)).toBe(true);
   });

@@ -81,7 +81,8 @@ export function scoreProducts(market: Market, recommended: ReadonlyMap<string, n
 /** A market's product figures: shares of the best single prices' profit, and the share of products the recommendation loses on. */
 export function productFigures(products: readonly ScoredProduct[]): { share: number; currentShare: number; losers: number } {
   const best = products.reduce((sum, product) => sum + product.best, 0);
-  const of = (pick: (product: ScoredProduct) => number) => (best > 0 ? products.reduce((sum, product) => sum + pick(product), 0) / best : 1);
+  const of = (pick: (product: ScoredProduct) => number) =>
+    best > 0 ? products.reduce((sum, product) => sum + pick(product), 0) / best : 1;
   const losing = products.filter((product) => product.recommended < product.current * (1 - LOSS_TOLERANCE)).length;
   return {
     share: of((product) => product.recommended),

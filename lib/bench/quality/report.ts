@@ -238,7 +238,9 @@ export function printQualityReport(report: QualityReport): string {
   out.push(`${'family'.padEnd(10)} ${['recommend', 'worst', 'current', 'losing', 'worst'].map((cell) => column(cell, 9)).join(' ')}`);
   for (const row of rows) {
     const { share: product, worst, current, losers, worstLosers } = row.products;
-    out.push(`${row.family.padEnd(10)} ${[product, worst, current, losers, worstLosers].map((value) => column(fixed(value), 9)).join(' ')}`);
+    out.push(
+      `${row.family.padEnd(10)} ${[product, worst, current, losers, worstLosers].map((value) => column(fixed(value), 9)).join(' ')}`,
+    );
   }
   out.push('');
   out.push('Reliability of the engine’s win probability at its own price (all families)');

@@ -111,7 +111,10 @@ describe("a product's page explains its price", () => {
     expectShown(markup, '<dt>Recommended price</dt><dd><strong>Keep</strong> 19.99 EUR <span class="subtitle">(margin 40.0%)</span></dd>');
     expectShown(markup, '<dt>Change</dt><dd>none: keep the current price</dd>');
     expectShown(markup, '<p class="rationale">Keep the current price: the win model expects the change to earn less margin.');
-    expectShown(markup, '<dt>Priced by</dt><dd>the win model: the one price expected to earn the most margin over the product’s recent buyers');
+    expectShown(
+      markup,
+      '<dt>Priced by</dt><dd>the win model: the one price expected to earn the most margin over the product’s recent buyers',
+    );
   });
 
   it('names the target margin and its evidence, the band, the binding guardrail with its value and the max-change band', () => {

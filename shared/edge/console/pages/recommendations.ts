@@ -178,7 +178,10 @@ function pricedBody(input: ProductViewInput, recommendation: PricedRecommendatio
         ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
         ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
         ['Recommended price', keep ? html`<strong>Keep</strong> ${recommended}` : recommended],
-        ['Change', keep && recommendation.recommendedPriceCents === recommendation.currentPriceCents ? 'none: keep the current price' : change],
+        [
+          'Change',
+          keep && recommendation.recommendedPriceCents === recommendation.currentPriceCents ? 'none: keep the current price' : change,
+        ],
         ['Expected impact', impactSummary(recommendation)],
         ['Confidence', confidenceText(recommendation)],
         ['Category', recommendation.category ?? '—'],
