@@ -113,6 +113,20 @@ function calibrationOverTimeText(overTime: CalibrationOverTime): string[] {
 }
 
 /** The report as a pricing manager reads it: what was compared, how well the win model predicted, and what it is worth. */
+/** The product recommendations' paragraph: one price per product, against the best single one and the current one. */
+function productLines(products: NonNullable<BacktestReport['products']>): string[] {
+  return [
+    `Product recommendations at the cut-off, one price per product for all its buyers, on the ${products.products} products quoted after it`,
+    '  (each price judged over those quotes by the win model fitted at the cut-off: the engine on its own evidence)',
+    ...table([
+      ['share of the best single price per product', share(products.recommendationShare)],
+      ['the current prices, the same share', share(products.currentShare)],
+      ['products earning less than at their current price by over 0.5%', share(products.losingShare)],
+      ['products kept at their current price', share(products.keptShare)],
+    ]),
+  ];
+}
+
 export function reportText(workspaceId: string, name: string, report: BacktestReport): string {
   const { cutoff, history, winModel, margin, evidence, bootstrap } = report;
   const { beforeCutoff: before, afterCutoff: after } = history;
@@ -199,6 +213,7 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
     );
   }
   out.push('', `Verdict: ${verdicts[margin.verdict]}.`);
+  if (report.products) out.push('', ...productLines(report.products));
   if (!evidence.sufficient) {
     out.push('The evidence is too thin:', ...evidence.reasons.map((reason) => `  - ${reason}`));
   }

@@ -92,6 +92,17 @@ describe('the backtest on a history with enough evidence', () => {
     expect(margin.verdict).not.toBe('too_thin');
   });
 
+  it('judges the product recommendations at the cut-off against the best single price and the current one, on the quotes after it', () => {
+    const figures = report.products;
+    expect(figures?.products).toBe(8);
+    // The current price (a 33% margin) is above the best the fitted curve sees: the recommendations move toward it, and
+    // none earns less than the current price on the buyers that came after the cut-off.
+    expect(figures?.recommendationShare).toBeGreaterThan(figures?.currentShare as number);
+    expect(figures?.recommendationShare).toBeLessThanOrEqual(1);
+    expect(figures?.losingShare).toBe(0);
+    expect(figures?.keptShare).toBeLessThan(1);
+  });
+
   it('gives the same report for the same history, seed and settings', () => {
     expect(scored(history)).toEqual(report);
   });

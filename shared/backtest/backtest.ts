@@ -15,6 +15,7 @@ import {
 } from './scoring.ts';
 import { type BacktestLine, chooseCutoff, isClosedQuoteLine, splitAtCutoff } from './split.ts';
 import { calibrationOverTime } from './calibration-over-time.ts';
+import { scoreProducts } from './products.ts';
 import { type BacktestProduct, listMarkupOf, type ScoredLine, scoreHoldout, type Unpriced } from './holdout.ts';
 import {
   type BacktestReport,
@@ -132,7 +133,9 @@ export function runBacktest(
       message: 'no quote line won or lost after the cut-off has a cost and a price to score',
     };
   }
-  return { status: 'scored', report: reportOf(fitted, scored, unpriced, options) };
+  const productFigures = scoreProducts({ ...fitted, cutoffMs: fitted.cut.cutoffMs }, fitted.split.holdout, products, options);
+  const report = reportOf(fitted, scored, unpriced, options);
+  return { status: 'scored', report: productFigures ? { ...report, products: productFigures } : report };
 }
 
 /** The cut-off, the split and the engine fitted on what came before; or why there is nothing to score. */

@@ -2,6 +2,7 @@
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { CalibrationBin, Interval } from './scoring.ts';
 import type { CalibrationOverTime } from './calibration-over-time.ts';
+import type { ProductFigures } from './products.ts';
 
 /**
  * Below these, the report says the evidence is too thin, and why. Quotes, not lines, because lines of one quote share
@@ -79,6 +80,11 @@ export interface BacktestReport {
     readonly thresholds: typeof evidenceThresholds & { readonly minQuotesBeforeCutoff: number };
   };
   readonly bootstrap: { readonly replicates: number; readonly seed: number; readonly level: number };
+  /**
+   * The product recommendations the bands job would have made at the cut-off, one price per product for all its
+   * buyers, judged on the quotes after it by the model fitted at the cut-off (products.ts); absent when none scores.
+   */
+  readonly products?: ProductFigures;
 }
 
 export type BacktestResult =

@@ -74,6 +74,19 @@ describe('a band as ten numbers', () => {
   it('survives JSON, as the table stores it', () => {
     expect(decodeBand(JSON.parse(JSON.stringify(encodeBand(precise))) as number[])).toEqual(compacted);
   });
+
+  it('carries a segment × SKU band’s buyer groups after its win offset, three numbers each at four digits', () => {
+    const buyers = [
+      { weight: 12.34567, offset: -0.123456, quantity: 40 },
+      { weight: 3.5, offset: 0.25, quantity: 7.123456 },
+    ];
+    const encoded = encodeBand({ ...compacted, winOffset: 0.5, buyers });
+    expect(encoded.slice(10)).toEqual([0.5, 12.35, -0.1235, 40, 3.5, 0.25, 7.123]);
+    expect(decodeBand(encoded).buyers).toEqual([
+      { weight: 12.35, offset: -0.1235, quantity: 40 },
+      { weight: 3.5, offset: 0.25, quantity: 7.123 },
+    ]);
+  });
 });
 
 describe('a win model as four numbers', () => {

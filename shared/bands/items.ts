@@ -1,14 +1,13 @@
 // Bands as table items: the compact encoding of a band and a win model, and the older layout's history line items read back.
 import type { LoggedDocument } from './history-log.ts';
-import type { Band, CategoryBands, WinModel } from '#shared/pricing/model.ts';
+import type { Band, BuyerGroup, CategoryBands, WinModel } from '#shared/pricing/model.ts';
 
 /**
  * A band is stored as a JSON array of ten numbers, not as a map of named attributes: a product item carries one per
- * segment and a customer's item one per SKU, and read costs go by item size.
+ * segment and a customer's item one per SKU, and read costs go by item size. An eleventh is its win offset; a segment
+ * × SKU band's buyer groups follow it, three numbers each (about 60 bytes for the three groups of a segment).
  */
-export type EncodedBand =
-  | [number, number, number, number, number, number, number, number, number, number]
-  | [number, number, number, number, number, number, number, number, number, number, number];
+export type EncodedBand = number[];
 /**
  * Four numbers for a curve of margin alone; eleven for a pooled fit's: then also the quantity slope, the support, the
  * feature (1 = list), the slope's standard error, the bend and its knot.
@@ -18,6 +17,23 @@ export type EncodedWinModel = [number, number, number, number] | number[];
 /** Seven significant digits: finer than any price a margin turns into, and about half the JSON of a full double. */
 function compact(value: number): number {
   return Number(value.toPrecision(7));
+}
+
+/** Four significant digits for a buyer group: its weight, offset and quantity move a price by far less than a cent's worth. */
+function brief(value: number): number {
+  return Number(value.toPrecision(4)) + 0;
+}
+
+function encodeBuyers(buyers: readonly BuyerGroup[] | undefined): number[] {
+  return (buyers ?? []).flatMap((group) => [brief(group.weight), brief(group.offset), brief(group.quantity)]);
+}
+
+function decodeBuyers(rest: readonly number[]): BuyerGroup[] {
+  const groups: BuyerGroup[] = [];
+  for (let i = 0; i + 2 < rest.length; i += 3) {
+    groups.push({ weight: rest[i] as number, offset: rest[i + 1] as number, quantity: rest[i + 2] as number });
+  }
+  return groups;
 }
 
 export function encodeBand(band: Band): EncodedBand {
@@ -32,8 +48,8 @@ export function encodeBand(band: Band): EncodedBand {
     compact(band.sumW),
     compact(band.sumW2),
     band.asOfMs,
-    ...(band.winOffset === undefined ? [] : [compact(band.winOffset)]),
-  ] as EncodedBand;
+    ...(band.winOffset === undefined ? [] : [compact(band.winOffset), ...encodeBuyers(band.buyers)]),
+  ];
 }
 
 export function decodeBand(encoded: readonly number[]): Band {
@@ -51,7 +67,9 @@ export function decodeBand(encoded: readonly number[]): Band {
     number | undefined,
   ];
   const band = { floor, target, stretch, nEff, medianQuantity, cov, newestAtMs, sumW, sumW2, asOfMs };
-  return winOffset === undefined ? band : { ...band, winOffset };
+  if (winOffset === undefined) return band;
+  const buyers = decodeBuyers(encoded.slice(11));
+  return buyers.length > 0 ? { ...band, winOffset, buyers } : { ...band, winOffset };
 }
 
 export function encodeWinModel(model: WinModel): EncodedWinModel {

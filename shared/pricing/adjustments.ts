@@ -146,7 +146,7 @@ export interface WinModelStep extends ReasonStep {
  * logits (a thin segment, or one whose trend reaches far, less surely), which moves the optimum by levelSe over the
  * slope; the slope's own error turns the curve about its centroid.
  */
-function optimumError(winModel: WinModel, best: number, slope: number, listMarkup: number | undefined): number {
+export function optimumError(winModel: WinModel, best: number, slope: number, listMarkup: number | undefined): number {
   if (!(slope < 0)) return Number.POSITIVE_INFINITY;
   const level = winModel.levelSe ?? 0;
   const centre = winModel.centroid === undefined ? best : marginAt(winModel.feature ?? 'margin', winModel.centroid, listMarkup);

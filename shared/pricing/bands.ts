@@ -5,6 +5,7 @@ import { type Accumulator, addLine, bandOf, bandsOf, type Lines, MEDIAN, nested,
 import { poolAcrossCategories, poolCategorySlopes, QUANTITY_SPREAD_FLOOR } from './category-pooling.ts';
 import { otherCurve, type StoredSegments, withoutLoneThinModels, withSegmentFeatures } from './segment-features.ts';
 import { fitPooledWinModel } from './win-pool.ts';
+import { recentBuyers, withBuyers } from './buyers.ts';
 import type { PooledWinFit, PooledWinSample } from './win-pool-model.ts';
 
 const DAY_MS = 86_400_000;
@@ -67,12 +68,18 @@ export function computeCategoryBands(
     if (!band) continue;
     segments.set(key, { band, winModel: fit ? segmentWinModel(fit, key) : undefined });
   }
+  const segmentSkus = withOffsets(bandsOf(bySkuSegment, asOfMs), (sku, segment) =>
+    fit ? (fit.skuOffsets.get(segment)?.get(sku) ?? 0) : undefined,
+  );
+  // Who buys each SKU is kept only where a fit gives its customers' offsets: without one no model prices it.
+  if (fit) {
+    const weightOf = (atMs: number) => recencyWeight(atMs, asOfMs, WIN_HALF_LIFE_FACTOR * settings.halfLifeDays);
+    withBuyers(segmentSkus, recentBuyers(lines, fit.customerOffsets, asOfMs, weightOf));
+  }
   return {
     category: bandOf(category, asOfMs),
     segments,
-    segmentSkus: withOffsets(bandsOf(bySkuSegment, asOfMs), (sku, segment) =>
-      fit ? (fit.skuOffsets.get(segment)?.get(sku) ?? 0) : undefined,
-    ),
+    segmentSkus,
     customerSkus: withOffsets(bandsOf(byCustomerSku, asOfMs), (customer) => (fit ? (fit.customerOffsets.get(customer) ?? 0) : undefined)),
   };
 }

@@ -12,6 +12,7 @@ const driverPhrases: Readonly<Record<string, string>> = {
   map: 'the minimum advertised price',
   ceiling: 'the ceiling price',
   max_change: 'the limit on change from the current price',
+  keep: 'keeping the current price',
 };
 
 /** The main driver is the largest move in the direction the price went; with no net move, the largest either way. */

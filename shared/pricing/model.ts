@@ -47,6 +47,21 @@ export interface Band {
    * customer's within the category on a customer × SKU band. Absent where no win model was fitted.
    */
   readonly winOffset?: number;
+  /**
+   * On a segment × SKU band with a win offset: who in the segment has been quoting the SKU lately (buyers.ts), the
+   * buyers the product's recommendation is priced for. Absent on other bands and on bands stored before it was kept.
+   */
+  readonly buyers?: readonly BuyerGroup[];
+}
+
+/** One group of a SKU's recent buyers in a segment: their recency weight, their customers' mean win offset, their typical quantity. */
+export interface BuyerGroup {
+  /** Σ recency weight of the group's quote lines at the band's asOfMs, with the win model's half-life. */
+  readonly weight: number;
+  /** The weighted mean of its lines' customers' win offsets in the category (0 for a line without a customer). */
+  readonly offset: number;
+  /** The weighted geometric mean of its lines' quantities. */
+  readonly quantity: number;
 }
 
 /**

@@ -1,11 +1,11 @@
 // Pricing one line: the base, the margin steps, the guardrails and rounding, then confidence, stance and explanation.
-import { customerHistory, quantityBreak, stockPremium, winModelPull } from './adjustments.ts';
+import { customerHistory, type Evidence, quantityBreak, stockPremium, type WinModelStep, winModelPull } from './adjustments.ts';
 import { lineConfidence } from './confidence.ts';
 import { shortExplanation } from './explanation.ts';
 import { type Guardrails, guardrails, roundWithinBounds } from './guardrails.ts';
 import { baseStep, type LineBase, lineBase } from './line-base.ts';
 import type { LineBands, LineInputs, PricedLine } from './model.ts';
-import { bps, reasonStack } from './reason-stack.ts';
+import { bps, type ReasonStep, reasonStack } from './reason-stack.ts';
 import { workspaceWinLift } from './win-lift.ts';
 import type { PricingSettings } from './settings.ts';
 import { lineStance } from './stance.ts';
@@ -36,15 +36,33 @@ export function priceLineWithBasis(inputs: LineInputs, bands: LineBands, setting
   const lift = win ? undefined : workspaceWinLift(quantity ?? evidence, base, bands, settings);
   const moved = win ?? lift;
   const stock = stockPremium(moved ?? quantity ?? evidence, base, product, settings);
-  const guarded = guardrails(stock ?? moved ?? quantity ?? evidence, base, inputs, settings);
+  return completeLine({ inputs, settings, base, evidence, win }, [customer, quantity, moved, stock]);
+}
+
+/** What a line's margin steps stood on: the base, the evidence after customer history, and the win model's step, if any. */
+export interface LineSteps {
+  readonly inputs: LineInputs;
+  readonly settings: PricingSettings;
+  readonly base: LineBase;
+  readonly evidence: Evidence;
+  readonly win: WinModelStep | undefined;
+}
+
+/**
+ * A line from its margin steps on (each undefined where it did not apply, in order): the guardrails from the last that
+ * applied, rounding, the reason stack, confidence, stance and explanation. The price call's steps and a product's
+ * recommendation's (recommendations/product-price.ts) end the same way.
+ */
+export function completeLine(from: LineSteps, steps: readonly (ReasonStep | undefined)[]): PricedLineBasis {
+  const { inputs, settings, base, evidence, win } = from;
+  const { product } = inputs;
+  const last = steps.findLast((step) => step !== undefined) ?? base;
+  const guarded = guardrails(last, base, inputs, settings);
   const priceCents = roundWithinBounds(guarded);
   const stack = reasonStack(
     [
       baseStep(base, product.currentPriceCents),
-      customer,
-      quantity,
-      moved,
-      stock,
+      ...steps,
       guarded.minMargin,
       guarded.floor,
       guarded.map,

@@ -24,6 +24,7 @@ const summaryNames: Readonly<Record<string, string>> = {
   map: 'MAP',
   ceiling: 'ceiling',
   max_change: 'max change',
+  keep: 'keep current',
 };
 
 /** Adding 0 turns a −0 from rounding a tiny negative margin into 0. */

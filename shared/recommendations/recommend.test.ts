@@ -188,6 +188,8 @@ describe("a recommendation's basis and impact", () => {
       guardrailsApplied: [],
       maxChange: { lowCents: 7500, highCents: 12_500 },
       confidenceScore: expect.any(Number),
+      method: 'bands',
+      keep: false,
     });
   });
 
@@ -199,7 +201,14 @@ describe("a recommendation's basis and impact", () => {
 
   it("names the segment × SKU band, its shrunk band and n_eff, and the max-change rule when the history's target is too far", () => {
     const { product: withBands, snapshot: withSnapshot } = withHistory();
-    const recommendation = expectPriced(recommendProduct(withBands, withSnapshot, context()));
+    // Without a win model the bands price it.
+    const bandsOnly = {
+      ...withSnapshot,
+      categoryBands: new Map([
+        ['Fasteners', { category: 'Fasteners', band: undefined, segments: new Map([['', { band: segmentBand, winModel: undefined }]]) }],
+      ]),
+    };
+    const recommendation = expectPriced(recommendProduct(withBands, bandsOnly, context()));
     // Cost 5000 at a 30% target is 7143, beyond 25% below the list price of 10 000: held at 7500.
     expect(recommendation.recommendedPriceCents).toBe(7500);
     expect(recommendation.basis).toMatchObject({
@@ -215,13 +224,15 @@ describe("a recommendation's basis and impact", () => {
   it('stores the expected impact of the change, and the list row carries its margin change', () => {
     const { product: withBands, snapshot: withSnapshot } = withHistory();
     const recommendation = expectPriced(recommendProduct(withBands, withSnapshot, context()));
+    expect(recommendation.basis).toMatchObject({ method: 'win_model', keep: false });
     expect(recommendation.impact).toMatchObject({
       status: 'estimated',
       quantity: 5,
       current: { priceCents: 10_000 },
-      recommended: { priceCents: 7500 },
+      recommended: { priceCents: recommendation.recommendedPriceCents },
     });
     const impact = recommendation.impact?.status === 'estimated' ? recommendation.impact : undefined;
+    expect(impact?.expectedMarginChangeCents).toBeGreaterThan(0);
     expect(catalogueRow(recommendation).expectedMarginChangeCents).toBe(impact?.expectedMarginChangeCents);
   });
 

@@ -1,11 +1,13 @@
-// A product's recommendation: the pricing method with no customer at quantity 1, MAP held, with its bounds and rationale.
+// A product's recommendation: one price for all its buyers, from the win model where it stands, MAP held, with its bounds and rationale.
 import type { Touched } from '#shared/bands/recompute.ts';
-import { priceLineWithBasis } from '#shared/pricing/price-line.ts';
+import { type PricedLineBasis, priceLineWithBasis } from '#shared/pricing/price-line.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
 import { convertProduct, lineBands } from '#shared/prices/price-lines.ts';
 import { recommendationBasis } from './basis.ts';
+import { buyerMix, modelStands } from './buyer-mix.ts';
 import { estimateImpact } from './impact.ts';
+import { keepStep, priceForBuyers } from './product-price.ts';
 import type { Recommendation } from './schema.ts';
 
 export interface RecommendationContext {
@@ -13,6 +15,56 @@ export interface RecommendationContext {
   readonly settings: PricingSettings;
   readonly nowMs: number;
   readonly decisionId: () => string;
+}
+
+/** How the recommendation was priced: from the win model over its buyers, or from the bands; and whether it keeps the current price. */
+function methodOf(explained: PricedLineBasis, modelled: boolean, currentPriceCents: number) {
+  const lost = explained.line.reason.some((entry) => entry.param === 'keep');
+  const keep = modelled && (lost || explained.line.priceCents === currentPriceCents);
+  return { method: modelled ? ('win_model' as const) : ('bands' as const), keep, lost };
+}
+
+/**
+ * Where a credible win model covers the product's buyers, the single price that earns the most over them
+ * (product-price.ts); where none does, the bands, as a call with no customer at quantity 1 is priced. A move the
+ * model expects to lose margin on is not offered: the current price is kept, unless a guardrail moves it.
+ */
+function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context: RecommendationContext) {
+  const pricing = convertProduct(product, 1);
+  const inputs = { product: pricing, hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs };
+  const bands = lineBands(product, undefined, snapshot);
+  const mix = buyerMix(product, snapshot, context.nowMs, context.settings);
+  if (!modelStands(mix)) {
+    const explained = priceLineWithBasis(inputs, bands, context.settings);
+    return {
+      explained,
+      modelled: false,
+      impact: estimateImpact(product, explained.line.priceCents, snapshot, context.settings, context.nowMs),
+    };
+  }
+  const moved = priceForBuyers(inputs, bands, mix, context.settings);
+  const impact = estimateImpact(product, moved.line.priceCents, snapshot, context.settings, context.nowMs);
+  if (impact.status !== 'estimated' || impact.expectedMarginChangeCents >= 0 || !(product.currentPriceCents > 0)) {
+    return { explained: moved, modelled: true, impact };
+  }
+  const keep = keepStep(product.currentPriceCents, product.costCents, -impact.expectedMarginChangeCents);
+  const kept = priceForBuyers(inputs, bands, mix, context.settings, keep);
+  return {
+    explained: kept,
+    modelled: true,
+    impact: estimateImpact(product, kept.line.priceCents, snapshot, context.settings, context.nowMs),
+  };
+}
+
+/** What the rationale opens with: a kept price says so plainly, and names the guardrail that moved it anyway. */
+function shortText(explained: PricedLineBasis, method: ReturnType<typeof methodOf>): string {
+  if (!method.keep) return explained.line.explanation.short;
+  const why = method.lost
+    ? 'the win model expects the change to earn less margin'
+    : 'the win model sees no change that earns more margin beyond its own error';
+  const moved = explained.line.guardrailsApplied;
+  if (moved.length === 0) return `Keep the current price: ${why}.`;
+  return `Keep the current price as far as the guardrails allow (moved by ${moved.join(', ')}): ${why}.`;
 }
 
 /**
@@ -32,13 +84,9 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     updatedAt: new Date(context.nowMs).toISOString(),
   };
   if (product.costCents === 0) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-  const pricing = convertProduct(product, 1);
-  const explained = priceLineWithBasis(
-    { product: pricing, hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs },
-    lineBands(product, undefined, snapshot),
-    context.settings,
-  );
+  const { explained, modelled, impact } = explainedPrice(product, snapshot, context);
   const priced = explained.line;
+  const method = methodOf(explained, modelled, product.currentPriceCents);
   const rate = currency === context.baseCurrency ? 1 : snapshot.rates.get(currency)?.rate;
   return {
     status: 'priced',
@@ -46,13 +94,13 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     recommendedPriceCents: priced.priceCents,
     floorCents: priced.bounds.lowerCents,
     ...(priced.bounds.ceilingCents === undefined ? {} : { ceilingCents: priced.bounds.ceilingCents }),
-    rationale: `${priced.explanation.short} (${priced.reasonSummary})`,
+    rationale: `${shortText(explained, method)} (${priced.reasonSummary})`,
     reasonSummary: priced.reasonSummary,
     drivers: priced.explanation.drivers,
     confidence: priced.confidence,
     ...(rate === undefined ? {} : { exchangeRateToBase: rate }),
-    basis: recommendationBasis(explained, pricing, context.settings),
-    impact: estimateImpact(product, priced.priceCents, snapshot, context.settings, context.nowMs),
+    basis: { ...recommendationBasis(explained, convertProduct(product, 1), context.settings), method: method.method, keep: method.keep },
+    impact,
   };
 }
 

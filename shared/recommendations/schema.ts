@@ -86,6 +86,13 @@ export const RecommendationBasisSchema = v.object({
   /** The prices the max-change rule allows from the current price, when it applies. */
   maxChange: v.optional(v.object({ lowCents: v.number(), highCents: v.number() })),
   confidenceScore: v.number(),
+  /**
+   * `win_model`: the single price the win model expects to earn most over the product's recent buyers; `bands`: the
+   * segment target and its steps, where no credible model covers them. Absent on recommendations stored before.
+   */
+  method: v.optional(v.picklist(['win_model', 'bands'])),
+  /** The model expected the move to lose margin, so the current price is kept (moved only by a guardrail, if any). */
+  keep: v.optional(v.boolean()),
 });
 export type RecommendationBasis = v.InferOutput<typeof RecommendationBasisSchema>;
 

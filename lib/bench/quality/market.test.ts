@@ -10,6 +10,7 @@ import {
   MAX_CELL_DRIFT,
   quickSize,
   type SimProduct,
+  STEEP_SCALE,
   trueWinProbability,
 } from './market.ts';
 import { oraclePrice, priceBounds } from './oracle.ts';
@@ -58,7 +59,7 @@ describe('the quality bench’s markets', () => {
     const list = makeMarket('list', 2, fullSize, nowMs);
     expect(list.products[1]?.listCents).toBe(17_771);
     expect(list.drift).toBeCloseTo(0.00433, 5);
-    expect(margin.conditions).toEqual({ sparse: false, drift: false, anchored: false, confounded: false });
+    expect(margin.conditions).toEqual({ sparse: false, drift: false, anchored: false, confounded: false, steep: false });
     expect(margin.cellDrift.flat().every((slide) => slide === 0)).toBe(true);
   });
 
@@ -68,9 +69,22 @@ describe('the quality bench’s markets', () => {
     expect(hard.products).toEqual(margin.products);
     expect(hard.customers).toEqual(margin.customers);
     expect(hard.cellEffect).toEqual(margin.cellEffect);
-    expect(hard.conditions).toEqual({ sparse: true, drift: true, anchored: true, confounded: true });
+    expect(hard.conditions).toEqual({ sparse: true, drift: true, anchored: true, confounded: true, steep: false });
     expect(makeMarket('drift', 4, fullSize, nowMs).cellDrift).toEqual(hard.cellDrift);
     expect(makeMarket('anchored', 4, fullSize, nowMs).anchoredSegment).toBe(hard.anchoredSegment);
+  });
+
+  it('makes the steep family the margin market with every cell’s logistic scale cut to about 0.03 at the median', () => {
+    const margin = makeMarket('margin', 4, fullSize, nowMs);
+    const steep = makeMarket('steep', 4, fullSize, nowMs);
+    expect(steep.products).toEqual(margin.products);
+    expect(steep.cellEffect).toEqual(margin.cellEffect);
+    const scales = steep.cellSlope.flat().map((slope) => 1 / slope);
+    const ratios = steep.cellSlope.flat().map((slope, index) => slope / (margin.cellSlope.flat()[index] as number));
+    expect(Math.min(...scales)).toBeGreaterThan(0.02);
+    expect(Math.max(...scales)).toBeLessThan(0.053);
+    // One factor for every cell: the spread of the margin market's slopes is kept.
+    for (const ratio of ratios) expect(ratio).toBeCloseTo(1 / (9 * 1.05 * STEEP_SCALE), 9);
   });
 
   it('moves each drifting cell’s best margin by a share of its slide, some cells warming and some cooling', () => {

@@ -9,9 +9,10 @@ import { seededRandom } from '#platform/seeded-random.ts';
 export const steadyFamilies = ['margin', 'list', 'kinked', 'mixture'] as const;
 /**
  * The hard families: the margin family's market of the same seed with conditions real B2B data has layered on, each
- * alone and all four together (`hard`). See `conditionsOf`.
+ * alone and the first four together (`hard`); `steep` is the margin market with buyers for whom price matters a lot.
+ * See `conditionsOf`.
  */
-export const hardFamilies = ['sparse', 'drift', 'anchored', 'confounded', 'hard'] as const;
+export const hardFamilies = ['sparse', 'drift', 'anchored', 'confounded', 'hard', 'steep'] as const;
 /** Steady first: a family's place in this list seeds its markets, so the steady ones keep theirs. */
 export const families = [...steadyFamilies, ...hardFamilies] as const;
 export type Family = (typeof families)[number];
@@ -28,9 +29,11 @@ export interface MarketConditions {
   readonly anchored: boolean;
   /** Salespeople gave smaller discounts to the customers who tolerated more margin. */
   readonly confounded: boolean;
+  /** Every cell's buyers steep: a logistic scale of STEEP_SCALE in margin at the median cell, where a point of margin costs deals. */
+  readonly steep: boolean;
 }
 
-const noConditions: MarketConditions = { sparse: false, drift: false, anchored: false, confounded: false };
+const noConditions: MarketConditions = { sparse: false, drift: false, anchored: false, confounded: false, steep: false };
 
 export function conditionsOf(family: Family): MarketConditions {
   switch (family) {
@@ -38,9 +41,10 @@ export function conditionsOf(family: Family): MarketConditions {
     case 'drift':
     case 'anchored':
     case 'confounded':
+    case 'steep':
       return { ...noConditions, [family]: true };
     case 'hard':
-      return { sparse: true, drift: true, anchored: true, confounded: true };
+      return { sparse: true, drift: true, anchored: true, confounded: true, steep: false };
     default:
       return noConditions;
   }
@@ -57,6 +61,10 @@ export const MAX_CELL_DRIFT = 0.075;
 export const DRIFT_YEARS = 0.5;
 /** Discount off list given per logit of the customer's tolerance, in the confounded history (about −0.6 correlation). */
 export const CONFOUNDING = 0.06;
+/** The steep condition's logistic scale in margin at the median cell (1 / slope): a 3-point rise in margin costs e in odds. */
+export const STEEP_SCALE = 0.03;
+/** The median of a margin cell's slope factor (0.6 + 0.9u): the steep cells keep their spread about STEEP_SCALE. */
+const MEDIAN_SLOPE_FACTOR = 1.05;
 /** The sparse history keeps this share of the quotes. */
 export const SPARSE_SHARE = 0.25;
 
@@ -263,6 +271,9 @@ function withConditions(family: Family, base: Market): Market {
     ...(conditions.drift ? { cellDrift, driftYears: DRIFT_YEARS } : {}),
     ...(conditions.anchored ? { anchoredSegment } : {}),
     ...(conditions.confounded ? { confounding: CONFOUNDING } : {}),
+    ...(conditions.steep
+      ? { cellSlope: base.cellSlope.map((row) => row.map((slope) => slope / (MARGIN_SLOPE_SCALE * MEDIAN_SLOPE_FACTOR * STEEP_SCALE))) }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 import { type Family, families, hardFamilies, steadyFamilies } from './market.ts';
 import { type SeedSet, setOfSeed } from './seeds.ts';
 import type { MarketResult, ScoredLine } from './run.ts';
+import { productFigures } from './products.ts';
 
 const labels = ['high', 'medium', 'low'] as const;
 
@@ -26,6 +27,18 @@ export interface FamilyFigures {
   readonly calibrationMse: number | undefined;
   /** Lines with a win probability from the engine. */
   readonly covered: number;
+  /**
+   * The product recommendations, one price per product for all its buyers: their share of the best single prices'
+   * profit, the current prices' share, the worst market's, and the share of products whose recommendation earns less
+   * than their current price by more than 0.5% (means over markets; the worst market's too).
+   */
+  readonly products: {
+    readonly share: number;
+    readonly worst: number;
+    readonly current: number;
+    readonly losers: number;
+    readonly worstLosers: number;
+  };
 }
 
 export interface QualityReport {
@@ -65,7 +78,15 @@ function figures(family: FamilyFigures['family'], markets: readonly MarketResult
   ) as FamilyFigures['byConfidence'];
   const all = markets.flatMap((market) => market.lines);
   const covered = all.filter((line) => line.predicted !== undefined);
+  const byMarket = markets.map((market) => productFigures(market.products));
   return {
+    products: {
+      share: mean(byMarket.map((market) => market.share)),
+      worst: Math.min(...byMarket.map((market) => market.share)),
+      current: mean(byMarket.map((market) => market.currentShare)),
+      losers: mean(byMarket.map((market) => market.losers)),
+      worstLosers: Math.max(...byMarket.map((market) => market.losers)),
+    },
     family,
     markets: markets.length,
     engine: mean(engineShares),
@@ -125,6 +146,13 @@ export function qualityReport(set: SeedSet, results: readonly MarketResult[], se
         cellLogistic: meanOf((f) => f.cellLogistic),
         cellNow: meanOf((f) => f.cellNow),
         cellMidYear: meanOf((f) => f.cellMidYear),
+        products: {
+          share: meanOf((f) => f.products.share),
+          worst: Math.min(...rows.map((f) => f.products.worst)),
+          current: meanOf((f) => f.products.current),
+          losers: meanOf((f) => f.products.losers),
+          worstLosers: Math.max(...rows.map((f) => f.products.worstLosers)),
+        },
       },
     ];
   });
@@ -202,6 +230,16 @@ export function printQualityReport(report: QualityReport): string {
     });
     out.push(
       `${row.family.padEnd(10)} ${confidence.join(' ')} ${column(row.highOverLow === undefined ? '—' : (row.highOverLow >= 0 ? '+' : '') + fixed(row.highOverLow), 8)} ${column(fixed(row.refused), 8)} ${column(fixed(row.brier), 6)} ${column(fixed(row.calibrationMse, 4), 6)} ${column(fixed(row.covered, 2), 5)}`,
+    );
+  }
+  out.push('');
+  out.push('Product recommendations, one price per product for all its buyers: share of the best single price’s profit;');
+  out.push('losing: share of products earning less than at their current price by more than 0.5% (worst: the worst market)');
+  out.push(`${'family'.padEnd(10)} ${['recommend', 'worst', 'current', 'losing', 'worst'].map((cell) => column(cell, 9)).join(' ')}`);
+  for (const row of rows) {
+    const { share: product, worst, current, losers, worstLosers } = row.products;
+    out.push(
+      `${row.family.padEnd(10)} ${[product, worst, current, losers, worstLosers].map((value) => column(fixed(value), 9)).join(' ')}`,
     );
   }
   out.push('');

@@ -21,6 +21,7 @@ import {
 } from './market.ts';
 import { clampToBounds, expectedProfit, oraclePrice, priceBounds } from './oracle.ts';
 import { cellCurveProfit, cellLogisticPricer } from './baselines.ts';
+import { type ScoredProduct, scoreProducts } from './products.ts';
 
 const LINES_PER_CALL = 100;
 
@@ -50,6 +51,8 @@ export interface MarketResult {
   readonly family: Family;
   readonly seed: number;
   readonly lines: readonly ScoredLine[];
+  /** Each product's recommendation, one price for all its buyers (products.ts). */
+  readonly products: readonly ScoredProduct[];
   readonly seconds: number;
 }
 
@@ -106,6 +109,19 @@ async function priceDeals(client: Client, erpKey: string, deals: readonly Deal[]
     answers.push(...(JSON.parse(response.body) as { lines: PricedAnswer[] }).lines);
   }
   return answers;
+}
+
+/** Each product's recommendation as GET /v1/prices/{sku} answers it, in cents. */
+async function readRecommendations(client: Client, overviewKey: string, market: Market): Promise<Map<string, number>> {
+  const recommended = new Map<string, number>();
+  const headers = { authorization: `Bearer ${overviewKey}` };
+  for (const product of market.products) {
+    const response = await send(client, 'GET', `/v1/prices/${encodeURIComponent(product.sku)}`, headers);
+    if (response.status !== 200) throw new Error(`GET /v1/prices/${product.sku} answered ${response.status}: ${response.body}`);
+    const { recommended_price: price } = JSON.parse(response.body) as { recommended_price: number };
+    recommended.set(product.sku, Math.round(price * 100));
+  }
+  return recommended;
 }
 
 /** The history as the drain keys it, so that the engine's win model can be refitted here for its calibration. */
@@ -197,15 +213,17 @@ export async function runMarket(stack: LocalStack, family: Family, seed: number,
   const seller = await createWorkspaceWithKeys(`Quality ${family} ${seed}`);
   const client = keepAliveClient(stack.gatewayUrl);
   let answers: PricedAnswer[];
+  let recommended: Map<string, number>;
   try {
     await ingestHistory(client, seller.keys.connector, history);
     answers = await priceDeals(client, seller.keys.erp, deals);
+    recommended = await readRecommendations(client, seller.keys.pwLive, market);
   } finally {
     client.close();
   }
 
   const scored = scoreMarket(market, history, deals, answers, nowMs);
-  return { family, seed, lines: scored, seconds: (performance.now() - started) / 1000 };
+  return { family, seed, lines: scored, products: scoreProducts(market, recommended), seconds: (performance.now() - started) / 1000 };
 }
 
 /** Scores each request line's answer against the oracle and the baselines, with the engine's win probability at its price. */

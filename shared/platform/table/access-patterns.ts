@@ -599,7 +599,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'UpdateItem SET segmentBands, conditional on the product existing',
     calls: ['UpdateItem'],
     key: 'product(workspaceId, sku)',
-    cost: '1 WRU per started KB of the product item (the larger of before and after); no index entry changes',
+    cost: "1 WRU per started KB of the product item (the larger of before and after); each segment's band carries its recent buyers, three groups of three numbers (~60 B), a segment × SKU band ~170 B with them; no index entry changes",
   },
   {
     name: "Bands: take, renew and let go of the workspace's bands lease, one recompute at a time",

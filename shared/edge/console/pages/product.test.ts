@@ -100,6 +100,23 @@ describe("a product's page explains its price", () => {
     expectShown(markup, '<dt>Expected impact</dt><dd>+0.82 EUR margin per quote</dd>');
   });
 
+  it('says plainly to keep the current price when the recommendation keeps it, and that the win model priced it', () => {
+    const kept = recommendation({
+      recommendedPriceCents: 1999,
+      rationale: 'Keep the current price: the win model expects the change to earn less margin. (segment target 38%)',
+      basis: { ...basis, margin: 0.3997, guardrailsApplied: [], binding: undefined, method: 'win_model', keep: true },
+      impact: { ...estimated, recommended: estimated.current, expectedMarginChangeCents: 0, expectedRevenueChangeCents: 0 },
+    });
+    const markup = page({ recommendation: kept });
+    expectShown(markup, '<dt>Recommended price</dt><dd><strong>Keep</strong> 19.99 EUR <span class="subtitle">(margin 40.0%)</span></dd>');
+    expectShown(markup, '<dt>Change</dt><dd>none: keep the current price</dd>');
+    expectShown(markup, '<p class="rationale">Keep the current price: the win model expects the change to earn less margin.');
+    expectShown(
+      markup,
+      '<dt>Priced by</dt><dd>the win model: the one price expected to earn the most margin over the product’s recent buyers',
+    );
+  });
+
   it('names the target margin and its evidence, the band, the binding guardrail with its value and the max-change band', () => {
     const markup = page();
     expectShown(markup, '<strong>38.0%</strong>, from its category&#39;s quotes in the segment, n = 42.4 effective quotes');

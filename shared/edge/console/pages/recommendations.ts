@@ -171,13 +171,20 @@ function pricedBody(input: ProductViewInput, recommendation: PricedRecommendatio
   const withMargin = (cents: number, margin: number | null | undefined) =>
     basis ? html`${money(cents, currency)} <span class="subtitle">(margin ${marginText(margin)})</span>` : money(cents, currency);
   const held = recommendation.warnings?.length ? html`<strong class="check-data">check the data</strong>: ` : '';
+  // A kept price says so first: the manager approves no change, whatever a guardrail moved.
+  const keep = basis?.keep === true || recommendation.recommendedPriceCents === recommendation.currentPriceCents;
+  const recommended = withMargin(recommendation.recommendedPriceCents, basis?.margin);
+  const change = signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents));
   return html`${heading} ${dataWarningsSection(recommendation)}
     <div class="product-facts">
       ${facts('The recommendation', [
         ['Cost', basis ? money(basis.costCents, currency) : 'not stored with this recommendation'],
         ['Current price', withMargin(recommendation.currentPriceCents, basis?.currentMargin)],
-        ['Recommended price', html`${held}${withMargin(recommendation.recommendedPriceCents, basis?.margin)}`],
-        ['Change', signedPct(changePct(recommendation.recommendedPriceCents, recommendation.currentPriceCents))],
+        ['Recommended price', html`${held}${keep ? html`<strong>Keep</strong> ${recommended}` : recommended}`],
+        [
+          'Change',
+          keep && recommendation.recommendedPriceCents === recommendation.currentPriceCents ? 'none: keep the current price' : change,
+        ],
         ['Expected impact', impactSummary(recommendation)],
         ['Confidence', confidenceText(recommendation)],
         ['Category', recommendation.category ?? '—'],

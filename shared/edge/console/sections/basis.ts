@@ -53,6 +53,12 @@ export function bindingText(basis: RecommendationBasis, currency: string): strin
 }
 
 /** The explanation, when the recommendation carries its basis. */
+const methodWords = {
+  win_model:
+    'the win model: the one price expected to earn the most margin over the product’s recent buyers, their segments, customers and quantities',
+  bands: 'the margin bands: no credible win model covers the product’s buyers, so the target margin below sets the price',
+} as const;
+
 export function basisSection(recommendation: PricedRecommendation): Html {
   const { basis, currency } = recommendation;
   if (!basis) {
@@ -62,6 +68,7 @@ export function basisSection(recommendation: PricedRecommendation): Html {
     </p>`;
   }
   return html`${facts('Why this price', [
+    ...(basis.method ? [['Priced by', methodWords[basis.method]] as [string, string]] : []),
     ['Target margin', html`<strong>${marginText(basis.band.target)}</strong>, from ${evidenceText(basis)}`],
     [
       'Band (p20 to p90)',

@@ -172,8 +172,11 @@ export const priceOperations = {
   getPrice: operation({
     summary: 'Read a SKU’s recommended price',
     description:
-      'The current recommendation for one SKU: the price the method gives with no customer at quantity 1, MAP held, ' +
-      'kept current as batches drain. Amounts are decimals with the currency’s minor digits. `include=rationale` adds ' +
+      'The current recommendation for one SKU: one price for all its buyers, MAP held, kept current as batches ' +
+      'drain. Where the engine’s win model covers the product’s recent buyers, the single price it expects to earn ' +
+      'the most margin over them, or the current price when it expects no change to earn more (the rationale says ' +
+      'keep, and names any guardrail that moved it); elsewhere the price the method gives with no customer at ' +
+      'quantity 1. Amounts are decimals with the currency’s minor digits. `include=rationale` adds ' +
       'the rationale and the guardrails, `include=drivers` the drivers, `include=impact` the expected effect of ' +
       'moving from the current price to the recommended one, per quote, by the engine’s own win model (`estimated`; ' +
       '`too_thin` with a reason where no credible win model covers the product; `not_estimated` for a ' +

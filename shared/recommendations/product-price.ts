@@ -1,0 +1,149 @@
+// The product's price for all its buyers: the single price the win model expects to earn most over them, within the guardrails.
+import { optimumError as modelOptimumError, searchRange, type WinModelStep } from '#shared/pricing/adjustments.ts';
+import { lineBase } from '#shared/pricing/line-base.ts';
+import type { LineBands, LineInputs, WinModel } from '#shared/pricing/model.ts';
+import { completeLine, type PricedLineBasis } from '#shared/pricing/price-line.ts';
+import { percent, type ReasonStep } from '#shared/pricing/reason-stack.ts';
+import type { PricingSettings } from '#shared/pricing/settings.ts';
+import { credibility } from '#shared/pricing/shrinkage.ts';
+import { stockPremium } from '#shared/pricing/adjustments.ts';
+import { type BuyerMix, expectedUnitMargin } from './buyer-mix.ts';
+
+const GRID_STEPS = 120;
+/**
+ * The optimum's error as the models state it (their level's and slope's) leaves out the SKU's offset, the buyers'
+ * sampling and a curve of the wrong shape: it is taken half as large again (on the bench's tuning seeds, 1.25 left
+ * 7–11% of products losing on list, drift and anchored markets; 2 cost up to 0.03 of the best price's profit).
+ */
+const ERROR_FACTOR = 1.5;
+const REFINE_STEPS = 24;
+
+/** The prices the guardrails allow, as guardrails.ts clamps them: the lower bounds win over the ceiling and max change. */
+function allowedPrices(inputs: LineInputs, settings: PricingSettings): [number, number] {
+  const { product } = inputs;
+  let lower = product.costCents / (1 - settings.minMarginPct / 100);
+  if (product.floorCents !== undefined) lower = Math.max(lower, product.floorCents);
+  if (inputs.enforceMap && product.mapCents !== undefined) lower = Math.max(lower, product.mapCents);
+  let low = lower;
+  let high = product.ceilingCents ?? Number.POSITIVE_INFINITY;
+  if (product.currentPriceCents > 0) {
+    const share = settings.maxChangePct / 100;
+    low = Math.max(low, Math.min(product.currentPriceCents * (1 - share), high));
+    high = Math.min(high, product.currentPriceCents * (1 + share));
+  }
+  return [low, Math.max(low, high)];
+}
+
+/** Where the covered buyers' curves are trusted: the widest of their search ranges, as the price call's step searches. */
+function trustedPrices(mix: BuyerMix, costCents: number, settings: PricingSettings): [number, number] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const buyer of mix.covered) {
+    if (!buyer.model) continue;
+    const [low, high] = searchRange(buyer.model, { floor: lo, stretch: hi }, mix.listMarkup, settings);
+    lo = Math.min(lo, low);
+    hi = Math.max(hi, high);
+  }
+  const price = (margin: number) => costCents / (1 - Math.min(margin, 0.9999));
+  return lo < hi ? [price(lo), price(hi)] : [0, Number.POSITIVE_INFINITY];
+}
+
+/** The price in [lo, hi] with the largest expected margin over the covered buyers: a grid, then a finer one around its best. */
+export function bestSinglePrice(mix: BuyerMix, costCents: number, lo: number, hi: number): number {
+  if (!(hi > lo)) return lo;
+  const value = (price: number) => expectedUnitMargin(mix, costCents, price);
+  const scan = (from: number, to: number, steps: number, start: number) => {
+    let best = start;
+    let bestValue = value(start);
+    for (let i = 0; i <= steps; i++) {
+      const price = from + ((to - from) * i) / steps;
+      const at = value(price);
+      if (at > bestValue) [best, bestValue] = [price, at];
+    }
+    return best;
+  };
+  const coarse = scan(lo, hi, GRID_STEPS, lo);
+  const step = (hi - lo) / GRID_STEPS;
+  return scan(Math.max(lo, coarse - step), Math.min(hi, coarse + step), REFINE_STEPS, coarse);
+}
+
+/** The covered buyers' mean of a figure, by weight. */
+function weighted(mix: BuyerMix, pick: (buyer: BuyerMix['covered'][number]) => number): number {
+  const total = mix.covered.reduce((sum, buyer) => sum + buyer.weight, 0);
+  return total > 0 ? mix.covered.reduce((sum, buyer) => sum + buyer.weight * pick(buyer), 0) / total : 0;
+}
+
+/**
+ * The product-level win_model step: from the current price (the base's when there is none) toward the best single
+ * price over the buyers, as far as their models are credible. Along that way the expected margin only rises, so the
+ * step never asks for a change the model expects to lose.
+ */
+function productWinStep(mix: BuyerMix, inputs: LineInputs, from: number, settings: PricingSettings): WinModelStep {
+  const cost = inputs.product.costCents;
+  const [allowedLow, allowedHigh] = allowedPrices(inputs, settings);
+  const [trustedLow, trustedHigh] = trustedPrices(mix, cost, settings);
+  const lo = Math.max(allowedLow, Math.min(trustedLow, allowedHigh));
+  const hi = Math.max(lo, Math.min(allowedHigh, Math.max(trustedHigh, allowedLow)));
+  const best = bestSinglePrice(mix, cost, lo, hi);
+  const bestMargin = (best - cost) / best;
+  const fromMargin = (from - cost) / from;
+  // The curve's slope in margin, as the price call's step reads it, and how far the optimum could be off, over the buyers.
+  const slopeOf = (model: WinModel | undefined) => {
+    const slope = (model?.slope ?? 0) + (model?.slopeShift ?? 0);
+    return model?.feature === 'list' ? slope / Math.max(1e-3, 1 - bestMargin) : slope;
+  };
+  const marginSlope = weighted(mix, (buyer) => slopeOf(buyer.model));
+  const optimumError = weighted(mix, (buyer) =>
+    buyer.model ? modelOptimumError(buyer.model, bestMargin, slopeOf(buyer.model), mix.listMarkup) : Number.POSITIVE_INFINITY,
+  );
+  // A move no larger than the optimum's own error is as likely to lose as to gain: the move is shrunk by how far it
+  // stands out of that error (1 − error² / move², none within it), and by the models' credibility.
+  const move = bestMargin - fromMargin;
+  const error = ERROR_FACTOR * optimumError;
+  const z = weighted(mix, (buyer) => buyer.credibility) * Math.max(0, 1 - (error / Math.abs(move || 1e-12)) ** 2);
+  const price = from + z * (best - from);
+  const margin = (price - cost) / price;
+  const quotes = Math.max(...mix.covered.map((buyer) => buyer.model?.closedQuotes ?? 0));
+  const segments = new Set(mix.covered.map((buyer) => buyer.segment)).size;
+  return {
+    param: 'win_model',
+    scope: 'product',
+    label:
+      `Win model (${quotes} closed quotes) over the product's recent buyers in ${segments} segment${segments === 1 ? '' : 's'} puts the ` +
+      `best single price for all of them at ${percent(bestMargin)} margin; moved ${Math.round(z * 100)}% of the way from ` +
+      `${inputs.product.currentPriceCents > 0 ? 'the current price' : 'the target'} (${percent(fromMargin)}), as far as the model is sure`,
+    margin,
+    credibility: z,
+    marginError: Math.hypot((1 - z) * (bestMargin - fromMargin), optimumError),
+    marginSlope,
+    sampleCredibility: weighted(mix, (buyer) => credibility(buyer.model?.nEff ?? 0, settings.credibilityK)),
+  };
+}
+
+/** The step that keeps the current price: the move the model expects to lose is not offered. */
+export function keepStep(currentPriceCents: number, costCents: number, lossCents: number): ReasonStep {
+  return {
+    param: 'keep',
+    scope: 'product',
+    label: `Kept at the current price ${currentPriceCents}: the win model expects the change to earn ${lossCents} less margin per quote`,
+    margin: (currentPriceCents - costCents) / currentPriceCents,
+  };
+}
+
+/**
+ * The product's price for its buyers: the segment target as the base (as a call with no customer has it), the
+ * product-level win_model step, stock, then the guardrails and rounding of every price; `keep`, when given, last.
+ */
+export function priceForBuyers(
+  inputs: LineInputs,
+  bands: LineBands,
+  mix: BuyerMix,
+  settings: PricingSettings,
+  keep?: ReasonStep,
+): PricedLineBasis {
+  const base = lineBase(inputs, bands, settings);
+  const from = inputs.product.currentPriceCents > 0 ? inputs.product.currentPriceCents : base.priceCents;
+  const win = productWinStep(mix, inputs, from, settings);
+  const stock = stockPremium(win, base, inputs.product, settings);
+  return completeLine({ inputs, settings, base, evidence: base, win }, [win, stock, keep]);
+}
