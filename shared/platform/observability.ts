@@ -77,6 +77,8 @@ export const requestMetricNames = {
   pricedLines: 'PricedLines',
   /** 1 for a request slower than its route's budget, 0 for one within it: its average is the share over budget. */
   overLatencyBudget: 'OverLatencyBudget',
+  /** 1 for each message a queue worker fails: the `WorkerErrors` alarm counts these beside Lambda's own errors. */
+  workerFailures: 'WorkerFailures',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -113,5 +115,19 @@ export function reportRequestCost(cost: RequestCost): void {
   if (cost.latencyBudgetMs !== undefined) {
     metrics.addMetric(requestMetricNames.overLatencyBudget, MetricUnit.Count, cost.durationMs > cost.latencyBudgetMs ? 1 : 0);
   }
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * A message a queue worker fails, for redelivery or the dead-letter queue: one ERROR line with the error's name,
+ * message and stack, carrying its job's keys (the message, workspace, batch or event) from the scope it runs in, and
+ * one count of the worker's failures. A worker answers a failed message in its batch response rather than failing the
+ * invocation, so Lambda's own error count never sees it.
+ */
+export function reportWorkerFailure(route: string, error: unknown): void {
+  logger.error('queue message failed', { route, error: error instanceof Error ? error : new Error(String(error)) });
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addDimension('route', route);
+  metrics.addMetric(requestMetricNames.workerFailures, MetricUnit.Count, 1);
   metrics.publishStoredMetrics();
 }

@@ -191,12 +191,21 @@ describe('alarms', () => {
     expect(query).toContain(`FROM SCHEMA(\\"${metricsNamespace}\\", \\"route\\", \\"service\\")`);
   });
 
-  it('the workers’ and jobs’ Lambda errors are summed in alarms of at most 10 metrics, and throttles anywhere in the region raise one alarm', () => {
+  it('the workers’ and jobs’ Lambda errors and the messages they fail are summed in alarms of at most 10 metrics, and throttles anywhere in the region raise one alarm', () => {
     const errors = alarmsAbout('"MetricName":"Errors"');
-    const watched = errors.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
-    expect(watched).toHaveLength(workers.length + scheduledJobs.length);
+    const read = (alarm: Record<string, unknown>) =>
+      (alarm.Metrics as Array<{ MetricStat?: { Metric: { MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> } } }>)
+        .map((metric) => metric.MetricStat?.Metric)
+        .filter((metric) => metric !== undefined);
+    const watched = errors.flatMap(read);
+    expect(watched.filter((metric) => metric.MetricName === 'Errors')).toHaveLength(workers.length + scheduledJobs.length);
+    // Each background function's failed messages, as the worker counts them per route, in the same alarms.
+    const failures = watched.filter((metric) => metric.MetricName === requestMetricNames.workerFailures);
+    expect(failures.map((metric) => metric.Dimensions?.find((dimension) => dimension.Name === 'route')?.Value).sort()).toEqual(
+      [...workers, ...scheduledJobs].map((fn) => fn.id).sort(),
+    );
     for (const alarm of errors) {
-      expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
+      expect(read(alarm).length).toBeLessThanOrEqual(10);
       expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     }
     const [throttles, ...others] = alarmsAbout('"MetricName":"Throttles"');

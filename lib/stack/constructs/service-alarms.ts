@@ -74,10 +74,10 @@ export class ServiceAlarms extends Construct {
 
     // Route functions fail as 5xx above; workers and jobs have no caller to see it.
     const background = metrics.functions.filter((fn) => fn.kind !== 'http');
-    this.inGroups(background).forEach((group, index) => {
-      this.alarm(`WorkerErrors${index === 0 ? '' : index + 1}`, metrics.lambdaSum(group, 'Errors'), {
+    this.inGroups(background, METRICS_PER_ALARM / 2).forEach((group, index) => {
+      this.alarm(`WorkerErrors${index === 0 ? '' : index + 1}`, metrics.workerErrors(group), {
         threshold: 1,
-        description: `A worker or job failed an invocation (${group.map((fn) => fn.id).join(', ')}): a crash, a timeout or running out of memory.`,
+        description: `A worker or job failed an invocation or a message (${group.map((fn) => fn.id).join(', ')}): a fault its ERROR line names, a crash, a timeout or running out of memory.`,
       });
     });
     this.alarm('LambdaThrottles', metrics.accountLambdaThrottles(), {
@@ -146,10 +146,9 @@ export class ServiceAlarms extends Construct {
     return created;
   }
 
-  private inGroups(functions: readonly MonitoredFunction[]): MonitoredFunction[][] {
+  private inGroups(functions: readonly MonitoredFunction[], size = METRICS_PER_ALARM): MonitoredFunction[][] {
     const groups: MonitoredFunction[][] = [];
-    for (let start = 0; start < functions.length; start += METRICS_PER_ALARM)
-      groups.push(functions.slice(start, start + METRICS_PER_ALARM));
+    for (let start = 0; start < functions.length; start += size) groups.push(functions.slice(start, start + size));
     return groups;
   }
 }

@@ -154,18 +154,24 @@ export class ServiceMetrics {
     });
   }
 
-  /** The sum of a Lambda metric over some functions (at most 10: what an alarm's math may read). */
-  lambdaSum(functions: readonly MonitoredFunction[], metricName: 'Errors' | 'Throttles', period = FIVE_MINUTES): MathExpression {
-    if (functions.length > 10) throw new Error(`an alarm's math reads at most 10 metrics, not ${functions.length}`);
+  /**
+   * What workers and jobs failed, summed: Lambda's errors (a crash, a timeout, running out of memory) and the messages
+   * a queue worker answered as failed (`WorkerFailures`, one per message). Two metrics a function: at most 5 an alarm.
+   */
+  workerErrors(functions: readonly MonitoredFunction[], period = FIVE_MINUTES): MathExpression {
+    if (functions.length > 5) throw new Error(`an alarm's math reads at most 10 metrics, not ${functions.length * 2}`);
     const usingMetrics: Record<string, IMetric> = {};
-    functions.forEach((fn, index) => (usingMetrics[`f${index}`] = this.lambda(fn, metricName, Stats.SUM, period)));
+    functions.forEach((fn, index) => {
+      usingMetrics[`e${index}`] = this.lambda(fn, 'Errors', Stats.SUM, period);
+      usingMetrics[`m${index}`] = this.request(fn.id, requestMetricNames.workerFailures, Stats.SUM, period);
+    });
     return new MathExpression({
       expression: Object.keys(usingMetrics)
         .map((id) => `FILL(${id}, 0)`)
         .join(' + '),
       usingMetrics,
       period,
-      label: `${metricName}: ${functions.map((fn) => fn.id).join(', ')}`,
+      label: `errors and failed messages: ${functions.map((fn) => fn.id).join(', ')}`,
     });
   }
 
