@@ -4,6 +4,7 @@ import { appendLogKeys, logger } from '#platform/observability.ts';
 import { sendDrainMessage, sendToDrainDeadLetter, type DrainMessage } from '#shared/batches/drain-queue.ts';
 import { BatchLeaseHeld, failDrain, leaseBatch, releaseBatchLease } from '#shared/batches/lease.ts';
 import { endDrainTurn, takeDrainTurn } from '#shared/batches/drain-turn.ts';
+import { noteDrainMessage } from '#shared/batches/drain-watch.ts';
 import { getBatch } from '#shared/batches/repository.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from './attempts.ts';
@@ -78,6 +79,8 @@ async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: Dra
   const turn = await takeDrainTurn(batch, clock());
   if (!turn.taken) {
     logger.info('drain waits its turn', { batchId: batch.batchId, waitingFor: turn.waitingFor });
+    // Seen, so that the sweeper leaves it alone while it waits (drain-watch.ts); a draining batch is seen at its lease.
+    await noteDrainMessage(batch, clock());
     await sendDrainMessage(invocation.message, DRAIN_TURN_WAIT_SECONDS);
     return nothingApplied('bounced');
   }
@@ -97,12 +100,17 @@ async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: Dra
   try {
     leased = await leaseBatch(batch, 'chunks', owner, leaseDeadline(invocation)(), clock(), attempt);
   } catch (error) {
-    if (error instanceof BatchLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
+    if (!(error instanceof BatchLeaseHeld)) throw error;
+    if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
       // The live holder carries the job on; this duplicate delivery has nothing left to do.
       logger.warn('drain duplicate dropped', { batchId: batch.batchId });
       return nothingApplied('ignored');
     }
-    throw error;
+    // A second message of the batch (a continuation sent just before its sender let go, or one put back on the queue
+    // beside a late one) looks again shortly: no failure, and whichever comes after the holder goes on.
+    logger.info('drain lease held, looking again', { batchId: batch.batchId });
+    await sendDrainMessage(invocation.message, DRAIN_TURN_WAIT_SECONDS);
+    return nothingApplied('bounced');
   }
   const loop = new ChunkLoop(leased, owner, invocation, hooks);
   try {

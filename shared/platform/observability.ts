@@ -79,6 +79,8 @@ export const requestMetricNames = {
   overLatencyBudget: 'OverLatencyBudget',
   /** 1 for each message a queue worker fails: the `WorkerErrors` alarm counts these beside Lambda's own errors. */
   workerFailures: 'WorkerFailures',
+  /** Seconds since the commit of the oldest batch of any workspace not yet drained, as the sweeper saw it. */
+  oldestUndrainedBatch: 'OldestUndrainedBatchSeconds',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -129,5 +131,12 @@ export function reportWorkerFailure(route: string, error: unknown): void {
   const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
   metrics.addDimension('route', route);
   metrics.addMetric(requestMetricNames.workerFailures, MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}
+
+/** The sweeper's reading of the oldest batch still to drain, each minute: an alarm fires on a workspace held up. */
+export function reportUndrainedBatches(oldestSeconds: number): void {
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addMetric(requestMetricNames.oldestUndrainedBatch, MetricUnit.Seconds, Math.round(oldestSeconds));
   metrics.publishStoredMetrics();
 }

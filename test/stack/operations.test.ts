@@ -249,6 +249,19 @@ describe('alarms', () => {
     expect(webhooks).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
   });
 
+  it('a batch committed and not drained past its bound raises an alarm, on the age the sweeper reads each minute', () => {
+    const [undrained, ...others] = alarmsAbout(requestMetricNames.oldestUndrainedBatch);
+    expect(others).toEqual([]);
+    expect(undrained).toMatchObject({
+      Threshold: alarmThresholds.undrainedBatchSeconds,
+      Statistic: 'Maximum',
+      Namespace: metricsNamespace,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(undrained?.AlarmDescription).toContain('docs/operations.md');
+  });
+
   it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {
     expect(alarmsAbout('ReadThrottleEvents')).toHaveLength(1);
     expect(alarmsAbout('WriteThrottleEvents')).toHaveLength(1);

@@ -1,4 +1,4 @@
-// The admin CLI's `batch` commands: a workspace's batches and one batch as a drain left it, for an operator following a failed drain.
+// The admin CLI's `batch` commands: a workspace's batches, one batch as a drain left it, and a lost drain message put back, for an operator following a drain.
 import * as v from 'valibot';
 import { BatchIdSchema, type Batch, BatchStatusSchema } from '#shared/batches/schema.ts';
 import { MAX_BATCHES_PAGE } from '#shared/batches/views.ts';
@@ -117,6 +117,28 @@ export const batchCommands: readonly AdminCommand[] = [
         const toDrain = shown.status === 'committed' || shown.status === 'draining';
         const detail = batchDetail(shown, toDrain ? await drainTurnBlocker(shown) : undefined);
         return { json: detail, text: detailText(detail) };
+      };
+    },
+  },
+  {
+    name: 'batch requeue',
+    usage: `  batch requeue --workspace W --batch B puts a committed or draining batch's drain job back on the drain queue, as
+                                        the sweeper does for one unseen 15 minutes; it resumes from its checkpoint, and a
+                                        message that was only late changes nothing; exit 1 when the batch has ended`,
+    options: ['workspace', 'batch'],
+    prepare(args) {
+      const workspaceId = workspaceOf(args);
+      const batchId = args.checked('batch', BatchIdSchema, args.required('batch'));
+      return async () => {
+        await existingWorkspace(workspaceId);
+        const { getBatch } = await import('#shared/batches/repository.ts');
+        const { requeueBatch } = await import('#shared/batches/drain-watch.ts');
+        const stored = await getBatch(workspaceId, batchId);
+        if (!stored) throw new Error(`no batch ${batchId} in workspace ${workspaceId}`);
+        if ((await requeueBatch(stored, new Date())) === 'ended')
+          throw new Error(`batch ${batchId} is ${stored.status}: only a committed or draining batch has a drain to put back`);
+        const done = { batchId, workspaceId, status: stored.status, requeued: true };
+        return { json: done, text: `Put batch ${batchId} (${stored.status}) back on the drain queue` };
       };
     },
   },

@@ -23,6 +23,12 @@ export const alarmThresholds = {
   } satisfies Record<QueueId, number>,
   /** Seconds from a batch's commit to its bands recomputed: past it prices lag their data. */
   bandsLagSeconds: 1_800,
+  /**
+   * Seconds a batch may stay committed and not drained: past it a workspace is held up. The sweeper puts a batch whose
+   * message was lost back on the queue after 15 minutes unseen; a batch still waiting 30 minutes after its commit is
+   * one that did not help, or a backlog the drain cannot keep up with.
+   */
+  undrainedBatchSeconds: 1_800,
   /** Minutes within which a scheduled job must run at least once: three of its intervals, and never under five. */
   scheduleMinutes: (everyMinutes: number) => Math.max(5, 3 * everyMinutes),
 } as const;
@@ -112,6 +118,10 @@ export class ServiceAlarms extends Construct {
     this.alarm('BandsLag', metrics.bandsLag(Stats.MAXIMUM), {
       threshold: alarmThresholds.bandsLagSeconds,
       description: `A batch's bands were recomputed ${alarmThresholds.bandsLagSeconds / 60} minutes or more after its commit.`,
+    });
+    this.alarm('OldestUndrainedBatch', metrics.oldestUndrainedBatch(), {
+      threshold: alarmThresholds.undrainedBatchSeconds,
+      description: `A workspace's oldest batch not yet drained was committed ${alarmThresholds.undrainedBatchSeconds / 60} minutes ago or more: its later batches wait behind it.`,
     });
     this.alarm('WebhooksParkedOrDisabled', metrics.webhookHealth(), {
       threshold: 1,

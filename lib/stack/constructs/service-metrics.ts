@@ -196,6 +196,17 @@ export class ServiceMetrics {
     return fn.function.metric(metricName, { statistic, period, label: fn.id });
   }
 
+  /** The age of the oldest batch of any workspace committed and not yet drained, as the sweeper reads it each minute. */
+  oldestUndrainedBatch(period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName: requestMetricNames.oldestUndrainedBatch,
+      dimensionsMap: { service: serviceName },
+      statistic: Stats.MAXIMUM,
+      period,
+    });
+  }
+
   /** The bands job's lag, from a batch's commit to its bands recomputed. */
   bandsLag(statistic: string, period = FIVE_MINUTES): Metric {
     return new Metric({
