@@ -174,8 +174,10 @@ export class ChunkLoop {
   private async continueLater(): Promise<DrainResult> {
     const { message } = this.invocation;
     await this.checkpoint();
-    await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+    // Let go before the continuation is sent, so that it never meets this lease and fails as a duplicate would: a
+    // fault between the two leaves this invocation's own message to come back and resume from the checkpoint.
     await releaseBatchLease(this.leased, this.owner);
+    await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
     return { outcome: 'continued', chunks: this.chunks, records: this.records };
   }
 

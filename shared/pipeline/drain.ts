@@ -100,17 +100,12 @@ async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: Dra
   try {
     leased = await leaseBatch(batch, 'chunks', owner, leaseDeadline(invocation)(), clock(), attempt);
   } catch (error) {
-    if (!(error instanceof BatchLeaseHeld)) throw error;
-    if (invocation.receiveCount >= DRAIN_ATTEMPTS) {
+    if (error instanceof BatchLeaseHeld && invocation.receiveCount >= DRAIN_ATTEMPTS) {
       // The live holder carries the job on; this duplicate delivery has nothing left to do.
       logger.warn('drain duplicate dropped', { batchId: batch.batchId });
       return nothingApplied('ignored');
     }
-    // A second message of the batch (a continuation sent just before its sender let go, or one put back on the queue
-    // beside a late one) looks again shortly: no failure, and whichever comes after the holder goes on.
-    logger.info('drain lease held, looking again', { batchId: batch.batchId });
-    await sendDrainMessage(invocation.message, DRAIN_TURN_WAIT_SECONDS);
-    return nothingApplied('bounced');
+    throw error;
   }
   const loop = new ChunkLoop(leased, owner, invocation, hooks);
   try {

@@ -132,7 +132,12 @@ export async function foldMarginSteps(workspaceId: string, run: string, steps: r
   });
   const itemId = (item: { readonly PK?: unknown; readonly SK?: unknown }) => `${String(item.PK)} ${String(item.SK)}`;
   const stored = new Map(
-    (await getItems(months.map((month) => month.itemKey), { consistent: true })).map((item) => [itemId(item), item] as const),
+    (
+      await getItems(
+        months.map((month) => month.itemKey),
+        { consistent: true },
+      )
+    ).map((item) => [itemId(item), item] as const),
   );
   const writes: TableItem[] = [];
   for (const { key, month, itemKey } of months) {

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { readTouched } from '#shared/batches/chunk-items.ts';
-import { finishDrain, leaseBatch } from '#shared/batches/lease.ts';
+import { BatchLeaseHeld, finishDrain, leaseBatch } from '#shared/batches/lease.ts';
 import { commitBatch as commitBatchItem, getBatch, openBatch as openBatchItem } from '#shared/batches/repository.ts';
 import { tableName } from '#platform/config.ts';
 import type { OrderRecord, ProductRecord, QuoteRecord } from '#shared/records/schema.ts';
@@ -383,15 +383,14 @@ describe('drain attempts', () => {
     expect((await getItem(keys.rateShard(workspace.workspaceId, 'api', 0)))?.bandsAt).toBeUndefined();
   });
 
-  it('leaves a batch another live drain holds alone: looked at again shortly, or dropped on the last attempt', async () => {
+  it('leaves a batch another live drain holds alone: retried later, or dropped on the last attempt', async () => {
     const { workspace, message } = await committedBatch();
     const batch = await getBatch(workspace.workspaceId, message.batchId);
     if (!batch) throw new Error('no batch');
     await leaseBatch(batch, 'chunks', 'another-drain', Date.now() + 60_000, new Date());
     const invocation = (receiveCount: number) => ({ message, body: JSON.stringify(message), receiveCount, remainingMs: () => 60_000 });
 
-    // Not a failure: the message comes back in a few seconds, to meet the lease, or its end.
-    expect((await runDrainJob(invocation(1))).outcome).toBe('bounced');
+    await expect(runDrainJob(invocation(1))).rejects.toBeInstanceOf(BatchLeaseHeld);
     expect((await runDrainJob(invocation(3))).outcome).toBe('ignored');
     expect(await getBatch(workspace.workspaceId, message.batchId)).toMatchObject({ status: 'draining', leaseOwner: 'another-drain' });
   });

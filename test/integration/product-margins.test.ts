@@ -159,7 +159,11 @@ describe("a product's monthly margins", () => {
     const { Item } = await tableClient().send(
       new GetCommand({ TableName: tableName(), Key: keys.productMargin(seller.workspaceId, 'LAMP', '2026-09'), ConsistentRead: true }),
     );
-    expect(Object.keys(Item ?? {}).filter((name) => name.startsWith('m_')).sort()).toEqual(['m_batch-2', `m_${BACKFILL_RUN}`]);
+    expect(
+      Object.keys(Item ?? {})
+        .filter((name) => name.startsWith('m_'))
+        .sort(),
+    ).toEqual(['m_batch-2', `m_${BACKFILL_RUN}`]);
     expect(Item).toMatchObject({ revenue: 4_000, cost: 2_400, lines: 4, 'm_batch-2': 'CHUNK#0002' });
     // The backfill run again refuses the step it took.
     await foldMargins(seller.workspaceId, delta, BACKFILL_RUN, 'O-9');

@@ -62,6 +62,7 @@ function batchDetail(batch: Batch, waitingFor: string | undefined) {
     error: batch.error ?? null,
     jobId: batch.jobId ?? null,
     drainAttempts: batch.drainAttempts ?? null,
+    drainSeenAt: batch.drainSeenAt ?? null,
     leaseUntil: batch.leaseUntil === undefined ? null : new Date(batch.leaseUntil).toISOString(),
     waitingFor: waitingFor ?? null,
   };
@@ -122,14 +123,19 @@ export const batchCommands: readonly AdminCommand[] = [
   },
   {
     name: 'batch requeue',
-    usage: `  batch requeue --workspace W --batch B puts a committed or draining batch's drain job back on the drain queue, as
-                                        the sweeper does for one unseen 15 minutes; it resumes from its checkpoint, and a
+    usage: `  batch requeue --workspace W --batch B [--aws --queue-url URL]
+                                        puts a committed or draining batch's drain job back on the drain queue, as the
+                                        sweeper does for one unseen 15 minutes; it resumes from its checkpoint, and a
                                         message that was only late changes nothing; exit 1 when the batch has ended`,
-    options: ['workspace', 'batch'],
+    options: ['workspace', 'batch', 'queue-url'],
     prepare(args) {
       const workspaceId = workspaceOf(args);
       const batchId = args.checked('batch', BatchIdSchema, args.required('batch'));
+      const queueUrl = args.values['queue-url'];
+      if (queueUrl !== undefined && !args.values.aws) throw new UsageError('--queue-url names a deployed queue: it goes with --aws');
+      if (args.values.aws && !queueUrl) throw new UsageError('--aws needs --queue-url URL (the stack output DrainQueueUrl)');
       return async () => {
+        if (queueUrl !== undefined) process.env.DRAIN_QUEUE_URL = queueUrl;
         await existingWorkspace(workspaceId);
         const { getBatch } = await import('#shared/batches/repository.ts');
         const { requeueBatch } = await import('#shared/batches/drain-watch.ts');
