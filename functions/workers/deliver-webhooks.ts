@@ -2,7 +2,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import * as v from 'valibot';
-import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
+import { appendLogKeys, logger, reportWorkerFailure, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, sideBySideShares } from '#edge/metering.ts';
 import { workers } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
@@ -37,7 +37,14 @@ export function createDeliveryHandler(clock: () => Date = () => new Date()) {
       deliveryFunction,
       (measure) => {
         const scoped = (record: SQSRecord) =>
-          withLogKeys({ messageId: record.messageId }, () => measure((unit) => deliverRecord(record, unit)));
+          withLogKeys({ messageId: record.messageId }, async () => {
+            try {
+              await measure((unit) => deliverRecord(record, unit));
+            } catch (error) {
+              reportWorkerFailure(deliveryFunction.id, error);
+              throw error;
+            }
+          });
         return processPartialResponse(event, scoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: true });
       },
       // Each message's work is charged to its event's workspace, as the drain charges its jobs.

@@ -5,7 +5,7 @@ import * as v from 'valibot';
 import type { DrainHooks } from '#shared/pipeline/job.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import { type DrainMessage, DrainMessageSchema } from '#shared/batches/drain-queue.ts';
-import { appendLogKeys, logger, withLogKeys } from '#platform/observability.ts';
+import { appendLogKeys, logger, reportWorkerFailure, withLogKeys } from '#platform/observability.ts';
 import { backgroundFunction, metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 import { workers } from '#edge/routes/workers.ts';
 import { annotateWorkspace, tracedHandler } from '#platform/tracing.ts';
@@ -52,9 +52,17 @@ export function createDrainHandler(hooks: DrainHooks = {}) {
     );
   }
 
-  // Each message is its own job: its lines carry its message id, and its batch and job once the body is read.
+  // Each message is its own job: its lines carry its message id, and its batch and job once the body is read; a
+  // failure is reported once, in that scope, then answered as a failed message.
   const drainScoped = (record: SQSRecord, context: Context) =>
-    withLogKeys({ messageId: record.messageId }, () => drainRecord(record, context));
+    withLogKeys({ messageId: record.messageId }, async () => {
+      try {
+        await drainRecord(record, context);
+      } catch (error) {
+        reportWorkerFailure(drainFunction.id, error);
+        throw error;
+      }
+    });
 
   return (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
     processPartialResponse(event, drainScoped, processor, { context, throwOnFullBatchFailure: false, processInParallel: false });

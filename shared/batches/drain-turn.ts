@@ -1,6 +1,7 @@
 // A workspace's drain order: its batches drain one at a time, in the order they were committed, so that a batch committed later is never overwritten by one committed before it.
 import { logger } from '#platform/observability.ts';
 import { deleteItem, getItem, queryPage, type TransactEntry, updateItem } from '#platform/table/commands.ts';
+import { lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Batch } from './schema.ts';
 
@@ -14,7 +15,7 @@ export interface DrainTurnBusy {
   readonly waitingFor: string;
 }
 
-type QueuedBatch = Pick<Batch, 'workspaceId' | 'batchId'> & { readonly committedAt: string };
+export type QueuedBatch = Pick<Batch, 'workspaceId' | 'batchId'> & { readonly committedAt: string };
 
 /** Entries read at a time from the queue; ended batches' entries found on the way are deleted. */
 const QUEUE_PAGE = 5;
@@ -36,7 +37,7 @@ async function turnHolder(workspaceId: string): Promise<string | undefined> {
   return turn?.holder === undefined ? undefined : String(turn.holder);
 }
 
-function queuedKey(batch: QueuedBatch) {
+export function queuedKey(batch: QueuedBatch) {
   return keys.drainQueued(batch.workspaceId, batch.committedAt, batch.batchId);
 }
 
@@ -44,7 +45,13 @@ function queuedKey(batch: QueuedBatch) {
 export function queuedEntry(batch: QueuedBatch): TransactEntry {
   return {
     Put: {
-      Item: { ...queuedKey(batch), type: 'drainQueued', batchId: batch.batchId, committedAt: batch.committedAt },
+      Item: {
+        ...queuedKey(batch),
+        type: 'drainQueued',
+        batchId: batch.batchId,
+        committedAt: batch.committedAt,
+        ...lookupKeys.undrainedBatch(batch.committedAt, batch.workspaceId, batch.batchId),
+      },
     },
   };
 }

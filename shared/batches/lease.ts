@@ -21,7 +21,7 @@ export class BatchLeaseHeld extends Error {
  */
 const leaseTerms = {
   chunks: {
-    set: ', #status = :draining, drainStartedAt = if_not_exists(drainStartedAt, :now), drainedCount = if_not_exists(drainedCount, :zero)',
+    set: ', #status = :draining, drainStartedAt = if_not_exists(drainStartedAt, :now), drainSeenAt = :now, drainedCount = if_not_exists(drainedCount, :zero)',
     condition: '#status IN (:committed, :draining)',
     values: (now: Date) => ({ ':draining': 'draining', ':committed': 'committed', ':now': now.toISOString(), ':zero': 0 }),
   },

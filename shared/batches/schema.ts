@@ -54,6 +54,11 @@ export const BatchSchema = v.object({
   /** Sort key of the last chunk applied to canonical data: where a redelivered or continued drain resumes. */
   drainCursor: v.optional(v.string()),
   drainAttempts: v.optional(DrainAttemptsSchema),
+  /**
+   * When a drain message of the batch was last seen by the worker (its lease, or a look at its turn) or put back on the
+   * queue: a committed batch unseen for long has no message in flight, and the sweeper sends it one (drain-watch.ts).
+   */
+  drainSeenAt: v.optional(v.string()),
   /** The last category whose bands were recomputed after the drain: where a resumed recompute goes on. */
   bandCursor: v.optional(v.string()),
   /** The last product whose recommendation was stored after the bands: where a resumed refresh goes on. */

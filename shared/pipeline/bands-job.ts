@@ -1,6 +1,6 @@
 // The bands job: after a batch drained, the bands of the categories it touched, then the recommendations of every product in them.
 import { randomUUID } from 'node:crypto';
-import { logger } from '#platform/observability.ts';
+import { appendLogKeys, logger } from '#platform/observability.ts';
 import { reportBandsLag } from '#shared/bands/lag.ts';
 import { BandsLeaseHeld, releaseBandsLease, takeBandsLease } from '#shared/bands/lease.ts';
 import { type BandScope, recomputeBands, touchedScope } from '#shared/bands/recompute.ts';
@@ -41,9 +41,9 @@ const DRAINED_RECHECKS = 50;
 
 type Workspace = Awaited<ReturnType<typeof getWorkspace>>;
 
-async function parkBands(batch: Batch, invocation: DrainInvocation, cause: string): Promise<DrainResult> {
+async function parkBands(batch: Batch, invocation: DrainInvocation, cause: string, error?: Error): Promise<DrainResult> {
   await sendToDrainDeadLetter(invocation.body, `Recomputing bands failed after ${DRAIN_ATTEMPTS} attempts (${cause}).`);
-  logger.error('bands job gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
+  logger.error('bands job gave up', { batchId: batch.batchId, jobId: batch.jobId, cause, error });
   return nothingApplied('failed');
 }
 
@@ -239,8 +239,10 @@ export async function runBandsJob(delivered: Batch, invocation: DrainInvocation,
     return await run.run();
   } catch (error) {
     await releaseBatchLease(run.current, owner).catch(() => undefined);
-    logger.error('bands attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
-    if (invocation.receiveCount >= DRAIN_ATTEMPTS) return parkBands(batch, invocation, 'an internal fault; quote the batch id to support');
+    // The worker logs a fault it answers as a failed message; a fault this attempt gives up on is logged with the end.
+    appendLogKeys({ attempt: invocation.receiveCount });
+    if (invocation.receiveCount >= DRAIN_ATTEMPTS)
+      return parkBands(batch, invocation, 'an internal fault; quote the batch id to support', error as Error);
     throw error;
   } finally {
     await releaseBandsLease(run.current.workspaceId, owner).catch(() => undefined);

@@ -1,6 +1,6 @@
 // The drain's chunk loop: read ahead, prepare the next chunk while this one is written, and checkpoint the chunks written every few seconds, in order.
 import { decompressRecords } from '#shared/batches/chunks.ts';
-import { foldMargins } from '#shared/recommendations/margins.ts';
+import { foldMarginSteps } from '#shared/recommendations/margins.ts';
 import { recordTouched, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
 import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
 import { endDrainTurn } from '#shared/batches/drain-turn.ts';
@@ -9,7 +9,6 @@ import { chunkExpiresAt } from '#shared/batches/rules.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import { applyAdherence, mergeAdherence } from './adherence-fold.ts';
-import { mergeMargins } from './margin-fold.ts';
 import { CHECKPOINT_EVERY_MS, clockOf, type DrainHooks, type DrainInvocation, type DrainResult, leaseDeadline, timeToStop } from './job.ts';
 import { DrainMemory } from './memory.ts';
 import { prepareChunk } from './prepare.ts';
@@ -123,8 +122,9 @@ export class ChunkLoop {
 
   /**
    * Takes in every chunk written (and, unless told not to, the one being written): their rates in order, then their
-   * adherence and margins folded as one under the last chunk's marker, what each touched, and one checkpoint. A fault
-   * anywhere before the checkpoint runs these chunks again, and each fold refuses what its marker says it has.
+   * adherence folded as one under the last chunk's marker, their margins folded once per month with each chunk's
+   * change kept apart, what each touched, and one checkpoint. A fault anywhere before the checkpoint runs these chunks
+   * again, and each fold refuses what its marker says it has.
    */
   private async checkpoint(withWriting = true): Promise<void> {
     if (withWriting) {
@@ -148,16 +148,10 @@ export class ChunkLoop {
       );
       await this.hooks.afterAdherence?.(this.invocation);
     }
-    const margins = mergeMargins(group.flatMap((done) => (done.prepared.margins ? [done.prepared.margins] : [])));
-    // Each order's version was written with its chunk, and until the checkpoint below a repeat of the chunk reads it
-    // back to the same delta: each month refuses a step at or before the one it took.
-    if (margins)
-      await foldMargins(
-        margins.workspaceId,
-        margins.delta,
-        batchId,
-        markerOf((done) => done.prepared.margins !== undefined),
-      );
+    // Each chunk's change on its own, for each month to take only the chunks after its marker: the months a checkpoint
+    // touches are read, summed and written once each (docs/decisions.md, margins folded per checkpoint).
+    const margins = group.flatMap((done) => (done.prepared.margins ? [{ step: done.chunk.sk, delta: done.prepared.margins.delta }] : []));
+    if (margins.length > 0) await foldMarginSteps(this.from.workspaceId, batchId, margins);
     await Promise.all(group.map((done) => recordTouched(this.leased, done.chunk.sk, done.prepared.touched, chunkExpiresAt(this.leased))));
     const records = group.reduce((sum, done) => sum + done.chunk.count, 0);
     const warned = group.reduce((sum, done) => sum + (done.prepared.warned ?? 0), 0);
@@ -181,8 +175,10 @@ export class ChunkLoop {
   private async continueLater(): Promise<DrainResult> {
     const { message } = this.invocation;
     await this.checkpoint();
-    await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
+    // Let go before the continuation is sent, so that it never meets this lease and fails as a duplicate would: a
+    // fault between the two leaves this invocation's own message to come back and resume from the checkpoint.
     await releaseBatchLease(this.leased, this.owner);
+    await sendDrainMessage({ ...message, continuation: (message.continuation ?? 0) + 1 });
     return { outcome: 'continued', chunks: this.chunks, records: this.records };
   }
 

@@ -1,9 +1,10 @@
 // The drain: a committed batch's chunks applied to canonical data in staging order, resumable from its checkpoint.
 import { randomUUID } from 'node:crypto';
-import { logger } from '#platform/observability.ts';
+import { appendLogKeys, logger } from '#platform/observability.ts';
 import { sendDrainMessage, sendToDrainDeadLetter, type DrainMessage } from '#shared/batches/drain-queue.ts';
 import { BatchLeaseHeld, failDrain, leaseBatch, releaseBatchLease } from '#shared/batches/lease.ts';
 import { endDrainTurn, takeDrainTurn } from '#shared/batches/drain-turn.ts';
+import { noteDrainMessage } from '#shared/batches/drain-watch.ts';
 import { getBatch } from '#shared/batches/repository.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import { DRAIN_ATTEMPTS, givesUpAfterFault, judgeAttempt } from './attempts.ts';
@@ -32,13 +33,13 @@ function failureText(cause: string): string {
   return `The drain failed after ${DRAIN_ATTEMPTS} attempts (${cause}). The staged records are kept for 7 days; stage them into a new batch to retry.`;
 }
 
-async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, now: Date): Promise<DrainResult> {
+async function giveUp(batch: Batch, invocation: DrainInvocation, cause: string, now: Date, error?: Error): Promise<DrainResult> {
   const text = failureText(cause);
   // Parked first: if failing the batch then breaks, the redelivery gives up again rather than losing the message.
   await sendToDrainDeadLetter(invocation.body, text);
   await failDrain(batch, text, now);
   await endDrainTurn(batch);
-  logger.error('drain gave up', { batchId: batch.batchId, jobId: batch.jobId, cause });
+  logger.error('drain gave up', { batchId: batch.batchId, jobId: batch.jobId, cause, error });
   return nothingApplied('failed');
 }
 
@@ -78,6 +79,8 @@ async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: Dra
   const turn = await takeDrainTurn(batch, clock());
   if (!turn.taken) {
     logger.info('drain waits its turn', { batchId: batch.batchId, waitingFor: turn.waitingFor });
+    // Seen, so that the sweeper leaves it alone while it waits (drain-watch.ts); a draining batch is seen at its lease.
+    await noteDrainMessage(batch, clock());
     await sendDrainMessage(invocation.message, DRAIN_TURN_WAIT_SECONDS);
     return nothingApplied('bounced');
   }
@@ -110,8 +113,10 @@ async function drainChunks(batch: Batch, invocation: DrainInvocation, hooks: Dra
   } catch (error) {
     await loop.settle();
     await releaseBatchLease(loop.current, owner).catch(() => undefined);
-    logger.error('drain attempt failed', { batchId: batch.batchId, attempt: invocation.receiveCount, error: error as Error });
-    if (givesUpAfterFault(attempt)) return giveUp(loop.current, invocation, 'an internal fault; quote the batch id to support', clock());
+    // The worker logs a fault it answers as a failed message; a fault this attempt gives up on is logged with the end.
+    appendLogKeys({ attempt: invocation.receiveCount });
+    if (givesUpAfterFault(attempt))
+      return giveUp(loop.current, invocation, 'an internal fault; quote the batch id to support', clock(), error as Error);
     throw error;
   }
 }

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StoredDocument } from '#shared/canonical/repository.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
-import { type FoldedChunk, mergeMargins, orderMarginChange, replacedContribution } from './margin-fold.ts';
+import { type FoldedChunk, orderMarginChange, replacedContribution, sumMargins } from './margin-fold.ts';
 
 function order(cost: number): OrderRecord {
   return {
@@ -62,9 +62,10 @@ describe("an order's margin change", () => {
     expect(orderMarginChange(order(600), replacedContribution(stored(order(600), undefined, first), notFolded))).toEqual({});
   });
 
-  it('sums the chunks taken in at one checkpoint', () => {
-    const change = { workspaceId: 'w', delta: { '2026-09 LAMP': [10_000, 6_000, 1] as const } };
-    expect(mergeMargins([change, change])?.delta).toEqual({ '2026-09 LAMP': [20_000, 12_000, 2] });
-    expect(mergeMargins([])).toBeUndefined();
+  it('sums the changes of many orders, dropping the months they cancel out in', () => {
+    const change = { '2026-09 LAMP': [10_000, 6_000, 1] as const, '2026-10 LAMP': [500, 300, 1] as const };
+    const undone = { '2026-10 LAMP': [-500, -300, -1] as const };
+    expect(sumMargins([change, change, undone])).toEqual({ '2026-09 LAMP': [20_000, 12_000, 2], '2026-10 LAMP': [500, 300, 1] });
+    expect(sumMargins([undone, { '2026-10 LAMP': [500, 300, 1] }])).toEqual({});
   });
 });

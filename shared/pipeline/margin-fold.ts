@@ -6,7 +6,7 @@ import { addContributions, type MarginContribution, orderContribution } from '#s
 import type { OrderRecord } from '#shared/records/schema.ts';
 import type { DrainMemory } from './memory.ts';
 
-/** What a chunk changes in margins: the sum of its orders' changes. */
+/** What a chunk changes in margins: the sum of its orders' changes, folded at its checkpoint beside the other chunks'. */
 export interface MarginWork {
   readonly workspaceId: string;
   readonly delta: MarginContribution;
@@ -83,11 +83,4 @@ export function sumMargins(changes: readonly MarginContribution[]): MarginContri
   }
   // Through addContributions once, for its rounding and its dropping of entries that cancel out.
   return addContributions({}, Object.fromEntries(sums), 1);
-}
-
-/** Several order chunks' margins as one: folded at one checkpoint, under the marker of the last of them. */
-export function mergeMargins(works: readonly MarginWork[]): MarginWork | undefined {
-  const [first] = works;
-  if (!first) return undefined;
-  return { workspaceId: first.workspaceId, delta: sumMargins(works.map((work) => work.delta)) };
 }

@@ -79,6 +79,10 @@ export const requestMetricNames = {
   overLatencyBudget: 'OverLatencyBudget',
   /** 1 for each request answered 429 (a workspace's rate or quota): the callers held back. */
   rateLimited: 'RateLimited',
+  /** 1 for each message a queue worker fails: the `WorkerErrors` alarm counts these beside Lambda's own errors. */
+  workerFailures: 'WorkerFailures',
+  /** Seconds since the commit of the oldest batch of any workspace not yet drained, as the sweeper saw it. */
+  oldestUndrainedBatch: 'OldestUndrainedBatchSeconds',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -116,5 +120,26 @@ export function reportRequestCost(cost: RequestCost): void {
     metrics.addMetric(requestMetricNames.overLatencyBudget, MetricUnit.Count, cost.durationMs > cost.latencyBudgetMs ? 1 : 0);
   }
   if (cost.status === 429) metrics.addMetric(requestMetricNames.rateLimited, MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}
+
+/**
+ * A message a queue worker fails, for redelivery or the dead-letter queue: one ERROR line with the error's name,
+ * message and stack, carrying its job's keys (the message, workspace, batch or event) from the scope it runs in, and
+ * one count of the worker's failures. A worker answers a failed message in its batch response rather than failing the
+ * invocation, so Lambda's own error count never sees it.
+ */
+export function reportWorkerFailure(route: string, error: unknown): void {
+  logger.error('queue message failed', { route, error: error instanceof Error ? error : new Error(String(error)) });
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addDimension('route', route);
+  metrics.addMetric(requestMetricNames.workerFailures, MetricUnit.Count, 1);
+  metrics.publishStoredMetrics();
+}
+
+/** The sweeper's reading of the oldest batch still to drain, each minute: an alarm fires on a workspace held up. */
+export function reportUndrainedBatches(oldestSeconds: number): void {
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addMetric(requestMetricNames.oldestUndrainedBatch, MetricUnit.Seconds, Math.round(oldestSeconds));
   metrics.publishStoredMetrics();
 }

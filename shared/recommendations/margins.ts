@@ -1,5 +1,5 @@
 // A product's realised margins over time: its order lines summed per UTC month as orders drain, read back for the console's chart.
-import { getItems, inParallel, type TableItem, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { getItems, inParallel, putItems, type TableItem, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import { updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
@@ -83,7 +83,7 @@ export function orderContributionItem(workspaceId: string, orderId: string, cont
  * folded into it and takes a step only after it: a run that dies anywhere and repeats the step adds nothing twice.
  */
 export async function foldMargins(workspaceId: string, delta: MarginContribution, run: string, step: string): Promise<void> {
-  const marker = `m_${run}`;
+  const marker = `${MARKER_PREFIX}${run}`;
   await inParallel(Object.entries(delta), WRITE_CONCURRENCY, async ([key, [revenue, cost, lines]]) => {
     const { month, sku } = monthKeyParts(key);
     // A refused condition is a step this month already took: nothing to add.
@@ -102,6 +102,60 @@ export async function foldMargins(workspaceId: string, delta: MarginContribution
       },
     });
   });
+}
+
+/** One step of a run (a chunk of a batch) and what it changes in the months. */
+export interface MarginStep {
+  readonly step: string;
+  readonly delta: MarginContribution;
+}
+
+const MARKER_PREFIX = 'm_';
+/** The backfill's run: its month items record its last step as they do a drain's, and a drain's write keeps that marker. */
+export const BACKFILL_RUN = 'margins-backfill';
+const BACKFILL_MARKER = `${MARKER_PREFIX}${BACKFILL_RUN}`;
+
+/**
+ * Folds a run's steps into the months as the drain does at a checkpoint: every month the steps touch read at once
+ * (strongly consistent BatchGetItem), summed in memory and written back whole (BatchWriteItem), once per month. Each
+ * month takes only the steps after the run's marker on it, so a step folded once is never folded again, however the
+ * next attempt groups the steps. Written whole, unguarded: only the holder of the workspace's drain turn may call it,
+ * so no other drain writes these months between the read and the write. The markers of other batches' drains, which
+ * have ended, are dropped; the backfill's is kept.
+ */
+export async function foldMarginSteps(workspaceId: string, run: string, steps: readonly MarginStep[]): Promise<number> {
+  const marker = `${MARKER_PREFIX}${run}`;
+  const touched = [...new Set(steps.flatMap((step) => Object.keys(step.delta)))];
+  const months = touched.map((key) => {
+    const { month, sku } = monthKeyParts(key);
+    return { key, month, itemKey: keys.productMargin(workspaceId, sku, month) };
+  });
+  const itemId = (item: { readonly PK?: unknown; readonly SK?: unknown }) => `${String(item.PK)} ${String(item.SK)}`;
+  const stored = new Map(
+    (
+      await getItems(
+        months.map((month) => month.itemKey),
+        { consistent: true },
+      )
+    ).map((item) => [itemId(item), item] as const),
+  );
+  const writes: TableItem[] = [];
+  for (const { key, month, itemKey } of months) {
+    const item = stored.get(itemId(itemKey));
+    const taken = item?.[marker] === undefined ? undefined : String(item[marker]);
+    const fresh = steps.filter((step) => (taken === undefined || step.step > taken) && step.delta[key] !== undefined);
+    const last = fresh.at(-1);
+    if (!last) continue;
+    let [revenue, cost, lines] = [Number(item?.revenue ?? 0), Number(item?.cost ?? 0), Number(item?.lines ?? 0)];
+    for (const step of fresh) {
+      const [r, c, l] = step.delta[key] as MarginSums;
+      [revenue, cost, lines] = [round(revenue + r), round(cost + c), lines + l];
+    }
+    const kept = item?.[BACKFILL_MARKER] === undefined ? {} : { [BACKFILL_MARKER]: item[BACKFILL_MARKER] };
+    writes.push({ ...itemKey, type: 'productMargin', month, revenue, cost, lines, ...kept, [marker]: last.step });
+  }
+  await putItems(writes);
+  return writes.length;
 }
 
 /** A product's months, oldest first: one Query of its partition's month items (~100 B each). */

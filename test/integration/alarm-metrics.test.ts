@@ -12,6 +12,12 @@ import { newEvent } from '#shared/webhooks/events.ts';
 import { outboxPut } from '#shared/webhooks/outbox.ts';
 import { RETRY_SCHEDULE_MS } from '#shared/webhooks/retry-schedule.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
+import { randomUUID } from 'node:crypto';
+import type { SQSRecord } from 'aws-lambda';
+import { createDrainHandler } from '../../functions/workers/drain.ts';
+import { createDeliveryHandler } from '../../functions/workers/deliver-webhooks.ts';
+import { getBatch } from '#shared/batches/repository.ts';
+import { committedBatch, drainCatalogue } from './drain-support.ts';
 import { call, newWorkspace } from './support.ts';
 
 /** What the service wrote while `work` ran: EMF documents (with `_aws`) and log lines (with `level`). */
@@ -151,5 +157,79 @@ describe('latency budget metrics', () => {
     expect(document?.route).toBe('routeNotFound');
     // Whether this one request was over its budget depends on the machine; that it counted 0 or 1 does not.
     expect([0, 1]).toContain(document?.[requestMetricNames.overLatencyBudget]);
+  });
+});
+
+function sqsRecord(body: string, queue: string): SQSRecord {
+  return {
+    messageId: randomUUID(),
+    receiptHandle: randomUUID(),
+    body,
+    attributes: {
+      ApproximateReceiveCount: '1',
+      SentTimestamp: String(Date.now()),
+      SenderId: 'local',
+      ApproximateFirstReceiveTimestamp: '0',
+    },
+    messageAttributes: {},
+    md5OfBody: '',
+    eventSource: 'aws:sqs',
+    eventSourceARN: `arn:aws:sqs:us-east-1:000000000000:${queue}`,
+    awsRegion: 'us-east-1',
+  };
+}
+
+/** What a queue worker wrote for one failed message: its ERROR lines and its counts of failed messages. */
+function failureOf(objects: ReadonlyArray<Record<string, unknown>>) {
+  return {
+    errors: objects.filter((object) => object.level === 'ERROR'),
+    counted: objects.filter((object) => requestMetricNames.workerFailures in object),
+  };
+}
+
+describe('a message a queue worker fails', () => {
+  const context = createLambdaContext({ name: 'drain', memoryMb: 1024, timeoutSeconds: 120 });
+
+  it('is logged once at ERROR with its cause and its job, and counted once for the WorkerErrors alarm', async () => {
+    const batch = await committedBatch(drainCatalogue(7));
+    const record = sqsRecord(JSON.stringify(batch.message), 'drain');
+    const failing = createDrainHandler({
+      afterChunkWritten: () => {
+        throw new RangeError('the disk is full');
+      },
+    });
+    let response: unknown;
+    const { errors, counted } = failureOf(await written(async () => (response = await failing({ Records: [record] }, context))));
+    expect(response).toEqual({ batchItemFailures: [{ itemIdentifier: record.messageId }] });
+    expect(errors).toEqual([
+      expect.objectContaining({
+        message: 'queue message failed',
+        route: 'drain',
+        messageId: record.messageId,
+        workspaceId: batch.workspace.workspaceId,
+        batchId: batch.batchId,
+        jobId: batch.message.jobId,
+        error: expect.objectContaining({ name: 'RangeError', message: 'the disk is full' }),
+      }),
+    ]);
+    expect(counted).toEqual([expect.objectContaining({ [requestMetricNames.workerFailures]: 1, route: 'drain' })]);
+    // Failed for redelivery, not given up.
+    expect(await getBatch(batch.workspace.workspaceId, batch.batchId)).toMatchObject({ status: 'draining' });
+  });
+
+  it('names the message whose body names no job, on either worker', async () => {
+    const drainRecord = sqsRecord('{"batchId": 7}', 'drain');
+    const webhookRecord = sqsRecord('{"kind": "fanOut"}', 'webhooks');
+    const drained = failureOf(await written(() => createDrainHandler()({ Records: [drainRecord] }, context)));
+    const delivered = failureOf(await written(() => createDeliveryHandler()({ Records: [webhookRecord] }, context)));
+    for (const [{ errors, counted }, record, route] of [
+      [drained, drainRecord, 'drain'],
+      [delivered, webhookRecord, 'deliverWebhooks'],
+    ] as const) {
+      expect(errors).toEqual([
+        expect.objectContaining({ route, messageId: record.messageId, error: expect.objectContaining({ name: 'ValiError' }) }),
+      ]);
+      expect(counted).toEqual([expect.objectContaining({ route })]);
+    }
   });
 });

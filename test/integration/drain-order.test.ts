@@ -6,6 +6,8 @@ import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
 import { takeDrainTurn } from '#shared/batches/drain-turn.ts';
 import { failDrain } from '#shared/batches/lease.ts';
+import { sendDrainMessage } from '#shared/batches/drain-queue.ts';
+import { REQUEUE_AFTER_MS, requeueBatch, requeueLostDrains } from '#shared/batches/drain-watch.ts';
 import { commitBatch as commitBatchItem, type DrainJob, getBatch } from '#shared/batches/repository.ts';
 import { runDrainJob } from '#shared/pipeline/drain.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
@@ -156,5 +158,53 @@ describe("a workspace's drain order", () => {
     expect((await drainOrder(workspaceId)).queued).toEqual([batch.batchId]);
     expect(await batch.run(1, {})).toMatchObject({ outcome: 'drained' });
     expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
+  });
+
+  it('puts a committed batch whose message was lost back on the queue from the sweeper, and it drains before the batches after it', async () => {
+    const later = await committedBatch(only([lamp(1200)]));
+    const { workspaceId } = later.workspace;
+    // Committed 14 minutes ago, and the commit's message never reached the queue: lost, as a purged one is.
+    const caller = connectorCaller(later.workspace);
+    const lostId = await openBatchWith(caller.key);
+    await stageCatalogue(caller.key, lostId, only([lamp(1100)]));
+    await commitBatchItem(caller, lostId, async () => undefined, new Date(Date.now() - REQUEUE_AFTER_MS + 60_000));
+    expect((await drainOrder(workspaceId)).queued).toEqual([lostId, later.batchId]);
+    // The batch committed after it waits its turn, its own message coming back every few seconds.
+    expect(await later.run(1, {})).toMatchObject({ outcome: 'bounced' });
+
+    // A sweep 90 s on finds it unseen past REQUEUE_AFTER_MS and sends its job again (the stack's own sweeper, each
+    // minute, reaches it only a minute from now); the later batch, seen just now, it leaves.
+    const sweepAt = () => Date.now() + 90_000;
+    const swept = await requeueLostDrains(sweepAt());
+    expect(swept.requeued.get(workspaceId)).toBe(1);
+    expect(swept.oldestUndrainedSeconds).toBeGreaterThanOrEqual(14 * 60);
+    // A second sweep puts nothing back twice, and the lost message arriving late after all changes nothing.
+    expect((await requeueLostDrains(sweepAt())).requeued.get(workspaceId)).toBeUndefined();
+    const lost = await getBatch(workspaceId, lostId);
+    if (!lost?.jobId) throw new Error('no job');
+    await sendDrainMessage({ workspaceId, batchId: lostId, jobId: lost.jobId, sentAt: String(lost.committedAt) });
+
+    expect(await waitForBatch(later.workspace.keys.connector, later.batchId, ['drained', 'failed'], { timeoutMs: 90_000 })).toMatchObject({
+      status: 'drained',
+    });
+    const [requeued, after] = await Promise.all([getBatch(workspaceId, lostId), getBatch(workspaceId, later.batchId)]);
+    expect(requeued).toMatchObject({ status: 'drained', drainedCount: 1 });
+    expect(String(requeued?.drainedAt) <= String(after?.drainStartedAt)).toBe(true);
+    expect(await storedCost(workspaceId)).toBe(1200);
+    expect(await drainOrder(workspaceId)).toEqual({ queued: [], holder: undefined });
+  });
+
+  it('puts a batch back by hand, and the drain it resumes counts its records once', async () => {
+    const batch = await committedBatch(only([lamp(1000)]));
+    const { workspaceId } = batch.workspace;
+    const stored = await getBatch(workspaceId, batch.batchId);
+    if (!stored) throw new Error('no batch');
+    expect(await requeueBatch(stored, new Date())).toBe('requeued');
+    expect(await waitForBatch(batch.workspace.keys.connector, batch.batchId, ['drained', 'failed'], { timeoutMs: 90_000 })).toMatchObject({
+      status: 'drained',
+      drainedCount: 1,
+    });
+    // Ended: nothing to put back.
+    expect(await requeueBatch((await getBatch(workspaceId, batch.batchId)) ?? stored, new Date())).toBe('ended');
   });
 });

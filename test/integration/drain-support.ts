@@ -41,7 +41,7 @@ export async function committedBatch(
   if (!message) throw new Error('no drain job');
   const run = (receiveCount: number, hooks: DrainHooks, remainingMs: () => number = () => 600_000) =>
     runDrainJob({ message, body: JSON.stringify(message), receiveCount, remainingMs }, hooks);
-  return { workspace, batchId, run };
+  return { workspace, batchId, message, run };
 }
 
 /** The canonical data of a clean drain of the catalogue, checkpointing after every chunk. */

@@ -1,11 +1,11 @@
 // A product's monthly margins as orders drain: folded once per order version, whatever a drain repeats, and backfilled for orders drained before.
-import { DeleteCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { backfillMargins } from '#lib/admin/migrations/margins-backfill.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
-import { foldMargins, readProductMargins } from '#shared/recommendations/margins.ts';
+import { BACKFILL_RUN, foldMargins, foldMarginSteps, readProductMargins } from '#shared/recommendations/margins.ts';
 import type { OrderRecord } from '#shared/records/schema.ts';
 import { committedBatch, dieOnceAt } from './drain-support.ts';
 import { drain, LAMP, SHADE } from './prices-support.ts';
@@ -128,6 +128,46 @@ describe("a product's monthly margins", () => {
     const again = await committedBatch(only([sold(800)]), undefined, first.workspace);
     expect(await again.run(1, {})).toMatchObject({ outcome: 'drained' });
     expect(await lamp()).toEqual([{ month: '2026-09', marginPct: 20, lines: 1 }]);
+  });
+
+  it('take each chunk of a checkpoint once, however an attempt after a fault groups the chunks', async () => {
+    const seller = await newWorkspace('Regrouped Margins Seller');
+    const step = (chunk: number, cost: number, sku = 'LAMP') => ({
+      step: `CHUNK#000${chunk}`,
+      delta: { [`2026-09 ${sku}`]: [1_000, cost, 1] as const },
+    });
+    // The first attempt takes in chunks 1 to 3 at one checkpoint and dies before saving it; the next groups 1 to 2,
+    // then 3 to 5, as its own timing has it.
+    expect(await foldMarginSteps(seller.workspaceId, 'batch-1', [step(1, 600), step(2, 700), step(3, 800, 'SHADE')])).toBe(2);
+    expect(await foldMarginSteps(seller.workspaceId, 'batch-1', [step(1, 600), step(2, 700)])).toBe(0);
+    expect(await foldMarginSteps(seller.workspaceId, 'batch-1', [step(3, 800, 'SHADE'), step(4, 500), step(5, 400, 'SHADE')])).toBe(2);
+
+    // LAMP took chunks 1, 2 and 4 once each; SHADE chunks 3 and 5.
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([{ month: '2026-09', marginPct: 40, lines: 3 }]);
+    expect(await readProductMargins(seller.workspaceId, 'SHADE')).toEqual([{ month: '2026-09', marginPct: 40, lines: 2 }]);
+  });
+
+  it("write a month once per checkpoint, dropping the markers of ended drains and keeping the backfill's", async () => {
+    const seller = await newWorkspace('Marked Margins Seller');
+    const delta = { '2026-09 LAMP': [1_000, 600, 1] as const };
+    await foldMargins(seller.workspaceId, delta, BACKFILL_RUN, 'O-9');
+    await foldMarginSteps(seller.workspaceId, 'batch-1', [{ step: 'CHUNK#0001', delta }]);
+    await foldMarginSteps(seller.workspaceId, 'batch-2', [
+      { step: 'CHUNK#0001', delta },
+      { step: 'CHUNK#0002', delta },
+    ]);
+    const { Item } = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.productMargin(seller.workspaceId, 'LAMP', '2026-09'), ConsistentRead: true }),
+    );
+    expect(
+      Object.keys(Item ?? {})
+        .filter((name) => name.startsWith('m_'))
+        .sort(),
+    ).toEqual(['m_batch-2', `m_${BACKFILL_RUN}`]);
+    expect(Item).toMatchObject({ revenue: 4_000, cost: 2_400, lines: 4, 'm_batch-2': 'CHUNK#0002' });
+    // The backfill run again refuses the step it took.
+    await foldMargins(seller.workspaceId, delta, BACKFILL_RUN, 'O-9');
+    expect(await readProductMargins(seller.workspaceId, 'LAMP')).toEqual([{ month: '2026-09', marginPct: 40, lines: 4 }]);
   });
 
   it('take both of two batches that create the same new months at once, and each batch only once', async () => {

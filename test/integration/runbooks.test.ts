@@ -185,6 +185,49 @@ describe('runbook: a batch that stays committed', () => {
       waitingFor: null,
     });
   });
+
+  it(
+    'shows the batch it waits for, whose message is in neither queue; putting that one back drains both, in commit order',
+    SLOW,
+    async () => {
+      const workspace = await newWorkspace('Lost Message Seller');
+      const caller = connectorCaller(workspace);
+      // The batch ahead: committed, and its drain message gone (purged), so it is in no queue at all.
+      const ahead = await batchWithProducts(caller);
+      await commitBatchItem(caller, ahead.batchId, async () => undefined);
+      const waiting = await batchWithProducts(caller);
+      expect((await commit(waiting)).status).toBe(202);
+
+      // 1. What it waits for, and 2. the batch ahead, committed, not moving, its message in neither queue.
+      expect(await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', waiting.batchId])).toMatchObject({
+        status: 'committed',
+        waitingFor: ahead.batchId,
+      });
+      expect(await adminJson(['batch', 'show', '--workspace', workspace.workspaceId, '--batch', ahead.batchId])).toMatchObject({
+        status: 'committed',
+        waitingFor: null,
+        drainSeenAt: null,
+      });
+      expect(await adminJson(['batch', 'requeue', '--workspace', workspace.workspaceId, '--batch', ahead.batchId])).toEqual({
+        batchId: ahead.batchId,
+        workspaceId: workspace.workspaceId,
+        status: 'committed',
+        requeued: true,
+      });
+
+      // 3. Both drain, the batch ahead first; one that has ended has nothing to put back.
+      await waitForStatus(waiting, 'drained', 90_000);
+      const [first, second] = await Promise.all([
+        getBatch(workspace.workspaceId, ahead.batchId),
+        getBatch(workspace.workspaceId, waiting.batchId),
+      ]);
+      expect(first?.status).toBe('drained');
+      expect(String(first?.drainedAt) <= String(second?.drainStartedAt)).toBe(true);
+      const ended = await admin(['batch', 'requeue', '--workspace', workspace.workspaceId, '--batch', ahead.batchId]);
+      expect(ended.code).toBe(1);
+      expect(ended.stderr).toContain('is drained');
+    },
+  );
 });
 
 async function until(test: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {

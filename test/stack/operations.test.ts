@@ -243,16 +243,33 @@ describe('alarms', () => {
     expect(query).toContain(`FROM SCHEMA(\\"${metricsNamespace}\\", \\"route\\", \\"service\\")`);
   });
 
-  it('the workers’ and jobs’ Lambda errors and throttles are summed per function in alarms of at most 10 metrics, none account-wide', () => {
-    for (const metricName of ['Errors', 'Throttles']) {
-      const watching = alarmsAbout(`"MetricName":"${metricName}"`);
-      const watched = watching.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
-      expect(watched, metricName).toHaveLength(workers.length + scheduledJobs.length);
-      for (const metric of watched) expect(JSON.stringify(metric), metricName).toContain('"Name":"FunctionName"');
-      for (const alarm of watching) {
-        expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
-        expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
-      }
+  it('the workers’ and jobs’ Lambda errors and the messages they fail are summed in alarms of at most 10 metrics', () => {
+    const errors = alarmsAbout('"MetricName":"Errors"');
+    const read = (alarm: Record<string, unknown>) =>
+      (alarm.Metrics as Array<{ MetricStat?: { Metric: { MetricName: string; Dimensions?: Array<{ Name: string; Value: unknown }> } } }>)
+        .map((metric) => metric.MetricStat?.Metric)
+        .filter((metric) => metric !== undefined);
+    const watched = errors.flatMap(read);
+    expect(watched.filter((metric) => metric.MetricName === 'Errors')).toHaveLength(workers.length + scheduledJobs.length);
+    // Each background function's failed messages, as the worker counts them per route, in the same alarms.
+    const failures = watched.filter((metric) => metric.MetricName === requestMetricNames.workerFailures);
+    expect(failures.map((metric) => metric.Dimensions?.find((dimension) => dimension.Name === 'route')?.Value).sort()).toEqual(
+      [...workers, ...scheduledJobs].map((fn) => fn.id).sort(),
+    );
+    for (const alarm of errors) {
+      expect(read(alarm).length).toBeLessThanOrEqual(10);
+      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    }
+  });
+
+  it('the workers’ and jobs’ throttles are summed per function of the service, none account-wide', () => {
+    const watching = alarmsAbout('"MetricName":"Throttles"');
+    const watched = watching.flatMap((alarm) => (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat));
+    expect(watched).toHaveLength(workers.length + scheduledJobs.length);
+    for (const metric of watched) expect(JSON.stringify(metric)).toContain('"Name":"FunctionName"');
+    for (const alarm of watching) {
+      expect((alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat).length).toBeLessThanOrEqual(10);
+      expect(alarm).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
     }
   });
 
@@ -290,6 +307,19 @@ describe('alarms', () => {
     expect(others).toEqual([]);
     expect(JSON.stringify(webhooks)).toContain(webhookHealthMetricNames.disabled);
     expect(webhooks).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('a batch committed and not drained past its bound raises an alarm, on the age the sweeper reads each minute', () => {
+    const [undrained, ...others] = alarmsAbout(requestMetricNames.oldestUndrainedBatch);
+    expect(others).toEqual([]);
+    expect(undrained).toMatchObject({
+      Threshold: alarmThresholds.undrainedBatchSeconds,
+      Statistic: 'Maximum',
+      Namespace: metricsNamespace,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(undrained?.AlarmDescription).toContain('docs/operations.md');
   });
 
   it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {

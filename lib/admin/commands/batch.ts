@@ -1,4 +1,4 @@
-// The admin CLI's `batch` commands: a workspace's batches and one batch as a drain left it, for an operator following a failed drain.
+// The admin CLI's `batch` commands: a workspace's batches, one batch as a drain left it, and a lost drain message put back, for an operator following a drain.
 import * as v from 'valibot';
 import { BatchIdSchema, type Batch, BatchStatusSchema } from '#shared/batches/schema.ts';
 import { MAX_BATCHES_PAGE } from '#shared/batches/views.ts';
@@ -62,6 +62,7 @@ function batchDetail(batch: Batch, waitingFor: string | undefined) {
     error: batch.error ?? null,
     jobId: batch.jobId ?? null,
     drainAttempts: batch.drainAttempts ?? null,
+    drainSeenAt: batch.drainSeenAt ?? null,
     leaseUntil: batch.leaseUntil === undefined ? null : new Date(batch.leaseUntil).toISOString(),
     waitingFor: waitingFor ?? null,
   };
@@ -117,6 +118,33 @@ export const batchCommands: readonly AdminCommand[] = [
         const toDrain = shown.status === 'committed' || shown.status === 'draining';
         const detail = batchDetail(shown, toDrain ? await drainTurnBlocker(shown) : undefined);
         return { json: detail, text: detailText(detail) };
+      };
+    },
+  },
+  {
+    name: 'batch requeue',
+    usage: `  batch requeue --workspace W --batch B [--aws --queue-url URL]
+                                        puts a committed or draining batch's drain job back on the drain queue, as the
+                                        sweeper does for one unseen 15 minutes; it resumes from its checkpoint, and a
+                                        message that was only late changes nothing; exit 1 when the batch has ended`,
+    options: ['workspace', 'batch', 'queue-url'],
+    prepare(args) {
+      const workspaceId = workspaceOf(args);
+      const batchId = args.checked('batch', BatchIdSchema, args.required('batch'));
+      const queueUrl = args.values['queue-url'];
+      if (queueUrl !== undefined && !args.values.aws) throw new UsageError('--queue-url names a deployed queue: it goes with --aws');
+      if (args.values.aws && !queueUrl) throw new UsageError('--aws needs --queue-url URL (the stack output DrainQueueUrl)');
+      return async () => {
+        if (queueUrl !== undefined) process.env.DRAIN_QUEUE_URL = queueUrl;
+        await existingWorkspace(workspaceId);
+        const { getBatch } = await import('#shared/batches/repository.ts');
+        const { requeueBatch } = await import('#shared/batches/drain-watch.ts');
+        const stored = await getBatch(workspaceId, batchId);
+        if (!stored) throw new Error(`no batch ${batchId} in workspace ${workspaceId}`);
+        if ((await requeueBatch(stored, new Date())) === 'ended')
+          throw new Error(`batch ${batchId} is ${stored.status}: only a committed or draining batch has a drain to put back`);
+        const done = { batchId, workspaceId, status: stored.status, requeued: true };
+        return { json: done, text: `Put batch ${batchId} (${stored.status}) back on the drain queue` };
       };
     },
   },

@@ -5,6 +5,7 @@ import { documentOf } from '#shared/canonical/items.ts';
 import { sumMargins } from '#shared/pipeline/margin-fold.ts';
 import {
   addContributions,
+  BACKFILL_RUN,
   foldMargins,
   orderContribution,
   orderContributionItem,
@@ -14,8 +15,6 @@ import type { OrderRecord } from '#shared/records/schema.ts';
 
 /** Orders folded at once: one BatchGetItem of their stored contributions. */
 const ORDERS_PER_STEP = 100;
-/** The fold's run name: a month item records the last step of it taken, as it does per batch for a drain. */
-const BACKFILL_RUN = 'margins-backfill';
 
 /**
  * Every order document of the workspace that no drain wrote with its chunk (one Scan of the table, filtered to them),

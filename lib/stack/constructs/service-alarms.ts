@@ -23,6 +23,12 @@ export const alarmThresholds = {
   } satisfies Record<QueueId, number>,
   /** Seconds from a batch's commit to its bands recomputed: past it prices lag their data. */
   bandsLagSeconds: 1_800,
+  /**
+   * Seconds a batch may stay committed and not drained: past it a workspace is held up. The sweeper puts a batch whose
+   * message was lost back on the queue after 15 minutes unseen; a batch still waiting 30 minutes after its commit is
+   * one that did not help, or a backlog the drain cannot keep up with.
+   */
+  undrainedBatchSeconds: 1_800,
   /** Minutes within which a scheduled job must run at least once: three of its intervals, and never under five. */
   scheduleMinutes: (everyMinutes: number) => Math.max(5, 3 * everyMinutes),
   /** Requests answered 429 (a workspace's rate or quota) in five minutes, over every route: callers held back in volume. */
@@ -116,18 +122,18 @@ export class ServiceAlarms extends Construct {
   /** Workers and jobs, which have no caller to see them fail; route functions fail as the route alarms above. */
   private functionAlarms(metrics: ServiceMetrics): void {
     const background = metrics.functions.filter((fn) => fn.kind !== 'http');
-    this.inGroups(background).forEach((group, index) => {
-      const suffix = index === 0 ? '' : String(index + 1);
-      const names = group.map((fn) => fn.id).join(', ');
-      this.alarm(`WorkerErrors${suffix}`, metrics.lambdaSum(group, 'Errors'), {
+    this.inGroups(background, METRICS_PER_ALARM / 2).forEach((group, index) => {
+      this.alarm(`WorkerErrors${index === 0 ? '' : index + 1}`, metrics.workerErrors(group), {
         severity: 'ticket',
         threshold: 1,
-        description: `A worker or job failed an invocation (${names}): a crash, a timeout or running out of memory. A retry may have absorbed it; a job given up is in a dead-letter queue, which pages.`,
+        description: `A worker or job failed an invocation or a message (${group.map((fn) => fn.id).join(', ')}): a fault its ERROR line names, a crash, a timeout or running out of memory. A retry may have absorbed it; a job given up is in a dead-letter queue, which pages.`,
       });
-      this.alarm(`WorkerThrottles${suffix}`, metrics.lambdaSum(group, 'Throttles'), {
+    });
+    this.inGroups(background).forEach((group, index) => {
+      this.alarm(`WorkerThrottles${index === 0 ? '' : index + 1}`, metrics.lambdaSum(group, 'Throttles'), {
         severity: 'ticket',
         threshold: 1,
-        description: `Lambda refused to run a worker or job of this service (${names}): the concurrency it may use is spent.`,
+        description: `Lambda refused to run a worker or job of this service (${group.map((fn) => fn.id).join(', ')}): the concurrency it may use is spent.`,
       });
     });
 
@@ -174,6 +180,11 @@ export class ServiceAlarms extends Construct {
       threshold: alarmThresholds.bandsLagSeconds,
       description: `A batch's bands were recomputed ${alarmThresholds.bandsLagSeconds / 60} minutes or more after its commit.`,
     });
+    this.alarm('OldestUndrainedBatch', metrics.oldestUndrainedBatch(), {
+      severity: 'page',
+      threshold: alarmThresholds.undrainedBatchSeconds,
+      description: `A workspace's oldest batch not yet drained was committed ${alarmThresholds.undrainedBatchSeconds / 60} minutes ago or more: its later batches wait behind it.`,
+    });
     this.alarm('WebhooksParkedOrDisabled', metrics.webhookHealth(), {
       // One customer's receiver failing is theirs to fix; the queue's age pages when every endpoint waits.
       severity: 'ticket',
@@ -218,10 +229,9 @@ export class ServiceAlarms extends Construct {
     return created;
   }
 
-  private inGroups(functions: readonly MonitoredFunction[]): MonitoredFunction[][] {
+  private inGroups(functions: readonly MonitoredFunction[], size = METRICS_PER_ALARM): MonitoredFunction[][] {
     const groups: MonitoredFunction[][] = [];
-    for (let start = 0; start < functions.length; start += METRICS_PER_ALARM)
-      groups.push(functions.slice(start, start + METRICS_PER_ALARM));
+    for (let start = 0; start < functions.length; start += size) groups.push(functions.slice(start, start + size));
     return groups;
   }
 }

@@ -159,6 +159,27 @@ export class ServiceMetrics {
     });
   }
 
+  /**
+   * What workers and jobs failed, summed: Lambda's errors (a crash, a timeout, running out of memory) and the messages
+   * a queue worker answered as failed (`WorkerFailures`, one per message). Two metrics a function: at most 5 an alarm.
+   */
+  workerErrors(functions: readonly MonitoredFunction[], period = FIVE_MINUTES): MathExpression {
+    if (functions.length > 5) throw new Error(`an alarm's math reads at most 10 metrics, not ${functions.length * 2}`);
+    const usingMetrics: Record<string, IMetric> = {};
+    functions.forEach((fn, index) => {
+      usingMetrics[`e${index}`] = this.lambda(fn, 'Errors', Stats.SUM, period);
+      usingMetrics[`m${index}`] = this.request(fn.id, requestMetricNames.workerFailures, Stats.SUM, period);
+    });
+    return new MathExpression({
+      expression: Object.keys(usingMetrics)
+        .map((id) => `FILL(${id}, 0)`)
+        .join(' + '),
+      usingMetrics,
+      period,
+      label: `errors and failed messages: ${functions.map((fn) => fn.id).join(', ')}`,
+    });
+  }
+
   /** One of the handlers' own metrics for a function's row. */
   request(id: string, metricName: string, statistic: string, period = FIVE_MINUTES): Metric {
     return new Metric({
@@ -178,6 +199,17 @@ export class ServiceMetrics {
     period = FIVE_MINUTES,
   ): Metric {
     return fn.function.metric(metricName, { statistic, period, label: fn.id });
+  }
+
+  /** The age of the oldest batch of any workspace committed and not yet drained, as the sweeper reads it each minute. */
+  oldestUndrainedBatch(period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName: requestMetricNames.oldestUndrainedBatch,
+      dimensionsMap: { service: serviceName },
+      statistic: Stats.MAXIMUM,
+      period,
+    });
   }
 
   /** The bands job's lag, from a batch's commit to its bands recomputed. */

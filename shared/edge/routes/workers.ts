@@ -44,10 +44,11 @@ export const scheduledJobs: readonly ScheduledJob[] = [
   {
     id: 'sweepWebhookOutbox',
     entry: 'functions/workers/sweep-webhook-outbox.ts',
-    // Once a minute: an event whose hand-off after commit was lost goes out within about a minute and a half.
+    // Once a minute: an event whose hand-off after commit was lost goes out within about a minute and a half, and a
+    // batch whose drain message was lost goes back on the drain queue within a minute of its 15 unseen.
     everyMinutes: 1,
     memoryMb: 256,
     timeoutSeconds: 60,
-    access: { table: 'readWrite', sendTo: ['webhooks'] },
+    access: { table: 'readWrite', sendTo: ['webhooks', 'drain'] },
   },
 ];

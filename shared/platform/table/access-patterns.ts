@@ -420,8 +420,27 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['commitBatch', 'drain'],
     call: "Put in the commit's transaction; DeleteItem once the batch is drained or failed, or by a later batch's drain that finds the place of one that ended without deleting it",
     calls: ['TransactWriteItems Put', 'DeleteItem'],
-    key: 'drainQueued(workspaceId, committedAt, batchId): one partition per workspace, sorted by commit',
-    cost: '2 WRU at the commit, 1 WRU at the end (items under 1 KB)',
+    key: 'drainQueued(workspaceId, committedAt, batchId): one partition per workspace, sorted by commit; lookup undrainedBatch(committedAt, workspaceId, batchId) on it',
+    cost: '2 WRU at the commit, 1 WRU at the end (items under 1 KB), and 1 WRU each for its entry on the lookup index (KEYS_ONLY)',
+  },
+  {
+    name: 'Sweep the batches still to drain: put back on the drain queue those no drain message was seen of for 15 minutes',
+    usedBy: ['sweepWebhookOutbox', 'admin batch requeue (the UpdateItem and the message only)'],
+    call:
+      "Query the lookup index's UNDRAINED partition (every workspace's committed batches not yet ended, oldest commit first), " +
+      'Limit 100; a GetItem (strongly consistent) of each batch found; DeleteItem of the place of one that has ended; for one ' +
+      'unseen for 15 minutes UpdateItem SET drainSeenAt, conditional on its job and committed or draining, and an SQS message',
+    calls: ['Query index', 'GetItem', 'DeleteItem', 'UpdateItem'],
+    key: 'lookup undrainedBatches(); batch(workspaceId, batchId) of each; drainQueued(workspaceId, committedAt, batchId)',
+    cost: '0.5 RRU a minute, + 1 RRU a minute per batch still to drain; 1 WRU and one SQS request per batch put back',
+  },
+  {
+    name: 'Drain: record that a message of a waiting batch was seen',
+    usedBy: ['drain'],
+    call: 'UpdateItem SET drainSeenAt, conditional on its job and committed or draining, when the batch read says it was not seen in the last minute (a draining batch is seen in the write that takes its lease)',
+    calls: ['UpdateItem'],
+    key: 'batch(workspaceId, batchId)',
+    cost: '1 WRU a minute per batch waiting its turn',
   },
   {
     name: 'Drain order: the batches committed before this one that have not ended',
@@ -1251,13 +1270,16 @@ export const accessPatterns: readonly AccessPattern[] = [
     name: "Drain: fold an order chunk into its products' monthly margins",
     usedBy: ['drain'],
     call:
-      'UpdateItem ADD per product and month changed, conditional on the batch marker being below the chunk; what a corrected ' +
+      'At each checkpoint, BatchGetItem (strongly consistent, 100 keys a call) of every product-month its order chunks change, ' +
+      "each month's chunks after the batch's marker on it summed in memory, and BatchWriteItem (25 a call) of each month changed, " +
+      'whole, with the marker of its last chunk (unguarded: the drain turn lets one drain of the workspace write); what a corrected ' +
       "order takes out is read from the stored version's document, which the chunk reads anyway (Drain: read the stored version), " +
       'and whether that version was folded from its batch: a GetItem (strongly consistent) of each other batch that wrote one, ' +
-      'once per drain invocation for a batch drained or failed',
-    calls: ['GetItem', 'UpdateItem'],
+      'once per drain invocation for a batch drained or failed. The margins backfill folds with UpdateItem ADD, conditional on ' +
+      'its marker being below the step',
+    calls: ['BatchGetItem', 'BatchWriteItem', 'GetItem', 'UpdateItem'],
     key: 'productMargin(workspaceId, sku, month), batch(workspaceId, batchId)',
-    cost: '1 WRU per product-month an order chunk changes; 1 RRU per other batch whose version a chunk replaces (a batch item is under 4 KB)',
+    cost: '1 RRU and 1 WRU per product-month a checkpoint changes (items under 1 KB); 1 RRU per other batch whose version a chunk replaces (a batch item is under 4 KB)',
   },
   {
     name: 'Backfill the margins: fold the orders drained before margins were kept',

@@ -68,6 +68,21 @@ export const lookupKeys = {
     [lookupIndex.sortKey]: `${waitingUntil}#${workspaceId}#${approvalId}`,
   }),
   waitingApprovals: () => ({ partitionKey: WAITING_APPROVALS_PARTITION }),
+  /**
+   * A committed batch not yet drained, on its place in its workspace's drain order, for the sweeper to find one whose
+   * message was lost, oldest commit first; removed with that place when the batch ends. Commits are few (a batch is
+   * up to millions of records), so one partition holds every workspace's.
+   */
+  undrainedBatch: (committedAt: string, workspaceId: string, batchId: string) => ({
+    [lookupIndex.partitionKey]: UNDRAINED_BATCHES_PARTITION,
+    [lookupIndex.sortKey]: `${committedAt}#${workspaceId}#${batchId}`,
+  }),
+  undrainedBatches: () => ({ partitionKey: UNDRAINED_BATCHES_PARTITION }),
+  /** The batch an undrained sort key names: the commit time holds no `#`. */
+  undrainedBatchOf: (sortKey: unknown): { committedAt: string; workspaceId: string; batchId: string } => {
+    const [committedAt, workspaceId, batchId] = String(sortKey).split('#');
+    return { committedAt: committedAt as string, workspaceId: workspaceId as string, batchId: batchId as string };
+  },
   /** The names of the lookup keys, for an update that takes an item off its list. */
   lookupAttributes: [lookupIndex.partitionKey, lookupIndex.sortKey] as const,
   /** The event an undispatched sort key names: the creation time holds no `#`, so the parts after it are the workspace and the event. */
@@ -85,6 +100,7 @@ function outboxShard(eventId: string): number {
 }
 
 const WAITING_APPROVALS_PARTITION = 'APPROVALWAIT';
+const UNDRAINED_BATCHES_PARTITION = 'UNDRAINED';
 
 function undispatchedPartition(shard: number): string {
   return `WHOUTBOX#${shard}`;
