@@ -21,7 +21,8 @@ export const userCommands: readonly AdminCommand[] = [
       if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
       return async () => {
         const { createConsoleUser } = await import('#edge/console/users.ts');
-        const created = await createConsoleUser({ workspaceId, email, roles, password });
+        const { OPERATOR } = await import('#shared/api-keys/schema.ts');
+        const created = await createConsoleUser({ workspaceId, email, roles, password, createdBy: OPERATOR.id });
         const chosen = password !== undefined;
         return {
           json: { userId: created.userId, email: created.email, ...(chosen ? {} : { password: created.password }) },

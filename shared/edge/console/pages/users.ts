@@ -157,7 +157,7 @@ export const usersPage: ConsolePage = {
         const roles = (form.roles ?? '').split(',').filter(Boolean) as ConsoleRole[];
         try {
           const created = await createConsoleUser(
-            { workspaceId: ctx.user.workspaceId, email: form.email ?? '', roles },
+            { workspaceId: ctx.user.workspaceId, email: form.email ?? '', roles, createdBy: ctx.user.userId },
             new Date(ctx.nowMs),
           );
           return { kind: 'show', view: await view(ctx, { created: { email: created.email, password: created.password } }) };
