@@ -1235,7 +1235,7 @@ export interface operations {
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The body or the `Idempotency-Key` header is malformed, or past a bound (1 to 100 lines, identifiers of 1 to 255 characters, quantities up to 1,000,000,000); `param` names the first place.
-       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other audience (erp or storefront).
+       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone).
        */
       422: {
         headers: {

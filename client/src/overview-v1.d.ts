@@ -1300,7 +1300,7 @@ export interface operations {
       };
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
-       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
+       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone), within 24 hours.
        *     - `confirmation_required`: The price moves further from the current price than the workspace’s confirmation threshold and the body does not say `"confirm": true`; the message names both prices and the move in percent. Nothing is recorded.
        */
       422: {
@@ -1935,7 +1935,7 @@ export interface operations {
           };
         };
       };
-      /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours. */
+      /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone), within 24 hours. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId'];
