@@ -179,6 +179,22 @@ export async function revokeWorkspaceApiKey(
   return revokeApiKey(keyId, now);
 }
 
+/**
+ * The keys of the workspace a person made (or rotated into being) that still work: what disabling or deleting a console
+ * user lists, and may revoke. One Query of the workspace's key listing.
+ */
+export async function keysCreatedBy(workspaceId: string, personId: string, nowMs: number): Promise<ApiKeyRecord[]> {
+  const listed = await listApiKeys(workspaceId);
+  return listed.filter((key) => key.createdBy?.id === personId && !key.revokedAt && !(key.revokeAt && Date.parse(key.revokeAt) <= nowMs));
+}
+
+/** Revokes every key of the workspace the person made that still works; returns those it revoked. */
+export async function revokeKeysCreatedBy(workspaceId: string, personId: string, now = new Date()): Promise<ApiKeyRecord[]> {
+  const working = await keysCreatedBy(workspaceId, personId, now.getTime());
+  for (const key of working) await revokeApiKey(key.keyId, now);
+  return working;
+}
+
 /** Sets the time the key stops working, on the key and its listing item; an earlier time already set stays. */
 async function scheduleRevocation(workspaceId: string, keyId: string, at: Date): Promise<void> {
   const [found] = await queryLookup(lookupKeys.apiKeysWithId(keyId), 1);
