@@ -968,9 +968,13 @@ export interface components {
     };
   };
   responses: {
-    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. */
+    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     PayloadTooLarge: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {
@@ -982,9 +986,13 @@ export interface components {
         'application/json': components['schemas']['GatewayError'];
       };
     };
-    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. */
+    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     Timeout: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {

@@ -108,13 +108,7 @@ export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Pr
  * Rotates a key of the workspace: a new key with the same grant, and the old one revoked `graceMs` from now (at once
  * when 0), so that callers have the grace period to switch. Returns the new key, shown once.
  */
-export async function rotateApiKey(
-  workspaceId: string,
-  keyId: string,
-  graceMs: number,
-  now = new Date(),
-  by?: Person,
-): Promise<IssuedKey> {
+export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: number, now = new Date(), by?: Person): Promise<IssuedKey> {
   const old = await getWorkspaceApiKey(workspaceId, keyId);
   if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
   checkRotatable(old, now);

@@ -114,7 +114,13 @@ describe('who approved', () => {
 });
 
 describe('two approvers', () => {
-  const ann = { type: 'console_user', id: 'usr_ann', email: 'ann@example.com', createdBy: 'operator', createdAt: '2026-01-01T00:00:00.000Z' } as const;
+  const ann = {
+    type: 'console_user',
+    id: 'usr_ann',
+    email: 'ann@example.com',
+    createdBy: 'operator',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  } as const;
   const since = '2026-06-01T10:00:00.000Z';
 
   it('are one person when the second is a key the first made, whoever it says it is', () => {
@@ -131,7 +137,10 @@ describe('two approvers', () => {
   });
 
   it('read an older approval with no person as its approver alone', () => {
-    expect(personOf({ keyId: 'key_1', approver: { type: 'api_key', id: 'key_1' }, person: undefined })).toEqual({ type: 'api_key', id: 'key_1' });
+    expect(personOf({ keyId: 'key_1', approver: { type: 'api_key', id: 'key_1' }, person: undefined })).toEqual({
+      type: 'api_key',
+      id: 'key_1',
+    });
     expect(personOf({ keyId: 'key_1', approver: undefined, person: ann })).toBe(ann);
   });
 });

@@ -216,7 +216,9 @@ describe('the client package', () => {
     for (const args of [['load', 'products.csv'], ['--help']]) {
       const old = await run(process.execPath, ['--import', './old-node.mjs', bin, ...args], project);
       expect(old.code).toBe(1);
-      expect(old.stderr.trim()).toMatch(/^pricing-connector needs Node\.js 24 or newer \(the package's engines: >=24\); this is Node\.js v20\.11\.1\./);
+      expect(old.stderr.trim()).toMatch(
+        /^pricing-connector needs Node\.js 24 or newer \(the package's engines: >=24\); this is Node\.js v20\.11\.1\./,
+      );
       expect(old.stderr.trim().split('\n')).toHaveLength(1);
       expect(old.stdout).toBe('');
     }

@@ -38,7 +38,10 @@ async function signInFrom(sourceIp: string, email: string, password: string, dev
   );
   const context = createLambdaContext({ name: 'consoleSignIn', memoryMb: 512, timeoutSeconds: 30 }) as Context;
   const answer = await signInHandler(event, context);
-  const device_ = (answer.cookies ?? []).find((line) => line.startsWith(`${DEVICE_COOKIE}=`))?.split(';')[0]?.split('=')[1];
+  const device_ = (answer.cookies ?? [])
+    .find((line) => line.startsWith(`${DEVICE_COOKIE}=`))
+    ?.split(';')[0]
+    ?.split('=')[1];
   return { status: answer.statusCode, body: String(answer.body), device: device_ };
 }
 
@@ -52,7 +55,11 @@ describe('the current-password check in Settings → Password', () => {
     expect((await browser.signIn(email, password)).status).toBe(303);
     const window = windowOf(Date.now());
     for (let attempt = 0; attempt < MAX_PASSWORD_CHECK_FAILURES; attempt++) {
-      const wrong = await browser.submit(PASSWORD_PATH, { _action: 'change', current: `guess ${attempt}`, password: `new-${randomUUID()}` });
+      const wrong = await browser.submit(PASSWORD_PATH, {
+        _action: 'change',
+        current: `guess ${attempt}`,
+        password: `new-${randomUUID()}`,
+      });
       expect(wrong.status).toBe(422);
       expect(wrong.text).toContain('The current password is not right.');
     }

@@ -197,7 +197,6 @@ async function stageAll(
     // The service takes the kinds in rank order: a kind's calls all end before the next kind's start.
     await settle();
   }
-
 }
 
 export async function loadExport(options: LoadOptions): Promise<LoadSummary> {

@@ -77,7 +77,11 @@ function changeCommand(
   return {
     name: `user ${verb}`,
     usage: `${line}${' '.repeat(Math.max(1, 40 - line.length))}${effect}`,
-    options: extra.startsWith('--roles') ? ['workspace', 'email', 'roles'] : extra ? ['workspace', 'email', 'revoke-keys'] : ['workspace', 'email'],
+    options: extra.startsWith('--roles')
+      ? ['workspace', 'email', 'roles']
+      : extra
+        ? ['workspace', 'email', 'revoke-keys']
+        : ['workspace', 'email'],
     async prepare(args) {
       const workspaceId = args.required('workspace');
       const email = await emailOf(args);
@@ -92,7 +96,12 @@ function changeCommand(
         else await changeConsoleUser(workspaceId, email, change);
         const made = user ? await madeKeys(workspaceId, user.userId, revoke) : undefined;
         return {
-          json: { email, workspaceId, ...(change === 'delete' ? { deleted: true } : change), ...(made ? { keys: made.json } : {}) },
+          json: {
+            email,
+            workspaceId,
+            ...(change === 'delete' ? { deleted: true } : change),
+            ...(made && made.json.length > 0 ? { keys: made.json } : {}),
+          },
           text: `${done} console user ${email}${made ? `\n${made.text}` : ''}`,
         };
       };
@@ -107,7 +116,10 @@ async function madeKeys(workspaceId: string, userId: string, revoke: boolean) {
   const state = revoke ? 'revoked' : 'still works (revoke with key revoke, or --revoke-keys)';
   return {
     json: keys.map((key) => ({ keyId: key.keyId, name: key.name ?? null, revoked: revoke })),
-    text: keys.length === 0 ? 'They made no key that still works' : keys.map((key) => `  ${key.keyId}  ${key.name ?? '—'}  ${state}`).join('\n'),
+    text:
+      keys.length === 0
+        ? 'They made no key that still works'
+        : keys.map((key) => `  ${key.keyId}  ${key.name ?? '—'}  ${state}`).join('\n'),
   };
 }
 

@@ -87,11 +87,9 @@ export async function changeOwnPassword(user: ConsoleUser, current: string, chos
   const reservation = await reservePasswordCheck(user.userId, nowMs);
   if (!reservation) {
     const minutes = Math.max(1, Math.ceil((windowEndMs(nowMs) - nowMs) / 60_000));
-    throw new ApiError(
-      'rate_limited',
-      `Too many wrong current passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
-      { param: 'current' },
-    );
+    throw new ApiError('rate_limited', `Too many wrong current passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+      param: 'current',
+    });
   }
   const rightCurrent = current.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(current, stored.passwordHash));
   if (!rightCurrent) throw new ApiError('invalid_request', 'The current password is not right.', { param: 'current' });

@@ -208,13 +208,7 @@ export const apiKeysPage: ConsolePage = {
           return { kind: 'render', status: 422, view: await view(ctx, { error: 'Choose a grace period from the list.' }) };
         }
         const keyId = form.keyId ?? '';
-        const issued = await rotateApiKey(
-          ctx.user.workspaceId,
-          keyId,
-          graceHours * 3_600_000,
-          new Date(ctx.nowMs),
-          personOfUser(ctx.user),
-        );
+        const issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs), personOfUser(ctx.user));
         // The old key's revocation, now or at the end of its grace period, holds in this process at once, as a revoke does.
         forgetCachedCredentials();
         return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, key: issued.key, replaces: keyId } }) };
