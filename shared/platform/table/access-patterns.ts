@@ -139,7 +139,12 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: 'Revoke an API key',
-    usedBy: ['admin key revoke', 'consoleSettingsAction'],
+    usedBy: [
+      'admin key revoke',
+      'admin user disable --revoke-keys (each key the user made)',
+      'admin user delete --revoke-keys (each key the user made)',
+      'consoleSettingsAction (one key, or each key a user made)',
+    ],
     call: 'UpdateItem with attribute_exists(PK), ReturnValues ALL_NEW; then UpdateItem of the listing item with attribute_exists(PK)',
     calls: ['UpdateItem'],
     key: 'apiKey(hash), apiKeyListing(workspaceId, keyId)',
@@ -147,8 +152,14 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's API keys",
-    usedBy: ['consoleSettings', 'consoleSettingsAction (the page again, after a form)', 'admin key list'],
-    call: 'Query begins_with(SK, APIKEY#) on the workspace partition, eventually consistent',
+    usedBy: [
+      'consoleSettings',
+      'consoleSettingsAction (the page again, after a form; the keys a disabled or deleted user made)',
+      'admin key list',
+      'admin user disable (the keys the user made)',
+      'admin user delete (the keys the user made)',
+    ],
+    call: 'Query begins_with(SK, APIKEY#) on the workspace partition, eventually consistent; the keys a user made are those whose createdBy names them',
     calls: ['Query'],
     key: 'apiKeyListingPrefix(workspaceId)',
     cost: '0.5 RRU per started 4 KB (about 15 keys)',
@@ -239,7 +250,12 @@ export const accessPatterns: readonly AccessPattern[] = [
   },
   {
     name: "List a workspace's console users",
-    usedBy: ['consoleSettings', 'consoleSettingsAction (the page again, after a form)'],
+    usedBy: [
+      'consoleSettings',
+      'consoleSettingsAction (the page again, after a form; before disabling or deleting a user, to find their id)',
+      'admin user disable (to find the user whose keys it lists)',
+      'admin user delete (to find the user whose keys it lists)',
+    ],
     call: 'Query begins_with(SK, CONSOLEUSER#) on the workspace partition, eventually consistent',
     calls: ['Query'],
     key: 'consoleUserListingPrefix(workspaceId)',
