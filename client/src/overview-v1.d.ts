@@ -43,7 +43,7 @@ export interface paths {
      *
      *     A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its `maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse whatever the confirmation.
      *
-     *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until a different key or console user approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.
+     *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until another person approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A key counts as the console user or operator who made it, and a console user the first approver made during the wait is not another person: such an approval waits anew instead. A newer approval of the SKU supersedes a waiting one; after its time it expires.
      *
      *     With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with `Idempotent-Replayed: true`, and approves and publishes nothing more.
      *

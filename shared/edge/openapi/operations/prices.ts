@@ -238,9 +238,11 @@ export const priceOperations = {
       'the body says `"confirm": true`; a product whose current price is 0 always needs it. Floor and ceiling refuse ' +
       'whatever the confirmation.\n\n' +
       'When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is ' +
-      '`waiting`: it publishes nothing until a different key or console user approves the same price within ' +
+      '`waiting`: it publishes nothing until another person approves the same price within ' +
       `${SECOND_APPROVAL_HOURS} hours, and that second approval publishes it (answering the first approval's id, ` +
-      '`published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.\n\n' +
+      '`published`). A key counts as the console user or operator who made it, and a console user the first approver ' +
+      'made during the wait is not another person: such an approval waits anew instead. A newer approval of the SKU ' +
+      'supersedes a waiting one; after its time it expires.\n\n' +
       'With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, ' +
       'with `Idempotent-Replayed: true`, and approves and publishes nothing more.',
     tag: 'Approvals',
