@@ -978,9 +978,13 @@ export interface components {
     };
   };
   responses: {
-    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. */
+    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     PayloadTooLarge: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {
@@ -992,9 +996,13 @@ export interface components {
         'application/json': components['schemas']['GatewayError'];
       };
     };
-    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. */
+    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     Timeout: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {
@@ -1245,7 +1253,7 @@ export interface operations {
       /**
        * @description - `invalid_json`: The body is not JSON.
        *     - `invalid_request`: The body or the `Idempotency-Key` header is malformed, or past a bound (1 to 100 lines, identifiers of 1 to 255 characters, quantities up to 1,000,000,000); `param` names the first place.
-       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other audience (erp or storefront).
+       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone).
        */
       422: {
         headers: {

@@ -64,9 +64,12 @@ describe('requests', () => {
   });
 
   it('send include comma-separated, as the overview contract has it', async () => {
-    const { client, sent } = fakeClient([json(200, { sku: 'BOLT' })]);
+    const { client, sent } = fakeClient([json(200, { sku: 'BOLT' }), json(200, { sku: 'BOLT' })]);
     await client.getPrice('BOLT', { include: ['rationale', 'drivers'] });
     expect(new URL(sent[0]?.url ?? '').search).toBe('?include=rationale,drivers');
+    // The expected impact, as the README documents it, is one of the parts the client types.
+    await client.getPrice('BOLT', { include: ['impact'] });
+    expect(new URL(sent[1]?.url ?? '').search).toBe('?include=impact');
   });
 
   it('ask for the cost report with the range and grouping given, and nothing else', async () => {

@@ -30,7 +30,8 @@ export type AckCounts = ApiSchemas['AckCounts'];
 export type ExtendRequest = ApiSchemas['ExtendRequest'];
 export type ExtendResponse = ApiSchemas['ExtendResponse'];
 export type OverviewPrice = OverviewSchemas['OverviewPrice'];
-export type PriceInclude = 'rationale' | 'drivers';
+/** What `getPrice` may add, as the contract lists them (`rationale`, `drivers`, `impact`). */
+export type PriceInclude = NonNullable<NonNullable<OverviewPaths['/v1/prices/{sku}']['get']['parameters']['query']>['include']>[number];
 export type Approval = OverviewSchemas['Approval'];
 /** The cost report is an inline schema of its one operation, not a named one. */
 export type CostReport = OverviewPaths['/v1/usage']['get']['responses'][200]['content']['application/json'];

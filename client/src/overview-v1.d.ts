@@ -45,7 +45,7 @@ export interface paths {
      *
      *     A price that moves more than the workspace’s confirmation threshold (`approvalConfirmPct`, by default its `maxChangePct`) from the product’s current price, either way, is refused with `confirmation_required` unless the body says `"confirm": true`; a product whose current price is 0 always needs it, and so does any price of a product with data `warnings` (see the recommendation). Floor and ceiling refuse whatever the confirmation.
      *
-     *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until a different key or console user approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.
+     *     When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is `waiting`: it publishes nothing until another person approves the same price within 24 hours, and that second approval publishes it (answering the first approval's id, `published`). A key counts as the console user or operator who made it, and a console user the first approver made during the wait is not another person: such an approval waits anew instead. A newer approval of the SKU supersedes a waiting one; after its time it expires.
      *
      *     With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, with `Idempotent-Replayed: true`, and approves and publishes nothing more.
      *
@@ -909,9 +909,13 @@ export interface components {
     };
   };
   responses: {
-    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. */
+    /** @description API Gateway refuses any request whose body is over 10 MB, before it reaches the service. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     PayloadTooLarge: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {
@@ -923,9 +927,13 @@ export interface components {
         'application/json': components['schemas']['GatewayError'];
       };
     };
-    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. */
+    /** @description API Gateway answers so when the function did not answer within its timeout. Retry with backoff. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`). */
     Timeout: {
       headers: {
+        /** @description The request’s id, as API Gateway names it on its own answers. */
+        'apigw-requestid'?: string;
+        /** @description The same id, from the local gateway. */
+        'x-request-id'?: string;
         [name: string]: unknown;
       };
       content: {
@@ -1309,7 +1317,7 @@ export interface operations {
       };
       /**
        * @description - `guardrail_violation`: The price is below the floor (the largest of floor price, MAP and the minimum-margin price) or above the ceiling.
-       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.
+       *     - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone), within 24 hours.
        *     - `confirmation_required`: The price moves past the workspace’s confirmation threshold, or the product has data warnings, without `"confirm": true`; the message names both prices and the move in percent, or each warning by code and message. Nothing is recorded.
        */
       422: {
@@ -1945,7 +1953,7 @@ export interface operations {
           };
         };
       };
-      /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours. */
+      /** @description - `idempotency_key_reused`: The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone), within 24 hours. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId'];

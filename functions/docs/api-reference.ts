@@ -7,7 +7,7 @@ import { docsRoutes } from '#edge/routes/docs.ts';
 import { preferredEncoding, referenceAssets } from '#edge/reference/assets.ts';
 import { IMMUTABLE, openAnswerHeaders, pageHeaders, SHORT_LIVED } from '#edge/reference/headers.ts';
 import { referencePage } from '#edge/reference/page.ts';
-import { rowOf, routeKey } from '#edge/routes/rows.ts';
+import { rowOf, routeKey, servingRouteKey } from '#edge/routes/rows.ts';
 
 const page = openRouteEndpoint(docsRoutes, 'apiReference', async () => {
   const nonce = randomBytes(16).toString('base64');
@@ -41,7 +41,7 @@ const endpoints = new Map([
 
 /** Both routes share this module; API Gateway's route key says which was asked for. */
 export const handler = (event: HttpEvent, context: Context) => {
-  const endpoint = endpoints.get(event.routeKey);
+  const endpoint = endpoints.get(servingRouteKey(event.routeKey));
   if (!endpoint) throw new Error(`no reference route for ${event.routeKey}`);
   return endpoint(event, context);
 };

@@ -30,6 +30,8 @@ export const adminOptions = {
   email: { type: 'string' },
   roles: { type: 'string' },
   'password-stdin': { type: 'boolean' },
+  // `user disable` and `user delete`: also revoke the keys the user made.
+  'revoke-keys': { type: 'boolean' },
   // The webhook commands' own; `--workspace` and `--status` they share with the others.
   url: { type: 'string' },
   events: { type: 'string' },

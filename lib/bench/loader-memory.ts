@@ -47,6 +47,7 @@ export async function measureLoaderMemory(path: string, kind: EntityKind, rows: 
   };
   const api: LoadApi = {
     openBatch: async () => ({ batchId: 'bench' }),
+    cancelBatch: async () => undefined,
     async stageRecords(batchId, entity, records) {
       const body = JSON.stringify({ entity, records });
       sample();

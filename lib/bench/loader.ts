@@ -45,6 +45,7 @@ export async function measureLoader(stack: LocalStack, records: number): Promise
         openBatch: () => client.openBatch(),
         stageRecords: (batchId, entity, batch) => client.stageRecords(batchId, entity, batch as never),
         commitBatch: (batchId) => client.commitBatch(batchId),
+        cancelBatch: (batchId) => client.cancelBatch(batchId),
         waitForBatch: (batchId, wait) => client.waitForBatch(batchId, { ...wait, pollMs: 50, timeoutMs: 30 * 60_000 }),
       },
       sources: files.map((file) => ({ entity: file.entity, records: readExportFile(file) })),

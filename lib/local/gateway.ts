@@ -82,7 +82,15 @@ function decodeSegment(segment: string): string {
   }
 }
 
-export function matchRoute(compiled: readonly CompiledRoute[], method: string, path: string) {
+export function matchRoute(compiled: readonly CompiledRoute[], method: string, path: string): ReturnType<typeof matchMethod> {
+  const matched = matchMethod(compiled, method, path);
+  // A HEAD is served by the GET row's function wherever no row is HEAD's own, under a route key of its own, as the stack does.
+  if (matched || method !== 'HEAD') return matched;
+  const asGet = matchMethod(compiled, 'GET', path);
+  return asGet && { ...asGet, candidate: { ...asGet.candidate, routeKey: `HEAD ${asGet.candidate.route.path}` } };
+}
+
+function matchMethod(compiled: readonly CompiledRoute[], method: string, path: string) {
   for (const candidate of compiled) {
     if (candidate.route.method !== method) continue;
     const match = candidate.pattern.exec(path);
@@ -287,7 +295,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       exchangeObserver(options.onExchange, { method, path, routeKey: matched ? matched.candidate.routeKey : '$default' });
     const body = await readBody(req);
     if (body === undefined) {
-      send(res, 413, { 'content-type': 'application/json' }, '{"message":"Request Entity Too Large"}', observe);
+      // The gateway's own answer carries the request's id too, as every answer of the service does.
+      const tooLarge = newRequestId();
+      const ids = { 'apigw-requestid': tooLarge, 'x-request-id': tooLarge };
+      send(res, 413, { 'content-type': 'application/json', ...ids }, '{"message":"Request Entity Too Large"}', observe);
       return;
     }
     const fn: LocalFunction & { entry: string } = matched ? matched.candidate.route : fallback;
@@ -310,13 +321,14 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
     } catch (error) {
       // API Gateway's own answers when the integration fails: the function's error never reaches the caller.
       if (error instanceof FunctionTimeout) {
-        send(res, 503, { 'content-type': 'application/json', 'apigw-requestid': requestId }, '{"message":"Service Unavailable"}', observe);
+        const ids = { 'apigw-requestid': requestId, 'x-request-id': requestId };
+        send(res, 503, { 'content-type': 'application/json', ...ids }, '{"message":"Service Unavailable"}', observe);
       } else {
         console.error(`[gateway] ${fn.name} failed:`, error);
         send(
           res,
           500,
-          { 'content-type': 'application/json', 'apigw-requestid': requestId },
+          { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId },
           '{"message":"Internal Server Error"}',
           observe,
         );

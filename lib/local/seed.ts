@@ -1,6 +1,7 @@
 // Workspaces made for people to try the service: the demo local mode creates on first start, and the same shape for tests.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { issueApiKey } from '#shared/api-keys/repository.ts';
+import { OPERATOR } from '#shared/api-keys/schema.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import { ApiError } from '#platform/errors.ts';
 import { putItems } from '#platform/table/bulk.ts';
@@ -26,11 +27,11 @@ export async function createWorkspaceWithKeys(name: string): Promise<WorkspaceWi
   const { workspaceId } = await createWorkspace({ name, baseCurrency: 'USD' });
   const { connectorId } = await createConnector({ workspaceId, name: `${name} ERP`, receivesWritebacks: true });
   const [erp, storefront, connector, pwLive, pwTest] = await Promise.all([
-    issueApiKey({ workspaceId, name: 'ERP price requests', family: 'svc_live', scopes: ['erp'] }),
-    issueApiKey({ workspaceId, name: 'Storefront', family: 'svc_live', scopes: ['storefront'] }),
-    issueApiKey({ workspaceId, name: 'ERP connector', family: 'svc_live', scopes: ['connector'], connectorId }),
-    issueApiKey({ workspaceId, name: 'Reporting (live)', family: 'pw_live', scopes: [] }),
-    issueApiKey({ workspaceId, name: 'Reporting (sandbox)', family: 'pw_test', scopes: [] }),
+    issueApiKey({ workspaceId, name: 'ERP price requests', family: 'svc_live', scopes: ['erp'], createdBy: OPERATOR }),
+    issueApiKey({ workspaceId, name: 'Storefront', family: 'svc_live', scopes: ['storefront'], createdBy: OPERATOR }),
+    issueApiKey({ workspaceId, name: 'ERP connector', family: 'svc_live', scopes: ['connector'], connectorId, createdBy: OPERATOR }),
+    issueApiKey({ workspaceId, name: 'Reporting (live)', family: 'pw_live', scopes: [], createdBy: OPERATOR }),
+    issueApiKey({ workspaceId, name: 'Reporting (sandbox)', family: 'pw_test', scopes: [], createdBy: OPERATOR }),
   ]);
   return {
     workspaceId,
@@ -63,7 +64,7 @@ export const DEMO_CONSOLE_EMAIL = 'demo@example.com';
 export async function createDemoConsoleUser(workspaceId: string): Promise<DemoConsoleUser> {
   const roles = ['admin', 'pricing', 'finance'] as const;
   try {
-    const { email, password } = await createConsoleUser({ workspaceId, email: DEMO_CONSOLE_EMAIL, roles });
+    const { email, password } = await createConsoleUser({ workspaceId, email: DEMO_CONSOLE_EMAIL, roles, createdBy: OPERATOR.id });
     return { email, password };
   } catch (error) {
     if (!(error instanceof ApiError && error.param === 'email')) throw error;
@@ -71,6 +72,7 @@ export async function createDemoConsoleUser(workspaceId: string): Promise<DemoCo
       workspaceId,
       email: `demo-${workspaceId.slice(3, 13).toLowerCase()}@example.com`,
       roles,
+      createdBy: OPERATOR.id,
     });
     return { email, password };
   }

@@ -6,7 +6,7 @@ import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/ad
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { Feature, Workspace } from '#shared/workspaces/schema.ts';
 import { findApiKey, hashApiKey } from './repository.ts';
-import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Scope } from './schema.ts';
+import { type ApiKeyRecord, type KeyFamily, keyFamilies, type Person, type Scope } from './schema.ts';
 
 /** What a route asks of its caller's key; the route table gives one per route, and this module checks it. */
 export interface RouteAuth {
@@ -32,6 +32,8 @@ export interface Principal {
   /** The connector a connector-scope key belongs to. */
   readonly connectorId: string | undefined;
   readonly workspace: Workspace;
+  /** Who made the key: it acts for that person where a person counts (a second approval). */
+  readonly createdBy?: Person;
 }
 
 const KEY_PATTERN = new RegExp(`^(${keyFamilies.join('|')})_[0-9A-Za-z]{32,128}$`);
@@ -90,6 +92,7 @@ export function authorize(
     scopes: record.scopes,
     connectorId: record.connectorId,
     workspace,
+    ...(record.createdBy ? { createdBy: record.createdBy } : {}),
   };
 }
 

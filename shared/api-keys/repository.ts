@@ -9,7 +9,7 @@ import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
 import { queryAll, queryLookup } from '#platform/table/query.ts';
 import { putWorkspaceItems } from '#shared/workspaces/repository.ts';
-import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, readKeyName, type Scope } from './schema.ts';
+import { type ApiKeyRecord, ApiKeyRecordSchema, type KeyFamily, type Person, readKeyName, type Scope } from './schema.ts';
 
 /** 40 base62 characters: about 238 bits, above the 32 characters the contract asks for. */
 const SECRET_LENGTH = 40;
@@ -25,6 +25,8 @@ export interface KeyGrant {
   readonly family: KeyFamily;
   readonly scopes: readonly Scope[];
   readonly connectorId?: string;
+  /** The console user or operator making the key; a key made without one approves as itself alone. */
+  readonly createdBy?: Person;
 }
 
 /** The rules a grant must meet before a key is minted for it; throws invalid_request naming the offending part. */
@@ -71,6 +73,7 @@ export async function issueApiKey(grant: KeyGrant, now = new Date(), rotatedFrom
     connectorId: grant.connectorId,
     createdAt: now.toISOString(),
     rotatedFrom,
+    createdBy: grant.createdBy,
   });
   // The key and its entry in the workspace's listing, together: the listing never shows a key that does not work.
   await putWorkspaceItems(grant.workspaceId, [
@@ -105,13 +108,14 @@ export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Pr
  * Rotates a key of the workspace: a new key with the same grant, and the old one revoked `graceMs` from now (at once
  * when 0), so that callers have the grace period to switch. Returns the new key, shown once.
  */
-export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: number, now = new Date()): Promise<IssuedKey> {
+export async function rotateApiKey(workspaceId: string, keyId: string, graceMs: number, now = new Date(), by?: Person): Promise<IssuedKey> {
   const old = await getWorkspaceApiKey(workspaceId, keyId);
   if (!old) throw new ApiError('not_found', `key ${keyId} does not exist`);
   checkRotatable(old, now);
   await claimRotation(workspaceId, keyId, now);
   const issued = await issueApiKey(
-    { workspaceId, name: old.name, family: old.family, scopes: old.scopes, connectorId: old.connectorId },
+    // The new secret is seen by whoever rotates: the new key is theirs.
+    { workspaceId, name: old.name, family: old.family, scopes: old.scopes, connectorId: old.connectorId, createdBy: by ?? old.createdBy },
     now,
     old.keyId,
   );
@@ -167,6 +171,22 @@ export async function revokeWorkspaceApiKey(
 ): Promise<{ keyId: string; revokedAt: string }> {
   if (!(await getWorkspaceApiKey(workspaceId, keyId))) throw new ApiError('not_found', `key ${keyId} does not exist`);
   return revokeApiKey(keyId, now);
+}
+
+/**
+ * The keys of the workspace a person made (or rotated into being) that still work: what disabling or deleting a console
+ * user lists, and may revoke. One Query of the workspace's key listing.
+ */
+export async function keysCreatedBy(workspaceId: string, personId: string, nowMs: number): Promise<ApiKeyRecord[]> {
+  const listed = await listApiKeys(workspaceId);
+  return listed.filter((key) => key.createdBy?.id === personId && !key.revokedAt && !(key.revokeAt && Date.parse(key.revokeAt) <= nowMs));
+}
+
+/** Revokes every key of the workspace the person made that still works; returns those it revoked. */
+export async function revokeKeysCreatedBy(workspaceId: string, personId: string, now = new Date()): Promise<ApiKeyRecord[]> {
+  const working = await keysCreatedBy(workspaceId, personId, now.getTime());
+  for (const key of working) await revokeApiKey(key.keyId, now);
+  return working;
 }
 
 /** Sets the time the key stops working, on the key and its listing item; an earlier time already set stays. */

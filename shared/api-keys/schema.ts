@@ -24,6 +24,27 @@ export const KeyNameSchema = v.pipe(
   v.check((name) => !UNPRINTABLE.test(name), 'the name has control or invisible formatting characters'),
 );
 
+/** The person behind an approval: a console user, the operator (the admin CLI, which has no identity of its own), or a key that records no creator. */
+export const personTypes = ['console_user', 'operator', 'api_key'] as const;
+
+/**
+ * A person, as a key records its creator and an approval its approver. For a console user, also who made that user
+ * and when: a user the first approver made while an approval waits is not a second person (docs/decisions.md).
+ */
+export const PersonSchema = v.object({
+  type: v.picklist(personTypes),
+  id: v.string(),
+  email: v.optional(v.string()),
+  /** The id of the person who made this console user: a console user's id, or `operator`. */
+  createdBy: v.optional(v.string()),
+  /** When this console user was made. */
+  createdAt: v.optional(v.string()),
+});
+export type Person = v.InferOutput<typeof PersonSchema>;
+
+/** Every key and user the admin CLI (or the local demo seed) makes counts as this one person. */
+export const OPERATOR: Person = { type: 'operator', id: 'operator' };
+
 export const ApiKeyRecordSchema = v.object({
   keyId: v.string(),
   workspaceId: v.string(),
@@ -50,6 +71,8 @@ export const ApiKeyRecordSchema = v.object({
   revokeAt: v.optional(v.string()),
   /** The key this one replaced, when it was made by rotating that one. */
   rotatedFrom: v.optional(v.string()),
+  /** Who made the key (or rotated it into being), who saw its secret: the key approves as that person. Absent on older keys. */
+  createdBy: v.optional(PersonSchema),
 });
 export type ApiKeyRecord = v.InferOutput<typeof ApiKeyRecordSchema>;
 

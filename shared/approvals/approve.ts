@@ -1,6 +1,7 @@
 // Approving a price: the checks against the SKU's bounds and the move from its current price, then the approval's turn on the SKU.
 import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import type { Principal } from '#shared/api-keys/authenticate.ts';
+import type { Person } from '#shared/api-keys/schema.ts';
 import { listConnectors } from '#shared/connectors/repository.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
@@ -84,14 +85,29 @@ function lostTurn(error: unknown): boolean {
  * Who approves: an API key, or a console user, who approves as a live key does (`keyId` then holds the user's id,
  * and `consoleUser` says who they are).
  */
-export type Approver = Pick<Principal, 'keyId' | 'family' | 'workspaceId' | 'workspace'> & {
-  readonly consoleUser?: { readonly email: string };
+export type Approver = Pick<Principal, 'keyId' | 'family' | 'workspaceId' | 'workspace' | 'createdBy'> & {
+  readonly consoleUser?: { readonly email: string; readonly createdBy?: string; readonly createdAt?: string };
 };
 
 function approverIdentity(principal: Approver): ApproverIdentity {
   return principal.consoleUser
     ? { type: 'console_user', id: principal.keyId, email: principal.consoleUser.email }
     : { type: 'api_key', id: principal.keyId };
+}
+
+/** The person approving: a console user themselves, a key its creator, a key that records none itself alone. */
+export function approvingPerson(principal: Approver): Person {
+  const user = principal.consoleUser;
+  if (user) {
+    return {
+      type: 'console_user',
+      id: principal.keyId,
+      email: user.email,
+      ...(user.createdBy === undefined ? {} : { createdBy: user.createdBy }),
+      ...(user.createdAt === undefined ? {} : { createdAt: user.createdAt }),
+    };
+  }
+  return principal.createdBy ?? { type: 'api_key', id: principal.keyId };
 }
 
 /**
@@ -123,6 +139,7 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
     workspaceId,
     keyId: principal.keyId,
     approver: approverIdentity(principal),
+    person: approvingPerson(principal),
     approvalId: newId('apv'),
     recommendation,
     priceCents,

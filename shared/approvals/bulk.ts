@@ -192,7 +192,8 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
   const key = `${approver.keyId}:${options.bulkId}:${line.sku}`;
   const { pricingDecisionId, recommendedPriceCents, currency } = line;
   const hash = bodyHash({ pricingDecisionId, recommendedPriceCents, currency });
-  const started = await beginCall(bulkOperation, approver.workspaceId, key, hash, options.now.getTime(), options.remainingMs);
+  const caller = { workspaceId: approver.workspaceId, callerId: approver.keyId };
+  const started = await beginCall(bulkOperation, caller, key, hash, options.now.getTime(), options.remainingMs);
   if (started.kind === 'replay')
     return { sku: line.sku, outcome: 'approved', approval: v.parse(ApprovalSchema, JSON.parse(started.json)), replayed: true };
   // The approval and the answer a later send replays commit in one transaction, or neither does.

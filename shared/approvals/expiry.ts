@@ -4,7 +4,8 @@ import { lookupKeys } from '#platform/table/index-keys.ts';
 import { table } from '#platform/table/definition.ts';
 import { cancellationCodes, getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { handOn } from '#shared/webhooks/outbox.ts';
-import { expiry, waitHasRunOut } from './publish.ts';
+import { expiry } from './publish.ts';
+import { waitHasRunOut } from './rules.ts';
 import { ApprovalSchema } from './schema.ts';
 
 const lookupIndex = table.indexes[0];

@@ -9,7 +9,8 @@ import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writeba
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { outboxEntry } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, takeTurn } from './latest.ts';
-import { approverOf, moveFromCurrent, waitingUntil } from './rules.ts';
+import type { Person } from '#shared/api-keys/schema.ts';
+import { approverOf, moveFromCurrent, secondsWaiting, waitHasRunOut, waitingUntil } from './rules.ts';
 import { type Approval, ApprovalSchema, type ApproverIdentity, type Confirmation } from './schema.ts';
 
 /** What an approval settles before it takes its turn: the checked price, who approves, and the connectors it publishes to. */
@@ -17,6 +18,8 @@ export interface ApprovalPlan {
   readonly workspaceId: string;
   readonly keyId: string;
   readonly approver: ApproverIdentity;
+  /** The person behind the approver, whom a second approval must not be. */
+  readonly person: Person;
   readonly approvalId: string;
   readonly recommendation: PricedRecommendation;
   readonly priceCents: number;
@@ -55,6 +58,7 @@ export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: re
     livemode: plan.livemode,
     keyId: plan.keyId,
     approver: plan.approver,
+    person: plan.person,
     status: waits ? 'waiting' : 'published',
     recommendedPriceCents: recommendation.recommendedPriceCents,
     pricingDecisionId: recommendation.pricingDecisionId,
@@ -272,6 +276,7 @@ async function secondingWrites(plan: ApprovalPlan, latest: LatestApproval, waiti
   const secondApproval = {
     ...(waiting.secondApproval ?? { thresholdPct: 0, waitingUntil: publishedAt }),
     approver: plan.approver,
+    person: plan.person,
     approvedAt: publishedAt,
   };
   const approval: Approval = { ...waiting, status: 'published', secondApproval, publishedTo };
@@ -296,15 +301,9 @@ async function secondingWrites(plan: ApprovalPlan, latest: LatestApproval, waiti
   };
 }
 
-/** Whether this approval seconds the waiting one: the same price, by another approver, in time, and itself past the threshold. */
+/** Whether this approval seconds the waiting one (rules.ts, `secondsWaiting`). */
 function seconds(plan: ApprovalPlan, waiting: Approval): boolean {
-  const until = Date.parse(waiting.secondApproval?.waitingUntil ?? '');
-  return (
-    plan.secondApprovalPct !== undefined &&
-    waiting.priceCents === plan.priceCents &&
-    approverOf(waiting).id !== plan.approver.id &&
-    until > plan.now.getTime()
-  );
+  return plan.secondApprovalPct !== undefined && secondsWaiting(waiting, plan);
 }
 
 /**
@@ -322,11 +321,6 @@ export async function liveWrites(plan: ApprovalPlan, latest: LatestApproval | un
   writes.entries.splice(3, 0, ...ending.entries);
   writes.events.push(ending.event);
   return writes;
-}
-
-/** Whether a wait for a second approver has run out at `now`. */
-export function waitHasRunOut(waiting: Approval, now: Date): boolean {
-  return Date.parse(waiting.secondApproval?.waitingUntil ?? '') <= now.getTime();
 }
 
 /** The end of a wait that a newer approval replaces: the update and its event, in one transaction. */

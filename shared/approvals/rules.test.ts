@@ -7,8 +7,10 @@ import {
   approverOf,
   ConfirmationRequired,
   confirmMove,
+  isAnotherPerson,
   moveFromCurrent,
   movesPast,
+  personOf,
   secondApprovalThreshold,
   shownApprovalStatus,
   waitingUntil,
@@ -138,5 +140,37 @@ describe('the confirmation of a product held by data warnings', () => {
       warnings: ['cost_jump', 'price_below_cost'],
     });
     expect(confirmMove({ ...move, priceCents: 61_100 }, thresholds, undefined, [])).toBeUndefined();
+  });
+});
+
+describe('two approvers', () => {
+  const ann = {
+    type: 'console_user',
+    id: 'usr_ann',
+    email: 'ann@example.com',
+    createdBy: 'operator',
+    createdAt: '2026-01-01T00:00:00.000Z',
+  } as const;
+  const since = '2026-06-01T10:00:00.000Z';
+
+  it('are one person when the second is a key the first made, whoever it says it is', () => {
+    expect(isAnotherPerson(ann, { ...ann }, since)).toBe(false);
+    expect(isAnotherPerson({ type: 'operator', id: 'operator' }, { type: 'operator', id: 'operator' }, since)).toBe(false);
+  });
+
+  it('are one person when the second is a user the first made once the wait began, and two when made before', () => {
+    const madeDuring = { type: 'console_user', id: 'usr_bob', createdBy: 'usr_ann', createdAt: '2026-06-01T10:05:00.000Z' } as const;
+    expect(isAnotherPerson(ann, madeDuring, since)).toBe(false);
+    expect(isAnotherPerson(ann, { ...madeDuring, createdAt: since }, since)).toBe(false);
+    expect(isAnotherPerson(ann, { ...madeDuring, createdAt: '2026-05-31T09:00:00.000Z' }, since)).toBe(true);
+    expect(isAnotherPerson(ann, { ...madeDuring, createdBy: 'usr_carol' }, since)).toBe(true);
+  });
+
+  it('read an older approval with no person as its approver alone', () => {
+    expect(personOf({ keyId: 'key_1', approver: { type: 'api_key', id: 'key_1' }, person: undefined })).toEqual({
+      type: 'api_key',
+      id: 'key_1',
+    });
+    expect(personOf({ keyId: 'key_1', approver: undefined, person: ann })).toBe(ann);
   });
 });

@@ -2,6 +2,7 @@
 import { ApiError } from '#platform/errors.ts';
 import type { DataWarning } from '#shared/canonical/data-warnings.ts';
 import { formatMinorUnits } from '#shared/pricing/currency.ts';
+import type { Person } from '#shared/api-keys/schema.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { Approval, ApproverIdentity, Confirmation } from './schema.ts';
 
@@ -114,6 +115,45 @@ export function waitingUntil(approvedAt: string): string {
 /** Who approved a stored approval: its own record, or for an older one its key id (a console user's id is `usr_…`). */
 export function approverOf(approval: Pick<Approval, 'approver' | 'keyId'>): ApproverIdentity {
   return approval.approver ?? { type: approval.keyId.startsWith('usr_') ? 'console_user' : 'api_key', id: approval.keyId };
+}
+
+/** The person behind a stored approval: its own record, or for an older one its approver alone. */
+export function personOf(approval: Pick<Approval, 'approver' | 'keyId' | 'person'>): Person {
+  if (approval.person) return approval.person;
+  const approver = approverOf(approval);
+  return { type: approver.type, id: approver.id };
+}
+
+/**
+ * Whether `second` is another person than `first`, who started the wait at `waitingSince`: not the same person (a key
+ * counts as its creator), and not a console user that `first` made once the wait began, whose one-time password
+ * `first` saw. A user `first` made before the approval counts as its own person (docs/decisions.md says why).
+ */
+export function isAnotherPerson(first: Person, second: Person, waitingSince: string): boolean {
+  if (first.id === second.id) return false;
+  const madeByFirstDuringWait = second.createdBy === first.id && second.createdAt !== undefined && second.createdAt >= waitingSince;
+  return !madeByFirstDuringWait;
+}
+
+/** Whether a wait for a second approver has run out at `now`. */
+export function waitHasRunOut(waiting: Approval, now: Date): boolean {
+  return Date.parse(waiting.secondApproval?.waitingUntil ?? '') <= now.getTime();
+}
+
+/**
+ * Whether an approval past the threshold seconds the waiting one: the same price, by another approver and another
+ * person (not a key the first approver made, nor a user they made during the wait), before the wait runs out.
+ */
+export function secondsWaiting(
+  waiting: Approval,
+  second: { readonly priceCents: number; readonly approver: ApproverIdentity; readonly person: Person; readonly now: Date },
+): boolean {
+  return (
+    waiting.priceCents === second.priceCents &&
+    approverOf(waiting).id !== second.approver.id &&
+    isAnotherPerson(personOf(waiting), second.person, waiting.approvedAt) &&
+    !waitHasRunOut(waiting, second.now)
+  );
 }
 
 /** The status an approval shows: a waiting one past its time has expired, whether or not anything wrote so yet. */

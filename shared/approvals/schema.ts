@@ -1,6 +1,7 @@
 // Approvals: the body of POST /v1/prices/approve, the stored record of each approved price, and what the caller is answered.
 import * as v from 'valibot';
 import { dataWarningCodes } from '#shared/canonical/data-warnings.ts';
+import { PersonSchema } from '#shared/api-keys/schema.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { TaskIdSchema } from '#shared/writebacks/schema.ts';
 
@@ -54,6 +55,8 @@ export const ApprovalSchema = v.object({
   keyId: v.string(),
   /** Absent on approvals recorded before approvers were typed: `keyId` then tells (`usr_` is a console user). */
   approver: v.optional(ApproverIdentitySchema),
+  /** The person behind the approver (a key's creator); absent on older approvals, whose approver is then the person. */
+  person: v.optional(PersonSchema),
   /** Published, or waiting for a second approver and how that ended; absent on older approvals, which all published. */
   status: v.optional(v.picklist(approvalStatuses), 'published'),
   /** The recommendation as it stood when the price was approved. */
@@ -68,6 +71,8 @@ export const ApprovalSchema = v.object({
       thresholdPct: v.number(),
       waitingUntil: v.string(),
       approver: v.optional(ApproverIdentitySchema),
+      /** The person behind the second approver. */
+      person: v.optional(PersonSchema),
       approvedAt: v.optional(v.string()),
     }),
   ),

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { queues, VISIBILITY_TO_TIMEOUT_RATIO, visibilityTimeoutSeconds } from '#platform/queues.ts';
 import { consoleRoutes, fallbackRoute, type HttpRoute, routeKey, routes, workers } from './routes.ts';
 import { accessPatterns } from '#platform/table/access-patterns.ts';
-import { methodsAt } from './routes/rows.ts';
+import { answerForMethod, methodsAt, servingRouteKey } from './routes/rows.ts';
 
 const root = resolve(import.meta.dirname, '../..');
 
@@ -116,12 +116,31 @@ describe('the console’s routes', () => {
 describe('the methods a path serves', () => {
   const all = [...routes, ...consoleRoutes];
 
-  it('lists every method the table serves at a path, whatever its parameters hold, and none at a path it does not serve', () => {
-    expect(methodsAt(all, '/api/v1/ingest/batches')).toEqual(['GET', 'POST']);
+  it('lists every method the table serves at a path, HEAD beside GET, whatever its parameters hold, and none at a path it does not serve', () => {
+    expect(methodsAt(all, '/api/v1/ingest/batches')).toEqual(['GET', 'HEAD', 'POST']);
     expect(methodsAt(all, '/api/v1/ingest/batches/0f0e3c1a-4f7e-4c57-9d3e-2f9a3c1b7e55/cancel')).toEqual(['POST']);
-    expect(methodsAt(all, '/v1/webhook-endpoints/we_x')).toEqual(['GET', 'PATCH', 'DELETE']);
-    expect(methodsAt(all, '/console/settings/a/b/c')).toEqual(['GET', 'POST']);
+    expect(methodsAt(all, '/v1/webhook-endpoints/we_x')).toEqual(['GET', 'HEAD', 'PATCH', 'DELETE']);
+    expect(methodsAt(all, '/console/settings/a/b/c')).toEqual(['GET', 'HEAD', 'POST']);
     expect(methodsAt(all, '/api/v1/ingest/batches/x/y/cancel')).toEqual([]);
     expect(methodsAt(all, '/api/v1/nothing')).toEqual([]);
+  });
+});
+
+describe('HEAD', () => {
+  it('is served by the GET row: a HEAD route key is read as its GET, any other as it is', () => {
+    expect(servingRouteKey('HEAD /v1/prices/{sku}')).toBe('GET /v1/prices/{sku}');
+    expect(servingRouteKey('GET /docs')).toBe('GET /docs');
+    expect(servingRouteKey('POST /v1/prices/approve')).toBe('POST /v1/prices/approve');
+  });
+
+  it('is answered with the GET’s status and headers and no body', () => {
+    const answer = { statusCode: 200, headers: { 'x-request-id': 'r1' }, body: 'abc', isBase64Encoded: true };
+    expect(answerForMethod('HEAD', answer)).toEqual({
+      statusCode: 200,
+      headers: { 'x-request-id': 'r1' },
+      body: '',
+      isBase64Encoded: false,
+    });
+    expect(answerForMethod('GET', answer)).toBe(answer);
   });
 });

@@ -58,6 +58,8 @@ export interface CallRef extends KeyPlace {
 
 export interface StoredCall {
   readonly callId: string;
+  /** The API key (or console user) that made the call: its answer replays to that caller alone. Absent on older calls. */
+  readonly callerId?: string;
   readonly bodyHash: string;
   readonly state: 'running' | 'done';
   readonly lockedUntil?: number;
@@ -107,6 +109,20 @@ function inFlight(): ApiError {
   );
 }
 
+/** A key of the workspace used by another caller: no answer, nor whether one is running, is shown to another key. */
+function otherCaller(): ApiError {
+  return new ApiError(
+    'idempotency_key_reused',
+    'This Idempotency-Key was used by another API key of the workspace; a stored answer is replayed only to the key that made it. Use a new key for this request.',
+    { param: 'Idempotency-Key' },
+  );
+}
+
+/** Whether a stored call belongs to another caller than this one. */
+function madeByAnother(stored: Pick<StoredCall, 'callerId'>, callerId: string): boolean {
+  return stored.callerId !== undefined && stored.callerId !== callerId;
+}
+
 function reused(operation: IdempotentOperation): ApiError {
   return new ApiError(
     'idempotency_key_reused',
@@ -121,14 +137,15 @@ function reused(operation: IdempotentOperation): ApiError {
  */
 export async function beginCall(
   operation: IdempotentOperation,
-  workspaceId: string,
+  caller: { readonly workspaceId: string; readonly callerId: string },
   idempotencyKey: string,
   hash: string,
   now: number,
   remainingMs: number,
 ): Promise<CallStart> {
+  const { workspaceId, callerId } = caller;
   const call: CallRef = { workspaceId, keyDigest: keyDigest(idempotencyKey), callId: randomBase62(CALL_ID_LENGTH) };
-  const item = markerItem(operation, call, hash, now, remainingMs);
+  const item = { ...markerItem(operation, call, hash, now, remainingMs), callerId };
   for (let attempt = 0; attempt < 3; attempt++) {
     const claimed = await putItem({
       Item: item,
@@ -142,6 +159,7 @@ export async function beginCall(
     if (!claimed.stored) throw new Error('The Idempotency-Key marker refused the claim without the item that refused it.');
     const stored = claimed.stored as unknown as StoredCall;
     if (stored.replayUntil >= now) {
+      if (madeByAnother(stored, callerId)) throw otherCaller();
       if (stored.bodyHash !== hash) throw reused(operation);
       if (stored.state === 'running') throw inFlight();
       return replayOf(operation, call, stored);
@@ -182,7 +200,7 @@ function markerItem(operation: IdempotentOperation, call: CallRef, hash: string,
  */
 export async function findReplay(
   operation: IdempotentOperation,
-  workspaceId: string,
+  { workspaceId, callerId }: { readonly workspaceId: string; readonly callerId: string },
   idempotencyKey: string,
   hash: string,
   now: number,
@@ -190,6 +208,7 @@ export async function findReplay(
   const place = { workspaceId, keyDigest: keyDigest(idempotencyKey) };
   const stored = (await getItem({ Key: operation.itemKey(workspaceId, place.keyDigest), ConsistentRead: true })) as StoredCall | undefined;
   if (!stored || stored.state !== 'done' || stored.replayUntil < now || stored.bodyHash !== hash) return undefined;
+  if (madeByAnother(stored, callerId)) return undefined;
   return replayOf(operation, place, stored);
 }
 

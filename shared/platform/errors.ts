@@ -75,8 +75,8 @@ export const OverviewErrorEnvelopeSchema = v.strictObject({
 export type OverviewErrorEnvelope = v.InferOutput<typeof OverviewErrorEnvelopeSchema>;
 
 /**
- * API Gateway's own answers, in neither envelope and without x-request-id: 503 when a function outlives its timeout,
- * 413 for a body over 10 MB. The local gateway answers them alike.
+ * API Gateway's own answers, in neither envelope: 503 when a function outlives its timeout, 413 for a body over 10 MB.
+ * The local gateway answers them alike, with `x-request-id` beside API Gateway's `apigw-requestid`.
  */
 export const GatewayErrorSchema = v.strictObject({ message: v.string() });
 

@@ -56,16 +56,22 @@ const priceCalls: IdempotentOperation = {
   setAside: archiveCall,
 };
 
-export function beginCall(workspaceId: string, idempotencyKey: string, hash: string, now: number, remainingMs: number): Promise<CallStart> {
-  return beginKeyedCall(priceCalls, workspaceId, idempotencyKey, hash, now, remainingMs);
+/** Who calls: the workspace, and the API key whose calls its retries alone may replay. */
+export interface PriceCaller {
+  readonly workspaceId: string;
+  readonly callerId: string;
+}
+
+export function beginCall(caller: PriceCaller, idempotencyKey: string, hash: string, now: number, remainingMs: number): Promise<CallStart> {
+  return beginKeyedCall(priceCalls, caller, idempotencyKey, hash, now, remainingMs);
 }
 
 /**
  * The stored answer a retry may still replay, or undefined: for a month whose quota is spent, where no new call can run
  * but a replay, which does not count, must still be answered.
  */
-export function findReplay(workspaceId: string, idempotencyKey: string, hash: string, now: number): Promise<Replay | undefined> {
-  return findKeyedReplay(priceCalls, workspaceId, idempotencyKey, hash, now);
+export function findReplay(caller: PriceCaller, idempotencyKey: string, hash: string, now: number): Promise<Replay | undefined> {
+  return findKeyedReplay(priceCalls, caller, idempotencyKey, hash, now);
 }
 
 /** Stores the answer, compressed, in the marker's item; only 200s are stored. */

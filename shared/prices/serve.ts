@@ -51,7 +51,8 @@ export async function replayInSpentMonth(principal: Principal, readCall: () => P
   } catch {
     throw monthlyVolumeExceeded(workspace, nowMs);
   }
-  const replay = await findReplay(workspace.workspaceId, call.idempotencyKey, requestHash(audienceOf(principal), call.request), nowMs);
+  const caller = { workspaceId: workspace.workspaceId, callerId: principal.keyId };
+  const replay = await findReplay(caller, call.idempotencyKey, requestHash(audienceOf(principal), call.request), nowMs);
   if (!replay) throw monthlyVolumeExceeded(workspace, nowMs);
   return { statusCode: replay.statusCode, json: replay.json, replayed: true };
 }
@@ -102,7 +103,8 @@ export async function servePriceCall({ principal, request, idempotencyKey, nowMs
     );
   let started: CallStart;
   try {
-    started = await beginCall(workspace.workspaceId, idempotencyKey, requestHash(audienceOf(principal), request), nowMs, remainingMs());
+    const caller = { workspaceId: workspace.workspaceId, callerId: principal.keyId };
+    started = await beginCall(caller, idempotencyKey, requestHash(audienceOf(principal), request), nowMs, remainingMs());
   } catch (error) {
     await readsSettled();
     throw error;

@@ -106,6 +106,13 @@ try {
   forgeryRefused = error instanceof WebhookVerificationError && error.reason === 'no_matching_signature';
 }
 
+// The README's include=impact, typed: compiled here, not called (the seller has no products).
+async function priceWithImpact(sku: string) {
+  const price = await owner.getPrice(sku, { include: ['rationale', 'impact'] });
+  return price.impact;
+}
+void priceWithImpact;
+
 console.log(
   JSON.stringify({
     batchId,
@@ -200,5 +207,20 @@ describe('the client package', () => {
     const help = await run(join(project, 'node_modules/.bin/pricing-connector'), ['--help'], project);
     expectSuccess('pricing-connector --help', help);
     expect(help.stdout).toContain('writebacks');
+  });
+
+  it('refuses a Node.js older than its engines with exit code 1 and one clear line, for load as for anything', async () => {
+    // This Node.js says it is 20, as an old one would, before the command's first line runs.
+    await writeFile(join(project, 'old-node.mjs'), "Object.defineProperty(process, 'version', { value: 'v20.11.1' });\n");
+    const bin = join(project, 'node_modules/@pricing-service/client/dist/client/src/connector/bin.js');
+    for (const args of [['load', 'products.csv'], ['--help']]) {
+      const old = await run(process.execPath, ['--import', './old-node.mjs', bin, ...args], project);
+      expect(old.code).toBe(1);
+      expect(old.stderr.trim()).toMatch(
+        /^pricing-connector needs Node\.js 24 or newer \(the package's engines: >=24\); this is Node\.js v20\.11\.1\./,
+      );
+      expect(old.stderr.trim().split('\n')).toHaveLength(1);
+      expect(old.stdout).toBe('');
+    }
   });
 });

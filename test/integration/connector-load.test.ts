@@ -69,9 +69,9 @@ describe('the connector loader', () => {
     expect(result.stderr).toContain(`${path}:2: not UTF-8 at byte offset 63. The byte is 0xFC (ü in Windows-1252)`);
     expect(result.stderr).toContain('try --encoding windows-1252');
     expect(result.stderr).toContain('Nothing was committed');
-    const batchId = /batch (\S+) is left open/.exec(result.stderr)?.[1];
+    const batchId = /Batch (\S+) was cancelled/.exec(result.stderr)?.[1];
     const status = await createPricingClient({ baseUrl: url, key: workspace.keys.connector }).batchStatus(String(batchId));
-    expect(status).toMatchObject({ status: 'open', recordCount: 0 });
+    expect(status).toMatchObject({ status: 'failed', recordCount: 0, cancelledAt: expect.any(String) });
   });
 
   it('loads a semicolon-separated export with a byte order mark, finding the delimiter from its header row', async () => {
@@ -102,7 +102,7 @@ describe('the connector loader', () => {
     expect(result.stdout).toMatch(/drained in \d+ s \(prices follow when its bands are recomputed\)/);
   });
 
-  it('stops at a bad row before the commit, naming file, line and field, and leaves the batch open', async () => {
+  it('stops at a bad row before the commit, naming file, line and field, and cancels its open batch', async () => {
     const workspace = await newWorkspace('Connector Load Bad');
     const key = workspace.keys.connector;
     const url = inject('stack').gatewayUrl;
@@ -119,11 +119,14 @@ describe('the connector loader', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('bad/orders.csv:4: Invalid costCents');
     expect(result.stderr).toContain('Nothing was committed');
-    const batchId = /batch (\S+) is left open/.exec(result.stderr)?.[1];
+    const batchId = /Batch (\S+) was cancelled, with what it had staged\./.exec(result.stderr)?.[1];
     expect(batchId, result.stderr).toBeDefined();
     const status = await createPricingClient({ baseUrl: url, key }).batchStatus(String(batchId));
-    expect(status).toMatchObject({ status: 'open', entities: ['product', 'customer'], recordCount: 5 });
+    // What it staged is discarded with it: the batch never commits nor drains.
+    expect(status).toMatchObject({ status: 'failed', entities: ['product', 'customer'], cancelledAt: expect.any(String) });
     expect(status.committedAt).toBeUndefined();
+    const open = await createPricingClient({ baseUrl: url, key }).listBatches({ status: 'open' });
+    expect(open.data.map((batch) => batch.batchId)).not.toContain(batchId);
   });
 
   it('with --dry-run validates the files and sends nothing, needing neither a key nor a stack', async () => {

@@ -90,5 +90,7 @@ describe('answers every keyed route documents', () => {
     failOnContractViolation(response.headers[CONTRACT_VIOLATION_HEADER]);
     expect(response.status).toBe(413);
     expect(response.json).toEqual({ message: 'Request Entity Too Large' });
+    // Every answer carries the request's id, the gateway's own 413 too.
+    expect(response.headers['x-request-id']).toMatch(/.{8,}/);
   });
 });

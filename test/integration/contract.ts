@@ -298,7 +298,9 @@ export class Contract {
         `${owner.file} does not describe the answers to a method and path no route serves (x-unknown-route)`
       );
     }
-    const [method = '', template = ''] = exchange.routeKey.split(' ');
+    const [routeMethod = '', template = ''] = exchange.routeKey.split(' ');
+    // HTTP defines HEAD by GET: a HEAD is held to its GET operation, without the body.
+    const method = routeMethod === 'HEAD' ? 'GET' : routeMethod;
     const found = this.operations.find((operation) => operation.method === method && operation.shape === shapeOf(template));
     if (found) return found;
     const owner = contractDocuments.find((document) => document.owns(template));
@@ -351,6 +353,7 @@ export class Contract {
         problems.push(`header ${header}: ${JSON.stringify(cut(value, 60))} ${describeErrors(validate.errors).replace(/^\/value ?/, '')}`);
       }
     }
+    if (exchange.method === 'HEAD') return problems;
     const text = exchange.body.toString('utf8');
     if (!response.content) {
       if (exchange.body.length > 0) problems.push(`a body (${exchange.body.length} bytes) where the document gives none`);

@@ -55,7 +55,7 @@ describe('the error envelope and request ids', () => {
 
 describe('a method a served path does not take', () => {
   it.each([
-    ['DELETE', '/api/v1/ingest/batches', 'GET, POST'],
+    ['DELETE', '/api/v1/ingest/batches', 'GET, HEAD, POST'],
     ['GET', '/api/v1/prices', 'POST'],
   ])('answers %s %s with 405 invalid_request and Allow: %s', async (method, path, allow) => {
     const response = await call(path, { method });
@@ -64,13 +64,50 @@ describe('a method a served path does not take', () => {
     expect(response.json.error).toMatchObject({ code: 'invalid_request', requestId: response.headers.get('x-request-id') });
   });
 
-  it('answers DELETE /v1/prices/BOLT with 405 bad_request in the overview envelope and Allow: GET', async () => {
+  it('answers DELETE /v1/prices/BOLT with 405 bad_request in the overview envelope and Allow: GET, HEAD', async () => {
     const response = await call('/v1/prices/BOLT', { method: 'DELETE' });
     expect(response.status).toBe(405);
-    expect(response.headers.get('allow')).toBe('GET');
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
     expect(response.json).toEqual({
       error: { code: 'bad_request', message: expect.any(String), request_id: response.headers.get('x-request-id') },
     });
+  });
+});
+
+describe('HEAD', () => {
+  let workspace: TestWorkspace;
+  beforeAll(async () => {
+    workspace = await newWorkspace();
+  });
+
+  it.each([
+    ['the open documents', '/api/v1/openapi.json', undefined],
+    ['the reference page', '/docs', undefined],
+    ['the console’s sign-in page', '/console/sign-in', undefined],
+    ['a keyed route of /api/v1', '/api/v1/ingest/batches?limit=1', 'connector'],
+    ['a keyed route of /v1', '/v1/usage', 'pwLive'],
+  ] as const)('answers wherever GET does, on %s: the GET’s status and headers, no body', async (_name, path, key) => {
+    const options = key ? { key: workspace.keys[key] } : {};
+    const get = await call(path, options);
+    const head = await call(path, { ...options, method: 'HEAD' });
+    expect(get.status).toBe(200);
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+    expect(head.headers.get('x-request-id')).toMatch(/.{8,}/);
+  });
+
+  it('is refused as GET is: 401 without a key, in the envelope’s status and with x-request-id', async () => {
+    const head = await call('/v1/usage', { method: 'HEAD' });
+    expect(head.status).toBe(401);
+    expect(head.text).toBe('');
+    expect(head.headers.get('x-request-id')).toMatch(/.{8,}/);
+  });
+
+  it('is 405 with Allow where the path serves no GET', async () => {
+    const head = await call('/api/v1/prices', { method: 'HEAD' });
+    expect(head.status).toBe(405);
+    expect(head.headers.get('allow')).toBe('POST');
   });
 });
 

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { idempotentRequestHash } from '#edge/http/idempotent.ts';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
 import { createConnector } from '#shared/connectors/repository.ts';
 import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
@@ -190,6 +191,23 @@ describe('POST /v1/webhook-endpoints with an Idempotency-Key', () => {
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect((await endpoints()).map((endpoint) => endpoint.id)).toContain(first.json.id);
     expect((await endpoints()).length).toBe(before + 1);
+  });
+
+  it('replays to the key that made the call alone: another key of the workspace gets 422 idempotency_key_reused, never the secret', async () => {
+    const key = randomUUID();
+    const body = { url: RECEIVER, event_types: ['batch.drained'] };
+    const first = await post(ENDPOINTS, workspace.keys.pwLive, body, key);
+    expect(first.status, first.text).toBe(201);
+    const other = (await issueApiKey({ workspaceId: workspace.workspaceId, family: 'pw_live', scopes: [] })).key;
+    const before = (await endpoints()).length;
+    const answer = await post(ENDPOINTS, other, body, key);
+    expectOverviewError(answer, 422, 'idempotency_key_reused');
+    expect(answer.json.error.message).toMatch(/another API key/);
+    expect(answer.text).not.toContain('whsec_');
+    expect(answer.headers.get('idempotent-replayed')).toBeNull();
+    expect((await endpoints()).length).toBe(before);
+    // The key that made it still gets its answer.
+    expect((await post(ENDPOINTS, workspace.keys.pwLive, body, key)).text).toBe(first.text);
   });
 
   it('keeps the stored answer sealed: no item of the workspace holds the secret in clear', async () => {

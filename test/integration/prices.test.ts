@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as v from 'valibot';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { issueApiKey } from '#shared/api-keys/repository.ts';
 import { PriceRequestSchema } from '#shared/prices/request.ts';
 import { tableName } from '#platform/config.ts';
 import { keyDigest } from '#platform/table/key-parts.ts';
@@ -279,6 +280,18 @@ describe('idempotency', () => {
     expect((await pricesCall(seller.keys.erp, body, other)).json.error.code).toBe('idempotency_key_reused');
   });
 
+  it('replays only to the key that made the call: another erp key of the workspace gets 422 idempotency_key_reused', async () => {
+    const key = randomUUID();
+    const first = await pricesCall(seller.keys.erp, body, key);
+    expect(first.status).toBe(200);
+    const otherErp = (await issueApiKey({ workspaceId: seller.workspaceId, family: 'svc_live', scopes: ['erp'] })).key;
+    const other = await pricesCall(otherErp, body, key);
+    expect(other.status).toBe(422);
+    expect(other.json.error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    expect(other.json.error.message).toMatch(/another API key/);
+    expect((await pricesCall(seller.keys.erp, body, key)).text).toBe(first.text);
+  });
+
   it('runs 20 concurrent identical calls once: one 200 body, the rest identical replays or 409 in flight', async () => {
     const key = randomUUID();
     const used = await linesUsed(seller.workspaceId);
@@ -363,7 +376,7 @@ describe('idempotency', () => {
 
   it('fails a call that lost its key to another before storing, so that no answer names decisions nobody stored', async () => {
     const key = randomUUID();
-    const started = await beginCall(seller.workspaceId, key, 'hash', Date.now(), 1_000);
+    const started = await beginCall({ workspaceId: seller.workspaceId, callerId: seller.keyIds.erp }, key, 'hash', Date.now(), 1_000);
     if (started.kind !== 'fresh') throw new Error('the key should have been free');
     // Another call took the key over meanwhile (its marker had run out).
     await tableClient().send(

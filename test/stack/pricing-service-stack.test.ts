@@ -149,6 +149,17 @@ describe('routes and functions', () => {
     expect(new Set(functionIds).size).toBe(routes.length);
   });
 
+  it('every GET route, the console’s included, has a HEAD route to the same function, and no other route has one', () => {
+    const rows = [...routes, ...consoleRoutes];
+    for (const route of rows.filter((row) => row.method === 'GET')) {
+      expect(functionBehindRoute(defaultTemplate, `HEAD ${route.path}`)).toBe(functionBehindRoute(defaultTemplate, routeKey(route)));
+    }
+    const heads = Object.values(defaultTemplate.findResources('AWS::ApiGatewayV2::Route')).filter((route) =>
+      String(route.Properties.RouteKey).startsWith('HEAD '),
+    );
+    expect(heads).toHaveLength(rows.filter((row) => row.method === 'GET').length);
+  });
+
   it('a route added to the table gets its route and function without any change to the stack', () => {
     const functionId = functionBehindRoute(extendedTemplate, routeKey(fakeReadRoute));
     expect(functionProperties(extendedTemplate, functionId)).toMatchObject({

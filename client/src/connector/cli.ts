@@ -226,7 +226,7 @@ async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<num
     let api: LoadApi;
     if (options.dryRun) {
       const refuse = () => Promise.reject(new Error('a dry run sends nothing'));
-      api = { openBatch: refuse, stageRecords: refuse, commitBatch: refuse, waitForBatch: refuse };
+      api = { openBatch: refuse, stageRecords: refuse, commitBatch: refuse, cancelBatch: refuse, waitForBatch: refuse };
     } else {
       const client = createPricingClient({ baseUrl: options.url ?? localGatewayUrl(), key: options.key });
       api = {
@@ -234,6 +234,7 @@ async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<num
         // The loader checks each record against its kind's schema before the call; the client's generic cannot see that.
         stageRecords: (batchId, entity, records) => client.stageRecords(batchId, entity, records as never),
         commitBatch: (batchId) => client.commitBatch(batchId),
+        cancelBatch: (batchId) => client.cancelBatch(batchId),
         waitForBatch: (batchId, wait) => client.waitForBatch(batchId, { ...wait, timeoutMs: DRAIN_WAIT_MS }),
       };
     }

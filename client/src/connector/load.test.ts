@@ -56,6 +56,10 @@ function fakeApi(
       calls.push(['commit']);
       return { jobId: 'job_1' };
     },
+    async cancelBatch() {
+      calls.push(['cancel']);
+      return { status: 'failed' };
+    },
     async waitForBatch(batchId, wait) {
       calls.push(['wait', wait.until]);
       wait.onStatus(status);
@@ -171,9 +175,18 @@ describe('loading an export', () => {
     await expect(failed).rejects.toThrow(LoadError);
     await expect(failed).rejects.toMatchObject({ file: 'orders.jsonl', line: 18, field: 'lines[0].costCents', committed: false });
     await expect(failed).rejects.toThrow(
-      /^orders\.jsonl:18: Invalid lines\[0\]\.costCents: .* Nothing was committed: batch b_1 is left open/,
+      /^orders\.jsonl:18: Invalid lines\[0\]\.costCents: .* Nothing was committed\. Batch b_1 was cancelled, with what it had staged\.$/,
     );
-    expect(fake.calls).toEqual([['open'], ['stage', 'product', 1]]);
+    expect(fake.calls).toEqual([['open'], ['stage', 'product', 1], ['cancel']]);
+  });
+
+  it('says how to cancel the open batch itself when cancelling it fails too', async () => {
+    const fake = fakeApi({ cancelBatch: () => Promise.reject(new Error('connection refused')) });
+    const orders = [{ ...order(1), lines: [{ productSku: 'SKU-0', quantity: 1, costCents: -1, soldPriceCents: 150 }] }];
+    const failed = loadExport({ api: fake.api, sources: [source('order', orders, 'orders.jsonl')] });
+    await expect(failed).rejects.toThrow(
+      /Cancelling batch b_1 failed too \(connection refused\): it is left open, uncommitted; cancel it with POST \/api\/v1\/ingest\/batches\/b_1\/cancel/,
+    );
   });
 
   it('maps a param the service answers back to the file line of that record', async () => {
@@ -259,7 +272,7 @@ describe('a load the service refuses', () => {
     const fake = fakeApi({ stageRecords: () => Promise.reject(limited) });
     const failed = loadExport({ api: fake.api, sources: [source('product', range(3000).map(product))] });
     await expect(failed).rejects.toThrow(
-      'Staging product records failed after the client retried (429 rate_limited: Too many requests.). Nothing was committed: batch b_1 is left open',
+      'Staging product records failed after the client retried (429 rate_limited: Too many requests.). Nothing was committed. Batch b_1 was cancelled',
     );
     expect(fake.calls).not.toContainEqual(['commit']);
   });

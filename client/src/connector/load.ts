@@ -29,6 +29,8 @@ export interface LoadApi {
   openBatch(): Promise<{ batchId: string }>;
   stageRecords(batchId: string, entity: EntityKind, records: Record<string, unknown>[]): Promise<{ staged: number }>;
   commitBatch(batchId: string): Promise<unknown>;
+  /** Cancels an open batch, discarding what it staged: a load that stops before its commit leaves nothing open. */
+  cancelBatch(batchId: string): Promise<unknown>;
   /** Resolves with the status the wait stopped at (failed, or as `until` says); throws when it gives up. */
   waitForBatch(batchId: string, wait: LoadWait): Promise<LoadBatchStatus>;
 }
@@ -102,7 +104,33 @@ export class LoadError extends Error {
 }
 
 function uncommitted(batchId: string | undefined): string {
-  return batchId ? `Nothing was committed: batch ${batchId} is left open, uncommitted.` : 'Nothing was sent.';
+  return batchId ? `Nothing was committed.` : 'Nothing was sent.';
+}
+
+/**
+ * A load that stops before its commit cancels its open batch, so that nothing it staged lingers for 24 hours; the
+ * message says which happened, and how to cancel it when the cancel failed too.
+ */
+async function cancelOpenBatch(api: LoadApi, error: LoadError): Promise<LoadError> {
+  const { batchId } = error;
+  if (error.committed || batchId === undefined) return error;
+  let outcome: string;
+  try {
+    await api.cancelBatch(batchId);
+    outcome = `Batch ${batchId} was cancelled, with what it had staged.`;
+  } catch (cancelError) {
+    outcome =
+      `Cancelling batch ${batchId} failed too (${(cancelError as Error).message ?? String(cancelError)}): it is left open, ` +
+      `uncommitted; cancel it with POST /api/v1/ingest/batches/${batchId}/cancel, or it expires 24 hours after it was opened.`;
+  }
+  const { file, line, field } = error;
+  return new LoadError(`${error.message} ${outcome}`, {
+    batchId,
+    ...(file === undefined ? {} : { file }),
+    ...(line === undefined ? {} : { line }),
+    field,
+    cause: error.cause,
+  });
 }
 
 /** A stage error with a param, from the service or from the same schemas run here, as the place in the file. */
@@ -131,6 +159,44 @@ function serviceFailure(error: unknown, doing: string, batchId: string | undefin
 
 function emptyCounts(): Record<EntityKind, number> {
   return { product: 0, customer: 0, quote: 0, order: 0 };
+}
+
+/** Stages every source in rank order, each kind's calls ended before the next kind's start; a bad record stops it. */
+async function stageAll(
+  sources: readonly LoadSource[],
+  perCall: number,
+  send: (entity: EntityKind, chunk: SourcedRecord[]) => Promise<void>,
+  settle: () => Promise<void>,
+  inFlight: ReadonlySet<Promise<void>>,
+  batchId: string | undefined,
+): Promise<void> {
+  for (const source of sources) {
+    let chunk: SourcedRecord[] = [];
+    try {
+      for await (const sourced of source.records) {
+        chunk.push(sourced);
+        if (chunk.length >= perCall) {
+          await send(source.entity, chunk);
+          chunk = [];
+        }
+      }
+    } catch (error) {
+      if (!(error instanceof RecordError)) throw error;
+      await Promise.allSettled(inFlight);
+      // A message that asks a question keeps its question mark.
+      const end = /[.?!]$/.test(error.message) ? '' : '.';
+      throw new LoadError(`${error.message}${end} ${uncommitted(batchId)}`, {
+        batchId,
+        file: error.file,
+        line: error.line,
+        field: error.field,
+        cause: error,
+      });
+    }
+    if (chunk.length > 0) await send(source.entity, chunk);
+    // The service takes the kinds in rank order: a kind's calls all end before the next kind's start.
+    await settle();
+  }
 }
 
 export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
@@ -203,32 +269,11 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
   };
 
   const sources = [...options.sources].sort((a, b) => entityRank[a.entity] - entityRank[b.entity]);
-  for (const source of sources) {
-    let chunk: SourcedRecord[] = [];
-    try {
-      for await (const sourced of source.records) {
-        chunk.push(sourced);
-        if (chunk.length >= perCall) {
-          await send(source.entity, chunk);
-          chunk = [];
-        }
-      }
-    } catch (error) {
-      if (!(error instanceof RecordError)) throw error;
-      await Promise.allSettled(inFlight);
-      // A message that asks a question keeps its question mark.
-      const end = /[.?!]$/.test(error.message) ? '' : '.';
-      throw new LoadError(`${error.message}${end} ${uncommitted(batchId)}`, {
-        batchId,
-        file: error.file,
-        line: error.line,
-        field: error.field,
-        cause: error,
-      });
-    }
-    if (chunk.length > 0) await send(source.entity, chunk);
-    // The service takes the kinds in rank order: a kind's calls all end before the next kind's start.
-    await settle();
+  try {
+    await stageAll(sources, perCall, send, settle, inFlight, batchId);
+  } catch (error) {
+    if (error instanceof LoadError) throw await cancelOpenBatch(api, error);
+    throw error;
   }
 
   if (dryRun || batchId === undefined) {

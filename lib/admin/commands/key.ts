@@ -1,6 +1,6 @@
 // The admin CLI's `key` commands: issue, list, find and revoke API keys, and list in the console the keys issued before it.
 import { ApiError } from '#platform/errors.ts';
-import { type ApiKeyRecord, keyFamilies, scopes } from '#shared/api-keys/schema.ts';
+import { type ApiKeyRecord, keyFamilies, OPERATOR, scopes } from '#shared/api-keys/schema.ts';
 import { type AdminArguments, type AdminCommand, existingWorkspace, UsageError } from '#lib/admin/command.ts';
 import { firstLineOfStdin } from './user.ts';
 
@@ -82,6 +82,7 @@ export const keyCommands: readonly AdminCommand[] = [
         family,
         scopes: args.eachOneOf('scopes', scopes) ?? [],
         connectorId: args.values.connector,
+        createdBy: OPERATOR,
       };
       // The grant's own rules (scopes by family, a connector exactly for connector keys) are arguments too.
       const { checkGrant } = await import('#shared/api-keys/repository.ts');

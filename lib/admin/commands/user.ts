@@ -21,7 +21,8 @@ export const userCommands: readonly AdminCommand[] = [
       if (problem) throw new UsageError(`the password on stdin is refused: ${problem}`);
       return async () => {
         const { createConsoleUser } = await import('#edge/console/users.ts');
-        const created = await createConsoleUser({ workspaceId, email, roles, password });
+        const { OPERATOR } = await import('#shared/api-keys/schema.ts');
+        const created = await createConsoleUser({ workspaceId, email, roles, password, createdBy: OPERATOR.id });
         const chosen = password !== undefined;
         return {
           json: { userId: created.userId, email: created.email, ...(chosen ? {} : { password: created.password }) },
@@ -41,8 +42,8 @@ export const userCommands: readonly AdminCommand[] = [
   ),
   changeCommand(
     'disable',
-    '',
-    'the user can no longer sign in; their open sessions end at their next request',
+    '[--revoke-keys]',
+    'the user can no longer sign in; their open sessions end at their next request; lists the keys they made, which keep working unless --revoke-keys',
     async () => ({ status: 'disabled' }),
     'Disabled',
   ),
@@ -53,7 +54,13 @@ export const userCommands: readonly AdminCommand[] = [
     async () => ({ status: 'active' }),
     'Enabled',
   ),
-  changeCommand('delete', '', 'removes the user; their open sessions end at their next request', async () => 'delete', 'Deleted'),
+  changeCommand(
+    'delete',
+    '[--revoke-keys]',
+    'removes the user; their open sessions end at their next request; lists the keys they made, which keep working unless --revoke-keys',
+    async () => 'delete',
+    'Deleted',
+  ),
 ];
 
 type Change = ConsoleUserChange | 'delete';
@@ -70,21 +77,49 @@ function changeCommand(
   return {
     name: `user ${verb}`,
     usage: `${line}${' '.repeat(Math.max(1, 40 - line.length))}${effect}`,
-    options: extra ? ['workspace', 'email', 'roles'] : ['workspace', 'email'],
+    options: extra.startsWith('--roles')
+      ? ['workspace', 'email', 'roles']
+      : extra
+        ? ['workspace', 'email', 'revoke-keys']
+        : ['workspace', 'email'],
     async prepare(args) {
       const workspaceId = args.required('workspace');
       const email = await emailOf(args);
       const change = await changeOf(args);
+      const revoke = args.values['revoke-keys'] === true;
       return async () => {
         const { changeConsoleUser, deleteConsoleUser } = await import('#edge/console/user-changes.ts');
+        const { listConsoleUsers } = await import('#edge/console/users.ts');
+        const ending = change === 'delete' || ('status' in change && change.status === 'disabled');
+        const user = ending ? (await listConsoleUsers(workspaceId)).find((listed) => listed.email === email) : undefined;
         if (change === 'delete') await deleteConsoleUser(workspaceId, email);
         else await changeConsoleUser(workspaceId, email, change);
+        const made = user ? await madeKeys(workspaceId, user.userId, revoke) : undefined;
         return {
-          json: { email, workspaceId, ...(change === 'delete' ? { deleted: true } : change) },
-          text: `${done} console user ${email}`,
+          json: {
+            email,
+            workspaceId,
+            ...(change === 'delete' ? { deleted: true } : change),
+            ...(made && made.json.length > 0 ? { keys: made.json } : {}),
+          },
+          text: `${done} console user ${email}${made ? `\n${made.text}` : ''}`,
         };
       };
     },
+  };
+}
+
+/** The keys a user made that still work, revoked with --revoke-keys: each line says which. */
+async function madeKeys(workspaceId: string, userId: string, revoke: boolean) {
+  const { keysCreatedBy, revokeKeysCreatedBy } = await import('#shared/api-keys/repository.ts');
+  const keys = revoke ? await revokeKeysCreatedBy(workspaceId, userId) : await keysCreatedBy(workspaceId, userId, Date.now());
+  const state = revoke ? 'revoked' : 'still works (revoke with key revoke, or --revoke-keys)';
+  return {
+    json: keys.map((key) => ({ keyId: key.keyId, name: key.name ?? null, revoked: revoke })),
+    text:
+      keys.length === 0
+        ? 'They made no key that still works'
+        : keys.map((key) => `  ${key.keyId}  ${key.name ?? '—'}  ${state}`).join('\n'),
   };
 }
 

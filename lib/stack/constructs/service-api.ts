@@ -107,12 +107,21 @@ export class ServiceApi extends Construct {
   }
 
   addRoute(route: RouteRow | ConsoleRoute, handler: IFunction): void {
+    const integration = lambdaIntegration(`${constructId(route.id)}Integration`, handler);
     const httpRoute = new HttpRoute(this, `${constructId(route.id)}Route`, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(route.path, HttpMethod[route.method]),
-      integration: lambdaIntegration(`${constructId(route.id)}Integration`, handler),
+      integration,
     });
     acknowledgeNoGatewayAuthorizer(httpRoute, authorizationReason(route));
+    if (route.method !== 'GET') return;
+    // HEAD wherever GET: the same function answers it, with the GET's status and headers and no body.
+    const headRoute = new HttpRoute(this, `${constructId(route.id)}HeadRoute`, {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(route.path, HttpMethod.HEAD),
+      integration,
+    });
+    acknowledgeNoGatewayAuthorizer(headRoute, authorizationReason(route));
   }
 
   /** The URL clients call; the `$default` stage serves from the root of the endpoint. */

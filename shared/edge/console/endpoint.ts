@@ -6,7 +6,7 @@ import { logger, withLogKeys } from '#platform/observability.ts';
 import { metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 // The console's rows alone: a console function bundles none of the API's routes.
 import { type ConsoleRouteId, consoleRouteById } from '#edge/routes/console.ts';
-import { routeKey } from '#edge/routes/rows.ts';
+import { answerForMethod, routeKey, servingRouteKey } from '#edge/routes/rows.ts';
 import { traceRequests } from '#platform/tracing.ts';
 import { html } from './html.ts';
 import { htmlAnswer } from './responses.ts';
@@ -66,8 +66,11 @@ export function consoleRouteEndpoint(routeId: ConsoleRouteId, run: (request: Con
         ([unit]) => workspaceShare(unit, { route: route.id, nowMs, apiRequests: 1 }),
       );
     });
-  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withLogKeys({ requestId: requestIdOf(event), route: route.id }, () => handler(event, context));
+  return async (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    answerForMethod(
+      event.requestContext.http.method,
+      await withLogKeys({ requestId: requestIdOf(event), route: route.id }, () => handler(event, context)),
+    );
 }
 
 /** One function serving several console routes: API Gateway's route key says which was asked for. */
@@ -79,7 +82,7 @@ export function consoleRoutesHandler(runs: Partial<Record<ConsoleRouteId, (reque
     }),
   );
   return (event: HttpEvent, context: Context): Promise<HttpResult> => {
-    const endpoint = endpoints.get(event.routeKey);
+    const endpoint = endpoints.get(servingRouteKey(event.routeKey));
     if (!endpoint) throw new Error(`no console route for ${event.routeKey}`);
     return endpoint(event, context);
   };

@@ -12,6 +12,9 @@ export interface ConsoleUser {
   readonly roles: readonly ConsoleRole[];
   /** Signed in with a one-time password: every page but the password page sends them there. */
   readonly mustChangePassword?: boolean;
+  /** When the user was made, and by whom (a user id or `operator`): a second approval looks at both. */
+  readonly createdAt?: string;
+  readonly createdBy?: string;
 }
 
 export interface ConsoleContext {
@@ -37,7 +40,7 @@ export interface PageView {
 /** What a form post leads to: back to a page (with a notice, carried in the session), or the same page again with errors shown inline. */
 export type ActionOutcome =
   | { readonly kind: 'redirect'; readonly location: string; readonly notice?: string }
-  | { readonly kind: 'render'; readonly status: 400 | 409 | 422; readonly view: PageView }
+  | { readonly kind: 'render'; readonly status: 400 | 409 | 422 | 429; readonly view: PageView }
   /**
    * A success shown in the answer to the post itself, with 200, rather than after a redirect: what is shown once and
    * must never travel in a URL, such as a new key's plaintext or a one-time password. Reloading does not show it again.

@@ -92,7 +92,9 @@ export interface ConsoleRequest {
 /** Serves one GET or POST of a console page; never throws for what a person can cause. */
 export async function serveConsole({ event, requestId, nowMs, pages, onSession }: ConsoleRequest): Promise<HttpResult> {
   const path = normalPath(event.rawPath);
-  const method = event.requestContext.http.method;
+  // A HEAD reads the page as a GET does, and changes nothing (its notice stays for the next view).
+  const method = event.requestContext.http.method === 'HEAD' ? 'GET' : event.requestContext.http.method;
+  const head = event.requestContext.http.method === 'HEAD';
   const session = await readSession(readCookies(event.cookies, event.headers?.cookie).get(SESSION_COOKIE), nowMs);
   if (!session) {
     // Nothing runs without a session: a post is turned to the sign-in page as a visit is, and changes nothing.
@@ -105,7 +107,7 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   const query = new URLSearchParams(event.rawQueryString ?? '');
   const matched = matchPage(pages, path);
   // The notice comes from the session, never from the address: a link cannot put words in the console's mouth.
-  const notice = method === 'GET' ? session.flash : undefined;
+  const notice = method === 'GET' && !head ? session.flash : undefined;
   if (notice) await clearFlash(session.sessionIdHash, notice);
   const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
     htmlAnswer(status, layout({ ctx, currentPath: path, view, ...(notice ? { notice } : {}) }), requestId);

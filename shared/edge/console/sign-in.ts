@@ -17,7 +17,7 @@ import {
   SESSION_TTL_MS,
   SIGN_IN_COOKIE,
 } from './sessions.ts';
-import { reserveAttempt, windowEndMs } from './sign-in-limits.ts';
+import { DEVICE_TTL_MS, isKnownDevice, rememberDevice, reserveAttempt, windowEndMs } from './sign-in-limits.ts';
 import { findCredentials, PASSWORD_PATH } from './users.ts';
 
 /** The sign-in form's token lives as long as a person may take to type a password. */
@@ -46,6 +46,9 @@ function signInPage(token: string, options: { next: string; email?: string; erro
     </div>`,
   );
 }
+
+/** The cookie that tells a browser an account signed in from before: its sign-ins are not held by the account's limit. */
+export const DEVICE_COOKIE = 'console_device';
 
 /** Sign-out's redirect says so by a flag whose words are the console's own: no text from an address is ever shown. */
 const SIGNED_OUT_FLAG = 'signed-out';
@@ -84,13 +87,15 @@ export async function signIn(event: HttpEvent, requestId: string, nowMs: number)
     return again(403, 'The sign-in form had expired or did not come from this console. Please try again.');
   }
   const password = form.password ?? '';
+  const device = cookies.get(DEVICE_COOKIE);
+  const knownDevice = await isKnownDevice(device, email, nowMs);
   // The attempt is counted before its password is checked, so that attempts sent at once cannot pass the limit.
-  const reservation = await reserveAttempt({ email, sourceIp: event.requestContext.http.sourceIp }, nowMs);
+  const reservation = await reserveAttempt({ email, sourceIp: event.requestContext.http.sourceIp, knownDevice }, nowMs);
   if (!reservation) {
     const minutes = Math.max(1, Math.ceil((windowEndMs(nowMs) - nowMs) / 60_000));
     return again(
       429,
-      `Too many failed sign-ins for this account from this address, or from this address. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
+      `Too many failed sign-ins for this account from this address, from this address, or for this account from browsers it has not signed in from. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`,
     );
   }
   const user = email && password.length <= MAX_PASSWORD_LENGTH ? await findCredentials(email) : undefined;
@@ -102,10 +107,15 @@ export async function signIn(event: HttpEvent, requestId: string, nowMs: number)
     await reservation.release();
     return again(403, 'This user is disabled. Ask an admin of your workspace.');
   }
-  const [{ sessionId }] = await Promise.all([openSession(user, nowMs), reservation.release()]);
+  const [{ sessionId }, deviceId] = await Promise.all([
+    openSession(user, nowMs),
+    knownDevice ? undefined : rememberDevice(email, nowMs),
+    reservation.release(),
+  ]);
   return redirect(user.mustChangePassword ? PASSWORD_PATH : next, requestId, [
     cookie(SESSION_COOKIE, sessionId, { secure, maxAgeSeconds: Math.floor(SESSION_TTL_MS / 1000) }),
     cookie(SIGN_IN_COOKIE, '', { secure, maxAgeSeconds: 0 }),
+    ...(deviceId ? [cookie(DEVICE_COOKIE, deviceId, { secure, maxAgeSeconds: Math.floor(DEVICE_TTL_MS / 1000) })] : []),
   ]);
 }
 

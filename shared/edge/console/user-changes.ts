@@ -5,6 +5,7 @@ import { consoleKeys } from '#platform/table/console-keys.ts';
 import type { ConsoleRole, ConsoleUser } from './page.ts';
 import { hashPassword, MAX_PASSWORD_LENGTH, passwordProblem, verifyPassword } from './passwords.ts';
 import type { consoleUserStatuses } from './users.ts';
+import { reservePasswordCheck, windowEndMs } from './sign-in-limits.ts';
 import { consoleRoles, findCredentials, normalEmail } from './users.ts';
 
 export type ConsoleUserStatus = (typeof consoleUserStatuses)[number];
@@ -79,11 +80,20 @@ export async function isWorkspaceUser(workspaceId: string, email: string): Promi
  * The signed-in user replaces their password, giving the current one. Every other session of theirs ends (the
  * version moves on); returns the new version, which the session making the change takes on.
  */
-export async function changeOwnPassword(user: ConsoleUser, current: string, chosen: string): Promise<number> {
+export async function changeOwnPassword(user: ConsoleUser, current: string, chosen: string, nowMs = Date.now()): Promise<number> {
   const stored = await findCredentials(user.email);
   if (!stored || stored.userId !== user.userId) throw noSuchUser(user.email);
+  // Counted before it is checked, as a sign-in is: a session cannot guess the password faster than sign-in could.
+  const reservation = await reservePasswordCheck(user.userId, nowMs);
+  if (!reservation) {
+    const minutes = Math.max(1, Math.ceil((windowEndMs(nowMs) - nowMs) / 60_000));
+    throw new ApiError('rate_limited', `Too many wrong current passwords. Try again in ${minutes} minute${minutes === 1 ? '' : 's'}.`, {
+      param: 'current',
+    });
+  }
   const rightCurrent = current.length <= MAX_PASSWORD_LENGTH && (await verifyPassword(current, stored.passwordHash));
   if (!rightCurrent) throw new ApiError('invalid_request', 'The current password is not right.', { param: 'current' });
+  await reservation.release();
   const problem = passwordProblem(chosen);
   if (problem) throw new ApiError('invalid_request', problem, { param: 'password' });
   if (chosen === current) {

@@ -1,5 +1,6 @@
 // Console users: the people who sign in to the console, a principal apart from API keys, each of one workspace with roles.
 import * as v from 'valibot';
+import type { Person } from '#shared/api-keys/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
 import { getItem } from '#platform/table/commands.ts';
@@ -41,6 +42,8 @@ export const ConsoleUserRecordSchema = v.object({
    * version it was opened at and is refused once the user's differs.
    */
   version: v.optional(v.number(), 0),
+  /** Who made the user: a console user's id, or `operator`; absent on users made before it was kept. */
+  createdBy: v.optional(v.string()),
 });
 export type ConsoleUserRecord = v.InferOutput<typeof ConsoleUserRecordSchema>;
 
@@ -55,6 +58,8 @@ export interface NewConsoleUser {
    * password, which the user must replace with their own at their first sign-in.
    */
   readonly password?: string;
+  /** Who makes the user: the admin's user id in the console, `operator` from the admin CLI. */
+  readonly createdBy?: string;
 }
 
 /** Said of any email that cannot get a new user, whether its user is in this workspace or another, or being made. */
@@ -95,6 +100,7 @@ export async function createConsoleUser(
     status: 'active',
     mustChangePassword: input.password === undefined,
     version: 0,
+    ...(input.createdBy === undefined ? {} : { createdBy: input.createdBy }),
   };
   const passwordHash = await hashPassword(password);
   try {
@@ -126,12 +132,25 @@ export async function listConsoleUsers(workspaceId: string): Promise<ConsoleUser
   return items.map((item) => v.parse(ConsoleUserRecordSchema, item));
 }
 
+/** The console user as the person a key they make records as its creator, with who made them and when. */
+export function personOfUser(user: ConsoleUser): Person {
+  return {
+    type: 'console_user',
+    id: user.userId,
+    email: user.email,
+    ...(user.createdBy === undefined ? {} : { createdBy: user.createdBy }),
+    ...(user.createdAt === undefined ? {} : { createdAt: user.createdAt }),
+  };
+}
+
 export function consoleUserOf(record: ConsoleUserRecord): ConsoleUser {
   return {
     userId: record.userId,
     email: record.email,
     workspaceId: record.workspaceId,
     roles: record.roles,
+    createdAt: record.createdAt,
+    ...(record.createdBy === undefined ? {} : { createdBy: record.createdBy }),
     ...(record.mustChangePassword ? { mustChangePassword: true } : {}),
   };
 }

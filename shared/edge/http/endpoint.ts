@@ -10,7 +10,7 @@ import { latencyBudgetMs } from '#edge/latency-budgets.ts';
 import { metered, type MeteredFunction, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
 // An area's rows and the fallback's, never the whole table: a function bundles its own area's rows alone.
 import { fallbackRoute } from '#edge/routes/docs.ts';
-import { type HttpRoute, rowOf } from '#edge/routes/rows.ts';
+import { answerForMethod, type HttpRoute, rowOf } from '#edge/routes/rows.ts';
 import { annotateWorkspace, traceRequests } from '#platform/tracing.ts';
 import { noteBandsStamp } from '#shared/prices/bands-cache.ts';
 import { admitRequest } from '#shared/workspaces/rate.ts';
@@ -175,8 +175,11 @@ function endpoint(spec: EndpointSpec, run: (request: EndpointRequest & { princip
   );
   // Each invocation carries its own ledger, so that every DynamoDB call made for it is charged to it, and its own log
   // keys, so that on-call finds every line of the request whose id a 500 told the caller to quote.
-  return (event: HttpEvent, context: Context): Promise<HttpResult> =>
-    withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () => handler(event, context as EndpointContext));
+  return async (event: HttpEvent, context: Context): Promise<HttpResult> =>
+    answerForMethod(
+      event.requestContext.http.method,
+      await withLogKeys({ requestId: requestIdOf(event), route: spec.id }, () => handler(event, context as EndpointContext)),
+    );
 }
 
 /** A route whose row asks for it (`idempotency`) answers once per Idempotency-Key; any other runs as it is. */

@@ -39,7 +39,7 @@ export interface AnswerInWork {
 /** What the wrapper needs of the request; the rest is the handler's. */
 export interface KeyedRequest {
   readonly event: APIGatewayProxyEventV2;
-  readonly principal: Pick<Principal, 'workspaceId' | 'family'>;
+  readonly principal: Pick<Principal, 'workspaceId' | 'family' | 'keyId'>;
   readonly nowMs: number;
   readonly remainingMs: () => number;
 }
@@ -107,9 +107,10 @@ export async function answerOncePerKey(
 ): Promise<IdempotentAnswer> {
   const idempotencyKey = readOptionalIdempotencyKey(request.event);
   if (idempotencyKey === undefined) return run(undefined);
-  const { workspaceId, family } = request.principal;
+  const { workspaceId, family, keyId } = request.principal;
   const hash = idempotentRequestHash(family, readBodyText(request.event));
-  const started = await beginCall(operation, workspaceId, idempotencyKey, hash, request.nowMs, request.remainingMs());
+  const caller = { workspaceId, callerId: keyId };
+  const started = await beginCall(operation, caller, idempotencyKey, hash, request.nowMs, request.remainingMs());
   if (started.kind === 'replay') {
     return { statusCode: started.statusCode, json: started.json, headers: { ...started.headers, 'Idempotent-Replayed': 'true' } };
   }

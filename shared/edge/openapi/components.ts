@@ -135,16 +135,21 @@ export const commonHeaders = {
   },
 } as const;
 
-/** API Gateway's own answers, outside both envelopes and without x-request-id; every route can meet them. */
+/**
+ * API Gateway's own answers, outside both envelopes; every route can meet them. They carry the request's id as
+ * `apigw-requestid`, and locally as `x-request-id` too: an HTTP API adds no header to an answer it makes itself.
+ */
 export const gatewayResponses = {
   PayloadTooLarge: {
     status: 413,
-    description: 'API Gateway refuses any request whose body is over 10 MB, before it reaches the service.',
+    description:
+      'API Gateway refuses any request whose body is over 10 MB, before it reaches the service. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`).',
     example: { message: 'Request Entity Too Large' },
   },
   Timeout: {
     status: 503,
-    description: 'API Gateway answers so when the function did not answer within its timeout. Retry with backoff.',
+    description:
+      'API Gateway answers so when the function did not answer within its timeout. Retry with backoff. The request’s id comes as `apigw-requestid` (and, from the local gateway, `x-request-id`).',
     example: { message: 'Service Unavailable' },
   },
 } as const;
@@ -184,6 +189,13 @@ function usedComponents(paths: unknown, all: Record<string, Record<string, unkno
   return kept;
 }
 
+/** The id API Gateway gives its own answers; not required, as the local gateway's names it `x-request-id` too. */
+const gatewayRequestId = {
+  description: 'The request’s id, as API Gateway names it on its own answers.',
+  required: false,
+  schema: { type: 'string', minLength: 1 },
+};
+
 /** The components a document's paths, unknown route and webhooks use, and those they use in turn. */
 export function documentComponents(used: unknown): Record<string, Record<string, unknown>> {
   return usedComponents(used, {
@@ -193,6 +205,7 @@ export function documentComponents(used: unknown): Record<string, Record<string,
         name,
         {
           description: gateway.description,
+          headers: { 'apigw-requestid': gatewayRequestId, 'x-request-id': { ...gatewayRequestId, description: 'The same id, from the local gateway.' } },
           content: { 'application/json': { schema: ref('schemas', 'GatewayError'), example: gateway.example } },
         },
       ]),

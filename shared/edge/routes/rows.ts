@@ -100,7 +100,24 @@ export function pathPattern(template: string): { readonly pattern: RegExp; reado
 /** The methods the rows serve at a path, in the order of HTTP's methods; none for a path no row serves. */
 export function methodsAt(rows: ReadonlyArray<Pick<HttpRoute, 'path'> & { readonly method: string }>, path: string): string[] {
   const served = new Set(rows.filter((row) => pathPattern(row.path).pattern.test(path)).map((row) => row.method));
-  return ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => served.has(method));
+  if (served.has('GET')) served.add('HEAD');
+  return ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((method) => served.has(method));
+}
+
+/**
+ * HEAD is served wherever GET is, by the GET row's own function (the stack gives each GET row a HEAD route too, and
+ * local mode routes a HEAD to the GET row): the GET row's key for a HEAD route key, any other as it is.
+ */
+export function servingRouteKey(routeKey: string): string {
+  return routeKey.startsWith('HEAD ') ? `GET ${routeKey.slice('HEAD '.length)}` : routeKey;
+}
+
+/** A HEAD is answered as its GET, with the headers and status and without the body. */
+export function answerForMethod<Result extends { body?: string | undefined; isBase64Encoded?: boolean | undefined }>(
+  method: string,
+  result: Result,
+): Result {
+  return method === 'HEAD' ? { ...result, body: '', isBase64Encoded: false } : result;
 }
 
 /** The access of the open routes: they serve what is public and may touch nothing. */

@@ -20,13 +20,20 @@ export const consoleKeys = {
   /** A console session, keyed by the SHA-256 of its id: the cookie's value is never stored. Expires by TTL. */
   consoleSession: (sessionIdHash: string): PrimaryKey => ({ PK: `CONSOLESESSION#${sessionIdHash}`, SK: 'SESSION' }),
   /**
-   * Sign-in attempts not yet known good of one account at one source address (email and address), or of one source
-   * address, in one fixed window: a counter item that expires by TTL when its window is over.
+   * Password checks not yet known good in one fixed window: of one account at one source address (email and
+   * address), of one source address, of one account from every address not known to it (`account`), or of a
+   * signed-in user's current password in Settings → Password (`passwordCheck`, by user id). A counter item that
+   * expires by TTL when its window is over.
    */
-  signInFailures: (subject: 'accountAtAddress' | 'address', value: string, window: number): PrimaryKey => ({
+  signInFailures: (subject: 'accountAtAddress' | 'address' | 'account' | 'passwordCheck', value: string, window: number): PrimaryKey => ({
     PK: `SIGNIN#${subject}#${keyDigest(value)}`,
     SK: `WINDOW#${window}`,
   }),
+  /**
+   * A browser an account has signed in from, keyed by the SHA-256 of the device cookie's value (never stored): its
+   * sign-ins are not held when the account's attempts from everywhere reach their limit. Expires by TTL.
+   */
+  consoleDevice: (deviceIdHash: string): PrimaryKey => ({ PK: `CONSOLEDEVICE#${deviceIdHash}`, SK: 'DEVICE' }),
 } as const;
 
 const CONSOLE_USER_LISTING_PREFIX = 'CONSOLEUSER#';

@@ -14,6 +14,7 @@ import type { Connector } from '#shared/connectors/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ActionOutcome, ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import { personOfUser } from '#edge/console/users.ts';
 import { type FieldErrors, sentence, textField } from '#edge/console/form-fields.ts';
 import { API_KEYS_PATH, graceChoices, isActive, keysTable, keyTitle, maskedKey } from './api-key-list.ts';
 
@@ -185,6 +186,7 @@ export const apiKeysPage: ConsolePage = {
           family,
           scopes: chosen as Scope[],
           connectorId: form.connectorId || undefined,
+          createdBy: personOfUser(ctx.user),
         };
         try {
           checkGrant(grant);
@@ -206,7 +208,7 @@ export const apiKeysPage: ConsolePage = {
           return { kind: 'render', status: 422, view: await view(ctx, { error: 'Choose a grace period from the list.' }) };
         }
         const keyId = form.keyId ?? '';
-        const issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs));
+        const issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs), personOfUser(ctx.user));
         // The old key's revocation, now or at the end of its grace period, holds in this process at once, as a revoke does.
         forgetCachedCredentials();
         return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, key: issued.key, replaces: keyId } }) };

@@ -48,12 +48,12 @@ export const passwordPage: ConsolePage = {
       role: 'any',
       async run(ctx, form) {
         try {
-          const version = await changeOwnPassword(ctx.user, form.current ?? '', form.password ?? '');
+          const version = await changeOwnPassword(ctx.user, form.current ?? '', form.password ?? '', ctx.nowMs);
           if (ctx.sessionIdHash) await adoptUserVersion(ctx.sessionIdHash, version);
           return { kind: 'redirect', location: '/console', notice: 'Your password is changed.' };
         } catch (error) {
           if (error instanceof ApiError && error.status < 500 && error.status !== 404)
-            return { kind: 'render', status: 422, view: passwordView(ctx, error.message) };
+            return { kind: 'render', status: error.status === 429 ? 429 : 422, view: passwordView(ctx, error.message) };
           throw error;
         }
       },

@@ -4,6 +4,8 @@ import { type Html, html } from '#edge/console/html.ts';
 import type { ActionOutcome, ConsoleContext, ConsolePage, ConsoleRole, PageView } from '#edge/console/page.ts';
 import { changeConsoleUser, type ConsoleUserChange, deleteConsoleUser } from '#edge/console/user-changes.ts';
 import { type ConsoleUserRecord, consoleRoles, createConsoleUser, listConsoleUsers, roleDescriptions } from '#edge/console/users.ts';
+import { keysCreatedBy } from '#shared/api-keys/repository.ts';
+import { revokeUserKeysAction, type UserKeys, userKeysSection } from './user-keys.ts';
 
 export const USERS_PATH = '/console/settings/users';
 
@@ -72,12 +74,14 @@ interface UsersViewInput {
   readonly users: readonly ConsoleUserRecord[];
   readonly created?: { readonly email: string; readonly password: string };
   readonly error?: string;
+  /** A user just disabled or deleted who made keys that still work. */
+  readonly madeKeys?: UserKeys;
 }
 
-export function usersView({ ctx, users, created, error }: UsersViewInput): PageView {
+export function usersView({ ctx, users, created, error, madeKeys }: UsersViewInput): PageView {
   const body = html`<h1>Users</h1>
     <p>The people who sign in to this workspace's console. Every role reads every page; each role changes its own part.</p>
-    ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
+    ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${madeKeys ? userKeysSection(ctx, USERS_PATH, madeKeys) : ''}
     ${
       created
         ? html`<section class="notice" aria-labelledby="new-user-heading">
@@ -120,7 +124,7 @@ export function usersView({ ctx, users, created, error }: UsersViewInput): PageV
   return { title: 'Users', body };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<UsersViewInput, 'created' | 'error'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<UsersViewInput, 'created' | 'error' | 'madeKeys'> = {}): Promise<PageView> {
   return usersView({ ctx, users: await listConsoleUsers(ctx.user.workspaceId), ...extra });
 }
 
@@ -133,8 +137,15 @@ function changeAction(change: (form: Readonly<Record<string, string>>) => Consol
       try {
         if (email === ctx.user.email) throw new ApiError('invalid_request', 'Your own user is changed by another admin.');
         const wanted = change(form);
+        // Read before the change: a deleted user is no longer listed, and their keys are found by their id.
+        const changed = (await listConsoleUsers(ctx.user.workspaceId)).find((user) => user.email === email);
         if (wanted === 'delete') await deleteConsoleUser(ctx.user.workspaceId, email);
         else await changeConsoleUser(ctx.user.workspaceId, email, wanted);
+        const ending = wanted === 'delete' || ('status' in wanted && wanted.status === 'disabled');
+        const keys = ending && changed ? await keysCreatedBy(ctx.user.workspaceId, changed.userId, ctx.nowMs) : [];
+        if (changed && keys.length > 0) {
+          return { kind: 'show', view: await view(ctx, { madeKeys: { email, userId: changed.userId, done, keys } }) };
+        }
         return { kind: 'redirect', location: USERS_PATH, notice: `${done} ${email}.` };
       } catch (error) {
         if (error instanceof ApiError && error.status < 500 && error.status !== 404) {
@@ -157,7 +168,7 @@ export const usersPage: ConsolePage = {
         const roles = (form.roles ?? '').split(',').filter(Boolean) as ConsoleRole[];
         try {
           const created = await createConsoleUser(
-            { workspaceId: ctx.user.workspaceId, email: form.email ?? '', roles },
+            { workspaceId: ctx.user.workspaceId, email: form.email ?? '', roles, createdBy: ctx.user.userId },
             new Date(ctx.nowMs),
           );
           return { kind: 'show', view: await view(ctx, { created: { email: created.email, password: created.password } }) };
@@ -172,5 +183,6 @@ export const usersPage: ConsolePage = {
     disable: changeAction(() => ({ status: 'disabled' }), 'Disabled'),
     enable: changeAction(() => ({ status: 'active' }), 'Enabled'),
     delete: changeAction(() => 'delete', 'Deleted'),
+    revokeKeys: revokeUserKeysAction(USERS_PATH),
   },
 };

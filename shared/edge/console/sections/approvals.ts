@@ -189,6 +189,11 @@ export function confirmationStep(error: unknown, form: ConfirmationForm): Action
 }
 
 /** A console user approves as a live key does: the approval is published to every connector that takes write-backs. */
-export function consoleApprover(user: Pick<ConsoleUser, 'userId' | 'email'>, workspace: Workspace): Approver {
-  return { keyId: user.userId, family: 'pw_live', workspaceId: workspace.workspaceId, workspace, consoleUser: { email: user.email } };
+export function consoleApprover(user: Pick<ConsoleUser, 'userId' | 'email' | 'createdAt' | 'createdBy'>, workspace: Workspace): Approver {
+  const consoleUser = {
+    email: user.email,
+    ...(user.createdAt === undefined ? {} : { createdAt: user.createdAt }),
+    ...(user.createdBy === undefined ? {} : { createdBy: user.createdBy }),
+  };
+  return { keyId: user.userId, family: 'pw_live', workspaceId: workspace.workspaceId, workspace, consoleUser };
 }

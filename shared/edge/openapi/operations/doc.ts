@@ -81,7 +81,7 @@ export const optionalIdempotencyKey = (example: string): ParameterDoc => ({
 
 /** The refusals of a key such a route answers, as the price call does. */
 export const idempotencyKeyErrors = {
-  idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by a key of the other mode (live or sandbox), within 24 hours.',
+  idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone), within 24 hours.',
   idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
 } as const;
 

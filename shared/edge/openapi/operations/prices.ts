@@ -160,7 +160,7 @@ export const priceOperations = {
       invalid_request:
         'The body or the `Idempotency-Key` header is malformed, or past a bound (1 to 100 lines, identifiers of 1 to ' +
         '255 characters, quantities up to 1,000,000,000); `param` names the first place.',
-      idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by a key of the other audience (erp or storefront).',
+      idempotency_key_reused: 'The `Idempotency-Key` was used with another body, or by another API key of the workspace (a stored answer replays to the key that made it alone).',
       idempotency_key_in_flight: 'The first request with this `Idempotency-Key` is still running; retry after `Retry-After` (1 second).',
       monthly_volume_exceeded:
         "The call would take the workspace's priced lines for the month past its quota: nothing in it is priced. " +
@@ -243,9 +243,11 @@ export const priceOperations = {
       'the body says `"confirm": true`; a product whose current price is 0 always needs it, and so does any price of ' +
       'a product with data `warnings` (see the recommendation). Floor and ceiling refuse whatever the confirmation.\n\n' +
       'When the workspace sets `secondApprovalPct`, a live approval that moves the price further than that is ' +
-      '`waiting`: it publishes nothing until a different key or console user approves the same price within ' +
+      '`waiting`: it publishes nothing until another person approves the same price within ' +
       `${SECOND_APPROVAL_HOURS} hours, and that second approval publishes it (answering the first approval's id, ` +
-      '`published`). A newer approval of the SKU supersedes a waiting one; after its time it expires.\n\n' +
+      '`published`). A key counts as the console user or operator who made it, and a console user the first approver ' +
+      'made during the wait is not another person: such an approval waits anew instead. A newer approval of the SKU ' +
+      'supersedes a waiting one; after its time it expires.\n\n' +
       'With an `Idempotency-Key`, a retry with the same key and body within 24 hours gets the first answer byte for byte, ' +
       'with `Idempotent-Replayed: true`, and approves and publishes nothing more.',
     tag: 'Approvals',
