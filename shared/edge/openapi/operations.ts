@@ -3,6 +3,7 @@ import type * as v from 'valibot';
 import { docsOperations } from '#edge/openapi/operations/docs.ts';
 import { ingestOperations } from '#edge/openapi/operations/ingest.ts';
 import { priceOperations } from '#edge/openapi/operations/prices.ts';
+import { approvalOperations } from '#edge/openapi/operations/approvals.ts';
 import { reportOperations } from '#edge/openapi/operations/reports.ts';
 import { webhookOperations } from '#edge/openapi/operations/webhooks.ts';
 import { writebackOperations } from '#edge/openapi/operations/writebacks.ts';
@@ -13,6 +14,7 @@ export { undocumentedRoutes } from '#edge/openapi/operations/docs.ts';
 /** Each area's words are in operations/; a route of the table with none here fails the documents' build. */
 export const operations = {
   ...priceOperations,
+  ...approvalOperations,
   ...ingestOperations,
   ...writebackOperations,
   ...webhookOperations,
