@@ -5,10 +5,11 @@ import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
-import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
+import { cancelTask } from '#shared/writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { outboxEntry } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, takeTurn } from './latest.ts';
+import { pendingEvent, predecessors, type PublishedTask, publishedTasks } from './publication-tasks.ts';
 import { approverOf, moveFromCurrent, waitingUntil } from './rules.ts';
 import { type Approval, ApprovalSchema, type ApproverIdentity, type Confirmation } from './schema.ts';
 
@@ -34,12 +35,6 @@ export interface ApprovalWrites {
   readonly approval: Approval;
   readonly events: WebhookEvent[];
   readonly entries: TransactEntry[];
-}
-
-interface PublishedTask {
-  readonly connectorId: string;
-  readonly taskId: string;
-  readonly item: Record<string, unknown>;
 }
 
 export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: readonly PublishedTask[]): Approval {
@@ -128,66 +123,13 @@ function secondApprovalEvent(approval: Approval, state: 'waiting' | 'published' 
   );
 }
 
-/**
- * The pending tasks a live approval cancels: those of the approval published before it, which the latest-approval
- * item names. A SKU approved before that item existed has its open tasks found through the lookup index instead.
- */
-async function tasksToCancel(
-  workspaceId: string,
-  sku: string,
-  latest: LatestApproval | undefined,
-  connectors: readonly Connector[],
-): Promise<string[]> {
-  const ids = latest
-    ? latest.taskIds
-    : (await Promise.all(connectors.map((connector) => openTaskIds(workspaceId, connector.connectorId, sku)))).flat();
-  if (ids.length === 0) return [];
-  const tasks = await readTasks(workspaceId, ids);
-  return [...tasks.values()].filter((task) => task.status === 'pending').map((task) => task.taskId);
-}
-
-/** One write-back task per connector, created at the moment the approval publishes. */
-function publishedTasks(plan: ApprovalPlan, approvalId: string, createdAt: string): PublishedTask[] {
-  return plan.connectors.map((connector) => {
-    const item = newTaskItem({
-      workspaceId: plan.workspaceId,
-      connectorId: connector.connectorId,
-      channel: connector.name,
-      approvalId,
-      recommendation: plan.recommendation,
-      priceCents: plan.priceCents,
-      reasonSummary: plan.reasonSummary,
-      createdAt,
-    });
-    return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
-  });
-}
-
-function pendingEvent(plan: ApprovalPlan, approvalId: string, { connectorId, taskId }: PublishedTask, createdAt: string): WebhookEvent {
-  const { recommendation } = plan;
-  return newEvent(
-    'writeback.pending',
-    plan.workspaceId,
-    {
-      writebackId: taskId,
-      connectorId,
-      approvalId,
-      productSku: recommendation.sku,
-      priceCents: plan.priceCents,
-      currency: recommendation.currency,
-      createdAt,
-    },
-    plan.now,
-  );
-}
-
 /** Publishing: the tasks, each with its event, and the cancels of the pending tasks of the approval published before. */
 async function publication(plan: ApprovalPlan, latest: LatestApproval | undefined, approvalId: string, createdAt: string) {
   const { workspaceId, recommendation } = plan;
-  const tasks = publishedTasks(plan, approvalId, createdAt);
-  const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, plan.connectors)).map((taskId) =>
-    cancelTask(workspaceId, taskId, approvalId, plan.now.getTime()),
-  );
+  const before = await predecessors(workspaceId, recommendation.sku, latest, plan.connectors);
+  // The turn's version: the tasks' sequence is the approval count of the SKU that publishes them.
+  const tasks = publishedTasks(plan, approvalId, createdAt, (latest?.version ?? 0) + 1, before.waitsFor);
+  const cancels = before.cancels.map((taskId) => cancelTask(workspaceId, taskId, approvalId, plan.now.getTime()));
   const events: WebhookEvent[] = [];
   const taskPuts = tasks.flatMap((task): TransactEntry[] => {
     const pending = pendingEvent(plan, approvalId, task, createdAt);
@@ -222,7 +164,7 @@ async function waitingWrites(plan: ApprovalPlan, latest: LatestApproval | undefi
   const approvedAt = nextApprovedAt(latest, plan.now);
   const approval = approvalRecord(plan, approvedAt, []);
   const waiting = secondApprovalEvent(approval, 'waiting', plan.now);
-  const taskIds = latest ? latest.taskIds : await tasksToCancel(plan.workspaceId, approval.sku, undefined, plan.connectors);
+  const taskIds = latest ? latest.taskIds : (await predecessors(plan.workspaceId, approval.sku, undefined, plan.connectors)).cancels;
   const until = approval.secondApproval?.waitingUntil ?? approvedAt;
   const turn = {
     approvalId: plan.approvalId,

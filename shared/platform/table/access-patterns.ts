@@ -835,7 +835,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Approve: record the approval, its turn, its tasks and the cancels of the tasks it supersedes, all or nothing',
     usedBy: ['approvePrice'],
-    call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval conditional on the version read, task cancels conditional on pending; 100 items per transaction',
+    call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval an Update (so that its appliedSequence stays) conditional on the version read, task cancels conditional on pending; 100 items per transaction',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
     key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…) and listingKeys.writeback(…)',
     cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 3 WRU for its three index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
@@ -905,6 +905,22 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU + 2 WRU for moving its claimable index entry (a key change is a delete and a put) + 1 WRU for its listing entry, which projects the whole task; a refused lease 1 WRU',
   },
   {
+    name: "Claim: whether a leased task is still its SKU's turn: not superseded, and no live lease of the connector on an older task of the SKU",
+    usedBy: ['claimWritebacks'],
+    call: "GetItem of the SKU's latest approval, strongly consistent, projection-free (its task ids), and GetItem of the task it waits for (waitsFor), strongly consistent, when the task names one; both at once, after the lease",
+    calls: ['GetItem'],
+    key: 'latestApproval(workspaceId, sku), writeback(workspaceId, waitsFor)',
+    cost: '1 RRU per task leased (the latest-approval item is under 4 KB) + 1 RRU when it waits for an older task',
+  },
+  {
+    name: 'Claim: cancel a leased task a newer approval superseded, or give back a lease taken while an older task of the SKU is leased',
+    usedBy: ['claimWritebacks'],
+    call: 'UpdateItem conditional on the lease just taken (status leased, leaseUntilMs the one written): SET cancelled and REMOVE the index keys, or SET back the claimable sort key the index showed (pending again when never leased before)',
+    calls: ['UpdateItem'],
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1 WRU + 2 WRU for the index entries removed or moved back, only for a superseded or waiting task',
+  },
+  {
     name: 'Ack: read the tasks acknowledged',
     usedBy: ['ackWritebacks'],
     call: 'BatchGetItem, strongly consistent, 100 keys per call; a refused write reads its task again with GetItem',
@@ -915,10 +931,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Ack applied: the task, the product's current price and its recommendation at that price, all or nothing",
     usedBy: ['ackWritebacks'],
-    call: "The price call's BatchGetItem rounds for the products (no customer), then TransactWriteItems per task: Update task conditional on the caller's live lease, Update product conditional on it existing, Put recommendation",
-    calls: ['BatchGetItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'writeback(workspaceId, taskId), product(workspaceId, sku), recommendation(workspaceId, sku)',
-    cost: '~1 RRU of reads per product; 2 WRU per item per started KB: ~2 task + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 8–10 WRU',
+    call: "The price call's BatchGetItem rounds for the products (no customer); per task a GetItem of the SKU's latest approval (strongly consistent, projection appliedSequence), then TransactWriteItems: Update task conditional on the caller's live lease, Update latest approval SET appliedSequence conditional on no higher one, Update product conditional on it existing, Put recommendation; a task a newer one overtook writes the task alone (overtaken)",
+    calls: ['BatchGetItem', 'GetItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
+    key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku), product(workspaceId, sku), recommendation(workspaceId, sku)',
+    cost: '~1 RRU of reads per product + 1 RRU for the latest approval; 2 WRU per item per started KB: ~2 task + 2 latest approval + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 10–12 WRU; an overtaken task ~4 WRU',
   },
   {
     name: "Ack failed: finish the task with the connector's error",
@@ -931,10 +947,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Extend a lease',
     usedBy: ['extendWriteback'],
-    call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW",
-    calls: ['UpdateItem'],
-    key: 'writeback(workspaceId, taskId)',
-    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU',
+    call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW; then, unless running, GetItem of the SKU's latest approval (strongly consistent), and for a superseded task an UpdateItem that cancels it, conditional on the renewed lease",
+    calls: ['UpdateItem', 'GetItem'],
+    key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku)',
+    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU; + 1 RRU for the latest approval unless running; a cancel 1 WRU + 2 WRU for the index entries removed',
   },
   {
     name: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
