@@ -13,7 +13,8 @@ export interface PublishedTask {
 
 /** What the approval before leaves: the pending tasks to cancel, and per connector the leased task the new one waits for. */
 export interface Predecessors {
-  readonly cancels: string[];
+  /** The pending tasks to cancel, with their connectors. */
+  readonly cancels: Array<{ readonly connectorId: string; readonly taskId: string }>;
   readonly waitsFor: ReadonlyMap<string, string>;
 }
 
@@ -32,12 +33,12 @@ export async function predecessors(
   const ids = latest
     ? latest.taskIds
     : (await Promise.all(connectors.map((connector) => openTaskIds(workspaceId, connector.connectorId, sku)))).flat();
-  const cancels: string[] = [];
+  const cancels: Array<{ connectorId: string; taskId: string }> = [];
   const waitsFor = new Map<string, string>();
   if (ids.length === 0) return { cancels, waitsFor };
   for (const task of (await readTasks(workspaceId, ids)).values()) {
     if (task.status === 'pending') {
-      cancels.push(task.taskId);
+      cancels.push({ connectorId: task.connectorId, taskId: task.taskId });
       if (task.waitsFor && !waitsFor.has(task.connectorId)) waitsFor.set(task.connectorId, task.waitsFor);
     } else if (task.status === 'leased') waitsFor.set(task.connectorId, task.taskId);
   }

@@ -8,6 +8,7 @@ import { claimableKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
 import { attemptOrder, claimWindow, isLeaseLive } from './rules.ts';
+import { finishUnfinished } from './publication.ts';
 import { CLOSE, CLOSE_NAMES, readTask } from './tasks.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 
@@ -113,7 +114,9 @@ async function leaseInTurn(candidate: Candidate, leaseUntilMs: number, nowMs: nu
     await cancelSuperseded(task, publication.approvalId, leaseUntilMs, nowMs);
     return undefined;
   }
-  if (waited && isLeaseLive(waited, nowMs)) {
+  // A lease taken at this claim's moment or after is a claim's fresh lease on the older task, which that claim cancels
+  // at once (the older task is superseded, since this one exists): only one taken before holds this task back.
+  if (waited && isLeaseLive(waited, nowMs) && Date.parse(waited.leasedAt ?? '') < nowMs) {
     await giveBack(task, candidate, leaseUntilMs, nowMs);
     return undefined;
   }
@@ -163,6 +166,8 @@ export async function claimTasks(
 ): Promise<Task[]> {
   const { limit } = request;
   const leaseUntilMs = nowMs + request.leaseSeconds * 1000;
+  // What a cut approval left unwritten is written first, so that the claim can find its tasks.
+  await finishUnfinished(workspaceId, nowMs);
   const entry = await enterClaim(workspaceId, connectorId, nowMs);
   const window = claimWindow(limit, entry.running);
   const tasks: Task[] = [];

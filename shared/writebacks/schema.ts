@@ -38,6 +38,8 @@ export const TaskSchema = v.object({
   leaseUntilMs: v.optional(v.number()),
   /** How many times the task has been leased. */
   leases: v.optional(v.number()),
+  /** When the last claim leased it (UTC); a renewal leaves it. */
+  leasedAt: v.optional(v.string()),
   finishedAt: v.optional(v.string()),
   /** The connector's reason, for a failed task. */
   error: v.optional(v.string()),
