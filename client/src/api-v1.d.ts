@@ -957,6 +957,7 @@ export interface components {
           | 'invalid_request'
           | 'entity_not_supported'
           | 'idempotency_key_reused'
+          | 'connector_limit_reached'
           | 'rate_limited'
           | 'monthly_volume_exceeded'
           | 'internal_error';

@@ -100,3 +100,26 @@ export async function listConnectors(workspaceId: string): Promise<Connector[]> 
   });
   return items.map((item) => v.parse(ConnectorSchema, item));
 }
+
+/** Connectors a console page shows at once, each with its own list of tasks or batches. */
+export const CONNECTORS_PER_PAGE = 5;
+
+export interface ConnectorsPage {
+  readonly connectors: Connector[];
+  /** The last connector shown, to start the next page after; undefined on the last page. */
+  readonly next: string | undefined;
+}
+
+/** One page of a workspace's connectors in id order, after `after` when given: one Query of at most `limit` items. */
+export async function connectorsPage(workspaceId: string, after: string | undefined, limit = CONNECTORS_PER_PAGE): Promise<ConnectorsPage> {
+  const prefix = keys.connectorPrefix(workspaceId);
+  const start = after && /^con_[0-9A-Za-z]{1,64}$/.test(after) ? keys.connector(workspaceId, after) : undefined;
+  const { Items = [], LastEvaluatedKey } = await queryPage({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': prefix.PK, ':prefix': prefix.SKPrefix },
+    Limit: limit,
+    ...(start ? { ExclusiveStartKey: start } : {}),
+  });
+  const connectors = Items.map((item) => v.parse(ConnectorSchema, item));
+  return { connectors, next: LastEvaluatedKey ? connectors.at(-1)?.connectorId : undefined };
+}

@@ -28,9 +28,10 @@ export const WorkspaceLimitsSchema = v.object({
   batchLineCap: v.optional(positiveInteger, 1_000_000),
   /**
    * Connectors the workspace may have: each approval publishes a task to every one that takes write-backs, within
-   * its request. A workspace stored before the limit existed has the default.
+   * its request; at most 200, so that what is left past an approval's first transaction fits one item. A workspace
+   * stored before the limit existed has the default.
    */
-  connectorLimit: v.optional(v.pipe(positiveInteger, v.maxValue(500)), 50),
+  connectorLimit: v.optional(v.pipe(positiveInteger, v.maxValue(200)), 50),
 });
 export type WorkspaceLimits = v.InferOutput<typeof WorkspaceLimitsSchema>;
 

@@ -2,7 +2,10 @@
 import { describe, expect, it, vi } from 'vitest';
 import { type Approver, approvePrice } from '#shared/approvals/approve.ts';
 import type * as Commands from '#platform/table/commands.ts';
+import { randomUUID } from 'node:crypto';
+import { createConsoleUser } from '#edge/console/users.ts';
 import { createConnector, listConnectors } from '#shared/connectors/repository.ts';
+import { ConsoleBrowser } from './console-session.ts';
 import { getWorkspace, updateWorkspace } from '#shared/workspaces/repository.ts';
 import { drain, LAMP } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
@@ -74,6 +77,52 @@ describe("a workspace's connectors", () => {
         code: 'connector_limit_reached',
       },
     );
+  });
+});
+
+describe("the console's connector pages", () => {
+  async function adminBrowser(workspaceId: string): Promise<ConsoleBrowser> {
+    const user = await createConsoleUser({
+      workspaceId,
+      email: `admin-${randomUUID()}@example.com`,
+      roles: ['admin'],
+      password: `chosen-${randomUUID()}`,
+    });
+    const browser = new ConsoleBrowser();
+    expect((await browser.signIn(user.email, user.password)).status).toBe(303);
+    return browser;
+  }
+
+  it('refuse a connector past the limit with 422, saying so, and create none', async () => {
+    const workspace = await newWorkspace('Console Limit');
+    await updateWorkspace(workspace.workspaceId, { connectorLimit: 1 });
+    const browser = await adminBrowser(workspace.workspaceId);
+    const refused = await browser.submit('/console/settings/connectors', {
+      _action: 'create',
+      name: 'One too many',
+      receivesWritebacks: 'yes',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('its limit');
+    expect(await listConnectors(workspace.workspaceId)).toHaveLength(1);
+  });
+
+  it('show write-backs and batches five connectors at a time, with a link to the next ones', async () => {
+    const workspace = await newWorkspace('Paged Connectors');
+    for (let made = 1; made < 7; made++) {
+      await createConnector({ workspaceId: workspace.workspaceId, name: `Paged ERP ${made}`, receivesWritebacks: true });
+    }
+    const browser = await adminBrowser(workspace.workspaceId);
+    for (const path of ['/console/writebacks', '/console/batches']) {
+      const first = await browser.get(path);
+      expect(first.status).toBe(200);
+      const next = new RegExp(`href="${path}\\?after=(con_[0-9A-Za-z]+)" rel="next"`).exec(first.text)?.[1];
+      expect(next, path).toBeDefined();
+      const second = await browser.get(`${path}?after=${next}`);
+      const shown = (text: string) => (text.match(/<h2 id="[^"]*">[^<]*<span class="id">con_/g) ?? []).length;
+      expect(shown(first.text) + shown(second.text), path).toBe(7);
+      expect(second.text).not.toContain('rel="next"');
+    }
   });
 });
 

@@ -27,7 +27,7 @@ export const workspaceCommands: readonly AdminCommand[] = [
     usage: `  workspace update W [--status active|inactive] [--features writebacks,storefront,overview]
                      [--rate-limit N] [--overview-rate-limit N] [--monthly-lines N] [--batch-record-cap N]
                      [--batch-line-cap N]   quote and order lines one batch takes
-                     [--connector-limit N]   connectors the workspace may have (1 to 500; 50 by default)
+                     [--connector-limit N]   connectors the workspace may have (1 to 200; 50 by default)
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults`,
     target: 'the workspace id',
     options: ['status', 'features', 'rate-limit', 'overview-rate-limit', 'monthly-lines', 'batch-record-cap', 'batch-line-cap', 'connector-limit', 'pricing'],

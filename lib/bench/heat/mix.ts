@@ -201,6 +201,13 @@ export const claim: RequestKind = {
   steps: [
     ...everyApiRequest('count'),
     { pattern: "Claim: count the claim in and out of the connector's running claims", key: 'claimTicket', items: 2, writeUnits: 1 },
+    // Nearly always empty: what a cut approval left, which the claim writes out first.
+    {
+      pattern: "Claim: read the workspace's unfinished publications, to write them out first",
+      key: 'unfinishedPublications',
+      items: 1,
+      readUnits: 0.5,
+    },
     {
       pattern: "Claim: read the connector's claimable tasks, the longest claimable first",
       key: 'claimableKeys.claimableBy',

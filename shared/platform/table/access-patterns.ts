@@ -106,12 +106,15 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU',
   },
   {
-    name: 'Create a connector',
-    usedBy: ['admin connector create'],
-    call: 'TransactWriteItems: ConditionCheck workspace exists + Put connector',
-    calls: ['TransactWriteItems ConditionCheck', 'TransactWriteItems Put'],
-    key: 'workspace(workspaceId), connector(workspaceId, connectorId)',
-    cost: '4 WRU (2 per item)',
+    name: 'Create a connector, within the workspace connector limit',
+    usedBy: ['admin connector create', 'consoleSettingsAction'],
+    call:
+      'GetItem of the workspace, strongly consistent (its connectorCount and connectorLimit); a workspace that keeps no count yet ' +
+      'counts its connectors once (Query Select COUNT begins_with CONNECTOR#, strongly consistent); then TransactWriteItems: ' +
+      'Update workspace SET connectorCount conditional on the count read (or its absence) + Put connector; a lost race reads again',
+    calls: ['GetItem', 'Query', 'TransactWriteItems Update', 'TransactWriteItems Put'],
+    key: 'workspace(workspaceId), connectorPrefix(workspaceId), connector(workspaceId, connectorId)',
+    cost: '1 RRU + 4 WRU (2 per item); the first count ~1 RRU per 4 KB of connectors (~200 B each), once per workspace',
   },
   {
     name: 'Read a connector',
@@ -839,6 +842,37 @@ export const accessPatterns: readonly AccessPattern[] = [
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
     key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…) and listingKeys.writeback(…)',
     cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 3 WRU for its three index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
+  },
+  {
+    name: 'Approve: keep the tasks past the first transaction in one item, in that transaction',
+    usedBy: ['approvePrice'],
+    call:
+      'TransactWriteItems entry: Put conditional on attribute_not_exists(PK) of the tasks (whole items) and their events left ' +
+      'once the record, its events, the turn, the answer and ~30 connectors’ tasks, events and cancels fill the first transaction; ' +
+      'only with more connectors than that',
+    calls: ['TransactWriteItems Put'],
+    key: 'unfinishedPublication(workspaceId, approvalId)',
+    cost: '2 WRU per started KB (transactional): ~1.3 KB per connector left, so ~50 WRU for the 20 past the first transaction at the limit of 50',
+  },
+  {
+    name: "Write out an approval's tasks past its first transaction: by its request at once, or by the workspace's next claim",
+    usedBy: ['approvePrice', 'claimWritebacks'],
+    call:
+      'BatchGetItem, strongly consistent, of the tasks left (to skip those written); TransactWriteItems of up to 45 connectors: ' +
+      'Update latest approval SET version + 1 conditional on contains(taskIds, a task of the approval), Put each task and its ' +
+      'event conditional on attribute_not_exists(PK); UpdateItem per pending task of the approval before, cancelling it ' +
+      'conditional on pending; DeleteItem of the item',
+    calls: ['BatchGetItem', 'TransactWriteItems Update', 'TransactWriteItems Put', 'UpdateItem', 'DeleteItem'],
+    key: 'unfinishedPublication(workspaceId, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId), webhookEvent(workspaceId, eventId)',
+    cost: '1 RRU per task left; 2 WRU for the turn + per connector 2 WRU for its task, 2 WRU for its event and 3 WRU for its index entries; per cancel 1 WRU + 2 WRU for the index entries removed; 1 WRU for the delete',
+  },
+  {
+    name: "Claim: read the workspace's unfinished publications, to write them out first",
+    usedBy: ['claimWritebacks'],
+    call: 'Query begins_with UNFINISHED#, Limit 2, eventually consistent: nearly always empty',
+    calls: ['Query'],
+    key: 'unfinishedPublications(workspaceId)',
+    cost: '0.5 RRU per claim',
   },
   {
     name: 'Approve (live key): read the approval waiting for a second approver, when the latest approval names one',
