@@ -30,7 +30,17 @@ export const workspaceCommands: readonly AdminCommand[] = [
                      [--connector-limit N]   connectors the workspace may have (1 to 200; 50 by default)
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults`,
     target: 'the workspace id',
-    options: ['status', 'features', 'rate-limit', 'overview-rate-limit', 'monthly-lines', 'batch-record-cap', 'batch-line-cap', 'connector-limit', 'pricing'],
+    options: [
+      'status',
+      'features',
+      'rate-limit',
+      'overview-rate-limit',
+      'monthly-lines',
+      'batch-record-cap',
+      'batch-line-cap',
+      'connector-limit',
+      'pricing',
+    ],
     prepare(args) {
       const { values, target } = args;
       const changes = {
