@@ -169,7 +169,7 @@ export interface paths {
     put?: never;
     /**
      * Claim write-back tasks
-     * @description Leases up to `limit` of the calling connector’s claimable tasks, oldest first, for `leaseSeconds`: pending tasks, and tasks whose lease ran out. No other claim gets them before `leaseUntil`. The body may be left out (10 tasks for 300 seconds); none claimable is `{"tasks": []}`.
+     * @description Leases up to `limit` of the calling connector’s claimable tasks, oldest first, for `leaseSeconds`: pending tasks, and tasks whose lease ran out. No other claim gets them before `leaseUntil`. One SKU’s tasks go to a connector one at a time, oldest approval first: while the connector holds a live lease on a task of a SKU, a newer approval’s task of that SKU is not claimable until the older one is acknowledged or its lease runs out; a task a newer approval has superseded is cancelled rather than leased. Each task’s `sequence` grows with each approval of its SKU, so that an ERP can refuse a price older than one it applied. The body may be left out (10 tasks for 300 seconds); none claimable is `{"tasks": []}`.
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
@@ -193,7 +193,7 @@ export interface paths {
     put?: never;
     /**
      * Acknowledge write-back tasks
-     * @description Reports each leased task as applied (`ok: true`: the product’s current price becomes the task’s) or failed (`ok: false`, with the connector’s `error` kept; a failed task is not retried). Each result is counted once: `applied`, `failed`, `expired` (its lease ran out: nothing changes, and the task can be claimed again) or `ignored` (an unknown id, another connector’s task, a task not leased, an id repeated in the call). The same ack sent again counts the same and changes nothing.
+     * @description Reports each leased task as applied (`ok: true`: the product’s current price becomes the task’s) or failed (`ok: false`, with the connector’s `error` kept; a failed task is not retried). Each result is counted once: `applied`, `failed`, `expired` (its lease ran out: nothing changes, and the task can be claimed again) or `ignored` (an unknown id, another connector’s task, a task not leased, an id repeated in the call). A task applied after a task of a newer approval of its SKU (a higher `sequence`) was applied is counted as applied and recorded so, but the product’s current price stays the newer one. The same ack sent again counts the same and changes nothing.
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
@@ -217,7 +217,7 @@ export interface paths {
     put?: never;
     /**
      * Extend a write-back lease
-     * @description Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. A task a newer approval of its SKU has superseded is cancelled instead, and answers 409. The body may be left out (300 seconds).
+     * @description Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. A task a newer approval of its SKU has superseded is cancelled instead, and answers 409: a worker renews before it starts a task to learn this. While the task’s price is being applied, send `running: true`: the lease is then renewed even when the task was superseded (cancelling it would not stop the command), and the newer task of the SKU waits until this one is acknowledged or its lease runs out. The body may be left out (300 seconds).
      *
      *     **Key:** A `svc_live_` key with the `connector` scope; the workspace needs the `writebacks` feature.
      *
@@ -911,6 +911,7 @@ export interface components {
       reasonSummary: string;
       pricingDecisionId: string;
       approvalId: string;
+      sequence: number;
     };
     AckRequest: {
       results: components['schemas']['AckResult'][];
@@ -929,6 +930,7 @@ export interface components {
     /** @default {} */
     ExtendRequest: {
       leaseSeconds?: number & unknown;
+      running?: boolean & unknown;
     };
     ExtendResponse: {
       task: components['schemas']['WritebackTask'];
@@ -965,6 +967,7 @@ export interface components {
           | 'invalid_request'
           | 'entity_not_supported'
           | 'idempotency_key_reused'
+          | 'connector_limit_reached'
           | 'rate_limited'
           | 'monthly_volume_exceeded'
           | 'internal_error';
@@ -2390,7 +2393,8 @@ export interface operations {
            *           "exchangeRateToBase": 1,
            *           "reasonSummary": "Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)",
            *           "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y",
-           *           "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd"
+           *           "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd",
+           *           "sequence": 4
            *         }
            *       ]
            *     }
@@ -2690,12 +2694,13 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description The new lease, from now. */
+    /** @description The new lease, from now, and whether the task is being applied now. */
     requestBody?: {
       content: {
         /**
          * @example {
-         *       "leaseSeconds": 300
+         *       "leaseSeconds": 300,
+         *       "running": true
          *     }
          */
         'application/json': components['schemas']['ExtendRequest'];
@@ -2725,7 +2730,8 @@ export interface operations {
            *         "exchangeRateToBase": 1,
            *         "reasonSummary": "Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)",
            *         "pricingDecisionId": "pd_3vXq8NcT2LmB7dKp0RwZ5y",
-           *         "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd"
+           *         "approvalId": "apv_2Hq8WnR5tLc1Vb9XpZ3kMd",
+           *         "sequence": 4
            *       }
            *     }
            */

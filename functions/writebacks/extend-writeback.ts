@@ -12,7 +12,7 @@ import { ExtendRequestSchema } from '#shared/writebacks/schema.ts';
 export const handler = routeEndpoint(writebackRoutes, 'extendWriteback', async ({ event, principal, nowMs }) => {
   // Any id is looked for: one the service never minted is simply not leased by the caller.
   const taskId = readPathParameter(event, 'id', v.pipe(v.string(), v.minLength(1)));
-  const { leaseSeconds } = readJsonBody(event, ExtendRequestSchema);
-  const task = await extendLease(principal.workspaceId, connectorOf(principal), taskId, leaseSeconds, nowMs);
+  const { leaseSeconds, running } = readJsonBody(event, ExtendRequestSchema);
+  const task = await extendLease(principal.workspaceId, connectorOf(principal), taskId, leaseSeconds, nowMs, running);
   return { statusCode: 200, body: { task: taskView(task) } } satisfies DocumentedReply<'extendWriteback'>;
 });

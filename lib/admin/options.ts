@@ -15,6 +15,7 @@ export const adminOptions = {
   'overview-rate-limit': { type: 'string' },
   'monthly-lines': { type: 'string' },
   'batch-record-cap': { type: 'string' },
+  'connector-limit': { type: 'string' },
   'batch-line-cap': { type: 'string' },
   pricing: { type: 'string' },
   workspace: { type: 'string' },

@@ -243,6 +243,7 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
  * Pending write-back tasks for one connector, as approvals would leave them, written in bulk for tests and the
  * benchmark: claims on a thousand tasks need not approve a thousand prices. Task i prices product `SEED-i`, which is
  * written too when `products` is set, and is a millisecond older than task i + 1; `skus` names the products instead.
+ * Each SKU gets the latest-approval item an approval would leave, naming its tasks, all of sequence 1.
  * Returns the task ids in that order.
  */
 export async function seedPendingTasks(
@@ -276,6 +277,8 @@ export async function seedPendingTasks(
       priceCents: 1000 + index,
       reasonSummary: 'seeded',
       createdAt: new Date(startMs + index).toISOString(),
+      sequence: 1,
+      waitsFor: undefined,
       recommendation: {
         status: 'priced',
         sku: sku(index),
@@ -293,6 +296,16 @@ export async function seedPendingTasks(
       },
     }),
   );
-  await putItems(items);
+  const tasksOf = new Map<string, string[]>();
+  for (const item of items) tasksOf.set(String(item.productSku), [...(tasksOf.get(String(item.productSku)) ?? []), String(item.taskId)]);
+  const latest = [...tasksOf].map(([productSku, taskIds]) => ({
+    ...keys.latestApproval(workspaceId, productSku),
+    type: 'latestApproval',
+    version: 1,
+    approvalId: 'apv_seed',
+    approvedAt: new Date(startMs).toISOString(),
+    taskIds,
+  }));
+  await putItems([...items, ...latest]);
   return items.map((item) => String(item.taskId));
 }

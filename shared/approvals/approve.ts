@@ -20,6 +20,8 @@ import { pause } from '#platform/table/bulk.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { type TransactEntry, type TransactRider, transactWrite } from '#platform/table/commands.ts';
 import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
+import { finishPublication, type UnfinishedPublication } from '#shared/writebacks/publication.ts';
+import { logger } from '#platform/observability.ts';
 import { readLatestApproval } from './latest.ts';
 import { type ApprovalPlan, approvalPut, approvalRecord, approvedEvent, liveWrites } from './publish.ts';
 import { approvalThresholds, checkSeen, confirmMove, type SeenRecommendation, secondApprovalThreshold } from './rules.ts';
@@ -71,8 +73,6 @@ export function approvalReason(priceCents: number, recommendation: PricedRecomme
   return `Approved at ${amount(priceCents)} over the recommended ${amount(recommendation.recommendedPriceCents)} (${recommendation.reasonSummary})`;
 }
 
-/** A transaction holds at most 100 items; an approval's first holds its record, its turn, and tasks and cancels. */
-const TRANSACTION_ITEMS = 100;
 /** Turns an approval tries for before it gives up as a fault: approvals of one SKU at once settle within a few. */
 const TURN_ATTEMPTS = 10;
 
@@ -207,18 +207,30 @@ export async function approvePrice(
     const { approval, events } = writes;
     const entries = await withAnswer(writes.entries, approval, answer);
     try {
-      // With more connectors than one transaction holds, the rest of the tasks follow in further transactions.
-      for (let start = 0; start < entries.length; start += TRANSACTION_ITEMS) {
-        await transactWrite(entries.slice(start, start + TRANSACTION_ITEMS));
-      }
-      await handOn(events);
-      return approval;
+      // One transaction, whatever the number of connectors: the tasks past it are in it as one durable item.
+      await transactWrite(entries);
     } catch (error) {
       answer?.refusedAt(error, ANSWER_AT);
       // Another approval took its turn first, or a task to cancel was leased meanwhile: read again and try anew.
       if (!lostTurn(error) || attempt >= TURN_ATTEMPTS) throw error;
       await pause(attempt);
+      continue;
     }
+    await handOn(events);
+    if (writes.unfinished) await writeOut(writes.unfinished, plan.now);
+    return approval;
+  }
+}
+
+/**
+ * Writes out the tasks the first transaction kept for later. The approval stands once that transaction committed, so
+ * a fault here is left to the workspace's next claim, which finishes it, and the approval is answered.
+ */
+async function writeOut(unfinished: UnfinishedPublication, now: Date): Promise<void> {
+  try {
+    await finishPublication(unfinished, now.getTime());
+  } catch (error) {
+    logger.warn('an approval left some of its tasks to the next claim', { error: error as Error });
   }
 }
 

@@ -26,16 +26,22 @@ describe("an approval's turn", () => {
   const next = { approvalId: 'apv_2', approvedAt: '2026-11-24T10:00:00.000Z', taskIds: ['wb_a'] };
 
   it('creates the first version only where none exists', () => {
-    const put = takeTurn('ws_1', 'LAMP', undefined, next).Put;
-    expect(put?.Item).toMatchObject({ version: 1, approvalId: 'apv_2', taskIds: ['wb_a'] });
-    expect(put?.ConditionExpression).toBe('attribute_not_exists(PK)');
+    const update = takeTurn('ws_1', 'LAMP', undefined, next).Update;
+    expect(update?.ExpressionAttributeValues).toMatchObject({ ':version': 1, ':approvalId': 'apv_2', ':taskIds': ['wb_a'] });
+    expect(update?.ConditionExpression).toBe('attribute_not_exists(PK)');
   });
 
   it('advances the version it read, on the condition that it is still that version', () => {
     const latest = { version: 4, approvalId: 'apv_1', approvedAt: '2026-11-24T09:00:00.000Z', taskIds: ['wb_z'] };
-    const put = takeTurn('ws_1', 'LAMP', latest, next).Put;
-    expect(put?.Item).toMatchObject({ version: 5, approvalId: 'apv_2' });
-    expect(put?.ConditionExpression).toBe('version = :seen');
-    expect(put?.ExpressionAttributeValues).toEqual({ ':seen': 4 });
+    const update = takeTurn('ws_1', 'LAMP', latest, next).Update;
+    expect(update?.ExpressionAttributeValues).toMatchObject({ ':version': 5, ':approvalId': 'apv_2', ':seen': 4 });
+    expect(update?.ConditionExpression).toBe('#version = :seen');
+  });
+
+  it('leaves the sequence acks have applied on the item, which a put would drop', () => {
+    const latest = { version: 4, approvalId: 'apv_1', approvedAt: '2026-11-24T09:00:00.000Z', taskIds: ['wb_z'], appliedSequence: 3 };
+    const update = takeTurn('ws_1', 'LAMP', latest, next).Update;
+    expect(update?.UpdateExpression).not.toContain('appliedSequence');
+    expect(update?.UpdateExpression).toContain('REMOVE waiting');
   });
 });

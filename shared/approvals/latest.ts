@@ -23,6 +23,11 @@ export const LatestApprovalSchema = v.object({
       waitingUntil: v.string(),
     }),
   ),
+  /**
+   * The highest sequence of the SKU's tasks acknowledged as applied, which acks advance (shared/writebacks/ack.ts): a
+   * task applied after a newer one is recorded without changing the product's price. Turns leave it as it is.
+   */
+  appliedSequence: v.optional(v.number()),
 });
 export type LatestApproval = v.InferOutput<typeof LatestApprovalSchema>;
 
@@ -42,19 +47,33 @@ export function nextApprovedAt(latest: Pick<LatestApproval, 'approvedAt'> | unde
   return new Date(Math.max(now.getTime(), after)).toISOString();
 }
 
-/** The write that takes the approval's turn: the version it read, advanced, or the first if it read none. */
+/**
+ * The write that takes the approval's turn: the version it read, advanced, or the first if it read none. An update
+ * rather than a put, so that what acks keep on the item (appliedSequence) survives the turn.
+ */
 export function takeTurn(
   workspaceId: string,
   sku: string,
   latest: LatestApproval | undefined,
-  next: Omit<LatestApproval, 'version'>,
+  next: Omit<LatestApproval, 'version' | 'appliedSequence'>,
 ): TransactEntry {
-  const item = { ...keys.latestApproval(workspaceId, sku), type: 'latestApproval', ...next, version: (latest?.version ?? 0) + 1 };
+  const values: Record<string, unknown> = {
+    ':type': 'latestApproval',
+    ':approvalId': next.approvalId,
+    ':approvedAt': next.approvedAt,
+    ':taskIds': next.taskIds,
+    ':version': (latest?.version ?? 0) + 1,
+    ...(next.waiting ? { ':waiting': next.waiting } : {}),
+    ...(latest ? { ':seen': latest.version } : {}),
+  };
+  const set = '#type = :type, approvalId = :approvalId, approvedAt = :approvedAt, taskIds = :taskIds, #version = :version';
   return {
-    Put: {
-      Item: item,
-      ConditionExpression: latest ? 'version = :seen' : 'attribute_not_exists(PK)',
-      ...(latest ? { ExpressionAttributeValues: { ':seen': latest.version } } : {}),
+    Update: {
+      Key: keys.latestApproval(workspaceId, sku),
+      UpdateExpression: next.waiting ? `SET ${set}, waiting = :waiting` : `SET ${set} REMOVE waiting`,
+      ConditionExpression: latest ? '#version = :seen' : 'attribute_not_exists(PK)',
+      ExpressionAttributeNames: { '#type': 'type', '#version': 'version' },
+      ExpressionAttributeValues: values,
     },
   };
 }

@@ -5,10 +5,12 @@ import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
-import { cancelTask, newTaskItem, openTaskIds, readTasks } from '#shared/writebacks/tasks.ts';
+import { type PublicationSlot, type UnfinishedPublication, unfinishedPublicationPut } from '#shared/writebacks/publication.ts';
+import { cancelTask } from '#shared/writebacks/tasks.ts';
 import { newEvent, type WebhookEvent } from '#shared/webhooks/events.ts';
 import { outboxEntry } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, takeTurn } from './latest.ts';
+import { pendingEvent, predecessors, type PublishedTask, publishedTasks } from './publication-tasks.ts';
 import type { Person } from '#shared/api-keys/schema.ts';
 import { approverOf, moveFromCurrent, secondsWaiting, waitHasRunOut, waitingUntil } from './rules.ts';
 import { type Approval, ApprovalSchema, type ApproverIdentity, type Confirmation } from './schema.ts';
@@ -37,12 +39,8 @@ export interface ApprovalWrites {
   readonly approval: Approval;
   readonly events: WebhookEvent[];
   readonly entries: TransactEntry[];
-}
-
-interface PublishedTask {
-  readonly connectorId: string;
-  readonly taskId: string;
-  readonly item: Record<string, unknown>;
+  /** The tasks past the first transaction, kept durably by it, for the request to write out once it commits. */
+  readonly unfinished?: UnfinishedPublication;
 }
 
 export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: readonly PublishedTask[]): Approval {
@@ -133,78 +131,49 @@ function secondApprovalEvent(approval: Approval, state: 'waiting' | 'published' 
 }
 
 /**
- * The pending tasks a live approval cancels: those of the approval published before it, which the latest-approval
- * item names. A SKU approved before that item existed has its open tasks found through the lookup index instead.
+ * Entries of an approval's first transaction left for its connectors' tasks: 100 less the record, its events, the
+ * turn, the end of a wait, the answer of its Idempotency-Key and the item of what is left.
  */
-async function tasksToCancel(
-  workspaceId: string,
-  sku: string,
-  latest: LatestApproval | undefined,
-  connectors: readonly Connector[],
-): Promise<string[]> {
-  const ids = latest
-    ? latest.taskIds
-    : (await Promise.all(connectors.map((connector) => openTaskIds(workspaceId, connector.connectorId, sku)))).flat();
-  if (ids.length === 0) return [];
-  const tasks = await readTasks(workspaceId, ids);
-  return [...tasks.values()].filter((task) => task.status === 'pending').map((task) => task.taskId);
-}
+const SLOT_ENTRIES = 100 - 8;
 
-/** One write-back task per connector, created at the moment the approval publishes. */
-function publishedTasks(plan: ApprovalPlan, approvalId: string, createdAt: string): PublishedTask[] {
-  return plan.connectors.map((connector) => {
-    const item = newTaskItem({
-      workspaceId: plan.workspaceId,
-      connectorId: connector.connectorId,
-      channel: connector.name,
-      approvalId,
-      recommendation: plan.recommendation,
-      priceCents: plan.priceCents,
-      reasonSummary: plan.reasonSummary,
-      createdAt,
-    });
-    return { connectorId: connector.connectorId, taskId: String(item.taskId), item };
-  });
-}
-
-function pendingEvent(plan: ApprovalPlan, approvalId: string, { connectorId, taskId }: PublishedTask, createdAt: string): WebhookEvent {
-  const { recommendation } = plan;
-  return newEvent(
-    'writeback.pending',
-    plan.workspaceId,
-    {
-      writebackId: taskId,
-      connectorId,
-      approvalId,
-      productSku: recommendation.sku,
-      priceCents: plan.priceCents,
-      currency: recommendation.currency,
-      createdAt,
-    },
-    plan.now,
-  );
-}
-
-/** Publishing: the tasks, each with its event, and the cancels of the pending tasks of the approval published before. */
+/**
+ * Publishing: the tasks, each with its event, and the cancels of the pending tasks of the approval before. The first
+ * transaction holds as many connectors' tasks as fit (30 or more); the rest are kept in one durable item written with
+ * it, which the request then writes out (finishPublication), or the workspace's next claim when the request was cut.
+ * The turn names every task either way, so no claim hands out a task of the approval before meanwhile.
+ */
 async function publication(plan: ApprovalPlan, latest: LatestApproval | undefined, approvalId: string, createdAt: string) {
   const { workspaceId, recommendation } = plan;
-  const tasks = publishedTasks(plan, approvalId, createdAt);
-  const cancels = (await tasksToCancel(workspaceId, recommendation.sku, latest, plan.connectors)).map((taskId) =>
-    cancelTask(workspaceId, taskId, approvalId, plan.now.getTime()),
-  );
+  const nowMs = plan.now.getTime();
+  const before = await predecessors(workspaceId, recommendation.sku, latest, plan.connectors);
+  // The turn's version: the tasks' sequence is the approval count of the SKU that publishes them.
+  const tasks = publishedTasks(plan, approvalId, createdAt, (latest?.version ?? 0) + 1, before.waitsFor);
+  const connectorsPublished = new Set(tasks.map((task) => task.connectorId));
+  // Pending tasks of connectors that no longer take write-backs are cancelled at once.
+  const unslotted = before.cancels.filter((cancel) => !connectorsPublished.has(cancel.connectorId));
+  const cancels = unslotted.map((cancel) => cancelTask(workspaceId, cancel.taskId, approvalId, nowMs));
   const events: WebhookEvent[] = [];
-  const taskPuts = tasks.flatMap((task): TransactEntry[] => {
+  const taskPuts: TransactEntry[] = [];
+  const rest: PublicationSlot[] = [];
+  let room = SLOT_ENTRIES - cancels.length;
+  for (const task of tasks) {
     const pending = pendingEvent(plan, approvalId, task, createdAt);
-    events.push(pending);
-    return [{ Put: { Item: task.item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxEntry(pending)];
-  });
-  return { tasks, cancels, taskPuts, events };
+    const own = before.cancels.filter((cancel) => cancel.connectorId === task.connectorId).map((cancel) => cancel.taskId);
+    if (rest.length === 0 && room >= 2 + own.length) {
+      room -= 2 + own.length;
+      events.push(pending);
+      cancels.push(...own.map((taskId) => cancelTask(workspaceId, taskId, approvalId, nowMs)));
+      taskPuts.push({ Put: { Item: task.item, ConditionExpression: 'attribute_not_exists(PK)' } }, outboxEntry(pending));
+    } else rest.push({ task: { ...task.item, taskId: task.taskId }, event: pending, cancels: own });
+  }
+  const unfinished = rest.length === 0 ? undefined : { workspaceId, sku: recommendation.sku, approvalId, slots: rest };
+  return { tasks, cancels, taskPuts, events, unfinished };
 }
 
 /** A live approval that publishes on its own: its record, its turn, the cancels, the tasks, and the events of each. */
 async function publishingWrites(plan: ApprovalPlan, latest: LatestApproval | undefined): Promise<ApprovalWrites> {
   const approvedAt = nextApprovedAt(latest, plan.now);
-  const { tasks, cancels, taskPuts, events } = await publication(plan, latest, plan.approvalId, approvedAt);
+  const { tasks, cancels, taskPuts, events, unfinished } = await publication(plan, latest, plan.approvalId, approvedAt);
   const approval = approvalRecord(plan, approvedAt, tasks);
   const approved = approvedEvent(approval, plan.now);
   const turn = { approvalId: plan.approvalId, approvedAt, taskIds: tasks.map((task) => task.taskId) };
@@ -217,7 +186,9 @@ async function publishingWrites(plan: ApprovalPlan, latest: LatestApproval | und
       takeTurn(plan.workspaceId, approval.sku, latest, turn),
       ...cancels,
       ...taskPuts,
+      ...(unfinished ? [unfinishedPublicationPut(unfinished)] : []),
     ],
+    ...(unfinished ? { unfinished } : {}),
   };
 }
 
@@ -226,7 +197,9 @@ async function waitingWrites(plan: ApprovalPlan, latest: LatestApproval | undefi
   const approvedAt = nextApprovedAt(latest, plan.now);
   const approval = approvalRecord(plan, approvedAt, []);
   const waiting = secondApprovalEvent(approval, 'waiting', plan.now);
-  const taskIds = latest ? latest.taskIds : await tasksToCancel(plan.workspaceId, approval.sku, undefined, plan.connectors);
+  const taskIds = latest
+    ? latest.taskIds
+    : (await predecessors(plan.workspaceId, approval.sku, undefined, plan.connectors)).cancels.map((cancel) => cancel.taskId);
   const until = approval.secondApproval?.waitingUntil ?? approvedAt;
   const turn = {
     approvalId: plan.approvalId,
@@ -271,7 +244,7 @@ function endWait(approval: Approval, set: string, values: Record<string, unknown
 /** A second approver's approval of the waiting one: it publishes the waiting approval, exactly as one approval publishes. */
 async function secondingWrites(plan: ApprovalPlan, latest: LatestApproval, waiting: Approval): Promise<ApprovalWrites> {
   const publishedAt = nextApprovedAt(latest, plan.now);
-  const { tasks, cancels, taskPuts, events } = await publication(plan, latest, waiting.approvalId, publishedAt);
+  const { tasks, cancels, taskPuts, events, unfinished } = await publication(plan, latest, waiting.approvalId, publishedAt);
   const publishedTo = tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId }));
   const secondApproval = {
     ...(waiting.secondApproval ?? { thresholdPct: 0, waitingUntil: publishedAt }),
@@ -297,7 +270,9 @@ async function secondingWrites(plan: ApprovalPlan, latest: LatestApproval, waiti
       takeTurn(plan.workspaceId, approval.sku, latest, turn),
       ...cancels,
       ...taskPuts,
+      ...(unfinished ? [unfinishedPublicationPut(unfinished)] : []),
     ],
+    ...(unfinished ? { unfinished } : {}),
   };
 }
 

@@ -16,6 +16,8 @@ export const errorStatuses = {
   invalid_request: 422,
   entity_not_supported: 422,
   idempotency_key_reused: 422,
+  // Answered where connectors are created (the console, the admin CLI): the workspace has as many as its limit.
+  connector_limit_reached: 422,
   rate_limited: 429,
   monthly_volume_exceeded: 429,
   internal_error: 500,

@@ -44,6 +44,7 @@ export const WorkspaceChangesSchema = v.partial(
     'monthlyLines',
     'batchRecordCap',
     'batchLineCap',
+    'connectorLimit',
     'pricing',
   ]),
 );

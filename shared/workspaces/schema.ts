@@ -26,6 +26,12 @@ export const WorkspaceLimitsSchema = v.object({
    * before the cap existed has the default.
    */
   batchLineCap: v.optional(positiveInteger, 1_000_000),
+  /**
+   * Connectors the workspace may have: each approval publishes a task to every one that takes write-backs, within
+   * its request; at most 200, so that what is left past an approval's first transaction fits one item. A workspace
+   * stored before the limit existed has the default.
+   */
+  connectorLimit: v.optional(v.pipe(positiveInteger, v.maxValue(200)), 50),
 });
 export type WorkspaceLimits = v.InferOutput<typeof WorkspaceLimitsSchema>;
 
@@ -54,4 +60,5 @@ export const workspaceDefaults = {
   monthlyLines: 1_000_000,
   batchRecordCap: 100_000,
   batchLineCap: 1_000_000,
+  connectorLimit: 50,
 } as const satisfies Omit<Workspace, 'workspaceId' | 'name' | 'createdAt' | 'updatedAt'>;

@@ -3,7 +3,7 @@ import * as v from 'valibot';
 import { computeRecommendations, recommendationItems } from '#shared/recommendations/repository.ts';
 import { inParallel } from '#platform/table/bulk.ts';
 import { isConditionFailure } from '#platform/table/client.ts';
-import { type TransactEntry, transactWrite } from '#platform/table/commands.ts';
+import { getItem, type TransactEntry, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
@@ -29,13 +29,39 @@ function isRefusal(error: unknown): boolean {
 type Writer = (task: Task) => Promise<void>;
 
 /**
+ * The highest sequence of the SKU applied so far, on its latest-approval item (shared/approvals/latest.ts owns it),
+ * read strongly here by key alone, as claims read that item.
+ */
+async function appliedSequence(workspaceId: string, sku: string): Promise<number> {
+  const item = await getItem({ Key: keys.latestApproval(workspaceId, sku), ConsistentRead: true, ProjectionExpression: 'appliedSequence' });
+  return typeof item?.appliedSequence === 'number' ? item.appliedSequence : 0;
+}
+
+/** Raises the SKU's applied sequence to the task's, on the condition that no newer task was applied meanwhile. */
+function advanceApplied(workspaceId: string, task: Task & { sequence: number }): TransactEntry {
+  return {
+    Update: {
+      Key: keys.latestApproval(workspaceId, task.productSku),
+      UpdateExpression: 'SET appliedSequence = :sequence',
+      ConditionExpression: 'attribute_exists(#version) AND (attribute_not_exists(appliedSequence) OR appliedSequence <= :sequence)',
+      ExpressionAttributeNames: { '#version': 'version' },
+      ExpressionAttributeValues: { ':sequence': task.sequence },
+    },
+  };
+}
+
+/**
  * An applied task, the product's new current price and its recommendation at that price, all or nothing: a fault in
  * between can neither leave the task applied with the old price in place nor move the price of a task not applied.
+ * A task acknowledged after a newer task of its SKU was applied (by another connector, or after its lease ran out) is
+ * recorded as applied and overtaken, and leaves the product's price the newer one.
  */
 function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, Record<string, unknown>[]>, nowMs: number): Writer {
   return async (task) => {
     const { ConditionExpression, values } = finishCondition(task, nowMs);
-    const recommendation = recommendations.get(task.productSku);
+    const sequence = task.sequence;
+    const overtaken = sequence !== undefined && (await appliedSequence(workspaceId, task.productSku)) > sequence;
+    const recommendation = overtaken ? undefined : recommendations.get(task.productSku);
     const applied = newEvent(
       'writeback.applied',
       workspaceId,
@@ -55,13 +81,20 @@ function applyWriter(workspaceId: string, recommendations: ReadonlyMap<string, R
       {
         Update: {
           Key: keys.writeback(workspaceId, task.taskId),
-          UpdateExpression: `SET #status = :applied, finishedAt = :now ${CLOSE}`,
+          UpdateExpression: `SET #status = :applied, finishedAt = :now${overtaken ? ', overtaken = :overtaken' : ''} ${CLOSE}`,
           ConditionExpression,
           ExpressionAttributeNames: { '#status': 'status', ...CLOSE_NAMES },
-          ExpressionAttributeValues: { ...values, ':applied': 'applied', ':now': new Date(nowMs).toISOString() },
+          ExpressionAttributeValues: {
+            ...values,
+            ':applied': 'applied',
+            ':now': new Date(nowMs).toISOString(),
+            ...(overtaken ? { ':overtaken': true } : {}),
+          },
         },
       },
     ];
+    // A newer task applied between the read above and this write refuses it, and the ack judges it anew.
+    if (!overtaken && sequence !== undefined) items.push(advanceApplied(workspaceId, { ...task, sequence }));
     if (recommendation) {
       items.push(
         {

@@ -7,8 +7,9 @@ import { table } from '#platform/table/definition.ts';
 import { claimableKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
-import { attemptOrder, claimWindow } from './rules.ts';
-import { CLOSE, CLOSE_NAMES } from './tasks.ts';
+import { attemptOrder, claimWindow, isLeaseLive } from './rules.ts';
+import { finishUnfinished } from './publication.ts';
+import { CLOSE, CLOSE_NAMES, readTask } from './tasks.ts';
 import { type Task, TaskIdSchema, TaskSchema } from './schema.ts';
 
 const [, , claimableIndex] = table.indexes;
@@ -97,6 +98,54 @@ async function leaseTask(candidate: Candidate, leaseUntilMs: number, nowMs: numb
   return leased.refused ? undefined : v.parse(TaskSchema, leased.attributes);
 }
 
+/**
+ * A lease, kept only while it is the task's turn: a task a newer approval superseded is cancelled instead (it would be
+ * pointless to apply it), and a task whose connector still holds a live lease on an older task of the SKU (waitsFor)
+ * is given back, so that one connector never applies two prices of a SKU at once, nor the newer before the older.
+ */
+async function leaseInTurn(candidate: Candidate, leaseUntilMs: number, nowMs: number): Promise<Task | undefined> {
+  const task = await leaseTask(candidate, leaseUntilMs, nowMs);
+  if (!task) return undefined;
+  const [publication, waited] = await Promise.all([
+    currentPublication(task.workspaceId, task.productSku),
+    task.waitsFor ? readTask(task.workspaceId, task.waitsFor) : undefined,
+  ]);
+  if (publication && !publication.taskIds.includes(task.taskId)) {
+    await cancelSuperseded(task, publication.approvalId, leaseUntilMs, nowMs);
+    return undefined;
+  }
+  // A lease taken at this claim's moment or after is a claim's fresh lease on the older task, which that claim cancels
+  // at once (the older task is superseded, since this one exists): only one taken before holds this task back.
+  if (waited && isLeaseLive(waited, nowMs) && Date.parse(waited.leasedAt ?? '') < nowMs) {
+    await giveBack(task, candidate, leaseUntilMs, nowMs);
+    return undefined;
+  }
+  return task;
+}
+
+/**
+ * Undoes a lease just taken: the task is claimable again where it was, pending if it had never been leased before
+ * (so that a newer approval still cancels it), or with a lease that has run out.
+ */
+async function giveBack(task: Task, candidate: Candidate, leaseUntilMs: number, nowMs: number): Promise<void> {
+  const first = (task.leases ?? 1) <= 1;
+  await updateItem({
+    Key: candidate.key,
+    UpdateExpression: first
+      ? 'SET #status = :pending, #claimSk = :seen REMOVE leaseUntilMs, leasedAt ADD leases :less'
+      : 'SET leaseUntilMs = :lapsed, #claimSk = :seen ADD leases :less',
+    ConditionExpression: '#status = :leased AND leaseUntilMs = :until',
+    ExpressionAttributeNames: { '#status': 'status', '#claimSk': claimableIndex.sortKey },
+    ExpressionAttributeValues: {
+      ':seen': candidate.claimSk,
+      ':less': -1,
+      ':leased': 'leased',
+      ':until': leaseUntilMs,
+      ...(first ? { ':pending': 'pending' } : { ':lapsed': nowMs }),
+    },
+  });
+}
+
 /** A claim stops taking leases this long before its invocation's deadline, to answer the ones it holds. */
 export const ANSWER_BEFORE_DEADLINE_MS = 2_000;
 
@@ -117,6 +166,8 @@ export async function claimTasks(
 ): Promise<Task[]> {
   const { limit } = request;
   const leaseUntilMs = nowMs + request.leaseSeconds * 1000;
+  // What a cut approval left unwritten is written first, so that the claim can find its tasks.
+  await finishUnfinished(workspaceId, nowMs);
   const entry = await enterClaim(workspaceId, connectorId, nowMs);
   const window = claimWindow(limit, entry.running);
   const tasks: Task[] = [];
@@ -133,7 +184,7 @@ export async function claimTasks(
       for (let next = 0; tasks.length < limit && next < order.length && remainingMs() > ANSWER_BEFORE_DEADLINE_MS;) {
         const wave = order.slice(next, next + limit - tasks.length);
         next += wave.length;
-        const outcomes = await Promise.allSettled(wave.map((candidate) => leaseTask(candidate, leaseUntilMs, nowMs)));
+        const outcomes = await Promise.allSettled(wave.map((candidate) => leaseInTurn(candidate, leaseUntilMs, nowMs)));
         let fault: unknown;
         for (const outcome of outcomes) {
           if (outcome.status === 'rejected') fault ??= outcome.reason;
@@ -167,13 +218,18 @@ export function leaseExpired(): ApiError {
   );
 }
 
-/** Moves a live lease's end to `leaseSeconds` from now; 409 if the caller holds no live lease on the task. */
+/**
+ * Moves a live lease's end to `leaseSeconds` from now; 409 if the caller holds no live lease on the task. A task a
+ * newer approval superseded is cancelled instead, unless `running` says its price is being applied now: cancelling it
+ * then would not stop it, and would let the newer task be applied before it.
+ */
 export async function extendLease(
   workspaceId: string,
   connectorId: string,
   taskId: string,
   leaseSeconds: number,
   nowMs: number,
+  running = false,
 ): Promise<Task> {
   if (!v.is(TaskIdSchema, taskId)) throw leaseExpired();
   const leaseUntilMs = nowMs + leaseSeconds * 1000;
@@ -193,6 +249,7 @@ export async function extendLease(
   });
   if (extended.refused) throw leaseExpired();
   const task = v.parse(TaskSchema, extended.attributes);
+  if (running) return task;
   const publication = await currentPublication(workspaceId, task.productSku);
   // A newer approval left this leased task alone; renewing it would let a worker apply an older price after the newer
   // one. An approval that waits for a second approver publishes nothing, so the tasks before it stay current.

@@ -211,7 +211,15 @@ describe('the order a claim tries tasks in', () => {
 describe('the task a connector sees', () => {
   it('shows the task with its lease end as an ISO date with milliseconds, and its target', () => {
     const view = taskView(
-      task({ status: 'leased', leaseUntilMs: NOW, leases: 2, productExternalId: 'gid://shopify/Product/1', exchangeRateToBase: 0.0067 }),
+      task({
+        status: 'leased',
+        leaseUntilMs: NOW,
+        leases: 2,
+        productExternalId: 'gid://shopify/Product/1',
+        exchangeRateToBase: 0.0067,
+        sequence: 7,
+        waitsFor: 'wb_0000000000000000000000',
+      }),
     );
     expect(view).toEqual({
       id: 'wb_0000000000000000000001',
@@ -225,7 +233,12 @@ describe('the task a connector sees', () => {
       reasonSummary: 'segment target 40.00% · final 40.00%',
       pricingDecisionId: 'pd_1',
       approvalId: 'apv_1',
+      sequence: 7,
     });
+  });
+
+  it('shows sequence 0 for a task published before tasks had one', () => {
+    expect(taskView(task({ status: 'leased', leaseUntilMs: NOW })).sequence).toBe(0);
   });
 
   it('leaves out the external id and the exchange rate when the task has none', () => {
@@ -236,7 +249,18 @@ describe('the task a connector sees', () => {
 
   it('shows none of the stored fields a connector has no use for', () => {
     const view = taskView(task({ status: 'leased', leaseUntilMs: NOW, leases: 3, error: 'x', finishedAt: 'y' }));
-    for (const field of ['workspaceId', 'status', 'leases', 'leaseUntilMs', 'createdAt', 'error', 'finishedAt', 'taskId']) {
+    for (const field of [
+      'workspaceId',
+      'status',
+      'leases',
+      'leaseUntilMs',
+      'createdAt',
+      'error',
+      'finishedAt',
+      'taskId',
+      'waitsFor',
+      'overtaken',
+    ]) {
       expect(view).not.toHaveProperty(field);
     }
   });

@@ -74,5 +74,6 @@ export function taskView(task: Task): TaskView {
     reasonSummary: task.reasonSummary,
     pricingDecisionId: task.pricingDecisionId,
     approvalId: task.approvalId,
+    sequence: task.sequence ?? 0,
   };
 }

@@ -15,6 +15,16 @@ export const TaskSchema = v.object({
   /** Where the connector applies the price: the connector's name, as an operator named it. */
   channel: v.string(),
   approvalId: v.string(),
+  /**
+   * The SKU's approval count when the task was published (the latest-approval item's version): it grows with each
+   * approval of the SKU, so a higher sequence is a newer price. Absent from tasks published before it existed.
+   */
+  sequence: v.optional(v.number()),
+  /**
+   * The same connector's task of the SKU that was leased when this one was published: this one is not leased while
+   * that one's lease is live (see claim.ts), so that one connector applies one price of a SKU at a time.
+   */
+  waitsFor: v.optional(v.string()),
   productSku: v.string(),
   productExternalId: v.optional(v.string()),
   priceCents: v.number(),
@@ -28,11 +38,18 @@ export const TaskSchema = v.object({
   leaseUntilMs: v.optional(v.number()),
   /** How many times the task has been leased. */
   leases: v.optional(v.number()),
+  /** When the last claim leased it (UTC); a renewal leaves it. */
+  leasedAt: v.optional(v.string()),
   finishedAt: v.optional(v.string()),
   /** The connector's reason, for a failed task. */
   error: v.optional(v.string()),
   /** The approval whose task replaced this one, for a cancelled task. */
   supersededBy: v.optional(v.string()),
+  /**
+   * An applied task acknowledged after a task of a newer approval of its SKU was applied: recorded as applied, but the
+   * product's current price stays the newer one.
+   */
+  overtaken: v.optional(v.boolean()),
 });
 export type Task = v.InferOutput<typeof TaskSchema>;
 
@@ -51,6 +68,11 @@ export const TaskViewSchema = v.strictObject({
   pricingDecisionId: v.string(),
   /** The approval that published the task: one approval, one task per connector. */
   approvalId: v.string(),
+  /**
+   * Grows with each approval of the SKU: of two tasks of one SKU, the higher sequence is the newer price, so a
+   * connector can refuse to apply an older price over a newer one. 0 for a task published before the field.
+   */
+  sequence: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
 });
 export type TaskView = v.InferOutput<typeof TaskViewSchema>;
 
@@ -111,7 +133,17 @@ const ackCount = v.pipe(v.number(), v.safeInteger(), v.minValue(0), v.maxValue(M
 export const AckCountsSchema = v.strictObject({ applied: ackCount, failed: ackCount, expired: ackCount, ignored: ackCount });
 export type AckCounts = v.InferOutput<typeof AckCountsSchema>;
 
-export const ExtendRequestSchema = v.optional(v.strictObject({ leaseSeconds }), {});
+export const ExtendRequestSchema = v.optional(
+  v.strictObject({
+    leaseSeconds,
+    /**
+     * The task's price is being applied now. The lease is then renewed even when a newer approval has superseded the
+     * task, and the newer task waits for this one's ack; without it, renewing a superseded task cancels it.
+     */
+    running: v.optional(v.boolean('true while the task is being applied'), false),
+  }),
+  {},
+);
 
 /** A claim answers at most its limit, and an empty list when nothing is claimable. */
 export const ClaimResponseSchema = v.strictObject({ tasks: v.pipe(v.array(TaskViewSchema), v.maxLength(CLAIM_LIMIT.max)) });

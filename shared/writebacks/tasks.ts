@@ -23,6 +23,10 @@ export interface NewTask {
   readonly priceCents: number;
   readonly reasonSummary: string;
   readonly createdAt: string;
+  /** The SKU's approval count at publication: see TaskSchema. */
+  readonly sequence: number;
+  /** The connector's leased task of the SKU that this one waits for, if any. */
+  readonly waitsFor: string | undefined;
 }
 
 /** The keys that make a task findable while it is open: claimable by its connector, and superseded by a newer approval. */
@@ -43,6 +47,8 @@ export function newTaskItem(input: NewTask): Record<string, unknown> {
     connectorId: input.connectorId,
     channel: input.channel,
     approvalId: input.approvalId,
+    sequence: input.sequence,
+    ...(input.waitsFor === undefined ? {} : { waitsFor: input.waitsFor }),
     productSku: recommendation.sku,
     ...(recommendation.productExternalId === undefined ? {} : { productExternalId: recommendation.productExternalId }),
     priceCents: input.priceCents,

@@ -98,6 +98,8 @@ describe('the admin CLI', () => {
       '500',
       '--batch-line-cap',
       '20000',
+      '--connector-limit',
+      '80',
     );
     expect(settings).toEqual({
       workspaceId,
@@ -110,6 +112,7 @@ describe('the admin CLI', () => {
       monthlyLines: 2000,
       batchRecordCap: 500,
       batchLineCap: 20_000,
+      connectorLimit: 80,
     });
   });
 

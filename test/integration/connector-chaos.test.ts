@@ -1,12 +1,16 @@
-// The write-back worker killed again and again while prices are approved, through the local gateway: each price is applied, none after a newer one, none after its lease, and with the journal none twice.
+// Write-back workers killed again and again while prices are approved, through the local gateway, one to three of them on one connector: each price is applied, none after a newer one, none after its lease, with the journal none twice, and the SKU's recorded price always the newest.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, inject, it, vi } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { projectRoot } from '#lib/stack/project.ts';
+import { tableName } from '#platform/config.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
+import { tableClient } from '#platform/table/client.ts';
+import { keys } from '#platform/table/keys.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
@@ -36,16 +40,24 @@ const products: ProductRecord[] = Array.from({ length: SKUS }, (_, index) => ({
 /**
  * The ERP: a shell command that logs its start (with the lease it was given) and its application. The commands whose
  * start number the schedule names kill their worker before they apply anything, and wait to be ended with it; one
- * that is not ended says so in the log. Its length (0–250 ms) comes from the schedule too. One command at a time
- * (the default concurrency): a kill then comes while no other command of the worker is between applying and exiting,
- * the one moment no worker can see, and that only an idempotent command covers.
+ * that is not ended says so in the log. Its length (0–250 ms) comes from the schedule too. One command at a time per
+ * worker (the default concurrency): a kill then comes while no other command of the worker is between applying and
+ * exiting, the one moment no worker can see, and that only an idempotent command covers. It keeps the highest
+ * sequence it applied per SKU, as the guide's adapter does, and refuses a lower one (logged, and exit 0: a newer price
+ * is in place), under a lock per SKU, so that a price whose lease ran out while it waited cannot undo a newer one.
  */
 const COMMAND = [
   'n=$(grep -c "^start" "$CHAOS_LOG")',
-  'echo "start $PRICING_TASK_ID $PRICING_APPROVAL_ID $(date +%s%3N) $PRICING_LEASE_UNTIL" >> "$CHAOS_LOG"',
+  'echo "start $PRICING_TASK_ID $PRICING_APPROVAL_ID $(date +%s%3N) $PRICING_LEASE_UNTIL $PRICING_SEQUENCE" >> "$CHAOS_LOG"',
   'if grep -qx "kill $n" "$CHAOS_PLAN"; then kill -KILL "$CHAOS_WORKER_PID"; sleep 30; echo "orphan $PRICING_TASK_ID" >> "$CHAOS_LOG"; exit 1; fi',
   'ms=$(grep -x "sleep $n [0-9]*" "$CHAOS_PLAN" | cut -d" " -f3)',
   'sleep "0.$(printf %03d "${ms:-0}")"',
+  'sku=$(sed -n \'s/.*"productSku":"\\([^"]*\\)".*/\\1/p\')',
+  'exec 9>"$CHAOS_DIR/lock.$sku"',
+  'flock 9',
+  'applied=$(cat "$CHAOS_DIR/sequence.$sku" 2>/dev/null || echo 0)',
+  'if [ "$PRICING_SEQUENCE" -lt "$applied" ]; then echo "refuse $PRICING_TASK_ID" >> "$CHAOS_LOG"; exit 0; fi',
+  'echo "$PRICING_SEQUENCE" > "$CHAOS_DIR/sequence.$sku"',
   'echo "apply $PRICING_TASK_ID" >> "$CHAOS_LOG"',
 ].join('\n');
 
@@ -65,10 +77,16 @@ interface Counts {
   kills: number;
   startedAfterLease: number;
   orphans: number;
+  /** Older prices the ERP refused by their sequence: the service handed them out after a newer one's lease ran out. */
+  refusedByErp: number;
+  /** Applied in the ERP but cancelled in the service. */
+  appliedCancelled: number;
+  /** Tasks recorded as applied after a newer one of their SKU was. */
+  overtaken: number;
 }
 
 /** Starts a worker whose commands know its pid; it is the process `node bin/connector.ts`, which the commands kill. */
-function startWorker(workspace: TestWorkspace, dir: string, journal: boolean): ChildProcess {
+function startWorker(workspace: TestWorkspace, dir: string, journal: boolean, slot: number): ChildProcess {
   const args = [
     'bin/connector.ts',
     'writebacks',
@@ -85,7 +103,7 @@ function startWorker(workspace: TestWorkspace, dir: string, journal: boolean): C
     '20',
     '--exec',
     'sh "$CHAOS_SCRIPT"',
-    ...(journal ? ['--journal', join(dir, 'tasks.journal')] : []),
+    ...(journal ? ['--journal', join(dir, `tasks-${slot}.journal`)] : []),
   ];
   const child = spawn(process.execPath, args, {
     cwd: projectRoot,
@@ -93,14 +111,15 @@ function startWorker(workspace: TestWorkspace, dir: string, journal: boolean): C
       ...process.env,
       PRICING_KEY: workspace.keys.connector,
       PRICING_URL: '',
+      CHAOS_DIR: dir,
       CHAOS_LOG: join(dir, 'erp.log'),
       CHAOS_PLAN: join(dir, 'plan'),
-      CHAOS_SCRIPT: join(dir, 'command.sh'),
+      CHAOS_SCRIPT: join(dir, `command-${slot}.sh`),
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   // The worker's own pid, for the commands: they run under it, in groups of their own.
-  writeFileSync(join(dir, 'worker.pid'), String(child.pid));
+  writeFileSync(join(dir, `worker-${slot}.pid`), String(child.pid));
   child.stderr?.resume();
   return child;
 }
@@ -132,9 +151,9 @@ async function approveOnce(workspace: TestWorkspace, sku: string, price: number)
   }
 }
 
-async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
+async function chaosRun(journal: boolean, seed: number, workers = 1): Promise<Counts> {
   const random = seededRandom(seed);
-  const workspace = await newWorkspace(journal ? 'Chaos With Journal' : 'Chaos Without Journal');
+  const workspace = await newWorkspace(`Chaos ${journal ? 'With' : 'Without'} Journal, ${workers} worker${workers === 1 ? '' : 's'}`);
   await drain(workspace, { product: products });
   const dir = mkdtempSync(join(tmpdir(), 'connector-chaos-'));
   writeFileSync(join(dir, 'erp.log'), '');
@@ -144,20 +163,22 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
     plan.push(`sleep ${start} ${Math.floor(random() * 250)}`);
   }
   writeFileSync(join(dir, 'plan'), `${plan.join('\n')}\n`);
-  writeFileSync(join(dir, 'command.sh'), `CHAOS_WORKER_PID=$(cat "${join(dir, 'worker.pid')}")\n${COMMAND}\n`);
+  for (let slot = 0; slot < workers; slot++) {
+    writeFileSync(join(dir, `command-${slot}.sh`), `CHAOS_WORKER_PID=$(cat "${join(dir, `worker-${slot}.pid`)}")\n${COMMAND}\n`);
+  }
 
   let stopped = false;
   let kills = 0;
-  let worker = startWorker(workspace, dir, journal);
+  const running = Array.from({ length: workers }, (_, slot) => startWorker(workspace, dir, journal, slot));
   // A worker the plan kills is started again at once, as a supervisor would.
-  const supervisor = (async () => {
+  const supervisors = running.map(async (_, slot) => {
     while (!stopped) {
-      await exited(worker);
+      await exited(running[slot] as ChildProcess);
       if (stopped) break;
       kills += 1;
-      worker = startWorker(workspace, dir, journal);
+      running[slot] = startWorker(workspace, dir, journal, slot);
     }
-  })();
+  });
 
   // Approvals keep coming while the workers come and go: each SKU gets ROUNDS new prices, one after the other, a few
   // SKUs side by side, each with pauses of its own seeded length.
@@ -189,9 +210,9 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
   stopped = true;
-  worker.kill('SIGTERM');
-  await exited(worker);
-  await supervisor;
+  for (const worker of running) worker.kill('SIGTERM');
+  await Promise.all(running.map((worker) => exited(worker)));
+  await Promise.all(supervisors);
 
   const log = readFileSync(join(dir, 'erp.log'), 'utf8').trim().split('\n').filter(Boolean);
   const byTask = new Map(published.map((task) => [task.taskId, task]));
@@ -200,9 +221,13 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
   let stale = 0;
   let startedAfterLease = 0;
   let orphans = 0;
+  let refusedByErp = 0;
+  let appliedCancelled = 0;
   for (const line of log) {
     const [kind, taskId, , startedMs, leaseUntil] = line.split(' ');
     if (kind === 'orphan') orphans += 1;
+    if (kind === 'refuse') refusedByErp += 1;
+    if (kind === 'apply' && statuses.get(String(taskId)) === 'cancelled') appliedCancelled += 1;
     if (kind === 'start' && Number(startedMs) >= Date.parse(String(leaseUntil))) startedAfterLease += 1;
     if (kind !== 'apply') continue;
     const task = byTask.get(String(taskId));
@@ -220,10 +245,17 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
     expect(status, `${task.taskId} (${task.sku}, approval ${task.order})`).toBe('applied');
     expect(applications.get(task.taskId) ?? 0, `${task.taskId} applied in the ERP`).toBeGreaterThanOrEqual(1);
   }
+  // No command of a superseded task changed a SKU's recorded state: each product's price is its newest approval's.
+  let overtaken = 0;
   for (const product of products) {
     const newest = published.findLast((task) => task.sku === product.sku) as Published;
     expect(statuses.get(newest.taskId)).toBe('applied');
+    const { Item } = await tableClient().send(
+      new GetCommand({ TableName: tableName(), Key: keys.product(workspace.workspaceId, product.sku), ConsistentRead: true }),
+    );
+    expect(Item?.currentPriceCents, product.sku).toBe(1500 + ROUNDS);
   }
+  for (const task of published) if ((await storedTask(workspace.workspaceId, task.taskId))?.overtaken === true) overtaken += 1;
   const counts = [...applications.values()];
   return {
     tasks: published.length,
@@ -234,6 +266,9 @@ async function chaosRun(journal: boolean, seed: number): Promise<Counts> {
     kills,
     startedAfterLease,
     orphans,
+    refusedByErp,
+    appliedCancelled,
+    overtaken,
   };
 }
 
@@ -250,5 +285,17 @@ describe('the write-back worker under chaos', () => {
       expect(counts.orphans).toBe(0);
     }
     expect(withJournal.duplicates).toBe(0);
+  });
+
+  it('with two and with three workers on one connector, never applies an older price after a newer one, nor lets a superseded command set a price', async () => {
+    const [two, three] = await Promise.all([chaosRun(true, 47, 2), chaosRun(true, 53, 3)]);
+    console.log(`connector chaos with two workers:   ${JSON.stringify(two)}`);
+    console.log(`connector chaos with three workers: ${JSON.stringify(three)}`);
+    for (const counts of [two, three]) {
+      expect(counts.kills).toBeGreaterThan(0);
+      expect(counts.stale).toBe(0);
+      expect(counts.startedAfterLease).toBe(0);
+      expect(counts.orphans).toBe(0);
+    }
   });
 });

@@ -255,14 +255,15 @@ describe('POST /v1/prices/approve', () => {
     });
   });
 
-  it('leaves a task under a live lease to finish when a newer price is approved', async () => {
+  it('leaves a task under a live lease to finish when a newer price is approved, and holds the newer one back until then', async () => {
     const seller = await lampSeller();
     const first = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
     claimedTasks(await claim(seller.keys.connector));
     const second = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 16 });
-    expect(claimedTasks(await claim(seller.keys.connector)).map((task) => task.id)).toEqual([second.json.published_to[0].writeback_id]);
+    expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
     const results = [{ id: first.json.published_to[0].writeback_id, ok: true }];
     expect((await ack(seller.keys.connector, results)).json).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
+    expect(claimedTasks(await claim(seller.keys.connector)).map((task) => task.id)).toEqual([second.json.published_to[0].writeback_id]);
   });
 
   it("leaves each connector one pending task, the last approval's, after five approvals of one SKU at once", async () => {
@@ -317,14 +318,16 @@ describe('POST /v1/prices/approve', () => {
     expect(ids).not.toContain(shade.json.published_to[0].writeback_id);
   });
 
-  it('leaves a task whose lease ran out to be claimed again rather than cancel it', async () => {
+  it('leaves a task whose lease ran out alone when approving, and cancels it rather than hand it out again once superseded', async () => {
     const seller = await lampSeller();
     const first = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
     claimedTasks(await claim(seller.keys.connector, { leaseSeconds: 1 }));
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     const second = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 16 });
+    expect(await storedTask(seller.workspaceId, first.json.published_to[0].writeback_id)).toMatchObject({ status: 'leased' });
     const ids = claimedTasks(await claim(seller.keys.connector)).map((task) => task.id);
-    expect(ids).toEqual([first.json.published_to[0].writeback_id, second.json.published_to[0].writeback_id]);
+    expect(ids).toEqual([second.json.published_to[0].writeback_id]);
+    expect(await storedTask(seller.workspaceId, first.json.published_to[0].writeback_id)).toMatchObject({ status: 'cancelled' });
   });
 
   it('checks the price against the product as it stands, before the bands job after its drain has ended', async () => {
@@ -378,14 +381,17 @@ describe('an approved price applied by a connector', () => {
     expect(line?.priceCents).toBe(1850);
   });
 
-  it('lands the newest approved price last when one ack applies an older and a newer task of the product', async () => {
+  it('lands the newest approved price last: the newer task waits for the older one, then applies over it', async () => {
     const seller = await lampSeller();
     const older = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 14 });
     claimedTasks(await claim(seller.keys.connector));
     const newer = await approve(seller.keys.pwLive, { sku: 'LAMP', price: 16 });
+    expect(claimedTasks(await claim(seller.keys.connector))).toEqual([]);
+    const acked = (approval: typeof older) => ack(seller.keys.connector, [{ id: approval.json.published_to[0].writeback_id, ok: true }]);
+    expect((await acked(older)).json).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
+    expect((await getPrice(seller.keys.pwLive, 'LAMP')).json).toMatchObject({ current_price: 14 });
     claimedTasks(await claim(seller.keys.connector));
-    const results = [newer, older].map((approval) => ({ id: approval.json.published_to[0].writeback_id, ok: true }));
-    expect((await ack(seller.keys.connector, results)).json).toEqual({ applied: 2, failed: 0, expired: 0, ignored: 0 });
+    expect((await acked(newer)).json).toEqual({ applied: 1, failed: 0, expired: 0, ignored: 0 });
     expect((await getPrice(seller.keys.pwLive, 'LAMP')).json).toMatchObject({ current_price: 16 });
   });
 

@@ -47,6 +47,7 @@ describe('claiming write-back tasks', () => {
       reasonSummary: 'seeded',
       pricingDecisionId: 'pd_seed0',
       approvalId: 'apv_seed0',
+      sequence: 1,
     });
     const leaseUntil = Date.parse(String(task?.leaseUntil));
     expect(leaseUntil).toBeGreaterThanOrEqual(before + 119_000);

@@ -20,11 +20,13 @@ const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 
 Claims the connector's write-back tasks and runs COMMAND (through the shell) once per task, with the task as JSON
-on stdin, its id in PRICING_TASK_ID, its approval's id in PRICING_APPROVAL_ID and its lease's end in
-PRICING_LEASE_UNTIL. Delivery is at least once: a task may reach COMMAND again after a crash or a lost lease, so
-COMMAND must be idempotent (key what it does on PRICING_TASK_ID). Before a task starts its lease is renewed and must
-have more than the margin left; a task whose lease was lost, or that a newer approval superseded, is not started.
-While COMMAND runs the lease is renewed every third of it; a task whose lease is lost meanwhile is not acked. Exit
+on stdin, its id in PRICING_TASK_ID, its approval's id in PRICING_APPROVAL_ID, its sequence in PRICING_SEQUENCE
+(it grows with each approval of the SKU: refuse a price whose sequence is below the highest applied for the SKU)
+and its lease's end in PRICING_LEASE_UNTIL. Delivery is at least once: a task may reach COMMAND again after a crash
+or a lost lease, so COMMAND must be idempotent (key what it does on PRICING_TASK_ID). Before a task starts its lease
+is renewed and must have more than the margin left; a task whose lease was lost, that a newer approval superseded,
+or whose renewal got no answer, is not started. While COMMAND runs the lease is renewed every third of it, a
+superseded task's too; a task whose lease is lost meanwhile is not acked. Exit
 code 0 acks the task applied; any other fails it with the command's stderr (its first 1,000 characters) or "exit
 code N". Acks go within about a second of each command's end. COMMAND runs in a process group of its own, ended
 when the worker ends, however it ends. Its environment is the worker's without PRICING_KEY. Control characters in
@@ -279,6 +281,7 @@ function localGatewayUrl(): string {
 const notStartedText = {
   lease_ran_out: 'its lease ran out before it could start',
   refused: 'the service would not renew its lease (lost, or superseded by a newer approval)',
+  unconfirmed: 'the service did not answer the renewal of its lease (offered again when its lease runs out)',
   no_margin: 'too little of its lease was left (--min-lease-margin)',
   stopping: 'stopping (offered again when its lease runs out)',
 } as const;

@@ -46,12 +46,12 @@ describe('a task command', () => {
     expect((await outcome).code).not.toBe(0);
   });
 
-  it("gets its task's id, its approval's id and its lease's end in the environment", async () => {
+  it("gets its task's id, its approval's id, its sequence and its lease's end in the environment", async () => {
     const outcome = await taskCommand({
-      command: 'echo "$PRICING_TASK_ID $PRICING_APPROVAL_ID $PRICING_LEASE_UNTIL" >&2',
+      command: 'echo "$PRICING_TASK_ID $PRICING_APPROVAL_ID $PRICING_SEQUENCE $PRICING_LEASE_UNTIL" >&2',
       echo: new PassThrough(),
-    }).run(task);
-    expect(outcome.stderr).toBe('wb_1 apv_1 2026-11-27T10:00:00.000Z\n');
+    }).run({ ...task, sequence: 7 });
+    expect(outcome.stderr).toBe('wb_1 apv_1 7 2026-11-27T10:00:00.000Z\n');
   });
 
   it('is ended with its worker, even when the worker is killed with SIGKILL', async () => {

@@ -1,4 +1,4 @@
-// Running a connector author's shell command for one write-back task: the task on stdin, its and its approval's ids in the environment, the worker's key kept from it, its process group ended with the worker.
+// Running a connector author's shell command for one write-back task: the task on stdin, its and its approval's ids and its sequence in the environment, the worker's key kept from it, its process group ended with the worker.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { StringDecoder } from 'node:string_decoder';
 import { printableOutput } from './terminal-text.ts';
@@ -65,6 +65,8 @@ export function taskVariables(task: WritebackTask): Record<string, string> {
   return {
     PRICING_TASK_ID: task.id,
     ...(task.approvalId === undefined ? {} : { PRICING_APPROVAL_ID: task.approvalId }),
+    // An adapter keeps the highest it applied per SKU and refuses a lower one: an older price never replaces a newer.
+    ...(typeof task.sequence === 'number' ? { PRICING_SEQUENCE: String(task.sequence) } : {}),
     PRICING_LEASE_UNTIL: task.leaseUntil,
   };
 }

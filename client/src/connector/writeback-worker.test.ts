@@ -41,6 +41,7 @@ function fakeApi(batches: WritebackTask[][], extendAnswer: (id: string) => Promi
   const claims: Array<{ limit: number; leaseSeconds: number }> = [];
   const acks: AckResult[][] = [];
   const extends_: string[] = [];
+  const extendInputs: Array<{ id: string; running: boolean }> = [];
   const api: WritebackApi = {
     async claimWritebacks(input) {
       claims.push(input);
@@ -55,13 +56,14 @@ function fakeApi(batches: WritebackTask[][], extendAnswer: (id: string) => Promi
         ignored: 0,
       };
     },
-    async extendWriteback(id) {
+    async extendWriteback(id, input) {
       extends_.push(id);
+      extendInputs.push({ id, running: input.running === true });
       await extendAnswer(id);
       return { task: { leaseUntil: '2026-01-01T00:02:00.000Z' } };
     },
   };
-  return { api, claims, acks, extends: extends_ };
+  return { api, claims, acks, extends: extends_, extendInputs };
 }
 
 /** A runner whose commands end when the test says, and which tells the test when each starts and with what. */
@@ -239,31 +241,59 @@ describe('the write-back worker', () => {
     expect(summary).toMatchObject({ leaseLost: 1, notStarted: 1 });
   });
 
-  it('does not start a task with no more than the margin of its lease left when its renewal fails, and starts one with more', async () => {
-    const fake = fakeApi(
-      [
-        [task(1), task(2)],
-        [task(3), task(4)],
-      ],
-      async (id) => {
-        if (id === 'wb_2' || id === 'wb_4') throw new Error('socket hang up');
-      },
-    );
+  it('does not start a task whose renewal got no answer twice, for the service may have cancelled it, and starts one answered on the second try', async () => {
+    const tries = new Map<string, number>();
+    const fake = fakeApi([[task(1), task(2), task(3)]], async (id) => {
+      tries.set(id, (tries.get(id) ?? 0) + 1);
+      if (id === 'wb_1' || (id === 'wb_2' && tries.get(id) === 1)) throw new Error('socket hang up');
+    });
     const runner = fakeRunner();
-    const { done, clock, events } = worker(fake.api, runner.run, { minMarginMs: 30_000 });
-    await runner.started('wb_1');
-    // The first command takes half the lease: the second task has 30 s left, no more than the margin.
-    clock.clock.now += 30_000;
-    runner.finish('wb_1');
+    const { done, events } = worker(fake.api, runner.run);
+    await runner.started('wb_2');
+    runner.finish('wb_2');
     await runner.started('wb_3');
-    // Here the second task of the claim has a millisecond more than the margin.
-    clock.clock.now += 29_999;
     runner.finish('wb_3');
-    await runner.started('wb_4');
-    runner.finish('wb_4');
+    const summary = await done;
+    expect(runner.ran).toEqual(['wb_2', 'wb_3']);
+    expect(notStarted(events)).toEqual([['wb_1', 'unconfirmed']]);
+    expect(fake.extendInputs.filter((input) => input.id === 'wb_1')).toEqual([
+      { id: 'wb_1', running: false },
+      { id: 'wb_1', running: false },
+    ]);
+    expect(summary).toMatchObject({ notStarted: 1, succeeded: 2 });
+  });
+
+  it('does not start a task with no more than the margin of its renewed lease left, and starts one with more', async () => {
+    const tight = fakeApi([[task(1)]]);
+    const tightRunner = fakeRunner();
+    const refused = worker(tight.api, tightRunner.run, { minMarginMs: LEASE_SECONDS * 1000 });
+    await refused.done;
+    expect(tightRunner.ran).toEqual([]);
+    expect(notStarted(refused.events)).toEqual([['wb_1', 'no_margin']]);
+
+    const roomy = fakeApi([[task(2)]]);
+    const roomyRunner = fakeRunner();
+    const started = worker(roomy.api, roomyRunner.run, { minMarginMs: LEASE_SECONDS * 1000 - 1 });
+    await roomyRunner.started('wb_2');
+    roomyRunner.finish('wb_2');
+    await started.done;
+    expect(roomyRunner.ran).toEqual(['wb_2']);
+  });
+
+  it('renews a running task as running, so that the service keeps a superseded task it cannot stop, and renews before the start as not', async () => {
+    const fake = fakeApi([[task(1)]]);
+    const runner = fakeRunner();
+    const { done, clock } = worker(fake.api, runner.run);
+    await runner.started('wb_1');
+    await clock.tick();
+    await clock.tick();
+    runner.finish('wb_1');
     await done;
-    expect(runner.ran).toEqual(['wb_1', 'wb_3', 'wb_4']);
-    expect(notStarted(events)).toEqual([['wb_2', 'no_margin']]);
+    expect(fake.extendInputs).toEqual([
+      { id: 'wb_1', running: false },
+      { id: 'wb_1', running: true },
+      { id: 'wb_1', running: true },
+    ]);
   });
 
   it('does not start a task the service will not renew: its lease was lost, or a newer approval superseded it', async () => {

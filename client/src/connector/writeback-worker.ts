@@ -9,6 +9,8 @@ export interface WritebackTask {
   readonly leaseUntil: string;
   /** The approval that published the task; absent from a service older than the field. */
   readonly approvalId?: string;
+  /** Grows with each approval of the SKU: the higher of two is the newer price. Absent from a service older than the field. */
+  readonly sequence?: number;
   readonly [field: string]: unknown;
 }
 
@@ -25,7 +27,8 @@ export interface AckCounts {
 export interface WritebackApi {
   claimWritebacks(input: { limit: number; leaseSeconds: number }): Promise<{ tasks: readonly WritebackTask[] }>;
   ackWritebacks(results: AckResult[]): Promise<AckCounts>;
-  extendWriteback(id: string, input: { leaseSeconds: number }): Promise<{ task: { leaseUntil: string } }>;
+  /** `running` while the task's command runs: the service then renews even a superseded task, which it otherwise cancels. */
+  extendWriteback(id: string, input: { leaseSeconds: number; running?: boolean }): Promise<{ task: { leaseUntil: string } }>;
 }
 
 /** How a task's command ended: its exit code (null when a signal ended it) and what it wrote to stderr. */
@@ -68,8 +71,12 @@ export const realTimers: Timers = {
 /** How a started task ended: `lease_lost` when its lease ran out or was refused while it ran; `interrupted` when a stop's grace ran out. */
 export type TaskResult = 'applied' | 'failed' | 'lease_lost' | 'interrupted';
 
-/** Why a claimed task was not started: its lease ran out, the service refused to renew it (lost, or superseded by a newer approval), too little of it was left, or the worker is stopping. */
-export type NotStartedReason = 'lease_ran_out' | 'refused' | 'no_margin' | 'stopping';
+/**
+ * Why a claimed task was not started: its lease ran out, the service refused to renew it (lost, or superseded by a
+ * newer approval), the service did not answer the renewal (so it could not say the task is still current), too little
+ * of the lease was left, or the worker is stopping.
+ */
+export type NotStartedReason = 'lease_ran_out' | 'refused' | 'unconfirmed' | 'no_margin' | 'stopping';
 
 export type WorkerEvent =
   | { type: 'claimed'; count: number }
@@ -255,11 +262,15 @@ export function startWritebackWorker(options: WorkerOptions): Worker {
     await ackChain;
   }
 
-  /** Renews the lease for a full term; 'gone' when the service refuses (lost, or superseded). */
-  async function renew(task: WritebackTask, lease: Lease): Promise<'renewed' | 'gone' | 'failed'> {
+  /**
+   * Renews the lease for a full term; 'gone' when the service refuses (lost, or superseded). While the command runs
+   * (`running`), the service renews even a task a newer approval superseded, and holds the newer task back until this
+   * one is acked: cancelling it then would not stop the command.
+   */
+  async function renew(task: WritebackTask, lease: Lease, running: boolean): Promise<'renewed' | 'gone' | 'failed'> {
     const sentAt = timers.now();
     try {
-      const answer = await api.extendWriteback(task.id, { leaseSeconds });
+      const answer = await api.extendWriteback(task.id, running ? { leaseSeconds, running } : { leaseSeconds });
       lease.deadline = Math.max(lease.deadline, sentAt + leaseMs);
       lease.leaseUntil = answer.task.leaseUntil;
       report({ type: 'extended', id: task.id });
@@ -282,12 +293,16 @@ export function startWritebackWorker(options: WorkerOptions): Worker {
   /**
    * Whether the task may start. A lease that ran out on the worker's clock may since be another worker's (a lease
    * belongs to the connector), so it is not even renewed. The renewal is the service's word that the lease is still
-   * held and that no newer approval superseded the task.
+   * held and that no newer approval superseded the task: without that word (tried twice), the task is not started,
+   * for it may be one the service has cancelled; it is claimed again once its lease runs out.
    */
   async function mayStart(task: WritebackTask, lease: Lease): Promise<boolean> {
     if (stopping) return (notStarted(task, 'stopping'), false);
     if (timers.now() >= lease.deadline) return (notStarted(task, 'lease_ran_out'), false);
-    if ((await renew(task, lease)) === 'gone') return (notStarted(task, 'refused'), false);
+    let renewal = await renew(task, lease, false);
+    if (renewal === 'failed' && !stopping && timers.now() < lease.deadline) renewal = await renew(task, lease, false);
+    if (renewal === 'gone') return (notStarted(task, 'refused'), false);
+    if (renewal === 'failed') return (notStarted(task, 'unconfirmed'), false);
     if (lease.deadline - timers.now() <= minMarginMs) return (notStarted(task, 'no_margin'), false);
     if (stopping) return (notStarted(task, 'stopping'), false);
     return true;
@@ -299,7 +314,7 @@ export function startWritebackWorker(options: WorkerOptions): Worker {
     const cancel = timers.every(leaseMs / 3, () => {
       inFlight = inFlight.then(async () => {
         if (lease.gone) return;
-        if ((await renew(task, lease)) === 'gone') {
+        if ((await renew(task, lease, true)) === 'gone') {
           cancel();
           report({ type: 'lease_lost', id: task.id });
         }

@@ -27,9 +27,20 @@ export const workspaceCommands: readonly AdminCommand[] = [
     usage: `  workspace update W [--status active|inactive] [--features writebacks,storefront,overview]
                      [--rate-limit N] [--overview-rate-limit N] [--monthly-lines N] [--batch-record-cap N]
                      [--batch-line-cap N]   quote and order lines one batch takes
+                     [--connector-limit N]   connectors the workspace may have (1 to 200; 50 by default)
                      [--pricing JSON]   the pricing settings it overrides, e.g. '{"maxChangePct":20}'; '{}' for defaults`,
     target: 'the workspace id',
-    options: ['status', 'features', 'rate-limit', 'overview-rate-limit', 'monthly-lines', 'batch-record-cap', 'batch-line-cap', 'pricing'],
+    options: [
+      'status',
+      'features',
+      'rate-limit',
+      'overview-rate-limit',
+      'monthly-lines',
+      'batch-record-cap',
+      'batch-line-cap',
+      'connector-limit',
+      'pricing',
+    ],
     prepare(args) {
       const { values, target } = args;
       const changes = {
@@ -40,6 +51,7 @@ export const workspaceCommands: readonly AdminCommand[] = [
         monthlyLines: args.count('monthly-lines'),
         batchRecordCap: args.count('batch-record-cap'),
         batchLineCap: args.count('batch-line-cap'),
+        connectorLimit: args.count('connector-limit'),
         pricing: values.pricing === undefined ? undefined : args.checked('pricing', PricingOverridesSchema, args.json('pricing')),
       };
       return async () => {

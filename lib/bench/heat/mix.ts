@@ -201,6 +201,13 @@ export const claim: RequestKind = {
   steps: [
     ...everyApiRequest('count'),
     { pattern: "Claim: count the claim in and out of the connector's running claims", key: 'claimTicket', items: 2, writeUnits: 1 },
+    // Nearly always empty: what a cut approval left, which the claim writes out first.
+    {
+      pattern: "Claim: read the workspace's unfinished publications, to write them out first",
+      key: 'unfinishedPublications',
+      items: 1,
+      readUnits: 0.5,
+    },
     {
       pattern: "Claim: read the connector's claimable tasks, the longest claimable first",
       key: 'claimableKeys.claimableBy',
@@ -215,6 +222,14 @@ export const claim: RequestKind = {
       writeUnits: 2,
     },
     { pattern: 'Claim: lease one task', key: 'writeback', items: TASKS_PER_CLAIM, writeUnits: 1 },
+    // Each lease is checked against its SKU's latest approval; a task published while none of its SKU was leased waits for none.
+    {
+      pattern:
+        "Claim: whether a leased task is still its SKU's turn: not superseded, and no live lease of the connector on an older task of the SKU",
+      key: 'latestApproval',
+      items: TASKS_PER_CLAIM,
+      readUnits: 1,
+    },
     // The listing index projects the whole task, so a lease rewrites its entry there too.
     {
       pattern: "Listing index: keep a recommendation's rows, a batch and a write-back task in their lists",

@@ -106,12 +106,15 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU',
   },
   {
-    name: 'Create a connector',
-    usedBy: ['admin connector create'],
-    call: 'TransactWriteItems: ConditionCheck workspace exists + Put connector',
-    calls: ['TransactWriteItems ConditionCheck', 'TransactWriteItems Put'],
-    key: 'workspace(workspaceId), connector(workspaceId, connectorId)',
-    cost: '4 WRU (2 per item)',
+    name: 'Create a connector, within the workspace connector limit',
+    usedBy: ['admin connector create', 'consoleSettingsAction'],
+    call:
+      'GetItem of the workspace, strongly consistent (its connectorCount and connectorLimit); a workspace that keeps no count yet ' +
+      'counts its connectors once (Query Select COUNT begins_with CONNECTOR#, strongly consistent); then TransactWriteItems: ' +
+      'Update workspace SET connectorCount conditional on the count read (or its absence) + Put connector; a lost race reads again',
+    calls: ['GetItem', 'Query', 'TransactWriteItems Update', 'TransactWriteItems Put'],
+    key: 'workspace(workspaceId), connectorPrefix(workspaceId), connector(workspaceId, connectorId)',
+    cost: '1 RRU + 4 WRU (2 per item); the first count ~1 RRU per 4 KB of connectors (~200 B each), once per workspace',
   },
   {
     name: 'Read a connector',
@@ -886,10 +889,41 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Approve: record the approval, its turn, its tasks and the cancels of the tasks it supersedes, all or nothing',
     usedBy: ['approvePrice'],
-    call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval conditional on the version read, task cancels conditional on pending; 100 items per transaction',
+    call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval an Update (so that its appliedSequence stays) conditional on the version read, task cancels conditional on pending; 100 items per transaction',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
     key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…) and listingKeys.writeback(…)',
     cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 3 WRU for its three index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
+  },
+  {
+    name: 'Approve: keep the tasks past the first transaction in one item, in that transaction',
+    usedBy: ['approvePrice'],
+    call:
+      'TransactWriteItems entry: Put conditional on attribute_not_exists(PK) of the tasks (whole items) and their events left ' +
+      'once the record, its events, the turn, the answer and ~30 connectors’ tasks, events and cancels fill the first transaction; ' +
+      'only with more connectors than that',
+    calls: ['TransactWriteItems Put'],
+    key: 'unfinishedPublication(workspaceId, approvalId)',
+    cost: '2 WRU per started KB (transactional): ~1.3 KB per connector left, so ~50 WRU for the 20 past the first transaction at the limit of 50',
+  },
+  {
+    name: "Write out an approval's tasks past its first transaction: by its request at once, or by the workspace's next claim",
+    usedBy: ['approvePrice', 'claimWritebacks'],
+    call:
+      'BatchGetItem, strongly consistent, of the tasks left (to skip those written); TransactWriteItems of up to 45 connectors: ' +
+      'Update latest approval SET version + 1 conditional on contains(taskIds, a task of the approval), Put each task and its ' +
+      'event conditional on attribute_not_exists(PK); UpdateItem per pending task of the approval before, cancelling it ' +
+      'conditional on pending; DeleteItem of the item',
+    calls: ['BatchGetItem', 'TransactWriteItems Update', 'TransactWriteItems Put', 'UpdateItem', 'DeleteItem'],
+    key: 'unfinishedPublication(workspaceId, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId), webhookEvent(workspaceId, eventId)',
+    cost: '1 RRU per task left; 2 WRU for the turn + per connector 2 WRU for its task, 2 WRU for its event and 3 WRU for its index entries; per cancel 1 WRU + 2 WRU for the index entries removed; 1 WRU for the delete',
+  },
+  {
+    name: "Claim: read the workspace's unfinished publications, to write them out first",
+    usedBy: ['claimWritebacks'],
+    call: 'Query begins_with UNFINISHED#, Limit 2, eventually consistent: nearly always empty',
+    calls: ['Query'],
+    key: 'unfinishedPublications(workspaceId)',
+    cost: '0.5 RRU per claim',
   },
   {
     name: 'Approve (live key): read the approval waiting for a second approver, when the latest approval names one',
@@ -956,6 +990,22 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 WRU + 2 WRU for moving its claimable index entry (a key change is a delete and a put) + 1 WRU for its listing entry, which projects the whole task; a refused lease 1 WRU',
   },
   {
+    name: "Claim: whether a leased task is still its SKU's turn: not superseded, and no live lease of the connector on an older task of the SKU",
+    usedBy: ['claimWritebacks'],
+    call: "GetItem of the SKU's latest approval, strongly consistent, projection-free (its task ids), and GetItem of the task it waits for (waitsFor), strongly consistent, when the task names one; both at once, after the lease",
+    calls: ['GetItem'],
+    key: 'latestApproval(workspaceId, sku), writeback(workspaceId, waitsFor)',
+    cost: '1 RRU per task leased (the latest-approval item is under 4 KB) + 1 RRU when it waits for an older task',
+  },
+  {
+    name: 'Claim: cancel a leased task a newer approval superseded, or give back a lease taken while an older task of the SKU is leased',
+    usedBy: ['claimWritebacks'],
+    call: 'UpdateItem conditional on the lease just taken (status leased, leaseUntilMs the one written): SET cancelled and REMOVE the index keys, or SET back the claimable sort key the index showed (pending again when never leased before)',
+    calls: ['UpdateItem'],
+    key: 'writeback(workspaceId, taskId)',
+    cost: '1 WRU + 2 WRU for the index entries removed or moved back, only for a superseded or waiting task',
+  },
+  {
     name: 'Ack: read the tasks acknowledged',
     usedBy: ['ackWritebacks'],
     call: 'BatchGetItem, strongly consistent, 100 keys per call; a refused write reads its task again with GetItem',
@@ -966,10 +1016,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: "Ack applied: the task, the product's current price and its recommendation at that price, all or nothing",
     usedBy: ['ackWritebacks'],
-    call: "The price call's BatchGetItem rounds for the products (no customer), then TransactWriteItems per task: Update task conditional on the caller's live lease, Update product conditional on it existing, Put recommendation",
-    calls: ['BatchGetItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'writeback(workspaceId, taskId), product(workspaceId, sku), recommendation(workspaceId, sku)',
-    cost: '~1 RRU of reads per product; 2 WRU per item per started KB: ~2 task + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 8–10 WRU',
+    call: "The price call's BatchGetItem rounds for the products (no customer); per task a GetItem of the SKU's latest approval (strongly consistent, projection appliedSequence), then TransactWriteItems: Update task conditional on the caller's live lease, Update latest approval SET appliedSequence conditional on no higher one, Update product conditional on it existing, Put recommendation; a task a newer one overtook writes the task alone (overtaken)",
+    calls: ['BatchGetItem', 'GetItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
+    key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku), product(workspaceId, sku), recommendation(workspaceId, sku)',
+    cost: '~1 RRU of reads per product + 1 RRU for the latest approval; 2 WRU per item per started KB: ~2 task + 2 latest approval + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 10–12 WRU; an overtaken task ~4 WRU',
   },
   {
     name: "Ack failed: finish the task with the connector's error",
@@ -982,10 +1032,10 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Extend a lease',
     usedBy: ['extendWriteback'],
-    call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW",
-    calls: ['UpdateItem'],
-    key: 'writeback(workspaceId, taskId)',
-    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU',
+    call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW; then, unless running, GetItem of the SKU's latest approval (strongly consistent), and for a superseded task an UpdateItem that cancels it, conditional on the renewed lease",
+    calls: ['UpdateItem', 'GetItem'],
+    key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku)',
+    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU; + 1 RRU for the latest approval unless running; a cancel 1 WRU + 2 WRU for the index entries removed',
   },
   {
     name: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",

@@ -189,6 +189,9 @@ export const keys = {
   latestApproval: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'LATEST_APPROVAL' }),
   /** One partition per write-back task: an ack or an extend names the task by id, so it finds it with no index. */
   writeback: (workspaceId: string, taskId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#WRITEBACK#${taskId}`, SK: 'TASK' }),
+  /** An approval's tasks left after its first transaction; the workspace's claims read the partition (nearly always empty). */
+  unfinishedPublication: (workspaceId: string, approvalId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#UNPUBLISHED`, SK: approvalId }),
+  unfinishedPublications: (workspaceId: string) => ({ PK: `WS#${workspaceId}#UNPUBLISHED`, SKPrefix: 'apv_' }),
   /**
    * Counts the claims of one connector in a window of seconds, those started and those running, so that claims made
    * at once take different slices of the claimable tasks instead of racing for the same first ones.

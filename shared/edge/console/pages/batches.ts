@@ -1,7 +1,7 @@
 // The console's batches: each connector's recent ingest batches, their status, how far their drain has come, and their errors.
 import { recentBatches } from '#shared/batches/listing.ts';
 import type { Batch } from '#shared/batches/schema.ts';
-import { listConnectors } from '#shared/connectors/repository.ts';
+import { connectorsPage } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
 import { moment } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
@@ -80,10 +80,12 @@ function connectorSection({ connector, batches }: ConnectorBatches, nowMs: numbe
 }
 
 /** The page's body: pure, so that its rows and escaping are unit-tested. */
-export function batchesView(connectors: readonly ConnectorBatches[], nowMs: number): PageView {
+/** `next`, when given, is the last connector shown: the page's connectors are read a page at a time. */
+export function batchesView(connectors: readonly ConnectorBatches[], nowMs: number, next?: string): PageView {
   const body = html`<h1>Batches</h1>
     <p class="summary">Each connector's most recent ingest batches. Reload the page to follow a drain.</p>
-    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map((entry) => connectorSection(entry, nowMs))}`;
+    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map((entry) => connectorSection(entry, nowMs))}
+    ${next === undefined ? '' : html`<p><a href="/console/batches?after=${next}" rel="next">Next connectors</a></p>`}`;
   return { title: 'Batches', body };
 }
 
@@ -91,11 +93,14 @@ export const batchesPage: ConsolePage = {
   path: '/console/batches',
   nav: 'Batches',
   async read(ctx) {
-    const connectors = await listConnectors(ctx.user.workspaceId);
+    const page = await connectorsPage(ctx.user.workspaceId, ctx.query.get('after') ?? undefined);
     const now = new Date(ctx.nowMs);
     const lists = await Promise.all(
-      connectors.map(async (connector) => ({ connector, batches: await recentBatches(ctx.user.workspaceId, connector.connectorId, now) })),
+      page.connectors.map(async (connector) => ({
+        connector,
+        batches: await recentBatches(ctx.user.workspaceId, connector.connectorId, now),
+      })),
     );
-    return batchesView(lists, ctx.nowMs);
+    return batchesView(lists, ctx.nowMs, page.next);
   },
 };

@@ -1,4 +1,5 @@
 // Settings → connectors: the workspace's connectors, and creating one as the admin CLI does; changes need the admin role.
+import { ApiError } from '#platform/errors.ts';
 import { createConnector, listConnectors } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
 import { type Html, html } from '#edge/console/html.ts';
@@ -79,10 +80,17 @@ export const connectorsPage: ConsolePage = {
           const error = `A connector needs a name of 1 to ${MAX_NAME_LENGTH} characters.`;
           return { kind: 'render', status: 422, view: connectorsView(ctx, await listConnectors(ctx.user.workspaceId), error) };
         }
-        const connector = await createConnector(
-          { workspaceId: ctx.user.workspaceId, name, receivesWritebacks: form.receivesWritebacks === 'yes' },
-          new Date(ctx.nowMs),
-        );
+        let connector;
+        try {
+          connector = await createConnector(
+            { workspaceId: ctx.user.workspaceId, name, receivesWritebacks: form.receivesWritebacks === 'yes' },
+            new Date(ctx.nowMs),
+          );
+        } catch (error) {
+          // At the workspace's limit: the page again, saying so, and nothing created.
+          if (!(error instanceof ApiError) || error.code !== 'connector_limit_reached') throw error;
+          return { kind: 'render', status: 422, view: connectorsView(ctx, await listConnectors(ctx.user.workspaceId), error.message) };
+        }
         return { kind: 'redirect', location: CONNECTORS_PATH, notice: `Created connector ${connector.name} (${connector.connectorId}).` };
       },
     },

@@ -1,5 +1,5 @@
 // The console's write-backs: each connector's recent tasks, pending, leased, applied, failed or cancelled, with counts by status.
-import { listConnectors } from '#shared/connectors/repository.ts';
+import { connectorsPage } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
 import { recentTasks, shownStatus } from '#shared/writebacks/listing.ts';
 import type { Task } from '#shared/writebacks/schema.ts';
@@ -73,10 +73,12 @@ function connectorSection({ connector, tasks }: ConnectorTasks, nowMs: number): 
 }
 
 /** The page's body: pure, so that its rows and escaping are unit-tested. */
-export function writebacksView(connectors: readonly ConnectorTasks[], nowMs: number): PageView {
+/** `next`, when given, is the last connector shown: the page's connectors are read a page at a time. */
+export function writebacksView(connectors: readonly ConnectorTasks[], nowMs: number, next?: string): PageView {
   const body = html`<h1>Write-backs</h1>
     <p class="summary">Approved prices each connector is to apply: the newest tasks of each, whatever their status.</p>
-    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map((entry) => connectorSection(entry, nowMs))}`;
+    ${connectors.length === 0 ? html`<p>No connectors yet: an admin creates one under Settings.</p>` : connectors.map((entry) => connectorSection(entry, nowMs))}
+    ${next === undefined ? '' : html`<p><a href="/console/writebacks?after=${next}" rel="next">Next connectors</a></p>`}`;
   return { title: 'Write-backs', body };
 }
 
@@ -84,10 +86,10 @@ export const writebacksPage: ConsolePage = {
   path: '/console/writebacks',
   nav: 'Write-backs',
   async read(ctx) {
-    const connectors = await listConnectors(ctx.user.workspaceId);
+    const page = await connectorsPage(ctx.user.workspaceId, ctx.query.get('after') ?? undefined);
     const lists = await Promise.all(
-      connectors.map(async (connector) => ({ connector, tasks: await recentTasks(ctx.user.workspaceId, connector.connectorId) })),
+      page.connectors.map(async (connector) => ({ connector, tasks: await recentTasks(ctx.user.workspaceId, connector.connectorId) })),
     );
-    return writebacksView(lists, ctx.nowMs);
+    return writebacksView(lists, ctx.nowMs, page.next);
   },
 };

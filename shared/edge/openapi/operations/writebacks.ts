@@ -16,6 +16,7 @@ const exampleTask = {
   reasonSummary: 'Approved at 1.89 over the recommended 1.68 (segment target 28.57% · final 28.57%)',
   pricingDecisionId: RECOMMENDATION_DECISION_ID,
   approvalId: 'apv_2Hq8WnR5tLc1Vb9XpZ3kMd',
+  sequence: 4,
 };
 
 export const writebackOperations = {
@@ -23,7 +24,11 @@ export const writebackOperations = {
     summary: 'Claim write-back tasks',
     description:
       'Leases up to `limit` of the calling connector’s claimable tasks, oldest first, for `leaseSeconds`: pending ' +
-      'tasks, and tasks whose lease ran out. No other claim gets them before `leaseUntil`. The body may be left out ' +
+      'tasks, and tasks whose lease ran out. No other claim gets them before `leaseUntil`. One SKU’s tasks go to a ' +
+      'connector one at a time, oldest approval first: while the connector holds a live lease on a task of a SKU, a ' +
+      'newer approval’s task of that SKU is not claimable until the older one is acknowledged or its lease runs out; ' +
+      'a task a newer approval has superseded is cancelled rather than leased. Each task’s `sequence` grows with each ' +
+      'approval of its SKU, so that an ERP can refuse a price older than one it applied. The body may be left out ' +
       '(10 tasks for 300 seconds); none claimable is `{"tasks": []}`.',
     tag: 'Write-backs',
     requestBody: {
@@ -50,8 +55,10 @@ export const writebackOperations = {
       'Reports each leased task as applied (`ok: true`: the product’s current price becomes the task’s) or failed ' +
       '(`ok: false`, with the connector’s `error` kept; a failed task is not retried). Each result is counted once: ' +
       '`applied`, `failed`, `expired` (its lease ran out: nothing changes, and the task can be claimed again) or ' +
-      '`ignored` (an unknown id, another connector’s task, a task not leased, an id repeated in the call). The same ' +
-      'ack sent again counts the same and changes nothing.',
+      '`ignored` (an unknown id, another connector’s task, a task not leased, an id repeated in the call). A task ' +
+      'applied after a task of a newer approval of its SKU (a higher `sequence`) was applied is counted as applied and ' +
+      'recorded so, but the product’s current price stays the newer one. The same ack sent again counts the same and ' +
+      'changes nothing.',
     tag: 'Write-backs',
     requestBody: {
       schema: AckRequestSchema,
@@ -80,8 +87,10 @@ export const writebackOperations = {
     summary: 'Extend a write-back lease',
     description:
       'Moves the end of the caller’s live lease on a task to `leaseSeconds` from now, for a worker that needs longer. ' +
-      'A task a newer approval of its SKU has superseded is cancelled instead, and answers 409. ' +
-      'The body may be left out (300 seconds).',
+      'A task a newer approval of its SKU has superseded is cancelled instead, and answers 409: a worker renews ' +
+      'before it starts a task to learn this. While the task’s price is being applied, send `running: true`: the lease ' +
+      'is then renewed even when the task was superseded (cancelling it would not stop the command), and the newer ' +
+      'task of the SKU waits until this one is acknowledged or its lease runs out. The body may be left out (300 seconds).',
     tag: 'Write-backs',
     parameters: [
       {
@@ -96,8 +105,8 @@ export const writebackOperations = {
     requestBody: {
       schema: ExtendRequestSchema,
       required: false,
-      description: 'The new lease, from now.',
-      example: { leaseSeconds: 300 },
+      description: 'The new lease, from now, and whether the task is being applied now.',
+      example: { leaseSeconds: 300, running: true },
     },
     success: {
       status: 200,
