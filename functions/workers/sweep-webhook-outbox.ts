@@ -1,10 +1,11 @@
-// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost, and ends the second-approval waits that ran out.
-import { logger } from '#platform/observability.ts';
+// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost, ends the second-approval waits that ran out, and reports how long the oldest write-back task has waited.
+import { logger, reportOpenTaskAge } from '#platform/observability.ts';
 import { backgroundFunction, metered, sharesByItems } from '#edge/metering.ts';
 import { scheduledJobs } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
 import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
+import { oldestOpenTaskSeconds } from '#shared/writebacks/waiting.ts';
 
 const sweepFunction = backgroundFunction(scheduledJobs, 'sweepWebhookOutbox');
 
@@ -19,6 +20,7 @@ export async function sweepOnce(): Promise<{ swept: number; expired: number }> {
     const perWorkspace = new Map(swept.perWorkspace);
     for (const [workspaceId, count] of waits.perWorkspace) perWorkspace.set(workspaceId, (perWorkspace.get(workspaceId) ?? 0) + count);
     outcome = { sent: swept.sent + waits.expired, perWorkspace };
+    reportOpenTaskAge(await oldestOpenTaskSeconds(Date.now()));
     return { swept: swept.sent, expired: waits.expired };
   };
   // A sweep is charged to the workspaces whose events it sent, each its share by the number of its events. A sweep

@@ -77,6 +77,8 @@ export const requestMetricNames = {
   pricedLines: 'PricedLines',
   /** 1 for a request slower than its route's budget, 0 for one within it: its average is the share over budget. */
   overLatencyBudget: 'OverLatencyBudget',
+  /** Seconds since the creation of the oldest write-back task of any workspace not yet applied, as the sweeper saw it. */
+  oldestOpenWriteback: 'OldestOpenWritebackSeconds',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -113,5 +115,12 @@ export function reportRequestCost(cost: RequestCost): void {
   if (cost.latencyBudgetMs !== undefined) {
     metrics.addMetric(requestMetricNames.overLatencyBudget, MetricUnit.Count, cost.durationMs > cost.latencyBudgetMs ? 1 : 0);
   }
+  metrics.publishStoredMetrics();
+}
+
+/** The sweeper's reading of the oldest write-back task not yet applied, each minute: an alarm fires on tasks that wait. */
+export function reportOpenTaskAge(oldestSeconds: number): void {
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addMetric(requestMetricNames.oldestOpenWriteback, MetricUnit.Seconds, Math.round(oldestSeconds));
   metrics.publishStoredMetrics();
 }

@@ -35,6 +35,9 @@ export const table = {
     // What the console lists: a workspace's recommendations by SKU, and each connector's batches and write-back tasks,
     // newest first. Projected whole, so that a page of a list is one Query rather than a Query and a read per item.
     { name: 'listing', partitionKey: 'listPk', sortKey: 'listSk', projection: 'ALL' },
+    // Every workspace's open write-back tasks, oldest first, over a few partitions: the sweeper reads the oldest of each
+    // once a minute for the alarm on tasks that wait. Sparse (in it only while a task is open) and keys only.
+    { name: 'openTasks', partitionKey: 'openPk', sortKey: 'openSk', projection: 'KEYS_ONLY' },
   ],
 } as const satisfies TableDefinition;
 

@@ -166,6 +166,7 @@ function claimablePartition(workspaceId: string, connectorId: string): string {
 }
 
 const listingIndex = table.indexes[3];
+const openTasksIndex = table.indexes[4];
 
 /**
  * Lists the console reads, served by the `listing` index (ALL): a workspace's recommendations sorted by SKU, and each
@@ -266,4 +267,28 @@ function connectorBatchesPartition(workspaceId: string, connectorId: string): st
 
 function connectorWritebacksPartition(workspaceId: string, connectorId: string): string {
   return `WS#${workspaceId}#WRITEBACKS#${connectorId}`;
+}
+
+/** Partitions of open write-back tasks; the sweeper reads the oldest of each. */
+export const OPEN_TASK_SHARDS = 8;
+
+/**
+ * An open (pending or leased) write-back task of any workspace, served by the `openTasks` index (KEYS_ONLY), sorted by
+ * its creation: the oldest of every partition is the oldest task not yet applied. Spread by task id, so that a bulk
+ * approval's tasks never crowd one partition of the index.
+ */
+export const openTaskKeys = {
+  task: (createdAt: string, workspaceId: string, taskId: string) => ({
+    [openTasksIndex.partitionKey]: openTaskPartition(hashShard(taskId, OPEN_TASK_SHARDS)),
+    [openTasksIndex.sortKey]: `${createdAt}#${workspaceId}#${taskId}`,
+  }),
+  shard: (shard: number) => ({ partitionKey: openTaskPartition(shard) }),
+  /** The creation time an open task's sort key begins with: ISO times hold no `#`. */
+  createdAtOf: (sortKey: unknown): string => String(sortKey).split('#')[0] as string,
+  /** The names of the keys, for an update that takes a task off the index. */
+  attributes: [openTasksIndex.partitionKey, openTasksIndex.sortKey] as const,
+} as const;
+
+function openTaskPartition(shard: number): string {
+  return `OPENTASKS#${shard}`;
 }
