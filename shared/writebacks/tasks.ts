@@ -65,21 +65,20 @@ export function newTaskItem(input: NewTask): Record<string, unknown> {
     type: 'writeback',
     ...task,
     ...openKeys(input.workspaceId, input.connectorId, recommendation.sku, input.createdAt, taskId),
-    ...openTaskKeys.task(input.createdAt, input.workspaceId, taskId),
+    ...openTaskKeys.task(openTaskKeys.shardOf(taskId)),
     ...listingKeys.writeback(input.workspaceId, input.connectorId, input.createdAt, taskId),
     expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + TASK_RETENTION_DAYS * 86_400,
   };
 }
 
 /** Ending a task takes it out of the indexes of open tasks: claimable, superseded, and waiting for the alarm's look. */
-export const CLOSE = 'REMOVE #claimPk, #claimSk, #lookupPk, #lookupSk, #openPk, #openSk';
+export const CLOSE = 'REMOVE #claimPk, #claimSk, #lookupPk, #lookupSk, #openShard';
 export const CLOSE_NAMES = {
   '#claimPk': claimableIndex.partitionKey,
   '#claimSk': claimableIndex.sortKey,
   '#lookupPk': lookupIndex.partitionKey,
   '#lookupSk': lookupIndex.sortKey,
-  '#openPk': openTaskKeys.attributes[0],
-  '#openSk': openTaskKeys.attributes[1],
+  '#openShard': openTaskKeys.attribute,
 };
 
 /** The ids of a connector's open (pending or leased) tasks for a SKU, as the lookup index has them. */

@@ -20,7 +20,7 @@ export async function oldestOpenTaskSeconds(nowMs: number): Promise<number> {
         Limit: 1,
       });
       const [first] = Items;
-      return first ? Date.parse(openTaskKeys.createdAtOf(first[openTasksIndex.sortKey])) : undefined;
+      return first ? Date.parse(String(first[openTaskKeys.sortKey])) : undefined;
     }),
   );
   const times = oldest.filter((time): time is number => time !== undefined && Number.isFinite(time));

@@ -14,15 +14,13 @@ const openTasksIndex = table.indexes[4];
 /** Whether the task is on the index of open tasks, read as the sweeper reads it. */
 async function onTheIndex(workspaceId: string, taskId: string): Promise<boolean> {
   const task = await getItem({ Key: keys.writeback(workspaceId, taskId) });
-  const key = openTaskKeys.task(String(task?.createdAt), workspaceId, taskId);
-  const [partition, sortKey] = openTaskKeys.attributes;
   const { Items = [] } = await queryPage({
     IndexName: openTasksIndex.name,
     KeyConditionExpression: '#pk = :pk AND #sk = :sk',
-    ExpressionAttributeNames: { '#pk': partition, '#sk': sortKey },
-    ExpressionAttributeValues: { ':pk': key[partition], ':sk': key[sortKey] },
+    ExpressionAttributeNames: { '#pk': openTaskKeys.attribute, '#sk': openTaskKeys.sortKey },
+    ExpressionAttributeValues: { ':pk': openTaskKeys.task(openTaskKeys.shardOf(taskId))[openTaskKeys.attribute], ':sk': task?.createdAt },
   });
-  return Items.length === 1;
+  return Items.some((item) => item.PK === keys.writeback(workspaceId, taskId).PK);
 }
 
 describe('the tasks that wait', () => {

@@ -840,7 +840,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['approvePrice'],
     call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval an Update (so that its appliedSequence stays) conditional on the version read, task cancels conditional on pending; 100 items per transaction',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…), openTaskKeys.task(…) and listingKeys.writeback(…)',
+    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…), openTaskKeys.task(shard) over 8 shards by task id, and listingKeys.writeback(…)',
     cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 4 WRU for its four index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 3 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
   },
   {

@@ -273,22 +273,17 @@ function connectorWritebacksPartition(workspaceId: string, connectorId: string):
 export const OPEN_TASK_SHARDS = 8;
 
 /**
- * An open (pending or leased) write-back task of any workspace, served by the `openTasks` index (KEYS_ONLY), sorted by
- * its creation: the oldest of every partition is the oldest task not yet applied. Spread by task id, so that a bulk
- * approval's tasks never crowd one partition of the index.
+ * An open (pending or leased) write-back task of any workspace, served by the `openTasks` index (KEYS_ONLY): the shard
+ * is its partition, the task's own `createdAt` its sort key, so the oldest of every partition is the oldest task not
+ * yet applied. Spread by task id, so that a bulk approval's tasks never crowd one partition of the index. The index
+ * entry names the task by its primary key.
  */
 export const openTaskKeys = {
-  task: (createdAt: string, workspaceId: string, taskId: string) => ({
-    [openTasksIndex.partitionKey]: openTaskPartition(hashShard(taskId, OPEN_TASK_SHARDS)),
-    [openTasksIndex.sortKey]: `${createdAt}#${workspaceId}#${taskId}`,
-  }),
-  shard: (shard: number) => ({ partitionKey: openTaskPartition(shard) }),
-  /** The creation time an open task's sort key begins with: ISO times hold no `#`. */
-  createdAtOf: (sortKey: unknown): string => String(sortKey).split('#')[0] as string,
-  /** The names of the keys, for an update that takes a task off the index. */
-  attributes: [openTasksIndex.partitionKey, openTasksIndex.sortKey] as const,
+  task: (shard: number) => ({ [openTasksIndex.partitionKey]: String(shard) }),
+  shard: (shard: number) => ({ partitionKey: String(shard) }),
+  /** The partition a task's entry takes, by its id. */
+  shardOf: (taskId: string) => hashShard(taskId, OPEN_TASK_SHARDS),
+  /** The attribute that puts a task on the index, which closing it removes. */
+  attribute: openTasksIndex.partitionKey,
+  sortKey: openTasksIndex.sortKey,
 } as const;
-
-function openTaskPartition(shard: number): string {
-  return `OPENTASKS#${shard}`;
-}
