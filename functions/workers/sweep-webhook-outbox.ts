@@ -1,11 +1,12 @@
-// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost, ends the second-approval waits that ran out, and puts back on the drain queue the committed batches whose message was lost.
-import { logger, reportUndrainedBatches } from '#platform/observability.ts';
+// The outbox sweeper, run on a schedule: sends the webhook events whose hand-off to the queue after commit was lost, ends the second-approval waits that ran out, puts back on the drain queue the committed batches whose message was lost, and reports how long the oldest write-back task has waited.
+import { logger, reportOpenTaskAge, reportUndrainedBatches } from '#platform/observability.ts';
 import { backgroundFunction, metered, sharesByItems } from '#edge/metering.ts';
 import { scheduledJobs } from '#edge/routes/workers.ts';
 import { tracedHandler } from '#platform/tracing.ts';
 import { expireWaitingApprovals } from '#shared/approvals/expiry.ts';
 import { requeueLostDrains } from '#shared/batches/drain-watch.ts';
 import { type SweepOutcome, sweepOutbox } from '#shared/webhooks/outbox.ts';
+import { oldestOpenTaskSeconds } from '#shared/writebacks/waiting.ts';
 
 const sweepFunction = backgroundFunction(scheduledJobs, 'sweepWebhookOutbox');
 
@@ -25,6 +26,7 @@ export async function sweepOnce(nowMs: () => number = Date.now): Promise<{ swept
     for (const counts of [waits.perWorkspace, drains.requeued])
       for (const [workspaceId, count] of counts) perWorkspace.set(workspaceId, (perWorkspace.get(workspaceId) ?? 0) + count);
     outcome = { sent: swept.sent + waits.expired + requeued, perWorkspace };
+    reportOpenTaskAge(await oldestOpenTaskSeconds(nowMs()));
     return { swept: swept.sent, expired: waits.expired, requeued };
   };
   // A sweep is charged to the workspaces whose events it sent, each its share by the number of its events. A sweep

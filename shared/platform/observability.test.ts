@@ -1,7 +1,7 @@
 // Unit tests of the log keys: a scope's keys on every line written within it, kept apart from concurrent scopes, gone after.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendLogKeys, logger, reportRequestCost, withLogKeys } from './observability.ts';
+import { appendLogKeys, logger, reportOpenTaskAge, reportRequestCost, withLogKeys } from './observability.ts';
 import { CapacityLedger } from './meter.ts';
 import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';
 import { emfDocuments } from '#test/support/emf.ts';
@@ -125,5 +125,10 @@ describe('request metrics', () => {
     expect(answered(429)).toMatchObject({ route: 'priceLines', RateLimited: 1 });
     expect(answered(200)).not.toHaveProperty('RateLimited');
     expect(answered(422)).not.toHaveProperty('RateLimited');
+  });
+
+  it('reports the age of the oldest open write-back task in whole seconds, for the alarm on tasks that wait', () => {
+    const [document] = emfDocuments(() => reportOpenTaskAge(3_600.4));
+    expect(document).toMatchObject({ OldestOpenWritebackSeconds: 3_600 });
   });
 });

@@ -83,6 +83,8 @@ export const requestMetricNames = {
   workerFailures: 'WorkerFailures',
   /** Seconds since the commit of the oldest batch of any workspace not yet drained, as the sweeper saw it. */
   oldestUndrainedBatch: 'OldestUndrainedBatchSeconds',
+  /** Seconds since the creation of the oldest write-back task of any workspace not yet applied, as the sweeper saw it. */
+  oldestOpenWriteback: 'OldestOpenWritebackSeconds',
 } as const;
 
 /** In-process listeners of every request's cost: the benchmark reads them instead of parsing log lines. */
@@ -141,5 +143,12 @@ export function reportWorkerFailure(route: string, error: unknown): void {
 export function reportUndrainedBatches(oldestSeconds: number): void {
   const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
   metrics.addMetric(requestMetricNames.oldestUndrainedBatch, MetricUnit.Seconds, Math.round(oldestSeconds));
+  metrics.publishStoredMetrics();
+}
+
+/** The sweeper's reading of the oldest write-back task not yet applied, each minute: an alarm fires on tasks that wait. */
+export function reportOpenTaskAge(oldestSeconds: number): void {
+  const metrics = new Metrics({ namespace: metricsNamespace, serviceName });
+  metrics.addMetric(requestMetricNames.oldestOpenWriteback, MetricUnit.Seconds, Math.round(oldestSeconds));
   metrics.publishStoredMetrics();
 }

@@ -5,7 +5,7 @@ import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { getItem, type TransactEntry } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
-import { claimableKeys, listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
+import { claimableKeys, listingKeys, lookupKeys, openTaskKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryLookup } from '#platform/table/query.ts';
 import { type Task, TaskSchema } from './schema.ts';
@@ -65,18 +65,20 @@ export function newTaskItem(input: NewTask): Record<string, unknown> {
     type: 'writeback',
     ...task,
     ...openKeys(input.workspaceId, input.connectorId, recommendation.sku, input.createdAt, taskId),
+    ...openTaskKeys.task(openTaskKeys.shardOf(taskId)),
     ...listingKeys.writeback(input.workspaceId, input.connectorId, input.createdAt, taskId),
     expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + TASK_RETENTION_DAYS * 86_400,
   };
 }
 
-/** Ending a task takes it out of both indexes. */
-export const CLOSE = 'REMOVE #claimPk, #claimSk, #lookupPk, #lookupSk';
+/** Ending a task takes it out of the indexes of open tasks: claimable, superseded, and waiting for the alarm's look. */
+export const CLOSE = 'REMOVE #claimPk, #claimSk, #lookupPk, #lookupSk, #openShard';
 export const CLOSE_NAMES = {
   '#claimPk': claimableIndex.partitionKey,
   '#claimSk': claimableIndex.sortKey,
   '#lookupPk': lookupIndex.partitionKey,
   '#lookupSk': lookupIndex.sortKey,
+  '#openShard': openTaskKeys.attribute,
 };
 
 /** The ids of a connector's open (pending or leased) tasks for a SKU, as the lookup index has them. */

@@ -301,9 +301,11 @@ export const approval: RequestKind = {
     { pattern: APPROVE, key: 'approval', items: 1, writeUnits: 2 },
     { pattern: APPROVE, key: 'latestApproval', items: 1, writeUnits: 2 },
     { pattern: APPROVE, key: 'writeback', items: 1, writeUnits: 2 },
-    // The task's index entries are standard writes, outside the transaction: claimable, open for its SKU, listed.
+    // The task's index entries are standard writes, outside the transaction: claimable, open for its SKU, open for the
+    // alarm on tasks that wait, listed.
     { pattern: APPROVE, key: 'claimableKeys.task', items: 1, writeUnits: 1 },
     { pattern: APPROVE, key: 'lookupKeys.openWriteback', items: 1, writeUnits: 1 },
+    { pattern: APPROVE, key: 'openTaskKeys.task', items: 1, writeUnits: 1 },
     { pattern: APPROVE, key: 'listingKeys.writeback', items: 1, writeUnits: 1 },
     { pattern: OUTBOX, key: 'webhookEvent', items: 2, writeUnits: 2 },
     { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 2, writeUnits: 1 },

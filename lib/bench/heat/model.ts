@@ -1,7 +1,8 @@
 // The heat model: read and write units per second on each partition key of the table (base and index partitions) under a load profile, from the access-pattern catalogue and the per-request call mix, against DynamoDB's per-partition limits.
 import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
 import { keys } from '#platform/table/keys.ts';
-import { claimableKeys, historyKeys, listingKeys, lookupKeys } from '#platform/table/index-keys.ts';
+import { table } from '#platform/table/definition.ts';
+import { claimableKeys, historyKeys, listingKeys, lookupKeys, openTaskKeys } from '#platform/table/index-keys.ts';
 
 /** DynamoDB's ceiling on one partition key, whatever the table's on-demand capacity (an index's partitions too). */
 export const PARTITION_LIMITS = { readUnits: 3_000, writeUnits: 1_000 } as const;
@@ -95,6 +96,7 @@ const builderGroups: ReadonlyArray<{ prefix: string; index?: string; builders: R
   { prefix: 'lookupKeys.', index: 'lookup', builders: lookupKeys },
   { prefix: 'historyKeys.', index: 'history', builders: historyKeys },
   { prefix: 'claimableKeys.', index: 'claimable', builders: claimableKeys },
+  { prefix: 'openTaskKeys.', index: 'openTasks', builders: openTaskKeys },
 ];
 
 type Builder = (...args: unknown[]) => Record<string, unknown>;
@@ -120,7 +122,13 @@ function parameterNames(builder: Builder): string[] {
 
 /** The partition a builder's key lands on: the base table's PK, or an index's partition key (prefixed with the index). */
 function partitionOf(built: Record<string, unknown>, index: string | undefined): string {
-  const value = built.PK ?? built.partitionKey ?? Object.entries(built).find(([name]) => /Pk$/.test(name))?.[1];
+  // An index keyed by an attribute of another name (the open tasks' shard, `ot`) names it in the table's definition.
+  const indexKey = table.indexes.find((candidate) => candidate.name === index)?.partitionKey;
+  const value =
+    built.PK ??
+    built.partitionKey ??
+    Object.entries(built).find(([name]) => /Pk$/.test(name))?.[1] ??
+    (indexKey ? built[indexKey] : undefined);
   if (typeof value !== 'string') throw new Error(`a key without a partition: ${JSON.stringify(built)}`);
   return index ? `${index}:${value}` : value;
 }

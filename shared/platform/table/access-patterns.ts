@@ -891,8 +891,8 @@ export const accessPatterns: readonly AccessPattern[] = [
     usedBy: ['approvePrice'],
     call: 'TransactWriteItems: Puts conditional on attribute_not_exists(PK), the latest approval an Update (so that its appliedSequence stays) conditional on the version read, task cancels conditional on pending; 100 items per transaction',
     calls: ['TransactWriteItems Put', 'TransactWriteItems Update'],
-    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…) and listingKeys.writeback(…)',
-    cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 3 WRU for its three index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 2 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
+    key: 'approval(workspaceId, sku, approvedAt, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId) with its index entries claimableKeys.task(…), lookupKeys.openWriteback(…), openTaskKeys.task(shard) over 8 shards by task id, and listingKeys.writeback(…)',
+    cost: '2 WRU for the approval + 2 WRU for the turn + per connector 2 WRU for its task (under 1 KB) and 4 WRU for its four index entries (standard writes: indexes are kept outside the transaction), and per task cancelled 2 WRU + 3 WRU for the index entries removed; a sandbox approval 2 WRU. A lost turn is refused whole, for the units of its items, and tried again',
   },
   {
     name: 'Approve: keep the tasks past the first transaction in one item, in that transaction',
@@ -915,7 +915,7 @@ export const accessPatterns: readonly AccessPattern[] = [
       'conditional on pending; DeleteItem of the item',
     calls: ['BatchGetItem', 'TransactWriteItems Update', 'TransactWriteItems Put', 'UpdateItem', 'DeleteItem'],
     key: 'unfinishedPublication(workspaceId, approvalId), latestApproval(workspaceId, sku), writeback(workspaceId, taskId), webhookEvent(workspaceId, eventId)',
-    cost: '1 RRU per task left; 2 WRU for the turn + per connector 2 WRU for its task, 2 WRU for its event and 3 WRU for its index entries; per cancel 1 WRU + 2 WRU for the index entries removed; 1 WRU for the delete',
+    cost: '1 RRU per task left; 2 WRU for the turn + per connector 2 WRU for its task, 2 WRU for its event and 4 WRU for its index entries; per cancel 1 WRU + 3 WRU for the index entries removed; 1 WRU for the delete',
   },
   {
     name: "Claim: read the workspace's unfinished publications, to write them out first",
@@ -1003,7 +1003,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'UpdateItem conditional on the lease just taken (status leased, leaseUntilMs the one written): SET cancelled and REMOVE the index keys, or SET back the claimable sort key the index showed (pending again when never leased before)',
     calls: ['UpdateItem'],
     key: 'writeback(workspaceId, taskId)',
-    cost: '1 WRU + 2 WRU for the index entries removed or moved back, only for a superseded or waiting task',
+    cost: '1 WRU + 2–3 WRU for the index entries removed or moved back, only for a superseded or waiting task',
   },
   {
     name: 'Ack: read the tasks acknowledged',
@@ -1019,7 +1019,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: "The price call's BatchGetItem rounds for the products (no customer); per task a GetItem of the SKU's latest approval (strongly consistent, projection appliedSequence), then TransactWriteItems: Update task conditional on the caller's live lease, Update latest approval SET appliedSequence conditional on no higher one, Update product conditional on it existing, Put recommendation; a task a newer one overtook writes the task alone (overtaken)",
     calls: ['BatchGetItem', 'GetItem', 'TransactWriteItems Put', 'TransactWriteItems Update'],
     key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku), product(workspaceId, sku), recommendation(workspaceId, sku)',
-    cost: '~1 RRU of reads per product + 1 RRU for the latest approval; 2 WRU per item per started KB: ~2 task + 2 latest approval + 2–4 product + 2 recommendation, + 2 WRU for the two index entries removed ≈ 10–12 WRU; an overtaken task ~4 WRU',
+    cost: '~1 RRU of reads per product + 1 RRU for the latest approval; 2 WRU per item per started KB: ~2 task + 2 latest approval + 2–4 product + 2 recommendation, + 3 WRU for the three index entries removed ≈ 11–13 WRU; an overtaken task ~4 WRU',
   },
   {
     name: "Ack failed: finish the task with the connector's error",
@@ -1027,7 +1027,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: "UpdateItem conditional on the caller's live lease",
     calls: ['UpdateItem'],
     key: 'writeback(workspaceId, taskId)',
-    cost: '1–2 WRU (the error text is up to 1,000 characters) + 2 WRU for the two index entries removed',
+    cost: '1–2 WRU (the error text is up to 1,000 characters) + 3 WRU for the three index entries removed',
   },
   {
     name: 'Extend a lease',
@@ -1035,7 +1035,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: "UpdateItem conditional on the caller's live lease, ReturnValues ALL_NEW; then, unless running, GetItem of the SKU's latest approval (strongly consistent), and for a superseded task an UpdateItem that cancels it, conditional on the renewed lease",
     calls: ['UpdateItem', 'GetItem'],
     key: 'writeback(workspaceId, taskId), latestApproval(workspaceId, sku)',
-    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU; + 1 RRU for the latest approval unless running; a cancel 1 WRU + 2 WRU for the index entries removed',
+    cost: '1 WRU + 2 WRU for moving the claimable index entry; refused 1 WRU; + 1 RRU for the latest approval unless running; a cancel 1 WRU + 3 WRU for the index entries removed',
   },
   {
     name: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
@@ -1186,6 +1186,14 @@ export const accessPatterns: readonly AccessPattern[] = [
     calls: ['UpdateItem'],
     key: 'webhookEvent(workspaceId, eventId)',
     cost: '1 WRU + 1 WRU for deleting the index entry',
+  },
+  {
+    name: 'The oldest open write-back task of every workspace, for the alarm on tasks that wait',
+    usedBy: ['sweepWebhookOutbox'],
+    call: 'Query the openTasks index, one per shard (8), Limit 1: the oldest first',
+    calls: ['Query index'],
+    key: 'openTasks openTaskKeys.shard(shard)',
+    cost: '8 × 0.5 RRU a minute, about 2.1 million RRU a year in all; each task pays 1 WRU for its entry and 1 WRU to remove it',
   },
   {
     name: 'Find webhook events whose hand-off to the queue was lost',

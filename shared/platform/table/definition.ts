@@ -35,6 +35,10 @@ export const table = {
     // What the console lists: a workspace's recommendations by SKU, and each connector's batches and write-back tasks,
     // newest first. Projected whole, so that a page of a list is one Query rather than a Query and a read per item.
     { name: 'listing', partitionKey: 'listPk', sortKey: 'listSk', projection: 'ALL' },
+    // Every workspace's open write-back tasks, oldest first, over a few partitions: the sweeper reads the oldest of each
+    // once a minute for the alarm on tasks that wait. Sparse: a task is in it only while open, by a one-character shard
+    // (`ot`), sorted by the creation time it carries anyway, so that a task item grows by three bytes, not by a key.
+    { name: 'openTasks', partitionKey: 'ot', sortKey: 'createdAt', projection: 'KEYS_ONLY' },
   ],
 } as const satisfies TableDefinition;
 

@@ -182,6 +182,7 @@ function claimablePartition(workspaceId: string, connectorId: string): string {
 }
 
 const listingIndex = table.indexes[3];
+const openTasksIndex = table.indexes[4];
 
 /**
  * Lists the console reads, served by the `listing` index (ALL): a workspace's recommendations sorted by SKU, and each
@@ -283,3 +284,22 @@ function connectorBatchesPartition(workspaceId: string, connectorId: string): st
 function connectorWritebacksPartition(workspaceId: string, connectorId: string): string {
   return `WS#${workspaceId}#WRITEBACKS#${connectorId}`;
 }
+
+/** Partitions of open write-back tasks; the sweeper reads the oldest of each. */
+export const OPEN_TASK_SHARDS = 8;
+
+/**
+ * An open (pending or leased) write-back task of any workspace, served by the `openTasks` index (KEYS_ONLY): the shard
+ * is its partition, the task's own `createdAt` its sort key, so the oldest of every partition is the oldest task not
+ * yet applied. Spread by task id, so that a bulk approval's tasks never crowd one partition of the index. The index
+ * entry names the task by its primary key.
+ */
+export const openTaskKeys = {
+  task: (shard: number) => ({ [openTasksIndex.partitionKey]: String(shard) }),
+  shard: (shard: number) => ({ partitionKey: String(shard) }),
+  /** The partition a task's entry takes, by its id. */
+  shardOf: (taskId: string) => hashShard(taskId, OPEN_TASK_SHARDS),
+  /** The attribute that puts a task on the index, which closing it removes. */
+  attribute: openTasksIndex.partitionKey,
+  sortKey: openTasksIndex.sortKey,
+} as const;
