@@ -190,6 +190,19 @@ describe('alarms', () => {
       expect(severity[ticket], ticket).toBe('ticket');
   });
 
+  it('a write-back task open past its bound pages, on the age the sweeper reads each minute', () => {
+    const [waiting, ...others] = alarmsAbout(requestMetricNames.oldestOpenWriteback);
+    expect(others).toEqual([]);
+    expect(waiting).toMatchObject({
+      Threshold: alarmThresholds.openWritebackSeconds,
+      Statistic: 'Maximum',
+      Namespace: metricsNamespace,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(stack.alarms.severities.get('WritebackTaskAge')).toBe('page');
+  });
+
   it('callers answered 429 in volume raise a ticket, from the count the handlers write for each', () => {
     const [limited, ...others] = alarmsAbout(requestMetricNames.rateLimited);
     expect(others).toEqual([]);
@@ -322,15 +335,18 @@ describe('alarms', () => {
     expect(undrained?.AlarmDescription).toContain('docs/operations.md');
   });
 
-  it('DynamoDB throttles and system errors raise alarms, over every operation the service calls', () => {
-    const [throttles, ...more] = alarmsAbout('ReadThrottleEvents');
-    expect(more).toEqual([]);
-    expect(alarmsAbout('WriteThrottleEvents')).toEqual([throttles]);
-    // The indexes throttle apart from the table, and are counted apart.
-    for (const index of table.indexes) expect(JSON.stringify(throttles?.Metrics), index.name).toContain(`"Value":"${index.name}"`);
+  it('DynamoDB throttles of the table and of each index, and system errors over every operation the service calls, raise alarms', () => {
+    const throttles = alarmsAbout('ThrottleEvents');
+    expect(throttles.length).toBeGreaterThan(0);
+    const read = (alarm: Record<string, unknown>) =>
+      (alarm.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat);
+    for (const alarm of throttles) expect(read(alarm).length).toBeLessThanOrEqual(10);
+    // The table and each index, reads and writes: the indexes throttle apart from the table, and are counted apart.
+    expect(throttles.flatMap(read)).toHaveLength(2 + 2 * table.indexes.length);
+    for (const index of table.indexes) expect(JSON.stringify(throttles), index.name).toContain(`"Value":"${index.name}"`);
     const [systemErrors, ...others] = alarmsAbout('SystemErrors');
     expect(others).toEqual([]);
-    const metrics = (systemErrors?.Metrics as Array<{ MetricStat?: unknown }>).filter((metric) => metric.MetricStat);
+    const metrics = read(systemErrors as Record<string, unknown>);
     // An alarm's math may read at most 10 metrics.
     expect(metrics.length).toBeGreaterThan(0);
     expect(metrics.length).toBeLessThanOrEqual(10);

@@ -35,6 +35,11 @@ export const alarmThresholds = {
   rateLimitedRequests: 100,
   /** Hours without one request to the API: nothing reaches it (DNS, a certificate, a caller's outage) or nobody calls. */
   noTrafficHours: 6,
+  /**
+   * Seconds a write-back task may stay open (pending or leased, not yet applied or failed): past it an approved price
+   * has not reached an ERP for an hour, a connector's worker is down, or its command hangs past its leases.
+   */
+  openWritebackSeconds: 3_600,
 } as const;
 
 /**
@@ -185,6 +190,11 @@ export class ServiceAlarms extends Construct {
       threshold: alarmThresholds.undrainedBatchSeconds,
       description: `A workspace's oldest batch not yet drained was committed ${alarmThresholds.undrainedBatchSeconds / 60} minutes ago or more: its later batches wait behind it.`,
     });
+    this.alarm('WritebackTaskAge', metrics.oldestOpenWriteback(), {
+      severity: 'page',
+      threshold: alarmThresholds.openWritebackSeconds,
+      description: `An approved price's write-back task has waited ${alarmThresholds.openWritebackSeconds / 60} minutes or more without being applied: a connector's worker is not claiming, or its command does not finish.`,
+    });
     this.alarm('WebhooksParkedOrDisabled', metrics.webhookHealth(), {
       // One customer's receiver failing is theirs to fix; the queue's age pages when every endpoint waits.
       severity: 'ticket',
@@ -195,12 +205,14 @@ export class ServiceAlarms extends Construct {
 
   /** The table: throttling anywhere, the indexes included, and DynamoDB's own errors. */
   private tableAlarms(metrics: ServiceMetrics): void {
-    this.alarm('TableThrottles', metrics.tableThrottles(), {
-      severity: 'ticket',
-      threshold: 1,
-      evaluationPeriods: 5,
-      datapointsToAlarm: 3,
-      description: 'DynamoDB throttled reads or writes of the table or one of its indexes in 3 of the last 5 minutes.',
+    metrics.tableThrottles().forEach((throttles, index) => {
+      this.alarm(`TableThrottles${index === 0 ? '' : index + 1}`, throttles, {
+        severity: 'ticket',
+        threshold: 1,
+        evaluationPeriods: 5,
+        datapointsToAlarm: 3,
+        description: 'DynamoDB throttled reads or writes of the table or one of its indexes in 3 of the last 5 minutes.',
+      });
     });
     this.alarm('TableSystemErrors', metrics.tableSystemErrors(), {
       // The SDK retries each; callers feel them only in volume, which the route alarms page on.

@@ -148,7 +148,7 @@ export class ServiceDashboard extends Construct {
         }),
         new GraphWidget({
           title: 'DynamoDB throttle events and system errors',
-          left: [metrics.tableThrottles(Duration.minutes(5)), metrics.tableSystemErrors()],
+          left: [...metrics.tableThrottles(Duration.minutes(5)), metrics.tableSystemErrors()],
           width: THIRD,
         }),
       ],

@@ -233,35 +233,52 @@ export class ServiceMetrics {
     return this.service.queues;
   }
 
-  /** Read and write throttle events of the table and of each of its indexes, which DynamoDB counts apart. */
-  tableThrottles(period = ONE_MINUTE): MathExpression {
+  /**
+   * Read and write throttle events of the table and of each of its indexes, which DynamoDB counts apart, summed in
+   * groups of at most 10 metrics (what an alarm's math may read): one alarm for each group.
+   */
+  tableThrottles(period = ONE_MINUTE): MathExpression[] {
     const table = this.service.table;
-    const usingMetrics: Record<string, IMetric> = {
-      reads: table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period }),
-      writes: table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period }),
-    };
-    tableDefinition.indexes.forEach((index, position) => {
-      for (const [id, metricName] of [
-        [`reads${position}`, 'ReadThrottleEvents'],
-        [`writes${position}`, 'WriteThrottleEvents'],
-      ] as const) {
-        usingMetrics[id] = new Metric({
-          namespace: 'AWS/DynamoDB',
-          metricName,
-          dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
-          statistic: Stats.SUM,
-          period,
-        });
-      }
+    const metrics: IMetric[] = [
+      table.metric('ReadThrottleEvents', { statistic: Stats.SUM, period }),
+      table.metric('WriteThrottleEvents', { statistic: Stats.SUM, period }),
+      ...tableDefinition.indexes.flatMap((index) =>
+        (['ReadThrottleEvents', 'WriteThrottleEvents'] as const).map(
+          (metricName) =>
+            new Metric({
+              namespace: 'AWS/DynamoDB',
+              metricName,
+              dimensionsMap: { TableName: table.tableName, GlobalSecondaryIndexName: index.name },
+              statistic: Stats.SUM,
+              period,
+            }),
+        ),
+      ),
+    ];
+    const groups: IMetric[][] = [];
+    for (let start = 0; start < metrics.length; start += 10) groups.push(metrics.slice(start, start + 10));
+    return groups.map((group, index) => {
+      // Ids unique across the groups: the dashboard graphs every group in one widget.
+      const usingMetrics = Object.fromEntries(group.map((metric, position) => [`t${index}_${position}`, metric]));
+      return new MathExpression({
+        expression: Object.keys(usingMetrics)
+          .map((id) => `FILL(${id}, 0)`)
+          .join(' + '),
+        usingMetrics,
+        period,
+        label: `DynamoDB throttle events, table and indexes (${index + 1} of ${groups.length})`,
+      });
     });
-    if (Object.keys(usingMetrics).length > 10) throw new Error('an alarm’s math reads at most 10 metrics: split the table’s throttles');
-    return new MathExpression({
-      expression: Object.keys(usingMetrics)
-        .map((id) => `FILL(${id}, 0)`)
-        .join(' + '),
-      usingMetrics,
+  }
+
+  /** The age of the oldest write-back task of any workspace not yet applied, as the sweeper reads it each minute. */
+  oldestOpenWriteback(period = FIVE_MINUTES): Metric {
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName: requestMetricNames.oldestOpenWriteback,
+      dimensionsMap: { service: serviceName },
+      statistic: Stats.MAXIMUM,
       period,
-      label: 'DynamoDB throttle events, table and indexes',
     });
   }
 
