@@ -52,6 +52,17 @@ export const tableOperations = [
   'BatchExecuteStatement',
 ] as const;
 
+/** The sum of the metrics, each missing point taken as nought, as math an alarm or a graph reads. */
+function sumOfFilled(metrics: Record<string, IMetric>): string {
+  return Object.keys(metrics)
+    .map((id) => `FILL(${id}, 0)`)
+    .join(' + ');
+}
+
+function summed(usingMetrics: Record<string, IMetric>, period: Duration, label: string): MathExpression {
+  return new MathExpression({ expression: sumOfFilled(usingMetrics), usingMetrics, period, label });
+}
+
 const ONE_MINUTE = Duration.minutes(1);
 const FIVE_MINUTES = Duration.minutes(5);
 
@@ -149,14 +160,7 @@ export class ServiceMetrics {
     if (functions.length > 10) throw new Error(`an alarm's math reads at most 10 metrics, not ${functions.length}`);
     const usingMetrics: Record<string, IMetric> = {};
     functions.forEach((fn, index) => (usingMetrics[`f${index}`] = this.lambda(fn, metricName, Stats.SUM, period)));
-    return new MathExpression({
-      expression: Object.keys(usingMetrics)
-        .map((id) => `FILL(${id}, 0)`)
-        .join(' + '),
-      usingMetrics,
-      period,
-      label: `${metricName}: ${functions.map((fn) => fn.id).join(', ')}`,
-    });
+    return summed(usingMetrics, period, `${metricName}: ${functions.map((fn) => fn.id).join(', ')}`);
   }
 
   /**
@@ -170,14 +174,7 @@ export class ServiceMetrics {
       usingMetrics[`e${index}`] = this.lambda(fn, 'Errors', Stats.SUM, period);
       usingMetrics[`m${index}`] = this.request(fn.id, requestMetricNames.workerFailures, Stats.SUM, period);
     });
-    return new MathExpression({
-      expression: Object.keys(usingMetrics)
-        .map((id) => `FILL(${id}, 0)`)
-        .join(' + '),
-      usingMetrics,
-      period,
-      label: `errors and failed messages: ${functions.map((fn) => fn.id).join(', ')}`,
-    });
+    return summed(usingMetrics, period, `errors and failed messages: ${functions.map((fn) => fn.id).join(', ')}`);
   }
 
   /** One of the handlers' own metrics for a function's row. */
@@ -260,14 +257,7 @@ export class ServiceMetrics {
     return groups.map((group, index) => {
       // Ids unique across the groups: the dashboard graphs every group in one widget.
       const usingMetrics = Object.fromEntries(group.map((metric, position) => [`t${index}_${position}`, metric]));
-      return new MathExpression({
-        expression: Object.keys(usingMetrics)
-          .map((id) => `FILL(${id}, 0)`)
-          .join(' + '),
-        usingMetrics,
-        period,
-        label: `DynamoDB throttle events, table and indexes (${index + 1} of ${groups.length})`,
-      });
+      return summed(usingMetrics, period, `DynamoDB throttle events, table and indexes (${index + 1} of ${groups.length})`);
     });
   }
 
@@ -356,10 +346,6 @@ export class ServiceMetrics {
         }
       }
     }
-    const sum = (metrics: Record<string, IMetric>) =>
-      Object.keys(metrics)
-        .map((id) => `FILL(${id}, 0)`)
-        .join(' + ');
     const expression = (text: string, usingMetrics: Record<string, IMetric>, label: string) =>
       new MathExpression({ expression: text, usingMetrics, period, label });
     return expression(
@@ -373,12 +359,12 @@ export class ServiceMetrics {
         `sqs * ${listPrices.sqsRequestPerMillion} / 1000000`,
       ].join(' + '),
       {
-        rru: expression(sum(reads), reads, 'read request units'),
-        wru: expression(sum(writes), writes, 'write request units'),
+        rru: expression(sumOfFilled(reads), reads, 'read request units'),
+        wru: expression(sumOfFilled(writes), writes, 'write request units'),
         gbs: expression(gbTerms.join(' + '), gbSeconds, 'Lambda GB-seconds'),
-        inv: expression(sum(invocations), invocations, 'Lambda invocations'),
+        inv: expression(sumOfFilled(invocations), invocations, 'Lambda invocations'),
         api: this.service.stage.metricCount({ statistic: Stats.SUM, period }),
-        sqs: expression(sum(queueRequests), queueRequests, 'SQS requests'),
+        sqs: expression(sumOfFilled(queueRequests), queueRequests, 'SQS requests'),
       },
       'US$ at list prices',
     );
