@@ -135,10 +135,28 @@ describe("a product's price for all its buyers", () => {
     expect(impact?.expectedMarginChangeCents).toBeLessThan(0);
   });
 
-  it('is the bands’ price where no credible model covers the buyers', () => {
+  it('keeps the current price where no credible model covers the buyers, saying so', () => {
     const weak: WinModel = { intercept: 2.4, slope: -8, closedQuotes: 60, nEff: 5 };
-    const recommendation = recommend(market({ model: weak }));
-    expect(recommendation.basis).toMatchObject({ method: 'bands', keep: false });
+    const recommendation = recommend(market({ model: weak, product: { currentPriceCents: 8000 } }));
+    expect(recommendation.recommendedPriceCents).toBe(8000);
+    expect(recommendation.basis).toMatchObject({ method: 'bands', keep: true });
+    expect(recommendation.rationale).toMatch(/^Keep the current price: no win model stands for its buyers yet/);
+    expect(recommendation.reasonSummary).toContain('keep current');
     expect(recommendation.impact?.status).toBe('too_thin');
+  });
+
+  it('is the bands’ price where no credible model covers the buyers and there is no current price to keep', () => {
+    const weak: WinModel = { intercept: 2.4, slope: -8, closedQuotes: 60, nEff: 5 };
+    const recommendation = recommend(market({ model: weak, product: { currentPriceCents: 0 } }));
+    expect(recommendation.basis).toMatchObject({ method: 'bands', keep: false });
+    expect(recommendation.recommendedPriceCents).toBeGreaterThan(0);
+  });
+
+  it('moves a price kept without a model only as a guardrail forces it, and names the guardrail', () => {
+    const weak: WinModel = { intercept: 2.4, slope: -8, closedQuotes: 60, nEff: 5 };
+    const recommendation = recommend(market({ model: weak, product: { currentPriceCents: 7000, mapCents: 9000 } }));
+    expect(recommendation.recommendedPriceCents).toBe(9000);
+    expect(recommendation.basis).toMatchObject({ method: 'bands', keep: true, binding: { guardrail: 'map', valueCents: 9000 } });
+    expect(recommendation.rationale).toMatch(/^Keep the current price as far as the guardrails allow \(moved by map\)/);
   });
 });

@@ -189,7 +189,7 @@ describe("a recommendation's basis and impact", () => {
       maxChange: { lowCents: 7500, highCents: 12_500 },
       confidenceScore: expect.any(Number),
       method: 'bands',
-      keep: false,
+      keep: true,
     });
   });
 
@@ -199,7 +199,7 @@ describe("a recommendation's basis and impact", () => {
     expect(basis?.binding).toEqual({ guardrail: 'map', valueCents: 11_000 });
   });
 
-  it("names the segment × SKU band, its shrunk band and n_eff, and the max-change rule when the history's target is too far", () => {
+  it('keeps the current price where only bands stand, naming the segment × SKU band, and prices by that band a product with no current price', () => {
     const { product: withBands, snapshot: withSnapshot } = withHistory();
     // Without a win model the bands price it.
     const bandsOnly = {
@@ -208,17 +208,20 @@ describe("a recommendation's basis and impact", () => {
         ['Fasteners', { category: 'Fasteners', band: undefined, segments: new Map([['', { band: segmentBand, winModel: undefined }]]) }],
       ]),
     };
-    const recommendation = expectPriced(recommendProduct(withBands, bandsOnly, context()));
-    // Cost 5000 at a 30% target is 7143, beyond 25% below the list price of 10 000: held at 7500.
-    expect(recommendation.recommendedPriceCents).toBe(7500);
-    expect(recommendation.basis).toMatchObject({
+    // With a current price and no model, that price is kept; the basis still names the band it would have stood on.
+    const kept = expectPriced(recommendProduct(withBands, bandsOnly, context()));
+    expect(kept.recommendedPriceCents).toBe(10_000);
+    expect(kept.basis).toMatchObject({ method: 'bands', keep: true, source: 'segment_sku', sourceNEff: 40, margin: 0.5 });
+    // With none, the bands price it: cost 5000 at the shrunk target, within the guardrails.
+    const fresh = expectPriced(recommendProduct({ ...withBands, currentPriceCents: 0 }, bandsOnly, context()));
+    expect(fresh.basis).toMatchObject({
+      method: 'bands',
+      keep: false,
       source: 'segment_sku',
       sourceNEff: 40,
       band: { floor: 0.2, target: 0.3, stretch: 0.45 },
-      binding: { guardrail: 'max_change', valueCents: 7500 },
-      currentMargin: 0.5,
-      margin: 0.3333,
     });
+    expect(fresh.recommendedPriceCents).toBeLessThan(10_000);
   });
 
   it('stores the expected impact of the change, and the list row carries its margin change', () => {

@@ -7,7 +7,7 @@ import { convertProduct, lineBands } from '#shared/prices/price-lines.ts';
 import { recommendationBasis } from './basis.ts';
 import { buyerMix, modelStands } from './buyer-mix.ts';
 import { estimateImpact } from './impact.ts';
-import { keepStep, priceForBuyers } from './product-price.ts';
+import { type KeepReason, keepStep, keepWithoutModel, priceForBuyers } from './product-price.ts';
 import type { Recommendation } from './schema.ts';
 
 export interface RecommendationContext {
@@ -18,50 +18,54 @@ export interface RecommendationContext {
 }
 
 /** How the recommendation was priced: from the win model over its buyers, or from the bands; and whether it keeps the current price. */
-function methodOf(explained: PricedLineBasis, modelled: boolean, currentPriceCents: number) {
-  const lost = explained.line.reason.some((entry) => entry.param === 'keep');
-  const keep = modelled && (lost || explained.line.priceCents === currentPriceCents);
-  return { method: modelled ? ('win_model' as const) : ('bands' as const), keep, lost };
+function methodOf(explained: PricedLineBasis, modelled: boolean, kept: KeepReason['why'] | undefined, currentPriceCents: number) {
+  const keep = kept !== undefined || (modelled && explained.line.priceCents === currentPriceCents);
+  return { method: modelled ? ('win_model' as const) : ('bands' as const), keep, kept };
 }
 
 /**
  * Where a credible win model covers the product's buyers, the single price that earns the most over them
- * (product-price.ts); where none does, the bands, as a call with no customer at quantity 1 is priced. A move the
- * model expects to lose margin on is not offered: the current price is kept, unless a guardrail moves it.
+ * (product-price.ts). A move the model expects to lose margin on is not offered, and where no model stands none is
+ * offered either: the current price is kept, unless a guardrail moves it. A product with no current price yet is
+ * priced by the bands, as a call with no customer at quantity 1 is.
  */
 function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context: RecommendationContext) {
   const pricing = convertProduct(product, 1);
   const inputs = { product: pricing, hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs };
   const bands = lineBands(product, undefined, snapshot);
   const mix = buyerMix(product, snapshot, context.nowMs, context.settings);
+  const impactAt = (explained: PricedLineBasis) =>
+    estimateImpact(product, explained.line.priceCents, snapshot, context.settings, context.nowMs);
+  const hasCurrent = product.currentPriceCents > 0;
   if (!modelStands(mix)) {
-    const explained = priceLineWithBasis(inputs, bands, context.settings);
-    return {
-      explained,
-      modelled: false,
-      impact: estimateImpact(product, explained.line.priceCents, snapshot, context.settings, context.nowMs),
-    };
+    const explained = hasCurrent ? keepWithoutModel(inputs, bands, context.settings) : priceLineWithBasis(inputs, bands, context.settings);
+    return { explained, modelled: false, kept: hasCurrent ? ('no_model' as const) : undefined, impact: impactAt(explained) };
   }
   const moved = priceForBuyers(inputs, bands, mix, context.settings);
-  const impact = estimateImpact(product, moved.line.priceCents, snapshot, context.settings, context.nowMs);
-  if (impact.status !== 'estimated' || impact.expectedMarginChangeCents >= 0 || !(product.currentPriceCents > 0)) {
-    return { explained: moved, modelled: true, impact };
+  const impact = impactAt(moved);
+  if (impact.status !== 'estimated' || impact.expectedMarginChangeCents >= 0 || !hasCurrent) {
+    return { explained: moved, modelled: true, kept: undefined, impact };
   }
-  const keep = keepStep(product.currentPriceCents, product.costCents, -impact.expectedMarginChangeCents);
+  const currency = product.currency || context.baseCurrency;
+  const keep = keepStep(product.currentPriceCents, product.costCents, {
+    why: 'loss',
+    lossCents: -impact.expectedMarginChangeCents,
+    currency,
+  });
   const kept = priceForBuyers(inputs, bands, mix, context.settings, keep);
-  return {
-    explained: kept,
-    modelled: true,
-    impact: estimateImpact(product, kept.line.priceCents, snapshot, context.settings, context.nowMs),
-  };
+  return { explained: kept, modelled: true, kept: 'loss' as const, impact: impactAt(kept) };
 }
+
+const keepWhy: Record<KeepReason['why'] | 'no_gain', string> = {
+  loss: 'the win model expects the change to earn less margin',
+  no_model: 'no win model stands for its buyers yet, so no change is shown to earn more',
+  no_gain: 'the win model sees no change that earns more margin beyond its own error',
+};
 
 /** What the rationale opens with: a kept price says so plainly, and names the guardrail that moved it anyway. */
 function shortText(explained: PricedLineBasis, method: ReturnType<typeof methodOf>): string {
   if (!method.keep) return explained.line.explanation.short;
-  const why = method.lost
-    ? 'the win model expects the change to earn less margin'
-    : 'the win model sees no change that earns more margin beyond its own error';
+  const why = keepWhy[method.kept ?? 'no_gain'];
   const moved = explained.line.guardrailsApplied;
   if (moved.length === 0) return `Keep the current price: ${why}.`;
   return `Keep the current price as far as the guardrails allow (moved by ${moved.join(', ')}): ${why}.`;
@@ -84,9 +88,9 @@ export function recommendProduct(product: ProductView, snapshot: PricingSnapshot
     updatedAt: new Date(context.nowMs).toISOString(),
   };
   if (product.costCents === 0) return { status: 'unpriced', ...common, reason: 'no_cost_basis' };
-  const { explained, modelled, impact } = explainedPrice(product, snapshot, context);
+  const { explained, modelled, kept, impact } = explainedPrice(product, snapshot, context);
   const priced = explained.line;
-  const method = methodOf(explained, modelled, product.currentPriceCents);
+  const method = methodOf(explained, modelled, kept, product.currentPriceCents);
   const rate = currency === context.baseCurrency ? 1 : snapshot.rates.get(currency)?.rate;
   return {
     status: 'priced',

@@ -98,9 +98,31 @@ beforeAll(async () => {
   const environment: Record<string, string> = {};
   for (const heading of sections) {
     if (heading === '### Price lines') await bandsOf(environment);
-    for (const command of commandsOf(readme, heading)) steps.push(await runCommand(command, environment));
+    for (const command of commandsOf(readme, heading)) {
+      if (command.includes(COST_TYPO)) await sendCostTypo(environment);
+      steps.push(await runCommand(command, environment));
+    }
   }
 }, 240_000);
+
+/** The remark that sets the data-warnings example after a batch the README describes but does not show. */
+const COST_TYPO = '# after a batch sent costCents 1200 for 120';
+
+/** That batch, sent as the ingest section sends one: BOLT-10's cost typed as 12.00 for 1.20. */
+async function sendCostTypo(environment: Record<string, string>): Promise<void> {
+  const product = { sku: 'BOLT-10', externalId: 'ERP-881', name: 'Hex bolt M10', category: 'Fasteners', costCents: 1200, currency: 'USD' };
+  await runCommand(
+    `BATCH=$(curl -s -X POST $API/ingest/batches -H "Authorization: Bearer $KEY" | sed 's/.*"batchId":"\\([^"]*\\)".*/\\1/')`,
+    environment,
+  );
+  await runCommand(
+    `curl -s -X POST $API/ingest/batches/$BATCH/records -H "Authorization: Bearer $KEY" -H 'Content-Type: application/json' ` +
+      `-d '${JSON.stringify({ entity: 'product', records: [{ ...product, currentPriceCents: 189 }] })}'`,
+    environment,
+  );
+  await runCommand('curl -s -X POST $API/ingest/batches/$BATCH/commit -H "Authorization: Bearer $KEY"', environment);
+  await bandsOf(environment);
+}
 
 /** "once the batch above shows bandsRecomputedAt": the reader looks again until it does. */
 async function bandsOf(environment: Record<string, string>): Promise<void> {
@@ -147,6 +169,15 @@ describe('the README walkthrough, run as written', () => {
     expect(task).toMatchObject({ productSku: 'BOLT-10', priceCents: 189 });
     expect(answerOf('/extend').task?.id).toBe(task.id);
     expect(answerOf('/writebacks/ack')).toMatchObject({ applied: 1, failed: 0 });
-    expect(steps.at(-1)?.json).toMatchObject({ sku: 'BOLT-10', current_price: 1.89 });
+    const after = steps.find((step) => step.command === 'curl -s "$OVERVIEW/prices/BOLT-10" -H "Authorization: Bearer $PW"');
+    expect(after?.json).toMatchObject({ sku: 'BOLT-10', current_price: 1.89 });
+  });
+
+  it('holds the product whose cost a later batch typed ten times too large, and asks to confirm its approval naming why', () => {
+    const codes = (answerOf(COST_TYPO).warnings as Array<{ code: string }> | undefined)?.map((warning) => warning.code);
+    expect(codes).toEqual(expect.arrayContaining(['cost_jump', 'price_below_cost']));
+    const refused = answerOf('"price": 12.0').error;
+    expect(refused?.code).toBe('confirmation_required');
+    expect(refused?.message).toContain('cost_jump');
   });
 });

@@ -9,8 +9,11 @@ import { expectShown } from '#test/support/markup.ts';
 import { newWorkspace } from './support.ts';
 import { getPrice } from './writebacks-support.ts';
 
-/** A product of the category with no orders of its own: the category's bands price it. */
-const CLAMP: ProductRecord = { sku: 'CLAMP', name: 'Pipe clamp', category: 'Fasteners', costCents: 1000, currentPriceCents: 1400 };
+/**
+ * A product of the category with no orders of its own and no price yet: the category's bands price it (one with a
+ * current price and no win model keeps that price, whatever the bands do).
+ */
+const CLAMP: ProductRecord = { sku: 'CLAMP', name: 'Pipe clamp', category: 'Fasteners', costCents: 1000, currentPriceCents: 0 };
 
 /** Orders of NUT alone at a far higher margin than the category's, which move the category's bands. */
 function richNutOrders(): OrderRecord[] {
