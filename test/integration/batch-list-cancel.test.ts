@@ -258,13 +258,14 @@ describe('the HTTP glue every route shares', () => {
   it('answers a method a known path does not serve with 405 and Allow, in the envelope of the path’s surface', async () => {
     const v1 = await call(BATCHES_PATH, { method: 'DELETE', key: caller.key });
     expectError(v1, { status: 405, code: 'invalid_request' });
-    expect(v1.headers.get('allow')).toBe('GET, POST');
+    // HEAD is served wherever GET is.
+    expect(v1.headers.get('allow')).toBe('GET, HEAD, POST');
     const overview = await call('/v1/webhook-endpoints', { method: 'PUT' });
     expect(overview.status).toBe(405);
     expect(overview.json.error.code).toBe('bad_request');
-    expect(overview.headers.get('allow')).toBe('GET, POST');
+    expect(overview.headers.get('allow')).toBe('GET, HEAD, POST');
     // `/v1/prices/{sku}` serves GET at any SKU, `approve` among them.
-    expect((await call('/v1/prices/approve', { method: 'DELETE' })).headers.get('allow')).toBe('GET, POST');
+    expect((await call('/v1/prices/approve', { method: 'DELETE' })).headers.get('allow')).toBe('GET, HEAD, POST');
     const unknown = await call('/api/v1/ingest/nothing', { method: 'DELETE' });
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get('allow')).toBeNull();
