@@ -4,6 +4,7 @@ import { readDelivery, recordAttempt } from './attempt-log.ts';
 import { claimProbe, gate, recordBreaker } from './breaker.ts';
 import type { DeliveryAttempt, DeliveryStatus } from './delivery-schema.ts';
 import { getEndpoint, markEndpointFailure, markEndpointSuccess } from './endpoints.ts';
+import { sendInLine } from './fair-share.ts';
 import { reportWebhookHealth } from './health-metrics.ts';
 import type { WebhookEndpoint } from './endpoint-schema.ts';
 import type { WebhookEvent } from './events.ts';
@@ -143,7 +144,8 @@ function summaryAfter(attempt: DeliveryAttempt, status: DeliveryStatus, next: At
 const MAX_DEFERRAL_MS = 60 * SECOND;
 
 /**
- * Sends a deferred attempt on to wait until `untilMs`, in whole seconds (so that no worker sleeps out a fraction). At
+ * Sends a deferred attempt on to wait until `untilMs` or its place in its workspace's line, whichever is later, in
+ * whole seconds (so that no worker sleeps out a fraction). At
  * a full bound (`growing`) it waits longer each time the same attempt is deferred again: a workspace that keeps its
  * slots full has its backlog come back ever more rarely, instead of churning through the queue ahead of others'.
  */
@@ -156,7 +158,8 @@ async function defer(message: AttemptMessage, untilMs: number, nowMs: number, wh
   const seconds = Math.ceil(backoffMs / SECOND) + Math.floor(Math.random() * spread);
   const notBefore = nowMs + seconds * SECOND;
   logger.info('webhook attempt deferred', { why, deferrals, notBefore: new Date(notBefore).toISOString() });
-  await waitFor({ ...message, deferrals, notBefore }, nowMs);
+  // Back in its workspace's line, no sooner than its wait: a workspace's backlog comes round at its line's pace.
+  await sendInLine(message.workspaceId, [{ ...message, deferrals, notBefore }], nowMs);
   return 'deferred';
 }
 

@@ -3,21 +3,27 @@ import { ApiError } from '#platform/errors.ts';
 import { listAttempts } from './attempt-log.ts';
 import type { DeliverySummary } from './delivery-schema.ts';
 import { endpointsSubscribedTo, getEndpoint } from './endpoints.ts';
+import { fanOutWaits, sendInLine } from './fair-share.ts';
 import { EVENT_RETENTION_DAYS, markDispatched, readEvent } from './outbox.ts';
-import { type FanOutMessage, sendWebhookMessages } from './queue.ts';
+import type { FanOutMessage } from './queue.ts';
 import { takeRedelivery } from './redelivery-limit.ts';
 
-export type FanOutOutcome = 'fannedOut' | 'duplicate' | 'unknown';
+export type FanOutOutcome = 'fannedOut' | 'waiting' | 'duplicate' | 'unknown';
 
-/** Queues the first attempt of an event at every endpoint subscribed to it, then takes it off the sweeper's list. */
+/**
+ * Queues the first attempt of an event at every endpoint subscribed to it, in their places on the workspace's line,
+ * then takes it off the sweeper's list.
+ */
 export async function fanOut(message: FanOutMessage, nowMs: number): Promise<{ outcome: FanOutOutcome; endpoints: number }> {
+  if (await fanOutWaits(message, nowMs)) return { outcome: 'waiting', endpoints: 0 };
   const stored = await readEvent(message.workspaceId, message.eventId);
   if (!stored) return { outcome: 'unknown', endpoints: 0 };
   if (stored.dispatchedAt) return { outcome: 'duplicate', endpoints: 0 };
   const { event } = stored;
   // Only the event's own workspace's endpoints are read: another workspace's can never be found from here.
   const endpoints = await endpointsSubscribedTo(event.workspaceId, event.type);
-  await sendWebhookMessages(
+  await sendInLine(
+    event.workspaceId,
     endpoints.map((endpoint) => ({
       kind: 'attempt' as const,
       workspaceId: event.workspaceId,
@@ -26,6 +32,7 @@ export async function fanOut(message: FanOutMessage, nowMs: number): Promise<{ o
       seq: 1,
       tryInRun: 1,
     })),
+    nowMs,
   );
   await markDispatched(
     event,
@@ -48,7 +55,7 @@ export async function redeliver(workspaceId: string, endpointId: string, eventId
   await takeRedelivery(workspaceId, endpointId, nowMs);
   const attempts = await listAttempts(workspaceId, endpointId, eventId);
   const seq = attempts.reduce((highest, attempt) => Math.max(highest, attempt.seq), 0) + 1;
-  await sendWebhookMessages([{ kind: 'attempt', workspaceId, eventId, endpointId, seq, tryInRun: 1 }]);
+  await sendInLine(workspaceId, [{ kind: 'attempt', workspaceId, eventId, endpointId, seq, tryInRun: 1 }], nowMs);
   return {
     eventId,
     eventType: event.type,

@@ -7,7 +7,13 @@ import { currentLedger } from '#platform/meter.ts';
 
 const positive = v.pipe(v.number(), v.safeInteger(), v.minValue(1));
 
-export const FanOutMessageSchema = v.object({ kind: v.literal('fanOut'), workspaceId: v.string(), eventId: v.string() });
+export const FanOutMessageSchema = v.object({
+  kind: v.literal('fanOut'),
+  workspaceId: v.string(),
+  eventId: v.string(),
+  /** Set once the fan-out has its place on its workspace's line (fair-share.ts): epoch ms before which it waits. */
+  notBefore: v.optional(v.number()),
+});
 
 export const AttemptMessageSchema = v.object({
   kind: v.literal('attempt'),
@@ -35,16 +41,32 @@ export type WebhookMessage = v.InferOutput<typeof WebhookMessageSchema>;
 /** SQS's own ceiling on DelaySeconds. */
 export const MAX_DELAY_SECONDS = 900;
 
-/** Sends messages ten to a call (SendMessageBatch's limit); a message refused in a batch fails the whole send. */
-export async function sendWebhookMessages(messages: readonly WebhookMessage[], delaySeconds = 0): Promise<void> {
-  for (let start = 0; start < messages.length; start += 10) {
-    const slice = messages.slice(start, start + 10);
+/** A message and how long SQS holds it before any worker sees it. */
+export interface Delayed {
+  readonly message: WebhookMessage;
+  readonly delaySeconds: number;
+}
+
+/** Sends messages ten to a call (SendMessageBatch's limit), all after the same delay; a message refused fails the whole send. */
+export function sendWebhookMessages(messages: readonly WebhookMessage[], delaySeconds = 0): Promise<void> {
+  return sendDelayed(messages.map((message) => ({ message, delaySeconds })));
+}
+
+/**
+ * Sends messages ten to a call, each after its own delay. Each carries its workspace as its MessageGroupId: on a
+ * standard queue that makes it a fair queue, where SQS itself serves a quiet workspace's messages ahead of a noisy
+ * one's backlog (docs/webhooks.md, "A fair share per workspace"); the order within a workspace stays unpromised.
+ */
+export async function sendDelayed(entries: readonly Delayed[]): Promise<void> {
+  for (let start = 0; start < entries.length; start += 10) {
+    const slice = entries.slice(start, start + 10);
     const { Failed } = await queueClient().send(
       new SendMessageBatchCommand({
         QueueUrl: webhooksQueueUrl(),
-        Entries: slice.map((message, index) => ({
+        Entries: slice.map(({ message, delaySeconds }, index) => ({
           Id: String(index),
           MessageBody: JSON.stringify(message),
+          MessageGroupId: message.workspaceId,
           DelaySeconds: Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.floor(delaySeconds))),
         })),
       }),

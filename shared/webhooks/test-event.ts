@@ -6,7 +6,7 @@ import { RETRY_SCHEDULE_MS } from './retry-schedule.ts';
 import { requireEndpoint } from './endpoints.ts';
 import { newEvent, TEST_EVENT_TYPE, type WebhookEvent } from './events.ts';
 import { EVENT_RETENTION_DAYS } from './outbox.ts';
-import { sendWebhookMessages } from './queue.ts';
+import { sendInLine } from './fair-share.ts';
 import { takeRedelivery } from './redelivery-limit.ts';
 
 /**
@@ -39,6 +39,10 @@ export async function sendTestEvent(workspaceId: string, endpointId: string, now
     ConditionExpression: 'attribute_not_exists(PK)',
   });
   if (stored.refused) throw stored.error;
-  await sendWebhookMessages([{ kind: 'attempt', workspaceId, eventId: event.id, endpointId, seq: 1, tryInRun: TEST_TRY_IN_RUN }]);
+  await sendInLine(
+    workspaceId,
+    [{ kind: 'attempt', workspaceId, eventId: event.id, endpointId, seq: 1, tryInRun: TEST_TRY_IN_RUN }],
+    nowMs,
+  );
   return event;
 }

@@ -335,6 +335,13 @@ export const webhookDelivery: RequestKind = {
       readUnits: 1,
       writeUnits: 2,
     },
+    // Each attempt's place on the workspace's line (the fan-out's own place is shared by its event's endpoints).
+    {
+      pattern: 'Take places on a workspace’s webhook line (its fair share of the shared queue)',
+      key: 'webhookLine',
+      items: 1,
+      writeUnits: 1,
+    },
     { pattern: 'Take a fanned-out webhook event off the sweeper’s list', key: 'webhookEvent', items: 1, writeUnits: 1 },
     // Taking the event off the sweeper's list deletes the entry its outbox write made.
     { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 1, writeUnits: 1 },

@@ -1244,6 +1244,14 @@ export const accessPatterns: readonly AccessPattern[] = [
     cost: '1 RRU + 1 WRU to take, 1 WRU to give back; an attempt deferred at the bound costs the 1 RRU',
   },
   {
+    name: 'Take places on a workspace’s webhook line (its fair share of the shared queue)',
+    usedBy: ['deliverWebhooks', 'redeliverWebhookEvent', 'admin webhook redeliver', 'consoleSettingsAction (a redelivery or a test event)'],
+    call: 'UpdateItem SET nextPlace = nextPlace + span conditional on nextPlace not behind the burst (ReturnValues UPDATED_NEW); when refused, UpdateItem SET nextPlace afresh conditional on it missing or behind (up to 3 tries of both); expires two days after its last use',
+    calls: ['UpdateItem'],
+    key: 'webhookLine(workspaceId)',
+    cost: '1 WRU per fan-out on its first receive, per event’s attempts queued, per redelivery or test event and per deferred attempt; 2 WRU when an idle line starts afresh',
+  },
+  {
     name: 'Count a webhook attempt against its endpoint’s circuit breaker, and claim the half-open probe',
     usedBy: ['deliverWebhooks'],
     call: 'UpdateItem ADD breakerFailures (ReturnValues ALL_NEW), at the threshold a second UpdateItem SET breakerOpenUntil; a 2xx after failures REMOVEs them; the probe: UpdateItem conditional on breakerOpenUntil and no live claim',

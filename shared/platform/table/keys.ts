@@ -229,6 +229,8 @@ export const keys = {
   webhookEndpointCount: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'ENDPOINTS' }),
   /** The workspace's delivery attempts in flight, each a lease with its expiry: one small item, read and written whole. */
   webhookInFlight: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'INFLIGHT' }),
+  /** Where the workspace's next webhook message takes its place on the shared queue (shared/webhooks/fair-share.ts). */
+  webhookLine: (workspaceId: string): PrimaryKey => ({ PK: webhooksPartition(workspaceId), SK: 'LINE' }),
   /** When an endpoint's recent redeliveries were asked for: the rate limit's sliding window. */
   webhookRedeliveries: (workspaceId: string, endpointId: string): PrimaryKey => ({
     PK: webhooksPartition(workspaceId),
@@ -283,9 +285,7 @@ function batchPartition(workspaceId: string, batchId: string): string {
   return `WS#${workspaceId}#BATCH#${batchId}`;
 }
 
-function webhooksPartition(workspaceId: string): string {
-  return `WS#${workspaceId}#WEBHOOKS`;
-}
+const webhooksPartition = (workspaceId: string): string => `WS#${workspaceId}#WEBHOOKS`;
 
 const MARGIN_PREFIX = 'MARGIN#';
 
