@@ -140,7 +140,7 @@ describe("a product's price for all its buyers", () => {
     const recommendation = recommend(market({ model: weak, product: { currentPriceCents: 8000 } }));
     expect(recommendation.recommendedPriceCents).toBe(8000);
     expect(recommendation.basis).toMatchObject({ method: 'bands', keep: true });
-    expect(recommendation.rationale).toMatch(/^Keep the current price: no win model stands for its buyers yet/);
+    expect(recommendation.rationale).toMatch(/^Keep the current price: no win model yet/);
     expect(recommendation.reasonSummary).toContain('keep current');
     expect(recommendation.impact?.status).toBe('too_thin');
   });

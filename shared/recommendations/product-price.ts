@@ -131,7 +131,7 @@ export function keepStep(currentPriceCents: number, costCents: number, reason: K
   const why =
     reason.why === 'loss'
       ? `the win model expects the change to earn ${formatMinorUnits(reason.lossCents, reason.currency)} less margin per quote`
-      : 'no win model stands for its buyers yet, and a category target alone does not show that a change earns more';
+      : 'no win model yet';
   return { param: 'keep', scope: 'product', label: `Kept at the current price (${percent(margin)} margin): ${why}`, margin };
 }
 

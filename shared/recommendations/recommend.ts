@@ -58,7 +58,7 @@ function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context
 
 const keepWhy: Record<KeepReason['why'] | 'no_gain', string> = {
   loss: 'the win model expects the change to earn less margin',
-  no_model: 'no win model stands for its buyers yet, so no change is shown to earn more',
+  no_model: 'no win model yet',
   no_gain: 'the win model sees no change that earns more margin beyond its own error',
 };
 

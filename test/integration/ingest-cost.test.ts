@@ -18,13 +18,22 @@ import { newWorkspace } from './support.ts';
  * went from four to six (the ordering by expected impact, and the basis and impact stored on the recommendation; the
  * sort by size of change reads the rows by change and writes none). A line item per line cost the drain 7,173 WRU and
  * 6,287: counts, not seconds, so that a busy machine cannot fail them. A layout that costs less lowers them.
+ * The bands job's write units rose from 3,543 to 3,653 (items and index entries unchanged, 3,443) when a product no
+ * win model covers began to keep its current price: its recommendation carries the keep step among its drivers and
+ * crosses 1 KB, a second write unit for each such product (a third of this batch's; fewer in a catalogue with history).
  */
 const bounds = {
   drain: { writeUnits: 4_020, itemsAndIndexEntries: 3_690 },
-  bands: { writeUnits: 3_530, itemsAndIndexEntries: 3_470 },
+  bands: { writeUnits: 3_800, itemsAndIndexEntries: 3_470 },
 } as const;
 
-const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 75, orders: 150 }, { seed: 22 });
+/**
+ * The day the bounds were counted on. The catalogue is dated back from it and the service's clock starts at it, so
+ * that how many months a product's orders fall in (and so how many margin months the drain and the bands job write)
+ * never moves with the day the suite runs.
+ */
+const COUNTED_ON = new Date('2026-11-01T00:00:00Z');
+const catalogue = sampleCatalogue({ products: 60, customers: 15, quotes: 75, orders: 150 }, { seed: 22, now: COUNTED_ON });
 const records = catalogue.product.length + catalogue.customer.length + catalogue.quote.length + catalogue.order.length;
 
 // Counts, not seconds: on a busy machine staging and draining this batch take longer than the project's default allows.
@@ -34,6 +43,8 @@ let stack: LocalStack;
 const base = () => stack.gatewayUrl;
 
 beforeAll(async () => {
+  // Only Date is moved, and it runs on from there: timers, leases and the emulators keep real time between them.
+  vi.useFakeTimers({ toFake: ['Date'], now: COUNTED_ON, shouldAdvanceTime: true });
   // The drain worker alone, counted: webhook fan-out would add calls of its own to the same process.
   stack = await startLocalStack({
     port: 0,
@@ -44,6 +55,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.stop();
+  vi.useRealTimers();
 });
 
 describe('what ingest costs in DynamoDB', () => {
