@@ -125,9 +125,9 @@ export const LOG_ITEM_MAX_BYTES = 350_000;
 
 /**
  * A chunk's log items for one category: its entries in order, cut into parts below the item limit. The same entries
- * under the same chunk marker give the same items, so a redelivered chunk overwrites what an earlier attempt wrote.
+ * under the same chunk key give the same items, so a redelivered chunk overwrites what an earlier attempt wrote.
  */
-export function historyLogItems(workspaceId: string, category: string, chunkMarker: string, entries: readonly LogEntry[]): TableItem[] {
+export function historyLogItems(workspaceId: string, category: string, chunkKey: string, entries: readonly LogEntry[]): TableItem[] {
   const parts: EncodedEntry[][] = [];
   let part: EncodedEntry[] = [];
   let bytes = 0;
@@ -144,7 +144,7 @@ export function historyLogItems(workspaceId: string, category: string, chunkMark
   }
   if (part.length > 0) parts.push(part);
   return parts.map((encoded, index) => ({
-    ...keys.historyLog(workspaceId, category, chunkMarker, index),
+    ...keys.historyLog(workspaceId, category, keys.historyLogEntry(chunkKey, index)),
     type: 'historyLog',
     category,
     entries: JSON.stringify(encoded),

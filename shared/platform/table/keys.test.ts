@@ -11,7 +11,7 @@ describe('the chunk marker', () => {
   });
 
   it('keys a chunk’s history log items by the marker and the part, as stored before', () => {
-    expect(keys.historyLog('ws-1', 'Fasteners', chunkMarker('0b6f-uuid', 'CHUNK#0000000001#002'), 7)).toEqual({
+    expect(keys.historyLog('ws-1', 'Fasteners', keys.historyLogEntry(chunkMarker('0b6f-uuid', 'CHUNK#0000000001#002'), 7))).toEqual({
       PK: 'WS#ws-1#HLOG#IALt_3DGShh9U40D#14',
       SK: 'LOG#0b6f-uuid#CHUNK#0000000001#002#007',
     });

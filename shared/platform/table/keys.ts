@@ -50,10 +50,12 @@ export const keys = {
    * category's items are spread over HISTORY_LOG_SHARDS partitions by that key, so that no partition takes more than
    * a sixteenth of a category's history writes.
    */
-  historyLog: (workspaceId: string, category: string, chunkMarker: string, part: number): PrimaryKey => {
-    const entryKey = `${chunkMarker}#${pad(part, 3)}`;
-    return { PK: historyLogPartition(workspaceId, category, historyLogShard(entryKey)), SK: `${HISTORY_LOG_PREFIX}${entryKey}` };
-  },
+  historyLog: (workspaceId: string, category: string, entryKey: string): PrimaryKey => ({
+    PK: historyLogPartition(workspaceId, category, historyLogShard(entryKey)),
+    SK: `${HISTORY_LOG_PREFIX}${entryKey}`,
+  }),
+  /** A history log item's entry key: its chunk's (a drained chunk's marker, batch-keys.ts), then its part of the entries. */
+  historyLogEntry: (chunkKey: string, part: number): string => `${chunkKey}#${pad(part, 3)}`,
   historyLogShard: (workspaceId: string, category: string, shard: number) => ({
     PK: historyLogPartition(workspaceId, category, shard),
     SKPrefix: HISTORY_LOG_PREFIX,
