@@ -47,6 +47,7 @@ export function impactSortKey(recommendation: Recommendation, sku: string): stri
   if (impact?.status !== 'estimated' || rate === undefined) return noNumberSortKey(sku);
   const inBase = (impact.expectedMarginChangeCents / 10 ** minorUnitDigits(recommendation.currency)) * rate;
   const tenThousandths = Math.round(inBase * 10_000);
+  // Only a figure that is no number sorts without one: an infinite one is clamped to its end of the ordering.
   return Number.isNaN(tenThousandths) ? noNumberSortKey(sku) : numberSortKey(tenThousandths, sku);
 }
 
