@@ -1,4 +1,5 @@
 // Guidance adherence attribution: what one quote (and the order that names it) contributes to the running aggregates.
+import { keys } from '#platform/table/keys.ts';
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 
 export const dimensions = ['overall', 'segment', 'category', 'reason', 'confidence'] as const;
@@ -150,10 +151,6 @@ export function orderPart(record: OrderRecord): OrderPart {
   };
 }
 
-export function aggregateSuffix(dimension: Dimension, month: string, value: string): string {
-  return `${dimension}#${month}#${value}`;
-}
-
 function add(into: Contribution, item: string, attribute: string, value: number): void {
   if (value === 0) return;
   const counters = (into[item] ??= {});
@@ -193,7 +190,7 @@ export function contributionOf(quote: QuotePart | undefined, order: OrderPart | 
     ];
     if (line.confidence) groups.push(['confidence', line.confidence]);
     for (const [dimension, value] of groups) {
-      const item = aggregateSuffix(dimension, quote.month, value);
+      const item = keys.adherenceAggregateSortKey(dimension, quote.month, value);
       add(contribution, item, `${line.band}_n`, 1);
       add(contribution, item, `${line.band}_d`, decided ? 1 : 0);
       add(contribution, item, `${line.band}_w`, won ? 1 : 0);

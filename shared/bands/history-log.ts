@@ -144,7 +144,7 @@ export function historyLogItems(workspaceId: string, category: string, chunkKey:
   }
   if (part.length > 0) parts.push(part);
   return parts.map((encoded, index) => ({
-    ...keys.historyLog(workspaceId, category, `${chunkKey}#${String(index).padStart(3, '0')}`),
+    ...keys.historyLog(workspaceId, category, keys.historyLogEntry(chunkKey, index)),
     type: 'historyLog',
     category,
     entries: JSON.stringify(encoded),

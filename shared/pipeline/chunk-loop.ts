@@ -1,4 +1,5 @@
 // The drain's chunk loop: read ahead, prepare the next chunk while this one is written, and checkpoint the chunks written every few seconds, in order.
+import { chunkMarker } from '#platform/table/batch-keys.ts';
 import { decompressRecords } from '#shared/batches/chunks.ts';
 import { foldMarginSteps } from '#shared/recommendations/margins.ts';
 import { recordTouched, type StagedChunk, stagedChunksAfter } from '#shared/batches/chunk-items.ts';
@@ -117,7 +118,7 @@ export class ChunkLoop {
 
   private prepare(chunk: StagedChunk): Promise<PreparedChunk> {
     const { from, memory } = this;
-    return handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory, `${from.batchId}#${chunk.sk}`));
+    return handled(prepareChunk(chunk.entity, decompressRecords(chunk.data), from, memory, chunkMarker(from.batchId, chunk.sk)));
   }
 
   /**

@@ -1,4 +1,5 @@
 // The margin fold: what an order chunk changes in its products' monthly margins, folded at its checkpoint as the adherence fold is.
+import { chunkMarkerParts } from '#platform/table/batch-keys.ts';
 import { getBatch } from '#shared/batches/repository.ts';
 import type { Provenance } from '#shared/canonical/items.ts';
 import type { StoredDocument } from '#shared/canonical/repository.ts';
@@ -12,13 +13,8 @@ export interface MarginWork {
   readonly delta: MarginContribution;
 }
 
-/** Whether the chunk that wrote a stored version (`batchId#chunk sort key`) has been folded into the months. */
+/** Whether the chunk that wrote a stored version (its chunk marker, batch-keys.ts) has been folded into the months. */
 export type FoldedChunk = (chunk: string) => boolean;
-
-function chunkParts(chunk: string): { batchId: string; sk: string } {
-  const at = chunk.indexOf('#');
-  return { batchId: chunk.slice(0, at), sk: chunk.slice(at + 1) };
-}
 
 /**
  * Which stored versions' chunks are in the months: those at or before their batch's checkpoint, which is saved only
@@ -29,7 +25,7 @@ function chunkParts(chunk: string): { batchId: string; sk: string } {
 export async function foldedChunks(from: Provenance, chunks: Iterable<string | undefined>, memory: DrainMemory): Promise<FoldedChunk> {
   const others = new Set<string>();
   for (const chunk of chunks) {
-    const batchId = chunk && chunkParts(chunk).batchId;
+    const batchId = chunk && chunkMarkerParts(chunk).batchId;
     if (batchId && batchId !== from.batchId && !memory.finishedCursors.has(batchId)) others.add(batchId);
   }
   const read = new Map(
@@ -44,9 +40,9 @@ export async function foldedChunks(from: Provenance, chunks: Iterable<string | u
   );
   const checkpoint = memory.checkpoint ?? '';
   return (chunk) => {
-    const { batchId, sk } = chunkParts(chunk);
+    const { batchId, chunkSk } = chunkMarkerParts(chunk);
     const cursor = batchId === from.batchId ? checkpoint : (read.get(batchId) ?? memory.finishedCursors.get(batchId));
-    return cursor === null || cursor === undefined || sk <= cursor;
+    return cursor === null || cursor === undefined || chunkSk <= cursor;
   };
 }
 

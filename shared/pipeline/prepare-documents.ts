@@ -148,12 +148,12 @@ function attributedQuotes(latest: readonly DocumentRecord[]): string[] {
   );
 }
 
-/** A chunk of quotes or of orders; the chunk key names it within its batch, and its history log items are keyed by it. */
+/** A chunk of quotes or of orders; the chunk marker names it among every batch's, and its history log items are keyed by it. */
 export async function prepareDocuments(
   documents: readonly DocumentRecord[],
   from: Provenance,
   memory: DrainMemory,
-  chunkKey: string,
+  chunkMarker: string,
 ): Promise<PreparedChunk> {
   const latest = lastByKey(documents, (document) => document.record.externalId);
   const touched = new TouchedSet();
@@ -168,8 +168,8 @@ export async function prepareDocuments(
           memory,
         )
       : () => true;
-  const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, { key: chunkKey, folded }, touched);
-  for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkKey, entries));
+  const { puts, deletes, logEntries, margins } = writeDocuments(latest, kind, read, from, { key: chunkMarker, folded }, touched);
+  for (const [category, entries] of logEntries) puts.push(...historyLogItems(from.workspaceId, category, chunkMarker, entries));
   const adherence = await adherenceWork(kind, latest, from, read.context, memory);
   const externalIds = latest.map((document) => document.record.externalId);
   return {

@@ -50,14 +50,14 @@ function prepareCustomers(records: readonly CustomerRecord[], from: Provenance, 
 
 /**
  * Reads what a chunk's records need (validated when they were staged) and builds its items; writes nothing. The chunk
- * key names the chunk within its batch: its history log items are keyed by it.
+ * marker names the chunk among every batch's (keys.ts): its history log items are keyed by it.
  */
 export async function prepareChunk(
   entity: EntityKind,
   records: readonly unknown[],
   from: Provenance,
   memory: DrainMemory,
-  chunkKey: string,
+  chunkMarker: string,
 ): Promise<PreparedChunk> {
   switch (entity) {
     case 'product':
@@ -69,14 +69,14 @@ export async function prepareChunk(
         (records as QuoteRecord[]).map((record) => ({ kind: 'quote', record })),
         from,
         memory,
-        chunkKey,
+        chunkMarker,
       );
     case 'order':
       return prepareDocuments(
         (records as OrderRecord[]).map((record) => ({ kind: 'order', record })),
         from,
         memory,
-        chunkKey,
+        chunkMarker,
       );
   }
 }

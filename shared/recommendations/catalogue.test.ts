@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueRow, decodeCursor, encodeCursor, readCatalogueQuery } from './catalogue.ts';
-import { changeSortKey, NO_CHANGE_PREFIX, skuSortKey } from './listing.ts';
+import { NO_NUMBER_PREFIX, skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { changeSortKey } from './listing.ts';
 import type { Recommendation } from './schema.ts';
 
 function priced(
@@ -68,7 +69,7 @@ describe('the catalogue of recommendations', () => {
     expect(changeSortKey(-100, 'A') < changeSortKey(-0.01, 'A')).toBe(true);
     expect(changeSortKey(0, 'A') < changeSortKey(0.01, 'A')).toBe(true);
     expect(changeSortKey(9e12, 'A') < changeSortKey(null, 'A')).toBe(true);
-    expect(changeSortKey(5, 'A').startsWith(NO_CHANGE_PREFIX)).toBe(false);
+    expect(changeSortKey(5, 'A').startsWith(NO_NUMBER_PREFIX)).toBe(false);
   });
 
   it('reads the query string, falling back on anything that does not read', () => {

@@ -1,7 +1,8 @@
 // Unit tests of the sort by size of change: the ordering by change read from both ends and merged, page by page as cursors carry it.
 import { describe, expect, it } from 'vitest';
 import { type ChangeListRow, type End, type Ends, endsOfCursor, type ReadEnd, SizeMerge } from './listing-by-size.ts';
-import { changeSortKey, skuSortKey } from './listing.ts';
+import { noNumberSortKey, skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { changeSortKey } from './listing.ts';
 
 interface Row extends ChangeListRow {
   readonly change: number;
@@ -142,7 +143,7 @@ describe("a cursor's two ends", () => {
   it('name nothing when a key is not the named SKU at some change, or the bottom is not below the top', () => {
     for (const ends of [
       { top: { sku: 'LAMP-2', sortKey: changeSortKey(12.5, 'LAMP-3') } },
-      { top: { sku: 'LAMP-2', sortKey: `N#${skuSortKey('LAMP-2')}` } },
+      { top: { sku: 'LAMP-2', sortKey: noNumberSortKey('LAMP-2') } },
       { top: { sku: 'LAMP-2', sortKey: skuSortKey('LAMP-2') } },
       { bottom: { sku: 'X', sortKey: 'C12#x#X' } },
       { top: bottom, bottom: top },

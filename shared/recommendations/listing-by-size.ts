@@ -1,6 +1,7 @@
 // The console's list by size of change, largest either way first: the ordering by change read from both ends at once and merged, so that it needs no rows of its own.
 import type { ListPosition } from './catalogue.ts';
-import { changeOfSortKey, skuSortKey } from './listing.ts';
+import { numberSortKeyParts, skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { changeOfSortKey } from './listing.ts';
 import { keyOrder } from './listing-shards.ts';
 
 /** The two ends of the ordering by change: the top reads the largest rises down, the bottom the largest cuts up. */
@@ -30,12 +31,9 @@ export interface TakenBySize<Row> {
   readonly ends: Ends;
 }
 
-/** A key of the ordering by change starts with C, sixteen digits and a #, then the SKU's key. */
-const CHANGE_PREFIX_LENGTH = 18;
-
 /** Whether a position a cursor names is a row of the ordering by change: its key is that SKU's at some change. */
 function isChangeRow(position: ListPosition): boolean {
-  return changeOfSortKey(position.sortKey) !== undefined && position.sortKey.slice(CHANGE_PREFIX_LENGTH) === skuSortKey(position.sku);
+  return numberSortKeyParts(position.sortKey)?.skuKey === skuSortKey(position.sku);
 }
 
 /** The ends a cursor carries, if they name rows of the ordering by change with the bottom below the top. */

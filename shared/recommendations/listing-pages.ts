@@ -9,7 +9,8 @@ import {
   type ListPosition,
 } from './catalogue.ts';
 import { type End, type Ends, endsOfCursor, SizeMerge } from './listing-by-size.ts';
-import { NO_CHANGE_PREFIX, type Ordering, readCategories, searchText } from './listing.ts';
+import { NO_NUMBER_PREFIX } from '#platform/table/listing-sort-keys.ts';
+import { type Ordering, readCategories, searchText } from './listing.ts';
 import { type ListedRow, ORDERING_PARTITIONS, orderingReader, type Segment, type ShardMerge, shardLimit } from './listing-shards.ts';
 
 /**
@@ -43,8 +44,8 @@ export async function keepInOrder<Row extends CatalogueRow>(rows: readonly Row[]
 
 /** The rows with a change, and those without, of the ordering by change of the query's scope. */
 const changeSegments: readonly Segment[] = [
-  { forward: false, range: { below: NO_CHANGE_PREFIX } },
-  { forward: true, range: { from: NO_CHANGE_PREFIX } },
+  { forward: false, range: { below: NO_NUMBER_PREFIX } },
+  { forward: true, range: { from: NO_NUMBER_PREFIX } },
 ];
 
 /**
@@ -140,7 +141,7 @@ async function readBySize(view: View, reading: Reading, from: Ends): Promise<boo
   const readers: Partial<Record<End, ShardMerge<ListedRow>>> = {};
   const merge = new SizeMerge<ListedRow>(
     async (end, start, limit) => {
-      const segment = { forward: end === 'bottom', range: { below: NO_CHANGE_PREFIX } };
+      const segment = { forward: end === 'bottom', range: { below: NO_NUMBER_PREFIX } };
       readers[end] ??= orderingReader(scope, segment, start);
       const read = await readers[end].read(shardLimit(limit));
       return { rows: read.rows, more: read.more !== undefined };

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { RECOMMENDATION_ROW_SHARDS } from '#platform/table/index-keys.ts';
 import { hashShard } from '#platform/table/key-parts.ts';
-import { skuSortKey } from './listing.ts';
+import { skuSortKey } from '#platform/table/listing-sort-keys.ts';
 import {
   keyOrder,
   mergeShardReads,

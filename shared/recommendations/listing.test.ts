@@ -1,7 +1,8 @@
 // Unit tests of the list's ordering by expected impact and of the rows a recommendation writes: its sort keys, and no rows for the sort by size.
 import { describe, expect, it } from 'vitest';
 import { readCatalogueQuery } from './catalogue.ts';
-import { changeOfSortKey, changeSortKey, impactSortKey, NO_CHANGE_PREFIX, orderings, recommendationRows } from './listing.ts';
+import { NO_NUMBER_PREFIX } from '#platform/table/listing-sort-keys.ts';
+import { changeOfSortKey, changeSortKey, impactSortKey, orderings, recommendationRows } from './listing.ts';
 import type { Impact, Recommendation } from './schema.ts';
 
 const side = { priceCents: 1000, margin: 0.3, winProbability: 0.5, expectedRevenueCents: 500, expectedMarginCents: 150 };
@@ -87,14 +88,14 @@ describe('the ordering by expected impact', () => {
       { status: 'priced' }
     >;
     for (const recommendation of [priced('THIN', { impact: tooThin }), priced('OLD'), unpriced, noRate]) {
-      expect(impactSortKey(recommendation, recommendation.sku).startsWith(NO_CHANGE_PREFIX), recommendation.sku).toBe(true);
+      expect(impactSortKey(recommendation, recommendation.sku).startsWith(NO_NUMBER_PREFIX), recommendation.sku).toBe(true);
     }
   });
 
   it('ranks no product held by data warnings, however large its estimate: its row carries the codes and no impact', () => {
     const warnings = [{ code: 'cost_jump' as const, message: 'cost 100.00 USD is 10 times the cost it was in line at, 10.00 USD.' }];
     const held = priced('TYPO', { impact: estimated(900_000), warnings });
-    expect(impactSortKey(held, 'TYPO').startsWith(NO_CHANGE_PREFIX)).toBe(true);
+    expect(impactSortKey(held, 'TYPO').startsWith(NO_NUMBER_PREFIX)).toBe(true);
     const rows = recommendationRows('ws_1', held);
     for (const row of rows) {
       expect(row.warnings).toEqual(['cost_jump']);

@@ -4,6 +4,7 @@ import { getItem, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { listingKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
+import { noNumberSortKey, numberSortKey, numberSortKeyParts, skuSortKey } from '#platform/table/listing-sort-keys.ts';
 import { queryAll } from '#platform/table/query.ts';
 import { minorUnitDigits } from '#shared/pricing/currency.ts';
 import { type CatalogueRow, catalogueRow } from './catalogue.ts';
@@ -24,30 +25,14 @@ export type Ordering = (typeof orderings)[number];
 
 const byCategory = (ordering: Ordering) => ordering.startsWith('category-');
 
-/** SKUs as a person orders them (CLIP-2 before CLIP-10), as text that sorts so: each run of digits led by its length. */
-export function skuSortKey(sku: string): string {
-  const natural = sku.toLowerCase().replace(/\d+/g, (digits) => {
-    const significant = digits.replace(/^0+(?=\d)/, '');
-    return `${String(Math.min(significant.length, 99)).padStart(2, '0')}${significant}`;
-  });
-  return `${natural}#${sku}`;
-}
-
-/** Change in hundredths of a point, offset so that every value is a non-negative integer of 16 digits. */
-const CHANGE_OFFSET = 1e15;
-/** Rows without a change to sort by (unpriced, or no current price) sort after every number. */
-export const NO_CHANGE_PREFIX = 'N#';
-
+/** The ordering by change: in hundredths of a point; rows without a change (unpriced, or no current price) sort last. */
 export function changeSortKey(changePct: number | null, sku: string): string {
-  if (changePct === null) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
-  const offset = Math.min(Math.max(Math.round(changePct * 100) + CHANGE_OFFSET, 0), 2 * CHANGE_OFFSET - 1);
-  return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
+  return changePct === null ? noNumberSortKey(sku) : numberSortKey(Math.round(changePct * 100), sku);
 }
 
 /** The change a key of the ordering by change holds, in hundredths of a point; undefined for a row without one. */
 export function changeOfSortKey(sortKey: string): number | undefined {
-  const digits = /^C(\d{16})#/.exec(sortKey)?.[1];
-  return digits === undefined ? undefined : Number(digits) - CHANGE_OFFSET;
+  return numberSortKeyParts(sortKey)?.value;
 }
 
 /**
@@ -56,14 +41,14 @@ export function changeOfSortKey(sortKey: string): number | undefined {
  * it sorts after every number: a product whose data looks wrong is in no ranking of gains.
  */
 export function impactSortKey(recommendation: Recommendation, sku: string): string {
-  if (recommendation.warnings?.length) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
+  if (recommendation.warnings?.length) return noNumberSortKey(sku);
   const impact = recommendation.status === 'priced' ? recommendation.impact : undefined;
   const rate = recommendation.status === 'priced' ? recommendation.exchangeRateToBase : undefined;
-  if (impact?.status !== 'estimated' || rate === undefined) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
+  if (impact?.status !== 'estimated' || rate === undefined) return noNumberSortKey(sku);
   const inBase = (impact.expectedMarginChangeCents / 10 ** minorUnitDigits(recommendation.currency)) * rate;
-  const offset = Math.min(Math.max(Math.round(inBase * 10_000) + CHANGE_OFFSET, 0), 2 * CHANGE_OFFSET - 1);
-  if (!Number.isFinite(offset)) return `${NO_CHANGE_PREFIX}${skuSortKey(sku)}`;
-  return `C${String(offset).padStart(16, '0')}#${skuSortKey(sku)}`;
+  const tenThousandths = Math.round(inBase * 10_000);
+  // Only a figure that is no number sorts without one: an infinite one is clamped to its end of the ordering.
+  return Number.isNaN(tenThousandths) ? noNumberSortKey(sku) : numberSortKey(tenThousandths, sku);
 }
 
 function sortKeyOf(ordering: Ordering, row: CatalogueRow, recommendation: Recommendation): string {

@@ -8,7 +8,8 @@ import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts'
 import { productPage } from '#edge/console/pages/recommendations.ts';
 import type { ConsoleContext, ConsolePage } from '#edge/console/page.ts';
 import { type CatalogueQuery, type CatalogueRow, catalogueRow, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
-import { changeSortKey, recommendationRows, skuSortKey } from '#shared/recommendations/listing.ts';
+import { skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { changeSortKey, recommendationRows } from '#shared/recommendations/listing.ts';
 import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
 import { foldMargins } from '#shared/recommendations/margins.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';

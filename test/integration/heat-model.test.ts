@@ -12,31 +12,48 @@ import { type LocalStack, startLocalStack } from '#lib/local/stack.ts';
 import { mixFor, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { listenToRequestCosts, type RequestCost } from '#platform/observability.ts';
 import { tableClient } from '#platform/table/client.ts';
+import { flushCosts } from '#shared/cost/ledger.ts';
 import { workers } from '#edge/routes.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 
 // Counts, not seconds: the drain of the sample batch takes what it takes on a busy machine.
 vi.setConfig({ testTimeout: 400_000 });
 
-/**
- * The day the figures were counted on. The catalogue is dated back from it and the service's clock starts at it, so
- * that which month an aggregate's line falls in (and so how many month items a fold writes), and how old the bands
- * are when a price call reads them, never move with the day the suite runs.
- */
-const COUNTED_ON = new Date('2026-11-01T00:00:00Z');
 /** The bench mix the ingest figures of the model were counted on (mix.ts), staged 1,000 records a call. */
 const RECORDS = 2_000;
-const catalogue = sampleCatalogue(mixFor(RECORDS), { seed: 13, prefix: 'HM-', now: COUNTED_ON });
+const RATE = 'WS#<workspaceId>#USAGE#RATE#api#<shard>';
+
+/**
+ * The days the figures are counted on: the first of a month, and the last (an hour before it ends, so that the count
+ * finishes within it). Each gets its own workspace and catalogue, dated back from it, and the service's clock starts
+ * at it: the months an aggregate's line falls in (and so how many month items a fold writes), and how old the bands
+ * are when a price call reads them, follow the day counted on, never the day the suite runs.
+ */
+const countingDays = [new Date('2026-11-01T00:00:00Z'), new Date('2026-11-30T23:00:00Z')].map((countedOn) => ({
+  countedOn,
+  day: countedOn.toISOString().slice(0, 10),
+}));
+
+function rounded(figures: Map<string, FamilyFigures> | undefined, families: readonly string[]) {
+  return Object.fromEntries(
+    families.map((family) => {
+      const figure = figures?.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
+      return [
+        family,
+        { items: +figure.items.toFixed(3), readUnits: +figure.readUnits.toFixed(3), writeUnits: +figure.writeUnits.toFixed(3) },
+      ];
+    }),
+  );
+}
 
 let stack: LocalStack;
-let workspace: TestWorkspace;
-const drained = new PartitionTally();
-/** The staging calls' units, key by key: what the connector's side of ingest spends on the batch's partitions. */
-const staged = new PartitionTally();
+/** Where the drain's calls are tallied: the tally of the day being counted. */
+let drainedInto = new PartitionTally();
 
+// One stack for both days: the service's clients are made once per process, for the first stack's endpoints.
 beforeAll(async () => {
   // Only Date is moved, and it runs on from there: timers, leases and the emulators keep real time between them.
-  vi.useFakeTimers({ toFake: ['Date'], now: COUNTED_ON, shouldAdvanceTime: true });
+  vi.useFakeTimers({ toFake: ['Date'], now: countingDays[0]?.countedOn, shouldAdvanceTime: true });
   // No webhook worker: the webhook fan-out would add calls to the workspace's partitions that ingest does not make.
   // The cost ledger is flushed once an hour, so that a request never carries a flush.
   process.env.COST_LEDGER_FLUSH_SECONDS = '3600';
@@ -53,24 +70,11 @@ beforeAll(async () => {
     workerHandlers: {
       drain: (event: SQSEvent, context: unknown) => {
         installPartitionCounting(tableClient());
-        return tallyPartitions(drained, () => drain(event, context as never));
+        return tallyPartitions(drainedInto, () => drain(event, context as never));
       },
     },
   });
   installPartitionCounting(tableClient());
-  workspace = await newWorkspace('Heat model');
-  const stagingCalls: RequestCost[] = [];
-  const stop = listenToRequestCosts((cost) => {
-    if (cost.route === 'stageRecords' && cost.workspaceId === workspace.workspaceId) stagingCalls.push(cost);
-  });
-  try {
-    await ingest(stack, catalogue, workspace.keys.connector);
-  } finally {
-    stop();
-  }
-  for (const cost of stagingCalls) {
-    for (const [partition, count] of tallyOfRequest(cost.ledger)?.partitions ?? []) staged.add(partition, count);
-  }
 }, 400_000);
 
 afterAll(async () => {
@@ -78,45 +82,57 @@ afterAll(async () => {
   vi.useRealTimers();
 });
 
-/** Counted figures per family of the kind's steps. */
-function byFamily(kind: RequestKind, tally: PartitionTally, scale = 1): Map<string, FamilyFigures> {
-  return countedByFamily(kind, workspace.workspaceId, tally, scale);
-}
+describe.each(countingDays)('the heat model against the calls counted on $day', ({ countedOn }) => {
+  const catalogue = sampleCatalogue(mixFor(RECORDS), { seed: 13, prefix: 'HM-', now: countedOn });
+  let workspace: TestWorkspace;
+  const drained = new PartitionTally();
+  /** The staging calls' units, key by key: what the connector's side of ingest spends on the batch's partitions. */
+  const staged = new PartitionTally();
 
-function rounded(figures: Map<string, FamilyFigures> | undefined, families: readonly string[]) {
-  return Object.fromEntries(
-    families.map((family) => {
-      const figure = figures?.get(family) ?? { items: 0, readUnits: 0, writeUnits: 0 };
-      return [
-        family,
-        { items: +figure.items.toFixed(3), readUnits: +figure.readUnits.toFixed(3), writeUnits: +figure.writeUnits.toFixed(3) },
-      ];
-    }),
-  );
-}
-
-async function priceCallCounted(body: unknown): Promise<PartitionTally> {
-  const costs: RequestCost[] = [];
-  const stop = listenToRequestCosts((cost) => {
-    if (cost.route === 'priceLines' && cost.workspaceId === workspace.workspaceId) costs.push(cost);
-  });
-  try {
-    const response = await fetch(`${stack.gatewayUrl}/api/v1/prices`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${workspace.keys.erp}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-      body: JSON.stringify(body),
+  beforeAll(async () => {
+    // The costs charged on the day before are written first, so that no request of this day carries their flush.
+    await flushCosts();
+    vi.setSystemTime(countedOn);
+    drainedInto = drained;
+    workspace = await newWorkspace('Heat model');
+    const stagingCalls: RequestCost[] = [];
+    const stop = listenToRequestCosts((cost) => {
+      if (cost.route === 'stageRecords' && cost.workspaceId === workspace.workspaceId) stagingCalls.push(cost);
     });
-    expect(response.status, await response.text()).toBe(200);
-  } finally {
-    stop();
+    try {
+      await ingest(stack, catalogue, workspace.keys.connector);
+    } finally {
+      stop();
+    }
+    for (const cost of stagingCalls) {
+      for (const [partition, count] of tallyOfRequest(cost.ledger)?.partitions ?? []) staged.add(partition, count);
+    }
+  }, 400_000);
+
+  /** Counted figures per family of the kind's steps. */
+  function byFamily(kind: RequestKind, tally: PartitionTally, scale = 1): Map<string, FamilyFigures> {
+    return countedByFamily(kind, workspace.workspaceId, tally, scale);
   }
-  expect(costs).toHaveLength(1);
-  return tallyOfRequest(costs[0]?.ledger as RequestCost['ledger']) ?? new PartitionTally();
-}
 
-const RATE = 'WS#<workspaceId>#USAGE#RATE#api#<shard>';
+  async function priceCallCounted(body: unknown): Promise<PartitionTally> {
+    const costs: RequestCost[] = [];
+    const stop = listenToRequestCosts((cost) => {
+      if (cost.route === 'priceLines' && cost.workspaceId === workspace.workspaceId) costs.push(cost);
+    });
+    try {
+      const response = await fetch(`${stack.gatewayUrl}/api/v1/prices`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${workspace.keys.erp}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+        body: JSON.stringify(body),
+      });
+      expect(response.status, await response.text()).toBe(200);
+    } finally {
+      stop();
+    }
+    expect(costs).toHaveLength(1);
+    return tallyOfRequest(costs[0]?.ledger as RequestCost['ledger']) ?? new PartitionTally();
+  }
 
-describe('the heat model against the counted calls', () => {
   it.each([
     { lines: 100, withCustomer: true },
     { lines: 10, withCustomer: false },

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { recommendationsPage } from '#edge/console/pages/recommendation-list.ts';
 import { encodeCursor } from '#shared/recommendations/catalogue.ts';
-import { changeSortKey, skuSortKey } from '#shared/recommendations/listing.ts';
+import { skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { changeSortKey } from '#shared/recommendations/listing.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';
 import { workspaceItems, writesBetween } from './hostile-input-support.ts';

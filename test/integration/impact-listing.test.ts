@@ -1,7 +1,8 @@
 // The console's list by expected impact and by size of change against DynamoDB Local: every row once, in order, across pages, currencies, categories, searches and filters.
 import { describe, expect, it } from 'vitest';
 import { CapacityLedger, withCapacityLedger } from '#platform/meter.ts';
-import { orderings, skuSortKey } from '#shared/recommendations/listing.ts';
+import { skuSortKey } from '#platform/table/listing-sort-keys.ts';
+import { orderings } from '#shared/recommendations/listing.ts';
 import { readCataloguePage, type RowFilter } from '#shared/recommendations/listing-pages.ts';
 import { storeRecommendations } from '#shared/recommendations/repository.ts';
 import { type CatalogueQuery, type CatalogueRow, decodeCursor, encodeCursor } from '#shared/recommendations/catalogue.ts';

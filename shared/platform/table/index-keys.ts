@@ -197,6 +197,7 @@ export const listingKeys = {
   /**
    * A recommendation's row in one ordering of the console's list, the whole workspace's or one category's: in the
    * ordering's shard the SKU hashes to (RECOMMENDATION_ROW_SHARDS), so that a workspace's ingest spreads its rewrites.
+   * The sort key is the ordering's (listing-sort-keys.ts).
    */
   recommendationRow: (workspaceId: string, ordering: string, category: string | undefined, sku: string, sortKey: string) => ({
     [listingIndex.partitionKey]: recommendationRowsPartition(workspaceId, ordering, category, hashShard(sku, RECOMMENDATION_ROW_SHARDS)),

@@ -1,4 +1,5 @@
-// The table's keys, the one module callers import: the base table's key builders here, the console's and the indexes' beside it (re-exported); access-patterns.ts says how each key is read and written, and at what cost.
+// The table's keys, the one module callers import: the base table's key builders here (a batch's in batch-keys.ts, spread in), the console's and the indexes' beside it; access-patterns.ts says how each key is read and written, and at what cost.
+import { batchKeys } from './batch-keys.ts';
 import { type DocumentKind, hashShard, keyDigest, pad, type PrimaryKey } from './key-parts.ts';
 
 export const keys = {
@@ -18,32 +19,7 @@ export const keys = {
    */
   apiKeyListing: (workspaceId: string, keyId: string): PrimaryKey => ({ PK: `WS#${workspaceId}`, SK: `${API_KEY_LISTING_PREFIX}${keyId}` }),
   apiKeyListingPrefix: (workspaceId: string) => ({ PK: `WS#${workspaceId}`, SKPrefix: API_KEY_LISTING_PREFIX }),
-  /** The workspace id is part of the partition key, so another workspace's batch id can never be found. */
-  batch: (workspaceId: string, batchId: string): PrimaryKey => ({ PK: batchPartition(workspaceId, batchId), SK: 'BATCH' }),
-  /** Staged records, by staging call (`seq`) and piece (`part`), on a `shard` of the batch's chunk partitions (batches/chunks.ts). */
-  batchChunk: (workspaceId: string, batchId: string, shard: number, seq: number, part: number): PrimaryKey => ({
-    PK: `${batchPartition(workspaceId, batchId)}#C${shard}`,
-    SK: `${CHUNK_PREFIX}${pad(seq, 10)}#${pad(part, 3)}`,
-  }),
-  /** Without a shard, the batch's own partition: it holds the chunks staged before the shards, and takes no more. */
-  batchChunkPrefix: (workspaceId: string, batchId: string, shard?: number) => ({
-    PK: `${batchPartition(workspaceId, batchId)}${shard === undefined ? '' : `#C${shard}`}`,
-    SKPrefix: CHUNK_PREFIX,
-  }),
-  /** What one drained chunk touched; the pricing side recomputes from these instead of from the whole catalogue. */
-  batchTouched: (workspaceId: string, batchId: string, chunkSk: string, part: number): PrimaryKey => ({
-    PK: batchPartition(workspaceId, batchId),
-    SK: `${TOUCHED_PREFIX}${chunkSk.slice(CHUNK_PREFIX.length)}#${pad(part, 3)}`,
-  }),
-  batchTouchedPrefix: (workspaceId: string, batchId: string) => ({ PK: batchPartition(workspaceId, batchId), SKPrefix: TOUCHED_PREFIX }),
-  /** A committed batch's place in its workspace's drain order until it ends (batches/drain-turn.ts): by commit, then id. */
-  drainQueued: (workspaceId: string, committedAt: string, batchId: string): PrimaryKey => ({
-    PK: `WS#${workspaceId}#DRAINS`,
-    SK: `QUEUED#${committedAt}#${batchId}`,
-  }),
-  /** The places from the first to `before`, the sort key of the batch asking; and the batch holding the drain turn. */
-  drainQueuedBefore: (workspaceId: string, before: string) => ({ PK: `WS#${workspaceId}#DRAINS`, SKFrom: 'QUEUED#', SKBelow: before }),
-  drainTurn: (workspaceId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#DRAINS`, SK: 'TURN' }),
+  ...batchKeys,
   /** One partition per product, so that price requests for a large catalogue spread over many partitions. */
   product: (workspaceId: string, sku: string): PrimaryKey => ({ PK: productPartition(workspaceId, sku), SK: 'PRODUCT' }),
   customer: (workspaceId: string, externalId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#CUSTOMER#${externalId}`, SK: 'CUSTOMER' }),
@@ -78,6 +54,8 @@ export const keys = {
     PK: historyLogPartition(workspaceId, category, historyLogShard(entryKey)),
     SK: `${HISTORY_LOG_PREFIX}${entryKey}`,
   }),
+  /** A history log item's entry key: its chunk's (a drained chunk's marker, batch-keys.ts), then its part of the entries. */
+  historyLogEntry: (chunkKey: string, part: number): string => `${chunkKey}#${pad(part, 3)}`,
   historyLogShard: (workspaceId: string, category: string, shard: number) => ({
     PK: historyLogPartition(workspaceId, category, shard),
     SKPrefix: HISTORY_LOG_PREFIX,
@@ -100,6 +78,8 @@ export const keys = {
     PK: adherenceShardPartition(workspaceId, adherenceShard(suffix)),
     SK: suffix,
   }),
+  /** An aggregate's sort key (also the name a quote's contribution keeps it by): dimension, UTC month, group. */
+  adherenceAggregateSortKey: (dimension: string, month: string, value: string): string => `${dimension}#${month}#${value}`,
   /** An aggregate's sort key read back: its dimension, month and group (a group may itself hold '#'). */
   adherenceAggregateParts: (suffix: string): { dimension: string; month: string; value: string } => {
     const [dimension = '', month = '', ...value] = suffix.split('#');
@@ -270,19 +250,13 @@ function costPartition(workspaceId: string): string {
   return `WS#${workspaceId}#COST`;
 }
 
-const CHUNK_PREFIX = 'CHUNK#';
 const CATEGORY_BANDS_PREFIX = 'CATEGORY#';
-const TOUCHED_PREFIX = 'TOUCHED#';
 const WEBHOOK_ENDPOINT_PREFIX = 'ENDPOINT#';
 const WEBHOOK_DELIVERY_PREFIX = 'DELIVERY#';
 const WEBHOOK_ATTEMPT_PREFIX = 'ATTEMPT#';
 
 function webhookDeliveriesPartition(workspaceId: string, endpointId: string): string {
   return `WS#${workspaceId}#WHDELIVERIES#${endpointId}`;
-}
-
-function batchPartition(workspaceId: string, batchId: string): string {
-  return `WS#${workspaceId}#BATCH#${batchId}`;
 }
 
 const webhooksPartition = (workspaceId: string): string => `WS#${workspaceId}#WEBHOOKS`;
