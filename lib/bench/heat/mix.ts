@@ -335,11 +335,12 @@ export const webhookDelivery: RequestKind = {
       readUnits: 1,
       writeUnits: 2,
     },
-    // Each attempt's place on the workspace's line (the fan-out's own place is shared by its event's endpoints).
+    // Three conditional writes of a unit each: on a line idle since its last event the fan-out's move is refused (a
+    // refused condition costs its write unit) and the line starts afresh; its attempts' places then move it on.
     {
       pattern: 'Take places on a workspace’s webhook line (its fair share of the shared queue)',
       key: 'webhookLine',
-      items: 1,
+      items: 3,
       writeUnits: 1,
     },
     { pattern: 'Take a fanned-out webhook event off the sweeper’s list', key: 'webhookEvent', items: 1, writeUnits: 1 },
