@@ -57,6 +57,12 @@ export const PricingSettingsSchema = v.strictObject({
    * at, leaves it with a data warning (shared/canonical/data-warnings.ts); absent, 3.
    */
   dataWarningFactor: v.optional(v.pipe(finite, v.minValue(1.01), v.maxValue(1000))),
+  /**
+   * The console's lists are written again for a product only when its recommended price or expected impact moved past
+   * this percent (or one minor unit) since they were, or something else they show changed; absent, 0.5
+   * (shared/recommendations/list-moves.ts).
+   */
+  listDeadBandPct: v.optional(percent(0, 100)),
 });
 export type PricingSettings = v.InferOutput<typeof PricingSettingsSchema>;
 

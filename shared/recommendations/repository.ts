@@ -1,12 +1,14 @@
 // Recommendation items: computed for a set of products from one pricing snapshot, stored beside each product, read by the overview.
 import * as v from 'valibot';
-import { putItems } from '#platform/table/bulk.ts';
+import { getItems, putItems } from '#platform/table/bulk.ts';
 import { newId } from '#platform/ids.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { readPricingSnapshot } from '#shared/prices/inputs.ts';
 import { getItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
+import type { CatalogueRow } from './catalogue.ts';
+import { DEFAULT_LIST_DEAD_BAND_PCT, listedRow, listMoved } from './list-moves.ts';
 import { noteCategories, recommendationRows } from './listing.ts';
 import { recommendProduct } from './recommend.ts';
 import { type Recommendation, RecommendationSchema } from './schema.ts';
@@ -71,24 +73,76 @@ export async function storeRecommendations(workspaceId: string, recommendations:
   );
 }
 
-/** Recomputes and stores the recommendations of these products, a page at a time; `shouldStop` is asked between pages. */
+/** Each product's row in the list by SKU as it stands: what its rows show, written last of them (the marker). */
+async function listedRows(workspaceId: string, skus: readonly string[]): Promise<Map<string, CatalogueRow>> {
+  const items = await getItems(
+    skus.map((sku) => keys.recommendationRow(workspaceId, sku, 'sku')),
+    { consistent: true },
+  );
+  return new Map(items.map((item) => [String(item.sku), listedRow(item)]));
+}
+
+/**
+ * Stores recommendations, each item always, a product's list rows only when what they show moved past the
+ * workspace's dead band (list-moves.ts). The row by SKU is written after the product's other rows: a run cut between
+ * them leaves it as it was, so the next run sees the rows as unwritten and writes them all again.
+ */
+export async function storeMovedRecommendations(
+  workspace: Pick<Workspace, 'workspaceId' | 'pricing'>,
+  recommendations: readonly Recommendation[],
+): Promise<{ listed: number }> {
+  const { workspaceId } = workspace;
+  const bandPct = pricingSettings(workspace.pricing).listDeadBandPct ?? DEFAULT_LIST_DEAD_BAND_PCT;
+  const listed = await listedRows(
+    workspaceId,
+    recommendations.map((recommendation) => recommendation.sku),
+  );
+  const moved = recommendations.filter((recommendation) => listMoved(listed.get(recommendation.sku), recommendation, bandPct));
+  const isMarker = (row: Record<string, unknown>, sku: string) => {
+    const marker = keys.recommendationRow(workspaceId, sku, 'sku');
+    return row.PK === marker.PK && row.SK === marker.SK;
+  };
+  const rows = moved.map((recommendation) => ({ sku: recommendation.sku, rows: recommendationRows(workspaceId, recommendation) }));
+  await putItems(rows.flatMap(({ sku, rows: all }) => all.filter((row) => !isMarker(row, sku))));
+  await putItems([
+    ...rows.flatMap(({ sku, rows: all }) => all.filter((row) => isMarker(row, sku))),
+    ...recommendations.map((recommendation) => recommendationItem(workspaceId, recommendation)),
+  ]);
+  await noteCategories(
+    workspaceId,
+    moved.flatMap((recommendation) => (recommendation.category === undefined ? [] : [recommendation.category])),
+  );
+  return { listed: moved.length };
+}
+
+/**
+ * Recomputes and stores the recommendations of these products, a page at a time; `shouldStop` is asked between pages.
+ * The lists are written again only where they moved (storeMovedRecommendations), unless `rewrite` asks for every row,
+ * as a rebuild or a backfill of the lists does.
+ */
 export async function refreshRecommendations(
   workspace: Pick<Workspace, 'workspaceId' | 'baseCurrency' | 'pricing'>,
   skus: readonly string[],
   nowMs: number,
-  progress: { shouldStop?: () => boolean; afterPage?: (lastSku: string) => Promise<void>; pageSize?: number } = {},
-): Promise<{ done: boolean; products: number }> {
+  progress: { shouldStop?: () => boolean; afterPage?: (lastSku: string) => Promise<void>; pageSize?: number; rewrite?: boolean } = {},
+): Promise<{ done: boolean; products: number; listed: number }> {
   const pageSize = progress.pageSize ?? RECOMMENDATIONS_PER_PAGE;
   let products = 0;
+  let listed = 0;
   for (let start = 0; start < skus.length; start += pageSize) {
-    if (progress.shouldStop?.()) return { done: false, products };
+    if (progress.shouldStop?.()) return { done: false, products, listed };
     const page = skus.slice(start, start + pageSize);
     const recommendations = await computeRecommendations(workspace, page, nowMs);
-    await storeRecommendations(workspace.workspaceId, recommendations);
+    if (progress.rewrite) {
+      await storeRecommendations(workspace.workspaceId, recommendations);
+      listed += recommendations.length;
+    } else {
+      listed += (await storeMovedRecommendations(workspace, recommendations)).listed;
+    }
     products += recommendations.length;
     await progress.afterPage?.(page[page.length - 1] as string);
   }
-  return { done: true, products };
+  return { done: true, products, listed };
 }
 
 /** The overview's one read. Strongly consistent for an approval, which must check the bounds as they are now. */

@@ -1,4 +1,4 @@
-// Storing recommendations a page at a time against DynamoDB Local: where a refresh stops when asked, and that it resumes there.
+// Storing recommendations a page at a time against DynamoDB Local: where a refresh stops when asked, that it resumes there, and that it writes the lists again only where they moved.
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { tableName } from '#platform/config.ts';
@@ -9,10 +9,8 @@ import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace } from './support.ts';
 
-async function stored(workspaceId: string, sku: string) {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: true }),
-  );
+async function stored(workspaceId: string, sku: string, key = keys.recommendation(workspaceId, sku)) {
+  const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
   return Item;
 }
 
@@ -35,7 +33,8 @@ describe('refreshing recommendations', () => {
         checkpoints.push(lastSku);
       },
     });
-    expect(first).toEqual({ done: false, products: 4 });
+    // Nothing the lists show moved since the drain's own bands job: no row is written again.
+    expect(first).toEqual({ done: false, products: 4, listed: 0 });
     expect(checkpoints).toEqual(['P-2', 'P-4']);
     expect(await stored(seller.workspaceId, 'P-4')).toMatchObject({ updatedAt: new Date(nowMs).toISOString() });
     expect(await stored(seller.workspaceId, 'P-5')).not.toMatchObject({ updatedAt: new Date(nowMs).toISOString() });
@@ -47,7 +46,33 @@ describe('refreshing recommendations', () => {
       nowMs,
       { pageSize: 2 },
     );
-    expect(rest).toEqual({ done: true, products: 1 });
+    expect(rest).toEqual({ done: true, products: 1, listed: 0 });
     expect(await stored(seller.workspaceId, 'P-5')).toMatchObject({ updatedAt: new Date(nowMs).toISOString(), recommendedPriceCents: 150 });
+  });
+
+  it('writes a product’s item each time and its list rows again only when what they show moved', async () => {
+    const seller = await newWorkspace('Dead Band Seller');
+    const product = { sku: 'DB-1', name: 'DB-1', category: 'Band', costCents: 100, currentPriceCents: 150 };
+    await drain(seller, { product: [product] });
+    const workspace = await getWorkspace(seller.workspaceId);
+    if (!workspace) throw new Error('the test workspace is missing');
+    const rowKey = (ordering: 'sku' | 'impact') => keys.recommendationRow(seller.workspaceId, 'DB-1', ordering);
+    const rowsBefore = [
+      await stored(seller.workspaceId, 'DB-1', rowKey('sku')),
+      await stored(seller.workspaceId, 'DB-1', rowKey('impact')),
+    ];
+    expect(rowsBefore[0]).toMatchObject({ currentPriceCents: 150, recommendedPriceCents: 150 });
+
+    const later = Date.now() + 60_000;
+    expect(await refreshRecommendations(workspace, ['DB-1'], later)).toEqual({ done: true, products: 1, listed: 0 });
+    expect(await stored(seller.workspaceId, 'DB-1')).toMatchObject({ updatedAt: new Date(later).toISOString() });
+    expect([await stored(seller.workspaceId, 'DB-1', rowKey('sku')), await stored(seller.workspaceId, 'DB-1', rowKey('impact'))]).toEqual(
+      rowsBefore,
+    );
+
+    // A new current price is shown at once, in every ordering.
+    await drain(seller, { product: [{ ...product, currentPriceCents: 180 }] });
+    expect(await stored(seller.workspaceId, 'DB-1', rowKey('sku'))).toMatchObject({ currentPriceCents: 180, recommendedPriceCents: 180 });
+    expect(await stored(seller.workspaceId, 'DB-1', rowKey('impact'))).toMatchObject({ currentPriceCents: 180 });
   });
 });

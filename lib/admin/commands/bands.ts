@@ -41,7 +41,8 @@ async function rebuild(workspaceId: string): Promise<Result> {
   // history follow the bands.
   const { refreshRecommendations } = await import('#shared/recommendations/repository.ts');
   const { pricedSkus, ...counts } = result;
-  const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now());
+  // Every row too: a rebuild is also how an operator puts the lists right.
+  const refreshed = await refreshRecommendations(workspace, [...new Set(pricedSkus)].sort(), Date.now(), { rewrite: true });
   return {
     json: { ...counts, recommendations: refreshed.products },
     text: `Rebuilt the bands of ${result.categories} categories from ${result.lines} history lines (${result.products} products, ${result.customers} customer items), and ${refreshed.products} recommendations`,

@@ -72,7 +72,8 @@ export async function backfillListings(options: { workspaceId?: string; nowMs?: 
   for (const [workspaceId, skus] of skusByWorkspace) {
     const workspace = await getWorkspace(workspaceId);
     if (!workspace) continue;
-    products += (await refreshRecommendations(workspace, [...skus].sort(), nowMs)).products;
+    // Every row: a product listed before an ordering existed has its row by SKU and lacks the newer ones.
+    products += (await refreshRecommendations(workspace, [...skus].sort(), nowMs, { rewrite: true })).products;
   }
   return { products, batches, tasks };
 }
