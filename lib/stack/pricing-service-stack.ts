@@ -1,8 +1,7 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { Annotations, Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -24,9 +23,9 @@ import {
   workers,
 } from '#edge/routes.ts';
 import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
-import { table as tableDefinition } from '#platform/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
+import { customerManagedKey, kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-data-key.ts';
 import { OperatorPolicy } from './constructs/operator-policy.ts';
@@ -37,7 +36,7 @@ import { logRetention, ServiceFunction } from './constructs/service-function.ts'
 import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
 import { ServiceRoles } from './constructs/service-roles.ts';
-import { existingServiceTable, ServiceTable } from './constructs/service-table.ts';
+import { existingTableContextKey, serviceTableOrExisting } from './constructs/service-table.ts';
 import { tableAccessOf, type TableCaller } from './table-access.ts';
 
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
@@ -54,14 +53,9 @@ export const disposableStage = 'dev';
 /** The `stage` tag of a stack given no stage. */
 export const defaultStage = 'production';
 
-/** Context key for a customer-managed KMS key: `-c kmsKey=new` makes one, `-c kmsKey=arn:aws:kms:…` uses that key. */
-export const kmsKeyContextKey = 'kmsKey';
+export { kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 
-/**
- * Context key for an existing table the stack uses instead of its own: `-c table=<name>`, the cut-over to a table
- * restored from point-in-time recovery (docs/operations.md, "Restoring the table to a point in time").
- */
-export const existingTableContextKey = 'table';
+export { existingTableContextKey } from './constructs/service-table.ts';
 
 /** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
 export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
@@ -136,7 +130,7 @@ export class PricingServiceStack extends Stack {
     Tags.of(this).add(costTags.service, serviceName, tagged);
     Tags.of(this).add(costTags.stage, stage, tagged);
 
-    const encryptionKey = this.customerManagedKey(props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
+    const encryptionKey = customerManagedKey(this, props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
     this.encryptionKey = encryptionKey;
 
     const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
@@ -145,7 +139,11 @@ export class PricingServiceStack extends Stack {
       props.recordedTableNames ?? recordedTableNames(),
     );
     if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
-    const table = this.serviceTable(existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
+    const table = serviceTableOrExisting(this, 'Data', existingTableName, {
+      deletionProtection: !disposable,
+      removalPolicy,
+      encryptionKey,
+    });
     this.table = table;
 
     const serviceQueues = new Map<QueueId, ServiceQueue>();
@@ -316,58 +314,5 @@ export class PricingServiceStack extends Stack {
         description: `URL of the ${queueId} queue`,
       });
     }
-  }
-
-  /**
-   * The stack's own table, or the existing one named. The stack changes nothing on an existing table: its TTL, point-in-
-   * time recovery, deletion protection and tags are the operator's to set (docs/operations.md).
-   */
-  private serviceTable(
-    existingTableName: unknown,
-    own: { deletionProtection: boolean; removalPolicy: RemovalPolicy; encryptionKey?: IKey },
-  ): ITable {
-    if (existingTableName === undefined || existingTableName === '') {
-      return new ServiceTable(this, 'Data', { definition: tableDefinition, ...own }).table;
-    }
-    if (typeof existingTableName !== 'string') {
-      throw new Error(`-c ${existingTableContextKey}= takes a table name, not ${JSON.stringify(existingTableName)}`);
-    }
-    return existingServiceTable(this, 'Data', {
-      tableName: existingTableName,
-      definition: tableDefinition,
-      encryptionKey: own.encryptionKey,
-    });
-  }
-
-  /**
-   * The customer-managed key of the stack's data, or none. A key the stack makes rotates yearly and lets CloudWatch
-   * Logs use it for this account's log groups; an existing key's policy must allow the same (docs/operations.md).
-   */
-  private customerManagedKey(choice: unknown, removalPolicy: RemovalPolicy): IKey | undefined {
-    if (choice === undefined || choice === '' || choice === false) return undefined;
-    if (choice !== 'new') {
-      if (typeof choice !== 'string' || !/^arn:aws[\w-]*:kms:[\w-]+:\d{12}:key\/[\w-]+$/.test(choice)) {
-        throw new Error(
-          `${kmsKeyContextKey} must be 'new' or a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not ${String(choice)}`,
-        );
-      }
-      return Key.fromKeyArn(this, 'DataKey', choice);
-    }
-    const key = new Key(this, 'DataKey', {
-      description: 'Pricing service data: table, queues, webhook data key and log groups',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
-    key.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal(`logs.${Aws.REGION}.amazonaws.com`)],
-        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
-        resources: ['*'],
-        conditions: {
-          ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:*` },
-        },
-      }),
-    );
-    return key;
   }
 }
