@@ -29,6 +29,7 @@ import { customerManagedKey, kmsKeyContextKey } from './constructs/customer-mana
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-data-key.ts';
 import { OperatorPolicy } from './constructs/operator-policy.ts';
+import { canaryChoice, canaryId, PriceCanary } from './constructs/price-canary.ts';
 import { recordedTableNames, unrecordedTableWarning } from './table-cut-over.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
@@ -100,6 +101,12 @@ export interface PricingServiceStackProps extends StackProps {
    * open (docs/operations.md, "Rebuilding the stack"). Defaults to the `webhookDataKey` context value.
    */
   readonly webhookDataKeySecretArn?: string;
+  /** Whether to run the canary; defaults to the `canary` context value (on, off), then to on in production only. */
+  readonly canary?: boolean;
+  /** The canary key's secret, by name or complete ARN; defaults to `canarySecret`, then to a secret the stack makes. */
+  readonly canarySecret?: string;
+  /** The SKU the canary prices; defaults to `canarySku`, then to `CANARY`. */
+  readonly canarySku?: string;
   /** The table names the checkout's context files record (table-cut-over.ts); read from them by default. */
   readonly recordedTableNames?: readonly string[];
 }
@@ -116,6 +123,8 @@ export class PricingServiceStack extends Stack {
   readonly roles: ServiceRoles;
   /** The customer-managed key, when the stack was given one. */
   readonly encryptionKey?: IKey;
+  /** The canary, when the stack runs one (on by default in production). */
+  readonly canary?: PriceCanary;
 
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
@@ -273,9 +282,14 @@ export class PricingServiceStack extends Stack {
       monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function, kind: 'job', everyMinutes: job.everyMinutes });
     }
 
+    const canary = canaryChoice(this, props, !disposable);
+    this.canary =
+      canary && new PriceCanary(this, 'Canary', { choice: canary, apiUrl: api.url, logGroup: functionLogs, removalPolicy, encryptionKey });
+    if (this.canary) Tags.of(this.canary.function).add(costTags.worker, canaryId);
+
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
     const dashboard = new ServiceDashboard(this, 'Operations', { metrics });
-    this.alarms = new ServiceAlarms(this, 'Alarms', { metrics });
+    this.alarms = new ServiceAlarms(this, 'Alarms', { metrics, canary: this.canary !== undefined });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
@@ -308,6 +322,12 @@ export class PricingServiceStack extends Stack {
       value: webhookDataKeySecret.secretArn,
       description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
     });
+    if (this.canary) {
+      new CfnOutput(this, 'CanaryKeySecret', {
+        value: this.canary.keySecretId,
+        description: 'The secret the canary reads its erp key from: put the key in it (docs/operations.md, PriceCanaryFailing)',
+      });
+    }
     for (const [queueId, serviceQueue] of serviceQueues) {
       new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
         value: serviceQueue.queue.queueUrl,

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { emfDocuments } from '#test/support/emf.ts';
 import { type CapturedLogs, captureLogs } from '#test/support/log-lines.ts';
-import { canaryMetricNames, reportCanaryRun, runCanary } from './run.ts';
+import { canaryMetricNames, reportCanaryRun, runCanary, UNSET_KEY_PLACEHOLDER } from './run.ts';
 
 const KEY = 'svc_live_canarysecretkeytext';
 const priced = { lines: [{ ok: true, priceCents: 1450, currency: 'USD' }] };
@@ -26,7 +26,7 @@ describe('a canary run', () => {
     expect(JSON.stringify(logs.lines)).not.toContain(KEY);
   });
 
-  it('fails without calling the API while the secret is empty or unreadable', async () => {
+  it('fails without calling the API while the secret is empty, still the placeholder, or unreadable', async () => {
     logs = captureLogs();
     let called = false;
     const fetch = (async () => {
@@ -34,6 +34,7 @@ describe('a canary run', () => {
       return new Response('{}');
     }) as typeof globalThis.fetch;
     const empty = await runCanary({ apiUrl: 'https://api.example.com', sku: 'BOLT', readKey: async () => '', fetch });
+    const unset = await runCanary({ apiUrl: 'https://api.example.com', sku: 'BOLT', readKey: async () => UNSET_KEY_PLACEHOLDER, fetch });
     const denied = await runCanary({
       apiUrl: 'https://api.example.com',
       sku: 'BOLT',
@@ -42,8 +43,9 @@ describe('a canary run', () => {
     });
     expect(called).toBe(false);
     expect(empty).toMatchObject({ ok: false, outcome: 'no key in the secret' });
+    expect(unset).toMatchObject({ ok: false, outcome: 'no key in the secret' });
     expect(denied).toMatchObject({ ok: false, outcome: 'key unreadable (AccessDeniedException)' });
-    expect(logs.withMessage('canary failed to price a line')).toHaveLength(2);
+    expect(logs.withMessage('canary failed to price a line')).toHaveLength(3);
   });
 
   it('counts a pass as 1 and a failure as 0, with the latency of every answer, under the service dimension alone', () => {

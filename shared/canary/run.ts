@@ -12,6 +12,9 @@ export const canaryMetricNames = {
   latency: 'CanaryLatency',
 } as const;
 
+/** What the secret the stack creates holds until the operator puts a key in it: read as no key, never sent. */
+export const UNSET_KEY_PLACEHOLDER = 'unset: put an erp key here (docs/operations.md, "Alarms", PriceCanaryFailing)';
+
 export interface CanarySetup {
   readonly apiUrl: string;
   readonly sku: string;
@@ -28,7 +31,7 @@ function unsent(outcome: string): CanaryRun {
 async function keyOrRun(readKey: CanarySetup['readKey']): Promise<string | CanaryRun> {
   try {
     const key = (await readKey())?.trim();
-    return key ? key : unsent('no key in the secret');
+    return key && key !== UNSET_KEY_PLACEHOLDER ? key : unsent('no key in the secret');
   } catch (error) {
     return unsent(`key unreadable (${error instanceof Error ? error.name : 'Error'})`);
   }

@@ -5,6 +5,7 @@ import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { canaryMetricNames } from '#shared/canary/run.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
@@ -267,6 +268,18 @@ export class ServiceMetrics {
       namespace: metricsNamespace,
       metricName: requestMetricNames.oldestOpenWriteback,
       dimensionsMap: { service: serviceName },
+      statistic: Stats.MAXIMUM,
+      period,
+    });
+  }
+
+  /** The canary's runs, 1 for a line priced and 0 for a failure: a period whose maximum is 0 had no good run. */
+  canarySuccess(period = FIVE_MINUTES): Metric {
+    const dimensionsMap = { service: serviceName };
+    return new Metric({
+      namespace: metricsNamespace,
+      metricName: canaryMetricNames.success,
+      dimensionsMap,
       statistic: Stats.MAXIMUM,
       period,
     });
