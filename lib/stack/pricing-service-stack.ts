@@ -288,7 +288,7 @@ export class PricingServiceStack extends Stack {
     if (this.canary) Tags.of(this.canary.function).add(costTags.worker, canaryId);
 
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
-    const dashboard = new ServiceDashboard(this, 'Operations', { metrics });
+    const dashboard = new ServiceDashboard(this, 'Operations', { metrics, canary: this.canary !== undefined });
     this.alarms = new ServiceAlarms(this, 'Alarms', { metrics, canary: this.canary !== undefined });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });

@@ -75,6 +75,13 @@ describe('the canary in a production stack', () => {
     for (const action of actions) expect(action, action).toMatch(/^(secretsmanager:GetSecretValue|logs:\w+|xray:\w+)$/);
   });
 
+  it('has a row of the dashboard: its runs, and how long each waited for its price', () => {
+    const [dashboard] = resourcesOf(template, 'AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboard?.Properties.DashboardBody);
+    expect(body).toContain(canaryMetricNames.success);
+    expect(body).toContain(canaryMetricNames.latency);
+  });
+
   it('pages when three runs in a row priced nothing, its silence counting as failure', () => {
     const [alarm, ...others] = canaryAlarms(template);
     expect(others).toEqual([]);
@@ -100,6 +107,7 @@ describe('the canary switched by context', () => {
     expect(stack.canary).toBeUndefined();
     expect(canaryFunctions(template)).toEqual([]);
     expect(canaryAlarms(template)).toEqual([]);
+    expect(JSON.stringify(resourcesOf(template, 'AWS::CloudWatch::Dashboard'))).not.toContain(canaryMetricNames.success);
     expect(Object.keys(template.toJSON().Outputs as object)).not.toContain('CanaryKeySecret');
     expect(resourcesOf(template, 'AWS::Events::Rule').filter((rule) => rule.Properties.ScheduleExpression === 'rate(5 minutes)')).toEqual(
       [],

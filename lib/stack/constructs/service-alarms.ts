@@ -135,7 +135,7 @@ export class ServiceAlarms extends Construct {
    * the API failing an ERP's call from outside, or the canary not running at all, which is as blind.
    */
   private canaryAlarm(metrics: ServiceMetrics): void {
-    this.alarm('PriceCanaryFailing', metrics.canarySuccess(), {
+    this.alarm('PriceCanaryFailing', metrics.canary('success'), {
       severity: 'page',
       threshold: 1,
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,

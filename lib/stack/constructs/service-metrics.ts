@@ -273,16 +273,13 @@ export class ServiceMetrics {
     });
   }
 
-  /** The canary's runs, 1 for a line priced and 0 for a failure: a period whose maximum is 0 had no good run. */
-  canarySuccess(period = FIVE_MINUTES): Metric {
+  /**
+   * The canary's runs (`success`: 1 for a line priced, 0 for a failure, so a period whose maximum is 0 had no good run)
+   * and their wait (`latency`, in milliseconds), one series each for the service.
+   */
+  canary(name: keyof typeof canaryMetricNames, statistic: string = Stats.MAXIMUM, period = FIVE_MINUTES): Metric {
     const dimensionsMap = { service: serviceName };
-    return new Metric({
-      namespace: metricsNamespace,
-      metricName: canaryMetricNames.success,
-      dimensionsMap,
-      statistic: Stats.MAXIMUM,
-      period,
-    });
+    return new Metric({ namespace: metricsNamespace, metricName: canaryMetricNames[name], dimensionsMap, statistic, period });
   }
 
   /** Requests answered 429 over every route, as the handlers count them (`RateLimited`), one series for the service. */
