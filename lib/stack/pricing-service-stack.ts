@@ -1,8 +1,7 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { Annotations, Aws, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { type IKey, Key } from 'aws-cdk-lib/aws-kms';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -24,12 +23,13 @@ import {
   workers,
 } from '#edge/routes.ts';
 import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
-import { table as tableDefinition } from '#platform/table/definition.ts';
 import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
 import { constructId } from './constructs/construct-id.ts';
+import { customerManagedKey, kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
 import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-data-key.ts';
 import { OperatorPolicy } from './constructs/operator-policy.ts';
+import { canaryChoice, canaryId, PriceCanary } from './constructs/price-canary.ts';
 import { recordedTableNames, unrecordedTableWarning } from './table-cut-over.ts';
 import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
@@ -37,7 +37,7 @@ import { logRetention, ServiceFunction } from './constructs/service-function.ts'
 import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
 import { ServiceRoles } from './constructs/service-roles.ts';
-import { existingServiceTable, ServiceTable } from './constructs/service-table.ts';
+import { existingTableContextKey, serviceTableOrExisting } from './constructs/service-table.ts';
 import { tableAccessOf, type TableCaller } from './table-access.ts';
 
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
@@ -54,14 +54,9 @@ export const disposableStage = 'dev';
 /** The `stage` tag of a stack given no stage. */
 export const defaultStage = 'production';
 
-/** Context key for a customer-managed KMS key: `-c kmsKey=new` makes one, `-c kmsKey=arn:aws:kms:…` uses that key. */
-export const kmsKeyContextKey = 'kmsKey';
+export { kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 
-/**
- * Context key for an existing table the stack uses instead of its own: `-c table=<name>`, the cut-over to a table
- * restored from point-in-time recovery (docs/operations.md, "Restoring the table to a point in time").
- */
-export const existingTableContextKey = 'table';
+export { existingTableContextKey } from './constructs/service-table.ts';
 
 /** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
 export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
@@ -106,6 +101,12 @@ export interface PricingServiceStackProps extends StackProps {
    * open (docs/operations.md, "Rebuilding the stack"). Defaults to the `webhookDataKey` context value.
    */
   readonly webhookDataKeySecretArn?: string;
+  /** Whether to run the canary; defaults to the `canary` context value (on, off), then to on in production only. */
+  readonly canary?: boolean;
+  /** The canary key's secret, by name or complete ARN; defaults to `canarySecret`, then to a secret the stack makes. */
+  readonly canarySecret?: string;
+  /** The SKU the canary prices; defaults to `canarySku`, then to `CANARY`. */
+  readonly canarySku?: string;
   /** The table names the checkout's context files record (table-cut-over.ts); read from them by default. */
   readonly recordedTableNames?: readonly string[];
 }
@@ -122,6 +123,8 @@ export class PricingServiceStack extends Stack {
   readonly roles: ServiceRoles;
   /** The customer-managed key, when the stack was given one. */
   readonly encryptionKey?: IKey;
+  /** The canary, when the stack runs one (on by default in production). */
+  readonly canary?: PriceCanary;
 
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
@@ -136,7 +139,7 @@ export class PricingServiceStack extends Stack {
     Tags.of(this).add(costTags.service, serviceName, tagged);
     Tags.of(this).add(costTags.stage, stage, tagged);
 
-    const encryptionKey = this.customerManagedKey(props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
+    const encryptionKey = customerManagedKey(this, props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
     this.encryptionKey = encryptionKey;
 
     const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
@@ -145,7 +148,11 @@ export class PricingServiceStack extends Stack {
       props.recordedTableNames ?? recordedTableNames(),
     );
     if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
-    const table = this.serviceTable(existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
+    const table = serviceTableOrExisting(this, 'Data', existingTableName, {
+      deletionProtection: !disposable,
+      removalPolicy,
+      encryptionKey,
+    });
     this.table = table;
 
     const serviceQueues = new Map<QueueId, ServiceQueue>();
@@ -275,9 +282,14 @@ export class PricingServiceStack extends Stack {
       monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function, kind: 'job', everyMinutes: job.everyMinutes });
     }
 
+    const canary = canaryChoice(this, props, !disposable);
+    this.canary =
+      canary && new PriceCanary(this, 'Canary', { choice: canary, apiUrl: api.url, logGroup: functionLogs, removalPolicy, encryptionKey });
+    if (this.canary) Tags.of(this.canary.function).add(costTags.worker, canaryId);
+
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
-    const dashboard = new ServiceDashboard(this, 'Operations', { metrics });
-    this.alarms = new ServiceAlarms(this, 'Alarms', { metrics });
+    const dashboard = new ServiceDashboard(this, 'Operations', { metrics, canary: this.canary !== undefined });
+    this.alarms = new ServiceAlarms(this, 'Alarms', { metrics, canary: this.canary !== undefined });
 
     new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
     new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
@@ -310,64 +322,17 @@ export class PricingServiceStack extends Stack {
       value: webhookDataKeySecret.secretArn,
       description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
     });
+    if (this.canary) {
+      new CfnOutput(this, 'CanaryKeySecret', {
+        value: this.canary.keySecretId,
+        description: 'The secret the canary reads its erp key from: put the key in it (docs/operations.md, PriceCanaryFailing)',
+      });
+    }
     for (const [queueId, serviceQueue] of serviceQueues) {
       new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
         value: serviceQueue.queue.queueUrl,
         description: `URL of the ${queueId} queue`,
       });
     }
-  }
-
-  /**
-   * The stack's own table, or the existing one named. The stack changes nothing on an existing table: its TTL, point-in-
-   * time recovery, deletion protection and tags are the operator's to set (docs/operations.md).
-   */
-  private serviceTable(
-    existingTableName: unknown,
-    own: { deletionProtection: boolean; removalPolicy: RemovalPolicy; encryptionKey?: IKey },
-  ): ITable {
-    if (existingTableName === undefined || existingTableName === '') {
-      return new ServiceTable(this, 'Data', { definition: tableDefinition, ...own }).table;
-    }
-    if (typeof existingTableName !== 'string') {
-      throw new Error(`-c ${existingTableContextKey}= takes a table name, not ${JSON.stringify(existingTableName)}`);
-    }
-    return existingServiceTable(this, 'Data', {
-      tableName: existingTableName,
-      definition: tableDefinition,
-      encryptionKey: own.encryptionKey,
-    });
-  }
-
-  /**
-   * The customer-managed key of the stack's data, or none. A key the stack makes rotates yearly and lets CloudWatch
-   * Logs use it for this account's log groups; an existing key's policy must allow the same (docs/operations.md).
-   */
-  private customerManagedKey(choice: unknown, removalPolicy: RemovalPolicy): IKey | undefined {
-    if (choice === undefined || choice === '' || choice === false) return undefined;
-    if (choice !== 'new') {
-      if (typeof choice !== 'string' || !/^arn:aws[\w-]*:kms:[\w-]+:\d{12}:key\/[\w-]+$/.test(choice)) {
-        throw new Error(
-          `${kmsKeyContextKey} must be 'new' or a KMS key ARN (arn:aws:kms:<region>:<account>:key/<id>), not ${String(choice)}`,
-        );
-      }
-      return Key.fromKeyArn(this, 'DataKey', choice);
-    }
-    const key = new Key(this, 'DataKey', {
-      description: 'Pricing service data: table, queues, webhook data key and log groups',
-      enableKeyRotation: true,
-      removalPolicy,
-    });
-    key.addToResourcePolicy(
-      new PolicyStatement({
-        principals: [new ServicePrincipal(`logs.${Aws.REGION}.amazonaws.com`)],
-        actions: ['kms:Encrypt*', 'kms:Decrypt*', 'kms:ReEncrypt*', 'kms:GenerateDataKey*', 'kms:Describe*'],
-        resources: ['*'],
-        conditions: {
-          ArnLike: { 'kms:EncryptionContext:aws:logs:arn': `arn:${Aws.PARTITION}:logs:${Aws.REGION}:${Aws.ACCOUNT_ID}:log-group:*` },
-        },
-      }),
-    );
-    return key;
   }
 }

@@ -16,6 +16,12 @@ export const environmentNames = {
   webhookTimeoutMs: 'WEBHOOK_TIMEOUT_MS',
   /** Local mode and tests only: how long an open circuit breaker defers an endpoint; when unset, 60 s × the retry scale. */
   webhookBreakerCoolOffMs: 'WEBHOOK_BREAKER_COOL_OFF_MS',
+  /** The canary only: the API's base URL it prices through, as a caller on the internet reaches it. */
+  canaryApiUrl: 'CANARY_API_URL',
+  /** The canary only: the name or ARN of the secret holding its `erp` key; the key itself is never in the environment. */
+  canaryKeySecretId: 'CANARY_KEY_SECRET_ID',
+  /** The canary only: the SKU of the line it prices. */
+  canarySku: 'CANARY_SKU',
 } as const;
 
 export const serviceName = 'pricing-service';
@@ -52,4 +58,13 @@ export function hasWebhooksQueue(): boolean {
 export function positiveNumber(text: string | undefined): number | undefined {
   const value = Number(text);
   return text && Number.isFinite(value) && value > 0 ? value : undefined;
+}
+
+/** The canary's settings, which the stack sets on its function alone. */
+export function canarySettings(): { apiUrl: string; keySecretId: string; sku: string } {
+  return {
+    apiUrl: required(environmentNames.canaryApiUrl),
+    keySecretId: required(environmentNames.canaryKeySecretId),
+    sku: required(environmentNames.canarySku),
+  };
 }

@@ -73,18 +73,23 @@ describe('cdk-nag AwsSolutions', () => {
       expect(acknowledgement.id).toMatch(/^AwsSolutions-(APIG4|SMG4|IAM5\[Resource::<\w+\.Arn>\/index\/\*\]|IAM5\[Resource::\*\])$/);
       expect(acknowledgement.reason.length).toBeGreaterThan(40);
     }
-    // The one secret left unrotated is the webhook data key: rotating it would strand every sealed signing secret.
-    expect(acknowledgements.filter((a) => a.id === 'AwsSolutions-SMG4').map((a) => a.path)).toEqual([`${stack.node.path}/WebhookDataKey`]);
+    // The secrets left unrotated: the webhook data key (rotating it would strand every sealed signing secret) and the
+    // canary's API key, which the admin CLI makes and revokes, not Secrets Manager.
+    expect(acknowledgements.filter((a) => a.id === 'AwsSolutions-SMG4').map((a) => a.path)).toEqual([
+      `${stack.node.path}/WebhookDataKey`,
+      `${stack.node.path}/Canary/KeySecret`,
+    ]);
     // The gateway-authorizer finding is acknowledged route by route, never on the whole API.
     const apig4Paths = acknowledgements.filter((a) => a.id === 'AwsSolutions-APIG4').map((a) => a.path);
     expect(apig4Paths.every((path) => /\/Api\/\w+Route$/.test(path))).toBe(true);
     // Each route (the fake read route among them), its HEAD beside each GET, and the fallback's.
     const gets = [...routes, fakeReadRoute, ...consoleRoutes].filter((route) => route.method === 'GET').length;
     expect(apig4Paths).toHaveLength(routes.length + consoleRoutes.length + gets + 2);
-    // X-Ray's resource wildcard is acknowledged on each access profile's role alone; the stack tests check what it allows.
+    // X-Ray's resource wildcard is acknowledged on each access profile's role and the canary's alone; the stack tests
+    // check what it allows.
     const xrayPaths = acknowledgements.filter((a) => a.id === 'AwsSolutions-IAM5[Resource::*]').map((a) => a.path);
-    expect(xrayPaths).toHaveLength(stack.roles.size);
-    expect(xrayPaths.every((path) => /\/AccessRoles\/Role[0-9a-f]{10}$/.test(path))).toBe(true);
+    expect(xrayPaths).toHaveLength(stack.roles.size + 1);
+    expect(xrayPaths.every((path) => /\/AccessRoles\/Role[0-9a-f]{10}$|\/Canary\/Role$/.test(path))).toBe(true);
     // The index wildcard only on the roles of profiles that query an index, and on the operator's policy.
     const indexPaths = acknowledgements.filter((a) => a.id.endsWith('/index/*]')).map((a) => a.path);
     const operatorPath = `${stack.node.path}/Operator/Policy`;

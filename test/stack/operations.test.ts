@@ -12,6 +12,7 @@ import { requestMetricNames } from '#platform/observability.ts';
 import { PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/pricing-service-stack.ts';
 import { cdkJsonContext, projectRoot } from '#lib/stack/project.ts';
 import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { canaryMetricNames } from '#shared/canary/run.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace } from '#platform/config.ts';
@@ -28,8 +29,8 @@ function synthesize(props: PricingServiceStackProps = {}) {
 }
 
 const { stack, template } = synthesize();
-// Each route, worker and scheduled job has its function, and so does the fallback route.
-const functionCount = routes.length + consoleRoutes.length + workers.length + scheduledJobs.length + 1;
+// Each route, worker and scheduled job has its function, and so do the fallback route and, in production, the canary.
+const functionCount = routes.length + consoleRoutes.length + workers.length + scheduledJobs.length + 2;
 
 type Resource = { Type: string; Properties: Record<string, unknown> };
 const resourcesOf = (of: Template, type: string) => Object.entries(of.findResources(type)) as Array<[string, Resource]>;
@@ -159,9 +160,13 @@ describe('alarms', () => {
       expect(alarm.AlarmActions).toEqual([topic]);
       expect(alarm.OKActions).toEqual([topic]);
       expect(alarm.Tags).toContainEqual({ Key: 'severity', Value: severity });
-      // Silence is a failure only for a schedule, whose runs are what the alarm counts, and for the API's traffic.
+      // Silence is a failure only for a schedule, whose runs are what the alarm counts, for the API's traffic, and for
+      // the canary, whose silence is its not running.
       const counted = JSON.stringify(alarm.Metrics ?? alarm.MetricName);
-      const silenceFails = counted.includes('"Invocations"') || String(alarm.AlarmDescription).includes('received no request');
+      const silenceFails =
+        counted.includes('"Invocations"') ||
+        counted.includes(canaryMetricNames.success) ||
+        String(alarm.AlarmDescription).includes('received no request');
       expect(alarm.TreatMissingData).toBe(silenceFails ? 'breaching' : 'notBreaching');
       expect(alarm.AlarmDescription).toContain('docs/operations.md');
     }
@@ -176,6 +181,7 @@ describe('alarms', () => {
       'DrainOldestMessageAge',
       'WebhooksOldestMessageAge',
       'BandsLag',
+      'PriceCanaryFailing',
     ])
       expect(severity[paging], paging).toBe('page');
     for (const ticket of [
@@ -382,7 +388,14 @@ describe('the outputs', () => {
     const readme = readFileSync(join(projectRoot, 'README.md'), 'utf8');
     const outputs = Object.keys(template.toJSON().Outputs as Record<string, unknown>);
     expect(outputs).toEqual(
-      expect.arrayContaining(['FunctionLogGroup', 'AccessLogGroup', 'AlarmTopicArn', 'TicketTopicArn', 'OperatorPolicyArn']),
+      expect.arrayContaining([
+        'FunctionLogGroup',
+        'AccessLogGroup',
+        'AlarmTopicArn',
+        'TicketTopicArn',
+        'OperatorPolicyArn',
+        'CanaryKeySecret',
+      ]),
     );
     for (const output of outputs) expect(readme, output).toContain(`\`${output}\``);
   });

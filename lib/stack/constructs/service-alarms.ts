@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { OVER_BUDGET_SHARE } from '#edge/latency-budgets.ts';
 import type { QueueId } from '#platform/queues.ts';
 import { constructId } from './construct-id.ts';
+import { canaryEveryMinutes } from './price-canary.ts';
 import type { MonitoredFunction, ServiceMetrics } from './service-metrics.ts';
 
 /** The thresholds, with their reasons in docs/operations.md. */
@@ -40,6 +41,8 @@ export const alarmThresholds = {
    * has not reached an ERP for an hour, a connector's worker is down, or its command hangs past its leases.
    */
   openWritebackSeconds: 3_600,
+  /** Runs of the canary, one each period of its metric (5 minutes), that fail (or do not happen) in a row: one or two are a blip, three are not. */
+  canaryFailedRuns: 3,
 } as const;
 
 /**
@@ -54,6 +57,8 @@ const METRICS_PER_ALARM = 10;
 
 export interface ServiceAlarmsProps {
   readonly metrics: ServiceMetrics;
+  /** Whether the stack runs the canary (constructs/price-canary.ts), whose runs are alarmed on. */
+  readonly canary?: boolean;
 }
 
 interface AlarmOptions {
@@ -88,6 +93,7 @@ export class ServiceAlarms extends Construct {
     this.actions = { page: new SnsAction(this.topic), ticket: new SnsAction(this.ticketTopic) };
 
     this.callerAlarms(metrics);
+    if (props.canary) this.canaryAlarm(metrics);
     this.functionAlarms(metrics);
     this.queueAlarms(metrics);
     this.tableAlarms(metrics);
@@ -121,6 +127,21 @@ export class ServiceAlarms extends Construct {
       comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
       treatMissingData: TreatMissingData.BREACHING,
       description: `The API received no request in ${alarmThresholds.noTrafficHours} hours.`,
+    });
+  }
+
+  /**
+   * The canary prices one line through the public API every few minutes: three periods running without one good run is
+   * the API failing an ERP's call from outside, or the canary not running at all, which is as blind.
+   */
+  private canaryAlarm(metrics: ServiceMetrics): void {
+    this.alarm('PriceCanaryFailing', metrics.canary('success'), {
+      severity: 'page',
+      threshold: 1,
+      comparisonOperator: ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: alarmThresholds.canaryFailedRuns,
+      treatMissingData: TreatMissingData.BREACHING,
+      description: `The canary has not priced its line through the public API in ${alarmThresholds.canaryFailedRuns} runs (${alarmThresholds.canaryFailedRuns * canaryEveryMinutes} minutes), or has not run.`,
     });
   }
 

@@ -1,4 +1,4 @@
-// The operations dashboard: per route traffic, errors, latency and capacity per request; cost per priced line; the queues, the bands job's lag, and what the alarms read.
+// The operations dashboard: per route traffic, errors, latency and capacity per request; cost per priced line; the queues, the bands job's lag, what the alarms read, and the canary's runs.
 import { Duration } from 'aws-cdk-lib';
 import { Dashboard, GraphWidget, type IWidget, Stats, TextWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
@@ -8,6 +8,8 @@ import type { ServiceMetrics } from './service-metrics.ts';
 
 export interface ServiceDashboardProps {
   readonly metrics: ServiceMetrics;
+  /** Whether the stack runs the canary, whose runs and waits get a row of their own. */
+  readonly canary?: boolean;
 }
 
 const WIDTH = 24;
@@ -153,6 +155,17 @@ export class ServiceDashboard extends Construct {
         }),
       ],
     ];
+    // What a caller on the internet saw of one price call every 5 minutes: the alarm's series, and how long it waited.
+    if (props.canary) {
+      widgets.push([
+        new GraphWidget({ title: 'Canary: a line priced (1) or not (0)', left: [metrics.canary('success')], width: HALF }),
+        new GraphWidget({
+          title: 'Canary: wait for the price (ms, p50 and max)',
+          left: [metrics.canary('latency', Stats.p(50)), metrics.canary('latency', Stats.MAXIMUM)],
+          width: HALF,
+        }),
+      ]);
+    }
 
     this.dashboard = new Dashboard(this, 'Dashboard', { widgets, defaultInterval: Duration.hours(24) });
   }

@@ -5,6 +5,7 @@ import { type IMetric, MathExpression, Metric, Stats } from 'aws-cdk-lib/aws-clo
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { BANDS_LAG_METRIC } from '#shared/bands/lag.ts';
+import { canaryMetricNames } from '#shared/canary/run.ts';
 import { webhookHealthMetricNames } from '#shared/webhooks/health-metrics.ts';
 import { metricsNamespace, serviceName } from '#platform/config.ts';
 import { listPrices } from '#shared/cost/list-prices.ts';
@@ -198,26 +199,19 @@ export class ServiceMetrics {
     return fn.function.metric(metricName, { statistic, period, label: fn.id });
   }
 
+  /** One of the service's own metrics that no route dimensions: one series for the whole service. */
+  private serviceWide(metricName: string, statistic: string, period: Duration): Metric {
+    return new Metric({ namespace: metricsNamespace, metricName, dimensionsMap: { service: serviceName }, statistic, period });
+  }
+
   /** The age of the oldest batch of any workspace committed and not yet drained, as the sweeper reads it each minute. */
   oldestUndrainedBatch(period = FIVE_MINUTES): Metric {
-    return new Metric({
-      namespace: metricsNamespace,
-      metricName: requestMetricNames.oldestUndrainedBatch,
-      dimensionsMap: { service: serviceName },
-      statistic: Stats.MAXIMUM,
-      period,
-    });
+    return this.serviceWide(requestMetricNames.oldestUndrainedBatch, Stats.MAXIMUM, period);
   }
 
   /** The bands job's lag, from a batch's commit to its bands recomputed. */
   bandsLag(statistic: string, period = FIVE_MINUTES): Metric {
-    return new Metric({
-      namespace: metricsNamespace,
-      metricName: BANDS_LAG_METRIC,
-      dimensionsMap: { service: serviceName },
-      statistic,
-      period,
-    });
+    return this.serviceWide(BANDS_LAG_METRIC, statistic, period);
   }
 
   queue(queueId: QueueId): ServiceQueue {
@@ -263,13 +257,15 @@ export class ServiceMetrics {
 
   /** The age of the oldest write-back task of any workspace not yet applied, as the sweeper reads it each minute. */
   oldestOpenWriteback(period = FIVE_MINUTES): Metric {
-    return new Metric({
-      namespace: metricsNamespace,
-      metricName: requestMetricNames.oldestOpenWriteback,
-      dimensionsMap: { service: serviceName },
-      statistic: Stats.MAXIMUM,
-      period,
-    });
+    return this.serviceWide(requestMetricNames.oldestOpenWriteback, Stats.MAXIMUM, period);
+  }
+
+  /**
+   * The canary's runs (`success`: 1 for a line priced, 0 for a failure, so a period whose maximum is 0 had no good run)
+   * and their wait (`latency`, in milliseconds), one series each for the service.
+   */
+  canary(name: keyof typeof canaryMetricNames, statistic: string = Stats.MAXIMUM, period = FIVE_MINUTES): Metric {
+    return this.serviceWide(canaryMetricNames[name], statistic, period);
   }
 
   /** Requests answered 429 over every route, as the handlers count them (`RateLimited`), one series for the service. */

@@ -3,7 +3,13 @@ import type { RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, type ITable, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import type { TableDefinition } from '#platform/table/definition.ts';
+import { table as tableDefinition, type TableDefinition } from '#platform/table/definition.ts';
+
+/**
+ * Context key for an existing table the stack uses instead of its own: `-c table=<name>`, the cut-over to a table
+ * restored from point-in-time recovery (docs/operations.md, "Restoring the table to a point in time").
+ */
+export const existingTableContextKey = 'table';
 
 export interface ServiceTableProps {
   readonly definition: TableDefinition;
@@ -78,4 +84,23 @@ export function existingServiceTable(scope: Construct, id: string, props: Existi
     globalIndexes: props.definition.indexes.map((index) => index.name),
     encryptionKey: props.encryptionKey,
   });
+}
+
+/**
+ * The stack's own table, or the existing one named. The stack changes nothing on an existing table: its TTL, point-in-
+ * time recovery, deletion protection and tags are the operator's to set (docs/operations.md).
+ */
+export function serviceTableOrExisting(
+  scope: Construct,
+  id: string,
+  existingTableName: unknown,
+  own: { deletionProtection: boolean; removalPolicy: RemovalPolicy; encryptionKey?: IKey },
+): ITable {
+  if (existingTableName === undefined || existingTableName === '') {
+    return new ServiceTable(scope, id, { definition: tableDefinition, ...own }).table;
+  }
+  if (typeof existingTableName !== 'string') {
+    throw new Error(`-c ${existingTableContextKey}= takes a table name, not ${JSON.stringify(existingTableName)}`);
+  }
+  return existingServiceTable(scope, id, { tableName: existingTableName, definition: tableDefinition, encryptionKey: own.encryptionKey });
 }
