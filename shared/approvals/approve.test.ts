@@ -139,6 +139,16 @@ describe('the reason of an approval', () => {
     expect(reason).toBe('Approved at 25 over the recommended 19.99 (list price 50.00% · final 50.00%)');
   });
 
+  it('names the shown price and the recommendation when approved, and no override, when the price is the one shown', () => {
+    const shown = { priceCents: 2000, pricingDecisionId: 'pd_shown', tolerancePct: 1 };
+    const reason = approvalReason(2000, recommendation(), shown);
+    expect(reason).toBe(
+      'Approved at 20, the recommendation as shown; 19.99 when approved, within the 1% tolerance (list price 50.00% · final 50.00%)',
+    );
+    expect(reason).not.toMatch(/over (the )?recommended/);
+    expect(approvalReason(2500, recommendation(), shown)).toContain('over the recommended 19.99');
+  });
+
   it('names the amounts in the currency of the recommendation', () => {
     expect(approvalReason(1555, recommendation({ currency: 'KWD' }))).toContain('Approved at 1.555 over the recommended 1.999');
   });

@@ -24,7 +24,15 @@ import { finishPublication, type UnfinishedPublication } from '#shared/writeback
 import { logger } from '#platform/observability.ts';
 import { readLatestApproval } from './latest.ts';
 import { type ApprovalPlan, approvalPut, approvalRecord, approvedEvent, liveWrites } from './publish.ts';
-import { approvalThresholds, checkSeen, confirmMove, type SeenRecommendation, secondApprovalThreshold } from './rules.ts';
+import {
+  approvalThresholds,
+  checkSeen,
+  confirmMove,
+  type SeenRecommendation,
+  secondApprovalThreshold,
+  type ShownApproval,
+  shownTolerancePct,
+} from './rules.ts';
 import type { Approval, ApprovalView, ApproveRequest, ApproverIdentity } from './schema.ts';
 
 /** The approved price in minor units: at most the currency's minor digits, and within the bounds the engine holds to. */
@@ -66,10 +74,17 @@ export function checkApprovedPrice(price: number, recommendation: PricedRecommen
   return cents;
 }
 
-/** What a connector is told of a price a person set over the engine's recommendation. */
-export function approvalReason(priceCents: number, recommendation: PricedRecommendation): string {
+/**
+ * What a connector is told of the approved price: the engine's reason when it is the recommendation; for the
+ * recommendation as shown, which moved within the tolerance since, both prices and no word of an override (an
+ * auditor reads "over the recommended" as a person's own price); for any other price, the price a person set over it.
+ */
+export function approvalReason(priceCents: number, recommendation: PricedRecommendation, shown?: ShownApproval): string {
   if (priceCents === recommendation.recommendedPriceCents) return recommendation.reasonSummary;
   const amount = (cents: number) => toDecimalAmount(cents, recommendation.currency);
+  if (shown?.priceCents === priceCents) {
+    return `Approved at ${amount(priceCents)}, the recommendation as shown; ${amount(recommendation.recommendedPriceCents)} when approved, within the ${shown.tolerancePct}% tolerance (${recommendation.reasonSummary})`;
+  }
   return `Approved at ${amount(priceCents)} over the recommended ${amount(recommendation.recommendedPriceCents)} (${recommendation.reasonSummary})`;
 }
 
@@ -117,9 +132,10 @@ export function approvingPerson(principal: Approver): Person {
 async function planApproval(principal: Approver, request: ApproveRequest, now: Date, seen?: SeenRecommendation): Promise<ApprovalPlan> {
   const { workspaceId, workspace } = principal;
   const recommendation = pricedOrRefused(await currentRecommendation(workspace, request.sku, now.getTime()), request.sku);
-  checkSeen(seen, recommendation);
+  const settings = pricingSettings(workspace.pricing);
+  const shown = checkSeen(seen, recommendation, shownTolerancePct(settings));
   const priceCents = checkApprovedPrice(request.price, recommendation);
-  const thresholds = approvalThresholds(pricingSettings(workspace.pricing));
+  const thresholds = approvalThresholds(settings);
   const move = {
     sku: recommendation.sku,
     currency: recommendation.currency,
@@ -145,7 +161,9 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
     priceCents,
     livemode,
     connectors,
-    reasonSummary: approvalReason(priceCents, recommendation),
+    reasonSummary: approvalReason(priceCents, recommendation, shown),
+    // Recorded only when the approved price is the one shown: any other is the person's own.
+    ...(shown?.priceCents === priceCents ? { shown } : {}),
     now,
     confirmation,
     // A sandbox approval publishes nothing, so it has nothing to wait for.
@@ -190,7 +208,8 @@ async function approveInSandbox(plan: ApprovalPlan, answer: AnswerEntry | undefi
  * exactly one pending task, the winner's. A move past the workspace's second-approval threshold is recorded as
  * waiting instead, and publishes when a different approver approves the same price; the turn makes exactly one of
  * two such approvers at once the one that publishes it. A sandbox key records the approval alone, and supersedes nothing.
- * `seen`, when given, is the recommendation the approver was shown: the approval is refused if it has changed since.
+ * `seen`, when given, is the recommendation the approver was shown: the approval is refused if it has moved past the
+ * workspace's tolerance since, and a price that is the one shown is recorded as approved as shown.
  */
 export async function approvePrice(
   principal: Approver,

@@ -109,29 +109,34 @@ describe("the selection's summed expected impact", () => {
 });
 
 describe('the hold to the recommendation shown', () => {
-  const shown = { pricingDecisionId: 'pd_1', recommendedPriceCents: 2100, currency: 'USD' };
+  const shown = { pricingDecisionId: 'pd_1', recommendedPriceCents: 5804, currency: 'USD' };
 
-  it('lets the approval go on when the decision, price and currency are as shown, or when nothing was shown', () => {
-    expect(() => checkSeen(shown, { ...shown })).not.toThrow();
-    expect(() => checkSeen(undefined, { ...shown, recommendedPriceCents: 1 })).not.toThrow();
+  it('approves the shown price when the recommendation moved by a cent under another decision, and says what was shown', () => {
+    expect(checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2', recommendedPriceCents: 5803 }, 1)).toEqual({
+      priceCents: 5804,
+      pricingDecisionId: 'pd_1',
+      tolerancePct: 1,
+    });
+    expect(checkSeen(undefined, { ...shown, recommendedPriceCents: 1 }, 1)).toBeUndefined();
   });
 
-  it('refuses a moved price, naming both', () => {
+  it('refuses a price moved past the tolerance, naming both prices and the tolerance', () => {
     const moved = (() => {
       try {
-        checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2', recommendedPriceCents: 2250 });
+        checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2', recommendedPriceCents: 6250 }, 1);
       } catch (error) {
         return error;
       }
       return undefined;
     })();
     expect(moved).toBeInstanceOf(RecommendationMoved);
-    expect((moved as Error).message).toMatch(/moved since it was shown, from 21\.00 USD to 22\.50 USD/);
+    expect((moved as Error).message).toBe(
+      'The recommendation moved since it was shown, from 58.04 USD to 62.50 USD, more than the 1% an approval of the shown price allows: review it again.',
+    );
   });
 
-  it('refuses a recomputed decision at the same price, and a price shown in another currency', () => {
-    expect(() => checkSeen(shown, { ...shown, pricingDecisionId: 'pd_2' })).toThrow(/recomputed since it was shown \(still 21\.00 USD\)/);
-    expect(() => checkSeen({ ...shown, currency: 'JPY' }, shown)).toThrow(RecommendationMoved);
+  it('refuses a price shown in another currency, whatever the amount', () => {
+    expect(() => checkSeen({ ...shown, currency: 'EUR' }, shown, 1)).toThrow(/from 58\.04 EUR to 58\.04 USD, in another currency/);
   });
 });
 

@@ -1,4 +1,4 @@
-// Approving a selection of SKUs in one step: its bound, what each approval would do and be worth, and one approval per SKU through approvePrice, once per confirmation however often it is sent.
+// Approving a selection of SKUs in one step: its bound, what each approval would do and be worth, and one round of approvals per confirmation, each SKU through approvePrice, however often it is sent.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import type { DataWarning } from '#shared/canonical/data-warnings.ts';
@@ -30,6 +30,8 @@ import {
   secondApprovalThreshold,
 } from './rules.ts';
 import { type Approval, ApprovalSchema } from './schema.ts';
+import { awaitRound, type BulkResult, claimRound, finishRound } from './bulk-round.ts';
+import { logger } from '#platform/observability.ts';
 
 /** The most SKUs one bulk approval takes: a page of the list, approved within one console request's time. */
 export const MAX_BULK_SKUS = 50;
@@ -153,11 +155,6 @@ export interface SeenLine extends SeenRecommendation {
   readonly large: boolean;
 }
 
-/** One SKU's result: its approval (replayed when an earlier send of the same confirmation made it), or why it was refused. */
-export type BulkResult =
-  | { readonly sku: string; readonly outcome: 'approved'; readonly approval: Approval; readonly replayed: boolean }
-  | { readonly sku: string; readonly outcome: 'refused'; readonly reason: string };
-
 /** A confirmation's id, minted with its step: the same confirmation sent again approves nothing anew. */
 export function newBulkId(): string {
   return `bulk_${randomBase62(22)}`;
@@ -180,11 +177,32 @@ export interface BulkOptions {
   readonly remainingMs: number;
 }
 
+/**
+ * Time kept back from the request's own for what follows the last approval started: that approval's turns, keeping
+ * the round's result, and the answer. A line not started by then is not attempted, and the answer says so.
+ */
+const ANSWER_RESERVE_MS = 8_000;
+
 /** What a refusal says on the results: the rule's own words. */
 function refusalReason(error: unknown): string | undefined {
   if (error instanceof RecommendationMoved) return error.message;
   if (error instanceof ApiError && error.status < 500) return error.message;
   return undefined;
+}
+
+/** An approval as the results show it, and a later send of the same confirmation shows it again. */
+function approvedResult(approval: Approval, replayed: boolean): BulkResult {
+  return {
+    sku: approval.sku,
+    outcome: 'approved',
+    priceCents: approval.priceCents,
+    currency: approval.currency,
+    status: approval.status === 'waiting' ? 'waiting' : 'published',
+    ...(approval.status === 'waiting' && approval.secondApproval ? { waitingUntil: approval.secondApproval.waitingUntil } : {}),
+    writebacks: approval.publishedTo.length,
+    seconded: approval.secondApproval?.approver !== undefined,
+    replayed,
+  };
 }
 
 /** One SKU's approval, once per confirmation: a send after it succeeded answers the approval it made. */
@@ -194,8 +212,7 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
   const hash = bodyHash({ pricingDecisionId, recommendedPriceCents, currency });
   const caller = { workspaceId: approver.workspaceId, callerId: approver.keyId };
   const started = await beginCall(bulkOperation, caller, key, hash, options.now.getTime(), options.remainingMs);
-  if (started.kind === 'replay')
-    return { sku: line.sku, outcome: 'approved', approval: v.parse(ApprovalSchema, JSON.parse(started.json)), replayed: true };
+  if (started.kind === 'replay') return approvedResult(v.parse(ApprovalSchema, JSON.parse(started.json)), true);
   // The approval and the answer a later send replays commit in one transaction, or neither does.
   const answer: AnswerEntry = {
     entry: (approval) => completionEntry(bulkOperation, started.call, { statusCode: 200, json: JSON.stringify(approval) }),
@@ -204,33 +221,80 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
     },
   };
   try {
-    // The price as shown, read in the currency shown: a recommendation in another currency since is refused as moved.
+    // The price as shown, read in the currency shown: it is approved while the recommendation is within the tolerance of it.
     const price = toDecimalAmount(line.recommendedPriceCents, line.currency);
     const confirm = options.confirmLarge && line.large;
     const approval = await approvePrice(approver, { sku: line.sku, price, confirm }, options.now, answer, line);
-    return { sku: line.sku, outcome: 'approved', approval, replayed: false };
+    return approvedResult(approval, false);
   } catch (error) {
     await abandonCall(bulkOperation, started.call).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A line's result whatever happens: a refusal in the rule's words, and a fault said as one, so that no line goes unanswered. */
+async function settleLine(approver: Approver, line: SeenLine, options: BulkOptions): Promise<BulkResult> {
+  try {
+    return await approveLine(approver, line, options);
+  } catch (error) {
     const reason = refusalReason(error);
-    if (reason === undefined) throw error;
-    return { sku: line.sku, outcome: 'refused', reason };
+    if (reason !== undefined) return { sku: line.sku, outcome: 'refused', reason };
+    logger.error('a bulk approval line failed', { error: error as Error, sku: line.sku });
+    return {
+      sku: line.sku,
+      outcome: 'refused',
+      reason: "A fault interrupted this approval: check the product's approval history before approving it again.",
+    };
   }
 }
 
 /**
  * Approves each line at the recommended price it was shown at, each through approvePrice as a single approval is: its
- * bounds, the confirmation of a large move, the second approver, and the check that the recommendation is still the
- * one shown. One result per line, in order; a refusal of one leaves the others to go on.
+ * bounds, the confirmation of a large move, the second approver, and the hold to the recommendation shown within the
+ * workspace's tolerance. One result per line, in order; a refusal of one leaves the others to go on. Every approval
+ * started is awaited before this returns, and none starts once the request's time, less the reserve, is spent.
  */
 export async function approveSelection(approver: Approver, lines: readonly SeenLine[], options: BulkOptions): Promise<BulkResult[]> {
   checkSelectionSize(lines.length);
+  const startBy = Date.now() + options.remainingMs - ANSWER_RESERVE_MS;
   const results: BulkResult[] = new Array<BulkResult>(lines.length);
   await inParallel(
     lines.map((line, index) => ({ line, index })),
     BULK_CONCURRENCY,
     async ({ line, index }) => {
-      results[index] = await approveLine(approver, line, options);
+      results[index] =
+        Date.now() < startBy
+          ? await settleLine(approver, line, options)
+          : { sku: line.sku, outcome: 'not_attempted', reason: 'The round ran out of time before this product: select it again.' };
     },
   );
   return results;
 }
+
+/** A round's answer: each line's result, and whether an earlier send of the same confirmation made them. */
+export interface RoundAnswer {
+  readonly results: BulkResult[];
+  readonly repeated: boolean;
+}
+
+/**
+ * One bulk round per confirmation token: the first send approves its lines and keeps the result before it answers;
+ * a later send, at once or after, answers that result and approves nothing. A send that meets the first still
+ * running waits for its result; should it not come in this send's time, every line is said not attempted by it.
+ */
+export async function approveRound(approver: Approver, lines: readonly SeenLine[], options: BulkOptions): Promise<RoundAnswer> {
+  checkSelectionSize(lines.length);
+  const round = { workspaceId: approver.workspaceId, bulkId: options.bulkId, userId: approver.keyId, lines };
+  const started = await claimRound(round, options.now.getTime(), Date.now() + options.remainingMs);
+  if (started.kind === 'done') return { results: started.results, repeated: true };
+  if (started.kind === 'running') {
+    const kept = await awaitRound(round, Date.now() + options.remainingMs - ANSWER_RESERVE_MS);
+    const waited = lines.map((line): BulkResult => ({ sku: line.sku, outcome: 'not_attempted', reason: STILL_RUNNING }));
+    return { results: kept ?? waited, repeated: true };
+  }
+  const results = await approveSelection(approver, lines, options);
+  await finishRound(round, results);
+  return { results, repeated: false };
+}
+
+const STILL_RUNNING = 'An earlier send of this confirmation is still approving it: the list shows each product’s approval once it ends.';

@@ -103,9 +103,14 @@ export const ApprovalHistoryEntrySchema = v.strictObject({
   price: decimalAmount,
   currency: v.string(),
   livemode: v.boolean(),
-  /** The recommendation the approval was over: its price, the current price then (null on older approvals), its decision. */
+  /**
+   * The recommendation the approval was over: its price, the current price then (null on older approvals), its decision;
+   * and `shown_price`, present when the approved price is the recommendation as the approver was shown it, which may
+   * differ from `recommended_price` within the workspace's tolerance (`approvalShownTolerancePct`): not an override.
+   */
   recommendation: v.strictObject({
     recommended_price: decimalAmount,
+    shown_price: v.optional(decimalAmount),
     current_price: v.nullable(decimalAmount),
     pricing_decision_id: v.string(),
   }),
@@ -168,6 +173,7 @@ export function approvalEntryView({ approval, tasks }: ApprovalEntry, nowMs: num
     livemode: approval.livemode,
     recommendation: {
       recommended_price: amount(approval.recommendedPriceCents),
+      ...(approval.shown ? { shown_price: amount(approval.shown.priceCents) } : {}),
       current_price: approval.currentPriceCents === undefined ? null : amount(approval.currentPriceCents),
       pricing_decision_id: approval.pricingDecisionId,
     },

@@ -12,7 +12,7 @@ import { outboxEntry } from '#shared/webhooks/outbox.ts';
 import { type LatestApproval, nextApprovedAt, takeTurn } from './latest.ts';
 import { pendingEvent, predecessors, type PublishedTask, publishedTasks } from './publication-tasks.ts';
 import type { Person } from '#shared/api-keys/schema.ts';
-import { approverOf, moveFromCurrent, secondsWaiting, waitHasRunOut, waitingUntil } from './rules.ts';
+import { approverOf, moveFromCurrent, secondsWaiting, type ShownApproval, waitHasRunOut, waitingUntil } from './rules.ts';
 import { type Approval, ApprovalSchema, type ApproverIdentity, type Confirmation } from './schema.ts';
 
 /** What an approval settles before it takes its turn: the checked price, who approves, and the connectors it publishes to. */
@@ -32,6 +32,8 @@ export interface ApprovalPlan {
   readonly confirmation: Confirmation | undefined;
   /** The threshold past which the move waits for a second approver; undefined when one approval publishes it. */
   readonly secondApprovalPct: number | undefined;
+  /** The recommendation as shown, when the approved price is it: the recommendation then may differ within the tolerance. */
+  readonly shown?: ShownApproval;
 }
 
 /** What one attempt at a turn writes, all or nothing, and the events it hands on once written. */
@@ -62,6 +64,7 @@ export function approvalRecord(plan: ApprovalPlan, approvedAt: string, tasks: re
     pricingDecisionId: recommendation.pricingDecisionId,
     currentPriceCents: recommendation.currentPriceCents,
     ...(plan.confirmation ? { confirmation: plan.confirmation } : {}),
+    ...(plan.shown ? { shown: plan.shown } : {}),
     ...(waits ? { secondApproval: { thresholdPct: plan.secondApprovalPct as number, waitingUntil: waitingUntil(approvedAt) } } : {}),
     publishedTo: tasks.map(({ connectorId, taskId }) => ({ connectorId, writebackId: taskId })),
   };

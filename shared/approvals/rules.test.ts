@@ -13,7 +13,9 @@ import {
   personOf,
   secondApprovalThreshold,
   shownApprovalStatus,
+  shownTolerancePct,
   waitingUntil,
+  withinShownTolerance,
 } from './rules.ts';
 
 const move = { sku: 'PUMP', currency: 'USD', currentPriceCents: 61_056 };
@@ -172,5 +174,31 @@ describe('two approvers', () => {
       id: 'key_1',
     });
     expect(personOf({ keyId: 'key_1', approver: undefined, person: ann })).toBe(ann);
+  });
+});
+
+describe('the tolerance of an approval of the shown price', () => {
+  it('is 1% unless the workspace sets its own', () => {
+    expect(shownTolerancePct(defaultPricingSettings)).toBe(1);
+    expect(shownTolerancePct({ ...defaultPricingSettings, approvalShownTolerancePct: 0.5 })).toBe(0.5);
+  });
+
+  it('holds a move of a cent or two on a price of tens as within it, either way', () => {
+    expect(withinShownTolerance(5804, 5803, 1)).toBe(true);
+    expect(withinShownTolerance(8927, 8924, 1)).toBe(true);
+    expect(withinShownTolerance(5804, 5862, 1)).toBe(true);
+    expect(withinShownTolerance(5804, 5746, 1)).toBe(true);
+  });
+
+  it('holds a move past the percentage as beyond it', () => {
+    expect(withinShownTolerance(5804, 5863, 1)).toBe(false);
+    expect(withinShownTolerance(5804, 5745, 1)).toBe(false);
+  });
+
+  it('always allows one minor unit, however small the price or the percentage', () => {
+    expect(withinShownTolerance(50, 51, 1)).toBe(true);
+    expect(withinShownTolerance(50, 52, 1)).toBe(false);
+    expect(withinShownTolerance(5804, 5805, 0)).toBe(true);
+    expect(withinShownTolerance(5804, 5806, 0)).toBe(false);
   });
 });

@@ -171,17 +171,42 @@ export interface SeenRecommendation {
   readonly currency: string;
 }
 
-/** The refusal of an approval whose recommendation changed after the person was shown it: they approve what they saw or nothing. */
+/** How far the recommendation may move after it was shown, in percent of the shown price, when the setting is absent. */
+export const DEFAULT_SHOWN_TOLERANCE_PCT = 1;
+
+/** The workspace's tolerance for approving the shown price: its setting, or 1%. */
+export function shownTolerancePct(settings: Pick<PricingSettings, 'approvalShownTolerancePct'>): number {
+  return settings.approvalShownTolerancePct ?? DEFAULT_SHOWN_TOLERANCE_PCT;
+}
+
+/**
+ * Whether a recommendation now is close enough to the one shown for the shown price to be approved as seen: within the
+ * tolerance in percent of the shown price, or one minor unit, whichever is larger. Recomputations of unrelated batches
+ * move prices by a cent or two; that is no reason to send a person back to a list they already reviewed.
+ */
+export function withinShownTolerance(shownCents: number, nowCents: number, tolerancePct: number): boolean {
+  const moved = Math.abs(nowCents - shownCents);
+  return moved <= 1 || moved * 100 <= tolerancePct * shownCents;
+}
+
+/** An approval of the price shown: what was shown, and the tolerance the recommendation at approval was held to. */
+export interface ShownApproval {
+  readonly priceCents: number;
+  readonly pricingDecisionId: string;
+  readonly tolerancePct: number;
+}
+
+/** The refusal of an approval whose recommendation moved past the tolerance after the person was shown it: both prices, to review again. */
 export class RecommendationMoved extends Error {
   readonly seen: SeenRecommendation;
   readonly now: SeenRecommendation;
 
-  constructor(seen: SeenRecommendation, now: SeenRecommendation) {
-    const price = (cents: number) => `${formatMinorUnits(cents, now.currency)} ${now.currency}`;
+  constructor(seen: SeenRecommendation, now: SeenRecommendation, tolerancePct: number) {
+    const price = (cents: number, currency: string) => `${formatMinorUnits(cents, currency)} ${currency}`;
+    const past =
+      seen.currency === now.currency ? `more than the ${tolerancePct}% an approval of the shown price allows` : 'in another currency';
     super(
-      now.recommendedPriceCents === seen.recommendedPriceCents && now.currency === seen.currency
-        ? `The recommendation was recomputed since it was shown (still ${price(now.recommendedPriceCents)}): review it again.`
-        : `The recommendation moved since it was shown, from ${formatMinorUnits(seen.recommendedPriceCents, seen.currency)} ${seen.currency} to ${price(now.recommendedPriceCents)}: review it again.`,
+      `The recommendation moved since it was shown, from ${price(seen.recommendedPriceCents, seen.currency)} to ${price(now.recommendedPriceCents, now.currency)}, ${past}: review it again.`,
     );
     this.name = 'RecommendationMoved';
     this.seen = seen;
@@ -189,13 +214,18 @@ export class RecommendationMoved extends Error {
   }
 }
 
-/** Holds an approval to the recommendation the person saw: another decision, or another price, is refused. */
-export function checkSeen(seen: SeenRecommendation | undefined, current: SeenRecommendation): void {
-  if (!seen) return;
-  const same =
-    seen.pricingDecisionId === current.pricingDecisionId &&
-    seen.recommendedPriceCents === current.recommendedPriceCents &&
-    seen.currency === current.currency;
-  if (same) return;
-  throw new RecommendationMoved(seen, current);
+/**
+ * Holds an approval of the shown price to the recommendation now: within the tolerance it stands as shown, whichever
+ * decision the engine has made since; past it, or in another currency, it is refused with both prices.
+ */
+export function checkSeen(
+  seen: SeenRecommendation | undefined,
+  current: SeenRecommendation,
+  tolerancePct: number,
+): ShownApproval | undefined {
+  if (!seen) return undefined;
+  const close =
+    seen.currency === current.currency && withinShownTolerance(seen.recommendedPriceCents, current.recommendedPriceCents, tolerancePct);
+  if (!close) throw new RecommendationMoved(seen, current, tolerancePct);
+  return { priceCents: seen.recommendedPriceCents, pricingDecisionId: seen.pricingDecisionId, tolerancePct };
 }

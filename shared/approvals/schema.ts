@@ -65,6 +65,11 @@ export const ApprovalSchema = v.object({
   /** The current price the move was measured from; absent on older approvals. */
   currentPriceCents: v.optional(v.number()),
   confirmation: v.optional(ConfirmationSchema),
+  /**
+   * The recommendation the person was shown and approved at, when the approval named it: `recommendedPriceCents` is
+   * the recommendation when approved, within `tolerancePct` of it. Absent for a price a person set themselves.
+   */
+  shown: v.optional(v.object({ priceCents: v.number(), pricingDecisionId: v.string(), tolerancePct: v.number() })),
   /** For an approval that needed a second approver: the threshold, how long it waits, and who seconded it. */
   secondApproval: v.optional(
     v.object({

@@ -50,6 +50,11 @@ export const PricingSettingsSchema = v.strictObject({
    * (`confirm: true`); absent, the workspace's maxChangePct.
    */
   approvalConfirmPct: v.optional(percent(0, 100_000)),
+  /**
+   * An approval names the recommended price the person was shown; it is approved at that price while the
+   * recommendation now is within this percent of it, or one minor unit, whichever is larger; absent, 1.
+   */
+  approvalShownTolerancePct: v.optional(percent(0, 100)),
   /** A move past this percent from the current price waits for a second approver; absent, one approval always publishes. */
   secondApprovalPct: v.optional(percent(0, 100_000)),
   /**

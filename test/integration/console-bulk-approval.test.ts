@@ -1,22 +1,13 @@
 // Bulk approval in the console through the local gateway: a filtered set approved one SKU at a time, a refusal beside the approvals, a resent confirmation, the bound, and who may.
-import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readLatestApproval } from '#shared/approvals/latest.ts';
 import { readApprovalHistory } from '#shared/approvals/history.ts';
-import { tableName } from '#platform/config.ts';
-import { tableClient } from '#platform/table/client.ts';
-import { keys } from '#platform/table/keys.ts';
-import type { ConsoleRole } from '#edge/console/page.ts';
-import { createConsoleUser } from '#edge/console/users.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
-import { recentTasks } from '#shared/writebacks/listing.ts';
-import { ConsoleBrowser, csrfTokenOf, type PageAnswer } from './console-session.ts';
+import { csrfTokenOf } from './console-session.ts';
+import { confirm, confirmationFields, LIST, person, picks, review, tasksOf } from './bulk-approval-support.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
-
-const LIST = '/console/recommendations';
 
 /** Fans priced above their current price by their floors, so that each approval moves a price; one past 25%. */
 const FANS: ProductRecord[] = [
@@ -33,52 +24,11 @@ const OTHER: ProductRecord = {
   floorCents: 1600,
 };
 
-let emails = 0;
-
-async function person(workspaceId: string, roles: readonly ConsoleRole[]): Promise<ConsoleBrowser> {
-  const password = `chosen-${randomUUID()}`;
-  const user = await createConsoleUser({ workspaceId, email: `bulk-${Date.now()}-${emails++}@example.com`, roles, password });
-  const browser = new ConsoleBrowser();
-  expect((await browser.signIn(user.email, user.password)).status).toBe(303);
-  return browser;
-}
-
 /** A seller with the fans and a kettle drained, its connector taking write-backs. */
 async function seller(): Promise<TestWorkspace> {
   const workspace = await newWorkspace('Bulk Approving Seller');
   await drain(workspace, { product: [...FANS, OTHER] });
   return workspace;
-}
-
-/** The SKUs the list offers to select, by their checkbox fields. */
-function picks(page: string): Record<string, string> {
-  return Object.fromEntries(
-    [...page.matchAll(/<input[^>]*type="checkbox"[^>]*name="(pick\.\d+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-  );
-}
-
-/** The hidden fields of the confirmation step's form, as the browser would send them. */
-function confirmationFields(page: string): Record<string, string> {
-  const form = /<form class="approve"[\s\S]*?<\/form>/.exec(page)?.[0];
-  if (!form) throw new Error(`the page has no confirmation form: ${page.slice(0, 2000)}`);
-  return Object.fromEntries(
-    [...form.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-  );
-}
-
-/** Selects every product the filtered list shows and asks for the confirmation step. */
-async function review(browser: ConsoleBrowser, query: string): Promise<PageAnswer> {
-  const list = await browser.get(`${LIST}?${query}`);
-  expect(list.status).toBe(200);
-  return browser.request('POST', LIST, { _csrf: csrfTokenOf(list.text), _action: 'review', back: query, ...picks(list.text) });
-}
-
-function confirm(browser: ConsoleBrowser, fields: Record<string, string>): Promise<PageAnswer> {
-  return browser.request('POST', LIST, fields);
-}
-
-async function tasksOf(workspace: TestWorkspace, sku: string) {
-  return (await recentTasks(workspace.workspaceId, workspace.connectorId)).filter((task) => task.productSku === sku);
 }
 
 describe('bulk approval in the console', { timeout: 180_000 }, () => {
@@ -121,7 +71,7 @@ describe('bulk approval in the console', { timeout: 180_000 }, () => {
     const again = await confirm(browser, fields);
     expect(first.status).toBe(200);
     expect(again.status).toBe(200);
-    expect(again.text).toContain('nothing was published twice');
+    expect(again.text).toContain('This confirmation was sent before: these are the results of that send. Nothing was approved again.');
     for (const sku of ['FAN-1', 'FAN-2']) {
       expect(await tasksOf(other, sku), sku).toHaveLength(1);
       const history = await readApprovalHistory(other.workspaceId, sku, { limit: 10 });
@@ -129,24 +79,17 @@ describe('bulk approval in the console', { timeout: 180_000 }, () => {
     }
   });
 
-  it('refuses the SKU whose recommendation changed after it was shown, and approves the others', async () => {
+  it('refuses the SKU whose recommendation moved past the tolerance after it was shown, and approves the others', async () => {
     const other = await newWorkspace('Bulk Moving Seller');
     await drain(other, { product: FANS });
     const browser = await person(other.workspaceId, ['pricing']);
     const fields = confirmationFields((await review(browser, 'category=Fans')).text);
-    // The engine decides FAN-2 anew meanwhile: the decision shown is not the one an approval would publish.
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.recommendation(other.workspaceId, 'FAN-2'),
-        UpdateExpression: 'SET pricingDecisionId = :changed',
-        ExpressionAttributeValues: { ':changed': 'pd_decided_again' },
-      }),
-    );
+    // A batch raises FAN-2's floor by a dollar meanwhile: its recommendation moves past the 1% an approval of the shown price allows.
+    await drain(other, { product: [{ ...(FANS[1] as ProductRecord), floorCents: 1750 }] });
     const done = await confirm(browser, { ...fields, confirmLarge: 'yes' });
     expect(done.status, done.text).toBe(200);
     expect(done.text).toContain('Bulk approval: 2 of 3 approved');
-    expect(done.text).toMatch(/Not approved: The recommendation was recomputed since it was shown/);
+    expect(done.text).toMatch(/Not approved: The recommendation moved since it was shown, from 16\.50 USD to 17\.50 USD/);
     expect(await readLatestApproval(other.workspaceId, 'FAN-2')).toBeUndefined();
     expect(await tasksOf(other, 'FAN-2')).toHaveLength(0);
     expect(await readLatestApproval(other.workspaceId, 'FAN-1')).toBeDefined();

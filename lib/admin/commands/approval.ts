@@ -7,12 +7,19 @@ function approverText(approver: ApprovalHistoryEntry['approved_by']): string {
   return approver.type === 'console_user' ? `console user ${approver.email ?? approver.id}` : `API key ${approver.id}`;
 }
 
+/** The approved price against the recommendation: the recommendation as shown is no override, whatever it moved to within the tolerance. */
+function againstRecommendation(entry: ApprovalHistoryEntry): string {
+  const { recommended_price: recommended, shown_price: shown } = entry.recommendation;
+  if (shown === entry.price) return `as shown (recommended ${recommended} when approved)`;
+  return entry.price === recommended ? 'as recommended' : `over the recommended ${recommended}`;
+}
+
 /** One approval as a few lines of text: the same facts as the API's entry. */
 export function approvalText(entry: ApprovalHistoryEntry): string {
   const change = entry.change_pct === null ? 'change unknown' : `${entry.change_pct > 0 ? '+' : ''}${entry.change_pct.toFixed(2)}%`;
   const lines = [
     `${entry.approved_at}  ${entry.approval_id}  ${entry.status}${entry.livemode ? '' : ' (sandbox)'}`,
-    `  ${entry.price} ${entry.currency} (${change}) over the recommended ${entry.recommendation.recommended_price}, by ${approverText(entry.approved_by)}`,
+    `  ${entry.price} ${entry.currency} (${change}) ${againstRecommendation(entry)}, by ${approverText(entry.approved_by)}`,
   ];
   if (entry.confirmation) lines.push(`  confirmed: past ${entry.confirmation.threshold_pct}%`);
   const second = entry.second_approval;

@@ -1457,4 +1457,12 @@ export const accessPatterns: readonly AccessPattern[] = [
     key: 'idempotentCall(workspaceId, consoleBulkApprove, digest of user, confirmation and SKU); as approvePrice',
     cost: 'per SKU 1 WRU + 2 WRU (the answer, transactional) + as approvePrice; 1 WRU more when refused; a resent confirmation 1 WRU per SKU',
   },
+  {
+    name: "Console bulk approval: the round of a confirmation's token, its claim and its kept result",
+    usedBy: ['consoleBulkApprove'],
+    call: "PutItem of the round (conditional on it being new or its holder past its deadline, ALL_OLD on refusal: a later send reads the kept result there); UpdateItem SET results once every line's approval has ended; a send that met the round running a GetItem (strongly consistent) every 250 ms until the result is kept",
+    calls: ['PutItem', 'UpdateItem', 'GetItem'],
+    key: 'consoleKeys.bulkRound(workspaceId, bulkId)',
+    cost: '1 WRU to claim + 1 WRU per started KB of the result (~8 KB for 50 lines: 8 WRU); a resent confirmation 1 WRU per KB through the refused condition; 1 RRU per look while the first send runs; kept 24 hours (TTL)',
+  },
 ];

@@ -19,16 +19,27 @@ export function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
 }
 
-/** Runs `run` over the tasks with at most `concurrency` at a time. */
+/**
+ * Runs `run` over the tasks with at most `concurrency` at a time. After a task fails no other starts, and the failure
+ * is thrown once every task under way has ended: nothing goes on after the caller is answered.
+ */
 export async function inParallel<T>(tasks: readonly T[], concurrency: number, run: (task: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failed = false;
   const workers = Array.from({ length: Math.min(concurrency, tasks.length) }, async () => {
-    while (next < tasks.length) {
+    while (next < tasks.length && !failed) {
       const task = tasks[next++] as T;
-      await run(task);
+      try {
+        await run(task);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
     }
   });
-  await Promise.all(workers);
+  const ended = await Promise.allSettled(workers);
+  const failure = ended.find((result) => result.status === 'rejected');
+  if (failure) throw failure.reason;
 }
 
 type WriteRequest = { PutRequest: { Item: TableItem } } | { DeleteRequest: { Key: PrimaryKey } };

@@ -34,6 +34,12 @@ export const consoleKeys = {
    * sign-ins are not held when the account's attempts from everywhere reach their limit. Expires by TTL.
    */
   consoleDevice: (deviceIdHash: string): PrimaryKey => ({ PK: `CONSOLEDEVICE#${deviceIdHash}`, SK: 'DEVICE' }),
+  /**
+   * A bulk approval's round, keyed by the one-time token its confirmation step rendered (`bulk_…`): the first send
+   * claims it, and its result is kept for any later send of the same confirmation to show. Each round is its own
+   * partition, as a token is used once. Expires by TTL.
+   */
+  bulkRound: (workspaceId: string, bulkId: string): PrimaryKey => ({ PK: `WS#${workspaceId}#BULKROUND#${bulkId}`, SK: 'ROUND' }),
 } as const;
 
 const CONSOLE_USER_LISTING_PREFIX = 'CONSOLEUSER#';

@@ -1,10 +1,11 @@
 // Unit tests of bulk approval's pages: the list's checkboxes, impact column and quick sorts, the confirmation step's form and totals, and the results, each SKU's own.
 import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
-import type { BulkLine, BulkResult, BulkReview } from '#shared/approvals/bulk.ts';
-import type { Approval } from '#shared/approvals/schema.ts';
+import type { BulkLine, BulkReview } from '#shared/approvals/bulk.ts';
+import type { BulkResult } from '#shared/approvals/bulk-round.ts';
 import { type CataloguePage, type CatalogueRow, readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
-import { bulkConfirmationView, bulkResultsView, carriedLine, expectedImpact, pickedSkus, seenLines } from './bulk-approval.ts';
+import { bulkResultsView } from './bulk-results.ts';
+import { bulkConfirmationView, carriedLine, expectedImpact, pickedSkus, seenLines } from './bulk-approval.ts';
 import { catalogueView } from './recommendation-list.ts';
 import { listLink } from './recommendation-paths.ts';
 
@@ -35,21 +36,6 @@ function line(sku: string, overrides: Partial<BulkLine> = {}): BulkLine {
 function review(lines: BulkLine[], skipped: BulkReview['skipped'] = []): BulkReview {
   return { lines, skipped, confirmPct: 10 };
 }
-
-const approval: Approval = {
-  approvalId: 'apv_1',
-  workspaceId: 'ws_1',
-  sku: 'A',
-  priceCents: 2100,
-  currency: 'USD',
-  approvedAt: '2026-11-27T07:00:00.000Z',
-  livemode: true,
-  keyId: 'usr_1',
-  status: 'published',
-  recommendedPriceCents: 2100,
-  pricingDecisionId: 'pd_A',
-  publishedTo: [{ connectorId: 'con_1', writebackId: 'wb_1' }],
-};
 
 describe("the list's selection for bulk approval", () => {
   it('offers a checkbox per priced product to the pricing role, inside a form with the CSRF token', () => {
@@ -151,27 +137,52 @@ describe('the confirmation step', () => {
 });
 
 describe('the results of a bulk approval', () => {
+  const approved = { outcome: 'approved', priceCents: 2100, currency: 'USD', status: 'published', writebacks: 1, seconded: false } as const;
+
   it('show each SKU, the refusals with their reason, and say when a resent confirmation published nothing again', () => {
     const results: BulkResult[] = [
-      { sku: 'A', outcome: 'approved', approval, replayed: false },
-      { sku: 'B', outcome: 'approved', approval: { ...approval, sku: 'B' }, replayed: true },
+      { sku: 'A', ...approved, replayed: false },
+      { sku: 'B', ...approved, replayed: true },
       { sku: 'C', outcome: 'refused', reason: 'The recommendation moved since it was shown.' },
     ];
-    const markup = bulkResultsView(results, 'state=unreviewed').body.text;
-    expectShown(markup, 'Bulk approval: 2 of 3 approved', '1 product was not approved');
+    const markup = bulkResultsView({ results, repeated: false, back: 'state=unreviewed', csrfToken: 't' }).body.text;
+    expectShown(markup, 'Bulk approval: 2 of 3 approved', '1 product refused');
     expectShown(markup, '<td class="status status-applied">Approved: 1 pending write-back.</td>');
     expectShown(markup, 'nothing was published twice');
     expectShown(markup, '<td class="status status-failed">Not approved: The recommendation moved since it was shown.</td>');
   });
 
+  it('keep the lines refused or not attempted ticked in a form that reviews them again', () => {
+    const results: BulkResult[] = [
+      { sku: 'A', ...approved, replayed: false },
+      { sku: 'B', outcome: 'refused', reason: 'Moved.' },
+      { sku: 'C', outcome: 'not_attempted', reason: 'The round ran out of time before this product: select it again.' },
+    ];
+    const markup = bulkResultsView({ results, repeated: false, back: 'state=unreviewed', csrfToken: 't' }).body.text;
+    expectShown(markup, '1 product refused and 1 product not attempted');
+    expectShown(markup, 'Not attempted: The round ran out of time before this product');
+    expectShown(markup, 'name="_action" value="review"');
+    expectShown(markup, 'name="pick.0" type="checkbox" value="B" checked', 'name="pick.1" type="checkbox" value="C" checked');
+    expect(markup).not.toContain('value="A" checked');
+    expectShown(markup, 'Review the 2 ticked again');
+  });
+
+  it('say when they are those of an earlier send of the same confirmation', () => {
+    const markup = bulkResultsView({ results: [{ sku: 'A', ...approved, replayed: false }], repeated: true, back: '', csrfToken: 't' }).body
+      .text;
+    expectShown(markup, 'This confirmation was sent before: these are the results of that send. Nothing was approved again.');
+  });
+
   it('say a waiting approval waits for a second approver', () => {
-    const waiting: Approval = {
-      ...approval,
+    const waiting: BulkResult = {
+      sku: 'A',
+      ...approved,
       status: 'waiting',
-      publishedTo: [],
-      secondApproval: { thresholdPct: 30, waitingUntil: '2026-11-28T07:00:00.000Z' },
+      waitingUntil: '2026-11-28T07:00:00.000Z',
+      writebacks: 0,
+      replayed: false,
     };
-    const markup = bulkResultsView([{ sku: 'A', outcome: 'approved', approval: waiting, replayed: false }], '').body.text;
+    const markup = bulkResultsView({ results: [waiting], repeated: false, back: '', csrfToken: 't' }).body.text;
     expectShown(markup, 'Waiting for a second approver until <time datetime="2026-11-28T07:00:00.000Z">2026-11-28 07:00:00 UTC</time>');
   });
 });

@@ -1,10 +1,9 @@
-// The console's bulk approval: the step that confirms a selection of the list with its summed expected impact, and the result of each SKU's approval.
+// The console's bulk approval: the step that confirms a selection of the list with its summed expected impact, under a one-time token, and the round that approves it.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import {
-  approveSelection,
+  approveRound,
   type BulkLine,
-  type BulkResult,
   type BulkReview,
   checkSelectionSize,
   impactTotals,
@@ -15,10 +14,11 @@ import {
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { consoleRouteById } from '#edge/routes/console.ts';
-import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
+import { alert, facts, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ActionOutcome, ConsoleContext, PageAction, PageView } from '#edge/console/page.ts';
 import { consoleApprover } from '#edge/console/sections/approvals.ts';
+import { bulkResultsView } from './bulk-results.ts';
 import { listLink, productPath } from './recommendation-paths.ts';
 
 /** An expected change with its sign and currency, as every impact in the console reads. */
@@ -190,63 +190,6 @@ export function bulkConfirmationView(input: ConfirmationInput): PageView {
   return { title: 'Confirm bulk approval · Recommendations', body };
 }
 
-/** What became of one SKU's approval, in the words and colour of the list's approval states. */
-function resultText(result: BulkResult): { readonly text: Html | string; readonly status: string } {
-  if (result.outcome === 'refused') return { text: html`Not approved: ${result.reason}`, status: 'failed' };
-  const { approval } = result;
-  const again = result.replayed ? ' This confirmation was sent again: nothing was published twice.' : '';
-  if (approval.status === 'waiting') {
-    return {
-      text: html`Waiting for a second approver until ${moment(approval.secondApproval?.waitingUntil)}.${again}`,
-      status: 'pending',
-    };
-  }
-  const tasks = approval.publishedTo.length;
-  const second = approval.secondApproval?.approver ? ' as the second approver' : '';
-  const published = tasks === 0 ? 'no connector writes back' : `${tasks} pending write-back${tasks === 1 ? '' : 's'}`;
-  return { text: `Approved${second}: ${published}.${again}`, status: 'applied' };
-}
-
-/** The results, one row per SKU, with the refusals said first. */
-export function bulkResultsView(results: readonly BulkResult[], back: string): PageView {
-  const refused = results.filter((result) => result.outcome === 'refused').length;
-  const approved = results.length - refused;
-  const body = html`<p class="breadcrumb"><a href="${listLink(back)}">Recommendations</a></p>
-    <h1>Bulk approval: ${approved} of ${results.length} approved</h1>
-    ${
-      refused > 0
-        ? alert('error', `${refused} product${refused === 1 ? ' was' : 's were'} not approved: the reason is beside each below.`)
-        : alert('notice', `All ${approved} product${approved === 1 ? ' was' : 's were'} approved.`)
-    }
-    <div class="table-wrap" tabindex="0" role="region" aria-label="Results of the bulk approval">
-      <table class="data bulk-results">
-        <caption>
-          One approval per product
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">SKU</th>
-            <th scope="col" class="number">Price</th>
-            <th scope="col">Result</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${results.map((result) => {
-            const { text, status } = resultText(result);
-            const price = result.outcome === 'approved' ? money(result.approval.priceCents, result.approval.currency) : '—';
-            return html`<tr>
-              <th scope="row"><a href="${productPath(result.sku)}">${result.sku}</a></th>
-              <td class="number">${price}</td>
-              <td class="status status-${status}">${text}</td>
-            </tr>`;
-          })}
-        </tbody>
-      </table>
-    </div>
-    <p><a href="${listLink(back)}">Back to the list</a>: each product's approval state is in its column.</p>`;
-  return { title: 'Bulk approval results · Recommendations', body };
-}
-
 /** A selection or a confirmation refused whole: nothing was approved. */
 function refusedView(message: string, back: string): ActionOutcome {
   const body = html`<p class="breadcrumb"><a href="${listLink(back)}">Recommendations</a></p>
@@ -301,8 +244,9 @@ export const bulkActions: Readonly<Record<string, PageAction>> = {
       try {
         const approver = consoleApprover(ctx.user, await workspaceOf(ctx));
         const options = { bulkId: form.bulkId, confirmLarge: form.confirmLarge === 'yes', now: new Date(ctx.nowMs) };
-        const results = await approveSelection(approver, lines, { ...options, remainingMs: remainingMs(ctx) });
-        return { kind: 'show', view: bulkResultsView(results, back) };
+        // Every approval of the round has ended, and its result is kept for a later send, before this answers.
+        const round = await approveRound(approver, lines, { ...options, remainingMs: remainingMs(ctx) });
+        return { kind: 'show', view: bulkResultsView({ ...round, back, csrfToken: ctx.csrfToken }) };
       } catch (error) {
         return refusedView(refusalOf(error), back);
       }

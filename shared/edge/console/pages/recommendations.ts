@@ -1,5 +1,6 @@
 // The console's product page: one product's recommendation, its margins and approval history, and where a pricing manager approves.
 import { approvePrice } from '#shared/approvals/approve.ts';
+import { RecommendationMoved } from '#shared/approvals/rules.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
@@ -15,7 +16,14 @@ import { timeChart } from '#edge/console/time-chart.ts';
 import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
-import { approvalNotice, confirmationStep, consoleApprover, readProductApprovals } from '#edge/console/sections/approvals.ts';
+import {
+  approvalNotice,
+  confirmationStep,
+  consoleApprover,
+  readProductApprovals,
+  seenRecommendation,
+  shownField,
+} from '#edge/console/sections/approvals.ts';
 import { basisSection, confidenceText, marginText } from '#edge/console/sections/basis.ts';
 import { dataWarningsSection } from '#edge/console/sections/data-warnings.ts';
 import { impactSection, signedMoney } from '#edge/console/sections/impact.ts';
@@ -27,7 +35,8 @@ export interface ProductViewInput {
   readonly canApprove: boolean;
   readonly csrfToken: string;
   /** What the approve form showed last, with the reason it was refused. */
-  readonly attempt?: { readonly price: string; readonly error: string };
+  /** What the form was sent with and why it was refused; without a price the form offers the recommendation again. */
+  readonly attempt?: { readonly price?: string; readonly error: string };
   /** The approval history section, read beside the page. */
   readonly approvals?: Html;
   /** The newest approval of the SKU: when it is over this recommendation, the form holds its price. */
@@ -65,6 +74,7 @@ function approveForm(input: ProductViewInput, recommendation: PricedRecommendati
   return html`<form class="approve" method="post" action="${productPath(input.sku)}">
     <input type="hidden" name="_csrf" value="${input.csrfToken}" />
     <input type="hidden" name="_action" value="approve" />
+    <input type="hidden" name="shown" value="${shownField(recommendation)}" />
     ${standing}
     <div class="field">
       <label for="approve-price">Price to approve (${currency})</label>
@@ -288,11 +298,16 @@ export const productPage: ConsolePage = {
         const approver = consoleApprover(ctx.user, workspace);
         try {
           // The confirmation step's form says `confirm=yes`; the approve form never does.
-          const approval = await approvePrice(approver, { sku, price, confirm: form.confirm === 'yes' }, new Date(ctx.nowMs));
+          const request = { sku, price, confirm: form.confirm === 'yes' };
+          const approval = await approvePrice(approver, request, new Date(ctx.nowMs), undefined, seenRecommendation(form.shown, price));
           return { kind: 'redirect', location: productPath(sku), notice: approvalNotice(approval) };
         } catch (error) {
-          const confirming = confirmationStep(error, { action: productPath(sku), entered, csrfToken: ctx.csrfToken });
+          const shown = form.shown === undefined ? {} : { shown: form.shown };
+          const confirming = confirmationStep(error, { action: productPath(sku), entered, csrfToken: ctx.csrfToken, ...shown });
           if (confirming) return confirming;
+          // Moved past the tolerance: the page shows the recommendation now, and the form offers it.
+          if (error instanceof RecommendationMoved)
+            return { kind: 'render', status: 422, view: await readProduct(ctx, { error: error.message }) };
           if (!(error instanceof ApiError) || error.status >= 500) throw error;
           return { kind: 'render', status: 422, view: await readProduct(ctx, { price: entered, error: error.message }) };
         }

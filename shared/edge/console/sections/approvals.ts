@@ -2,10 +2,12 @@
 import type { Approver } from '#shared/approvals/approve.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { type ApprovalHistoryEntry, approvalHistoryView, readApprovalHistory } from '#shared/approvals/history.ts';
-import { ConfirmationRequired, type PendingConfirmation } from '#shared/approvals/rules.ts';
+import { ConfirmationRequired, type PendingConfirmation, type SeenRecommendation } from '#shared/approvals/rules.ts';
 import type { Approval } from '#shared/approvals/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { fromDecimalAmount } from '#shared/pricing/currency.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import * as v from 'valibot';
 import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ActionOutcome, ConsoleUser, PageView } from '#edge/console/page.ts';
@@ -73,7 +75,7 @@ export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], s
               <th scope="row">${moment(entry.approved_at)}<br />${approverText(entry.approved_by)}</th>
               <td>
                 <strong>${amountText(entry.price, entry.currency)}</strong> (${signedPct(entry.change_pct)})<br />
-                recommended ${amountText(entry.recommendation.recommended_price, entry.currency)}
+                ${recommendedText(entry)}
               </td>
               <td>
                 Confirmation: ${confirmationText(entry.confirmation)}<br />
@@ -85,6 +87,13 @@ export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], s
       </tbody>
     </table>
   </div>`;
+}
+
+/** The recommendation beside the approved price: the price as shown is said so, not read as an override of what it moved to. */
+function recommendedText(entry: ApprovalHistoryEntry): string {
+  const recommended = amountText(entry.recommendation.recommended_price, entry.currency);
+  const shown = entry.recommendation.shown_price;
+  return shown === entry.price ? `as shown; recommended ${recommended} when approved` : `recommended ${recommended}`;
 }
 
 /** A decimal of the history as the console writes every amount. */
@@ -167,6 +176,7 @@ export function confirmationView(input: ConfirmationForm & { readonly pending: P
       <input type="hidden" name="_csrf" value="${input.csrfToken}" />
       <input type="hidden" name="_action" value="approve" />
       <input type="hidden" name="price" value="${input.entered}" />
+      ${input.shown === undefined ? '' : html`<input type="hidden" name="shown" value="${input.shown}" />`}
       <input type="hidden" name="confirm" value="yes" />
       <p class="hint">Every connector that takes write-backs receives the confirmed price as a pending task.</p>
       <button type="submit">Confirm and approve ${money(pending.priceCents, pending.currency)}</button>
@@ -180,6 +190,38 @@ interface ConfirmationForm {
   readonly action: string;
   readonly entered: string;
   readonly csrfToken: string;
+  /** The recommendation the approve form showed, carried on so that the confirmed price is still the one shown. */
+  readonly shown?: string;
+}
+
+/** The recommendation a product's approve form showed, as its hidden field carries it: decision, price and currency. */
+const ShownFieldSchema = v.strictTuple([
+  v.pipe(v.string(), v.maxLength(64)),
+  v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+  v.pipe(v.string(), v.regex(/^[A-Z]{3}$/)),
+]);
+
+export function shownField(recommendation: Pick<PricedRecommendation, 'pricingDecisionId' | 'recommendedPriceCents' | 'currency'>): string {
+  const carried = [recommendation.pricingDecisionId, recommendation.recommendedPriceCents, recommendation.currency];
+  return Buffer.from(JSON.stringify(carried)).toString('base64url');
+}
+
+/**
+ * The recommendation the person saw, when the price they approve is it: then the approval is held to it within the
+ * workspace's tolerance, and recorded as the price shown. A price they typed themselves, or a field the console did
+ * not write, names nothing shown: it is their own price, as an approval through the API is.
+ */
+export function seenRecommendation(field: string | undefined, price: number): SeenRecommendation | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(Buffer.from(field ?? '', 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (!v.is(ShownFieldSchema, parsed)) return undefined;
+  const [pricingDecisionId, recommendedPriceCents, currency] = parsed;
+  if (fromDecimalAmount(price, currency) !== recommendedPriceCents) return undefined;
+  return { pricingDecisionId, recommendedPriceCents, currency };
 }
 
 /** An approval refused for want of confirmation leads to the confirmation step; any other refusal is the caller's to show. */
