@@ -469,7 +469,8 @@ describe('workers', () => {
   });
 
   it('runs the webhook outbox sweeper every minute, on a rule of its own, and lets it send only to the webhooks and drain queues', () => {
-    const [, rule] = onlyResource(defaultTemplate, 'AWS::Events::Rule');
+    // The canary has a rule of its own, every five minutes.
+    const [, rule] = onlyResource(defaultTemplate, 'AWS::Events::Rule', { ScheduleExpression: 'rate(1 minute)' });
     expect(rule.Properties.ScheduleExpression).toBe('rate(1 minute)');
     const target = (rule.Properties.Targets as Array<{ Arn: { 'Fn::GetAtt': [string, string] } }>)[0];
     const functionId = target?.Arn['Fn::GetAtt'][0] ?? '';
@@ -684,7 +685,10 @@ describe('least privilege', () => {
   });
 
   it('only the functions whose access names webhookSecrets may read the webhook data key, and learn where it is', () => {
-    const [secretId, secret] = onlyResource(defaultTemplate, 'AWS::SecretsManager::Secret');
+    // The other secret is the canary's key, read by the canary alone (price-canary.test.ts).
+    const [secretId, secret] = onlyResource(defaultTemplate, 'AWS::SecretsManager::Secret', {
+      GenerateSecretString: Match.objectLike({ PasswordLength: 64 }),
+    });
     expect(secret.Properties.GenerateSecretString).toMatchObject({ PasswordLength: 64, ExcludePunctuation: true });
     const readers = routes.filter((route) => (route.access as HttpRoute['access']).webhookSecrets);
     expect(readers.map((route) => route.id).sort()).toEqual(['createWebhookEndpoint', 'rotateWebhookSecret']);

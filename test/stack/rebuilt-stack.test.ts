@@ -3,6 +3,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { webhookDataKeyContextKey } from '#lib/stack/constructs/webhook-data-key.ts';
+import { canaryContextKeys } from '#lib/stack/constructs/price-canary.ts';
 import { PricingServiceStack } from '#lib/stack/pricing-service-stack.ts';
 import { cdkJsonContext } from '#lib/stack/project.ts';
 import { dataKeySecretIdEnvironmentName, deriveDataKey, openSecret, sealSecret } from '#shared/webhooks/secrets.ts';
@@ -10,7 +11,8 @@ import { dataKeySecretIdEnvironmentName, deriveDataKey, openSecret, sealSecret }
 const kept = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:WebhookDataKeyA1B2C3D4-x1Y2z3';
 
 function synthesize(context: Record<string, unknown> = {}) {
-  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], ...context } });
+  // Without the canary, whose key has a secret of its own (price-canary.test.ts).
+  const app = new App({ context: { ...cdkJsonContext(), 'aws:cdk:bundling-stacks': [], [canaryContextKeys.canary]: 'off', ...context } });
   const stack = new PricingServiceStack(app, 'PricingService');
   return Template.fromStack(stack);
 }
