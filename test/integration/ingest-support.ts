@@ -290,9 +290,13 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   // A recommendation's rows in the console's orderings, and the category list, are written with it.
   const derived = (item: Record<string, unknown>) =>
     /Bands$|^bandsLease$|^listMarkups$|^recommendation$|^recommendationRow$|^recommendationCategories$/.test(String(item.type));
-  // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own.
+  // Webhook events and their deliveries are the record of what happened to the data, not the data: each run has its own,
+  // and the workspace's webhook line holds the moment its next event may go out.
   const kept = items.filter(
-    (item) => !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) && (options.derived === true || !derived(item)),
+    (item) =>
+      !/#(BATCH|USAGE|CALL|WHEVENT|WHDELIVERIES)#|#COST$/.test(String(item.PK)) &&
+      item.type !== 'webhookLine' &&
+      (options.derived === true || !derived(item)),
   );
   // History log items are keyed by the batch and chunk that wrote them, which differ run to run: what they hold is
   // compared instead, one item per category with every entry in a fixed order.
