@@ -342,7 +342,10 @@ export async function startGateway(options: GatewayOptions): Promise<Gateway> {
       if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
     });
   });
-  server.keepAliveTimeout = 5_000;
+  // Idle connections are kept a minute, as API Gateway's are: a client reuses one until a second or two before the
+  // time this server announces, and on a busy machine a short timeout let a reused connection close under a request.
+  server.keepAliveTimeout = 60_000;
+  server.headersTimeout = 61_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => resolve());
