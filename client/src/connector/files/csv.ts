@@ -8,6 +8,153 @@ export interface CsvRow {
   readonly fields: string[];
 }
 
+/** The reader's place in the text: the row and cell being read, the quote it is in, and the line it is on. */
+class CsvReader {
+  private fields: string[] = [];
+  private field = '';
+  private fieldBytes = 0;
+  private rowBytes = 0;
+  private quoted = false;
+  // After a closing quote a second quote is an escaped one; anything else ends the quoted part.
+  private quoteSeen = false;
+  private skipLf = false;
+  private line = 1;
+  private rowLine = 1;
+  private quoteLine = 1;
+  private rowStarted = false;
+  // A cell's characters are taken from the chunk a run at a time: a string grown a character at a time costs V8 a
+  // node per character, 32 times the text.
+  private text = '';
+  private runStart = -1;
+
+  private readonly file: string;
+  private readonly limits: ReadLimits;
+  private readonly delimiter: string;
+
+  constructor(file: string, limits: ReadLimits, delimiter: string) {
+    this.file = file;
+    this.limits = limits;
+    this.delimiter = delimiter;
+  }
+
+  /** The rows a chunk of text ends, in order. */
+  *read(text: string): Generator<CsvRow> {
+    this.text = text;
+    this.runStart = -1;
+    for (let index = 0; index < text.length; index++) {
+      const char = text[index] as string;
+      if (this.skipLf) {
+        this.skipLf = false;
+        if (char === '\n') continue;
+      }
+      if (this.quoted && this.readQuoted(char, index)) continue;
+      const row = this.readUnquoted(char, index);
+      if (row) yield row;
+    }
+    this.flush(text.length);
+  }
+
+  /** The last row, which no line end closed; a quote still open is refused. */
+  *end(): Generator<CsvRow> {
+    if (this.quoted && !this.quoteSeen) throw new RecordError(this.file, this.quoteLine, undefined, 'a quoted field is never closed');
+    if (this.rowStarted || this.field !== '' || this.fields.length > 0) {
+      const row = this.endRow();
+      if (row) yield row;
+    }
+  }
+
+  /** A character inside quotes; false for the one after the closing quote, which is read as unquoted. */
+  private readQuoted(char: string, index: number): boolean {
+    if (this.quoteSeen) {
+      this.quoteSeen = false;
+      if (char === '"') {
+        this.field += '"';
+        this.count(0x22, true);
+        return true;
+      }
+      this.quoted = false;
+      return false;
+    }
+    if (char === '"') {
+      this.flush(index);
+      this.quoteSeen = true;
+      this.count(0x22, false);
+    } else {
+      if (char === '\n') this.line++;
+      this.append(index);
+    }
+    return true;
+  }
+
+  /** A character outside quotes; the row it ends, if it ends one. */
+  private readUnquoted(char: string, index: number): CsvRow | undefined {
+    if (!this.rowStarted) {
+      this.rowStarted = true;
+      this.rowLine = this.line;
+    }
+    if (char === '"' && this.field === '' && this.runStart < 0) {
+      this.quoted = true;
+      this.quoteLine = this.line;
+      this.count(0x22, false);
+    } else if (char === this.delimiter) {
+      this.flush(index);
+      this.fields.push(this.field);
+      this.field = '';
+      this.fieldBytes = 0;
+      this.count(this.delimiter.charCodeAt(0), false);
+    } else if (char === '\n' || char === '\r') {
+      this.flush(index);
+      this.line++;
+      if (char === '\r') this.skipLf = true;
+      return this.endRow();
+    } else {
+      this.append(index);
+    }
+    return undefined;
+  }
+
+  private flush(end: number): void {
+    if (this.runStart < 0) return;
+    this.field += this.text.slice(this.runStart, end);
+    this.runStart = -1;
+  }
+
+  private append(index: number): void {
+    if (this.runStart < 0) this.runStart = index;
+    this.count(this.text.charCodeAt(index), true);
+  }
+
+  private endRow(): CsvRow | undefined {
+    this.fields.push(this.field);
+    const row = { line: this.rowLine, fields: this.fields };
+    this.fields = [];
+    this.field = '';
+    this.fieldBytes = 0;
+    this.rowBytes = 0;
+    this.rowStarted = false;
+    // A blank line is no row: exports often end with one.
+    return row.fields.length === 1 && row.fields[0] === '' ? undefined : row;
+  }
+
+  /** Counts a character of the row, and of its cell when `inCell`; stops at the first limit passed. */
+  private count(unit: number, inCell: boolean): void {
+    const bytes = utf8Bytes(unit);
+    this.rowBytes += bytes;
+    if (inCell) this.fieldBytes += bytes;
+    const { cellBytes, lineBytes } = this.limits;
+    if (this.fieldBytes > cellBytes) {
+      const why = this.quoted ? `: is the quote opened on line ${this.quoteLine} ever closed?` : '';
+      throw new RecordError(
+        this.file,
+        this.quoted ? this.quoteLine : this.rowLine,
+        undefined,
+        `a cell is over ${sizeText(cellBytes)}${why}`,
+      );
+    }
+    if (this.rowBytes > lineBytes) throw new RecordError(this.file, this.rowLine, undefined, `a row is over ${sizeText(lineBytes)}`);
+  }
+}
+
 /**
  * RFC 4180 rows from text chunks: quoted fields, `""` for a quote, commas and newlines inside quotes, CRLF or LF. A
  * cell or row past its limit stops the reader there, so that a quote never closed costs no more than the limit.
@@ -18,123 +165,14 @@ export async function* parseCsv(
   limits: ReadLimits = readLimits,
   delimiter = ',',
 ): AsyncGenerator<CsvRow> {
-  let fields: string[] = [];
-  let field = '';
-  let fieldBytes = 0;
-  let rowBytes = 0;
-  let quoted = false;
-  // After a closing quote a second quote is an escaped one; anything else ends the quoted part.
-  let quoteSeen = false;
-  let skipLf = false;
-  let line = 1;
-  let rowLine = 1;
-  let quoteLine = 1;
+  const reader = new CsvReader(file, limits, delimiter);
   let first = true;
-  let rowStarted = false;
-
-  const endRow = (): CsvRow | undefined => {
-    fields.push(field);
-    const row = { line: rowLine, fields };
-    fields = [];
-    field = '';
-    fieldBytes = 0;
-    rowBytes = 0;
-    rowStarted = false;
-    // A blank line is no row: exports often end with one.
-    return row.fields.length === 1 && row.fields[0] === '' ? undefined : row;
-  };
-
-  /** Counts a character of the row, and of its cell when `inCell`; stops at the first limit passed. */
-  const count = (unit: number, inCell: boolean) => {
-    const bytes = utf8Bytes(unit);
-    rowBytes += bytes;
-    if (inCell) fieldBytes += bytes;
-    if (fieldBytes > limits.cellBytes) {
-      const why = quoted ? `: is the quote opened on line ${quoteLine} ever closed?` : '';
-      throw new RecordError(file, quoted ? quoteLine : rowLine, undefined, `a cell is over ${sizeText(limits.cellBytes)}${why}`);
-    }
-    if (rowBytes > limits.lineBytes) {
-      throw new RecordError(file, rowLine, undefined, `a row is over ${sizeText(limits.lineBytes)}`);
-    }
-  };
-
   for await (const chunk of chunks) {
-    let text = chunk;
-    if (first) {
-      first = false;
-      if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
-    }
-    // A cell's characters are taken from the chunk a run at a time: a string grown a character at a time costs V8 a
-    // node per character, 32 times the text.
-    let runStart = -1;
-    const flush = (end: number) => {
-      if (runStart < 0) return;
-      field += text.slice(runStart, end);
-      runStart = -1;
-    };
-    const append = (index: number) => {
-      if (runStart < 0) runStart = index;
-      count(text.charCodeAt(index), true);
-    };
-    for (let index = 0; index < text.length; index++) {
-      const char = text[index] as string;
-      if (skipLf) {
-        skipLf = false;
-        if (char === '\n') continue;
-      }
-      if (quoted) {
-        if (quoteSeen) {
-          quoteSeen = false;
-          if (char === '"') {
-            field += '"';
-            count(0x22, true);
-            continue;
-          }
-          quoted = false;
-          // Falls through: the character after the closing quote is read as unquoted.
-        } else {
-          if (char === '"') {
-            flush(index);
-            quoteSeen = true;
-            count(0x22, false);
-          } else {
-            if (char === '\n') line++;
-            append(index);
-          }
-          continue;
-        }
-      }
-      if (!rowStarted) {
-        rowStarted = true;
-        rowLine = line;
-      }
-      if (char === '"' && field === '' && runStart < 0) {
-        quoted = true;
-        quoteLine = line;
-        count(0x22, false);
-      } else if (char === delimiter) {
-        flush(index);
-        fields.push(field);
-        field = '';
-        fieldBytes = 0;
-        count(delimiter.charCodeAt(0), false);
-      } else if (char === '\n' || char === '\r') {
-        flush(index);
-        line++;
-        if (char === '\r') skipLf = true;
-        const row = endRow();
-        if (row) yield row;
-      } else {
-        append(index);
-      }
-    }
-    flush(text.length);
+    const text = first && chunk.charCodeAt(0) === 0xfeff ? chunk.slice(1) : chunk;
+    first = false;
+    yield* reader.read(text);
   }
-  if (quoted && !quoteSeen) throw new RecordError(file, quoteLine, undefined, 'a quoted field is never closed');
-  if (rowStarted || field !== '' || fields.length > 0) {
-    const row = endRow();
-    if (row) yield row;
-  }
+  yield* reader.end();
 }
 
 /** Named cells of each data row, from the header row; a row with more cells than the header is refused. */

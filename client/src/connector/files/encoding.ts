@@ -78,6 +78,42 @@ function encodingHint(byte: number, atStart: Uint8Array): string {
   );
 }
 
+/** Where in a file the reader is: the line the chunk starts on, and the byte offset of its start. */
+interface ReadPlace {
+  readonly file: string;
+  readonly lines: number;
+  readonly offset: number;
+}
+
+/** A UTF-8 byte order mark says the file is UTF-8, whatever encoding was given. */
+function refuseUtf8ByteOrderMark(chunk: Buffer, file: string): void {
+  if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
+    throw new RecordError(file, 1, undefined, 'the file starts with a UTF-8 byte order mark, so it is UTF-8: load it without --encoding.');
+  }
+}
+
+/** Read as Windows-1252, the first chunk with bytes past ASCII is refused when they read as UTF-8. */
+function refuseUtf8Text(chunk: Buffer, { file, lines, offset }: ReadPlace): void {
+  const wide = chunk.findIndex((byte) => byte >= 0x80);
+  if (readsAsUtf8(chunk)) {
+    throw new RecordError(
+      file,
+      lines + newlinesIn(chunk, wide),
+      undefined,
+      `the text past ASCII here (byte offset ${offset + wide}) is UTF-8, which Windows-1252 would garble (ü as Ã¼): load the file without --encoding.`,
+    );
+  }
+}
+
+/** The error for the first byte of `chunk` (or of the character `carried` from the chunk before) that is not UTF-8. */
+function notUtf8({ file, lines, offset }: ReadPlace, chunk: Buffer, carried: Buffer, start: Uint8Array): RecordError {
+  const held = Buffer.concat([carried, chunk]);
+  const bad = firstInvalidUtf8(held)?.index ?? 0;
+  const line = lines + newlinesIn(chunk, bad - carried.length);
+  const at = offset - carried.length + bad;
+  return new RecordError(file, line, undefined, `not UTF-8 at byte offset ${at}. ${encodingHint(held[bad] as number, start)}`);
+}
+
 /**
  * Text of a file's bytes. UTF-8 is checked as it is read: the first byte that is not UTF-8 stops the reader with its
  * line and byte offset, rather than becoming U+FFFD in a stored name. A UTF-8 byte order mark is dropped.
@@ -101,36 +137,17 @@ export async function* decodeText(
     onBytes(chunk.length);
     if (!start) {
       start = chunk;
-      if (!strict && chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) {
-        throw new RecordError(
-          file,
-          1,
-          undefined,
-          'the file starts with a UTF-8 byte order mark, so it is UTF-8: load it without --encoding.',
-        );
-      }
+      if (!strict) refuseUtf8ByteOrderMark(chunk, file);
     }
     if (!looked && chunk.some((byte) => byte >= 0x80)) {
       looked = true;
-      const wide = chunk.findIndex((byte) => byte >= 0x80);
-      if (readsAsUtf8(chunk)) {
-        throw new RecordError(
-          file,
-          lines + newlinesIn(chunk, wide),
-          undefined,
-          `the text past ASCII here (byte offset ${offset + wide}) is UTF-8, which Windows-1252 would garble (ü as Ã¼): load the file without --encoding.`,
-        );
-      }
+      refuseUtf8Text(chunk, { file, lines, offset });
     }
     let text: string;
     try {
       text = decoder.decode(chunk, { stream: true });
     } catch {
-      const held = Buffer.concat([carried, chunk]);
-      const bad = firstInvalidUtf8(held)?.index ?? 0;
-      const line = lines + newlinesIn(chunk, bad - carried.length);
-      const at = offset - carried.length + bad;
-      throw new RecordError(file, line, undefined, `not UTF-8 at byte offset ${at}. ${encodingHint(held[bad] as number, start)}`);
+      throw notUtf8({ file, lines, offset }, chunk, carried, start);
     }
     if (strict) {
       const tail = chunk.length >= 3 ? chunk.subarray(chunk.length - 3) : Buffer.concat([carried, chunk]);
