@@ -22,7 +22,6 @@ const excepted: Readonly<Record<string, string>> = {
  * test fails on a file listed here that is within the limits): the list only ever gets shorter.
  */
 const stillOver: Readonly<Record<string, string>> = {
-  'client/src/connector/load.ts': 'loadExport',
   'lib/admin/backtest.ts': 'reportText',
   'lib/bench/heat/mix.ts': 'the file (being changed elsewhere)',
   'lib/bench/heat/model.ts': 'the file',

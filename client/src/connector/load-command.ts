@@ -8,7 +8,7 @@ import { failureText, localGatewayUrl } from './service-connection.ts';
 import { printable, printableJson } from './terminal-text.ts';
 
 /** The `load` command's options, as read from its command line. */
-export interface LoadOptions {
+export interface LoadCommandOptions {
   readonly files: readonly ExportFile[];
   readonly dryRun: boolean;
   readonly key: string;
@@ -21,7 +21,7 @@ export interface LoadOptions {
 /** A drain and bands job of a large export can outlast the client's default five minutes of waiting. */
 const DRAIN_WAIT_MS = 60 * 60 * 1000;
 
-export async function runLoad(options: LoadOptions): Promise<number> {
+export async function runLoad(options: LoadCommandOptions): Promise<number> {
   const totalBytes = options.files.reduce((sum, file) => sum + statSync(file.path).size, 0);
   let bytesRead = 0;
   const sources = options.files.map((file) => ({
