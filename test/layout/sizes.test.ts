@@ -27,7 +27,6 @@ const stillOver: Readonly<Record<string, string>> = {
   'lib/bench/heat/model.ts': 'the file',
   'lib/bench/heat/partition-counts.ts': 'tallyCall',
   'lib/bench/heavy-staging.ts': 'measureHeavyStaging',
-  'lib/bench/ingest.ts': 'the file, and ingestBatch',
   'lib/bench/ledger.ts': 'measureLedger',
   'lib/bench/prices.ts': 'measurePriceServing',
   'lib/bench/quality/market.ts': 'the file, and marketHistory',
