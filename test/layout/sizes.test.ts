@@ -28,7 +28,6 @@ const stillOver: Readonly<Record<string, string>> = {
   'lib/bench/heavy-staging.ts': 'measureHeavyStaging',
   'lib/bench/ledger.ts': 'measureLedger',
   'lib/bench/prices.ts': 'measurePriceServing',
-  'lib/bench/quality/market.ts': 'the file, and marketHistory',
   'lib/bench/quality/report.ts': 'qualityReport',
   'lib/bench/webhooks.ts': 'measureWebhooks',
   'lib/local/gateway.ts': 'the file, and startGateway',
