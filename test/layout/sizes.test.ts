@@ -28,7 +28,6 @@ const stillOver: Readonly<Record<string, string>> = {
   'lib/bench/prices.ts': 'measurePriceServing',
   'lib/bench/webhooks.ts': 'measureWebhooks',
   'lib/local/gateway.ts': 'the file, and startGateway',
-  'lib/local/sample-catalogue.ts': 'sampleCatalogue',
   'lib/local/seed.ts': 'ingestAdherenceHistory and seedPendingTasks',
   'lib/local/stack.ts': 'startLocalStack',
   'lib/local/start.ts': 'startLocal',
