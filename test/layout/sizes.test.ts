@@ -27,7 +27,6 @@ const stillOver: Readonly<Record<string, string>> = {
   'lib/bench/ledger.ts': 'measureLedger',
   'lib/bench/prices.ts': 'measurePriceServing',
   'lib/bench/webhooks.ts': 'measureWebhooks',
-  'lib/local/gateway.ts': 'the file, and startGateway',
   'lib/stack/constructs/service-dashboard.ts': 'the dashboard constructor (being changed elsewhere)',
   'lib/stack/constructs/service-metrics.ts': 'the file (being changed elsewhere)',
   'lib/stack/pricing-service-stack.ts': 'the file, and the stack constructor (being changed elsewhere)',
