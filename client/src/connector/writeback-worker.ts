@@ -18,5 +18,5 @@ export type {
 export { startWritebackWorker } from './writebacks/claim-loop.ts';
 export { memoryOfFinished } from './writebacks/finished.ts';
 export { isLeaseGone } from './writebacks/lease-keeper.ts';
-export { failureMessage, MAX_ERROR_LENGTH } from './writebacks/run-state.ts';
+export { failureMessage, MAX_ERROR_LENGTH } from './writebacks/outcomes.ts';
 export { realTimers } from './writebacks/timers.ts';

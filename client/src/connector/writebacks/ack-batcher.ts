@@ -1,6 +1,7 @@
 // The write-back worker's acks: finished results wait up to the ack delay to go together, one call at a time.
 import type { AckResult, FinishedTasks, Report, Summary, Timers, WritebackApi } from './contract.ts';
-import { countAcks, type Lease, messageOf } from './run-state.ts';
+import { messageOf } from './outcomes.ts';
+import { countAcks, type Lease } from './run-state.ts';
 
 /** The most results one ack call carries. */
 export const ACK_BATCH_MAX = 500;

@@ -1,6 +1,7 @@
 // Results whose command finished but whose ack the service has not confirmed: kept in memory, and acked at start from a journal.
 import type { AckResult, FinishedTasks, Report, WritebackApi } from './contract.ts';
-import { countAcks, messageOf, type RunState } from './run-state.ts';
+import { messageOf } from './outcomes.ts';
+import { countAcks, type RunState } from './run-state.ts';
 
 /** Finished results kept in memory, for a worker without a journal: they last as long as the process. */
 export function memoryOfFinished(): FinishedTasks {

@@ -1,6 +1,7 @@
 // The write-back worker's leases: renewing one for a full term, and keeping it renewed while a task's command runs.
 import type { Report, Timers, WritebackApi, WritebackTask } from './contract.ts';
-import { type Lease, messageOf } from './run-state.ts';
+import { messageOf } from './outcomes.ts';
+import type { Lease } from './run-state.ts';
 
 export interface LeaseKeeping {
   readonly api: Pick<WritebackApi, 'extendWriteback'>;

@@ -1,7 +1,5 @@
 // A worker run's shared state (stopping, abandoning, the summary) and each claimed task's lease as the worker knows it.
-import type { AckCounts, CommandOutcome, Summary } from './contract.ts';
-
-export const MAX_ERROR_LENGTH = 1_000;
+import type { AckCounts, Summary } from './contract.ts';
 
 /** What every part of one run reads and moves: kept in one object so each part is handed it rather than closing over it. */
 export interface RunState {
@@ -42,15 +40,4 @@ export function freshRunState(): RunState {
 
 export function countAcks(summary: Summary, counts: AckCounts): void {
   for (const name of ['applied', 'failed', 'expired', 'ignored'] as const) summary.acks[name] += counts[name];
-}
-
-/** What a failed ack reports: the command's own words, or how it ended when it said nothing. */
-export function failureMessage(outcome: CommandOutcome): string {
-  const stderr = outcome.stderr.trim();
-  if (stderr) return stderr.slice(0, MAX_ERROR_LENGTH);
-  return outcome.code === null ? `killed by signal ${outcome.signal ?? 'unknown'}` : `exit code ${outcome.code}`;
-}
-
-export function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

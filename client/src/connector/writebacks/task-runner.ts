@@ -2,7 +2,8 @@
 import type { AckBatcher } from './ack-batcher.ts';
 import type { AckResult, CommandOutcome, FinishedTasks, NotStartedReason, RunCommand, WritebackTask } from './contract.ts';
 import { keepLease, type LeaseKeeping, renewLease } from './lease-keeper.ts';
-import { failureMessage, type Lease, messageOf, type RunState } from './run-state.ts';
+import { failureMessage, messageOf } from './outcomes.ts';
+import type { Lease, RunState } from './run-state.ts';
 
 export interface TaskRunning extends LeaseKeeping {
   readonly run: RunCommand;
