@@ -127,10 +127,10 @@ function productLines(products: NonNullable<BacktestReport['products']>): string
   ];
 }
 
-export function reportText(workspaceId: string, name: string, report: BacktestReport): string {
-  const { cutoff, history, winModel, margin, evidence, bootstrap } = report;
+/** The report's opening: what was backtested, where the cut-off fell, and the history on either side of it. */
+function historyLines(workspaceId: string, name: string, report: BacktestReport): string[] {
+  const { cutoff, history } = report;
   const { beforeCutoff: before, afterCutoff: after } = history;
-  const currency = margin.currency;
   const out: string[] = [
     `Backtest of ${name} (${workspaceId})`,
     `Cut-off ${day(cutoff.at)}: ${cutoff.holdoutDays} days before the newest won or lost quote (${day(cutoff.latestClosedQuoteAt)}).`,
@@ -149,8 +149,12 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
   if (before.decidedAfterCutoff > 0) {
     out.push(`  ${before.decidedAfterCutoff} quote lines created before the cut-off but decided after it count as open there.`);
   }
-  out.push(
-    '',
+  return out;
+}
+
+/** How well the win model predicted the lines after the cut-off, and its calibration by decile. */
+function winModelLines(winModel: BacktestReport['winModel']): string[] {
+  return [
     `Win model: how well it predicted the ${winModel.lines} lines won or lost after the cut-off`,
     ...table(
       [
@@ -180,9 +184,13 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
       ],
       '    ',
     ),
-    '',
-    ...calibrationOverTimeText(winModel.calibrationOverTime),
-    '',
+  ];
+}
+
+/** The expected margin at the quoted prices and at the service's, with the interval and what could not be priced. */
+function marginLines(margin: BacktestReport['margin'], bootstrap: BacktestReport['bootstrap']): string[] {
+  const currency = margin.currency;
+  const out: string[] = [
     `Margin on the ${margin.lines} lines of ${margin.quotes} quotes the engine could price, under the fitted win model`,
     '  (expected margin = (price − cost) × quantity × the chance of winning at that price)',
     ...table(
@@ -200,7 +208,7 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
       true,
     ),
     `  The service's price was higher than the one quoted on ${share(margin.servicePriceChange.higherShare)} of lines; median change ${share(margin.servicePriceChange.median, true)}.`,
-  );
+  ];
   if (margin.outsideFittedMargins > 0) {
     out.push(
       `  ${margin.outsideFittedMargins} lines were priced at a margin outside those the model was fitted on: its expectation there is an extrapolation.`,
@@ -212,6 +220,20 @@ export function reportText(workspaceId: string, name: string, report: BacktestRe
       `  Not priced: ${unknown} lines of products no longer in the catalogue, ${noCost} without a cost, ${noRate} in a currency without a rate.`,
     );
   }
+  return out;
+}
+
+export function reportText(workspaceId: string, name: string, report: BacktestReport): string {
+  const { winModel, margin, evidence, bootstrap } = report;
+  const out: string[] = [
+    ...historyLines(workspaceId, name, report),
+    '',
+    ...winModelLines(winModel),
+    '',
+    ...calibrationOverTimeText(winModel.calibrationOverTime),
+    '',
+    ...marginLines(margin, bootstrap),
+  ];
   out.push('', `Verdict: ${verdicts[margin.verdict]}.`);
   if (report.products) out.push('', ...productLines(report.products));
   if (!evidence.sufficient) {

@@ -56,16 +56,14 @@ function heaviestCall(): { body: string; orders: number } {
   return { body: `{"entity":"order","records":[${orders.join(',')}]}`, orders: orders.length };
 }
 
-export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagingFigures> {
-  const seller = await createWorkspaceWithKeys('Bench heavy staging');
-  const headers = { authorization: `Bearer ${seller.keys.connector}`, 'content-type': 'application/json' };
-  const client = keepAliveClient(stack.gatewayUrl);
+/** The costs the service counts for the workspace's staging calls and drain worker, and the worker's invocations. */
+function listenToWorkspaceCosts(workspaceId: string) {
   const drainMemoryMb = workers.find((worker) => worker.id === 'drain')?.memoryMb ?? 1024;
   const costs = { stagingWrites: 0, drainWrites: 0, drainReads: 0, gbSeconds: 0 };
-  /** The worker's invocations for this workspace, with when each ended: those that end by `drained` are the drain's. */
+  // The worker's invocations for this workspace, with when each ended: those that end by `drained` are the drain's.
   const invocations: Array<{ endedAt: number; durationMs: number }> = [];
   const stop = listenToRequestCosts((cost) => {
-    if (cost.workspaceId !== seller.workspaceId) return;
+    if (cost.workspaceId !== workspaceId) return;
     if (cost.route === 'stageRecords') costs.stagingWrites += cost.ledger.writeUnits;
     if (cost.route === 'drain') {
       costs.drainWrites += cost.ledger.writeUnits;
@@ -74,6 +72,37 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
       invocations.push({ endedAt: performance.now(), durationMs: cost.durationMs });
     }
   });
+  return { costs, invocations, stop };
+}
+
+/** The product and the customer the heavy call's orders name, staged first. */
+async function stageCatalogue(client: ReturnType<typeof keepAliveClient>, path: string, headers: Record<string, string>): Promise<void> {
+  const product = { sku: SKU, name: 'Heavy', category: 'Bench', costCents: 100, currentPriceCents: 160, currency: 'USD' };
+  const customer = { externalId: 'C-1', name: 'Bench customer', segment: 'smb', currency: 'USD' };
+  for (const [entity, record] of [
+    ['product', product],
+    ['customer', customer],
+  ] as const) {
+    const response = await client.send('POST', path, headers, JSON.stringify({ entity, records: [record] }));
+    if (response.status !== 202) throw new Error(`staging answered ${response.status}: ${response.body}`);
+  }
+}
+
+/** Reads the batch's status every 100 ms until it has drained; a failed batch is thrown. */
+async function waitUntilDrained(status: () => Promise<{ status: string }>): Promise<void> {
+  for (;;) {
+    const current = await status();
+    if (current.status === 'drained') break;
+    if (current.status === 'failed') throw new Error(`the batch failed: ${JSON.stringify(current)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagingFigures> {
+  const seller = await createWorkspaceWithKeys('Bench heavy staging');
+  const headers = { authorization: `Bearer ${seller.keys.connector}`, 'content-type': 'application/json' };
+  const client = keepAliveClient(stack.gatewayUrl);
+  const { costs, invocations, stop } = listenToWorkspaceCosts(seller.workspaceId);
   try {
     // A status read the busy machine answers late (503) is read again.
     const status = async (): Promise<{ status: string; bandsRecomputedAt?: string }> => {
@@ -84,20 +113,7 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
     };
     const opened = await client.send('POST', '/api/v1/ingest/batches', headers);
     const batchId = (JSON.parse(opened.body) as { batchId: string }).batchId;
-    const product = { sku: SKU, name: 'Heavy', category: 'Bench', costCents: 100, currentPriceCents: 160, currency: 'USD' };
-    const customer = { externalId: 'C-1', name: 'Bench customer', segment: 'smb', currency: 'USD' };
-    for (const [entity, record] of [
-      ['product', product],
-      ['customer', customer],
-    ] as const) {
-      const response = await client.send(
-        'POST',
-        `/api/v1/ingest/batches/${batchId}/records`,
-        headers,
-        JSON.stringify({ entity, records: [record] }),
-      );
-      if (response.status !== 202) throw new Error(`staging answered ${response.status}: ${response.body}`);
-    }
+    await stageCatalogue(client, `/api/v1/ingest/batches/${batchId}/records`, headers);
     const call = heaviestCall();
     const writesBefore = costs.stagingWrites;
     const staged = await client.send('POST', `/api/v1/ingest/batches/${batchId}/records`, headers, call.body);
@@ -107,12 +123,7 @@ export async function measureHeavyStaging(stack: LocalStack): Promise<HeavyStagi
     const committedAt = performance.now();
     const committed = await client.send('POST', `/api/v1/ingest/batches/${batchId}/commit`, headers);
     if (committed.status !== 202) throw new Error(`commit answered ${committed.status}`);
-    for (;;) {
-      const current = await status();
-      if (current.status === 'drained') break;
-      if (current.status === 'failed') throw new Error(`the batch failed: ${JSON.stringify(current)}`);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitUntilDrained(status);
     const drainedAt = performance.now();
     while (!(await status()).bandsRecomputedAt) await new Promise((resolve) => setTimeout(resolve, 100));
     const bandsAt = performance.now();

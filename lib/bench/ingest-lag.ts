@@ -3,7 +3,8 @@ import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 import type { LocalStack } from '#lib/local/stack.ts';
 import { mixFor, type SampleCatalogue, sampleCatalogue } from '#lib/local/sample-catalogue.ts';
-import { ingestBatch, jobFigures, type JobFigures } from './ingest.ts';
+import { ingestBatch } from './ingest-batch.ts';
+import { jobFigures, type JobFigures } from './ingest.ts';
 
 /** Within this of each other, the lag, RRU and WRU of the batch on the smallest and on the largest history. */
 export const HISTORY_INVARIANCE_TOLERANCE = 0.1;

@@ -70,6 +70,102 @@ function countingMicros(): number {
   return ((performance.now() - started) * 1000) / rounds;
 }
 
+/** What one measured run of price calls gives: the calls' costs as they were counted, the flush, and the ledger's own counts. */
+interface LedgerRun {
+  readonly workspaceId: string;
+  readonly day: string;
+  readonly costs: readonly RequestCost[];
+  readonly meteredRequests: readonly number[];
+  readonly seconds: number;
+  readonly flushed: Awaited<ReturnType<typeof flushCosts>>;
+  readonly flushMs: number;
+  readonly measured: ReturnType<typeof diff>;
+  readonly limitPct: number;
+}
+
+/** The figures of a run: the bench's own cost against the ledger's report, and what the counting adds to a call. */
+function ledgerFigures({
+  workspaceId,
+  day,
+  costs,
+  meteredRequests,
+  seconds,
+  flushed,
+  flushMs,
+  measured,
+  limitPct,
+}: LedgerRun): LedgerFigures {
+  const calls = costs.length;
+  const memoryMb = routeById('priceLines').memoryMb;
+  const bench = costAtListPrices({
+    readUnits: costs.reduce((sum, cost) => sum + cost.ledger.readUnits, 0),
+    writeUnits: costs.reduce((sum, cost) => sum + cost.ledger.writeUnits, 0),
+    gbSeconds: costs.reduce((sum, cost) => sum + gbSecondsOf(cost.durationMs, memoryMb), 0),
+    invocations: calls,
+    meteredRequests: meteredRequests.reduce((sum, count) => sum + count, 0),
+  });
+  const lines = costs.reduce((sum, cost) => sum + cost.ledger.pricedLines, 0);
+  const report = buildCostReport(workspaceId, { from: day, to: day, by: 'route' }, [{ day, route: 'priceLines', counts: measured }]);
+  const reportPerMillionLines = report.routes[0]?.cost_per_million_priced_lines ?? NaN;
+  const benchPerMillionLines = (bench.total / lines) * 1e6;
+
+  // At the deployed age an instance writes an item at most once a minute: its write spreads over that minute's calls.
+  const callsPerSecond = calls / seconds;
+  const flushWriteUnits = flushed.items > 0 ? flushed.writeUnits / flushed.items : FLUSH_WRITE_UNITS;
+  const callsPerFlush = Math.max(1, callsPerSecond * DEPLOYED_FLUSH_SECONDS);
+  const addedWriteUnitsPerCall = flushWriteUnits / callsPerFlush;
+  const counting = countingMicros();
+  const dollarsPerCall = bench.total / calls;
+  const addedDollarsPerCall =
+    (addedWriteUnitsPerCall * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6 +
+    (counting / 1e6) * (memoryMb / 1024) * listPrices.lambdaArmGbSecond;
+  const flushDollars = (flushWriteUnits * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6;
+  return {
+    calls,
+    callsPerSecond,
+    dollarsPerCall,
+    flushWriteUnits,
+    flushMs,
+    addedWriteUnitsPerCall,
+    // The ledger reads nothing on the request path: reports read it.
+    addedReadUnitsPerCall: 0,
+    countingMicrosPerCall: counting,
+    addedDollarsPerCall,
+    overheadPct: (addedDollarsPerCall / dollarsPerCall) * 100,
+    callsPerMinuteAtLimit: flushDollars / (dollarsPerCall * (limitPct / 100)),
+    limitPct: limitPct,
+    reportPerMillionLines,
+    benchPerMillionLines,
+    reportToBench: reportPerMillionLines / benchPerMillionLines,
+  };
+}
+
+/** The price calls measured: each call's cost as the service counted it, the HTTP API requests it is metered as, and the time taken. */
+async function measuredCalls(
+  workspaceId: string,
+  calls: ReadonlyArray<{ body: string }>,
+  send: (body: string) => Promise<{ status: number; body: string }>,
+): Promise<{ costs: RequestCost[]; meteredRequests: number[]; seconds: number }> {
+  const costs: RequestCost[] = [];
+  const meteredRequests: number[] = [];
+  const stop = listenToRequestCosts((cost) => {
+    if (cost.route === 'priceLines' && cost.workspaceId === workspaceId) costs.push(cost);
+  });
+  const started = performance.now();
+  try {
+    for (const call of calls) {
+      const response = await send(call.body);
+      if (response.status !== 200) throw new Error(`prices answered ${response.status}: ${response.body}`);
+      meteredRequests.push(
+        Math.max(1, Math.ceil((Buffer.byteLength(call.body) + Buffer.byteLength(response.body)) / HTTP_API_METERING_BYTES)),
+      );
+    }
+  } finally {
+    stop();
+  }
+  return { costs, meteredRequests, seconds: (performance.now() - started) / 1000 };
+}
+
 export async function measureLedger(
   stack: LocalStack,
   options: { records: number; calls: number; limitPct: number },
@@ -89,81 +185,29 @@ export async function measureLedger(
         { authorization: `Bearer ${seller.keys.erp}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() },
         body,
       );
-    const costs: RequestCost[] = [];
-    const meteredRequests: number[] = [];
-    let seconds: number;
     const day = new Date().toISOString().slice(0, 10);
     try {
       for (const call of planned.slice(0, WARMUP_CALLS)) await send(call.body);
       // What the warm-up and the ingest left is written now, so that the measured calls' counts are the difference.
       await flushCosts();
       const before = await priceLinesCounts(seller.workspaceId, day);
-      const stop = listenToRequestCosts((cost) => {
-        if (cost.route === 'priceLines' && cost.workspaceId === seller.workspaceId) costs.push(cost);
-      });
-      const started = performance.now();
-      try {
-        for (const call of planned.slice(WARMUP_CALLS)) {
-          const response = await send(call.body);
-          if (response.status !== 200) throw new Error(`prices answered ${response.status}: ${response.body}`);
-          meteredRequests.push(
-            Math.max(1, Math.ceil((Buffer.byteLength(call.body) + Buffer.byteLength(response.body)) / HTTP_API_METERING_BYTES)),
-          );
-        }
-      } finally {
-        stop();
-      }
-      seconds = (performance.now() - started) / 1000;
+      const { costs, meteredRequests, seconds } = await measuredCalls(seller.workspaceId, planned.slice(WARMUP_CALLS), send);
       const flushStarted = performance.now();
       const flushed = await flushCosts();
       const flushMs = performance.now() - flushStarted;
       const measured = diff(await priceLinesCounts(seller.workspaceId, day), before);
 
-      const calls = costs.length;
-      const memoryMb = routeById('priceLines').memoryMb;
-      const bench = costAtListPrices({
-        readUnits: costs.reduce((sum, cost) => sum + cost.ledger.readUnits, 0),
-        writeUnits: costs.reduce((sum, cost) => sum + cost.ledger.writeUnits, 0),
-        gbSeconds: costs.reduce((sum, cost) => sum + gbSecondsOf(cost.durationMs, memoryMb), 0),
-        invocations: calls,
-        meteredRequests: meteredRequests.reduce((sum, count) => sum + count, 0),
-      });
-      const lines = costs.reduce((sum, cost) => sum + cost.ledger.pricedLines, 0);
-      const report = buildCostReport(seller.workspaceId, { from: day, to: day, by: 'route' }, [
-        { day, route: 'priceLines', counts: measured },
-      ]);
-      const reportPerMillionLines = report.routes[0]?.cost_per_million_priced_lines ?? NaN;
-      const benchPerMillionLines = (bench.total / lines) * 1e6;
-
-      // At the deployed age an instance writes an item at most once a minute: its write spreads over that minute's calls.
-      const callsPerSecond = calls / seconds;
-      const flushWriteUnits = flushed.items > 0 ? flushed.writeUnits / flushed.items : FLUSH_WRITE_UNITS;
-      const callsPerFlush = Math.max(1, callsPerSecond * DEPLOYED_FLUSH_SECONDS);
-      const addedWriteUnitsPerCall = flushWriteUnits / callsPerFlush;
-      const counting = countingMicros();
-      const dollarsPerCall = bench.total / calls;
-      const addedDollarsPerCall =
-        (addedWriteUnitsPerCall * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6 +
-        (counting / 1e6) * (memoryMb / 1024) * listPrices.lambdaArmGbSecond;
-      const flushDollars = (flushWriteUnits * listPrices.dynamoDbWriteRequestUnitPerMillion) / 1e6;
-      return {
-        calls,
-        callsPerSecond,
-        dollarsPerCall,
-        flushWriteUnits,
+      return ledgerFigures({
+        workspaceId: seller.workspaceId,
+        day,
+        costs,
+        meteredRequests,
+        seconds,
+        flushed,
         flushMs,
-        addedWriteUnitsPerCall,
-        // The ledger reads nothing on the request path: reports read it.
-        addedReadUnitsPerCall: 0,
-        countingMicrosPerCall: counting,
-        addedDollarsPerCall,
-        overheadPct: (addedDollarsPerCall / dollarsPerCall) * 100,
-        callsPerMinuteAtLimit: flushDollars / (dollarsPerCall * (options.limitPct / 100)),
+        measured,
         limitPct: options.limitPct,
-        reportPerMillionLines,
-        benchPerMillionLines,
-        reportToBench: reportPerMillionLines / benchPerMillionLines,
-      };
+      });
     } finally {
       client.close();
     }

@@ -121,18 +121,15 @@ function storedSize(json: string): number {
   return brotliCompressSync(Buffer.from(json), { params: { [constants.BROTLI_PARAM_QUALITY]: 5 } }).byteLength;
 }
 
-export async function measurePriceServing(stack: LocalStack, options: { records: number; calls: number }): Promise<PriceServingFigures> {
-  const size = mixFor(options.records);
-  const catalogue = sampleCatalogue(size, { seed: 11, prefix: 'PS-', now: new Date() });
-  const seller = await createWorkspaceWithKeys('Bench pricing');
-  await ingest(stack, catalogue, seller.keys.connector);
+/** Each call's latency and its floor's, and the bytes it sent and stored; the warm-up calls made but not kept. */
+interface TimedCalls {
+  readonly latencies: number[];
+  readonly floor: number[];
+  readonly responseBytes: number[];
+  readonly storedBytes: number[];
+}
 
-  const planned = planCalls(seller.workspaceId, catalogue, WARMUP_CALLS + options.calls);
-  const client = keepAliveClient(stack.gatewayUrl);
-  const costs: RequestCost[] = [];
-  const stopListening = listenToRequestCosts((cost) => {
-    if (cost.route === 'priceLines') costs.push(cost);
-  });
+async function timeCalls(client: ReturnType<typeof keepAliveClient>, planned: readonly PlannedCall[], erpKey: string): Promise<TimedCalls> {
   const latencies: number[] = [];
   const floor: number[] = [];
   const responseBytes: number[] = [];
@@ -145,25 +142,39 @@ export async function measurePriceServing(stack: LocalStack, options: { records:
     await putItem({ Item: { PK: `BENCH#FLOOR#${randomUUID()}`, SK: 'CALL', response: Buffer.alloc(bytes, 1), expiresAt: 0 } });
     return performance.now() - started;
   };
-  try {
-    for (const [index, call] of planned.entries()) {
-      const headers = { authorization: `Bearer ${seller.keys.erp}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
-      const started = performance.now();
-      const response = await client.send('POST', '/api/v1/prices', headers, call.body);
-      const elapsed = performance.now() - started;
-      if (response.status !== 200) throw new Error(`prices answered ${response.status}: ${response.body}`);
-      const stored = storedSize(response.body);
-      const floorMs = await timeFloor(call, stored);
-      if (index < WARMUP_CALLS) continue;
-      latencies.push(elapsed);
-      floor.push(floorMs);
-      responseBytes.push(Buffer.byteLength(response.body) + Buffer.byteLength(call.body));
-      storedBytes.push(stored);
-    }
-  } finally {
+  for (const [index, call] of planned.entries()) {
+    const headers = { authorization: `Bearer ${erpKey}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+    const started = performance.now();
+    const response = await client.send('POST', '/api/v1/prices', headers, call.body);
+    const elapsed = performance.now() - started;
+    if (response.status !== 200) throw new Error(`prices answered ${response.status}: ${response.body}`);
+    const stored = storedSize(response.body);
+    const floorMs = await timeFloor(call, stored);
+    if (index < WARMUP_CALLS) continue;
+    latencies.push(elapsed);
+    floor.push(floorMs);
+    responseBytes.push(Buffer.byteLength(response.body) + Buffer.byteLength(call.body));
+    storedBytes.push(stored);
+  }
+  return { latencies, floor, responseBytes, storedBytes };
+}
+
+export async function measurePriceServing(stack: LocalStack, options: { records: number; calls: number }): Promise<PriceServingFigures> {
+  const size = mixFor(options.records);
+  const catalogue = sampleCatalogue(size, { seed: 11, prefix: 'PS-', now: new Date() });
+  const seller = await createWorkspaceWithKeys('Bench pricing');
+  await ingest(stack, catalogue, seller.keys.connector);
+
+  const planned = planCalls(seller.workspaceId, catalogue, WARMUP_CALLS + options.calls);
+  const client = keepAliveClient(stack.gatewayUrl);
+  const costs: RequestCost[] = [];
+  const stopListening = listenToRequestCosts((cost) => {
+    if (cost.route === 'priceLines') costs.push(cost);
+  });
+  const { latencies, floor, responseBytes, storedBytes } = await timeCalls(client, planned, seller.keys.erp).finally(() => {
     stopListening();
     client.close();
-  }
+  });
   const measured = costs.slice(WARMUP_CALLS);
 
   const average = (values: readonly number[]) => values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);

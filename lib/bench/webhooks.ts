@@ -110,6 +110,106 @@ async function stateChangeUnits(workspaceId: string, withEvent: boolean, changes
   return ledger.writeUnits / changes;
 }
 
+/** What one metered run counted: the delivery worker's costs and invocations, the queue sends, and the state changes' units. */
+interface WebhookRun {
+  readonly events: number;
+  readonly costs: readonly RequestCost[];
+  readonly invocations: number;
+  readonly invocationMs: number;
+  readonly sends: number;
+  readonly plainUnits: number;
+  readonly withEventUnits: number;
+  readonly emitSeconds: number;
+  readonly seconds: number;
+}
+
+/** A run's figures per event, and what a million events cost at list prices. */
+function webhookFigures({
+  events,
+  costs,
+  invocations,
+  invocationMs,
+  sends,
+  plainUnits,
+  withEventUnits,
+  emitSeconds,
+  seconds,
+}: WebhookRun): WebhookFigures {
+  const readUnits = costs.reduce((sum, cost) => sum + cost.ledger.readUnits, 0) / events;
+  const writeUnits = costs.reduce((sum, cost) => sum + cost.ledger.writeUnits, 0) / events;
+  const lambdaMs = invocationMs / events;
+  // Lambda's event source makes one ReceiveMessage and one DeleteMessageBatch per batch it hands over.
+  const sqsRequests = sends / events + (2 * invocations) / events;
+  const emitWriteUnits = withEventUnits - plainUnits + OUTBOX_INDEX_ENTRY_UNITS;
+  const perMillion = 1e6;
+  const dynamo = costAtListPrices({
+    readUnits: readUnits * perMillion,
+    writeUnits: (emitWriteUnits + writeUnits) * perMillion,
+    gbSeconds: 0,
+    invocations: 0,
+    meteredRequests: 0,
+  });
+  const lambda = costAtListPrices({
+    readUnits: 0,
+    writeUnits: 0,
+    gbSeconds: gbSecondsOf(lambdaMs, deliverWorker?.memoryMb ?? 512) * perMillion,
+    invocations: (invocations / events) * perMillion,
+    meteredRequests: 0,
+  });
+  const sqs = sqsRequests * listPrices.sqsRequestPerMillion;
+  return {
+    events,
+    emitSeconds,
+    seconds,
+    eventsPerSecond: events / seconds,
+    emitWriteUnits,
+    deliveryReadUnits: readUnits,
+    deliveryWriteUnits: writeUnits,
+    invocationsPerEvent: invocations / events,
+    lambdaMsPerEvent: lambdaMs,
+    sqsRequestsPerEvent: sqsRequests,
+    costPerMillionEvents: {
+      dynamoDb: dynamo.total,
+      lambda: lambda.total,
+      sqs,
+      total: dynamo.total + lambda.total + sqs,
+    },
+  };
+}
+
+/** Waits for every event to arrive (two minutes at most), then for its fan-out and attempt to report; answers the seconds from `started` to the last arrival. */
+async function deliveries(
+  receiver: { received(): number },
+  costs: readonly RequestCost[],
+  events: number,
+  started: number,
+): Promise<number> {
+  while (receiver.received() < events) {
+    if (performance.now() - started > 120_000) throw new Error(`only ${receiver.received()} of ${events} events arrived`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const seconds = (performance.now() - started) / 1000;
+  // The last attempts log after their receiver answered: wait for each event's fan-out and attempt to report.
+  const settleBy = performance.now() + 30_000;
+  while (costs.filter((cost) => cost.status === 200).length < 2 * events && performance.now() < settleBy) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return seconds;
+}
+
+/** Counts the queue client's sends from now on: the SQS requests the path makes besides those of Lambda's event source. */
+function countQueueSends(): { count: number } {
+  const counter = { count: 0 };
+  queueClient().middlewareStack.add(
+    (next) => async (args) => {
+      counter.count += 1;
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchSendCounter' },
+  );
+  return counter;
+}
+
 /** Sends events through the whole path (outbox, fan-out, signed attempt, log) to one loopback endpoint, and meters it. */
 export async function measureWebhooks(options: { events: number }): Promise<WebhookFigures> {
   let invocations = 0;
@@ -127,14 +227,7 @@ export async function measureWebhooks(options: { events: number }): Promise<Webh
   };
   const stack = await startLocalStack({ port: 0, webhooks: { allowLoopbackHttp: true }, workerHandlers: { deliverWebhooks: counted } });
   const receiver = await startCountingReceiver();
-  let sends = 0;
-  queueClient().middlewareStack.add(
-    (next) => async (args) => {
-      sends += 1;
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchSendCounter' },
-  );
+  const sends = countQueueSends();
   try {
     const seller = await createWorkspaceWithKeys('Bench webhooks');
     await createEndpoint(
@@ -146,7 +239,7 @@ export async function measureWebhooks(options: { events: number }): Promise<Webh
     const plainUnits = await stateChangeUnits(seller.workspaceId, false, 20);
     invocations = 0;
     invocationMs = 0;
-    sends = 0;
+    sends.count = 0;
     const costs: RequestCost[] = [];
     const stop = listenToRequestCosts((cost) => {
       if (cost.route === 'deliverWebhooks') costs.push(cost);
@@ -154,58 +247,19 @@ export async function measureWebhooks(options: { events: number }): Promise<Webh
     const started = performance.now();
     const withEventUnits = await stateChangeUnits(seller.workspaceId, true, options.events);
     const emitSeconds = (performance.now() - started) / 1000;
-    while (receiver.received() < options.events) {
-      if (performance.now() - started > 120_000) throw new Error(`only ${receiver.received()} of ${options.events} events arrived`);
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-    const seconds = (performance.now() - started) / 1000;
-    // The last attempts log after their receiver answered: wait for each event's fan-out and attempt to report.
-    const settleBy = performance.now() + 30_000;
-    while (costs.filter((cost) => cost.status === 200).length < 2 * options.events && performance.now() < settleBy) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const seconds = await deliveries(receiver, costs, options.events, started);
     stop();
-    const events = options.events;
-    const readUnits = costs.reduce((sum, cost) => sum + cost.ledger.readUnits, 0) / events;
-    const writeUnits = costs.reduce((sum, cost) => sum + cost.ledger.writeUnits, 0) / events;
-    const lambdaMs = invocationMs / events;
-    // Lambda's event source makes one ReceiveMessage and one DeleteMessageBatch per batch it hands over.
-    const sqsRequests = sends / events + (2 * invocations) / events;
-    const emitWriteUnits = withEventUnits - plainUnits + OUTBOX_INDEX_ENTRY_UNITS;
-    const perMillion = 1e6;
-    const dynamo = costAtListPrices({
-      readUnits: readUnits * perMillion,
-      writeUnits: (emitWriteUnits + writeUnits) * perMillion,
-      gbSeconds: 0,
-      invocations: 0,
-      meteredRequests: 0,
-    });
-    const lambda = costAtListPrices({
-      readUnits: 0,
-      writeUnits: 0,
-      gbSeconds: gbSecondsOf(lambdaMs, deliverWorker?.memoryMb ?? 512) * perMillion,
-      invocations: (invocations / events) * perMillion,
-      meteredRequests: 0,
-    });
-    const sqs = sqsRequests * listPrices.sqsRequestPerMillion;
-    return {
-      events,
+    return webhookFigures({
+      events: options.events,
+      costs,
+      invocations,
+      invocationMs,
+      sends: sends.count,
+      plainUnits,
+      withEventUnits,
       emitSeconds,
       seconds,
-      eventsPerSecond: events / seconds,
-      emitWriteUnits,
-      deliveryReadUnits: readUnits,
-      deliveryWriteUnits: writeUnits,
-      invocationsPerEvent: invocations / events,
-      lambdaMsPerEvent: lambdaMs,
-      sqsRequestsPerEvent: sqsRequests,
-      costPerMillionEvents: {
-        dynamoDb: dynamo.total,
-        lambda: lambda.total,
-        sqs,
-        total: dynamo.total + lambda.total + sqs,
-      },
-    };
+    });
   } finally {
     await receiver.close();
     await stack.stop();

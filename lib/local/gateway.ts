@@ -1,11 +1,14 @@
 // The local HTTP gateway: turns HTTP requests into API Gateway HTTP API (payload 2.0) events for the route table's handlers.
-import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { pathPattern } from '#edge/routes/rows.ts';
 import { type AnyHandler, loadHandler } from './handlers.ts';
-import { FunctionTimeout, invokeWithTimeout, LOCAL_ACCOUNT, type LocalFunction } from './lambda-context.ts';
+import { FunctionTimeout, invokeWithTimeout, type LocalFunction } from './lambda-context.ts';
+import { buildEvent, newRequestId, requestTarget, setOwn } from './gateway-event.ts';
+
+// How a request becomes an event lives in gateway-event.ts; importers of the gateway find it here too.
+export { buildEvent, type RawRequest, requestTarget } from './gateway-event.ts';
 
 export interface GatewayRoute extends LocalFunction {
   readonly method: string;
@@ -63,15 +66,6 @@ function compile(route: GatewayRoute): CompiledRoute {
   return { route, routeKey: `${route.method} ${route.path}`, pattern, names };
 }
 
-/**
- * Sets a key of a map the handler receives as an own enumerable property, whatever its name: API Gateway sends JSON, in
- * which `__proto__` or `constructor` is a key like any other, whereas assigning `__proto__` to an object literal would
- * set its prototype and slip past a strict check of the keys.
- */
-function setOwn(map: Record<string, string>, name: string, value: string): void {
-  Object.defineProperty(map, name, { value, enumerable: true, writable: true, configurable: true });
-}
-
 /** A malformed escape (`%E0%A4%A`) is left as it came, so the route's handler refuses it in its own envelope. */
 function decodeSegment(segment: string): string {
   if (!segment.includes('%')) return segment;
@@ -103,119 +97,6 @@ function matchMethod(compiled: readonly CompiledRoute[], method: string, path: s
 }
 
 /** API Gateway's request ids are 11 random bytes in base64, e.g. "JKJaXmPLvHcESHA=". */
-function newRequestId(): string {
-  return randomBytes(11).toString('base64');
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** API Gateway's CLF-style request time: 12/Mar/2020:19:03:58 +0000. */
-function requestTime(at: Date): string {
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${pad(at.getUTCDate())}/${MONTHS[at.getUTCMonth()]}/${at.getUTCFullYear()}:${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())} +0000`;
-}
-
-const TEXT_TYPES = /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded)|[^;]*\+(json|xml))/i;
-
-export interface RawRequest {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: IncomingMessage['headers'];
-  /**
-   * The header lines as received, name and value in turn. When given they are read instead of `headers`, which
-   * Node builds by rules of its own: it drops a `__proto__` line and some repeated headers, where API Gateway joins
-   * every repeated header with commas.
-   */
-  readonly rawHeaders?: readonly string[];
-  readonly body: Buffer;
-  readonly sourceIp: string;
-}
-
-function splitCookies(line: string): string[] {
-  return line.split(/;\s*/).filter(Boolean);
-}
-
-/** Lowercased headers, repeats joined with commas, and the cookies apart, as API Gateway hands them on. */
-function readHeaders(raw: RawRequest): { headers: Record<string, string>; cookies: string[] | undefined } {
-  const headers: Record<string, string> = {};
-  let cookies: string[] | undefined;
-  const add = (name: string, value: string) => {
-    if (name === 'cookie') cookies = [...(cookies ?? []), ...splitCookies(value)];
-    else setOwn(headers, name, Object.hasOwn(headers, name) ? `${headers[name]},${value}` : value);
-  };
-  if (raw.rawHeaders) {
-    for (let index = 0; index + 1 < raw.rawHeaders.length; index += 2) {
-      add((raw.rawHeaders[index] as string).toLowerCase(), raw.rawHeaders[index + 1] as string);
-    }
-  } else {
-    for (const [name, value] of Object.entries(raw.headers)) {
-      if (value === undefined) continue;
-      for (const line of Array.isArray(value) ? value : [value]) add(name, line);
-    }
-  }
-  return { headers, cookies };
-}
-
-/**
- * The path and query of a request line. A path that starts with `//` stays a path: read against a base URL it would
- * name a host, and route `//evil.example/api/v1/…` as `/api/v1/…`. Dot segments are resolved, as gateways do.
- */
-export function requestTarget(target: string): { path: string; query: string } {
-  const url = new URL(target.startsWith('/') ? `http://local${target}` : target, 'http://local');
-  return { path: url.pathname, query: url.search.replace(/^\?/, '') };
-}
-
-/** The payload 2.0 event API Gateway would send for this request. */
-export function buildEvent(
-  raw: RawRequest,
-  routeKey: string,
-  pathParameters: Record<string, string> | undefined,
-  now = new Date(),
-): APIGatewayProxyEventV2 {
-  const target = requestTarget(raw.url);
-  const { headers, cookies } = readHeaders(raw);
-  const query: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(target.query)) {
-    setOwn(query, name, Object.hasOwn(query, name) ? `${query[name]},${value}` : value);
-  }
-  const rawQueryString = target.query;
-  const host = headers.host ?? 'localhost';
-  const hasBody = raw.body.length > 0;
-  const isText = TEXT_TYPES.test(headers['content-type'] ?? 'application/json');
-  const requestId = newRequestId();
-  return {
-    version: '2.0',
-    routeKey,
-    rawPath: target.path,
-    rawQueryString,
-    ...(cookies ? { cookies } : {}),
-    headers,
-    ...(rawQueryString ? { queryStringParameters: query } : {}),
-    ...(pathParameters && Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
-    requestContext: {
-      accountId: LOCAL_ACCOUNT,
-      apiId: 'local',
-      domainName: host,
-      domainPrefix: host.split('.')[0] ?? host,
-      http: {
-        method: raw.method,
-        path: target.path,
-        protocol: 'HTTP/1.1',
-        sourceIp: raw.sourceIp,
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId,
-      routeKey,
-      stage: '$default',
-      time: requestTime(now),
-      timeEpoch: now.getTime(),
-    },
-    ...(hasBody ? { body: isText ? raw.body.toString('utf8') : raw.body.toString('base64') } : {}),
-    isBase64Encoded: hasBody && !isText,
-  };
-}
-
-/** Called with each answer before it is sent; returns headers to add to it. */
 type Observe = (status: number, headers: Record<string, string | string[]>, body: Buffer | string) => Record<string, string>;
 
 function send(
@@ -280,64 +161,79 @@ function readBody(req: IncomingMessage): Promise<Buffer | undefined> {
   });
 }
 
-export async function startGateway(options: GatewayOptions): Promise<Gateway> {
-  const load = options.load ?? loadHandler;
-  const compiled = options.routes.map(compile);
-  const fallback = options.fallback;
+/** What serving a request needs: the routes, the function for what none matches, how a handler is loaded, and the hook. */
+interface Routing {
+  readonly compiled: readonly CompiledRoute[];
+  readonly fallback: GatewayOptions['fallback'];
+  readonly load: NonNullable<GatewayOptions['load']>;
+  readonly onExchange: GatewayOptions['onExchange'];
+}
 
-  async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Routed before the body is read, so that a hook sees which route even an over-large request was aimed at.
-    const method = req.method ?? 'GET';
-    const { path } = requestTarget(req.url ?? '/');
-    const matched = matchRoute(compiled, method, path);
-    const observe =
-      options.onExchange &&
-      exchangeObserver(options.onExchange, { method, path, routeKey: matched ? matched.candidate.routeKey : '$default' });
-    const body = await readBody(req);
-    if (body === undefined) {
-      // The gateway's own answer carries the request's id too, as every answer of the service does.
-      const tooLarge = newRequestId();
-      const ids = { 'apigw-requestid': tooLarge, 'x-request-id': tooLarge };
-      send(res, 413, { 'content-type': 'application/json', ...ids }, '{"message":"Request Entity Too Large"}', observe);
-      return;
-    }
-    const fn: LocalFunction & { entry: string } = matched ? matched.candidate.route : fallback;
-    const event = buildEvent(
-      {
-        method,
-        url: req.url ?? '/',
-        headers: req.headers,
-        rawHeaders: req.rawHeaders,
-        body,
-        sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
-      },
-      matched ? matched.candidate.routeKey : '$default',
-      matched?.pathParameters,
+/** API Gateway's own answers when the integration fails: the function's error never reaches the caller. */
+function answerFailure(res: ServerResponse, error: unknown, name: string, requestId: string, observe: Observe | undefined): void {
+  if (error instanceof FunctionTimeout) {
+    const ids = { 'apigw-requestid': requestId, 'x-request-id': requestId };
+    send(res, 503, { 'content-type': 'application/json', ...ids }, '{"message":"Service Unavailable"}', observe);
+  } else {
+    console.error(`[gateway] ${name} failed:`, error);
+    send(
+      res,
+      500,
+      { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId },
+      '{"message":"Internal Server Error"}',
+      observe,
     );
-    const requestId = event.requestContext.requestId;
-    try {
-      const handler = await load(fn.entry);
-      writeResult(res, await invokeWithTimeout(fn, handler, event), requestId, observe);
-    } catch (error) {
-      // API Gateway's own answers when the integration fails: the function's error never reaches the caller.
-      if (error instanceof FunctionTimeout) {
-        const ids = { 'apigw-requestid': requestId, 'x-request-id': requestId };
-        send(res, 503, { 'content-type': 'application/json', ...ids }, '{"message":"Service Unavailable"}', observe);
-      } else {
-        console.error(`[gateway] ${fn.name} failed:`, error);
-        send(
-          res,
-          500,
-          { 'content-type': 'application/json', 'apigw-requestid': requestId, 'x-request-id': requestId },
-          '{"message":"Internal Server Error"}',
-          observe,
-        );
-      }
-    }
   }
+}
 
+async function serve(routing: Routing, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { compiled, fallback, load } = routing;
+  // Routed before the body is read, so that a hook sees which route even an over-large request was aimed at.
+  const method = req.method ?? 'GET';
+  const { path } = requestTarget(req.url ?? '/');
+  const matched = matchRoute(compiled, method, path);
+  const observe =
+    routing.onExchange &&
+    exchangeObserver(routing.onExchange, { method, path, routeKey: matched ? matched.candidate.routeKey : '$default' });
+  const body = await readBody(req);
+  if (body === undefined) {
+    // The gateway's own answer carries the request's id too, as every answer of the service does.
+    const tooLarge = newRequestId();
+    const ids = { 'apigw-requestid': tooLarge, 'x-request-id': tooLarge };
+    send(res, 413, { 'content-type': 'application/json', ...ids }, '{"message":"Request Entity Too Large"}', observe);
+    return;
+  }
+  const fn: LocalFunction & { entry: string } = matched ? matched.candidate.route : fallback;
+  const event = buildEvent(
+    {
+      method,
+      url: req.url ?? '/',
+      headers: req.headers,
+      rawHeaders: req.rawHeaders,
+      body,
+      sourceIp: req.socket.remoteAddress?.replace(/^::ffff:/, '') ?? '127.0.0.1',
+    },
+    matched ? matched.candidate.routeKey : '$default',
+    matched?.pathParameters,
+  );
+  const requestId = event.requestContext.requestId;
+  try {
+    const handler = await load(fn.entry);
+    writeResult(res, await invokeWithTimeout(fn, handler, event), requestId, observe);
+  } catch (error) {
+    answerFailure(res, error, fn.name, requestId, observe);
+  }
+}
+
+export async function startGateway(options: GatewayOptions): Promise<Gateway> {
+  const routing: Routing = {
+    compiled: options.routes.map(compile),
+    fallback: options.fallback,
+    load: options.load ?? loadHandler,
+    onExchange: options.onExchange,
+  };
   const server: Server = createServer((req, res) => {
-    serve(req, res).catch((error: unknown) => {
+    serve(routing, req, res).catch((error: unknown) => {
       console.error('[gateway] request failed:', error);
       if (!res.headersSent) send(res, 500, { 'content-type': 'application/json' }, '{"message":"Internal Server Error"}');
     });

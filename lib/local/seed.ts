@@ -6,7 +6,7 @@ import { createConsoleUser } from '#edge/console/users.ts';
 import { ApiError } from '#platform/errors.ts';
 import { putItems } from '#platform/table/bulk.ts';
 import { createConnector } from '#shared/connectors/repository.ts';
-import { entityKinds } from '#shared/records/schema.ts';
+import { entityKinds, type ProductRecord } from '#shared/records/schema.ts';
 import { keys } from '#platform/table/keys.ts';
 import { newTaskItem } from '#shared/writebacks/tasks.ts';
 import { createWorkspace, getWorkspace } from '#shared/workspaces/repository.ts';
@@ -135,14 +135,11 @@ export async function ingestSampleCatalogue(gatewayUrl: string, connectorKey: st
 export const DEMO_ADHERENCE_QUOTES = 40;
 const DEMO_REASONS = [null, null, 'Competitor match', 'Volume deal', 'Strategic account', 'Rounded price'] as const;
 
-/**
- * After the sample catalogue has drained: prices two lines per quote through POST /api/v1/prices, as an ERP would,
- * then stages quotes that carry those decision ids (followed on most, overridden up or down on some, with the
- * salesperson's reason), orders naming some of them, and one quote with an id the service never issued. Returns the
- * batch id of those quotes.
- */
-export async function ingestAdherenceHistory(gatewayUrl: string, demo: WorkspaceWithKeys, catalogueBatchId: string): Promise<string> {
-  const call = async (key: string, method: string, path: string, body?: unknown) => {
+type GatewayCall = (key: string, method: string, path: string, body?: unknown) => Promise<Record<string, unknown>>;
+
+/** A call through the gateway with a key, as an ERP or connector makes it; an answer that is not ok is thrown. */
+function gatewayCall(gatewayUrl: string): GatewayCall {
+  return async (key, method, path, body) => {
     const response = await fetch(`${gatewayUrl}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
@@ -152,12 +149,72 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
     if (!response.ok) throw new Error(`${method} ${path} answered ${response.status}: ${text}`);
     return JSON.parse(text) as Record<string, unknown>;
   };
+}
+
+/** Reads the batch's status every half second until it has drained; a failed batch, or two minutes, is thrown. */
+async function waitUntilDrained(call: GatewayCall, key: string, batchId: string): Promise<void> {
   for (let waited = 0; ; waited += 500) {
-    const status = await call(demo.keys.connector, 'GET', `/api/v1/ingest/batches/${catalogueBatchId}`);
+    const status = await call(key, 'GET', `/api/v1/ingest/batches/${batchId}`);
     if (status.status === 'drained') break;
     if (status.status === 'failed' || waited > 120_000) throw new Error(`the sample catalogue did not drain: ${JSON.stringify(status)}`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
+}
+
+/** Overridden upwards mostly loses, downwards mostly wins: the story the report should tell about the demo. */
+function adherenceOutcome(i: number, above: boolean, below: boolean): 'won' | 'lost' | 'open' | undefined {
+  if (above) return i % 4 === 0 ? 'won' : 'lost';
+  if (below) return i % 4 === 0 ? 'lost' : 'won';
+  return (['lost', 'won', 'won', 'open'] as const)[i % 4];
+}
+
+/** A quote naming a decision id the service never issued: the report counts it apart. */
+function unknownDecisionQuote(first: { customerExternalId: string; lines: Array<Record<string, unknown>> }, now: number) {
+  return {
+    externalId: 'ADH-Q-UNKNOWN',
+    customerExternalId: first.customerExternalId,
+    outcome: 'open',
+    createdAt: new Date(now).toISOString(),
+    lines: [{ ...first.lines[0], pricingDecisionId: 'pd_unknownDecision00000000000000000' }],
+  };
+}
+
+/** The quote's lines as a salesperson quoted them: followed on two lines in three; otherwise 6% under (a reason given) or 5% over the guided price. */
+function adherenceQuoteLines(
+  i: number,
+  products: ReadonlyArray<ProductRecord | undefined>,
+  lines: ReadonlyArray<{ quantity: number }>,
+  priced: Array<Record<string, unknown>>,
+) {
+  return priced.flatMap((result, index) => {
+    const product = products[index];
+    if (result.ok !== true || !product) return [];
+    const guided = Number(result.priceCents);
+    const choice = (i + index) % 6;
+    const quoted = choice < 4 ? guided : choice === 4 ? Math.round(guided * 0.94) : Math.round(guided * 1.05);
+    return [
+      {
+        productSku: product.sku,
+        quantity: lines[index]?.quantity ?? 1,
+        costCents: product.costCents,
+        quotedPriceCents: quoted,
+        pricingDecisionId: result.pricingDecisionId,
+        serviceQuotedPriceCents: guided,
+        salespersonPriceReason: choice < 4 ? null : DEMO_REASONS[(i + index) % DEMO_REASONS.length],
+      },
+    ];
+  });
+}
+
+/**
+ * After the sample catalogue has drained: prices two lines per quote through POST /api/v1/prices, as an ERP would,
+ * then stages quotes that carry those decision ids (followed on most, overridden up or down on some, with the
+ * salesperson's reason), orders naming some of them, and one quote with an id the service never issued. Returns the
+ * batch id of those quotes.
+ */
+export async function ingestAdherenceHistory(gatewayUrl: string, demo: WorkspaceWithKeys, catalogueBatchId: string): Promise<string> {
+  const call = gatewayCall(gatewayUrl);
+  await waitUntilDrained(call, demo.keys.connector, catalogueBatchId);
   const catalogue = sampleCatalogue(demoCatalogueSize, { now: new Date() });
   // Customers priced in the base currency: the demo's report then needs no exchange rates.
   const customers = catalogue.customer.filter((customer) => (customer.currency ?? 'USD') === 'USD');
@@ -169,39 +226,12 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
     const products = [catalogue.product[(i * 3) % catalogue.product.length], catalogue.product[(i * 7 + 1) % catalogue.product.length]];
     const lines = products.map((product) => ({ productSku: product?.sku, quantity: 5 + (i % 4) * 5, customerId: customer?.externalId }));
     const priced = (await call(demo.keys.erp, 'POST', '/api/v1/prices', { lines })).lines as Array<Record<string, unknown>>;
-    // Followed on two lines in three; otherwise 6% under (a reason given) or 5% over the guided price.
-    const quoteLines = priced.flatMap((result, index) => {
-      const product = products[index];
-      if (result.ok !== true || !product) return [];
-      const guided = Number(result.priceCents);
-      const choice = (i + index) % 6;
-      const quoted = choice < 4 ? guided : choice === 4 ? Math.round(guided * 0.94) : Math.round(guided * 1.05);
-      return [
-        {
-          productSku: product.sku,
-          quantity: lines[index]?.quantity ?? 1,
-          costCents: product.costCents,
-          quotedPriceCents: quoted,
-          pricingDecisionId: result.pricingDecisionId,
-          serviceQuotedPriceCents: guided,
-          salespersonPriceReason: choice < 4 ? null : DEMO_REASONS[(i + index) % DEMO_REASONS.length],
-        },
-      ];
-    });
+    const quoteLines = adherenceQuoteLines(i, products, lines, priced);
     if (quoteLines.length === 0) continue;
     const externalId = `ADH-Q-${i}`;
-    // Overridden upwards mostly loses, downwards mostly wins: the story the report should tell about the demo.
     const above = quoteLines.some((line) => line.quotedPriceCents > line.serviceQuotedPriceCents * 1.02);
     const below = quoteLines.some((line) => line.quotedPriceCents < line.serviceQuotedPriceCents * 0.98);
-    const outcome = above
-      ? i % 4 === 0
-        ? 'won'
-        : 'lost'
-      : below
-        ? i % 4 === 0
-          ? 'lost'
-          : 'won'
-        : (['lost', 'won', 'won', 'open'] as const)[i % 4];
+    const outcome = adherenceOutcome(i, above, below);
     const createdAt = new Date(now - (i % 20) * 86_400_000).toISOString();
     quote.push({ externalId, customerExternalId: customer?.externalId, outcome, createdAt, lines: quoteLines });
     if (outcome === 'won' && i % 2 === 0) {
@@ -221,15 +251,7 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
     }
   }
   const first = quote[0] as { customerExternalId: string; lines: Array<Record<string, unknown>> } | undefined;
-  if (first) {
-    quote.push({
-      externalId: 'ADH-Q-UNKNOWN',
-      customerExternalId: first.customerExternalId,
-      outcome: 'open',
-      createdAt: new Date(now).toISOString(),
-      lines: [{ ...first.lines[0], pricingDecisionId: 'pd_unknownDecision00000000000000000' }],
-    });
-  }
+  if (first) quote.push(unknownDecisionQuote(first, now));
   const batch = await call(demo.keys.connector, 'POST', '/api/v1/ingest/batches');
   const batchId = String(batch.batchId);
   await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/records`, { entity: 'quote', records: quote });
@@ -237,6 +259,36 @@ export async function ingestAdherenceHistory(gatewayUrl: string, demo: Workspace
     await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/records`, { entity: 'order', records: order });
   await call(demo.keys.connector, 'POST', `/api/v1/ingest/batches/${batchId}/commit`);
   return batchId;
+}
+
+/** The products seeded tasks price, below every task's price. */
+async function putSeededProducts(workspaceId: string, count: number, sku: (index: number) => string): Promise<void> {
+  await putItems(
+    Array.from({ length: count }, (_, index) => ({
+      ...keys.product(workspaceId, sku(index)),
+      type: 'product',
+      sku: sku(index),
+      name: `Seeded product ${index}`,
+      category: 'Seeded',
+      costCents: 700,
+      // Below every task's price, so that an applied task visibly changes it.
+      currentPriceCents: 900,
+    })),
+  );
+}
+
+/** The latest-approval item an approval would leave on each SKU, naming its tasks. */
+function latestApprovalItems(workspaceId: string, items: ReadonlyArray<Record<string, unknown>>, startMs: number) {
+  const tasksOf = new Map<string, string[]>();
+  for (const item of items) tasksOf.set(String(item.productSku), [...(tasksOf.get(String(item.productSku)) ?? []), String(item.taskId)]);
+  return [...tasksOf].map(([productSku, taskIds]) => ({
+    ...keys.latestApproval(workspaceId, productSku),
+    type: 'latestApproval',
+    version: 1,
+    approvalId: 'apv_seed',
+    approvedAt: new Date(startMs).toISOString(),
+    taskIds,
+  }));
 }
 
 /**
@@ -254,20 +306,7 @@ export async function seedPendingTasks(
 ): Promise<string[]> {
   const startMs = options.startMs ?? Date.now() - 60_000;
   const sku = (index: number) => options.skus?.[index] ?? `SEED-${index}`;
-  if (options.products) {
-    await putItems(
-      Array.from({ length: count }, (_, index) => ({
-        ...keys.product(workspaceId, sku(index)),
-        type: 'product',
-        sku: sku(index),
-        name: `Seeded product ${index}`,
-        category: 'Seeded',
-        costCents: 700,
-        // Below every task's price, so that an applied task visibly changes it.
-        currentPriceCents: 900,
-      })),
-    );
-  }
+  if (options.products) await putSeededProducts(workspaceId, count, sku);
   const items = Array.from({ length: count }, (_, index) =>
     newTaskItem({
       workspaceId,
@@ -296,16 +335,7 @@ export async function seedPendingTasks(
       },
     }),
   );
-  const tasksOf = new Map<string, string[]>();
-  for (const item of items) tasksOf.set(String(item.productSku), [...(tasksOf.get(String(item.productSku)) ?? []), String(item.taskId)]);
-  const latest = [...tasksOf].map(([productSku, taskIds]) => ({
-    ...keys.latestApproval(workspaceId, productSku),
-    type: 'latestApproval',
-    version: 1,
-    approvalId: 'apv_seed',
-    approvedAt: new Date(startMs).toISOString(),
-    taskIds,
-  }));
+  const latest = latestApprovalItems(workspaceId, items, startMs);
   await putItems([...items, ...latest]);
   return items.map((item) => String(item.taskId));
 }

@@ -131,6 +131,87 @@ function webhookEnvironment(webhooks: LocalStackOptions['webhooks'] = {}): Recor
   };
 }
 
+/** One queue poller per worker, as its event source mapping would invoke it; each stopped with the stack. */
+async function startWorkers(
+  options: LocalStackOptions,
+  sqs: ReturnType<typeof localSqsClient>,
+  localQueues: Awaited<ReturnType<typeof createQueues>>,
+  stops: Array<() => Promise<void>>,
+): Promise<void> {
+  for (const worker of options.workers ?? definedWorkers) {
+    const queue = queues[worker.queue];
+    const poller: QueuePoller = startQueuePoller({
+      sqs,
+      queueUrl: localQueues[worker.queue].url,
+      queueArn: localQueues[worker.queue].arn,
+      fn: { name: worker.id, memoryMb: worker.memoryMb, timeoutSeconds: queue.consumerTimeoutSeconds },
+      handler: options.workerHandlers?.[worker.id] ?? (await loadHandler(worker.entry)),
+      batchSize: worker.batchSize,
+      // As the event source's maximum concurrency: so many invocations at once, and no more.
+      concurrency: worker.maxConcurrency,
+      onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
+    });
+    stops.push(() => poller.stop());
+  }
+}
+
+/** The scheduled jobs, each on a timer cleared with the stack, after its run under way ends. */
+async function scheduleJobs(options: LocalStackOptions, stops: Array<() => Promise<void>>): Promise<void> {
+  // Scheduled jobs run on a timer, as EventBridge runs them; one run at a time, and never past stop.
+  for (const job of scheduledJobs) {
+    const handler = await loadHandler(job.entry);
+    const fn = { name: job.id, memoryMb: job.memoryMb, timeoutSeconds: job.timeoutSeconds };
+    let running: Promise<unknown> | undefined;
+    const timer = setInterval(
+      () => {
+        // As EventBridge invokes it: a scheduled event, a Lambda context, and the function's timeout.
+        const event = {
+          source: 'aws.events',
+          'detail-type': 'Scheduled Event',
+          time: new Date().toISOString(),
+          region: LOCAL_REGION,
+          account: LOCAL_ACCOUNT,
+          detail: {},
+        };
+        running ??= invokeWithTimeout(fn, handler, event)
+          .catch((error: unknown) => options.onWorkerError?.(job.id, error))
+          .finally(() => {
+            running = undefined;
+          });
+      },
+      job.id === 'sweepWebhookOutbox' && options.webhooks?.sweepIntervalMs ? options.webhooks.sweepIntervalMs : job.everyMinutes * 60_000,
+    );
+    timer.unref();
+    stops.push(async () => {
+      clearInterval(timer);
+      await running;
+    });
+  }
+}
+
+/** The gateway over every route and the console's, their timeouts scaled for a slow machine. */
+function startStackGateway(options: LocalStackOptions, timeoutScale: number): Promise<Gateway> {
+  return startGateway({
+    host: options.host ?? '127.0.0.1',
+    port: options.port ?? 0,
+    routes: [...routes, ...consoleRoutes].map((route) => ({
+      ...route,
+      name: route.id,
+      timeoutSeconds: route.timeoutSeconds * timeoutScale,
+    })),
+    fallback: { ...fallbackRoute, name: fallbackRoute.id, timeoutSeconds: fallbackRoute.timeoutSeconds * timeoutScale },
+    onExchange: options.onExchange,
+  });
+}
+
+/** The running stack's description, where `npm run admin` and the connector find it; removed when the stack stops. */
+function writeStateFile(stateDir: string, running: LocalStackDescription, stops: Array<() => Promise<void>>): void {
+  mkdirSync(stateDir, { recursive: true });
+  const stateFile = join(stateDir, 'stack.json');
+  writeFileSync(stateFile, `${JSON.stringify(running, null, 2)}\n`);
+  stops.push(async () => rmSync(stateFile, { force: true }));
+}
+
 export async function startLocalStack(options: LocalStackOptions = {}): Promise<LocalStack> {
   const stops: Array<() => Promise<void>> = [];
   const stop = async () => {
@@ -172,73 +253,15 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
     // One process serves every function, so the environment is set once, before any handler module loads.
     Object.assign(process.env, handlerEnvironment(description), webhookEnvironment(options.webhooks));
 
-    for (const worker of options.workers ?? definedWorkers) {
-      const queue = queues[worker.queue];
-      const poller: QueuePoller = startQueuePoller({
-        sqs,
-        queueUrl: localQueues[worker.queue].url,
-        queueArn: localQueues[worker.queue].arn,
-        fn: { name: worker.id, memoryMb: worker.memoryMb, timeoutSeconds: queue.consumerTimeoutSeconds },
-        handler: options.workerHandlers?.[worker.id] ?? (await loadHandler(worker.entry)),
-        batchSize: worker.batchSize,
-        // As the event source's maximum concurrency: so many invocations at once, and no more.
-        concurrency: worker.maxConcurrency,
-        onInvocationError: (error) => options.onWorkerError?.(worker.id, error),
-      });
-      stops.push(() => poller.stop());
-    }
+    await startWorkers(options, sqs, localQueues, stops);
 
-    // Scheduled jobs run on a timer, as EventBridge runs them; one run at a time, and never past stop.
-    for (const job of scheduledJobs) {
-      const handler = await loadHandler(job.entry);
-      const fn = { name: job.id, memoryMb: job.memoryMb, timeoutSeconds: job.timeoutSeconds };
-      let running: Promise<unknown> | undefined;
-      const timer = setInterval(
-        () => {
-          // As EventBridge invokes it: a scheduled event, a Lambda context, and the function's timeout.
-          const event = {
-            source: 'aws.events',
-            'detail-type': 'Scheduled Event',
-            time: new Date().toISOString(),
-            region: LOCAL_REGION,
-            account: LOCAL_ACCOUNT,
-            detail: {},
-          };
-          running ??= invokeWithTimeout(fn, handler, event)
-            .catch((error: unknown) => options.onWorkerError?.(job.id, error))
-            .finally(() => {
-              running = undefined;
-            });
-        },
-        job.id === 'sweepWebhookOutbox' && options.webhooks?.sweepIntervalMs ? options.webhooks.sweepIntervalMs : job.everyMinutes * 60_000,
-      );
-      timer.unref();
-      stops.push(async () => {
-        clearInterval(timer);
-        await running;
-      });
-    }
+    await scheduleJobs(options, stops);
 
-    const gateway: Gateway = await startGateway({
-      host: options.host ?? '127.0.0.1',
-      port: options.port ?? 0,
-      routes: [...routes, ...consoleRoutes].map((route) => ({
-        ...route,
-        name: route.id,
-        timeoutSeconds: route.timeoutSeconds * timeoutScale,
-      })),
-      fallback: { ...fallbackRoute, name: fallbackRoute.id, timeoutSeconds: fallbackRoute.timeoutSeconds * timeoutScale },
-      onExchange: options.onExchange,
-    });
+    const gateway = await startStackGateway(options, timeoutScale);
     stops.push(() => gateway.stop());
 
     const running: LocalStackDescription = { gatewayUrl: gateway.url, ...description };
-    if (options.stateDir) {
-      mkdirSync(options.stateDir, { recursive: true });
-      const stateFile = join(options.stateDir, 'stack.json');
-      writeFileSync(stateFile, `${JSON.stringify(running, null, 2)}\n`);
-      stops.push(async () => rmSync(stateFile, { force: true }));
-    }
+    if (options.stateDir) writeStateFile(options.stateDir, running, stops);
     return { ...running, stop };
   } catch (error) {
     await stop();

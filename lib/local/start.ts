@@ -9,15 +9,7 @@ import { projectRoot } from '#lib/stack/project.ts';
  * kept from an earlier release is first brought up to date by `upgradeWorkspace`.
  */
 export async function startLocal(args: string[], upgradeWorkspace: (workspaceId: string) => Promise<void>): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: {
-      fresh: { type: 'boolean', default: false },
-      'no-seed': { type: 'boolean', default: false },
-      // Lets webhook endpoints be http://127.0.0.1 or http://localhost receivers; every other non-public URL stays refused.
-      'allow-loopback-webhooks': { type: 'boolean', default: false },
-    },
-  });
+  const { values } = startFlags(args);
 
   // PRICING_LOCAL_DIR lets a second copy (or a test) keep its data and stack.json apart from the usual .local/.
   const stateDir = process.env.PRICING_LOCAL_DIR || join(projectRoot, '.local');
@@ -69,43 +61,66 @@ export async function startLocal(args: string[], upgradeWorkspace: (workspaceId:
   }
   if (signalledDuringStartup) await shutdown(signalledDuringStartup, 0);
 
-  if (!values['no-seed']) {
-    // Loaded only now: repository modules read the environment the stack has just set.
-    const { DEMO_ADHERENCE_QUOTES, demoCatalogueSize, ingestAdherenceHistory, ingestSampleCatalogue, seedDemo } =
-      await import('#lib/local/seed.ts');
-    const { demo, created } = await seedDemo(values.fresh ? undefined : join(stateDir, 'demo.json'), upgradeWorkspace);
-    console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
-    console.log(`  workspace id  ${demo.workspaceId}`);
-    console.log(`  connector id  ${demo.connectorId}`);
-    console.log('  keys:');
-    console.log(`    erp         ${demo.keys.erp}`);
-    console.log(`    storefront  ${demo.keys.storefront}`);
-    console.log(`    connector   ${demo.keys.connector}`);
-    console.log(`    pw_live     ${demo.keys.pwLive}`);
-    console.log(`    pw_test     ${demo.keys.pwTest}`);
-    console.log(`Console at ${stack.gatewayUrl}/console`);
-    console.log(`  sign in as   ${demo.console.email}`);
-    console.log(`  password     ${demo.console.password}`);
-    console.log('  roles        admin, pricing, finance');
-    if (created) {
-      const batchId = await ingestSampleCatalogue(stack.gatewayUrl, demo.keys.connector);
-      const { products, customers, quotes, orders } = demoCatalogueSize;
-      console.log(`Staged a sample catalogue through the ingest API and committed it (batch ${batchId}):`);
-      console.log(`  ${products} products, ${customers} customers, ${quotes} quotes and ${orders} orders, draining now`);
-      // Once the catalogue has drained, in the background: price calls, then quotes carrying their decision ids.
-      ingestAdherenceHistory(stack.gatewayUrl, demo, batchId).then(
-        (adherenceBatch) =>
-          console.log(
-            `Priced lines for ${DEMO_ADHERENCE_QUOTES} quotes and staged the quotes carrying their decision ids (batch ${adherenceBatch}): see \`npm run --silent admin -- adherence report --workspace ${demo.workspaceId}\``,
-          ),
-        (error: unknown) => console.error(`The demo's adherence history was not staged: ${(error as Error).message}`),
-      );
-    }
-  }
+  if (!values['no-seed']) await seedTheDemo(stack, values.fresh ? undefined : join(stateDir, 'demo.json'), upgradeWorkspace);
 
   console.log(`DynamoDB Local at ${stack.dynamoDbEndpoint}, SQS at ${stack.sqsEndpoint}, table ${stack.tableName}`);
   if (values['no-seed']) console.log(`Console at ${stack.gatewayUrl}/console (create a user: npm run admin -- user create)`);
   console.log(`Pricing service ready at ${stack.gatewayUrl}`);
+}
+
+/**
+ * Seeds the demo workspace (kept in `demoFile` across starts, unless fresh) and prints its keys; a new one is given a
+ * sample catalogue and, once that has drained, an adherence history in the background.
+ */
+async function seedTheDemo(
+  stack: LocalStack,
+  demoFile: string | undefined,
+  upgradeWorkspace: (workspaceId: string) => Promise<void>,
+): Promise<void> {
+  // Loaded only now: repository modules read the environment the stack has just set.
+  const { DEMO_ADHERENCE_QUOTES, demoCatalogueSize, ingestAdherenceHistory, ingestSampleCatalogue, seedDemo } =
+    await import('#lib/local/seed.ts');
+  const { demo, created } = await seedDemo(demoFile, upgradeWorkspace);
+  console.log(created ? 'Created the demo workspace:' : 'Demo workspace (from an earlier start):');
+  console.log(`  workspace id  ${demo.workspaceId}`);
+  console.log(`  connector id  ${demo.connectorId}`);
+  console.log('  keys:');
+  console.log(`    erp         ${demo.keys.erp}`);
+  console.log(`    storefront  ${demo.keys.storefront}`);
+  console.log(`    connector   ${demo.keys.connector}`);
+  console.log(`    pw_live     ${demo.keys.pwLive}`);
+  console.log(`    pw_test     ${demo.keys.pwTest}`);
+  console.log(`Console at ${stack.gatewayUrl}/console`);
+  console.log(`  sign in as   ${demo.console.email}`);
+  console.log(`  password     ${demo.console.password}`);
+  console.log('  roles        admin, pricing, finance');
+  if (created) {
+    const batchId = await ingestSampleCatalogue(stack.gatewayUrl, demo.keys.connector);
+    const { products, customers, quotes, orders } = demoCatalogueSize;
+    console.log(`Staged a sample catalogue through the ingest API and committed it (batch ${batchId}):`);
+    console.log(`  ${products} products, ${customers} customers, ${quotes} quotes and ${orders} orders, draining now`);
+    // Once the catalogue has drained, in the background: price calls, then quotes carrying their decision ids.
+    ingestAdherenceHistory(stack.gatewayUrl, demo, batchId).then(
+      (adherenceBatch) =>
+        console.log(
+          `Priced lines for ${DEMO_ADHERENCE_QUOTES} quotes and staged the quotes carrying their decision ids (batch ${adherenceBatch}): see \`npm run --silent admin -- adherence report --workspace ${demo.workspaceId}\``,
+        ),
+      (error: unknown) => console.error(`The demo's adherence history was not staged: ${(error as Error).message}`),
+    );
+  }
+}
+
+/** `npm start`'s flags. */
+function startFlags(args: string[]) {
+  return parseArgs({
+    args,
+    options: {
+      fresh: { type: 'boolean', default: false },
+      'no-seed': { type: 'boolean', default: false },
+      // Lets webhook endpoints be http://127.0.0.1 or http://localhost receivers; every other non-public URL stays refused.
+      'allow-loopback-webhooks': { type: 'boolean', default: false },
+    },
+  });
 }
 
 function portFrom(name: string): number | undefined {

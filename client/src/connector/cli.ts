@@ -1,21 +1,18 @@
 #!/usr/bin/env node
 // The connector command (`npm run connector -- …`): tools for connector authors; `writebacks` runs a command for each write-back task, `load` loads an export.
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { existsSync, statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { EntityKind } from '../../../shared/records/schema.ts';
 import { createPricingClient } from '../index.ts';
-import { encodingOf, type ExportFile, formatOf, kindOfFileName, readExportFile } from './files.ts';
-import { type LoadApi, loadExport, type LoadUntil } from './load.ts';
-import { progressDisplay, summaryText as loadSummaryText } from './progress.ts';
+import { encodingOf, type ExportFile, formatOf, kindOfFileName } from './files.ts';
+import type { LoadUntil } from './load.ts';
+import { runLoad } from './load-command.ts';
+import { failureText, localGatewayUrl } from './service-connection.ts';
 import { taskCommand } from './task-command.ts';
 import { openJournal } from './writeback-journal.ts';
 import { printable, printableJson } from './terminal-text.ts';
-import { startWritebackWorker, type Summary, type WorkerEvent } from './writeback-worker.ts';
-
-/** The project this kit sits in: its local stack (`npm start`) is the default API. */
-const projectRoot = fileURLToPath(new URL('../../../', import.meta.url));
+import { startWritebackWorker, type WorkerEvent } from './writeback-worker.ts';
+import { eventText, summaryText } from './writeback-text.ts';
 
 const usage = `Usage: npm run --silent connector -- writebacks --exec COMMAND [options]
 
@@ -213,116 +210,6 @@ function delimiterOf(value: string | undefined): string | undefined {
   return value;
 }
 
-/** A drain and bands job of a large export can outlast the client's default five minutes of waiting. */
-const DRAIN_WAIT_MS = 60 * 60 * 1000;
-
-async function runLoad(options: ReturnType<typeof readLoadOptions>): Promise<number> {
-  const totalBytes = options.files.reduce((sum, file) => sum + statSync(file.path).size, 0);
-  let bytesRead = 0;
-  const sources = options.files.map((file) => ({
-    entity: file.entity,
-    records: readExportFile(file, (bytes) => (bytesRead += bytes)),
-  }));
-  const progress = progressDisplay(process.stderr, { verb: options.dryRun ? 'validated' : 'sent' });
-  try {
-    let api: LoadApi;
-    if (options.dryRun) {
-      const refuse = () => Promise.reject(new Error('a dry run sends nothing'));
-      api = { openBatch: refuse, stageRecords: refuse, commitBatch: refuse, cancelBatch: refuse, waitForBatch: refuse };
-    } else {
-      const client = createPricingClient({ baseUrl: options.url ?? localGatewayUrl(), key: options.key });
-      api = {
-        openBatch: () => client.openBatch(),
-        // The loader checks each record against its kind's schema before the call; the client's generic cannot see that.
-        stageRecords: (batchId, entity, records) => client.stageRecords(batchId, entity, records as never),
-        commitBatch: (batchId) => client.commitBatch(batchId),
-        cancelBatch: (batchId) => client.cancelBatch(batchId),
-        waitForBatch: (batchId, wait) => client.waitForBatch(batchId, { ...wait, timeoutMs: DRAIN_WAIT_MS }),
-      };
-    }
-    const summary = await loadExport({
-      api,
-      sources,
-      dryRun: options.dryRun,
-      concurrency: options.concurrency,
-      until: options.until,
-      report(event) {
-        if (event.type === 'progress') progress.update({ records: event.records, elapsedMs: event.elapsedMs, bytesRead, totalBytes });
-        else if (event.type === 'waiting') progress.waiting(event.status, event.elapsedMs);
-        else if (event.type === 'opened') {
-          progress.end();
-          console.error(printable(`opened batch ${event.batchId}`));
-        } else if (event.type === 'committed') {
-          progress.end();
-          const until = options.until === 'prices' ? 'drain and prices to reflect it' : 'drain';
-          console.error(printable(`committed batch ${event.batchId}; waiting for it to ${until}`));
-        }
-      },
-    });
-    progress.end();
-    console.log(options.json ? printableJson({ type: 'summary', ...summary }) : printable(loadSummaryText(summary)));
-    return 0;
-  } catch (error) {
-    progress.end();
-    console.error(`connector: ${printable(failureText(error))}`);
-    return 1;
-  }
-}
-
-/** The local stack's gateway, found as the admin CLI finds the stack. */
-function localGatewayUrl(): string {
-  const stackFile = join(process.env.PRICING_LOCAL_DIR || join(projectRoot, '.local'), 'stack.json');
-  if (!existsSync(stackFile)) {
-    throw new Error(`no local stack is running (${stackFile} is missing): start it with \`npm start\`, or pass --url`);
-  }
-  return (JSON.parse(readFileSync(stackFile, 'utf8')) as { gatewayUrl: string }).gatewayUrl;
-}
-
-const notStartedText = {
-  lease_ran_out: 'its lease ran out before it could start',
-  refused: 'the service would not renew its lease (lost, or superseded by a newer approval)',
-  unconfirmed: 'the service did not answer the renewal of its lease (offered again when its lease runs out)',
-  no_margin: 'too little of its lease was left (--min-lease-margin)',
-  stopping: 'stopping (offered again when its lease runs out)',
-} as const;
-
-function eventText(event: WorkerEvent): string | undefined {
-  switch (event.type) {
-    case 'task':
-      if (event.result === 'applied') return `${event.id} ${event.sku} ok`;
-      if (event.result === 'failed') return `${event.id} ${event.sku} failed: ${event.error}`;
-      if (event.result === 'interrupted') return `${event.id} ${event.sku} ended after the grace: not acked (offered again)`;
-      return `${event.id} ${event.sku} lease lost: not acked; its result is kept so that its next claim acks it`;
-    case 'not_started':
-      return `${event.id} ${event.sku} not started: ${notStartedText[event.reason]}`;
-    case 'recovered':
-      return `${event.id} ${event.sku ?? ''} finished earlier: acked without running again`.replace('  ', ' ');
-    case 'lease_lost':
-      return `${event.id} lease lost while its command runs; it will not be acked`;
-    case 'extend_failed':
-      return `${event.id} could not extend its lease: ${event.error}`;
-    case 'acked':
-      return `acked: ${event.counts.applied} applied, ${event.counts.failed} failed, ${event.counts.expired} expired, ${event.counts.ignored} ignored`;
-    case 'ack_failed':
-      return `ack of ${event.count} tasks failed: ${event.error} (kept: their next claim acks them)`;
-    case 'stopping':
-      return 'stopping: running commands finish within the grace and are acked; signal again to exit at once';
-    default:
-      // Claims, starts, idle waits and extensions are noise in text; --json has them.
-      return undefined;
-  }
-}
-
-function summaryText(summary: Summary): string {
-  const { acks } = summary;
-  return (
-    `${summary.claimed} claimed: ${summary.succeeded} ok, ${summary.failed} failed, ${summary.leaseLost} lease lost, ` +
-    `${summary.notStarted} not started, ${summary.recovered} finished earlier, ${summary.interrupted} interrupted; ` +
-    `acked ${acks.applied} applied, ${acks.failed} failed, ${acks.expired} expired, ${acks.ignored} ignored` +
-    (summary.ackFailed ? `; ${summary.ackFailed} not acked (ack failed)` : '')
-  );
-}
-
 /** Runs the command `args` name; answers its exit code: 0 done, 1 failed, 2 bad arguments. */
 export async function connectorCommand(args: string[]): Promise<number> {
   let options: ReturnType<typeof readOptions>;
@@ -338,6 +225,11 @@ export async function connectorCommand(args: string[]): Promise<number> {
     return 2;
   }
   if (options.command === 'load') return runLoad(options);
+  return runWritebacks(options);
+}
+
+/** Runs the write-back worker until it drains (`--once`) or is stopped, printing its events; answers the exit code. */
+async function runWritebacks(options: Extract<ReturnType<typeof readOptions>, { command: 'writebacks' }>): Promise<number> {
   // Task ids, SKUs and error texts come from the service and the command: a line shows their control characters.
   const print = (line: string) => console.log(printable(line));
   const report = (event: WorkerEvent) => {
@@ -388,14 +280,6 @@ export async function connectorCommand(args: string[]): Promise<number> {
     console.error(`connector: ${printable(failureText(error))}`);
     return 1;
   }
-}
-
-/** The key is never in a message: errors name the status and code the API answered. */
-function failureText(error: unknown): string {
-  const { status, code, message } = (error ?? {}) as { status?: number; code?: string; message?: string };
-  if (status === 401) return `the API refused the key (401 ${code ?? 'unauthorized'}): check --key or PRICING_KEY`;
-  if (status === 403) return `the key may not claim write-backs (403 ${code ?? 'forbidden'}): ${message ?? ''}`.trim();
-  return message ?? String(error);
 }
 
 // Run as the package's command; bin/connector.ts calls `connectorCommand` as npm's.

@@ -1,7 +1,10 @@
 // Loading an export as one batch: stage each kind in rank order in bounded calls, commit, and follow the drain and the bands job to prices.
 import { entityRank, type EntityKind } from '../../../shared/records/schema.ts';
 import { MAX_RECORDS_PER_CALL, readStageRequest } from '../../../shared/records/stage-request.ts';
-import { locate, RecordError, type SourcedRecord } from './files.ts';
+import { RecordError, type SourcedRecord } from './files.ts';
+import { cancelOpenBatch, LoadError, recordFailure, serviceFailure, uncommitted } from './load-failures.ts';
+
+export { LoadError } from './load-failures.ts';
 
 export interface LoadBatchStatus {
   readonly status: string;
@@ -74,89 +77,6 @@ export interface LoadOptions {
   readonly report?: (event: LoadEvent) => void;
 }
 
-/** Why a load stopped. `committed` says whether the batch was committed, for the caller's message and nothing else. */
-export class LoadError extends Error {
-  override readonly name = 'LoadError';
-  readonly batchId: string | undefined;
-  readonly committed: boolean;
-  readonly file: string | undefined;
-  readonly line: number | undefined;
-  readonly field: string | undefined;
-
-  constructor(
-    message: string,
-    fields: {
-      batchId?: string | undefined;
-      committed?: boolean;
-      file?: string;
-      line?: number;
-      field?: string | undefined;
-      cause?: unknown;
-    },
-  ) {
-    super(message, { cause: fields.cause });
-    this.batchId = fields.batchId;
-    this.committed = fields.committed ?? false;
-    this.file = fields.file;
-    this.line = fields.line;
-    this.field = fields.field;
-  }
-}
-
-function uncommitted(batchId: string | undefined): string {
-  return batchId ? `Nothing was committed.` : 'Nothing was sent.';
-}
-
-/**
- * A load that stops before its commit cancels its open batch, so that nothing it staged lingers for 24 hours; the
- * message says which happened, and how to cancel it when the cancel failed too.
- */
-async function cancelOpenBatch(api: LoadApi, error: LoadError): Promise<LoadError> {
-  const { batchId } = error;
-  if (error.committed || batchId === undefined) return error;
-  let outcome: string;
-  try {
-    await api.cancelBatch(batchId);
-    outcome = `Batch ${batchId} was cancelled, with what it had staged.`;
-  } catch (cancelError) {
-    outcome =
-      `Cancelling batch ${batchId} failed too (${(cancelError as Error).message ?? String(cancelError)}): it is left open, ` +
-      `uncommitted; cancel it with POST /api/v1/ingest/batches/${batchId}/cancel, or it expires 24 hours after it was opened.`;
-  }
-  const { file, line, field } = error;
-  return new LoadError(`${error.message} ${outcome}`, {
-    batchId,
-    ...(file === undefined ? {} : { file }),
-    ...(line === undefined ? {} : { line }),
-    field,
-    cause: error.cause,
-  });
-}
-
-/** A stage error with a param, from the service or from the same schemas run here, as the place in the file. */
-function recordFailure(
-  error: { message: string; param?: string | undefined },
-  records: readonly SourcedRecord[],
-  batchId: string | undefined,
-  cause: unknown,
-): LoadError | undefined {
-  const place = locate(error.param, records);
-  if (!place) return undefined;
-  const prefix = /^records\[\d+\]\.?/.exec(error.param ?? '')?.[0] ?? '';
-  // The service's message names `records[17].lines[0].costCents`; the file's reader knows the field by its own name.
-  const message =
-    error.param && place.field ? error.message.replace(error.param, place.field) : error.message.replace(prefix, 'the record');
-  return new LoadError(`${place.file}:${place.line}: ${message} ${uncommitted(batchId)}`, { batchId, ...place, cause });
-}
-
-function serviceFailure(error: unknown, doing: string, batchId: string | undefined, after = uncommitted(batchId)): LoadError {
-  const { status, code, message } = (error ?? {}) as { status?: number; code?: string; message?: string };
-  const answer = status === undefined ? (message ?? String(error)) : `${status} ${code ?? ''}: ${message ?? ''}`.trim();
-  // The client has already retried these with backoff; the loader adds no retries of its own on top.
-  const retried = status === 429 || status === 503 ? ' after the client retried' : '';
-  return new LoadError(`${doing} failed${retried} (${answer}). ${after}`, { batchId, cause: error });
-}
-
 function emptyCounts(): Record<EntityKind, number> {
   return { product: 0, customer: 0, quote: 0, order: 0 };
 }
@@ -199,30 +119,28 @@ async function stageAll(
   }
 }
 
-export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
-  const { api, dryRun = false } = options;
-  const concurrency = Math.max(1, options.concurrency ?? 4);
-  const perCall = options.recordsPerCall ?? MAX_RECORDS_PER_CALL;
-  const now = options.now ?? Date.now;
-  const report = options.report ?? (() => {});
-  const started = now();
-  const counts = emptyCounts();
-  let done = 0;
-  let batchId: string | undefined;
+/** Where a load's records are sent: the open batch (none on a dry run), with the counts and progress it keeps. */
+interface StagingTarget {
+  readonly api: LoadApi;
+  readonly batchId: string | undefined;
+  readonly dryRun: boolean;
+  readonly concurrency: number;
+  readonly counts: Record<EntityKind, number>;
+  readonly now: () => number;
+  readonly started: number;
+  readonly report: (event: LoadEvent) => void;
+}
 
-  if (!dryRun) {
-    try {
-      batchId = (await api.openBatch()).batchId;
-    } catch (error) {
-      throw serviceFailure(error, 'Opening a batch', undefined);
-    }
-    report({ type: 'opened', batchId });
-  }
-
+/**
+ * The staging calls of one load: `send` checks a chunk and stages it, at most `concurrency` calls at once; `settle`
+ * waits for every call under way and throws the first failure among them, if any.
+ */
+function stagingCalls(target: StagingTarget) {
+  const { api, batchId, dryRun, concurrency, counts, now, started, report } = target;
   const inFlight = new Set<Promise<void>>();
   let failure: LoadError | undefined;
+  let done = 0;
 
-  /** Every call under way has ended; the first failure among them, if any, is thrown. */
   const settle = async () => {
     await Promise.all(inFlight);
     if (failure) throw failure;
@@ -268,18 +186,11 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
     inFlight.add(call);
   };
 
-  const sources = [...options.sources].sort((a, b) => entityRank[a.entity] - entityRank[b.entity]);
-  try {
-    await stageAll(sources, perCall, send, settle, inFlight, batchId);
-  } catch (error) {
-    if (error instanceof LoadError) throw await cancelOpenBatch(api, error);
-    throw error;
-  }
+  return { send, settle, inFlight };
+}
 
-  if (dryRun || batchId === undefined) {
-    return { batchId, dryRun: true, counts, skippedOverCap: 0, drainMs: 0, pricesMs: undefined, status: undefined };
-  }
-
+/** Commits the batch; a commit that fails may still have been taken, and the message says so. */
+async function commitLoad(api: LoadApi, batchId: string, report: (event: LoadEvent) => void): Promise<void> {
   try {
     await api.commitBatch(batchId);
   } catch (error) {
@@ -292,6 +203,40 @@ export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
     );
   }
   report({ type: 'committed', batchId });
+}
+
+export async function loadExport(options: LoadOptions): Promise<LoadSummary> {
+  const { api, dryRun = false } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 4);
+  const perCall = options.recordsPerCall ?? MAX_RECORDS_PER_CALL;
+  const now = options.now ?? Date.now;
+  const report = options.report ?? (() => {});
+  const started = now();
+  const counts = emptyCounts();
+  let batchId: string | undefined;
+
+  if (!dryRun) {
+    try {
+      batchId = (await api.openBatch()).batchId;
+    } catch (error) {
+      throw serviceFailure(error, 'Opening a batch', undefined);
+    }
+    report({ type: 'opened', batchId });
+  }
+
+  const { send, settle, inFlight } = stagingCalls({ api, batchId, dryRun, concurrency, counts, now, started, report });
+  const sources = [...options.sources].sort((a, b) => entityRank[a.entity] - entityRank[b.entity]);
+  try {
+    await stageAll(sources, perCall, send, settle, inFlight, batchId);
+  } catch (error) {
+    if (error instanceof LoadError) throw await cancelOpenBatch(api, error);
+    throw error;
+  }
+
+  if (dryRun || batchId === undefined) {
+    return { batchId, dryRun: true, counts, skippedOverCap: 0, drainMs: 0, pricesMs: undefined, status: undefined };
+  }
+  await commitLoad(api, batchId, report);
   return followBatch(api, batchId, options.until ?? 'prices', { now, report, counts });
 }
 

@@ -130,6 +130,33 @@ function tallyBatchGet(tally: PartitionTally, input: Record<string, unknown>, ou
   }
 }
 
+/** A BatchWriteItem's writes, each on its own partition; what DynamoDB left unprocessed is not billed. */
+function tallyBatchWrite(tally: PartitionTally, input: Record<string, unknown>, output: Record<string, unknown>): void {
+  const left = new Set(
+    Object.values(
+      (output.UnprocessedItems ?? {}) as Record<
+        string,
+        Array<{ PutRequest?: { Item?: Marshalled }; DeleteRequest?: { Key?: Marshalled } }>
+      >,
+    )
+      .flat()
+      .map((request) => {
+        const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
+        return `${text(key[table.partitionKey])}\u0000${text(key[table.sortKey])}`;
+      }),
+  );
+  for (const [tableName, requests] of Object.entries(
+    (input.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item?: Marshalled }; DeleteRequest?: { Key?: Marshalled } }>>,
+  )) {
+    for (const request of requests) {
+      const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
+      if (left.has(`${text(key[table.partitionKey])}\u0000${text(key[table.sortKey])}`)) continue;
+      const units = chargedUnits('BatchWriteItemCommand', { RequestItems: { [tableName]: [request] } }, {}).writeUnits;
+      tallyWrite(tally, text(key[table.partitionKey]), units, request.PutRequest?.Item);
+    }
+  }
+}
+
 function tallyCall(tally: PartitionTally, commandName: string, input: Record<string, unknown>, output: Record<string, unknown>): void {
   const single = (entryCommand: string, entryInput: Record<string, unknown>) => chargedUnits(entryCommand, entryInput, {});
   switch (commandName) {
@@ -153,32 +180,9 @@ function tallyCall(tally: PartitionTally, commandName: string, input: Record<str
     case 'BatchGetItemCommand':
       tallyBatchGet(tally, input, output);
       return;
-    case 'BatchWriteItemCommand': {
-      const left = new Set(
-        Object.values(
-          (output.UnprocessedItems ?? {}) as Record<
-            string,
-            Array<{ PutRequest?: { Item?: Marshalled }; DeleteRequest?: { Key?: Marshalled } }>
-          >,
-        )
-          .flat()
-          .map((request) => {
-            const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
-            return `${text(key[table.partitionKey])}\u0000${text(key[table.sortKey])}`;
-          }),
-      );
-      for (const [tableName, requests] of Object.entries(
-        (input.RequestItems ?? {}) as Record<string, Array<{ PutRequest?: { Item?: Marshalled }; DeleteRequest?: { Key?: Marshalled } }>>,
-      )) {
-        for (const request of requests) {
-          const key = request.PutRequest?.Item ?? request.DeleteRequest?.Key ?? {};
-          if (left.has(`${text(key[table.partitionKey])}\u0000${text(key[table.sortKey])}`)) continue;
-          const units = single(commandName, { RequestItems: { [tableName]: [request] } }).writeUnits;
-          tallyWrite(tally, text(key[table.partitionKey]), units, request.PutRequest?.Item);
-        }
-      }
+    case 'BatchWriteItemCommand':
+      tallyBatchWrite(tally, input, output);
       return;
-    }
     case 'TransactWriteItemsCommand':
       for (const entry of (input.TransactItems ?? []) as Array<Record<string, { Key?: Marshalled; Item?: Marshalled }>>) {
         const part = entry.Put ?? entry.Update ?? entry.Delete ?? entry.ConditionCheck;

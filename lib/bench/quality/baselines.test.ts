@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom } from '#platform/seeded-random.ts';
 import { cellCurveProfit, cellLogisticPricer, curvePrice, fitMarginCurve } from './baselines.ts';
-import { fullSize, makeMarket, marketHistory, requestDeals } from './market.ts';
+import { marketHistory, requestDeals } from './history.ts';
+import { fullSize, makeMarket } from './market.ts';
 import { oraclePrice, priceBounds } from './oracle.ts';
 import { historyLines } from './run.ts';
 

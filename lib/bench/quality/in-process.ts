@@ -8,7 +8,8 @@ import { recommendProduct } from '#shared/recommendations/recommend.ts';
 import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
 import type { Band } from '#shared/pricing/model.ts';
 import type { Recommendation } from '#shared/recommendations/schema.ts';
-import { type Family, makeMarket, type Market, type MarketHistory, marketHistory, type MarketSize, requestDeals } from './market.ts';
+import { type MarketHistory, marketHistory, requestDeals } from './history.ts';
+import { type Family, makeMarket, type Market, type MarketSize } from './market.ts';
 import { scoreProducts } from './products.ts';
 import { bandsFor, historyLines, type MarketResult, type PricedAnswer, scoreMarket } from './run.ts';
 

@@ -6,13 +6,13 @@ import {
   fullSize,
   makeMarket,
   type Market,
-  marketHistory,
   MAX_CELL_DRIFT,
   quickSize,
   type SimProduct,
   STEEP_SCALE,
   trueWinProbability,
 } from './market.ts';
+import { marketHistory } from './history.ts';
 import { oraclePrice, priceBounds } from './oracle.ts';
 import { HELD_OUT_FIRST_SEED, parseSeedSets, seedsOf, setOfSeed } from './seeds.ts';
 

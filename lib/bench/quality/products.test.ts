@@ -1,7 +1,8 @@
 // Unit tests of the product-level score, and of the keep rule over the bench's markets: no change the engine expects to lose.
 import { describe, expect, it } from 'vitest';
 import { fitMarket, recommendInProcess } from './in-process.ts';
-import { families, makeMarket, type MarketSize, marketHistory } from './market.ts';
+import { marketHistory } from './history.ts';
+import { families, makeMarket, type MarketSize } from './market.ts';
 import { bestSinglePrice, productBounds, productFigures, productProfit, scoreProducts } from './products.ts';
 
 const nowMs = Date.UTC(2026, 10, 24, 12);

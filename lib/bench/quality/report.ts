@@ -112,6 +112,20 @@ function figures(family: FamilyFigures['family'], markets: readonly MarketResult
   };
 }
 
+/** Lines by predicted chance of winning, in tenths: how often each tenth's lines were won, by the truth. */
+function reliabilityTable(results: readonly MarketResult[]): QualityReport['reliability'] {
+  const covered = results.flatMap((result) => result.lines).filter((line) => line.predicted !== undefined);
+  return Array.from({ length: 10 }, (_, decile) => {
+    const bin = covered.filter((line) => Math.min(9, Math.floor((line.predicted ?? 0) * 10)) === decile);
+    return {
+      decile,
+      lines: bin.length,
+      predicted: mean(bin.map((line) => line.predicted ?? 0)),
+      truth: mean(bin.map((line) => line.truth)),
+    };
+  });
+}
+
 /** The figures of one seed set's markets: per family, the means over steady and hard families, and the reliability table. */
 export function qualityReport(set: SeedSet, results: readonly MarketResult[], seconds: number): QualityReport {
   const present = families.filter((family) => results.some((result) => result.family === family));
@@ -156,16 +170,7 @@ export function qualityReport(set: SeedSet, results: readonly MarketResult[], se
       },
     ];
   });
-  const covered = results.flatMap((result) => result.lines).filter((line) => line.predicted !== undefined);
-  const reliability = Array.from({ length: 10 }, (_, decile) => {
-    const bin = covered.filter((line) => Math.min(9, Math.floor((line.predicted ?? 0) * 10)) === decile);
-    return {
-      decile,
-      lines: bin.length,
-      predicted: mean(bin.map((line) => line.predicted ?? 0)),
-      truth: mean(bin.map((line) => line.truth)),
-    };
-  });
+  const reliability = reliabilityTable(results);
   const seeds = results.map((result) => result.seed);
   return {
     set,

@@ -7,18 +7,8 @@ import { lineWinProbability } from '#shared/pricing/win-model.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
 import type { LocalStack } from '#lib/local/stack.ts';
 import { keepAliveClient } from '#lib/bench/measure.ts';
-import {
-  type Deal,
-  type Family,
-  makeMarket,
-  type Market,
-  type MarketHistory,
-  marketHistory,
-  type MarketSize,
-  policyPrice,
-  requestDeals,
-  trueWinProbability,
-} from './market.ts';
+import { type MarketHistory, marketHistory, policyPrice, requestDeals } from './history.ts';
+import { type Deal, type Family, makeMarket, type Market, type MarketSize, trueWinProbability } from './market.ts';
 import { clampToBounds, expectedProfit, oraclePrice, priceBounds } from './oracle.ts';
 import { cellCurveProfit, cellLogisticPricer } from './baselines.ts';
 import { type ScoredProduct, scoreProducts } from './products.ts';

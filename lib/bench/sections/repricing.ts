@@ -1,6 +1,6 @@
 // The bench section of repricing: a batch of orders on top of a catalogue, and what its bands job does to reprice every product of the categories it moved.
 import { jobCountLines, perThousandRecords } from '#lib/bench/drain-counts.ts';
-import { ingestBatch } from '#lib/bench/ingest.ts';
+import { ingestBatch } from '#lib/bench/ingest-batch.ts';
 import { section } from '#lib/bench/section.ts';
 import { sampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import { createWorkspaceWithKeys } from '#lib/local/seed.ts';
