@@ -22,10 +22,10 @@ const excepted: Readonly<Record<string, string>> = {
  * test fails on a file listed here that is within the limits): the list only ever gets shorter.
  */
 const stillOver: Readonly<Record<string, string>> = {
-  'lib/bench/heat/mix.ts': 'the file (being changed elsewhere)',
-  'lib/stack/constructs/service-dashboard.ts': 'the dashboard constructor (being changed elsewhere)',
-  'lib/stack/constructs/service-metrics.ts': 'the file (being changed elsewhere)',
-  'lib/stack/pricing-service-stack.ts': 'the file, and the stack constructor (being changed elsewhere)',
+  'lib/bench/heat/mix.ts': 'the file: the request mix, to be split by request kind',
+  'lib/stack/constructs/service-dashboard.ts': 'the dashboard constructor, to be split by row',
+  'lib/stack/constructs/service-metrics.ts': 'the file, to be split by metric family',
+  'lib/stack/pricing-service-stack.ts': 'the stack constructor, to be split by construct',
 };
 
 function sourceFiles(folder: string): string[] {
