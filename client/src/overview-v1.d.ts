@@ -1455,6 +1455,7 @@ export interface operations {
               livemode: boolean;
               recommendation: {
                 recommended_price: number;
+                shown_price?: number;
                 current_price: number | null;
                 pricing_decision_id: string;
               };
