@@ -87,13 +87,20 @@ describe('bulk approval under hostile input', { timeout: 240_000 }, () => {
       expect(answer.status, line.slice(0, 60)).toBe(422);
       expect(answer.text).toContain('This confirmation is not one the console wrote');
     }
-    // Well formed but not what the step showed: the SKU is refused on its own, as a moved recommendation is.
-    for (const line of [
-      forged([sku, decision, 99_999, currency, true]),
-      forged([sku, 'pd_forged', 1600, currency, true]),
-      forged([sku, decision, 1600, 'JPY', true]),
-    ]) {
-      const answer = await browser.request('POST', LIST, { _csrf: token, _action: 'approve', bulkId, 'line.0': line, confirmLarge: 'yes' });
+    // Well formed but not what the step showed: the SKU is refused on its own, as a moved recommendation is. Each is
+    // sent under a review step of its own: a confirmation token makes one round, and other lines under it are refused.
+    // (A line naming another decision at the price the recommendation still has is approved as shown: the tolerance
+    // judges the price a person saw, not the decision id, which the line carries in clear.)
+    for (const line of [forged([sku, decision, 99_999, currency, true]), forged([sku, decision, 1600, 'JPY', true])]) {
+      const own = await browser.request('POST', LIST, { _csrf: token, _action: 'review', 'pick.0': FAN.sku });
+      const ownId = /name="bulkId" value="([^"]+)"/.exec(own.text)?.[1] as string;
+      const answer = await browser.request('POST', LIST, {
+        _csrf: token,
+        _action: 'approve',
+        bulkId: ownId,
+        'line.0': line,
+        confirmLarge: 'yes',
+      });
       expect(answer.status).toBe(200);
       expect(answer.text).toContain('Bulk approval: 0 of 1 approved');
     }
