@@ -142,9 +142,9 @@ async function planApproval(principal: Approver, request: ApproveRequest, now: D
     priceCents,
     currentPriceCents: recommendation.currentPriceCents,
   };
-  // A bulk approval (the one that carries what it showed) never confirms data warnings: each is confirmed on its own.
+  // A bulk approval never confirms data warnings: each is confirmed on its own product page.
   const warnings = recommendation.warnings ?? [];
-  const confirm = seen !== undefined && warnings.length > 0 ? false : request.confirm;
+  const confirm = seen?.inBulk === true && warnings.length > 0 ? false : request.confirm;
   const confirmation = confirmMove(move, thresholds, confirm, warnings);
   const livemode = principal.family === 'pw_live';
   const connectors =

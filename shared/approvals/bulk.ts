@@ -224,7 +224,7 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
     // The price as shown, read in the currency shown: it is approved while the recommendation is within the tolerance of it.
     const price = toDecimalAmount(line.recommendedPriceCents, line.currency);
     const confirm = options.confirmLarge && line.large;
-    const approval = await approvePrice(approver, { sku: line.sku, price, confirm }, options.now, answer, line);
+    const approval = await approvePrice(approver, { sku: line.sku, price, confirm }, options.now, answer, { ...line, inBulk: true });
     return approvedResult(approval, false);
   } catch (error) {
     await abandonCall(bulkOperation, started.call).catch(() => undefined);

@@ -169,6 +169,8 @@ export interface SeenRecommendation {
   readonly recommendedPriceCents: number;
   /** The currency the price was shown in: the approval's decimal price is read in it. */
   readonly currency: string;
+  /** Shown in a bulk review step, which never confirms data warnings: each such product is confirmed on its own page. */
+  readonly inBulk?: boolean;
 }
 
 /** How far the recommendation may move after it was shown, in percent of the shown price, when the setting is absent. */
