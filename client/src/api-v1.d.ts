@@ -881,6 +881,8 @@ export interface components {
       /** Format: date-time */
       bandsRecomputedAt?: string;
       /** Format: date-time */
+      progressAt?: string;
+      /** Format: date-time */
       cancelledAt?: string;
       error?: string;
     };
@@ -1360,7 +1362,8 @@ export interface operations {
            *           "drainedAt": "2026-10-05T09:00:05.310Z",
            *           "drainedCount": 4,
            *           "warnedProducts": 0,
-           *           "bandsRecomputedAt": "2026-10-05T09:00:06.002Z"
+           *           "bandsRecomputedAt": "2026-10-05T09:00:06.002Z",
+           *           "progressAt": "2026-10-05T09:00:06.002Z"
            *         }
            *       ],
            *       "next": null
@@ -1387,6 +1390,8 @@ export interface operations {
               pricesFreshAt?: string;
               /** Format: date-time */
               bandsRecomputedAt?: string;
+              /** Format: date-time */
+              progressAt?: string;
               /** Format: date-time */
               cancelledAt?: string;
               error?: string;
@@ -1869,7 +1874,8 @@ export interface operations {
            *       "drainedAt": "2026-10-05T09:00:05.310Z",
            *       "drainedCount": 4,
            *       "warnedProducts": 0,
-           *       "bandsRecomputedAt": "2026-10-05T09:00:06.002Z"
+           *       "bandsRecomputedAt": "2026-10-05T09:00:06.002Z",
+           *       "progressAt": "2026-10-05T09:00:06.002Z"
            *     }
            */
           'application/json': components['schemas']['BatchStatus'];

@@ -1,6 +1,6 @@
 // The client's own behaviour, on a fake fetch and a sleep that does not wait: retries, idempotency keys, typed errors.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPricingClient, PricingApiError, type PricingClientOptions } from './index.ts';
+import { BatchWaitTimeoutError, createPricingClient, PricingApiError, type PricingClientOptions } from './index.ts';
 
 type Answer = Response | Error;
 
@@ -288,15 +288,50 @@ describe('waiting for a batch', () => {
     expect(done.bandsRecomputedAt).toBe('2026-11-24T10:00:01.000Z');
   });
 
-  it('gives up after timeoutMs with the last status it saw', async () => {
-    const { client } = fakeClient([status('draining'), status('draining'), status('draining')]);
+  it('gives up after timeoutMs with the last status it saw, moving or not', async () => {
+    const moving = (count: number) => status('draining', { drainedCount: count });
+    const { client } = fakeClient([moving(1), moving(2), moving(3)]);
     await expect(client.waitForBatch('b1', { pollMs: 100, timeoutMs: 200 })).rejects.toMatchObject({
       name: 'BatchWaitTimeoutError',
-      lastStatus: { status: 'draining' },
+      stalled: false,
+      lastStatus: { status: 'draining', drainedCount: 3 },
     });
     const unbanded = fakeClient([status('drained'), status('drained')]);
     await expect(unbanded.client.waitForBatch('b1', { pollMs: 100, timeoutMs: 100 })).rejects.toThrow(
       'batch b1 was still drained, its prices not yet recomputed (no bandsRecomputedAt), after 100 ms',
     );
+  });
+
+  it('waits past five minutes for as long as the batch moves on, with no overall limit by default', async () => {
+    // Ten minutes of polls a minute apart, each showing a new checkpoint: a large load that is slow but alive.
+    const polls = Array.from({ length: 10 }, (_, minute) =>
+      status(minute < 6 ? 'draining' : 'drained', {
+        drainedCount: Math.min(minute, 5) * 10_000,
+        progressAt: `2026-11-24T10:${String(minute).padStart(2, '0')}:00.000Z`,
+      }),
+    );
+    const { client, sleeps } = fakeClient([...polls, status('drained', { bandsRecomputedAt: '2026-11-24T10:10:00.000Z' })]);
+    const done = await client.waitForBatch('b1', { pollMs: 60_000 });
+    expect(done.bandsRecomputedAt).toBe('2026-11-24T10:10:00.000Z');
+    expect(sleeps).toHaveLength(10);
+  });
+
+  it('gives up when the batch stands still past stallMs, naming its last progress', async () => {
+    const still = status('drained', { drainedCount: 4, progressAt: '2026-11-24T10:00:02.000Z' });
+    const { client, sleeps } = fakeClient([
+      status('draining', { drainedCount: 2, progressAt: '2026-11-24T10:00:01.000Z' }),
+      still,
+      still.clone(),
+      still.clone(),
+      still.clone(),
+    ]);
+    const error = await client.waitForBatch('b1', { pollMs: 100, stallMs: 300 }).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(BatchWaitTimeoutError);
+    expect(error).toMatchObject({ stalled: true, lastStatus: { status: 'drained', drainedCount: 4 } });
+    expect((error as Error).message).toBe(
+      'batch b1 was still drained, its prices not yet recomputed (no bandsRecomputedAt), and had not moved on for 300 ms (last progress at 2026-11-24T10:00:02.000Z)',
+    );
+    // Counted from the poll that first showed the still state: three sleeps of 100 ms after it.
+    expect(sleeps).toEqual([100, 100, 100, 100]);
   });
 });

@@ -75,15 +75,24 @@ export class PricingApiError extends Error implements PricingApiErrorFields {
   }
 }
 
-/** `waitForBatch` ran out of time; `lastStatus` is what the batch showed last. */
+/**
+ * `waitForBatch` gave up: the batch stood still past `stallMs` (`stalled` true), or the wait passed `timeoutMs`.
+ * `lastStatus` is what the batch showed last.
+ */
 export class BatchWaitTimeoutError extends Error {
   override readonly name = 'BatchWaitTimeoutError';
   readonly lastStatus: BatchStatus;
+  readonly stalled: boolean;
 
-  constructor(batchId: string, timeoutMs: number, lastStatus: BatchStatus) {
+  constructor(batchId: string, waitedMs: number, lastStatus: BatchStatus, stalled = false) {
     const state = lastStatus.status === 'drained' ? 'drained, its prices not yet recomputed (no bandsRecomputedAt),' : lastStatus.status;
-    super(`batch ${batchId} was still ${state} after ${timeoutMs} ms`);
+    super(
+      stalled
+        ? `batch ${batchId} was still ${state} and had not moved on for ${waitedMs} ms${lastStatus.progressAt ? ` (last progress at ${lastStatus.progressAt})` : ''}`
+        : `batch ${batchId} was still ${state} after ${waitedMs} ms`,
+    );
     this.lastStatus = lastStatus;
+    this.stalled = stalled;
   }
 }
 
@@ -116,10 +125,22 @@ export interface WaitForBatchOptions {
   readonly until?: 'prices' | 'drained' | readonly BatchState[] | ((status: BatchStatus) => boolean);
   /** Default 1 000. */
   readonly pollMs?: number;
-  /** Default 300 000. */
+  /**
+   * Gives up when the batch has not moved on for this long: no new state, drained count, phase or `progressAt`.
+   * Default 300 000. A batch in hand moves on at least every few minutes, however large it is.
+   */
+  readonly stallMs?: number;
+  /** Gives up after this long whatever the batch does. Default: no limit, the stall timeout alone. */
   readonly timeoutMs?: number;
   /** Hears every status read, the last included: for progress while it waits. */
   readonly onStatus?: (status: BatchStatus) => void;
+}
+
+/** What changes whenever a batch moves on: the wait's stall clock starts again at each new mark. */
+function progressMark(status: BatchStatus): string {
+  return [status.status, status.drainedCount, status.drainedAt, status.pricesFreshAt, status.bandsRecomputedAt, status.progressAt].join(
+    ' ',
+  );
 }
 
 /** Whether a status is one `waitForBatch` stops at. */
@@ -158,6 +179,35 @@ export interface PricingClient {
   usage(query?: UsageQuery): Promise<CostReport>;
 }
 
+/**
+ * Polls a batch's status until `until` holds. Gives up when the status stands still for `stallMs`, or after
+ * `timeoutMs` in all when a caller sets one.
+ */
+async function waitForBatch(
+  batchStatus: (batchId: string) => Promise<BatchStatus>,
+  sleep: (ms: number) => Promise<void>,
+  batchId: string,
+  { until = 'prices', pollMs = 1_000, stallMs = 300_000, timeoutMs = Infinity, onStatus }: WaitForBatchOptions = {},
+): Promise<BatchStatus> {
+  const done = waitIsOver(until);
+  // Counted as well as the clock, so that a sleep that does not wait (in tests) still reaches the timeouts.
+  const began = Date.now();
+  let slept = 0;
+  let moved = { at: began, slept, mark: '' };
+  const since = (at: number, sleptThen: number) => Math.max(slept - sleptThen, Date.now() - at);
+  for (;;) {
+    const status = await batchStatus(batchId);
+    onStatus?.(status);
+    if (done(status)) return status;
+    const mark = progressMark(status);
+    if (mark !== moved.mark) moved = { at: Date.now(), slept, mark };
+    if (since(began, 0) >= timeoutMs) throw new BatchWaitTimeoutError(batchId, timeoutMs, status);
+    if (since(moved.at, moved.slept) >= stallMs) throw new BatchWaitTimeoutError(batchId, stallMs, status, true);
+    await sleep(pollMs);
+    slept += pollMs;
+  }
+}
+
 export function createPricingClient(options: PricingClientOptions): PricingClient {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
   const fetch = retryingFetch(options.fetch ?? globalThis.fetch, options.retry ?? {}, sleep);
@@ -184,20 +234,7 @@ export function createPricingClient(options: PricingClientOptions): PricingClien
     cancelBatch: (batchId) => unwrap(api.POST('/api/v1/ingest/batches/{batchId}/cancel', { params: { path: { batchId } }, body: {} })),
     listBatches: (query = {}) => unwrap(api.GET('/api/v1/ingest/batches', { params: { query } })),
     batchStatus,
-    async waitForBatch(batchId, { until = 'prices', pollMs = 1_000, timeoutMs = 300_000, onStatus } = {}) {
-      const done = waitIsOver(until);
-      const started = Date.now();
-      // Counted as well as the clock, so that a sleep that does not wait (in tests) still reaches the timeout.
-      let slept = 0;
-      for (;;) {
-        const status = await batchStatus(batchId);
-        onStatus?.(status);
-        if (done(status)) return status;
-        if (slept >= timeoutMs || Date.now() - started >= timeoutMs) throw new BatchWaitTimeoutError(batchId, timeoutMs, status);
-        await sleep(pollMs);
-        slept += pollMs;
-      }
-    },
+    waitForBatch: (batchId, wait) => waitForBatch(batchStatus, sleep, batchId, wait),
     // The key is made once per call, outside the retrying fetch, so that every retry of it is the same logical request.
     priceLines: (lines, { idempotencyKey = globalThis.crypto.randomUUID() } = {}) =>
       unwrap(api.POST('/api/v1/prices', { params: { header: { 'Idempotency-Key': idempotencyKey } }, body: { lines } })),

@@ -50,7 +50,7 @@ export async function leaseBatch(
   const terms = leaseTerms[phase];
   const leased = await updateItem({
     Key: keys.batch(batch.workspaceId, batch.batchId),
-    UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until${terms.set}${attempts ? ', drainAttempts = :attempts' : ''}`,
+    UpdateExpression: `SET leaseOwner = :owner, leaseUntil = :until, progressAt = :progressAt${terms.set}${attempts ? ', drainAttempts = :attempts' : ''}`,
     ConditionExpression: `jobId = :job AND ${terms.condition} AND (attribute_not_exists(leaseUntil) OR leaseUntil < :nowMs OR leaseOwner = :owner)`,
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
@@ -58,6 +58,7 @@ export async function leaseBatch(
       ':until': leaseUntil,
       ':job': batch.jobId,
       ':nowMs': now.getTime(),
+      ':progressAt': now.toISOString(),
       ...terms.values(now),
       ...(attempts ? { ':attempts': attempts } : {}),
     },
@@ -74,11 +75,13 @@ export async function saveCheckpoint(
   cursor: string,
   counts: { readonly drainedCount: number; readonly warnedProducts: number },
   leaseUntil: number,
+  now: Date,
 ): Promise<Batch> {
   const { drainedCount, warnedProducts } = counts;
   const saved = await updateItem({
     Key: keys.batch(batch.workspaceId, batch.batchId),
-    UpdateExpression: 'SET drainCursor = :cursor, drainedCount = :count, warnedProducts = :warned, leaseUntil = :until',
+    UpdateExpression:
+      'SET drainCursor = :cursor, drainedCount = :count, warnedProducts = :warned, leaseUntil = :until, progressAt = :progressAt',
     ConditionExpression: 'leaseOwner = :owner AND #status = :draining',
     ExpressionAttributeNames: { '#status': 'status' },
     ExpressionAttributeValues: {
@@ -86,6 +89,7 @@ export async function saveCheckpoint(
       ':count': drainedCount,
       ':warned': warnedProducts,
       ':until': leaseUntil,
+      ':progressAt': now.toISOString(),
       ':owner': owner,
       ':draining': 'draining',
     },
@@ -104,13 +108,14 @@ export async function saveBandsJobCursor(
   cursor: 'bandCursor' | 'recommendationCursor',
   value: string,
   leaseUntil: number,
+  now: Date,
 ): Promise<Batch> {
   const saved = await updateItem({
     Key: keys.batch(batch.workspaceId, batch.batchId),
-    UpdateExpression: 'SET #cursor = :value, leaseUntil = :until',
+    UpdateExpression: 'SET #cursor = :value, leaseUntil = :until, progressAt = :progressAt',
     ConditionExpression: 'leaseOwner = :owner',
     ExpressionAttributeNames: { '#cursor': cursor },
-    ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':owner': owner },
+    ExpressionAttributeValues: { ':value': value, ':until': leaseUntil, ':progressAt': now.toISOString(), ':owner': owner },
   });
   if (saved.refused) throw saved.error;
   return { ...batch, [cursor]: value, leaseUntil };

@@ -274,8 +274,26 @@ describe('the status view', () => {
       drainedAt: '2026-03-10T13:01:00.000Z',
       drainedCount: 5,
       warnedProducts: 0,
+      progressAt: '2026-03-10T13:01:00.000Z',
     });
     expect(statusView(batch({ status: 'draining', drainedCount: 0 }))).toHaveProperty('drainedCount', 0);
+  });
+
+  it('shows when the service last moved a committed batch on: the latest of its commit, its looks at its turn, checkpoints and phases', () => {
+    const committed = { status: 'committed', committedAt: '2026-03-10T13:00:00.000Z' } as const;
+    expect(statusView(batch(committed)).progressAt).toBe('2026-03-10T13:00:00.000Z');
+    // Waiting its turn behind an earlier batch: each look at its turn moves it on.
+    expect(statusView(batch({ ...committed, drainSeenAt: '2026-03-10T13:04:00.000Z' })).progressAt).toBe('2026-03-10T13:04:00.000Z');
+    const banding = batch({
+      ...committed,
+      status: 'drained',
+      drainSeenAt: '2026-03-10T13:05:00.000Z',
+      drainedAt: '2026-03-10T13:09:00.000Z',
+      pricesFreshAt: '2026-03-10T13:10:00.000Z',
+      progressAt: '2026-03-10T13:12:30.000Z',
+    });
+    expect(statusView(banding).progressAt).toBe('2026-03-10T13:12:30.000Z');
+    expect(statusView(batch({ ...committed, status: 'open', progressAt: '2026-03-10T13:12:30.000Z' }))).not.toHaveProperty('progressAt');
   });
 
   it('counts the products the drain left with data warnings beside the records drained', () => {

@@ -130,7 +130,22 @@ export function expired(batch: Batch, now: Date): Batch {
   };
 }
 
+/**
+ * When the service last moved a committed batch on: its commit, a look at its turn while it waits behind an earlier
+ * batch (at most one a minute), a job's lease or checkpoint, or the end of a phase. A waiting client that sees it
+ * stand still for long knows the batch stalled, however long a large batch takes while it moves.
+ */
+function progressAt(batch: Batch): string | undefined {
+  if (batch.status === 'open') return undefined;
+  const moments = [batch.committedAt, batch.drainSeenAt, batch.progressAt, batch.drainedAt, batch.pricesFreshAt, batch.bandsRecomputedAt];
+  return moments.reduce<string | undefined>(
+    (latest, at) => (at !== undefined && (latest === undefined || at > latest) ? at : latest),
+    undefined,
+  );
+}
+
 export function statusView(batch: Batch): BatchStatusView {
+  const progressed = progressAt(batch);
   return {
     status: batch.status,
     entities: batch.entities,
@@ -142,6 +157,7 @@ export function statusView(batch: Batch): BatchStatusView {
     ...(batch.drainedCount === undefined ? {} : { drainedCount: batch.drainedCount, warnedProducts: batch.warnedProducts ?? 0 }),
     ...(batch.pricesFreshAt ? { pricesFreshAt: batch.pricesFreshAt } : {}),
     ...(batch.bandsRecomputedAt ? { bandsRecomputedAt: batch.bandsRecomputedAt } : {}),
+    ...(progressed ? { progressAt: progressed } : {}),
     ...(batch.cancelledAt ? { cancelledAt: batch.cancelledAt } : {}),
     ...(batch.status === 'failed' && batch.error ? { error: batch.error } : {}),
   };

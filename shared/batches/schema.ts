@@ -59,6 +59,11 @@ export const BatchSchema = v.object({
    * queue: a committed batch unseen for long has no message in flight, and the sweeper sends it one (drain-watch.ts).
    */
   drainSeenAt: v.optional(v.string()),
+  /**
+   * When a job of the batch last moved it on: took its lease, or saved a checkpoint of the drain or the bands job.
+   * Written in the same requests, so it costs nothing of its own; the status view shows it as `progressAt`.
+   */
+  progressAt: v.optional(v.string()),
   /** The last category whose bands were recomputed after the drain: where a resumed recompute goes on. */
   bandCursor: v.optional(v.string()),
   /** The last product whose recommendation was stored after the bands: where a resumed refresh goes on. */

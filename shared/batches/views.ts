@@ -23,6 +23,12 @@ export const BatchStatusViewSchema = v.strictObject({
   /** Price calls answer from the bands this batch's history moved; the overview and the console follow at `bandsRecomputedAt`. */
   pricesFreshAt: v.optional(moment),
   bandsRecomputedAt: v.optional(moment),
+  /**
+   * Once committed: when the service last moved the batch on (a drain or bands checkpoint, a look at its turn while
+   * it waits behind an earlier batch, the end of a phase). It moves at least every few minutes while the batch is in
+   * hand; `waitForBatch` gives up when it stands still past its stall timeout.
+   */
+  progressAt: v.optional(moment),
   /** Present on a batch its connector cancelled, which is `failed` with the error "batch cancelled before commit". */
   cancelledAt: v.optional(moment),
   error: v.optional(v.string()),

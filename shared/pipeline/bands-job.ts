@@ -190,7 +190,7 @@ class BandsRun {
   }
 
   private async afterCategory(category: string): Promise<void> {
-    this.current = await saveBandsJobCursor(this.current, this.owner, 'bandCursor', category, this.leaseUntil());
+    this.current = await saveBandsJobCursor(this.current, this.owner, 'bandCursor', category, this.leaseUntil(), this.clock());
     this.categories += 1;
     await this.hooks.afterBandCategory?.(this.categories, this.invocation);
   }
@@ -208,7 +208,14 @@ class BandsRun {
       {
         shouldStop: () => this.shortOfTime(),
         afterPage: async (lastSku) => {
-          this.current = await saveBandsJobCursor(this.current, this.owner, 'recommendationCursor', lastSku, this.leaseUntil());
+          this.current = await saveBandsJobCursor(
+            this.current,
+            this.owner,
+            'recommendationCursor',
+            lastSku,
+            this.leaseUntil(),
+            this.clock(),
+          );
         },
       },
     );

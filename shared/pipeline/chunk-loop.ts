@@ -162,6 +162,7 @@ export class ChunkLoop {
       last.chunk.sk,
       { drainedCount: (this.leased.drainedCount ?? 0) + records, warnedProducts: (this.leased.warnedProducts ?? 0) + warned },
       this.leaseUntil(),
+      this.clock(),
     );
     this.memory.checkpoint = last.chunk.sk;
     this.lastCheckpoint = performance.now();

@@ -3,7 +3,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { getBatch } from '#shared/batches/repository.ts';
 import { type DrainHooks, MIN_TIME_LEFT_MS } from '#shared/pipeline/job.ts';
 import { committedBatch, dieOnceAt, DRAIN_CHUNKS, DRAIN_RECORDS, drainCatalogue, drainedCleanly } from './drain-support.ts';
-import { dumpCanonical, loggedLines, waitForBatch } from './ingest-support.ts';
+import { dumpCanonical, loggedLines, waitForBands, waitForBatch } from './ingest-support.ts';
+import { call } from './support.ts';
 
 const catalogue = drainCatalogue(5);
 const RECORDS = DRAIN_RECORDS;
@@ -16,6 +17,29 @@ const NEVER = 600_000;
 vi.setConfig({ testTimeout: 240_000 });
 
 describe('a drain that checkpoints every few seconds', () => {
+  it("moves the status's progressAt at every checkpoint and phase, so a waiting client tells a slow batch from a stalled one", async () => {
+    const batch = await committedBatch(catalogue);
+    const key = batch.workspace.keys.connector;
+    const statusOf = async () => (await call(`/api/v1/ingest/batches/${batch.batchId}`, { key })).json;
+    const committed = await statusOf();
+    expect(committed.progressAt).toBe(committed.committedAt);
+    // Each checkpoint is saved after the hook of the one before it returned: its progressAt is no earlier than that.
+    let lookedAt = committed.progressAt as string;
+    const moved: boolean[] = [];
+    await batch.run(1, {
+      checkpointEveryMs: 0,
+      afterChunk: async () => {
+        const status = await statusOf();
+        moved.push(status.progressAt >= lookedAt && status.progressAt > committed.committedAt);
+        lookedAt = new Date().toISOString();
+      },
+    });
+    expect(moved).toEqual(Array.from({ length: CHUNKS }, () => true));
+    await waitForBands(key, batch.batchId, { timeoutMs: 120_000 });
+    const banded = await statusOf();
+    expect(banded.progressAt).toBe(banded.bandsRecomputedAt);
+  });
+
   it('takes in the chunks written since the last checkpoint together, folding their adherence once per checkpoint', async () => {
     const batch = await committedBatch(catalogue);
     let folds = 0;

@@ -496,7 +496,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Drain: take, renew, release and end the lease; move the checkpoint',
     usedBy: ['drain'],
-    call: 'UpdateItem, conditional on the job and the lease holder',
+    call: 'UpdateItem, conditional on the job and the lease holder; the lease and each checkpoint SET progressAt besides',
     calls: ['UpdateItem'],
     key: 'batch(workspaceId, batchId)',
     cost: '1 WRU each: 1 to start, 1 per chunk applied, 1 to finish',
@@ -674,7 +674,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Bands: take and end the lease of a bands job; move its checkpoint',
     usedBy: ['drain (bands job)'],
-    call: 'UpdateItem, conditional on the drained batch, its job and the lease holder',
+    call: 'UpdateItem, conditional on the drained batch, its job and the lease holder; the lease and each checkpoint SET progressAt besides',
     calls: ['UpdateItem'],
     key: 'batch(workspaceId, batchId)',
     cost: '1 WRU each: 1 to start, 1 per category recomputed, 1 to mark prices fresh (`pricesFreshAt`), 1 to finish',

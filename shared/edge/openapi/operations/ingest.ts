@@ -27,6 +27,7 @@ const DRAINED_BATCH: v.InferOutput<typeof BatchStatusViewSchema> = {
   drainedCount: 4,
   warnedProducts: 0,
   bandsRecomputedAt: '2026-10-05T09:00:06.002Z',
+  progressAt: '2026-10-05T09:00:06.002Z',
 };
 
 const batchIdParameter: ParameterDoc = {
