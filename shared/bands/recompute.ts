@@ -1,5 +1,6 @@
 // Recomputing bands: after a drain, for the categories its batch touched; on demand, for every category of a workspace.
 import { randomUUID } from 'node:crypto';
+import { orderLinesReferences } from '#shared/canonical/data-warnings.ts';
 import { combineBands, computeCategoryBands, poolWinModels } from '#shared/pricing/bands.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
@@ -111,6 +112,22 @@ export interface RecomputeResult {
   readonly pricedSkus: readonly string[];
 }
 
+/** One category's bands from its history, written with its products' order-lines references and its kept list markups. */
+async function recomputeCategory(workspaceId: string, category: string, settings: PricingSettings, scope: BandScope, now: Date) {
+  const [lines, kept] = await Promise.all([
+    readCategoryLines(workspaceId, category, now.getTime()),
+    readKeptMarkups(workspaceId, category),
+  ]);
+  const skus = [...new Set(lines.map((line) => line.productSku))];
+  const listed = await categoryListMarkups(workspaceId, category, skus, kept, scope.listPriceMayHaveMoved, now.getTime());
+  const bands = computeCategoryBands(lines, settings, now.getTime(), listed.markups);
+  const [written] = await Promise.all([
+    writeCategoryBands(workspaceId, category, { bands, orderLines: orderLinesReferences(lines) }, scope.writes, now.toISOString()),
+    keepMarkups(listed.keep),
+  ]);
+  return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };
+}
+
 /** Recomputes the scope's categories, then the workspace band from all categories; stops early when asked to. */
 export async function recomputeBands(
   workspaceId: string,
@@ -120,25 +137,12 @@ export async function recomputeBands(
   progress: RecomputeProgress = {},
 ): Promise<RecomputeResult> {
   const result = { done: false, categories: 0, lines: 0, products: 0, customers: 0, pricedSkus: [] as string[] };
-  const at = now.toISOString();
   const remaining = scope.categories.filter((category) => progress.after === undefined || category > progress.after);
   // Two categories at a time: one's history is read while the other's bands are written. Checkpoints stay in order.
   for (let start = 0; start < remaining.length; start += CATEGORIES_AT_ONCE) {
     if (progress.shouldStop?.()) return result;
     const group = remaining.slice(start, start + CATEGORIES_AT_ONCE);
-    const done = await Promise.all(
-      group.map(async (category) => {
-        const [lines, kept] = await Promise.all([
-          readCategoryLines(workspaceId, category, now.getTime()),
-          readKeptMarkups(workspaceId, category),
-        ]);
-        const skus = [...new Set(lines.map((line) => line.productSku))];
-        const listed = await categoryListMarkups(workspaceId, category, skus, kept, scope.listPriceMayHaveMoved, now.getTime());
-        const bands = computeCategoryBands(lines, settings, now.getTime(), listed.markups);
-        const [written] = await Promise.all([writeCategoryBands(workspaceId, category, bands, scope.writes, at), keepMarkups(listed.keep)]);
-        return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };
-      }),
-    );
+    const done = await Promise.all(group.map((category) => recomputeCategory(workspaceId, category, settings, scope, now)));
     for (const written of done) {
       result.categories += 1;
       result.lines += written.lines;
@@ -149,6 +153,7 @@ export async function recomputeBands(
     }
   }
   if (scope.categories.length > 0) {
+    const at = now.toISOString();
     const stored = await readAllCategoryBands(workspaceId);
     const parts = stored.flatMap((entry) => (entry.band ? [entry.band] : []));
     // The categories' slopes are pooled once all of them are fitted: the read that combines the workspace band serves.

@@ -1,6 +1,7 @@
 // Band items in the table: a category's history read back from its log (and the older layout's line items), and the bands computed from it written where price calls read them.
 import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
 import { tableName } from '#platform/config.ts';
+import type { OrderLinesReference } from '#shared/canonical/data-warnings.ts';
 import type { Band, CategoryBands } from '#shared/pricing/model.ts';
 import { executeStatementBatch, putItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
@@ -73,15 +74,23 @@ export interface BandWrites {
   readonly linesTouchedIn: (category: string) => { readonly products: ReadonlySet<string>; readonly customers: ReadonlySet<string> };
 }
 
+/** What a category's recompute writes: its bands, and each product's reference from its recent order lines. */
+export interface CategoryWrite {
+  readonly bands: CategoryBands;
+  readonly orderLines: ReadonlyMap<string, OrderLinesReference>;
+}
+
 /**
  * Writes one category's bands: the category item (always, so that the category is known to a rebuild), each chosen
  * product's segment × SKU bands onto its product item, and each chosen customer's customer × SKU bands in the category.
  * A product or customer whose lines there were all removed (a corrected document) loses its bands of the category.
+ * The product's order-lines reference rides in the same statement, so the data warnings of its next record are judged
+ * against its recent order lines at no write of their own.
  */
 export async function writeCategoryBands(
   workspaceId: string,
   category: string,
-  bands: CategoryBands,
+  { bands, orderLines }: CategoryWrite,
   writes: BandWrites,
   at: string,
 ): Promise<{ products: number; customers: number }> {
@@ -117,15 +126,21 @@ export async function writeCategoryBands(
   await executeStatements([
     ...products.map(([sku, segments]) => {
       const key = keys.product(workspaceId, sku);
-      return {
-        Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
-        Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
-      };
+      const reference = orderLines.get(sku);
+      return reference
+        ? {
+            Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET orderLines = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
+            Parameters: [encodeBandMap(segments), reference, at, key.PK, key.SK],
+          }
+        : {
+            Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? REMOVE orderLines WHERE PK = ? AND SK = ?`,
+            Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
+          };
     }),
     ...lostProducts.map((sku) => {
       const key = keys.product(workspaceId, sku);
       return {
-        Statement: `UPDATE "${tableName()}" REMOVE segmentBands SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND "category" = ?`,
+        Statement: `UPDATE "${tableName()}" REMOVE segmentBands REMOVE orderLines SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND "category" = ?`,
         Parameters: [at, key.PK, key.SK, category],
       };
     }),

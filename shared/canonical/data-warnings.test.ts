@@ -1,7 +1,18 @@
 // Unit tests of the data-warning rule: a cost or current price moved past the factor either way, a price below cost, the basis a held product keeps, and clearing.
 import { describe, expect, it } from 'vitest';
 import { pricingSettings } from '#shared/pricing/settings.ts';
-import { basisOf, DEFAULT_DATA_WARNING_FACTOR, judgeProductData, type StoredProductValues, warningsOf } from './data-warnings.ts';
+import {
+  basisOf,
+  DEFAULT_DATA_WARNING_FACTOR,
+  judgeProductData,
+  ORDER_LINES_REFERENCE_SIZE,
+  orderLinesOf,
+  orderLinesReference,
+  orderLinesReferences,
+  type StoredProductValues,
+  warningsOf,
+} from './data-warnings.ts';
+import type { HistoryLine } from '#shared/pricing/model.ts';
 import { productItem } from './items.ts';
 
 const stored: StoredProductValues = { costCents: 202, currentPriceCents: 1790, currency: '' };
@@ -99,13 +110,117 @@ describe('the data-warning rule', () => {
     const from = { workspaceId: 'ws-1', batchId: 'batch-1', syncedAt: '2026-03-01T00:00:00.000Z' };
     const record = { sku: 'BOLT', name: 'Bolt', category: 'Fasteners', costCents: 2020, currentPriceCents: 1790 };
     const judged = judge(record);
-    const item = productItem(record, from, undefined, judged);
+    const item = productItem(record, from, {}, judged);
     expect(warningsOf(item)).toEqual(judged.warnings);
     expect(basisOf(item)).toEqual(judged.basis);
-    const inLine = productItem({ ...record, costCents: 202 }, from, undefined, judge({ ...record, costCents: 202 }));
+    const inLine = productItem({ ...record, costCents: 202 }, from, {}, judge({ ...record, costCents: 202 }));
     expect(inLine).not.toHaveProperty('warnings');
     expect(inLine).not.toHaveProperty('warningBasis');
     expect(warningsOf(inLine)).toEqual([]);
     expect(warningsOf({ warnings: [{ code: 'other', message: 'x' }] })).toEqual([]);
+  });
+});
+
+/** An order line of BOLT sold on day `day` of March 2026. */
+const orderLine = (day: number, priceCents: number, costCents: number, extra: Partial<HistoryLine> & { currency?: string } = {}) => ({
+  kind: 'order' as const,
+  documentId: `SO-${String(day).padStart(3, '0')}`,
+  productSku: 'BOLT',
+  customerExternalId: 'C-1',
+  segment: '',
+  quantity: 10,
+  costCents,
+  priceCents,
+  atMs: Date.UTC(2026, 2, day),
+  ...extra,
+});
+
+describe('the recent order lines a product is judged against', () => {
+  it('are the medians of the unit cost and price of its last order lines, so one mistyped line moves neither', () => {
+    const lines = [orderLine(1, 1790, 202), orderLine(2, 1750, 205), orderLine(3, 17_900, 2020), orderLine(4, 1800, 0)];
+    expect(orderLinesReference(lines)).toEqual({ currency: '', costCents: 205, priceCents: 1795, lines: 4 });
+  });
+
+  it(`take the newest ${ORDER_LINES_REFERENCE_SIZE} order lines in the newest line's currency, and no quote line`, () => {
+    const old = Array.from({ length: 10 }, (_, day) => orderLine(day + 1, 900, 100));
+    const recent = Array.from({ length: ORDER_LINES_REFERENCE_SIZE }, (_, day) => orderLine(day + 11, 1790, 202));
+    const quote = { ...orderLine(31, 50_000, 40_000), kind: 'quote' as const, outcome: 'won' as const };
+    const inEur = orderLine(31, 1650, 190, { currency: 'EUR' });
+    expect(orderLinesReference([...old, ...recent, quote])).toEqual({ currency: '', costCents: 202, priceCents: 1790, lines: 20 });
+    expect(orderLinesReference([...recent, inEur])).toEqual({ currency: 'EUR', costCents: 190, priceCents: 1650, lines: 1 });
+    expect(orderLinesReference([quote])).toBeUndefined();
+  });
+
+  it("are kept per product of a category's lines, for the products an order line names", () => {
+    const nut = { ...orderLine(5, 90, 40), productSku: 'NUT' };
+    const references = orderLinesReferences([orderLine(1, 1790, 202), nut, { ...nut, productSku: 'WASHER', kind: 'quote' as const }]);
+    expect([...references.keys()]).toEqual(['BOLT', 'NUT']);
+    expect(orderLinesOf({ orderLines: references.get('NUT') })).toEqual({ currency: '', costCents: 40, priceCents: 90, lines: 1 });
+    expect(orderLinesOf({})).toBeUndefined();
+  });
+});
+
+describe('the data-warning rule against recent order lines', () => {
+  const orderLines = { currency: '', costCents: 202, priceCents: 1790, lines: 12 };
+
+  it('holds a cost first given where there was none, when it lies past the factor from the order lines', () => {
+    const noCost: StoredProductValues = { costCents: 0, currentPriceCents: 1790, currency: '', orderLines };
+    const judged = judge({ costCents: 2020, currentPriceCents: 1790 }, noCost);
+    expect(judged.warnings.map((warning) => warning.code)).toEqual(['cost_jump', 'price_below_cost']);
+    expect(judged.warnings[0]?.message).toBe(
+      'cost 20.20 USD is 10 times the median cost on its last 12 order lines, 2.02 USD: past the 3× a batch may move it without a check.',
+    );
+    expect(judge({ costCents: 210, currentPriceCents: 1790 }, noCost)).toEqual({ warnings: [] });
+    // Held with no cost known before it: the next batch's cost is judged against the order lines alone.
+    expect(judged.basis).toEqual({ costCents: 0, currentPriceCents: 1790, currency: '' });
+    const held: StoredProductValues = { ...noCost, costCents: 2020, ...(judged.basis ? { basis: judged.basis } : {}) };
+    expect(judge({ costCents: 210, currentPriceCents: 1790 }, held)).toEqual({ warnings: [] });
+  });
+
+  it('holds a price that drifted past the factor over batches that each stayed within it', () => {
+    const drifted: StoredProductValues = { costCents: 202, currentPriceCents: 3580, currency: '', orderLines: { ...orderLines, lines: 1 } };
+    const judged = judge({ costCents: 202, currentPriceCents: 7160 }, drifted);
+    expect(judged.warnings).toEqual([
+      {
+        code: 'price_jump',
+        message:
+          'current price 71.60 USD is 4 times the price its last order line sold at, 17.90 USD: past the 3× a batch may move it without a check.',
+      },
+    ]);
+    // The price before it is kept as the one in line, so that sending it again clears the warning.
+    expect(judged.basis).toEqual({ costCents: 202, currentPriceCents: 3580, currency: '' });
+    const held: StoredProductValues = { ...drifted, currentPriceCents: 7160, ...(judged.basis ? { basis: judged.basis } : {}) };
+    expect(judge({ costCents: 202, currentPriceCents: 3580 }, held)).toEqual({ warnings: [] });
+    expect(judge({ costCents: 202, currentPriceCents: 7160 }, held).warnings.map((warning) => warning.code)).toEqual(['price_jump']);
+  });
+
+  it('names a jump once, against the value it was in line at, when both comparisons find it', () => {
+    const judged = judge({ costCents: 2020, currentPriceCents: 1790 }, { ...stored, orderLines });
+    expect(judged.warnings.filter((warning) => warning.code === 'cost_jump')).toHaveLength(1);
+    expect(judged.warnings[0]?.message).toContain('the cost it was in line at');
+  });
+
+  it('compares order lines only in the same currency, and takes a price an approved write-back set as in line', () => {
+    const inEur = { ...orderLines, currency: 'EUR' };
+    expect(
+      judge({ costCents: 2020, currentPriceCents: 1790 }, { costCents: 0, currentPriceCents: 1790, currency: '', orderLines: inEur }),
+    ).toEqual({
+      warnings: [{ code: 'price_below_cost', message: 'current price 17.90 USD is below the cost 20.20 USD.' }],
+    });
+    // The base currency named outright is the same currency as none named.
+    const named = { ...orderLines, currency: 'USD' };
+    expect(
+      judge({ costCents: 2020, currentPriceCents: 5000 }, { costCents: 0, currentPriceCents: 5000, currency: '', orderLines: named })
+        .warnings,
+    ).toHaveLength(1);
+    const approved: StoredProductValues = {
+      costCents: 202,
+      currentPriceCents: 5600,
+      currency: '',
+      orderLines,
+      writtenBackPriceCents: 5600,
+    };
+    expect(judge({ costCents: 202, currentPriceCents: 5600 }, approved)).toEqual({ warnings: [] });
+    expect(judge({ costCents: 202, currentPriceCents: 5600 }, { ...approved, writtenBackPriceCents: undefined }).warnings).toHaveLength(1);
   });
 });

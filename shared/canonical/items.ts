@@ -3,7 +3,7 @@ import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#s
 import type { TableItem } from '#platform/table/bulk.ts';
 import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
-import type { WarningJudgement } from './data-warnings.ts';
+import type { OrderLinesReference, WarningJudgement } from './data-warnings.ts';
 
 const DAY_MS = 86_400_000;
 /** History is kept at least this long: a decision id quoted back within 400 days can still be attributed. */
@@ -22,11 +22,18 @@ function attributesJson(attributes: Record<string, unknown> | undefined): { attr
   return attributes === undefined ? {} : { attributesJson: JSON.stringify(attributes) };
 }
 
+/** What a product's item keeps from the one it replaces: what its last bands job wrote onto it. */
+export interface CarriedFromBands {
+  /** The segment × SKU bands, as JSON text. */
+  readonly segmentBands?: string | undefined;
+  readonly orderLines?: OrderLinesReference | undefined;
+}
+
 /**
  * A product's item. Its data warnings and the basis they were judged against are written only when it has any, so a
  * product in line is the same item, and costs the same write, as before warnings existed.
  */
-export function productItem(record: ProductRecord, from: Provenance, segmentBands?: string, judged?: WarningJudgement): TableItem {
+export function productItem(record: ProductRecord, from: Provenance, carried: CarriedFromBands = {}, judged?: WarningJudgement): TableItem {
   const { attributes, ...fields } = record;
   return {
     ...keys.product(from.workspaceId, record.sku),
@@ -34,7 +41,8 @@ export function productItem(record: ProductRecord, from: Provenance, segmentBand
     type: 'product',
     ...fields,
     ...attributesJson(attributes),
-    ...(segmentBands === undefined ? {} : { segmentBands }),
+    ...(carried.segmentBands === undefined ? {} : { segmentBands: carried.segmentBands }),
+    ...(carried.orderLines === undefined ? {} : { orderLines: carried.orderLines }),
     ...(judged && judged.warnings.length > 0 ? { warnings: judged.warnings } : {}),
     ...(judged?.basis ? { warningBasis: judged.basis } : {}),
     batchId: from.batchId,

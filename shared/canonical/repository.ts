@@ -3,7 +3,7 @@ import { updateItem } from '#platform/table/commands.ts';
 import type { DocumentKind } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
-import { basisOf, type StoredProductValues } from './data-warnings.ts';
+import { basisOf, orderLinesOf, type StoredProductValues } from './data-warnings.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
 
 /** Each product's category, for the skus asked about that exist. */
@@ -19,7 +19,10 @@ export async function readCategories(workspaceId: string, skus: readonly string[
   return new Map(items.map((item) => [item.sku as string, item.category as string]));
 }
 
-/** What a product's new record is written with and judged against: the bands it carries and its stored values. */
+/**
+ * What a product's new record is written with and judged against: the bands it carries and its stored values, its
+ * order-lines reference among them, which the new item carries on as it carries the bands.
+ */
 export interface StoredProduct {
   /** The segment × SKU bands, as JSON text; absent until its first bands job. */
   readonly segmentBands?: string;
@@ -28,7 +31,7 @@ export interface StoredProduct {
 
 /**
  * The stored products asked about that exist: the segment × SKU bands each carries, and its cost, current price,
- * currency and warning basis, which its data warnings are judged against. Reading the values along with the bands
+ * currency, warning basis and order-lines reference, which its data warnings are judged against. Reading the values along with the bands
  * costs nothing more: a read is charged by the item's size, whatever it projects.
  */
 export async function readStoredProducts(workspaceId: string, skus: readonly string[]): Promise<Map<string, StoredProduct>> {
@@ -36,7 +39,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
     skus.map((sku) => keys.product(workspaceId, sku)),
     {
       consistent: true,
-      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved',
+      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved, #orders',
       names: {
         '#sku': 'sku',
         '#bands': 'segmentBands',
@@ -45,18 +48,21 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
         '#currency': 'currency',
         '#basis': 'warningBasis',
         '#approved': 'writtenBackPriceCents',
+        '#orders': 'orderLines',
       },
     },
   );
   return new Map(
     items.map((item) => {
       const basis = basisOf(item);
+      const orderLines = orderLinesOf(item);
       const values: StoredProductValues = {
         costCents: Number(item.costCents ?? 0),
         currentPriceCents: Number(item.currentPriceCents ?? 0),
         currency: typeof item.currency === 'string' ? item.currency : '',
         ...(basis ? { basis } : {}),
         ...(typeof item.writtenBackPriceCents === 'number' ? { writtenBackPriceCents: item.writtenBackPriceCents } : {}),
+        ...(orderLines ? { orderLines } : {}),
       };
       return [item.sku as string, { ...(typeof item.segmentBands === 'string' ? { segmentBands: item.segmentBands } : {}), values }];
     }),

@@ -88,5 +88,6 @@ export const idempotencyKeyErrors = {
 /** The data warnings a price line and a recommendation carry, as the operations that answer them explain them. */
 export const DATA_WARNINGS =
   'its last batch moved its cost (`cost_jump`) or current price (`price_jump`) past the workspace’s `dataWarningFactor` ' +
-  '(3 by default) either way from the value it was in line at, or left its price below cost (`price_below_cost`); each ' +
-  'message names both values. Absent when there are none; a later batch that brings the values back in line clears them.';
+  '(3 by default) either way from the value it was in line at, or from the cost and price of its recent order lines, ' +
+  'or left its price below cost (`price_below_cost`); each message names both values. Absent when there are none; a ' +
+  'later batch that brings the values back in line clears them.';
