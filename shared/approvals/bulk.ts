@@ -31,6 +31,7 @@ import {
 } from './rules.ts';
 import { type Approval, ApprovalSchema } from './schema.ts';
 import { awaitRound, type BulkResult, claimRound, finishRound } from './bulk-round.ts';
+import { readSkuApprovals, type SkuApproval } from './sku-states.ts';
 import { logger } from '#platform/observability.ts';
 
 /** The most SKUs one bulk approval takes: a page of the list, approved within one console request's time. */
@@ -63,6 +64,12 @@ export interface BulkLine {
   readonly waits: boolean;
   /** The expected margin change per quote in minor units; absent when the impact is too thin to say or not estimated. */
   readonly expectedMarginChangeCents?: number;
+  /**
+   * What the SKU's latest approval is still doing: waiting for a second approver, or its write-backs pending. A new
+   * approval would overtake it, so the step shows the line unticked until a person ticks it; except one that seconds
+   * the approval that waits (its price, another approver), which is what a second approver came to do.
+   */
+  readonly earlier?: 'waiting' | 'pending' | 'seconds';
 }
 
 /** A selected SKU no approval can take: unknown to the workspace, or not priced. */
@@ -92,6 +99,14 @@ function heldReason(warnings: readonly DataWarning[]): string {
   return `Check the data: ${each} Approve it on its own page, where the confirmation names each warning.`;
 }
 
+/** What a line's approval would do to the SKU's latest approval still under way, if it is. */
+function earlierApproval(state: SkuApproval | undefined, line: BulkLine, approverId: string): BulkLine['earlier'] {
+  if (state?.state === 'pending') return 'pending';
+  if (state?.state !== 'waiting') return undefined;
+  const seconds = state.waiting?.priceCents === line.recommendedPriceCents && state.waiting.approverId !== approverId;
+  return seconds ? 'seconds' : 'waiting';
+}
+
 /** The confirmation step's content: the lines it approves, what it leaves out and why, and the large-change threshold. */
 export interface BulkReview {
   readonly lines: BulkLine[];
@@ -101,15 +116,23 @@ export interface BulkReview {
 
 /**
  * The selection as the confirmation step shows it, in the order chosen: one BatchGetItem of the recommendations,
- * eventually consistent. What the step shows is what the approval is then held to (`SeenRecommendation`).
+ * eventually consistent, and the SKUs' approval states as the list reads them. What the step shows is what the
+ * approval is then held to (`SeenRecommendation`).
  */
-export async function reviewSelection(workspace: Pick<Workspace, 'workspaceId' | 'pricing'>, skus: readonly string[]): Promise<BulkReview> {
+export async function reviewSelection(
+  workspace: Pick<Workspace, 'workspaceId' | 'pricing'>,
+  skus: readonly string[],
+  reviewer: { readonly approverId: string; readonly nowMs: number },
+): Promise<BulkReview> {
   checkSelectionSize(skus.length);
   const { workspaceId } = workspace;
-  const items = await getItems(
-    skus.map((sku) => keys.recommendation(workspaceId, sku)),
-    { consistent: false },
-  );
+  const [items, states] = await Promise.all([
+    getItems(
+      skus.map((sku) => keys.recommendation(workspaceId, sku)),
+      { consistent: false },
+    ),
+    readSkuApprovals(workspaceId, skus, reviewer.nowMs),
+  ]);
   const found = new Map(items.map((item) => [skuOfProductKey(workspaceId, String(item.PK)), v.parse(RecommendationSchema, item)]));
   const thresholds = approvalThresholds(pricingSettings(workspace.pricing));
   const lines: BulkLine[] = [];
@@ -119,7 +142,11 @@ export async function reviewSelection(workspace: Pick<Workspace, 'workspaceId' |
     if (!recommendation) skipped.push({ sku, reason: 'No recommendation for this product.' });
     else if (recommendation.status === 'unpriced') skipped.push({ sku, reason: 'Not priced: the product has no cost.' });
     else if (recommendation.warnings?.length) skipped.push({ sku, reason: heldReason(recommendation.warnings) });
-    else lines.push(bulkLine(recommendation, thresholds));
+    else {
+      const line = bulkLine(recommendation, thresholds);
+      const earlier = earlierApproval(states.get(sku), line, reviewer.approverId);
+      lines.push(earlier ? { ...line, earlier } : line);
+    }
   }
   return { lines, skipped, confirmPct: thresholds.confirmPct };
 }
@@ -151,8 +178,10 @@ export function impactTotals(lines: readonly BulkLine[]): ImpactTotal[] {
 /** What the confirmation step's form carries of each line back to the approval. */
 export interface SeenLine extends SeenRecommendation {
   readonly sku: string;
-  /** Shown as a large change on the step: confirmed by the step's large-change box, and only then. */
+  /** Shown as a large change on the step: approved only when its own confirmation box was ticked there. */
   readonly large: boolean;
+  /** The line's own large-change box was ticked. */
+  readonly confirmed?: boolean;
 }
 
 /** A confirmation's id, minted with its step: the same confirmation sent again approves nothing anew. */
@@ -170,7 +199,7 @@ const bulkOperation: IdempotentOperation = {
 
 export interface BulkOptions {
   readonly bulkId: string;
-  /** The step's large-change box: it confirms the lines the step showed as large, and no other. */
+  /** Confirms every line the step showed as large, as each line's own box confirms it (an earlier step's single box). */
   readonly confirmLarge: boolean;
   readonly now: Date;
   /** How long the request may still run: a SKU's key is held no longer, so a request that dies never leaves it stuck. */
@@ -223,7 +252,7 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
   try {
     // The price as shown, read in the currency shown: it is approved while the recommendation is within the tolerance of it.
     const price = toDecimalAmount(line.recommendedPriceCents, line.currency);
-    const confirm = options.confirmLarge && line.large;
+    const confirm = line.large && (options.confirmLarge || line.confirmed === true);
     const approval = await approvePrice(approver, { sku: line.sku, price, confirm }, options.now, answer, { ...line, inBulk: true });
     return approvedResult(approval, false);
   } catch (error) {
@@ -249,10 +278,20 @@ async function settleLine(approver: Approver, line: SeenLine, options: BulkOptio
 }
 
 /**
+ * Whether a line is left out before any approval: a large change the step showed and no box confirmed. It is answered
+ * not attempted, so that it stays ticked for one more review, and the round approves the others.
+ */
+function leftUnconfirmed(line: SeenLine, options: BulkOptions): BulkResult | undefined {
+  if (!line.large || options.confirmLarge || line.confirmed === true) return undefined;
+  return { sku: line.sku, outcome: 'not_attempted', reason: 'Its large change was not confirmed: review it again to confirm it.' };
+}
+
+/**
  * Approves each line at the recommended price it was shown at, each through approvePrice as a single approval is: its
  * bounds, the confirmation of a large move, the second approver, and the hold to the recommendation shown within the
- * workspace's tolerance. One result per line, in order; a refusal of one leaves the others to go on. Every approval
- * started is awaited before this returns, and none starts once the request's time, less the reserve, is spent.
+ * workspace's tolerance. One result per line, in order; a refusal of one leaves the others to go on, and a large
+ * change left unconfirmed is not attempted. Every approval started is awaited before this returns, and none starts
+ * once the request's time, less the reserve, is spent.
  */
 export async function approveSelection(approver: Approver, lines: readonly SeenLine[], options: BulkOptions): Promise<BulkResult[]> {
   checkSelectionSize(lines.length);
@@ -263,9 +302,10 @@ export async function approveSelection(approver: Approver, lines: readonly SeenL
     BULK_CONCURRENCY,
     async ({ line, index }) => {
       results[index] =
-        Date.now() < startBy
+        leftUnconfirmed(line, options) ??
+        (Date.now() < startBy
           ? await settleLine(approver, line, options)
-          : { sku: line.sku, outcome: 'not_attempted', reason: 'The round ran out of time before this product: select it again.' };
+          : { sku: line.sku, outcome: 'not_attempted', reason: 'The round ran out of time before this product: select it again.' });
     },
   );
   return results;

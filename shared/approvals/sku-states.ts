@@ -18,6 +18,8 @@ export interface SkuApproval {
   readonly state: SkuApprovalState;
   /** When the latest approval took its turn; absent for a SKU never approved. */
   readonly approvedAt?: string;
+  /** While `waiting`: the price that waits, and who approved it, whom a second approval of that price seconds. */
+  readonly waiting?: { readonly priceCents: number; readonly approverId: string };
 }
 
 /** The state from the latest approval and its tasks as they stand: a failure needs a person, so it outranks the rest. */
@@ -65,7 +67,9 @@ export async function readSkuApprovals(workspaceId: string, skus: readonly strin
     unique.map((sku) => {
       const entry = latest.get(sku);
       const state = skuApprovalState(entry, tasksBySku.get(sku) ?? [], nowMs);
-      return [sku, { state, ...(entry ? { approvedAt: entry.approvedAt } : {}) }];
+      const waiting =
+        state === 'waiting' && entry?.waiting ? { priceCents: entry.waiting.priceCents, approverId: entry.waiting.approverId } : undefined;
+      return [sku, { state, ...(entry ? { approvedAt: entry.approvedAt } : {}), ...(waiting ? { waiting } : {}) }];
     }),
   );
 }

@@ -115,8 +115,9 @@ describe('bulk approval in the browser', { timeout: 300_000 }, () => {
         await expectAccessible(page, 'confirmation');
         if (name === 'phone') await expectNoSidewaysScroll(page);
 
-        await page.getByLabel(/I confirm the 1 large change/).check();
-        expect(await submit(page, page.getByRole('button', { name: 'Approve 3 products' }))).toBe(200);
+        for (const fan of FANS) expect(await page.getByRole('checkbox', { name: `Approve ${fan.sku}` }).isChecked(), fan.sku).toBe(true);
+        await page.getByLabel('Confirm the large change of FAN-3', { exact: false }).check();
+        expect(await submit(page, page.getByRole('button', { name: 'Approve the ticked products' }))).toBe(200);
         await page.getByRole('heading', { name: 'Bulk approval: 3 of 3 approved' }).waitFor();
         await screenshot(page, `bulk-results-${name}`);
         await expectAccessible(page, 'results');
@@ -139,4 +140,48 @@ describe('bulk approval in the browser', { timeout: 300_000 }, () => {
       }
     });
   }
+
+  it('keeps the selection on Cancel, approves only the ticked lines, and leaves an unconfirmed large change for another review', async () => {
+    const workspace = await newWorkspace('Bulk Review Step Seller');
+    await drain(workspace, { product: FANS });
+    const email = `review.${randomUUID().slice(0, 8)}@example.com`;
+    const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['pricing'] });
+    const context = await newConsoleContext(browser, { bypassCSP: true });
+    try {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 1440, height: 900 });
+      await signIn(page, email, password);
+      await page.goto(consoleUrl('/console/recommendations?category=Fans'));
+      await page.getByRole('link', { name: 'Select all shown' }).click();
+      expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
+      await page.getByRole('link', { name: 'Cancel: back to the list, the selection kept' }).click();
+      for (const fan of FANS) expect(await page.getByRole('checkbox', { name: `Select ${fan.sku}` }).isChecked(), fan.sku).toBe(true);
+
+      expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
+      await page.getByRole('checkbox', { name: 'Approve FAN-2' }).uncheck();
+      await screenshot(page, 'bulk-review-step-desktop');
+      await expectAccessible(page, 'review step');
+      // FAN-3's large change is left unconfirmed: the others are approved, and it is kept for another review.
+      expect(await submit(page, page.getByRole('button', { name: 'Approve the ticked products' }))).toBe(200);
+      await page.getByRole('heading', { name: 'Bulk approval: 1 of 2 approved' }).waitFor();
+      expect(await page.getByText('Not attempted: Its large change was not confirmed').count()).toBe(1);
+      expect(await page.getByRole('checkbox', { name: 'FAN-3' }).isChecked()).toBe(true);
+      expect(await readLatestApproval(workspace.workspaceId, 'FAN-1')).toBeDefined();
+      expect(await readLatestApproval(workspace.workspaceId, 'FAN-2')).toBeUndefined();
+      expect(await readLatestApproval(workspace.workspaceId, 'FAN-3')).toBeUndefined();
+
+      // Reviewed again, FAN-1's write-back is pending: it is marked and unticked, and FAN-3 is confirmed on its own.
+      await page.goto(consoleUrl('/console/recommendations?category=Fans'));
+      await page.getByRole('link', { name: 'Select all shown' }).click();
+      expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
+      expect(await page.getByRole('checkbox', { name: 'Approve FAN-1' }).isChecked()).toBe(false);
+      expect(await page.getByText('Its last approval is still being written back').count()).toBe(1);
+      await page.getByLabel('Confirm the large change of FAN-3', { exact: false }).check();
+      expect(await submit(page, page.getByRole('button', { name: 'Approve the ticked products' }))).toBe(200);
+      await page.getByRole('heading', { name: 'Bulk approval: 2 of 2 approved' }).waitFor();
+      expect(await readLatestApproval(workspace.workspaceId, 'FAN-3')).toBeDefined();
+    } finally {
+      await context.close();
+    }
+  });
 });

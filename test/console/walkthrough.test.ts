@@ -145,8 +145,8 @@ describe("a pricing manager's morning, start to end", { timeout: 180_000 }, () =
     await lookAt('list');
     expect(await submit(page, page.getByRole('button', { name: 'Review selected for approval' }))).toBe(200);
     await page.getByRole('heading', { name: 'Confirm approving 3 products' }).waitFor();
-    await page.getByLabel(/I confirm the 3 large changes/).check();
-    expect(await submit(page, page.getByRole('button', { name: 'Approve 3 products' }))).toBe(200);
+    for (const hinge of HINGES) await page.getByLabel(`Confirm the large change of ${hinge.sku}`, { exact: false }).check();
+    expect(await submit(page, page.getByRole('button', { name: 'Approve the ticked products' }))).toBe(200);
     await page.getByRole('heading', { name: 'Bulk approval: 3 of 3 approved' }).waitFor();
   });
 

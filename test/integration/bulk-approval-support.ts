@@ -26,13 +26,28 @@ export function picks(page: string): Record<string, string> {
   );
 }
 
-/** The hidden fields of the confirmation step's form, as the browser would send them. */
-export function confirmationFields(page: string): Record<string, string> {
+/** The confirmation step form's inputs, each with its type, name, value and whether it starts ticked. */
+function confirmationInputs(page: string) {
   const form = /<form class="approve"[\s\S]*?<\/form>/.exec(page)?.[0];
   if (!form) throw new Error(`the page has no confirmation form: ${page.slice(0, 2000)}`);
-  return Object.fromEntries(
-    [...form.matchAll(/<input[^>]*type="hidden"[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
-  );
+  return [...form.matchAll(/<input([^>]*)>/g)].flatMap(([, attributes = '']) => {
+    const attribute = (name: string) => new RegExp(`\\b${name}="([^"]*)"`).exec(attributes)?.[1];
+    const name = attribute('name');
+    if (!name) return [];
+    return [{ type: attribute('type'), name, value: attribute('value') ?? 'on', ticked: /\schecked\b/.test(attributes) }];
+  });
+}
+
+/** What a browser sends of the confirmation step's form untouched: its hidden fields, and the boxes that start ticked. */
+export function confirmationFields(page: string): Record<string, string> {
+  const sent = confirmationInputs(page).filter((input) => input.type === 'hidden' || (input.type === 'checkbox' && input.ticked));
+  return Object.fromEntries(sent.map((input) => [input.name, input.value]));
+}
+
+/** The boxes the confirmation step leaves unticked, by name: each line held back and each large change's own box. */
+export function untickedBoxes(page: string): Record<string, string> {
+  const unticked = confirmationInputs(page).filter((input) => input.type === 'checkbox' && !input.ticked);
+  return Object.fromEntries(unticked.map((input) => [input.name, input.value]));
 }
 
 /** Selects every product the filtered list shows and asks for the confirmation step. */

@@ -5,7 +5,7 @@ import { readApprovalHistory } from '#shared/approvals/history.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
 import { csrfTokenOf } from './console-session.ts';
-import { confirm, confirmationFields, LIST, person, picks, review, tasksOf } from './bulk-approval-support.ts';
+import { confirm, confirmationFields, LIST, person, picks, review, tasksOf, untickedBoxes } from './bulk-approval-support.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 
@@ -45,9 +45,10 @@ describe('bulk approval in the console', { timeout: 180_000 }, () => {
     expect(step.text).not.toContain('KETTLE');
     const fields = confirmationFields(step.text);
     expect(Object.keys(fields).filter((name) => name.startsWith('line.'))).toHaveLength(3);
-    // FAN-3 moves past the default 25%: the one box confirms it with the others.
-    expect(step.text).toContain('I confirm the 1 large change marked above');
-    const done = await confirm(browser, { ...fields, confirmLarge: 'yes' });
+    // FAN-3 moves past the default 25%: its own box, the only one left unticked, confirms it.
+    const boxes = untickedBoxes(step.text);
+    expect(Object.keys(boxes)).toEqual(['confirm.2']);
+    const done = await confirm(browser, { ...fields, ...boxes });
     expect(done.status, done.text).toBe(200);
     expect(done.text).toContain('Bulk approval: 3 of 3 approved');
     for (const fan of FANS) {
@@ -95,7 +96,7 @@ describe('bulk approval in the console', { timeout: 180_000 }, () => {
     expect(await readLatestApproval(other.workspaceId, 'FAN-1')).toBeDefined();
   });
 
-  it('refuses a large change left unconfirmed, as a single approval is refused, and approves the others', async () => {
+  it('leaves a large change its box did not confirm unattempted and ticked for another review, and approves the others', async () => {
     const other = await newWorkspace('Bulk Unconfirmed Seller');
     await drain(other, { product: FANS });
     const browser = await person(other.workspaceId, ['pricing']);
@@ -103,8 +104,44 @@ describe('bulk approval in the console', { timeout: 180_000 }, () => {
     const done = await confirm(browser, fields);
     expect(done.status, done.text).toBe(200);
     expect(done.text).toContain('Bulk approval: 2 of 3 approved');
-    expect(done.text).toMatch(/FAN-3[\s\S]*Not approved: price 20\.00 USD: that is \+33\.33% from the current price/);
+    expect(done.text).toMatch(/FAN-3[\s\S]*Not attempted: Its large change was not confirmed: review it again to confirm it\./);
+    expect(done.text).toMatch(/name="pick\.0" type="checkbox" value="FAN-3" checked/);
     expect(await readLatestApproval(other.workspaceId, 'FAN-3')).toBeUndefined();
+    expect(await readLatestApproval(other.workspaceId, 'FAN-1')).toBeDefined();
+  });
+
+  it('approves only the lines left ticked, and unticks by default a product whose last approval is still being written back', async () => {
+    const other = await newWorkspace('Bulk Unticking Seller');
+    await drain(other, { product: [FANS[0] as ProductRecord, FANS[1] as ProductRecord] });
+    const browser = await person(other.workspaceId, ['pricing']);
+    const step = await review(browser, 'category=Fans');
+    const fields = confirmationFields(step.text);
+    // Unticking FAN-2 leaves it out: its line is not sent.
+    const { ['line.1']: _left, ...ticked } = fields;
+    const done = await confirm(browser, ticked);
+    expect(done.text).toContain('Bulk approval: 1 of 1 approved');
+    expect(await tasksOf(other, 'FAN-1')).toHaveLength(1);
+    expect(await readLatestApproval(other.workspaceId, 'FAN-2')).toBeUndefined();
+
+    // FAN-1's write-back is pending: the next review shows it, marked and unticked, and approves only FAN-2.
+    const next = await review(browser, 'category=Fans');
+    expect(next.text).toContain('Its last approval is still being written back: this one would replace it.');
+    expect(Object.keys(untickedBoxes(next.text))).toEqual(['line.0']);
+    const second = await confirm(browser, confirmationFields(next.text));
+    expect(second.text).toContain('Bulk approval: 1 of 1 approved');
+    expect(await tasksOf(other, 'FAN-1')).toHaveLength(1);
+    expect(await tasksOf(other, 'FAN-2')).toHaveLength(1);
+  });
+
+  it('refuses a confirmation with every line unticked, approving nothing', async () => {
+    const other = await newWorkspace('Bulk Nothing Ticked Seller');
+    await drain(other, { product: [FANS[0] as ProductRecord] });
+    const browser = await person(other.workspaceId, ['pricing']);
+    const { ['line.0']: _left, ...none } = confirmationFields((await review(browser, 'category=Fans')).text);
+    const done = await confirm(browser, none);
+    expect(done.status).toBe(422);
+    expect(done.text).toContain('No product was left ticked: nothing was approved.');
+    expect(await readLatestApproval(other.workspaceId, 'FAN-1')).toBeUndefined();
   });
 
   it('waits for a second approver past the workspace threshold, and a second bulk approval of the waiting set publishes them', async () => {

@@ -65,7 +65,7 @@ describe('bulk approval under hostile input', { timeout: 240_000 }, () => {
   it('refuses forged confirmation lines and ids, and approves nothing', async () => {
     const step = await browser.request('POST', LIST, { _csrf: token, _action: 'review', 'pick.0': FAN.sku });
     expect(step.status).toBe(200);
-    const real = /name="line\.0" value="([^"]+)"/.exec(step.text)?.[1] as string;
+    const real = /name="line\.0"\s+value="([^"]+)"/.exec(step.text)?.[1] as string;
     const [sku, decision, , currency, large] = JSON.parse(Buffer.from(real, 'base64url').toString('utf8')) as unknown[];
     const bulkId = /name="bulkId" value="([^"]+)"/.exec(step.text)?.[1] as string;
     const refusedWhole = [

@@ -38,6 +38,15 @@ function review(lines: BulkLine[], skipped: BulkReview['skipped'] = []): BulkRev
 }
 
 describe("the list's selection for bulk approval", () => {
+  it('ticks again the rows a cancelled review step names, and no other', () => {
+    const markup = listMarkup([row('A'), row('B'), row('C')], 'picked=A&picked=C&picked=NOT-SHOWN');
+    expect(markup).toMatch(/name="pick.0" value="A" aria-label="Select A"\s+checked/);
+    expect(markup).toMatch(/name="pick.1" value="B" aria-label="Select B"\s*\/>/);
+    expect(markup).toMatch(/name="pick.2" value="C" aria-label="Select C"\s+checked/);
+    // The selection is not carried into the list's other links.
+    expect(markup).not.toContain('picked=');
+  });
+
   it('offers a checkbox per priced product to the pricing role, inside a form with the CSRF token', () => {
     const markup = listMarkup([row('A'), row('B', { recommendedPriceCents: undefined, changePct: null })]);
     expectShown(markup, '<input type="hidden" name="_csrf" value="tok">', '<input type="hidden" name="_action" value="review">');
@@ -78,8 +87,31 @@ describe('the carried lines of a confirmation', () => {
     const shown = line('A,B "x"/<y>', { large: true });
     const back = seenLines({ 'line.0': carriedLine(shown), 'line.1': carriedLine(line('C')) });
     expect(back).toEqual([
-      { sku: 'A,B "x"/<y>', pricingDecisionId: 'pd_A,B "x"/<y>', recommendedPriceCents: 2100, currency: 'USD', large: true },
-      { sku: 'C', pricingDecisionId: 'pd_C', recommendedPriceCents: 2100, currency: 'USD', large: false },
+      {
+        sku: 'A,B "x"/<y>',
+        pricingDecisionId: 'pd_A,B "x"/<y>',
+        recommendedPriceCents: 2100,
+        currency: 'USD',
+        large: true,
+        confirmed: false,
+      },
+      { sku: 'C', pricingDecisionId: 'pd_C', recommendedPriceCents: 2100, currency: 'USD', large: false, confirmed: false },
+    ]);
+  });
+
+  it('are confirmed each by its own large-change box, and a box of a small or unticked line confirms nothing', () => {
+    const form = {
+      'line.0': carriedLine(line('A', { large: true })),
+      'line.2': carriedLine(line('C', { large: true })),
+      'line.3': carriedLine(line('D')),
+      'confirm.2': 'yes',
+      'confirm.1': 'yes',
+      'confirm.3': 'yes',
+    };
+    expect(seenLines(form)?.map((seen) => [seen.sku, seen.confirmed])).toEqual([
+      ['A', false],
+      ['C', true],
+      ['D', false],
     ]);
   });
 
@@ -112,7 +144,7 @@ describe('the confirmation step', () => {
     expectShown(view.body, '<strong>+7.50 USD</strong> per quote of each of 2 products; too thin to say for 1 product');
     expectShown(view.body, '<strong>−1.00 EUR</strong> per quote of each of 1 product');
     expectShown(view.body, '<a href="/console/recommendations/Z">Z</a>: Not priced.');
-    expectShown(view.body, 'Approve 4 products', '<input type="hidden" name="bulkId" value="bulk_x">');
+    expectShown(view.body, 'Approve the ticked products', '<input type="hidden" name="bulkId" value="bulk_x">');
     expect(view.body.text).not.toContain('confirmLarge');
   });
 
@@ -122,17 +154,49 @@ describe('the confirmation step', () => {
     expect(view.body.text).not.toContain('per quote of each');
   });
 
-  it('asks for one box confirming the large changes it marks, when there are any', () => {
+  it('ticks each line to approve, and asks each large change for a box of its own', () => {
     const view = bulkConfirmationView({
       review: review([line('A', { large: true, waits: true }), line('B')]),
       bulkId: 'bulk_x',
       csrfToken: 't',
       back: 'state=unreviewed',
     });
-    expectShown(view.body, 'name="confirmLarge" type="checkbox" value="yes" required');
-    expectShown(view.body, 'I confirm the 1 large change marked above (past 10% from the current price)');
-    expectShown(view.body, 'Large change (past 10%): confirm below. Waits for a second approver');
-    expectShown(view.body, 'href="/console/recommendations?state=unreviewed">Cancel: back to the list</a>');
+    expectShown(view.body, `name="line.0" value="${carriedLine(line('A', { large: true, waits: true }))}" aria-label="Approve A" checked`);
+    expectShown(view.body, `name="line.1" value="${carriedLine(line('B'))}" aria-label="Approve B" checked`);
+    expectShown(view.body, 'Waits for a second approver.', 'name="confirm.0" type="checkbox" value="yes"');
+    expectShown(view.body, '<label for="confirm-0">Confirm the large change of A (past 10%)</label>');
+    expect(view.body.text).not.toContain('name="confirm.1"');
+    expect(view.body.text).not.toContain('required');
+  });
+
+  it('leaves unticked and marks a line whose earlier approval still waits or is still being written back', () => {
+    const lines = [
+      line('A', { earlier: 'waiting' }),
+      line('B', { earlier: 'pending' }),
+      line('C'),
+      line('D', { earlier: 'seconds', waits: true }),
+    ];
+    const view = bulkConfirmationView({ review: review(lines), bulkId: 'bulk_x', csrfToken: 't', back: '' });
+    expectShown(view.body, 'aria-label="Approve A">', 'An earlier approval waits for a second approver: this one would replace it.');
+    expectShown(view.body, 'aria-label="Approve B">', 'Its last approval is still being written back: this one would replace it.');
+    expectShown(view.body, 'aria-label="Approve C" checked');
+    // A second approver's line, at the price that waits: ticked, since seconding it is what they came to do.
+    expectShown(view.body, 'aria-label="Approve D" checked', 'Seconds the approval of this price that waits for a second approver.');
+    expect(view.body.text).not.toContain('Waits for a second approver.');
+    expectShown(view.body, '2: an earlier approval of each is still under way; tick it to replace that approval');
+  });
+
+  it('cancels back to the same page of the list with the selection kept, what was left out included', () => {
+    const view = bulkConfirmationView({
+      review: review([line('A&B'), line('C')], [{ sku: 'Z', reason: 'Not priced.' }]),
+      bulkId: 'bulk_x',
+      csrfToken: 't',
+      back: 'state=unreviewed&after=cur_1&select=all&notice=x',
+    });
+    expectShown(
+      view.body,
+      'href="/console/recommendations?state=unreviewed&amp;after=cur_1&amp;picked=A%26B&amp;picked=C&amp;picked=Z">Cancel: back to the list, the selection kept</a>',
+    );
   });
 });
 

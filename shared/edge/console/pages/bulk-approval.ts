@@ -49,11 +49,14 @@ export function carriedLine(line: BulkLine): string {
   return Buffer.from(JSON.stringify(carried)).toString('base64url');
 }
 
-/** The lines the confirmation step's form carried, or undefined when any of them is not one it wrote. */
+/**
+ * The lines the confirmation step's form carried, those left ticked, each with whether its own large-change box was
+ * ticked; or undefined when any of them is not one it wrote.
+ */
 export function seenLines(form: Readonly<Record<string, string>>): SeenLine[] | undefined {
   const fields = Object.entries(form).filter(([name]) => /^line\.\d{1,4}$/.test(name));
   const lines: SeenLine[] = [];
-  for (const [, text] of fields) {
+  for (const [name, text] of fields) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
@@ -62,7 +65,8 @@ export function seenLines(form: Readonly<Record<string, string>>): SeenLine[] | 
     }
     if (!v.is(CarriedLineSchema, parsed)) return undefined;
     const [sku, pricingDecisionId, recommendedPriceCents, currency, large] = parsed;
-    lines.push({ sku, pricingDecisionId, recommendedPriceCents, currency, large });
+    const confirmed = large && form[`confirm.${name.slice('line.'.length)}`] === 'yes';
+    lines.push({ sku, pricingDecisionId, recommendedPriceCents, currency, large, confirmed });
   }
   return lines;
 }
@@ -83,22 +87,39 @@ function totalsText(review: BulkReview): Html {
   </ul>`;
 }
 
-function checksText(line: BulkLine, confirmPct: number): string {
-  const checks = [
-    line.large ? `Large change (past ${confirmPct}%): confirm below` : '',
-    line.waits ? 'Waits for a second approver' : '',
-  ].filter(Boolean);
-  return checks.length === 0 ? 'None' : checks.join('. ');
+/** A line whose approval would replace one still under way: shown unticked until a person ticks it. */
+function heldBack(line: BulkLine): boolean {
+  return line.earlier === 'waiting' || line.earlier === 'pending';
 }
 
+/** Why a line is ticked or not, and what it needs: a large change its own box confirms, an earlier approval it would overtake. */
+function checksCell(line: BulkLine, index: number, confirmPct: number): Html {
+  const notes = [
+    line.earlier === 'waiting' ? 'An earlier approval waits for a second approver: this one would replace it.' : '',
+    line.earlier === 'pending' ? 'Its last approval is still being written back: this one would replace it.' : '',
+    line.earlier === 'seconds' ? 'Seconds the approval of this price that waits for a second approver.' : '',
+    line.waits && line.earlier !== 'seconds' ? 'Waits for a second approver.' : '',
+  ].filter(Boolean);
+  const large = line.large
+    ? html`<span class="confirm-large">
+        <input id="confirm-${index}" name="confirm.${index}" type="checkbox" value="yes" />
+        <label for="confirm-${index}">Confirm the large change of ${line.sku} (past ${confirmPct}%)</label>
+      </span>`
+    : html``;
+  const status = line.large || heldBack(line) ? 'checks status status-pending' : 'checks';
+  return html`<td data-label="Checks" class="${status}">${notes.length === 0 && !line.large ? 'None' : notes.join(' ')} ${large}</td>`;
+}
+
+/** Each line with its own tick: a line with an earlier approval still under way starts unticked. */
 function linesTable(review: BulkReview): Html {
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="Products to approve">
     <table class="data recommendations bulk-lines">
       <caption>
-        Each product is approved at its recommended price
+        Each ticked product is approved at its recommended price
       </caption>
       <thead>
         <tr>
+          <th scope="col" class="pick">Approve</th>
           <th scope="col">SKU</th>
           <th scope="col" class="number">Current price</th>
           <th scope="col" class="number">Price to approve</th>
@@ -109,8 +130,17 @@ function linesTable(review: BulkReview): Html {
       </thead>
       <tbody>
         ${review.lines.map(
-          (line) =>
+          (line, index) =>
             html`<tr>
+              <td class="pick" data-label="Approve">
+                <input
+                  type="checkbox"
+                  name="line.${index}"
+                  value="${carriedLine(line)}"
+                  aria-label="${`Approve ${line.sku}`}"
+                  ${heldBack(line) ? html`` : html` checked`}
+                />
+              </td>
               <th scope="row"><a href="${productPath(line.sku)}">${line.sku}</a></th>
               <td class="number" data-label="Current price">${money(line.currentPriceCents, line.currency)}</td>
               <td class="number" data-label="Price to approve">${money(line.recommendedPriceCents, line.currency)}</td>
@@ -118,9 +148,7 @@ function linesTable(review: BulkReview): Html {
               <td class="number" data-label="Expected impact / quote">
                 ${line.expectedMarginChangeCents === undefined ? 'too thin' : expectedImpact(line.expectedMarginChangeCents, line.currency)}
               </td>
-              <td data-label="Checks" class="${line.large ? 'checks status status-pending' : 'checks'}">
-                ${checksText(line, review.confirmPct)}
-              </td>
+              ${checksCell(line, index, review.confirmPct)}
             </tr>`,
         )}
       </tbody>
@@ -133,18 +161,6 @@ function secondApproverText(waiting: number): string {
   return `needed for ${waiting}: ${waiting === 1 ? 'it waits' : 'they wait'} until another person approves the same price`;
 }
 
-/** The large-change confirmation for the whole selection: one box naming how many lines it confirms. */
-function largeConfirmation(review: BulkReview): Html {
-  const large = review.lines.filter((line) => line.large).length;
-  if (large === 0) return html``;
-  return html`<div class="confirm-large">
-    <input id="confirm-large" name="confirmLarge" type="checkbox" value="yes" required />
-    <label for="confirm-large">
-      I confirm the ${large} large change${large === 1 ? '' : 's'} marked above (past ${review.confirmPct}% from the current price)
-    </label>
-  </div>`;
-}
-
 export interface ConfirmationInput {
   readonly review: BulkReview;
   readonly bulkId: string;
@@ -153,10 +169,24 @@ export interface ConfirmationInput {
   readonly back: string;
 }
 
-/** The step between selecting and approving: what each approval will be, and the selection's summed expected impact. */
+/** Back to the list as it was, the page and the selection kept: each SKU the step showed is ticked there again. */
+function cancelLink(back: string, review: BulkReview): string {
+  const query = new URLSearchParams(listLink(back).split('?')[1] ?? '');
+  const after = new URLSearchParams(back).get('after');
+  if (after) query.set('after', after);
+  for (const sku of [...review.lines.map((line) => line.sku), ...review.skipped.map((skip) => skip.sku)]) query.append('picked', sku);
+  return `${listLink('')}?${query.toString()}`;
+}
+
+/**
+ * The step between selecting and approving: what each approval will be, the selection's summed expected impact, and a
+ * tick per line to leave any out. A large change is approved only with its own box; left unconfirmed, the others are
+ * approved and it stays ticked for one more review.
+ */
 export function bulkConfirmationView(input: ConfirmationInput): PageView {
   const { review } = input;
   const count = review.lines.length;
+  const earlier = review.lines.filter(heldBack).length;
   const skipped =
     review.skipped.length === 0
       ? ''
@@ -164,19 +194,23 @@ export function bulkConfirmationView(input: ConfirmationInput): PageView {
           <ul>
             ${review.skipped.map((skip) => html`<li><a href="${productPath(skip.sku)}">${skip.sku}</a>: ${skip.reason}</li>`)}
           </ul>`;
+  const cancel = html`<p><a href="${cancelLink(input.back, review)}">Cancel: back to the list, the selection kept</a></p>`;
   const form =
     count === 0
-      ? html`<p>None of the selected products can be approved. <a href="${listLink(input.back)}">Back to the list</a></p>`
+      ? html`<p>None of the selected products can be approved.</p>
+          ${cancel}`
       : html`<form class="approve" method="post" action="${listLink('')}">
           <input type="hidden" name="_csrf" value="${input.csrfToken}" />
           <input type="hidden" name="_action" value="approve" />
           <input type="hidden" name="bulkId" value="${input.bulkId}" />
           <input type="hidden" name="back" value="${input.back}" />
-          ${review.lines.map((line, index) => html`<input type="hidden" name="line.${index}" value="${carriedLine(line)}" />`)}
-          ${largeConfirmation(review)}
-          <p class="hint">One approval per product, each held to the same rules as approving it on its own page.</p>
-          <button type="submit">Approve ${count} product${count === 1 ? '' : 's'}</button>
-          <p><a href="${listLink(input.back)}">Cancel: back to the list</a></p>
+          ${linesTable(review)}
+          <p class="hint">
+            Untick a product to leave it out. One approval per ticked product, each held to the same rules as approving it on its own page;
+            a large change left unconfirmed is not approved, and the others are.
+          </p>
+          <button type="submit">Approve the ticked products</button>
+          ${cancel}
         </form>`;
   const body = html`<p class="breadcrumb"><a href="${listLink(input.back)}">Recommendations</a></p>
     <h1>Confirm approving ${count} product${count === 1 ? '' : 's'}</h1>
@@ -184,9 +218,12 @@ export function bulkConfirmationView(input: ConfirmationInput): PageView {
       ['Products', String(count)],
       ['Expected impact', totalsText(review)],
       ['Large changes', String(review.lines.filter((line) => line.large).length)],
-      ['Second approver', secondApproverText(review.lines.filter((line) => line.waits).length)],
+      ['Second approver', secondApproverText(review.lines.filter((line) => line.waits && line.earlier !== 'seconds').length)],
+      ...(earlier > 0
+        ? ([['Unticked', `${earlier}: an earlier approval of each is still under way; tick it to replace that approval`]] as const)
+        : []),
     ])}
-    ${count === 0 ? '' : linesTable(review)} ${skipped} ${form}`;
+    ${skipped} ${form}`;
   return { title: 'Confirm bulk approval · Recommendations', body };
 }
 
@@ -227,7 +264,7 @@ export const bulkActions: Readonly<Record<string, PageAction>> = {
       if (!skus.every((sku) => v.is(IdentifierSchema, sku))) return refusedView('The selection names no such product.', back);
       try {
         checkSelectionSize(skus.length);
-        const review = await reviewSelection(await workspaceOf(ctx), skus);
+        const review = await reviewSelection(await workspaceOf(ctx), skus, { approverId: ctx.user.userId, nowMs: ctx.nowMs });
         return { kind: 'show', view: bulkConfirmationView({ review, bulkId: newBulkId(), csrfToken: ctx.csrfToken, back }) };
       } catch (error) {
         return refusedView(refusalOf(error), back);
@@ -241,6 +278,7 @@ export const bulkActions: Readonly<Record<string, PageAction>> = {
       const back = form.back ?? '';
       const lines = seenLines(form);
       if (!lines || !form.bulkId) return refusedView('This confirmation is not one the console wrote: select the products again.', back);
+      if (lines.length === 0) return refusedView('No product was left ticked: nothing was approved.', back);
       try {
         const approver = consoleApprover(ctx.user, await workspaceOf(ctx));
         const options = { bulkId: form.bulkId, confirmLarge: form.confirmLarge === 'yes', now: new Date(ctx.nowMs) };

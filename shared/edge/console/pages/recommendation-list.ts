@@ -9,6 +9,7 @@ import {
 } from '#shared/recommendations/catalogue.ts';
 import { readCataloguePage, type RowFilter } from '#shared/recommendations/listing-pages.ts';
 import { readSkuApprovals, type SkuApproval, type SkuApprovalState, skuApprovalStates } from '#shared/approvals/sku-states.ts';
+import { MAX_BULK_SKUS } from '#shared/approvals/bulk.ts';
 import { money, signedPct, withQuery } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
@@ -140,11 +141,12 @@ function impactCell(row: CatalogueRow): Html {
  * A row's checkbox for bulk approval: only a priced product can be approved, only by the pricing role, and a product
  * held by data warnings only on its own page, where the confirmation names each warning.
  */
-function pickCell(row: CatalogueRow, index: number, selection: ListSelection | undefined, all: boolean): Html {
-  if (!selection?.canApprove) return html``;
+function pickCell(row: CatalogueRow, index: number, pick: Picking): Html {
+  if (!pick.selection?.canApprove) return html``;
   if (row.recommendedPriceCents === undefined || row.warnings?.length) return html`<td class="pick" data-label="Select"></td>`;
+  const checked = pick.all || pick.picked.has(row.sku);
   return html`<td class="pick" data-label="Select">
-    <input type="checkbox" name="pick.${index}" value="${row.sku}" aria-label="${`Select ${row.sku}`}" ${all ? html` checked` : ''} />
+    <input type="checkbox" name="pick.${index}" value="${row.sku}" aria-label="${`Select ${row.sku}`}" ${checked ? html` checked` : ''} />
   </td>`;
 }
 
@@ -199,7 +201,7 @@ function recommendationsTable(page: CataloguePage, query: ListQuery, approvals: 
         ${page.rows.map(
           (row, index) =>
             html`<tr>
-              ${pickCell(row, index, pick.selection, pick.all)}
+              ${pickCell(row, index, pick)}
               <th scope="row"><a href="${productPath(row.sku)}">${row.sku}</a></th>
               <td class="wide-only">${row.name ?? '—'}</td>
               <td class="wide-only">${row.category ?? '—'}</td>
@@ -219,6 +221,8 @@ interface Picking {
   readonly selection: ListSelection | undefined;
   /** `?select=all`: every priced row of the page starts checked. */
   readonly all: boolean;
+  /** `?picked=` once per SKU: the rows a cancelled review step selected start checked again. */
+  readonly picked: ReadonlySet<string>;
 }
 
 /** The list's body: pure, so that its rows, links and escaping are unit-tested. */
@@ -230,7 +234,8 @@ export function catalogueView(
   selection?: ListSelection,
 ): PageView {
   const search = listAddressQuery(address);
-  const pick: Picking = { selection, all: search.get('select') === 'all' };
+  const picked = new Set(address.getAll('picked').slice(0, MAX_BULK_SKUS));
+  const pick: Picking = { selection, all: search.get('select') === 'all', picked };
   const table = page.rows.length === 0 ? html`` : recommendationsTable(page, query, approvals, pick);
   // The table sits inside the selection's form, so that its checkboxes are the form's fields.
   const listed =
