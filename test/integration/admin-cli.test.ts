@@ -1,9 +1,6 @@
 // The admin CLI run as an operator runs it, against the local stack and, with --aws, a named table.
 import { keys } from '#platform/table/keys.ts';
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
@@ -15,7 +12,7 @@ import { tableName } from '#platform/config.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call } from './support.ts';
-import { withTableHolding } from './table-of-its-own.ts';
+import { stackFileOf, withTableHolding } from './table-of-its-own.ts';
 
 const run = promisify(execFile);
 
@@ -351,8 +348,7 @@ describe('the admin CLI’s console users', () => {
     if (!keyItem) throw new Error('the key item is missing');
     // The backfill Scans a table that holds this workspace and its key, and nothing else the run wrote.
     await withTableHolding({ workspaceIds: [workspaceId], items: [keyItem] }, async (table) => {
-      const stackFile = join(mkdtempSync(join(tmpdir(), 'pricing-own-table-')), 'stack.json');
-      writeFileSync(stackFile, JSON.stringify({ ...JSON.parse(readFileSync(inject('stackFile'), 'utf8')), tableName: table }));
+      const stackFile = stackFileOf(table);
       const backfill = async () => {
         const result = await runAdmin(['key', 'backfill-listings', '--stack', stackFile, '--json']);
         expect(result.code, result.stderr).toBe(0);

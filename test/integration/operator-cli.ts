@@ -12,9 +12,12 @@ export interface AdminRun {
   readonly stderr: string;
 }
 
-/** Runs the CLI against the test run's local stack; with --aws, against what the command line names instead. */
-export function admin(args: readonly string[], input = ''): Promise<AdminRun> {
-  const target = args.includes('--aws') ? [] : ['--stack', inject('stackFile')];
+/**
+ * Runs the CLI against the test run's local stack (or the stack file given, which describes another table of it); with
+ * --aws, against what the command line names instead.
+ */
+export function admin(args: readonly string[], input = '', stackFile: string = inject('stackFile')): Promise<AdminRun> {
+  const target = args.includes('--aws') ? [] : ['--stack', stackFile];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['bin/admin.ts', ...args, ...target], { cwd: projectRoot });
     let stdout = '';

@@ -1,5 +1,8 @@
 // A table of its own for a migration's test: copies of some workspaces' items, so that the migration's Scan reads those and nothing else the run has written.
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DeleteTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { inject } from 'vitest';
@@ -55,4 +58,11 @@ export async function withTableHolding<T>(held: HeldItems, run: (table: string) 
     await dynamo.send(new DeleteTableCommand({ TableName: own }));
     dynamo.destroy();
   }
+}
+
+/** A stack file for the admin CLI: the run's local stack, its table this one. */
+export function stackFileOf(ownTable: string): string {
+  const stackFile = join(mkdtempSync(join(tmpdir(), 'pricing-own-table-')), 'stack.json');
+  writeFileSync(stackFile, JSON.stringify({ ...JSON.parse(readFileSync(inject('stackFile'), 'utf8')), tableName: ownTable }));
+  return stackFile;
 }
