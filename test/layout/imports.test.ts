@@ -115,7 +115,42 @@ function circles(): string[][] {
   return found;
 }
 
+/** The map's domain rows, top to bottom, each the folders it names: a row imports only the rows below it. */
+function domainRows(): string[][] {
+  const rows: string[][] = [];
+  let inDomain = false;
+  for (const line of readFileSync(join(projectRoot, 'docs/architecture.md'), 'utf8').split('\n')) {
+    const cells = line.split('|').map((cell) => cell.trim());
+    if (!line.startsWith('|') || cells.length < 5) continue;
+    if (cells[1]) inDomain = cells[1] === 'domain';
+    if (inDomain) rows.push([...(cells[2] ?? '').matchAll(/`(shared\/[a-z-]+)\/`/g)].map((match) => match[1] ?? ''));
+  }
+  return rows;
+}
+
+/** Each import between two domain folders whose row is not below the importer's. */
+function rowBreaches(rows: readonly string[][]): string[] {
+  const rowOf = new Map(rows.flatMap((folders, row) => folders.map((folder) => [folder, row] as const)));
+  return [...edges].flatMap(([from, targets]) =>
+    [...targets].flatMap((to) => {
+      const [a, b] = [rowOf.get(from), rowOf.get(to)];
+      return a !== undefined && b !== undefined && b < a ? [`${from} imports ${to}, a row above it`] : [];
+    }),
+  );
+}
+
 describe('the layering of the code', () => {
+  it("orders the map's domain rows as the imports run: each imports only the rows below it", () => {
+    const rows = domainRows();
+    expect(rows.length).toBeGreaterThan(5);
+    expect(rowBreaches(rows)).toEqual([]);
+  });
+
+  it('names every domain folder on one row of the map', () => {
+    const domain = [...new Set(sourceFiles('shared').map(folderOf))].filter((folder) => floorOf(folder) === 1).sort();
+    expect(domainRows().flat().sort()).toEqual(domain);
+  });
+
   it('runs imports one way: entries, programs, handlers, edge, domain, platform, never back up', () => {
     expect(floorBreaches).toEqual([]);
   });
