@@ -1,29 +1,13 @@
 // The pricing service stack: table, queues, HTTP API and functions, all derived from the shared definitions.
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
+import { Annotations, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
-import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { environmentNames, serviceName } from '#platform/config.ts';
+import { serviceName } from '#platform/config.ts';
 import { type QueueId, queues } from '#platform/queues.ts';
-import {
-  type FallbackRoute,
-  type ConsoleRoute,
-  consoleRoutes,
-  fallbackRoute,
-  type HttpRoute,
-  type QueueWorker,
-  type RouteAccess,
-  routes,
-  type ScheduledJob,
-  scheduledJobs,
-  workers,
-} from '#edge/routes.ts';
-import { type AccessPattern, accessPatterns } from '#platform/table/access-patterns.ts';
-import { dataKeySecretIdEnvironmentName } from '#shared/webhooks/secrets.ts';
+import type { ConsoleRoute, FallbackRoute, HttpRoute, QueueWorker, ScheduledJob } from '#edge/routes.ts';
+import type { AccessPattern } from '#platform/table/access-patterns.ts';
 import { constructId } from './constructs/construct-id.ts';
 import { customerManagedKey, kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 import { ServiceAlarms } from './constructs/service-alarms.ts';
@@ -31,14 +15,15 @@ import { webhookDataKey, webhookDataKeyContextKey } from './constructs/webhook-d
 import { OperatorPolicy } from './constructs/operator-policy.ts';
 import { canaryChoice, canaryId, PriceCanary } from './constructs/price-canary.ts';
 import { recordedTableNames, unrecordedTableWarning } from './table-cut-over.ts';
-import { ServiceApi } from './constructs/service-api.ts';
 import { ServiceDashboard } from './constructs/service-dashboard.ts';
-import { logRetention, ServiceFunction } from './constructs/service-function.ts';
-import { type MonitoredFunction, ServiceMetrics } from './constructs/service-metrics.ts';
+import { logRetention, type ServiceFunction } from './constructs/service-function.ts';
+import { ServiceMetrics } from './constructs/service-metrics.ts';
 import { ServiceQueue } from './constructs/service-queue.ts';
-import { ServiceRoles } from './constructs/service-roles.ts';
+import type { ServiceRoles } from './constructs/service-roles.ts';
 import { existingTableContextKey, serviceTableOrExisting } from './constructs/service-table.ts';
-import { tableAccessOf, type TableCaller } from './table-access.ts';
+import { costTags, untaggedResourceTypes } from './cost-tags.ts';
+import { FunctionFactory, wireFunctions } from './service-functions.ts';
+import { addStackOutputs } from './stack-outputs.ts';
 
 /** Context key read by the stack: `cdk synth -c stage=dev`. */
 export const stageContextKey = 'stage';
@@ -58,21 +43,7 @@ export { kmsKeyContextKey } from './constructs/customer-managed-key.ts';
 
 export { existingTableContextKey } from './constructs/service-table.ts';
 
-/** Resource types the stack leaves untagged: CloudFormation refuses tags on them. */
-export const untaggedResourceTypes = ['AWS::CloudWatch::Dashboard'];
-
-/** The cost-allocation tags: every resource carries the first two, every function and its log group one of the others. */
-export const costTags = { service: 'service', stage: 'stage', route: 'route', worker: 'worker' } as const;
-
-/** Which variable carries a queue's URL; typed per QueueId so a new queue cannot be added without naming one. */
-const queueUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
-  drain: environmentNames.drainQueueUrl,
-  webhooks: environmentNames.webhooksQueueUrl,
-};
-const deadLetterUrlEnvironmentNames: Readonly<Record<QueueId, string>> = {
-  drain: environmentNames.drainDeadLetterQueueUrl,
-  webhooks: environmentNames.webhooksDeadLetterQueueUrl,
-};
+export { costTags, untaggedResourceTypes };
 
 export interface PricingServiceStackProps extends StackProps {
   /** Defaults to the shared route table; tests pass their own rows to cover shapes the table does not have yet. */
@@ -112,6 +83,20 @@ export interface PricingServiceStackProps extends StackProps {
 }
 
 export class PricingServiceStack extends Stack {
+  /**
+   * The stack's stage (its props, the `stage` context, or production), with the cost-allocation tags it puts on every
+   * resource: Cost Explorer splits the bill by these once they are activated (docs/cost.md). CloudFormation takes no
+   * tags on a dashboard (cfn-lint E3002), though the CDK offers them.
+   */
+  private tagStage(props: PricingServiceStackProps): string {
+    const contextStage: unknown = this.node.tryGetContext(stageContextKey);
+    const stage = props.stage ?? (typeof contextStage === 'string' && contextStage !== '' ? contextStage : defaultStage);
+    const tagged = { excludeResourceTypes: untaggedResourceTypes };
+    Tags.of(this).add(costTags.service, serviceName, tagged);
+    Tags.of(this).add(costTags.stage, stage, tagged);
+    return stage;
+  }
+
   /** The stack's own table, or the existing one it was given. */
   readonly table: ITable;
   readonly queues: ReadonlyMap<QueueId, ServiceQueue>;
@@ -129,158 +114,31 @@ export class PricingServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: PricingServiceStackProps = {}) {
     super(scope, id, props);
 
-    const contextStage: unknown = this.node.tryGetContext(stageContextKey);
-    const stage = props.stage ?? (typeof contextStage === 'string' && contextStage !== '' ? contextStage : defaultStage);
+    const stage = this.tagStage(props);
     const disposable = stage === disposableStage;
     const removalPolicy = disposable ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
-    // Cost allocation: Cost Explorer splits the bill by these once they are activated (docs/cost.md). CloudFormation
-    // takes no tags on a dashboard (cfn-lint E3002), though the CDK offers them.
-    const tagged = { excludeResourceTypes: untaggedResourceTypes };
-    Tags.of(this).add(costTags.service, serviceName, tagged);
-    Tags.of(this).add(costTags.stage, stage, tagged);
 
     const encryptionKey = customerManagedKey(this, props.kmsKey ?? this.node.tryGetContext(kmsKeyContextKey), removalPolicy);
     this.encryptionKey = encryptionKey;
-
-    const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
-    const unrecorded = unrecordedTableWarning(
-      typeof existingTableName === 'string' ? existingTableName : undefined,
-      props.recordedTableNames ?? recordedTableNames(),
-    );
-    if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
-    const table = serviceTableOrExisting(this, 'Data', existingTableName, {
-      deletionProtection: !disposable,
-      removalPolicy,
-      encryptionKey,
-    });
+    const table = this.dataTable(props, disposable, removalPolicy, encryptionKey);
     this.table = table;
-
     const serviceQueues = new Map<QueueId, ServiceQueue>();
     for (const definition of Object.values(queues)) {
       serviceQueues.set(definition.id, new ServiceQueue(this, `${constructId(definition.id)}Queue`, { definition, encryptionKey }));
     }
     this.queues = serviceQueues;
-    const queueFor = (queueId: QueueId): ServiceQueue => {
-      const queue = serviceQueues.get(queueId);
-      if (!queue) throw new Error(`no queue ${queueId} in shared/platform/queues.ts`);
-      return queue;
-    };
-
     const webhookDataKeySecret = webhookDataKey(this, 'WebhookDataKey', {
       existingSecretArn: props.webhookDataKeySecretArn ?? this.node.tryGetContext(webhookDataKeyContextKey),
       removalPolicy,
       encryptionKey,
     });
-
     // One log group for every function, whatever the number of routes: each stream is named after its function.
     const functionLogs = new LogGroup(this, 'FunctionLogs', { retention: logRetention, removalPolicy, encryptionKey });
 
-    // Every function of this stack, so that the catalogue's collectives ('every /api/v1 and /v1 route') resolve to them.
-    const fallback = props.fallbackRoute ?? fallbackRoute;
-    const callers: TableCaller[] = [
-      fallback,
-      ...(props.routes ?? routes),
-      ...(props.consoleRoutes ?? consoleRoutes),
-      ...(props.workers ?? workers),
-      ...(props.scheduledJobs ?? scheduledJobs),
-    ];
-    this.roles = new ServiceRoles(this, 'AccessRoles', { table, queueFor, webhookDataKey: webhookDataKeySecret, encryptionKey });
-
-    /**
-     * Turns a row's `access` into environment and a role: the table actions are those of the access patterns that
-     * name the function (lib/stack/table-access.ts), the rest is the row's; nothing else is granted.
-     */
-    const serviceFunctions = new Map<string, ServiceFunction>();
-    this.functions = serviceFunctions;
-    const createFunction = (
-      id: string,
-      row: TableCaller & { entry: string; memoryMb: number; access: RouteAccess; files?: HttpRoute['files'] },
-      timeoutSeconds: number,
-      kind: { tag: 'route' | 'worker'; consumes?: QueueId },
-    ): ServiceFunction => {
-      const environment: Record<string, string> = {};
-      if (row.access.table) environment[environmentNames.tableName] = table.tableName;
-      for (const queueId of row.access.sendTo ?? []) {
-        environment[queueUrlEnvironmentNames[queueId]] = queueFor(queueId).queue.queueUrl;
-      }
-      for (const queueId of row.access.sendToDeadLetter ?? []) {
-        environment[deadLetterUrlEnvironmentNames[queueId]] = queueFor(queueId).deadLetterQueue.queueUrl;
-      }
-
-      if (row.access.webhookSecrets) environment[dataKeySecretIdEnvironmentName] = webhookDataKeySecret.secretArn;
-
-      const tableAccess = row.access.table
-        ? tableAccessOf(row, callers, props.accessPatterns ?? accessPatterns)
-        : { tableActions: [], indexActions: [] };
-      const role = this.roles.roleFor(
-        {
-          ...tableAccess,
-          sendTo: row.access.sendTo ?? [],
-          sendToDeadLetter: row.access.sendToDeadLetter ?? [],
-          consumes: kind.consumes,
-          webhookSecrets: row.access.webhookSecrets ?? false,
-        },
-        row.id,
-      );
-      const fn = new ServiceFunction(this, id, {
-        entry: row.entry,
-        memoryMb: row.memoryMb,
-        timeoutSeconds,
-        environment,
-        logGroup: functionLogs,
-        files: row.files,
-        role,
-      });
-      Tags.of(fn).add(costTags[kind.tag], row.id);
-      serviceFunctions.set(row.id, fn);
-      return fn;
-    };
-
-    /** What the dashboard and the alarms watch: every function, with the route it serves. */
-    const monitored: MonitoredFunction[] = [];
-
-    const fallbackFunction = createFunction(`${constructId(fallback.id)}Function`, fallback, fallback.timeoutSeconds, { tag: 'route' });
-    const api = new ServiceApi(this, 'Api', { fallbackFunction: fallbackFunction.function, removalPolicy, encryptionKey });
-    monitored.push({ id: fallback.id, memoryMb: fallback.memoryMb, function: fallbackFunction.function, kind: 'http' });
-
-    for (const route of props.routes ?? routes) {
-      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds, { tag: 'route' });
-      api.addRoute(route, fn.function);
-      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
-    }
-
-    // The console's routes: functions of their own, so that the API's functions carry none of the console's code.
-    for (const route of props.consoleRoutes ?? consoleRoutes) {
-      const fn = createFunction(`${constructId(route.id)}Function`, route, route.timeoutSeconds, { tag: 'route' });
-      api.addRoute(route, fn.function);
-      monitored.push({ id: route.id, memoryMb: route.memoryMb, function: fn.function, route, kind: 'http' });
-    }
-
-    for (const worker of props.workers ?? workers) {
-      const source = queueFor(worker.queue);
-      // The queue's visibility timeout is derived from this same number, which keeps it at six times the timeout.
-      const fn = createFunction(`${constructId(worker.id)}Worker`, worker, queues[worker.queue].consumerTimeoutSeconds, {
-        tag: 'worker',
-        consumes: worker.queue,
-      });
-      fn.function.addEventSource(
-        new SqsEventSource(source.queue, {
-          batchSize: worker.batchSize,
-          maxConcurrency: worker.maxConcurrency,
-          reportBatchItemFailures: true,
-        }),
-      );
-      monitored.push({ id: worker.id, memoryMb: worker.memoryMb, function: fn.function, kind: 'worker' });
-    }
-
-    for (const job of props.scheduledJobs ?? scheduledJobs) {
-      const fn = createFunction(`${constructId(job.id)}Job`, job, job.timeoutSeconds, { tag: 'worker' });
-      new Rule(this, `${constructId(job.id)}Schedule`, {
-        schedule: Schedule.rate(Duration.minutes(job.everyMinutes)),
-        targets: [new LambdaFunction(fn.function, { retryAttempts: 0 })],
-      });
-      monitored.push({ id: job.id, memoryMb: job.memoryMb, function: fn.function, kind: 'job', everyMinutes: job.everyMinutes });
-    }
+    const factory = new FunctionFactory(this, { props, table, queues: serviceQueues, webhookDataKeySecret, functionLogs, encryptionKey });
+    this.roles = factory.roles;
+    this.functions = factory.functions;
+    const { api, monitored } = wireFunctions(this, factory, props, { removalPolicy, encryptionKey });
 
     const canary = canaryChoice(this, props, !disposable);
     this.canary =
@@ -290,10 +148,6 @@ export class PricingServiceStack extends Stack {
     const metrics = new ServiceMetrics({ functions: monitored, api: api.api, stage: api.stage, queues: serviceQueues, table });
     const dashboard = new ServiceDashboard(this, 'Operations', { metrics, canary: this.canary !== undefined });
     this.alarms = new ServiceAlarms(this, 'Alarms', { metrics, canary: this.canary !== undefined });
-
-    new CfnOutput(this, 'ApiUrl', { value: api.url, description: 'Base URL of the HTTP API' });
-    new CfnOutput(this, 'TableName', { value: table.tableName, description: 'The service table' });
-    new CfnOutput(this, 'FunctionLogGroup', { value: functionLogs.logGroupName, description: 'The log group every function writes to' });
     const operator = new OperatorPolicy(this, 'Operator', {
       table,
       queues: [...serviceQueues.values()],
@@ -301,38 +155,27 @@ export class PricingServiceStack extends Stack {
       encryptionKey,
       patterns: props.accessPatterns,
     });
-    new CfnOutput(this, 'OperatorPolicyArn', {
-      value: operator.policy.managedPolicyArn,
-      description: 'Managed policy to attach to whoever runs the admin CLI with --aws against this stack',
+    addStackOutputs(this, {
+      api,
+      table,
+      functionLogs,
+      operator,
+      alarms: this.alarms,
+      dashboard,
+      webhookDataKeySecret,
+      queues: serviceQueues,
+      canary: this.canary,
     });
-    new CfnOutput(this, 'AccessLogGroup', {
-      value: api.accessLogGroup.logGroupName,
-      description: 'The API access log: each request’s caller address, status and the Lambda request id its function logged',
-    });
-    new CfnOutput(this, 'AlarmTopicArn', {
-      value: this.alarms.topic.topicArn,
-      description: 'SNS topic of the alarms that page: subscribe the on-call of the team that runs the service',
-    });
-    new CfnOutput(this, 'TicketTopicArn', {
-      value: this.alarms.ticketTopic.topicArn,
-      description: 'SNS topic of the alarms for a ticket: subscribe the team’s queue of work for working hours',
-    });
-    new CfnOutput(this, 'DashboardName', { value: dashboard.dashboard.dashboardName, description: 'The CloudWatch dashboard' });
-    new CfnOutput(this, 'WebhookDataKeySecretArn', {
-      value: webhookDataKeySecret.secretArn,
-      description: 'The secret the admin CLI reads (with --aws) to seal webhook signing secrets',
-    });
-    if (this.canary) {
-      new CfnOutput(this, 'CanaryKeySecret', {
-        value: this.canary.keySecretId,
-        description: 'The secret the canary reads its erp key from: put the key in it (docs/operations.md, PriceCanaryFailing)',
-      });
-    }
-    for (const [queueId, serviceQueue] of serviceQueues) {
-      new CfnOutput(this, `${constructId(queueId)}QueueUrl`, {
-        value: serviceQueue.queue.queueUrl,
-        description: `URL of the ${queueId} queue`,
-      });
-    }
+  }
+
+  /** The stack's own table, or the existing one the stack was given, with a warning when no context file records it. */
+  private dataTable(props: PricingServiceStackProps, disposable: boolean, removalPolicy: RemovalPolicy, encryptionKey: IKey | undefined) {
+    const existingTableName = props.existingTableName ?? this.node.tryGetContext(existingTableContextKey);
+    const unrecorded = unrecordedTableWarning(
+      typeof existingTableName === 'string' ? existingTableName : undefined,
+      props.recordedTableNames ?? recordedTableNames(),
+    );
+    if (unrecorded) Annotations.of(this).addWarningV2('pricing-service:table-not-recorded', unrecorded);
+    return serviceTableOrExisting(this, 'Data', existingTableName, { deletionProtection: !disposable, removalPolicy, encryptionKey });
   }
 }

@@ -315,13 +315,15 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   }));
   return [...kept.filter((item) => item.type !== 'historyLog'), ...logs]
     .map((item) => {
-      // A document's chunk names the batch that wrote it, as its batchId does.
+      // A document's chunk names the batch that wrote it, as its batchId does. What the bands job writes onto a product
+      // (its bands, its recent order lines' figures) lands whenever that job runs, before or after the dump.
       const {
         batchId: _batchId,
         chunk: _chunk,
         syncedAt: _syncedAt,
         expiresAt: _expiresAt,
         segmentBands: _bands,
+        orderLines: _orderLines,
         bandsUpdatedAt: _at,
         ...fields
       } = item;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { powertoolsLayerParameter, powertoolsVersion } from '#lib/stack/constructs/powertools-layer.ts';
 import { alarmThresholds } from '#lib/stack/constructs/service-alarms.ts';
 import { stageThrottle } from '#lib/stack/constructs/service-api.ts';
-import { pricingRouteId } from '#lib/stack/constructs/service-metrics.ts';
+import { pricingRouteId } from '#lib/stack/constructs/monitored.ts';
 import { requestMetricNames } from '#platform/observability.ts';
 import { PricingServiceStack, type PricingServiceStackProps } from '#lib/stack/pricing-service-stack.ts';
 import { cdkJsonContext, projectRoot } from '#lib/stack/project.ts';

@@ -1,5 +1,9 @@
 // The per-request call mix the heat model loads the table with: for each request kind, the catalogue patterns it makes, on which key, how many items and units each (counted on the local stack: see test/integration/heat-model.test.ts).
-import type { HeatStep, LoadProfile, RequestKind } from './model.ts';
+import type { LoadProfile, RequestKind } from './model.ts';
+import { everyApiRequest, OUTBOX } from './mix-steps.ts';
+import { webhookDelivery } from './mix-webhooks.ts';
+
+export { webhookDelivery };
 
 /**
  * A price call's stored answer, brotli-compressed: the call item is written at 1 WRU per started KB. On the sample
@@ -10,40 +14,6 @@ export const RESPONSE_BYTES = { perCall: 1_100, perLine: 28 } as const;
 
 /** Tasks a claim leases, at the connector kit's default limit. */
 export const TASKS_PER_CLAIM = 10;
-
-const RATE = "Count a request against the workspace's per-second rate";
-
-/** An instance's cost ledger, flushed once a minute whatever it served. */
-const COST_LEDGER_FLUSH: HeatStep = {
-  pattern: "Flush an instance's cost ledger: what a route or worker cost a workspace on a UTC day",
-  key: 'costLedger',
-  per: 'instance-minute',
-  items: 1,
-  writeUnits: 1,
-};
-
-/** What every /api/v1 request costs besides its own work: its key and workspace (cached), its last use, the cost ledger. */
-function everyApiRequest(rateWindow: 'window' | 'count' | 'none'): HeatStep[] {
-  return [
-    { pattern: 'Authenticate a request by its API key', key: 'apiKey', items: 1, readUnits: 0.5 },
-    { pattern: "Read a key's workspace (status, features, limits)", key: 'workspace', items: 1, readUnits: 0.5 },
-    // Once per key and instance in 5 minutes.
-    {
-      pattern: "Record a key's last use, at most once per key in 5 minutes",
-      key: 'apiKeyListing',
-      per: 'instance-minute',
-      items: 0.2,
-      writeUnits: 1,
-    },
-    COST_LEDGER_FLUSH,
-    ...(rateWindow === 'none' ? [] : [{ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, items: 1, writeUnits: 1 }]),
-    // A shard's first request of each second is refused by its window's condition and starts it anew (once a second
-    // for each shard, whatever the requests: counted with the price calls).
-    ...(rateWindow === 'window'
-      ? [{ pattern: RATE, key: 'rateShard', args: { meter: 'api' }, per: 'second' as const, items: 1, writeUnits: 1 }]
-      : []),
-  ];
-}
 
 const withCustomer = (profile: LoadProfile) => profile.customerShare;
 const BANDS = 'Price call: the workspace band and the category bands, kept per instance';
@@ -244,7 +214,6 @@ const APPROVE = 'Approve: record the approval, its turn, its tasks and the cance
 
 const IDEMPOTENT_CLAIM = 'Creating call with an Idempotency-Key: claim the key';
 const IDEMPOTENT_ANSWER = 'Creating call with an Idempotency-Key: store the answer';
-const OUTBOX = 'Record a webhook event in the transaction of the state change it reports (the outbox)';
 
 /**
  * An approval by a live key of a SKU approved for the first time, with an Idempotency-Key as the client sends one, to a
@@ -309,44 +278,6 @@ export const approval: RequestKind = {
     { pattern: APPROVE, key: 'listingKeys.writeback', items: 1, writeUnits: 1 },
     { pattern: OUTBOX, key: 'webhookEvent', items: 2, writeUnits: 2 },
     { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 2, writeUnits: 1 },
-  ],
-};
-
-export const webhookDelivery: RequestKind = {
-  id: 'webhook',
-  describe: 'a webhook delivery',
-  rate: (profile) => profile.webhookDeliveriesPerSecond,
-  steps: [
-    { pattern: 'Read a webhook event to fan it out, to attempt it or to redeliver it', key: 'webhookEvent', items: 2, readUnits: 1 },
-    { pattern: "List a workspace's webhook endpoints", key: 'webhookEndpointPrefix', items: 1, readUnits: 0.5 },
-    // The attempt reads its endpoint again, as it stands then: its URL, secret and health.
-    { pattern: 'Read a webhook endpoint', key: 'webhookEndpoint', items: 1, readUnits: 1 },
-    {
-      pattern: 'Read a delivery’s logged state before an attempt (drops a second receive of an attempt already logged)',
-      key: 'webhookDelivery',
-      items: 1,
-      readUnits: 1,
-    },
-    { pattern: 'Log a delivery attempt and its delivery’s new state', key: 'webhookDelivery', items: 2, writeUnits: 2 },
-    {
-      pattern: 'Take and give back a webhook attempt’s in-flight slot (a lease under the endpoint’s and the workspace’s bounds)',
-      key: 'webhookInFlight',
-      items: 1,
-      readUnits: 1,
-      writeUnits: 2,
-    },
-    // Three conditional writes of a unit each: on a line idle since its last event the fan-out's move is refused (a
-    // refused condition costs its write unit) and the line starts afresh; its attempts' places then move it on.
-    {
-      pattern: 'Take places on a workspace’s webhook line (its fair share of the shared queue)',
-      key: 'webhookLine',
-      items: 3,
-      writeUnits: 1,
-    },
-    { pattern: 'Take a fanned-out webhook event off the sweeper’s list', key: 'webhookEvent', items: 1, writeUnits: 1 },
-    // Taking the event off the sweeper's list deletes the entry its outbox write made.
-    { pattern: OUTBOX, key: 'lookupKeys.undispatchedEvent', items: 1, writeUnits: 1 },
-    COST_LEDGER_FLUSH,
   ],
 };
 

@@ -8,7 +8,8 @@ import { OVER_BUDGET_SHARE } from '#edge/latency-budgets.ts';
 import type { QueueId } from '#platform/queues.ts';
 import { constructId } from './construct-id.ts';
 import { canaryEveryMinutes } from './price-canary.ts';
-import type { MonitoredFunction, ServiceMetrics } from './service-metrics.ts';
+import type { MonitoredFunction } from './monitored.ts';
+import type { ServiceMetrics } from './service-metrics.ts';
 
 /** The thresholds, with their reasons in docs/operations.md. */
 export const alarmThresholds = {
