@@ -343,4 +343,31 @@ describe('every page', { timeout: 300_000 }, () => {
       await audit.close();
     }
   });
+
+  it('on a phone, 390 px wide, scrolls no page sideways and has no serious or critical accessibility violation on any', async () => {
+    const audit = await newConsoleContext(browser, { bypassCSP: true });
+    try {
+      const page = await audit.newPage();
+      await page.setViewportSize({ width: 390, height: 844 });
+      await signIn(page, manager.email, manager.password);
+      const navigation = await page
+        .getByRole('navigation', { name: 'Console' })
+        .getByRole('link')
+        .evaluateAll((links) => links.map((link) => new URL((link as unknown as { href: string }).href).pathname));
+      const findings: string[] = [];
+      for (const path of [...new Set([...navigation, '/console/recommendations/BOLT'])]) {
+        expect((await page.goto(consoleUrl(path)))?.status(), path).toBe(200);
+        const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+        if (overflow > 0) findings.push(`${path}: scrolls ${overflow} px sideways`);
+        for (const violation of await seriousAxeViolations(page)) {
+          findings.push(`${path}: ${violation.id} (${violation.impact}) ${violation.help}`);
+        }
+        const name = path === '/console' ? 'home' : path.replace(/^\/console\//, '').replaceAll('/', '-');
+        await screenshot(page, `${name}-phone`);
+      }
+      expect(findings).toEqual([]);
+    } finally {
+      await audit.close();
+    }
+  });
 });

@@ -32,36 +32,38 @@ export function connectorsView(ctx: ConsoleContext, connectors: readonly Connect
       keys.
     </p>
     ${error ? html`<p class="error" role="alert">${error}</p>` : ''}
-    <table>
-      <caption class="muted">
-        Connectors of the workspace
-      </caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Id</th>
-          <th scope="col">Write-backs</th>
-          <th scope="col">Created</th>
-        </tr>
-      </thead>
-      <tbody>
-        ${
-          connectors.length === 0
-            ? html`<tr>
-                <td colspan="4">No connectors yet.</td>
-              </tr>`
-            : connectors.map(
-                (connector) =>
-                  html`<tr>
-                    <th scope="row">${connector.name}</th>
-                    <td><code>${connector.connectorId}</code></td>
-                    <td>${connector.receivesWritebacks ? 'yes' : 'no'}</td>
-                    <td>${connector.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
-                  </tr>`,
-              )
-        }
-      </tbody>
-    </table>
+    <div class="table-wrap" tabindex="0" role="region" aria-label="Connectors of the workspace">
+      <table>
+        <caption class="muted">
+          Connectors of the workspace
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Id</th>
+            <th scope="col">Write-backs</th>
+            <th scope="col">Created</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${
+            connectors.length === 0
+              ? html`<tr>
+                  <td colspan="4">No connectors yet.</td>
+                </tr>`
+              : connectors.map(
+                  (connector) =>
+                    html`<tr>
+                      <th scope="row">${connector.name}</th>
+                      <td><code>${connector.connectorId}</code></td>
+                      <td>${connector.receivesWritebacks ? 'yes' : 'no'}</td>
+                      <td>${connector.createdAt.slice(0, 16).replace('T', ' ')} UTC</td>
+                    </tr>`,
+                )
+          }
+        </tbody>
+      </table>
+    </div>
     <h2>Create a connector</h2>
     ${createForm(ctx)}`;
   return { title: 'Connectors', body };
