@@ -830,6 +830,13 @@ export interface components {
               share: number;
             }[];
           };
+          per_month?: {
+            expected_margin_change: number;
+            quote_lines: number;
+            days: number;
+            /** Format: date */
+            as_of: string;
+          };
         }
       | {
           /** @constant */
@@ -1036,6 +1043,12 @@ export interface operations {
            *               "share": 0.3
            *             }
            *           ]
+           *         },
+           *         "per_month": {
+           *           "expected_margin_change": -13.63,
+           *           "quote_lines": 38,
+           *           "days": 90,
+           *           "as_of": "2026-10-05"
            *         }
            *       }
            *     }

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import { thrownApiError } from '#test/support/thrown.ts';
-import { type BulkLine, bulkLine, checkSelectionSize, impactTotals, MAX_BULK_SKUS, newBulkId } from './bulk.ts';
+import { type BulkLine, bulkLine, checkSelectionSize, MAX_BULK_SKUS, newBulkId } from './bulk.ts';
+import { impactTotals } from './bulk-totals.ts';
 import { checkSeen, RecommendationMoved } from './rules.ts';
 
 function recommendation(overrides: Partial<PricedRecommendation> = {}): PricedRecommendation {
@@ -98,8 +99,19 @@ describe("the selection's summed expected impact", () => {
       line({ sku: 'D', currency: 'EUR', expectedMarginChangeCents: 75 }),
     ]);
     expect(totals).toEqual([
-      { currency: 'EUR', expectedMarginChangeCents: 75, estimated: 1, tooThin: 0 },
-      { currency: 'USD', expectedMarginChangeCents: 380, estimated: 2, tooThin: 1 },
+      { currency: 'EUR', expectedMarginChangeCents: 75, estimated: 1, tooThin: 0, perMonthCents: 0, perMonthProducts: 0 },
+      { currency: 'USD', expectedMarginChangeCents: 380, estimated: 2, tooThin: 1, perMonthCents: 0, perMonthProducts: 0 },
+    ]);
+  });
+
+  it('sums the month at each product’s recent quote rate beside the quote, for the products that have a rate', () => {
+    const totals = impactTotals([
+      line({ sku: 'A', expectedMarginChangeCents: 500, expectedMarginChangePerMonthCents: 15_219 }),
+      line({ sku: 'B', expectedMarginChangeCents: -120, expectedMarginChangePerMonthCents: -1_218 }),
+      line({ sku: 'C', expectedMarginChangeCents: 40 }),
+    ]);
+    expect(totals).toEqual([
+      { currency: 'USD', expectedMarginChangeCents: 420, estimated: 3, tooThin: 0, perMonthCents: 14_001, perMonthProducts: 2 },
     ]);
   });
 

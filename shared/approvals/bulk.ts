@@ -64,6 +64,8 @@ export interface BulkLine {
   readonly waits: boolean;
   /** The expected margin change per quote in minor units; absent when the impact is too thin to say or not estimated. */
   readonly expectedMarginChangeCents?: number;
+  /** The same over a month at the product's recent quote rate; absent until its bands job counted one. */
+  readonly expectedMarginChangePerMonthCents?: number;
   /**
    * What the SKU's latest approval is still doing: waiting for a second approver, or its write-backs pending. A new
    * approval would overtake it, so the step shows the line unticked until a person ticks it; except one that seconds
@@ -90,6 +92,9 @@ export function bulkLine(recommendation: PricedRecommendation, thresholds: Appro
     large: movesPast(price, current, thresholds.confirmPct),
     waits: secondApprovalThreshold(price, current, thresholds) !== undefined,
     ...(impact?.status === 'estimated' ? { expectedMarginChangeCents: impact.expectedMarginChangeCents } : {}),
+    ...(impact?.status === 'estimated' && impact.perMonth
+      ? { expectedMarginChangePerMonthCents: impact.perMonth.expectedMarginChangeCents }
+      : {}),
   };
 }
 
@@ -149,30 +154,6 @@ export async function reviewSelection(
     }
   }
   return { lines, skipped, confirmPct: thresholds.confirmPct };
-}
-
-/** The selection's expected margin change per quote, one quote of each product, summed per currency (never across currencies). */
-export interface ImpactTotal {
-  readonly currency: string;
-  readonly expectedMarginChangeCents: number;
-  /** Products whose impact is in the sum. */
-  readonly estimated: number;
-  /** Products of this currency whose impact is too thin to say. */
-  readonly tooThin: number;
-}
-
-export function impactTotals(lines: readonly BulkLine[]): ImpactTotal[] {
-  const totals = new Map<string, { expectedMarginChangeCents: number; estimated: number; tooThin: number }>();
-  for (const line of lines) {
-    const total = totals.get(line.currency) ?? { expectedMarginChangeCents: 0, estimated: 0, tooThin: 0 };
-    if (line.expectedMarginChangeCents === undefined) total.tooThin++;
-    else {
-      total.expectedMarginChangeCents += line.expectedMarginChangeCents;
-      total.estimated++;
-    }
-    totals.set(line.currency, total);
-  }
-  return [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([currency, total]) => ({ currency, ...total }));
 }
 
 /** What the confirmation step's form carries of each line back to the approval. */

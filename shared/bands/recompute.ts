@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { orderLinesReferences } from '#shared/canonical/data-warnings.ts';
 import { combineBands, computeCategoryBands, poolWinModels } from '#shared/pricing/bands.ts';
+import { recentQuoteLines } from '#shared/pricing/quote-rate.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { segmentWinLifts } from '#shared/pricing/win-lift.ts';
 import { releaseBandsLease, takeBandsLease } from './lease.ts';
@@ -112,7 +113,7 @@ export interface RecomputeResult {
   readonly pricedSkus: readonly string[];
 }
 
-/** One category's bands from its history, written with its products' order-lines references and its kept list markups. */
+/** One category's bands from its history, written with its products' order-lines references and quote rates, and its kept list markups. */
 async function recomputeCategory(workspaceId: string, category: string, settings: PricingSettings, scope: BandScope, now: Date) {
   const [lines, kept] = await Promise.all([
     readCategoryLines(workspaceId, category, now.getTime()),
@@ -122,7 +123,13 @@ async function recomputeCategory(workspaceId: string, category: string, settings
   const listed = await categoryListMarkups(workspaceId, category, skus, kept, scope.listPriceMayHaveMoved, now.getTime());
   const bands = computeCategoryBands(lines, settings, now.getTime(), listed.markups);
   const [written] = await Promise.all([
-    writeCategoryBands(workspaceId, category, { bands, orderLines: orderLinesReferences(lines) }, scope.writes, now.toISOString()),
+    writeCategoryBands(
+      workspaceId,
+      category,
+      { bands, orderLines: orderLinesReferences(lines), recentQuotes: recentQuoteLines(lines, now.getTime()) },
+      scope.writes,
+      now.toISOString(),
+    ),
     keepMarkups(listed.keep),
   ]);
   return { category, lines: lines.length, skus: [...bands.segmentSkus.keys()], ...written };

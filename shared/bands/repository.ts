@@ -3,6 +3,7 @@ import { deleteItems, inParallel, putItems, WRITE_CONCURRENCY } from '#platform/
 import { tableName } from '#platform/config.ts';
 import type { OrderLinesReference } from '#shared/canonical/data-warnings.ts';
 import type { Band, CategoryBands } from '#shared/pricing/model.ts';
+import { QUOTE_RATE_WINDOW_DAYS, type RecentQuotes } from '#shared/pricing/quote-rate.ts';
 import { executeStatementBatch, putItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { HISTORY_LOG_SHARDS, keys } from '#platform/table/keys.ts';
@@ -74,23 +75,47 @@ export interface BandWrites {
   readonly linesTouchedIn: (category: string) => { readonly products: ReadonlySet<string>; readonly customers: ReadonlySet<string> };
 }
 
-/** What a category's recompute writes: its bands, and each product's reference from its recent order lines. */
+/**
+ * One product's write of its segment bands, order-lines reference and quote rate. Every product with lines in the
+ * category has a rate: the lines name it, if only before the window.
+ */
+function productBandsStatement(
+  key: { readonly PK: string; readonly SK: string },
+  segments: ReadonlyMap<string, Band>,
+  reference: OrderLinesReference | undefined,
+  counted: RecentQuotes | undefined,
+  at: string,
+) {
+  const quotes = counted ?? { lines: 0, days: QUOTE_RATE_WINDOW_DAYS, asOf: at.slice(0, 10) };
+  return reference
+    ? {
+        Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET orderLines = ? SET recentQuotes = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
+        Parameters: [encodeBandMap(segments), reference, quotes, at, key.PK, key.SK],
+      }
+    : {
+        Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET recentQuotes = ? SET bandsUpdatedAt = ? REMOVE orderLines WHERE PK = ? AND SK = ?`,
+        Parameters: [encodeBandMap(segments), quotes, at, key.PK, key.SK],
+      };
+}
+
+/** What a category's recompute writes: its bands, and each product's recent order lines' reference and quote rate. */
 export interface CategoryWrite {
   readonly bands: CategoryBands;
   readonly orderLines: ReadonlyMap<string, OrderLinesReference>;
+  readonly recentQuotes: ReadonlyMap<string, RecentQuotes>;
 }
 
 /**
  * Writes one category's bands: the category item (always, so that the category is known to a rebuild), each chosen
  * product's segment × SKU bands onto its product item, and each chosen customer's customer × SKU bands in the category.
  * A product or customer whose lines there were all removed (a corrected document) loses its bands of the category.
- * The product's order-lines reference rides in the same statement, so the data warnings of its next record are judged
- * against its recent order lines at no write of their own.
+ * The product's order-lines reference and quote rate ride in the same statement, so the data warnings of its next
+ * record are judged against its recent order lines, and its expected impact is put per month, at no write of their own.
  */
 export async function writeCategoryBands(
   workspaceId: string,
   category: string,
-  { bands, orderLines }: CategoryWrite,
+  { bands, orderLines, recentQuotes }: CategoryWrite,
   writes: BandWrites,
   at: string,
 ): Promise<{ products: number; customers: number }> {
@@ -124,23 +149,13 @@ export async function writeCategoryBands(
   // history naming a product the catalogue does not hold is refused for that statement alone, and left so. A product
   // that lost its lines keeps the bands of the category it has moved to, if it has: hence the condition on category.
   await executeStatements([
-    ...products.map(([sku, segments]) => {
-      const key = keys.product(workspaceId, sku);
-      const reference = orderLines.get(sku);
-      return reference
-        ? {
-            Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET orderLines = ? SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ?`,
-            Parameters: [encodeBandMap(segments), reference, at, key.PK, key.SK],
-          }
-        : {
-            Statement: `UPDATE "${tableName()}" SET segmentBands = ? SET bandsUpdatedAt = ? REMOVE orderLines WHERE PK = ? AND SK = ?`,
-            Parameters: [encodeBandMap(segments), at, key.PK, key.SK],
-          };
-    }),
+    ...products.map(([sku, segments]) =>
+      productBandsStatement(keys.product(workspaceId, sku), segments, orderLines.get(sku), recentQuotes.get(sku), at),
+    ),
     ...lostProducts.map((sku) => {
       const key = keys.product(workspaceId, sku);
       return {
-        Statement: `UPDATE "${tableName()}" REMOVE segmentBands REMOVE orderLines SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND "category" = ?`,
+        Statement: `UPDATE "${tableName()}" REMOVE segmentBands REMOVE orderLines REMOVE recentQuotes SET bandsUpdatedAt = ? WHERE PK = ? AND SK = ? AND "category" = ?`,
         Parameters: [at, key.PK, key.SK, category],
       };
     }),

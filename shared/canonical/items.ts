@@ -3,6 +3,7 @@ import type { CustomerRecord, OrderRecord, ProductRecord, QuoteRecord } from '#s
 import type { TableItem } from '#platform/table/bulk.ts';
 import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
+import type { RecentQuotes } from '#shared/pricing/quote-rate.ts';
 import type { OrderLinesReference, WarningJudgement } from './data-warnings.ts';
 
 const DAY_MS = 86_400_000;
@@ -27,6 +28,7 @@ export interface CarriedFromBands {
   /** The segment × SKU bands, as JSON text. */
   readonly segmentBands?: string | undefined;
   readonly orderLines?: OrderLinesReference | undefined;
+  readonly recentQuotes?: RecentQuotes | undefined;
 }
 
 /**
@@ -43,6 +45,7 @@ export function productItem(record: ProductRecord, from: Provenance, carried: Ca
     ...attributesJson(attributes),
     ...(carried.segmentBands === undefined ? {} : { segmentBands: carried.segmentBands }),
     ...(carried.orderLines === undefined ? {} : { orderLines: carried.orderLines }),
+    ...(carried.recentQuotes === undefined ? {} : { recentQuotes: carried.recentQuotes }),
     ...(judged && judged.warnings.length > 0 ? { warnings: judged.warnings } : {}),
     ...(judged?.basis ? { warningBasis: judged.basis } : {}),
     batchId: from.batchId,

@@ -3,6 +3,7 @@ import { updateItem } from '#platform/table/commands.ts';
 import type { DocumentKind } from '#platform/table/key-parts.ts';
 import { keys } from '#platform/table/keys.ts';
 import { getItems, inParallel, WRITE_CONCURRENCY } from '#platform/table/bulk.ts';
+import { type RecentQuotes, recentQuotesOf } from '#shared/pricing/quote-rate.ts';
 import { basisOf, orderLinesOf, type StoredProductValues } from './data-warnings.ts';
 import type { DocumentFeeds, FxObservation } from './items.ts';
 
@@ -26,6 +27,8 @@ export async function readCategories(workspaceId: string, skus: readonly string[
 export interface StoredProduct {
   /** The segment × SKU bands, as JSON text; absent until its first bands job. */
   readonly segmentBands?: string;
+  /** Its quote rate, as its last bands job counted it. */
+  readonly recentQuotes?: RecentQuotes;
   readonly values: StoredProductValues;
 }
 
@@ -39,7 +42,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
     skus.map((sku) => keys.product(workspaceId, sku)),
     {
       consistent: true,
-      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved, #orders',
+      projection: '#sku, #bands, #cost, #price, #currency, #basis, #approved, #orders, #quotes',
       names: {
         '#sku': 'sku',
         '#bands': 'segmentBands',
@@ -49,6 +52,7 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
         '#basis': 'warningBasis',
         '#approved': 'writtenBackPriceCents',
         '#orders': 'orderLines',
+        '#quotes': 'recentQuotes',
       },
     },
   );
@@ -64,7 +68,12 @@ export async function readStoredProducts(workspaceId: string, skus: readonly str
         ...(typeof item.writtenBackPriceCents === 'number' ? { writtenBackPriceCents: item.writtenBackPriceCents } : {}),
         ...(orderLines ? { orderLines } : {}),
       };
-      return [item.sku as string, { ...(typeof item.segmentBands === 'string' ? { segmentBands: item.segmentBands } : {}), values }];
+      const recentQuotes = recentQuotesOf(item);
+      const carried = {
+        ...(typeof item.segmentBands === 'string' ? { segmentBands: item.segmentBands } : {}),
+        ...(recentQuotes ? { recentQuotes } : {}),
+      };
+      return [item.sku as string, { ...carried, values }];
     }),
   );
 }

@@ -33,7 +33,8 @@ async function prepareProducts(records: readonly ProductRecord[], from: Provenan
     const before = stored.get(record.sku);
     const judged = judgeProductData(record, before?.values, rules.factor, rules.baseCurrency);
     if (judged.warnings.length > 0) warned += 1;
-    return productItem(record, from, { segmentBands: before?.segmentBands, orderLines: before?.values.orderLines }, judged);
+    const carried = { segmentBands: before?.segmentBands, orderLines: before?.values.orderLines, recentQuotes: before?.recentQuotes };
+    return productItem(record, from, carried, judged);
   });
   return { puts, deletes: [], rates: [], touched, documents: new Set(), warned };
 }

@@ -3,6 +3,7 @@ import { decodeBand, decodeBandMap, decodeWinLifts, readCategoryBandsItem, type 
 import { BoundedMap, ExpiringCache } from '#platform/caches.ts';
 import type { Band, PricingProduct } from '#shared/pricing/model.ts';
 import { type DataWarning, warningsOf } from '#shared/canonical/data-warnings.ts';
+import { type RecentQuotes, recentQuotesOf } from '#shared/pricing/quote-rate.ts';
 import { getItems } from '#platform/table/bulk.ts';
 import { keys, skuOfProductKey } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
@@ -21,6 +22,8 @@ export interface ProductView extends PricingProduct {
   readonly segmentBands: ReadonlyMap<string, Band>;
   /** The data warnings its last batch left it with (shared/canonical/data-warnings.ts); absent or empty when it is in line. */
   readonly warnings?: DataWarning[];
+  /** How often it was quoted lately, as its last bands job counted it; absent before one. */
+  readonly recentQuotes?: RecentQuotes;
 }
 
 export interface CustomerView {
@@ -89,11 +92,21 @@ async function resolveExternalIds(workspaceId: string, externalIds: readonly str
 }
 
 function productView(item: Record<string, unknown>): ProductView {
-  const { segmentBands, warnings, warningBasis: _basis, writtenBackPriceCents: _approved, ...fields } = item;
+  const {
+    segmentBands,
+    warnings,
+    recentQuotes,
+    warningBasis: _basis,
+    writtenBackPriceCents: _approved,
+    orderLines: _orderLines,
+    ...fields
+  } = item;
+  const quotes = recentQuotesOf({ recentQuotes });
   return {
-    ...(fields as unknown as Omit<ProductView, 'segmentBands' | 'warnings'>),
+    ...(fields as unknown as Omit<ProductView, 'segmentBands' | 'warnings' | 'recentQuotes'>),
     segmentBands: decodeBandMap(segmentBands),
     ...(warnings === undefined ? {} : { warnings: warningsOf({ warnings }) }),
+    ...(quotes ? { recentQuotes: quotes } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 // What a change is worth: win probability and expected revenue and margin per quote at the current and recommended prices.
 import { recencyWeight } from '#shared/pricing/bands.ts';
+import { perMonth, type RecentQuotes } from '#shared/pricing/quote-rate.ts';
 import type { Band, WinModel } from '#shared/pricing/model.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import type { PricingSnapshot, ProductView } from '#shared/prices/inputs.ts';
@@ -71,6 +72,13 @@ function modelsOf(buyers: readonly Buyer[], snapshot: PricingSnapshot, product: 
   return [...new Set(buyers.map((buyer) => buyer.segment))].flatMap((segment) => category?.segments.get(segment)?.winModel ?? []);
 }
 
+/** The change over a month at the product's quote rate, once its bands job has counted one. */
+function monthOf(expectedMarginChangeCents: number, quotes: RecentQuotes | undefined) {
+  if (!quotes) return {};
+  const { lines: quoteLines, days, asOf } = quotes;
+  return { perMonth: { expectedMarginChangeCents: perMonth(expectedMarginChangeCents, quotes), quoteLines, days, asOf } };
+}
+
 /**
  * The expected effect, per quote, of moving from the current price to the recommended one, by the engine's own fitted
  * win model: for the SKU's typical quantity, each group of its recent buyers' chance of winning at both prices (their
@@ -114,16 +122,18 @@ export function estimateImpact(
   const quantity = typicalQuantity(product, category?.band, nowMs, settings);
   const currentSide = side(current, cost, quantity, atCurrent);
   const recommendedSide = side(recommendedPriceCents, cost, quantity, atRecommended);
+  const expectedMarginChangeCents = recommendedSide.expectedMarginCents - currentSide.expectedMarginCents;
   return {
     status: 'estimated',
     quantity,
     current: currentSide,
     recommended: recommendedSide,
-    expectedMarginChangeCents: recommendedSide.expectedMarginCents - currentSide.expectedMarginCents,
+    expectedMarginChangeCents,
     expectedRevenueChangeCents: recommendedSide.expectedRevenueCents - currentSide.expectedRevenueCents,
     evidence: {
       closedQuotes: modelsOf(mix.covered, snapshot, product).reduce((sum, model) => sum + model.closedQuotes, 0),
       segments: shareOf(bySegment(mix.covered)),
     },
+    ...monthOf(expectedMarginChangeCents, product.recentQuotes),
   };
 }

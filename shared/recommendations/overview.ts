@@ -80,6 +80,16 @@ export function impactView(impact: Impact | undefined, currency: string): Impact
     expected_margin_change: amount(impact.expectedMarginChangeCents),
     expected_revenue_change: amount(impact.expectedRevenueChangeCents),
     evidence,
+    ...(impact.perMonth
+      ? {
+          per_month: {
+            expected_margin_change: amount(impact.perMonth.expectedMarginChangeCents),
+            quote_lines: impact.perMonth.quoteLines,
+            days: impact.perMonth.days,
+            as_of: impact.perMonth.asOf,
+          },
+        }
+      : {}),
   };
 }
 

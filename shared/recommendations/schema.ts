@@ -64,6 +64,8 @@ export const ImpactSchema = v.variant('status', [
     expectedMarginChangeCents: v.number(),
     expectedRevenueChangeCents: v.number(),
     evidence: ImpactEvidenceSchema,
+    /** The margin change over a month at the product's recent quote rate; absent before its bands job counted one. */
+    perMonth: v.optional(v.object({ expectedMarginChangeCents: v.number(), quoteLines: v.number(), days: v.number(), asOf: v.string() })),
   }),
   v.object({ status: v.literal('too_thin'), reason: v.string(), evidence: ImpactEvidenceSchema }),
 ]);
@@ -167,6 +169,19 @@ export const ImpactViewSchema = v.variant('status', [
     expected_margin_change: signedDecimalAmount,
     expected_revenue_change: signedDecimalAmount,
     evidence: ImpactEvidenceViewSchema,
+    /**
+     * The margin change over a month at the product's recent quote rate: its quote lines (every outcome) in the `days`
+     * to `as_of`, as its last bands job counted them, times the change per quote, a month being a twelfth of a year.
+     * Absent until a bands job has counted the product's quotes.
+     */
+    per_month: v.optional(
+      v.strictObject({
+        expected_margin_change: signedDecimalAmount,
+        quote_lines: v.pipe(v.number(), v.safeInteger(), v.minValue(0)),
+        days: v.pipe(v.number(), v.safeInteger(), v.minValue(1)),
+        as_of: v.pipe(v.string(), v.isoDate()),
+      }),
+    ),
   }),
   v.strictObject({ status: v.literal('too_thin'), reason: v.string(), evidence: ImpactEvidenceViewSchema }),
   v.strictObject({ status: v.literal('not_estimated'), reason: v.string() }),

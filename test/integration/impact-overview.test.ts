@@ -94,6 +94,19 @@ describe('GET /v1/prices/{sku}?include=impact', () => {
     expect(response.json).not.toHaveProperty('rationale');
   });
 
+  it('puts the change over a month at the product’s recent quote rate: its quote lines of the last 90 days', async () => {
+    const { impact } = (await getPrice(seller.keys.pwLive, 'PIPE-1', '?include=impact')).json;
+    // Every third of the quotes, one every 6 days on average, 35 of them in the 90 days to the bands job.
+    expect(impact.per_month).toEqual({
+      expected_margin_change: expect.any(Number),
+      quote_lines: 35,
+      days: 90,
+      as_of: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+    });
+    const cents = (amount: number) => Math.round(amount * 100);
+    expect(cents(impact.per_month.expected_margin_change)).toBe(Math.round((cents(impact.expected_margin_change) * 35 * 30.4375) / 90));
+  });
+
   it('says the impact is too thin to estimate, and why, for a product whose history holds no closed quotes', async () => {
     const response = await getPrice(seller.keys.pwLive, 'BOLT', '?include=impact');
     expect(response.status, response.text).toBe(200);

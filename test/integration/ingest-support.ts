@@ -316,7 +316,7 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
   return [...kept.filter((item) => item.type !== 'historyLog'), ...logs]
     .map((item) => {
       // A document's chunk names the batch that wrote it, as its batchId does. What the bands job writes onto a product
-      // (its bands, its recent order lines' figures) lands whenever that job runs, before or after the dump.
+      // (its bands, its recent order lines' figures, its quote rate) lands whenever that job runs, before or after the dump.
       const {
         batchId: _batchId,
         chunk: _chunk,
@@ -324,6 +324,7 @@ export async function dumpCanonical(workspaceId: string, options: { derived?: bo
         expiresAt: _expiresAt,
         segmentBands: _bands,
         orderLines: _orderLines,
+        recentQuotes: _recentQuotes,
         bandsUpdatedAt: _at,
         ...fields
       } = item;

@@ -568,7 +568,7 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Drain: read the bands a product being replaced carries, to keep them, and the values its data warnings are judged against',
     usedBy: ['drain'],
-    call: 'BatchGetItem, strongly consistent, projection sku, segmentBands, costCents, currentPriceCents, currency, warningBasis, writtenBackPriceCents and orderLines (the same item read, so the same units)',
+    call: 'BatchGetItem, strongly consistent, projection sku, segmentBands, costCents, currentPriceCents, currency, warningBasis, writtenBackPriceCents, orderLines and recentQuotes (the same item read, so the same units)',
     calls: ['BatchGetItem'],
     key: 'product(workspaceId, sku)',
     cost: '1 RRU per product in the batch (items under 4 KB), 1 for one not yet stored',
@@ -642,18 +642,18 @@ export const accessPatterns: readonly AccessPattern[] = [
   {
     name: 'Bands: remove the segment × SKU bands of a product left without lines in its category',
     usedBy: ['drain (bands job)'],
-    call: 'PartiQL UPDATE … REMOVE segmentBands REMOVE orderLines WHERE … AND category = ?, in BatchExecuteStatement',
+    call: 'PartiQL UPDATE … REMOVE segmentBands REMOVE orderLines REMOVE recentQuotes WHERE … AND category = ?, in BatchExecuteStatement',
     calls: ['BatchExecuteStatement UPDATE'],
     key: 'product(workspaceId, sku)',
     cost: '1 WRU per started KB of the product item, per product that lost its last line in the category (refused, and charged, if it has moved category); the ledger charges from the parameters, a floor',
   },
   {
-    name: "Bands: write a touched product's segment × SKU bands and its recent order lines' cost and price onto its item",
+    name: "Bands: write a touched product's segment × SKU bands, its recent order lines' cost and price and its quote rate onto its item",
     usedBy: ['drain (bands job)', 'admin bands rebuild'],
-    call: 'PartiQL UPDATE … SET segmentBands, SET orderLines (REMOVE it for a product no order line names), SET bandsUpdatedAt WHERE PK and SK, 25 statements a BatchExecuteStatement; an UPDATE never creates an item',
+    call: 'PartiQL UPDATE … SET segmentBands, SET orderLines (REMOVE it for a product no order line names), SET recentQuotes, SET bandsUpdatedAt WHERE PK and SK, 25 statements a BatchExecuteStatement; an UPDATE never creates an item',
     calls: ['BatchExecuteStatement UPDATE'],
     key: 'product(workspaceId, sku)',
-    cost: "1 WRU per started KB of the product item (the larger of before and after); each segment's band carries its recent buyers, three groups of three numbers (~60 B), a segment × SKU band ~170 B with them, and orderLines ~60 B; no index entry changes",
+    cost: "1 WRU per started KB of the product item (the larger of before and after); each segment's band carries its recent buyers, three groups of three numbers (~60 B), a segment × SKU band ~170 B with them, orderLines ~60 B and recentQuotes ~40 B; no index entry changes",
   },
   {
     name: "Bands: take, renew and let go of the workspace's bands lease, one recompute at a time",

@@ -148,6 +148,19 @@ describe('the confirmation step', () => {
     expect(view.body.text).not.toContain('confirmLarge');
   });
 
+  it('sums the month at the recent quote rates beside the quote, and shows each line’s month', () => {
+    const lines = [
+      line('A', { expectedMarginChangeCents: 500, expectedMarginChangePerMonthCents: 15_219 }),
+      line('B', { expectedMarginChangeCents: 250 }),
+    ];
+    const view = bulkConfirmationView({ review: review(lines), bulkId: 'bulk_x', csrfToken: 't', back: '' });
+    expectShown(
+      view.body,
+      '<strong>+7.50 USD</strong> per quote of each of 2 products; about <strong>+152.19 USD a month</strong> at the recent quote rates of 1 product',
+    );
+    expectShown(view.body, '+5.00 USD <br><span class="hint">+152.19 USD a month</span>');
+  });
+
   it('says the impact is too thin to say when no selected product of a currency has one', () => {
     const view = bulkConfirmationView({ review: review([line('A'), line('B')]), bulkId: 'bulk_x', csrfToken: 't', back: '' });
     expectShown(view.body, '<li>USD: too thin to say for 2 products</li>');

@@ -6,11 +6,11 @@ import {
   type BulkLine,
   type BulkReview,
   checkSelectionSize,
-  impactTotals,
   newBulkId,
   reviewSelection,
   type SeenLine,
 } from '#shared/approvals/bulk.ts';
+import { impactTotals } from '#shared/approvals/bulk-totals.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { consoleRouteById } from '#edge/routes/console.ts';
@@ -79,9 +79,14 @@ function totalsText(review: BulkReview): Html {
       const products = (count: number) => `${count} product${count === 1 ? '' : 's'}`;
       if (total.estimated === 0) return html`<li>${total.currency}: too thin to say for ${products(total.tooThin)}</li>`;
       const thin = total.tooThin > 0 ? `; too thin to say for ${products(total.tooThin)}` : '';
+      const month =
+        total.perMonthProducts === 0
+          ? ''
+          : html`; about <strong>${expectedImpact(total.perMonthCents, total.currency)} a month</strong> at the recent quote rates of
+              ${total.perMonthProducts === total.estimated ? 'them' : products(total.perMonthProducts)}`;
       return html`<li>
         <strong>${expectedImpact(total.expectedMarginChangeCents, total.currency)}</strong> per quote of each of
-        ${products(total.estimated)}${thin}
+        ${products(total.estimated)}${month}${thin}
       </li>`;
     })}
   </ul>`;
@@ -147,6 +152,11 @@ function linesTable(review: BulkReview): Html {
               <td class="number" data-label="Change">${signedPct(line.changePct)}</td>
               <td class="number" data-label="Expected impact / quote">
                 ${line.expectedMarginChangeCents === undefined ? 'too thin' : expectedImpact(line.expectedMarginChangeCents, line.currency)}
+                ${
+                  line.expectedMarginChangePerMonthCents === undefined
+                    ? ''
+                    : html`<br /><span class="hint">${expectedImpact(line.expectedMarginChangePerMonthCents, line.currency)} a month</span>`
+                }
               </td>
               ${checksCell(line, index, review.confirmPct)}
             </tr>`,

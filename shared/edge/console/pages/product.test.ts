@@ -144,6 +144,13 @@ describe("a product's page explains its price", () => {
     expectShown(markup, 'From 140 closed quote lines, weighted by the recent segment mix: Contractors 75.0%, Retail 25.0%.');
   });
 
+  it('puts the change over a month at the recent quote rate, naming the window, once the bands job counted it', () => {
+    expect(page()).not.toContain('a month');
+    const perMonth = { expectedMarginChangeCents: 1_025, quoteLines: 37, days: 90, asOf: '2026-11-30' };
+    const markup = page({ recommendation: recommendation({ impact: { ...estimated, perMonth } }) });
+    expectShown(markup, 'About <strong>+10.25 EUR a month</strong> at its recent quote rate: 37 quote lines in the 90 days to 2026-11-30.');
+  });
+
   it('says plainly when the evidence is too thin to say what the change is worth', () => {
     const thin: Impact = {
       status: 'too_thin',

@@ -75,6 +75,20 @@ function estimatedTable(impact: Estimated, currency: string): Html {
   </div>`;
 }
 
+/**
+ * The change over a month at the product's recent quote rate, and the window the rate was counted over; nothing until
+ * a bands job has counted its quotes.
+ */
+export function monthText(impact: Estimated, currency: string): Html {
+  const month = impact.perMonth;
+  if (!month) return html``;
+  const lines = `${month.quoteLines} quote line${month.quoteLines === 1 ? '' : 's'}`;
+  return html`<p>
+    About <strong>${signedMoney(month.expectedMarginChangeCents, currency)} a month</strong> at its recent quote rate: ${lines} in the
+    ${month.days} days to ${month.asOf}.
+  </p>`;
+}
+
 /** The section: the estimate and its evidence; too thin to say and why; or not computed yet for an older recommendation. */
 export function impactSection(impact: Impact | undefined, currency: string): Html {
   if (!impact) {
@@ -90,7 +104,7 @@ export function impactSection(impact: Impact | undefined, currency: string): Htm
       ? 'The change is expected to leave the margin per quote as it is.'
       : `Moving to the recommended price is expected to ${change > 0 ? 'add' : 'lose'} ${money(Math.abs(change), currency)} of margin per quote.`;
   return html`<p><strong>${verdict}</strong></p>
-    ${estimatedTable(impact, currency)}
+    ${monthText(impact, currency)} ${estimatedTable(impact, currency)}
     <p class="hint">
       ${impactEvidenceText(impact.evidence)} Expected margin is the win probability times the margin of a won quote, from the win model
       fitted on these quotes.

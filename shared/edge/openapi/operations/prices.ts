@@ -213,6 +213,7 @@ export const priceOperations = {
               { segment: 'industrial', share: 0.3 },
             ],
           },
+          per_month: { expected_margin_change: -13.63, quote_lines: 38, days: 90, as_of: '2026-10-05' },
         },
       },
     },
