@@ -80,14 +80,25 @@ describe('approving in the console', { timeout: 180_000 }, () => {
     expect(await readLatestApproval(workspace.workspaceId, 'LAMP')).toBeUndefined();
   });
 
-  it('asks to confirm a +900% price on a step of its own, showing both prices and the change, and changes nothing until then', async () => {
+  it('asks to confirm a +900% price on a step of its own, showing both prices, the recommended one, the change and what the typed price is worth, and changes nothing until then', async () => {
     const { page } = first;
     await page.goto(consoleUrl('/console/recommendations/PUMP'));
     await page.getByLabel(/Price to approve/).fill('6105.60');
     expect(await submit(page, page.getByRole('button', { name: 'Approve price' }))).toBe(422);
     await page.getByRole('heading', { name: 'Confirm a large price change' }).waitFor();
-    const shown = await page.getByRole('definition').allTextContents();
-    expect(shown.map((text) => text.trim())).toEqual(['610.56 USD', '6,105.60 USD', '+900.00%']);
+    const terms = (await page.getByRole('term').allTextContents()).map((text) => text.trim());
+    expect(terms).toEqual([
+      'Current price',
+      'Recommended price',
+      'Price to approve',
+      'Change',
+      'Margin at this price',
+      'Expected impact at this price',
+    ]);
+    const shown = (await page.getByRole('definition').allTextContents()).map((text) => text.replace(/\s+/g, ' ').trim());
+    expect(shown.slice(0, 4)).toEqual(['610.56 USD', expect.stringMatching(/^[\d,.]+ USD/), '6,105.60 USD', '+900.00%']);
+    expect(shown[4]).toMatch(/^\d+\.\d%$/);
+    expect(shown[5]).toMatch(/of margin per quote|^too thin to say: /);
     expect(await page.locator('form.approve input[name="_csrf"]').getAttribute('value')).toBe(await csrfTokenOf(page));
     expect(await readLatestApproval(workspace.workspaceId, 'PUMP')).toBeUndefined();
     await bothWidths(page, 'approval-confirmation');

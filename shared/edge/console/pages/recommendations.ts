@@ -1,6 +1,6 @@
 // The console's product page: one product's recommendation, its margins and approval history, and where a pricing manager approves.
 import { approvePrice } from '#shared/approvals/approve.ts';
-import { RecommendationMoved } from '#shared/approvals/rules.ts';
+import { ConfirmationRequired, RecommendationMoved } from '#shared/approvals/rules.ts';
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
@@ -9,9 +9,11 @@ import { type MarginPoint, readProductMargins } from '#shared/recommendations/ma
 import { changePct } from '#shared/recommendations/overview.ts';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
 import { findRecommendation } from '#shared/recommendations/repository.ts';
+import { priceWorth } from '#shared/recommendations/price-worth.ts';
 import type { PricedRecommendation, Recommendation, RecommendationBasis } from '#shared/recommendations/schema.ts';
 import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
+import type { Workspace } from '#shared/workspaces/schema.ts';
 import { timeChart } from '#edge/console/time-chart.ts';
 import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
@@ -19,6 +21,7 @@ import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.t
 import {
   approvalNotice,
   confirmationStep,
+  type ConfirmationWorth,
   consoleApprover,
   readProductApprovals,
   seenRecommendation,
@@ -246,6 +249,29 @@ export function productView(input: ProductViewInput): PageView {
   return { title: `${recommendation.sku} · Recommendation`, body: pricedBody(input, recommendation, heading) };
 }
 
+/**
+ * What the confirmation step shows beside a large move: the recommended price with its margin, and what the price to
+ * approve is worth by the win model (one snapshot of the product, read only when a confirmation is asked for).
+ */
+async function confirmationWorth(
+  workspace: Workspace,
+  sku: string,
+  refusal: ConfirmationRequired,
+  nowMs: number,
+): Promise<ConfirmationWorth> {
+  const [recommendation, atPrice] = await Promise.all([
+    findRecommendation(workspace, sku, nowMs),
+    priceWorth(workspace, sku, refusal.pending.priceCents, nowMs),
+  ]);
+  const margin = recommendation?.status === 'priced' ? recommendation.basis?.margin : undefined;
+  return {
+    ...(recommendation?.status === 'priced'
+      ? { recommended: { priceCents: recommendation.recommendedPriceCents, ...(margin === undefined ? {} : { margin }) } }
+      : {}),
+    ...(atPrice ? { atPrice } : {}),
+  };
+}
+
 async function workspaceOf(ctx: ConsoleContext) {
   const workspace = await getWorkspace(ctx.user.workspaceId);
   if (!workspace) throw new Error(`The signed-in user's workspace ${ctx.user.workspaceId} does not exist.`);
@@ -303,7 +329,8 @@ export const productPage: ConsolePage = {
           return { kind: 'redirect', location: productPath(sku), notice: approvalNotice(approval) };
         } catch (error) {
           const shown = form.shown === undefined ? {} : { shown: form.shown };
-          const confirming = confirmationStep(error, { action: productPath(sku), entered, csrfToken: ctx.csrfToken, ...shown });
+          const worth = error instanceof ConfirmationRequired ? { worth: await confirmationWorth(workspace, sku, error, ctx.nowMs) } : {};
+          const confirming = confirmationStep(error, { action: productPath(sku), entered, csrfToken: ctx.csrfToken, ...shown, ...worth });
           if (confirming) return confirming;
           // Moved past the tolerance: the page shows the recommendation now, and the form offers it.
           if (error instanceof RecommendationMoved)

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import { ConfirmationRequired } from '#shared/approvals/rules.ts';
+import { expectShown } from '#test/support/markup.ts';
 import { approvalHistoryTable, approvalNotice, confirmationStep } from './approvals.ts';
 
 const entry: ApprovalHistoryEntry = {
@@ -126,5 +127,42 @@ describe('the confirmation step', () => {
     expect(body).toContain('cost 20.20 USD is 10 times the cost it was in line at, 2.02 USD.');
     expect(body).not.toContain('further from its current price');
     expect(body).toContain('name="confirm" value="yes"');
+  });
+
+  it('puts beside the price to approve the recommended one with its margin, and what the typed price is worth by the win model', () => {
+    const pending = {
+      sku: 'PUMP',
+      currency: 'USD',
+      priceCents: 90_000,
+      currentPriceCents: 61_056,
+      changePct: 47.4,
+      thresholdPct: 25,
+      large: true,
+      warnings: [],
+    };
+    const side = { priceCents: 0, margin: 0, winProbability: 0, expectedRevenueCents: 0, expectedMarginCents: 0 };
+    const impact = {
+      status: 'estimated' as const,
+      quantity: 2,
+      current: side,
+      recommended: side,
+      expectedMarginChangeCents: -1_250,
+      expectedRevenueChangeCents: -9_000,
+      evidence: { closedQuotes: 120, segments: [] },
+      perMonth: { expectedMarginChangeCents: -15_218, quoteLines: 36, days: 90, asOf: '2026-11-30' },
+    };
+    const outcome = confirmationStep(new ConfirmationRequired(pending), {
+      action: '/console/recommendations/PUMP',
+      entered: '900.00',
+      csrfToken: 'tok',
+      worth: { recommended: { priceCents: 64_000, margin: 0.52 }, atPrice: { margin: 0.6667, impact } },
+    });
+    const body = outcome?.kind === 'render' ? String(outcome.view.body) : '';
+    expectShown(body, '<dt>Recommended price</dt><dd>640.00 USD (margin 52.0%)</dd>');
+    expectShown(body, '<dt>Margin at this price</dt><dd>66.7%</dd>');
+    expectShown(
+      body,
+      '<dt>Expected impact at this price</dt><dd>−12.50 USD of margin per quote; −152.18 USD a month at its recent quote rate</dd>',
+    );
   });
 });

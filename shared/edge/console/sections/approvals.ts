@@ -6,10 +6,13 @@ import { ConfirmationRequired, type PendingConfirmation, type SeenRecommendation
 import type { Approval } from '#shared/approvals/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { fromDecimalAmount } from '#shared/pricing/currency.ts';
+import type { PriceWorth } from '#shared/recommendations/price-worth.ts';
 import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
 import * as v from 'valibot';
 import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
+import { marginText } from './basis.ts';
+import { signedMoney } from './impact.ts';
 import type { ActionOutcome, ConsoleUser, PageView } from '#edge/console/page.ts';
 
 /** Approvals the product page shows: the newest; the API and the admin CLI page through the rest. */
@@ -169,8 +172,12 @@ export function confirmationView(input: ConfirmationForm & { readonly pending: P
     ${warningsList(pending)} ${large}
     ${facts('The change to confirm', [
       ['Current price', money(pending.currentPriceCents, pending.currency)],
+      ...(input.worth?.recommended
+        ? ([['Recommended price', recommendedPriceText(input.worth.recommended, pending.currency)]] as const)
+        : []),
       ['Price to approve', money(pending.priceCents, pending.currency)],
       ['Change', change],
+      ...(input.worth?.atPrice ? worthFacts(input.worth.atPrice, pending.currency) : []),
     ])}
     <form class="approve" method="post" action="${input.action}">
       <input type="hidden" name="_csrf" value="${input.csrfToken}" />
@@ -185,6 +192,12 @@ export function confirmationView(input: ConfirmationForm & { readonly pending: P
   return { title: `Confirm ${pending.sku} · Recommendation`, body };
 }
 
+/** What the confirmation step puts beside the price to approve: the recommendation, and what the price is worth. */
+export interface ConfirmationWorth {
+  readonly recommended?: { readonly priceCents: number; readonly margin?: number };
+  readonly atPrice?: PriceWorth;
+}
+
 interface ConfirmationForm {
   /** The product page, where the form posts and where cancelling goes back to. */
   readonly action: string;
@@ -192,6 +205,29 @@ interface ConfirmationForm {
   readonly csrfToken: string;
   /** The recommendation the approve form showed, carried on so that the confirmed price is still the one shown. */
   readonly shown?: string;
+  readonly worth?: ConfirmationWorth;
+}
+
+function recommendedPriceText(recommended: NonNullable<ConfirmationWorth['recommended']>, currency: string): string {
+  const price = money(recommended.priceCents, currency);
+  return recommended.margin === undefined ? price : `${price} (margin ${marginText(recommended.margin)})`;
+}
+
+/** The margin at the price to approve, and the expected impact of moving to it, per quote and per month, or why not. */
+function worthFacts(worth: PriceWorth, currency: string): ReadonlyArray<readonly [string, Html | string]> {
+  const margin: readonly [string, string] = [
+    'Margin at this price',
+    worth.margin === undefined ? 'no cost to judge it by' : marginText(worth.margin),
+  ];
+  const { impact } = worth;
+  if (impact.status !== 'estimated') return [margin, ['Expected impact at this price', `too thin to say: ${impact.reason}`]];
+  const month = impact.perMonth
+    ? `; ${signedMoney(impact.perMonth.expectedMarginChangeCents, currency)} a month at its recent quote rate`
+    : '';
+  return [
+    margin,
+    ['Expected impact at this price', `${signedMoney(impact.expectedMarginChangeCents, currency)} of margin per quote${month}`],
+  ];
 }
 
 /** The recommendation a product's approve form showed, as its hidden field carries it: decision, price and currency. */
