@@ -17,6 +17,18 @@ export function dollars(value: number, digits = 4): string {
 }
 
 /**
+ * What something cost, as every page of the console writes it: cents from a cent up, and two significant digits
+ * below, where a small workspace's day or one request costs fractions of a cent that cents would show as nothing.
+ */
+export function costDollars(value: number): string {
+  if (value === 0) return '$0';
+  const sign = value < 0 ? '−' : '';
+  const size = Math.abs(value);
+  // Fixed digits rather than toPrecision, which writes a ten-millionth of a dollar as 1e-7.
+  return `${sign}$${size.toFixed(size >= 0.01 ? 2 : Math.min(20, 1 - Math.floor(Math.log10(size))))}`;
+}
+
+/**
  * An ISO moment as a person reads it, in UTC to the second, inside a <time> that keeps the exact value. In a table
  * whose headings say UTC (`today` given), a moment of today is its time alone, so that recent rows stay narrow.
  */

@@ -5,7 +5,7 @@ import { readCostLedger } from '#shared/cost/repository.ts';
 import type { CostLine, CostReport } from '#shared/cost/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { barChart } from '#edge/console/charts.ts';
-import { alert, dollars, facts } from '#edge/console/formats.ts';
+import { alert, costDollars, facts } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsolePage, PageView } from '#edge/console/page.ts';
 
@@ -40,21 +40,18 @@ export function dailyTotals(report: CostReport): { day: string; total: number }[
   return days;
 }
 
-/** Two significant digits below a cent, cents above: a day of a small workspace costs fractions of a cent. */
-export function chartDollars(value: number): string {
-  if (value === 0) return '$0';
-  return Math.abs(value) >= 0.01 ? `$${value.toFixed(2)}` : `$${Number(value.toPrecision(2))}`;
-}
-
-function routeRow(line: CostLine): Html {
+function routeRow(
+  line: Pick<CostLine, 'requests' | 'read_units' | 'write_units' | 'lambda_gb_seconds' | 'cost' | 'cost_per_request'>,
+  name: string,
+): Html {
   return html`<tr>
-    <th scope="row">${line.key}</th>
+    <th scope="row">${name}</th>
     <td class="number">${line.requests}</td>
     <td class="number">${line.read_units}</td>
     <td class="number">${line.write_units}</td>
     <td class="number">${line.lambda_gb_seconds}</td>
-    <td class="number">${dollars(line.cost.total, 6)}</td>
-    <td class="number">${line.cost_per_request === null ? '—' : dollars(line.cost_per_request, 8)}</td>
+    <td class="number">${costDollars(line.cost.total)}</td>
+    <td class="number">${line.cost_per_request === null ? '—' : costDollars(line.cost_per_request)}</td>
   </tr>`;
 }
 
@@ -76,7 +73,7 @@ function rangeForm(report: CostReport): Html {
 /** The range's totals, and the prices they are at. */
 function totals(byDay: CostReport): Html {
   return html`${facts(`${byDay.from} to ${byDay.to}`, [
-      ['Total', dollars(byDay.total.cost.total, 6)],
+      ['Total', costDollars(byDay.total.cost.total)],
       ['Requests', String(byDay.total.requests)],
       ['Priced lines', String(byDay.total.priced_lines)],
       ['DynamoDB share', `${byDay.service_shares.dynamodb}%`],
@@ -91,9 +88,9 @@ function dayChart(byDay: CostReport): Html {
   return barChart({
     id: 'cost-per-day',
     title: `Dollars per day, ${byDay.from} to ${byDay.to}`,
-    description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${dollars(byDay.total.cost.total, 6)} in all.`,
+    description: `The workspace's cost at list prices on each UTC day; ${days.filter((day) => day.total > 0).length} of ${days.length} days had any, ${costDollars(byDay.total.cost.total)} in all.`,
     points: days.map((day) => ({ label: day.day.slice(5), value: day.total })),
-    format: chartDollars,
+    format: costDollars,
     labelHeading: 'Day (MM-DD)',
     valueHeading: 'Dollars',
   });
@@ -119,8 +116,11 @@ function routeTable(byRoute: CostReport): Html {
         </tr>
       </thead>
       <tbody>
-        ${byRoute.breakdown.map(routeRow)}
+        ${byRoute.breakdown.map((line) => routeRow(line, line.key))}
       </tbody>
+      <tfoot>
+        ${routeRow(byRoute.total, 'Total')}
+      </tfoot>
     </table>
   </div>`;
 }

@@ -167,7 +167,7 @@ describe('the landing page', () => {
     const markup = page();
     expectShown(markup, '<strong>$3.14</strong> from <time>2026-11-01</time> to <time>2026-11-27</time> (UTC), 12345 requests.');
     // Under a cent, the amount keeps the digits that say something was spent.
-    expectShown(page({ cost: { from: '2026-11-01', to: '2026-11-27', dollars: 0.00042, requests: 40 } }), '<strong>$0.0004</strong>');
+    expectShown(page({ cost: { from: '2026-11-01', to: '2026-11-27', dollars: 0.00042, requests: 40 } }), '<strong>$0.00042</strong>');
     expectShown(markup, 'href="/console/cost?from=2026-11-01&amp;to=2026-11-27"');
   });
 

@@ -32,6 +32,17 @@ describe('the cost page', () => {
     expectShown(markup, 'role="img"');
   });
 
+  it('ends the table with a total row, and writes every amount in cents, or two significant digits under a cent', () => {
+    const markup = costView(byDay, byRoute).body.text;
+    expectShown(markup, '<tfoot><tr><th scope="row">Total</th><td class="number">155</td>');
+    const amounts = [...markup.matchAll(/\$(\d[\d.]*)/g)].map((match) => match[1] ?? '');
+    expect(amounts.length).toBeGreaterThan(0);
+    for (const amount of amounts) {
+      // At least a cent: two decimals. Under a cent: two significant digits.
+      expect(amount, amount).toMatch(Number(amount) >= 0.01 ? /^\d+\.\d\d$/ : /^0(\.0*[1-9]\d?)?$/);
+    }
+  });
+
   it('defaults to the last 30 days, and falls back to them with the reason when the range does not read', () => {
     expect(costRange(new URLSearchParams(), nowMs).range).toEqual({ from: '2026-10-28', to: '2026-11-26', by: 'day' });
     expect(costRange(new URLSearchParams('from=2026-11-01&to=2026-11-02'), nowMs).range).toMatchObject({

@@ -4,7 +4,7 @@ import type { WaitingApprovals } from '#shared/approvals/waiting.ts';
 import type { Batch } from '#shared/batches/schema.ts';
 import type { CatalogueRow } from '#shared/recommendations/catalogue.ts';
 import type { Task } from '#shared/writebacks/schema.ts';
-import { dollars, moment, money, signedPct } from '#edge/console/formats.ts';
+import { costDollars, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import { unguidedWords } from '#edge/console/pages/adherence.ts';
 import { LIST_PATH, productPath } from '#edge/console/pages/recommendation-list.ts';
@@ -209,8 +209,7 @@ function batchesPanel(work: MorningWork): Html {
 
 function costPanel(work: MorningWork): Html {
   const { cost } = work;
-  // Under a cent, two decimals would read as nothing spent.
-  const spent = dollars(cost.dollars, cost.dollars > 0 && cost.dollars < 0.01 ? 4 : 2);
+  const spent = costDollars(cost.dollars);
   const headline = html`<strong>${spent}</strong> from <time>${cost.from}</time> to <time>${cost.to}</time> (UTC), ${cost.requests}
     requests.`;
   return panel(
