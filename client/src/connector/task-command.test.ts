@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { commandEnvironment, taskCommand } from './task-command.ts';
 
 const task = {
@@ -45,6 +45,21 @@ describe('a task command', () => {
     commands.terminate();
     expect((await outcome).code).not.toBe(0);
   });
+
+  it('ends a command told to stop before its process group exists, which the signal cannot reach', async () => {
+    const commands = taskCommand({ command: 'sleep 30', echo: new PassThrough() });
+    const outcome = commands.run(task);
+    // As the kernel answers a signal to a group the new process has not formed yet.
+    const kill = vi.spyOn(process, 'kill').mockImplementation(() => {
+      throw Object.assign(new Error('kill ESRCH'), { code: 'ESRCH' });
+    });
+    try {
+      commands.terminate();
+    } finally {
+      kill.mockRestore();
+    }
+    expect((await outcome).code).not.toBe(0);
+  }, 20_000);
 
   it("gets its task's id, its approval's id, its sequence and its lease's end in the environment", async () => {
     const outcome = await taskCommand({

@@ -107,13 +107,14 @@ export function taskCommand({ command, echo, env = process.env, passKey }: TaskC
     run,
     terminate(signal = 'SIGTERM') {
       for (const child of running) {
+        // The watchdog ignores the signal and holds its end of fd 3: closing ours lets it end whatever is left. Closed
+        // whatever the signal finds, since a command told to stop as it starts has no group yet for the signal to reach.
+        child.stdio[3]?.destroy();
         try {
           // The shell's whole group: the command may be a pipeline or a script with children of its own.
           if (child.pid !== undefined) process.kill(-child.pid, signal);
-          // The watchdog ignores the signal and holds its end of fd 3: closing ours lets it end whatever is left.
-          child.stdio[3]?.destroy();
         } catch {
-          // Already gone.
+          // Gone, or its group not formed yet: the watchdog ends it.
         }
       }
     },
