@@ -1025,12 +1025,12 @@ export interface operations {
            *         "recommended": {
            *           "price": 1.68,
            *           "margin": 0.2857,
-           *           "win_probability": 0.62,
-           *           "expected_revenue": 41.66,
-           *           "expected_margin": 11.9
+           *           "win_probability": 0.7,
+           *           "expected_revenue": 47.04,
+           *           "expected_margin": 13.44
            *         },
-           *         "expected_margin_change": -1.06,
-           *         "expected_revenue_change": 9.02,
+           *         "expected_margin_change": 0.48,
+           *         "expected_revenue_change": 14.4,
            *         "evidence": {
            *           "closed_quotes": 412,
            *           "segments": [
@@ -1045,7 +1045,7 @@ export interface operations {
            *           ]
            *         },
            *         "per_month": {
-           *           "expected_margin_change": -13.63,
+           *           "expected_margin_change": 6.17,
            *           "quote_lines": 38,
            *           "days": 90,
            *           "as_of": "2026-10-05"

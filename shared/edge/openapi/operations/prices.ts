@@ -203,9 +203,9 @@ export const priceOperations = {
           status: 'estimated',
           quantity: 40,
           current: { price: 1.99, margin: 0.397, win_probability: 0.41, expected_revenue: 32.64, expected_margin: 12.96 },
-          recommended: { price: 1.68, margin: 0.2857, win_probability: 0.62, expected_revenue: 41.66, expected_margin: 11.9 },
-          expected_margin_change: -1.06,
-          expected_revenue_change: 9.02,
+          recommended: { price: 1.68, margin: 0.2857, win_probability: 0.7, expected_revenue: 47.04, expected_margin: 13.44 },
+          expected_margin_change: 0.48,
+          expected_revenue_change: 14.4,
           evidence: {
             closed_quotes: 412,
             segments: [
@@ -213,7 +213,7 @@ export const priceOperations = {
               { segment: 'industrial', share: 0.3 },
             ],
           },
-          per_month: { expected_margin_change: -13.63, quote_lines: 38, days: 90, as_of: '2026-10-05' },
+          per_month: { expected_margin_change: 6.17, quote_lines: 38, days: 90, as_of: '2026-10-05' },
         },
       },
     },
