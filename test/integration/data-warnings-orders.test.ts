@@ -2,7 +2,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SampleCatalogue } from '#lib/local/sample-catalogue.ts';
 import type { OrderRecord, ProductRecord } from '#shared/records/schema.ts';
-import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
+import { syncUntilPriced } from './ingest-support.ts';
 import { okLines, pricesCall } from './prices-support.ts';
 import { type ApiResponse, newWorkspace, type TestWorkspace } from './support.ts';
 import { getPrice } from './writebacks-support.ts';
@@ -26,13 +26,7 @@ function orders(): OrderRecord[] {
 }
 
 async function sync(workspace: TestWorkspace, catalogue: Partial<SampleCatalogue>): Promise<ApiResponse['json']> {
-  const batchId = await openBatchWith(workspace.keys.connector);
-  await stageCatalogue(workspace.keys.connector, batchId, { product: [], customer: [], quote: [], order: [], ...catalogue });
-  await commitBatch(workspace.keys.connector, batchId);
-  const drained = await waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed'], { timeoutMs: 60_000 });
-  expect(drained.status, JSON.stringify(drained)).toBe('drained');
-  await waitForBands(workspace.keys.connector, batchId, { timeoutMs: 60_000 });
-  return waitForBatch(workspace.keys.connector, batchId, ['drained']);
+  return (await syncUntilPriced(workspace, catalogue)).status;
 }
 
 async function warningsOf(workspace: TestWorkspace, sku: string): Promise<unknown> {

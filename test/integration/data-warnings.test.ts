@@ -7,7 +7,7 @@ import { createConsoleUser } from '#edge/console/users.ts';
 import { readCataloguePage } from '#shared/recommendations/listing-pages.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { ConsoleBrowser } from './console-session.ts';
-import { commitBatch, openBatchWith, stageCatalogue, waitForBands, waitForBatch } from './ingest-support.ts';
+import { syncUntilPriced } from './ingest-support.ts';
 import { okLines, pricesCall } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice } from './writebacks-support.ts';
@@ -57,19 +57,7 @@ function market(): SampleCatalogue {
   return { product: PIPES, customer, quote, order: [] };
 }
 
-/** Stages and commits a batch, waits for its recommendations, and answers its status. */
-async function sync(
-  workspace: TestWorkspace,
-  catalogue: Partial<SampleCatalogue>,
-): Promise<{ batchId: string; status: ApiResponse['json'] }> {
-  const batchId = await openBatchWith(workspace.keys.connector);
-  await stageCatalogue(workspace.keys.connector, batchId, { product: [], customer: [], quote: [], order: [], ...catalogue });
-  await commitBatch(workspace.keys.connector, batchId);
-  const drained = await waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed'], { timeoutMs: 60_000 });
-  expect(drained.status, JSON.stringify(drained)).toBe('drained');
-  await waitForBands(workspace.keys.connector, batchId, { timeoutMs: 60_000 });
-  return { batchId, status: (await waitForBatch(workspace.keys.connector, batchId, ['drained'])) as ApiResponse['json'] };
-}
+const sync = syncUntilPriced;
 
 /** The `batch.drained` event the outbox holds for a batch. */
 async function drainedEvent(workspaceId: string, batchId: string): Promise<Record<string, unknown> | undefined> {

@@ -279,6 +279,20 @@ export async function waitForBands(key: string, batchId: string, options: { base
   }
 }
 
+/** Stages and commits a batch of a workspace's connector, waits for its recommendations, and answers its status. */
+export async function syncUntilPriced(
+  workspace: TestWorkspace,
+  catalogue: Partial<SampleCatalogue>,
+): Promise<{ batchId: string; status: ApiResponse['json'] }> {
+  const batchId = await openBatchWith(workspace.keys.connector);
+  await stageCatalogue(workspace.keys.connector, batchId, { product: [], customer: [], quote: [], order: [], ...catalogue });
+  await commitBatch(workspace.keys.connector, batchId);
+  const drained = await waitForBatch(workspace.keys.connector, batchId, ['drained', 'failed'], { timeoutMs: 60_000 });
+  expect(drained.status, JSON.stringify(drained)).toBe('drained');
+  await waitForBands(workspace.keys.connector, batchId, { timeoutMs: 60_000 });
+  return { batchId, status: await waitForBatch(workspace.keys.connector, batchId, ['drained']) };
+}
+
 /**
  * A workspace's canonical data (everything but batch partitions), with what differs between two runs of the same
  * records taken out: the workspace id, the batch that brought each item and when; derived items only if asked for.
