@@ -72,8 +72,8 @@ Options:
   --json                the summary as one JSON line on stdout
 
 Progress goes to stderr (a line rewritten on a terminal, a line every 5 s elsewhere), the summary to stdout.
-Exit codes: 0 loaded (or, with --dry-run, valid), 1 failed (bad file or record, refused, failed to drain, or not
-drained and priced within an hour), 2 bad arguments.`;
+Exit codes: 0 loaded (or, with --dry-run, valid), 1 failed (bad file or record, refused, failed to drain, or stood
+still for 5 minutes while waited for), 2 bad arguments.`;
 
 function parseCommandLine(args: string[]) {
   return parseArgs({
