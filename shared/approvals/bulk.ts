@@ -215,6 +215,11 @@ function approvedResult(approval: Approval, replayed: boolean): BulkResult {
   };
 }
 
+/** Whether the step confirmed a line's large change: its own box, or the single box an earlier step drew. */
+function confirmsLarge(line: SeenLine, options: BulkOptions): boolean {
+  return line.large && (options.confirmLarge || line.confirmed === true);
+}
+
 /** One SKU's approval, once per confirmation: a send after it succeeded answers the approval it made. */
 async function approveLine(approver: Approver, line: SeenLine, options: BulkOptions): Promise<BulkResult> {
   const key = `${approver.keyId}:${options.bulkId}:${line.sku}`;
@@ -233,7 +238,7 @@ async function approveLine(approver: Approver, line: SeenLine, options: BulkOpti
   try {
     // The price as shown, read in the currency shown: it is approved while the recommendation is within the tolerance of it.
     const price = toDecimalAmount(line.recommendedPriceCents, line.currency);
-    const confirm = line.large && (options.confirmLarge || line.confirmed === true);
+    const confirm = confirmsLarge(line, options);
     const approval = await approvePrice(approver, { sku: line.sku, price, confirm }, options.now, answer, { ...line, inBulk: true });
     return approvedResult(approval, false);
   } catch (error) {
@@ -263,7 +268,7 @@ async function settleLine(approver: Approver, line: SeenLine, options: BulkOptio
  * not attempted, so that it stays ticked for one more review, and the round approves the others.
  */
 function leftUnconfirmed(line: SeenLine, options: BulkOptions): BulkResult | undefined {
-  if (!line.large || options.confirmLarge || line.confirmed === true) return undefined;
+  if (!line.large || confirmsLarge(line, options)) return undefined;
   return { sku: line.sku, outcome: 'not_attempted', reason: 'Its large change was not confirmed: review it again to confirm it.' };
 }
 
