@@ -79,6 +79,7 @@ function makeCase(random: () => number): { inputs: LineInputs; bands: LineBands 
         ceilingCents: guard > 0.9 ? currentPriceCents * 1.05 : undefined,
         stockOnHand: random() < 0.3 ? Math.floor(random() * 30) : undefined,
       },
+      currency: 'USD',
       hasCustomer: bands.customerSku !== undefined || random() < 0.2,
       quantity: 1 + Math.floor(random() ** 3 * 500),
       orderValueCents: random() < 0.3 ? Math.floor(random() * 10_000_000) : undefined,

@@ -67,6 +67,7 @@ export function servicePrice(
   deal: { readonly valueCents: number; readonly quantity: number },
   bands: LineBands,
   settings: PricingSettings,
+  currency: string,
 ): number {
   const scale = line.costCents / product.costCents;
   const bounds = {
@@ -77,6 +78,7 @@ export function servicePrice(
   const priced = enginePrice(
     {
       product: { sku: product.sku, costCents: line.costCents, currentPriceCents: product.currentPriceCents * scale, ...bounds },
+      currency,
       hasCustomer: line.customerExternalId !== undefined,
       quantity: line.quantity,
       orderValueCents: deal.valueCents,
@@ -176,6 +178,7 @@ function scoreLine(
     deals.get(line.documentId) as { valueCents: number; quantity: number },
     bands,
     options.settings,
+    line.currency || options.baseCurrency,
   );
   const serviceMargin = (price - line.costCents) / price;
   return {

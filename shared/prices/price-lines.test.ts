@@ -303,6 +303,7 @@ describe('converting a product into the line’s currency', () => {
           inStock: true,
           stockOnHand: 4,
         },
+        currency: 'KWD',
         hasCustomer: true,
         quantity: 1,
         enforceMap: true,
@@ -409,7 +410,7 @@ describe('the result line', () => {
       currency: 'USD',
       pricingDecisionId: 'pd_test000',
       reason: [
-        { param: 'segment_target', marginDeltaBps: 0, label: 'No history: the list price 10000 at 50.00% margin', scope: 'product' },
+        { param: 'segment_target', marginDeltaBps: 0, label: 'No history: the list price 100.00 USD at 50.00% margin', scope: 'product' },
       ],
       reasonSummary: 'list price 50.00% · final 50.00%',
       explanation: {
@@ -466,6 +467,7 @@ describe('the result line', () => {
     const expected = priceLine(
       {
         product: { sku: 'SKU-1', costCents: 5000, currentPriceCents: 10_000, inStock: true, stockOnHand: 5 },
+        currency: 'USD',
         hasCustomer: true,
         quantity: 40,
         orderValueCents: 500_000,

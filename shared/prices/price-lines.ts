@@ -168,6 +168,7 @@ function priceOne(line: PriceRequestLine, index: number, snapshot: PricingSnapsh
   const priced = priceLine(
     {
       product: convertProduct(product, factor),
+      currency,
       hasCustomer: customer !== undefined,
       quantity: line.quantity,
       ...(line.orderValueCents === undefined ? {} : { orderValueCents: line.orderValueCents }),

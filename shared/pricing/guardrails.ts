@@ -2,7 +2,7 @@
 import type { MarginSoFar } from './adjustments.ts';
 import type { LineBase } from './line-base.ts';
 import type { Guardrail, LineInputs, PricingProduct, ReasonScope } from './model.ts';
-import { amount, type ReasonStep } from './reason-stack.ts';
+import { money, type ReasonStep } from './reason-stack.ts';
 import type { PricingSettings } from './settings.ts';
 
 /** A guardrail's clamp: its step in the stack, and the price it set. */
@@ -23,36 +23,36 @@ function minMargin(price: number, minMarginPrice: number, cost: number, minMargi
   return undefined;
 }
 
-function floor(price: number, floorCents: number | undefined, cost: number): Clamp | undefined {
+function floor(price: number, floorCents: number | undefined, cost: number, currency: string): Clamp | undefined {
   if (floorCents !== undefined && price < floorCents) {
-    return clampTo('floor', floorCents, cost, 'product', `Raised to the floor price ${amount(floorCents)}`);
+    return clampTo('floor', floorCents, cost, 'product', `Raised to the floor price ${money(floorCents, currency)}`);
   }
   return undefined;
 }
 
-function map(price: number, mapCents: number | undefined, cost: number): Clamp | undefined {
+function map(price: number, mapCents: number | undefined, cost: number, currency: string): Clamp | undefined {
   if (mapCents !== undefined && price < mapCents) {
-    return clampTo('map', mapCents, cost, 'product', `Raised to the minimum advertised price ${amount(mapCents)}`);
+    return clampTo('map', mapCents, cost, 'product', `Raised to the minimum advertised price ${money(mapCents, currency)}`);
   }
   return undefined;
 }
 
 /** Lower bounds win: a ceiling under them caps the price at them. */
-function ceiling(price: number, ceilingCents: number | undefined, lower: number, cost: number): Clamp | undefined {
+function ceiling(price: number, ceilingCents: number | undefined, lower: number, cost: number, currency: string): Clamp | undefined {
   if (ceilingCents === undefined) return undefined;
   const cap = Math.max(ceilingCents, lower);
   if (price > cap) {
     const label =
       cap === ceilingCents
-        ? `Capped at the ceiling price ${amount(ceilingCents)}`
-        : `Capped at the lower bound ${amount(cap)}, above the ceiling price ${amount(ceilingCents)}`;
+        ? `Capped at the ceiling price ${money(ceilingCents, currency)}`
+        : `Capped at the lower bound ${money(cap, currency)}, above the ceiling price ${money(ceilingCents, currency)}`;
     return clampTo('ceiling', cap, cost, 'product', label);
   }
   return undefined;
 }
 
 /** The change allowed yields to the ceiling, and the lower bounds to nothing. */
-function maxChange(price: number, product: PricingProduct, lower: number, maxChangePct: number): Clamp | undefined {
+function maxChange(price: number, product: PricingProduct, lower: number, maxChangePct: number, currency: string): Clamp | undefined {
   const listPrice = product.currentPriceCents;
   if (listPrice > 0) {
     const share = maxChangePct / 100;
@@ -64,7 +64,7 @@ function maxChange(price: number, product: PricingProduct, lower: number, maxCha
         kept,
         product.costCents,
         'product',
-        `Kept within ${maxChangePct}% of the current price ${amount(listPrice)}`,
+        `Kept within ${maxChangePct}% of the current price ${money(listPrice, currency)}`,
       );
     }
   }
@@ -105,13 +105,13 @@ export function guardrails(from: MarginSoFar, base: LineBase, inputs: LineInputs
   // Each guardrail sees the price the one before it left.
   const byMinMargin = minMargin(requested, minMarginPrice, cost, settings.minMarginPct);
   const afterMinMargin = byMinMargin ? byMinMargin.price : requested;
-  const byFloor = floor(afterMinMargin, product.floorCents, cost);
+  const byFloor = floor(afterMinMargin, product.floorCents, cost, inputs.currency);
   const afterFloor = byFloor ? byFloor.price : afterMinMargin;
-  const byMap = map(afterFloor, mapCents, cost);
+  const byMap = map(afterFloor, mapCents, cost, inputs.currency);
   const afterMap = byMap ? byMap.price : afterFloor;
-  const byCeiling = ceiling(afterMap, product.ceilingCents, lower, cost);
+  const byCeiling = ceiling(afterMap, product.ceilingCents, lower, cost, inputs.currency);
   const afterCeiling = byCeiling ? byCeiling.price : afterMap;
-  const byMaxChange = maxChange(afterCeiling, product, lower, settings.maxChangePct);
+  const byMaxChange = maxChange(afterCeiling, product, lower, settings.maxChangePct, inputs.currency);
   const applied: Guardrail[] = [];
   if (byMinMargin) applied.push('min_margin');
   if (byFloor) applied.push('floor');

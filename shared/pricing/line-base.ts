@@ -1,6 +1,6 @@
 // The base of a line's price: the segment chain's bands shrunk into one target, or the list price without history.
 import type { Band, LineBands, LineInputs, ReasonScope } from './model.ts';
-import { amount, percent, type ReasonStep } from './reason-stack.ts';
+import { money, percent, type ReasonStep } from './reason-stack.ts';
 import type { PricingSettings } from './settings.ts';
 import { clamp, credibility, shrink } from './shrinkage.ts';
 
@@ -69,7 +69,7 @@ export function lineBase(inputs: LineInputs, bands: LineBands, settings: Pricing
 }
 
 /** The stack's first step: it moves nothing, and every later step is measured from it. */
-export function baseStep(base: LineBase, listPrice: number): ReasonStep {
+export function baseStep(base: LineBase, listPrice: number, currency: string): ReasonStep {
   const { node, depth } = base;
   return {
     param: 'segment_target',
@@ -77,7 +77,7 @@ export function baseStep(base: LineBase, listPrice: number): ReasonStep {
     label: node
       ? `Target margin ${percent(base.margin)} from ${nodeNames[depth]} (n_eff ${node.nEff.toFixed(1)})` +
         (depth < 3 ? ', shrunk toward broader history' : '')
-      : `No history: the list price ${amount(listPrice)} at ${percent(base.margin)} margin`,
+      : `No history: the list price ${money(listPrice, currency)} at ${percent(base.margin)} margin`,
     margin: base.margin,
   };
 }

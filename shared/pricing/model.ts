@@ -214,6 +214,8 @@ export interface PricingProduct {
 
 export interface LineInputs {
   readonly product: PricingProduct;
+  /** The line's currency, which every amount of `product` is in: labels name money in its major units. */
+  readonly currency: string;
   /** Whether a customer was named (customer × SKU evidence can only exist then). */
   readonly hasCustomer: boolean;
   readonly quantity: number;

@@ -77,6 +77,7 @@ const product: fc.Arbitrary<PricingProduct> = fc
 const inputs = (productArbitrary: fc.Arbitrary<PricingProduct>): fc.Arbitrary<LineInputs> =>
   fc.record({
     product: productArbitrary,
+    currency: fc.constantFrom('USD', 'JPY', 'KWD'),
     hasCustomer: fc.boolean(),
     quantity: fc.double({ min: 0.01, max: 100_000, noNaN: true }),
     orderValueCents: optional(fc.double({ min: 0, max: 1e12, noNaN: true })),

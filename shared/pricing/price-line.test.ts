@@ -17,6 +17,7 @@ function band(overrides: Partial<Band> = {}): Band {
 function line(product: Partial<PricingProduct> = {}, overrides: Partial<LineInputs> = {}): LineInputs {
   return {
     product: { sku: 'SKU-1', costCents: 5500, currentPriceCents: 10_000, ...product },
+    currency: 'USD',
     hasCustomer: false,
     quantity: 1,
     enforceMap: false,
@@ -45,7 +46,7 @@ describe('the base', () => {
     const priced = priceLine(line({ costCents: 10, currentPriceCents: 1000 }), {}, settings);
     expect(priced.priceCents).toBe(1000);
     expect(priced.guardrailsApplied).toEqual([]);
-    expect(priced.reason).toEqual([expect.objectContaining({ label: 'No history: the list price 1000 at 99.00% margin' })]);
+    expect(priced.reason).toEqual([expect.objectContaining({ label: 'No history: the list price 10.00 USD at 99.00% margin' })]);
     expect(priced.explanation.marginPct).toBe(99);
     expect(priced.explanation.targetMarginPct).toBe(99);
   });
@@ -268,6 +269,14 @@ describe('guardrails', () => {
     expect(ceiling.priceCents).toBe(12_000);
   });
 
+  it('names every amount in its labels in major units with the currency, as people read money', () => {
+    const kept = priceLine(line({ costCents: 150, currentPriceCents: 383 }), bands, settings);
+    expect(kept.reason.find((entry) => entry.param === 'max_change')?.label).toBe('Kept within 25% of the current price 3.83 USD');
+    const floored = priceLine(line({ floorCents: 1_234_567 }, { currency: 'USD' }), bands, settings);
+    expect(floored.reason.find((entry) => entry.param === 'floor')?.label).toBe('Raised to the floor price 12,345.67 USD');
+    const yen = priceLine(line({ costCents: 5500, currentPriceCents: 10_000, ceilingCents: 9000 }, { currency: 'JPY' }), bands, settings);
+    expect(yen.reason.find((entry) => entry.param === 'ceiling')?.label).toBe('Capped at the ceiling price 9,000 JPY');
+  });
   it('rounds without breaking a fractional bound', () => {
     expect(priceLine(line({ floorCents: 10_200.2 }), bands, settings).priceCents).toBe(10_201);
     expect(priceLine(line({ ceilingCents: 9_000.7 }), bands, settings).priceCents).toBe(9000);

@@ -61,7 +61,7 @@ export function completeLine(from: LineSteps, steps: readonly (ReasonStep | unde
   const priceCents = roundWithinBounds(guarded);
   const stack = reasonStack(
     [
-      baseStep(base, product.currentPriceCents),
+      baseStep(base, product.currentPriceCents, inputs.currency),
       ...steps,
       guarded.minMargin,
       guarded.floor,

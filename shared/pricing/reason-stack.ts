@@ -1,4 +1,5 @@
 // The reason stack: the steps that moved the margin, how their labels write numbers, and how they add up to the entries.
+import { formatMinorUnits } from './currency.ts';
 import type { Driver, ReasonEntry, ReasonScope } from './model.ts';
 
 /** One step of the stack, with the cumulative margin it left the line at. */
@@ -32,6 +33,11 @@ export const bps = (margin: number) => Math.round(margin * 10_000) + 0;
 
 export const percent = (margin: number) => `${(margin * 100).toFixed(2)}%`;
 export const amount = (cents: number) => (Number.isInteger(cents) ? String(cents) : cents.toFixed(2));
+/**
+ * Money as a label says it, in major units with its code ("3.83 USD"): a label is read by people, in the console and
+ * in an ERP's price note, who read no minor units. A converted amount may be fractional; the label rounds it.
+ */
+export const money = (minorUnits: number, currency: string) => `${formatMinorUnits(Math.round(minorUnits), currency)} ${currency}`;
 
 /**
  * Whole basis points as points to two decimals, character for character what (bps / 100).toFixed(2) writes: below

@@ -33,6 +33,7 @@ const marginModel: WinModel = {
 
 const inputs: LineInputs = {
   product: { sku: 'SKU-1', costCents: 6000, currentPriceCents: 10_000 },
+  currency: 'USD',
   hasCustomer: true,
   quantity: 10,
   enforceMap: false,

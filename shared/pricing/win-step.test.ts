@@ -37,6 +37,7 @@ const pooled: WinModel = {
 
 const inputs = (overrides: Partial<LineInputs> = {}): LineInputs => ({
   product: { sku: 'SKU-1', costCents: 6000, currentPriceCents: 10_000 },
+  currency: 'USD',
   hasCustomer: true,
   quantity: 10,
   enforceMap: false,

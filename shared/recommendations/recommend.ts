@@ -31,7 +31,14 @@ function methodOf(explained: PricedLineBasis, modelled: boolean, kept: KeepReaso
  */
 function explainedPrice(product: ProductView, snapshot: PricingSnapshot, context: RecommendationContext) {
   const pricing = convertProduct(product, 1);
-  const inputs = { product: pricing, hasCustomer: false, quantity: 1, enforceMap: true, nowMs: context.nowMs };
+  const inputs = {
+    product: pricing,
+    currency: product.currency || context.baseCurrency,
+    hasCustomer: false,
+    quantity: 1,
+    enforceMap: true,
+    nowMs: context.nowMs,
+  };
   const bands = lineBands(product, undefined, snapshot);
   const mix = buyerMix(product, snapshot, context.nowMs, context.settings);
   const impactAt = (explained: PricedLineBasis) =>

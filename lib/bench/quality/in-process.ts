@@ -40,6 +40,7 @@ export function runMarketInProcess(family: Family, seed: number, size: MarketSiz
           ...(product.ceilingCents === undefined ? {} : { ceilingCents: product.ceilingCents }),
           ...(product.mapCents === undefined ? {} : { mapCents: product.mapCents }),
         },
+        currency: 'USD',
         hasCustomer: true,
         quantity: deal.quantity,
         enforceMap: false,
