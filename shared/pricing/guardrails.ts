@@ -9,6 +9,18 @@ import type { PricingSettings } from './settings.ts';
 interface Clamp extends ReasonStep {
   readonly param: Guardrail;
   readonly price: number;
+  /**
+   * A max-change clamp whose move another bound stopped short (the floor under the band it asked for, say): that bound
+   * is the one the price sits on, and the one a person is told binds.
+   */
+  readonly stoppedAt?: Guardrail;
+}
+
+/** A bound a max-change move can stop at: the guardrail that sets it, and how a label names it. */
+interface Bound {
+  readonly price: number;
+  readonly guardrail: Guardrail;
+  readonly words: string;
 }
 
 function clampTo(guardrail: Guardrail, to: number, cost: number, scope: ReasonScope, label: string): Clamp {
@@ -51,21 +63,28 @@ function ceiling(price: number, ceilingCents: number | undefined, lower: number,
   return undefined;
 }
 
-/** The change allowed yields to the ceiling, and the lower bounds to nothing. */
-function maxChange(price: number, product: PricingProduct, lower: number, maxChangePct: number, currency: string): Clamp | undefined {
+/** The change allowed yields to the ceiling, and the lower bounds to nothing; where one stops it, the clamp says which. */
+function maxChange(price: number, product: PricingProduct, lower: Bound, maxChangePct: number, currency: string): Clamp | undefined {
   const listPrice = product.currentPriceCents;
   if (listPrice > 0) {
     const share = maxChangePct / 100;
     const within = Math.min(Math.max(price, listPrice * (1 - share)), listPrice * (1 + share));
-    const kept = Math.max(product.ceilingCents === undefined ? within : Math.min(within, product.ceilingCents), lower);
+    const capped = product.ceilingCents === undefined ? within : Math.min(within, product.ceilingCents);
+    const kept = Math.max(capped, lower.price);
     if (kept !== price) {
-      return clampTo(
+      const ceilingBound: Bound | undefined =
+        product.ceilingCents === undefined
+          ? undefined
+          : { price: product.ceilingCents, guardrail: 'ceiling', words: `the ceiling price ${money(product.ceilingCents, currency)}` };
+      const stopped = capped < lower.price ? lower : capped !== within ? ceilingBound : undefined;
+      const clamp = clampTo(
         'max_change',
         kept,
         product.costCents,
         'product',
-        `Kept within ${maxChangePct}% of the current price ${money(listPrice, currency)}`,
+        `Kept within ${maxChangePct}% of the current price ${money(listPrice, currency)}${stopped ? `, stopped at ${stopped.words}` : ''}`,
       );
+      return stopped ? { ...clamp, stoppedAt: stopped.guardrail } : clamp;
     }
   }
   return undefined;
@@ -99,9 +118,18 @@ export function guardrails(from: MarginSoFar, base: LineBase, inputs: LineInputs
   const requested = from.margin === base.margin ? base.priceCents : cost / (1 - from.margin);
   const minMarginPrice = cost / (1 - settings.minMarginPct / 100);
   const mapCents = inputs.enforceMap ? product.mapCents : undefined;
-  let lower = minMarginPrice;
-  if (product.floorCents !== undefined) lower = Math.max(lower, product.floorCents);
-  if (mapCents !== undefined) lower = Math.max(lower, mapCents);
+  let bound: Bound = {
+    price: minMarginPrice,
+    guardrail: 'min_margin',
+    words: settings.minMarginPct === 0 ? 'cost' : `the minimum margin of ${settings.minMarginPct}%`,
+  };
+  if (product.floorCents !== undefined && product.floorCents > bound.price) {
+    bound = { price: product.floorCents, guardrail: 'floor', words: `the floor price ${money(product.floorCents, inputs.currency)}` };
+  }
+  if (mapCents !== undefined && mapCents > bound.price) {
+    bound = { price: mapCents, guardrail: 'map', words: `the minimum advertised price ${money(mapCents, inputs.currency)}` };
+  }
+  const lower = bound.price;
   // Each guardrail sees the price the one before it left.
   const byMinMargin = minMargin(requested, minMarginPrice, cost, settings.minMarginPct);
   const afterMinMargin = byMinMargin ? byMinMargin.price : requested;
@@ -111,7 +139,7 @@ export function guardrails(from: MarginSoFar, base: LineBase, inputs: LineInputs
   const afterMap = byMap ? byMap.price : afterFloor;
   const byCeiling = ceiling(afterMap, product.ceilingCents, lower, cost, inputs.currency);
   const afterCeiling = byCeiling ? byCeiling.price : afterMap;
-  const byMaxChange = maxChange(afterCeiling, product, lower, settings.maxChangePct, inputs.currency);
+  const byMaxChange = maxChange(afterCeiling, product, bound, settings.maxChangePct, inputs.currency);
   const applied: Guardrail[] = [];
   if (byMinMargin) applied.push('min_margin');
   if (byFloor) applied.push('floor');

@@ -9,14 +9,17 @@ const sources = ['segment_sku', 'segment_category', 'category', 'workspace', 'li
 /** Margins are stored to a hundredth of a point: finer says nothing a person reads, and keeps items small. */
 const roundMargin = (margin: number) => Math.round(margin * 10_000) / 10_000 + 0;
 
-/** The clamp the price ended on: each guardrail sees the price the one before it left, so the last that applied. */
+/**
+ * The clamp the price ended on: each guardrail sees the price the one before it left, so the last that applied; or the
+ * bound that stopped its move, when that clamp is the max change's and the floor, say, stopped it.
+ */
 function binding({ guarded }: PricedLineBasis, priceCents: number): RecommendationBasis['binding'] {
   const clamps = [guarded.minMargin, guarded.floor, guarded.map, guarded.ceiling, guarded.maxChange];
   const last = clamps.findLast((clamp) => clamp !== undefined);
   if (!last) return undefined;
   // The bound as a whole price: the rounding keeps the price on it, so it is the price itself when that sits at it.
   const valueCents = Math.abs(last.price - priceCents) < 1 ? priceCents : Math.round(last.price);
-  return { guardrail: last.param, valueCents };
+  return { guardrail: last.stoppedAt ?? last.param, valueCents };
 }
 
 export function recommendationBasis(priced: PricedLineBasis, product: PricingProduct, settings: PricingSettings): RecommendationBasis {

@@ -110,7 +110,8 @@ describe("a change's expected impact", () => {
       { segment: 'smb', share: 0.75 },
       { segment: 'enterprise', share: 0.25 },
     ]);
-    expect(impact.evidence.closedQuotes).toBe(600);
+    // Both curves are one fit over the category's 300 closed quotes: counted once, not once per segment.
+    expect(impact.evidence.closedQuotes).toBe(300);
   });
 
   it('weighs a segment whose band was computed long ago by what its evidence weighs today', () => {

@@ -59,9 +59,18 @@ function side(priceCents: number, costCents: number, quantity: number, winProbab
   };
 }
 
+/**
+ * The closed quotes behind some curves, counted once: a category's segment curves are one fit over the category's
+ * quotes, and each carries that fit's count.
+ */
+const closedQuotesOf = (models: readonly WinModel[]) => models.reduce((most, model) => Math.max(most, model.closedQuotes), 0);
+
 function tooThin(reason: string, parts: readonly MixPart[], models: readonly WinModel[]): Impact {
-  const closedQuotes = models.reduce((sum, model) => sum + model.closedQuotes, 0);
-  return { status: 'too_thin', reason, evidence: { closedQuotes, segments: parts.length > 0 ? shareOf(parts) : [] } };
+  return {
+    status: 'too_thin',
+    reason,
+    evidence: { closedQuotes: closedQuotesOf(models), segments: parts.length > 0 ? shareOf(parts) : [] },
+  };
 }
 
 const segmentName = (segment: string) => (segment === '' ? 'customers without a segment' : `segment "${segment}"`);
@@ -131,7 +140,7 @@ export function estimateImpact(
     expectedMarginChangeCents,
     expectedRevenueChangeCents: recommendedSide.expectedRevenueCents - currentSide.expectedRevenueCents,
     evidence: {
-      closedQuotes: modelsOf(mix.covered, snapshot, product).reduce((sum, model) => sum + model.closedQuotes, 0),
+      closedQuotes: closedQuotesOf(modelsOf(mix.covered, snapshot, product)),
       segments: shareOf(bySegment(mix.covered)),
     },
     ...monthOf(expectedMarginChangeCents, product.recentQuotes),

@@ -43,7 +43,10 @@ export const ImpactSideSchema = v.object({
 
 /** What the win model was fitted on: enough for a person to judge the estimate. */
 export const ImpactEvidenceSchema = v.object({
-  /** Closed quote lines behind the win curves used, summed over the segments of the mix. */
+  /**
+   * The closed quotes behind the win curves used, counted once: every segment's curve of a category is fitted on the
+   * category's closed quotes together, so a sum over segments would count each quote once per segment.
+   */
   closedQuotes: v.number(),
   /** The recent segment mix the estimate is weighted by: shares sum to 1. */
   segments: v.array(v.object({ segment: v.string(), share: v.number() })),
@@ -146,7 +149,7 @@ export const ImpactSideViewSchema = v.strictObject({
 });
 
 export const ImpactEvidenceViewSchema = v.strictObject({
-  /** Closed quote lines behind the win curves used. */
+  /** The category's closed quotes the win curves used were fitted on, each counted once. */
   closed_quotes: v.pipe(v.number(), v.minValue(0)),
   /** The recent segment mix the estimate is weighted by ('' for customers without a segment); shares sum to 1. */
   segments: v.array(v.strictObject({ segment: v.string(), share: fraction })),

@@ -119,7 +119,10 @@ describe("a product's page explains its price", () => {
 
   it('names the target margin and its evidence, the band, the binding guardrail with its value and the max-change band', () => {
     const markup = page();
-    expectShown(markup, '<strong>38.0%</strong>, from its category&#39;s quotes in the segment, n = 42.4 effective quotes');
+    expectShown(
+      markup,
+      '<strong>38.0%</strong>, from its category&#39;s quotes in the segment, worth 42.4 effective quotes (older quotes and broader groups count for less)',
+    );
     expectShown(markup, '<dt>Band (p20 to p90)</dt><dd>30.0% to 45.0%');
     expectShown(markup, '<dt>Binding guardrail</dt><dd>Maximum change from the current price: the price stops at 21.50 EUR.</dd>');
     expectShown(markup, '<dt>Max-change band</dt><dd>15.99 EUR to 21.50 EUR from the current price</dd>');
@@ -141,7 +144,10 @@ describe("a product's page explains its price", () => {
       markup,
       '<th scope="row">Expected margin</th><td class="number">14.86 EUR</td><td class="number">15.68 EUR</td><td class="number">+0.82 EUR</td>',
     );
-    expectShown(markup, 'From 140 closed quote lines, weighted by the recent segment mix: Contractors 75.0%, Retail 25.0%.');
+    expectShown(
+      markup,
+      'From the win model fitted on the category&#39;s 140 closed quotes, weighted by the recent segment mix: Contractors 75.0%, Retail 25.0%.',
+    );
   });
 
   it('puts the change over a month at the recent quote rate, naming the window, once the bands job counted it', () => {

@@ -40,10 +40,13 @@ export function confidenceText(recommendation: Pick<PricedRecommendation, 'confi
   return `${recommendation.confidence}${score}: ${confidenceMeaning[recommendation.confidence]}`;
 }
 
-/** The evidence behind the target, in words: which group of quotes, and how many they count for. */
+/**
+ * The evidence behind the target, in words: which group of quotes, and how many they count for. The page's one
+ * effective size, said with what it is once, so that it is not read as a third count beside the closed quotes.
+ */
 export function evidenceText(basis: RecommendationBasis): string {
   if (basis.source === 'list_price') return sourceWords.list_price;
-  return `${sourceWords[basis.source]}, n = ${basis.sourceNEff.toFixed(1)} effective quotes`;
+  return `${sourceWords[basis.source]}, worth ${basis.sourceNEff.toFixed(1)} effective quotes (older quotes and broader groups count for less)`;
 }
 
 /** The guardrail the price ended on and its bound, or that none did. */

@@ -21,10 +21,14 @@ export function signedPoints(change: number): string {
   return `${sign}${Math.abs(shown).toFixed(1)} pts`;
 }
 
-/** The evidence in words: the closed quotes behind it and the segment mix it is weighted by. */
+/**
+ * The evidence in words: the category's closed quotes the win curves were fitted on (the count the reason stack's win
+ * model step names too) and the segment mix it is weighted by.
+ */
 export function impactEvidenceText(evidence: Impact['evidence']): string {
   const mix = evidence.segments.map((segment) => `${segment.segment} ${pct(segment.share)}`).join(', ');
-  return `From ${evidence.closedQuotes} closed quote line${evidence.closedQuotes === 1 ? '' : 's'}${mix ? `, weighted by the recent segment mix: ${mix}` : ''}.`;
+  const quotes = `${evidence.closedQuotes} closed quote${evidence.closedQuotes === 1 ? '' : 's'}`;
+  return `From the win model fitted on the category's ${quotes}${mix ? `, weighted by the recent segment mix: ${mix}` : ''}.`;
 }
 
 function estimatedTable(impact: Estimated, currency: string): Html {
