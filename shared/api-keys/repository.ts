@@ -4,6 +4,7 @@ import * as v from 'valibot';
 import { getConnector } from '#shared/connectors/repository.ts';
 import { ApiError } from '#platform/errors.ts';
 import { newId, randomBase62 } from '#platform/ids.ts';
+import { getItems } from '#platform/table/bulk.ts';
 import { getItem, putItem, scanPage, updateItem } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { lookupKeys } from '#platform/table/index-keys.ts';
@@ -102,6 +103,22 @@ export async function listApiKeys(workspaceId: string): Promise<ApiKeyRecord[]> 
 export async function getWorkspaceApiKey(workspaceId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const Item = await getItem({ Key: keys.apiKeyListing(workspaceId, keyId), ConsistentRead: true });
   return Item ? v.parse(ApiKeyRecordSchema, Item) : undefined;
+}
+
+/**
+ * The names of some of the workspace's keys by id, for pages that name who acted (an approval's history): one
+ * BatchGetItem of their listing items, eventually consistent, since a name is only shown. A key with no name, or none
+ * left, is not in the map.
+ */
+export async function apiKeyNames(workspaceId: string, keyIds: readonly string[]): Promise<Map<string, string>> {
+  if (keyIds.length === 0) return new Map();
+  const items = await getItems(
+    [...new Set(keyIds)].map((keyId) => keys.apiKeyListing(workspaceId, keyId)),
+    { consistent: false },
+  );
+  return new Map(
+    items.map((item) => v.parse(ApiKeyRecordSchema, item)).flatMap((key) => (key.name === undefined ? [] : [[key.keyId, key.name]])),
+  );
 }
 
 /**

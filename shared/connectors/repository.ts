@@ -2,7 +2,7 @@
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { newId } from '#platform/ids.ts';
-import { pause } from '#platform/table/bulk.ts';
+import { getItems, pause } from '#platform/table/bulk.ts';
 import { cancellationCodes, getItem, queryPage, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
 import { queryAll } from '#platform/table/query.ts';
@@ -89,6 +89,16 @@ export async function createConnector(input: NewConnector, now = new Date()): Pr
 export async function getConnector(workspaceId: string, connectorId: string): Promise<Connector | undefined> {
   const Item = await getItem({ Key: keys.connector(workspaceId, connectorId), ConsistentRead: true });
   return Item ? v.parse(ConnectorSchema, Item) : undefined;
+}
+
+/** The names of some of the workspace's connectors by id, for pages that name them: one BatchGetItem, eventually consistent. */
+export async function connectorNames(workspaceId: string, connectorIds: readonly string[]): Promise<Map<string, string>> {
+  if (connectorIds.length === 0) return new Map();
+  const items = await getItems(
+    [...new Set(connectorIds)].map((connectorId) => keys.connector(workspaceId, connectorId)),
+    { consistent: false },
+  );
+  return new Map(items.map((item) => v.parse(ConnectorSchema, item)).map((connector) => [connector.connectorId, connector.name]));
 }
 
 /** Every connector of a workspace: they share the workspace's partition, under one sort-key prefix, at most its limit. */

@@ -45,6 +45,10 @@ export const TaskSchema = v.object({
   error: v.optional(v.string()),
   /** The approval whose task replaced this one, for a cancelled task. */
   supersededBy: v.optional(v.string()),
+  /** A failed task a person sent again: the task that carries its price now (shared/writebacks/resend.ts). */
+  resentAs: v.optional(v.string()),
+  /** The failed task this one sends again, and who sent it: the audit of a second try, which the service never makes itself. */
+  resendOf: v.optional(v.object({ taskId: v.string(), by: v.string() })),
   /**
    * An applied task acknowledged after a task of a newer approval of its SKU was applied: recorded as applied, but the
    * product's current price stays the newer one.

@@ -60,14 +60,20 @@ export function newTaskItem(input: NewTask): Record<string, unknown> {
     createdAt: input.createdAt,
     leases: 0,
   };
+  return pendingTaskItem(task);
+}
+
+/** A pending task's item: the task, on the indexes of open tasks, on its connector's listing, and kept as long as usage. */
+export function pendingTaskItem(task: Task): Record<string, unknown> {
+  const { workspaceId, connectorId, taskId, createdAt } = task;
   return {
-    ...keys.writeback(input.workspaceId, taskId),
+    ...keys.writeback(workspaceId, taskId),
     type: 'writeback',
     ...task,
-    ...openKeys(input.workspaceId, input.connectorId, recommendation.sku, input.createdAt, taskId),
+    ...openKeys(workspaceId, connectorId, task.productSku, createdAt, taskId),
     ...openTaskKeys.task(openTaskKeys.shardOf(taskId)),
-    ...listingKeys.writeback(input.workspaceId, input.connectorId, input.createdAt, taskId),
-    expiresAt: Math.floor(Date.parse(input.createdAt) / 1000) + TASK_RETENTION_DAYS * 86_400,
+    ...listingKeys.writeback(workspaceId, connectorId, createdAt, taskId),
+    expiresAt: Math.floor(Date.parse(createdAt) / 1000) + TASK_RETENTION_DAYS * 86_400,
   };
 }
 

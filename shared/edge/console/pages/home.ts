@@ -12,7 +12,7 @@ import { readCostLedger } from '#shared/cost/repository.ts';
 import { readCatalogueQuery } from '#shared/recommendations/catalogue.ts';
 import { readListTop } from '#shared/recommendations/listing-pages.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
-import { recentTasks } from '#shared/writebacks/listing.ts';
+import { recentTasks, standingFailures } from '#shared/writebacks/listing.ts';
 import { html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 import {
@@ -41,14 +41,12 @@ export function landingView(work: MorningWork, user: ConsoleContext['user']): Pa
   return { title: 'Overview', body };
 }
 
-/** Failed tasks among each connector's newest (the write-backs page's own read), newest first. */
+/** Failed tasks among each connector's newest (the write-backs page's own read) that no later task of their SKU replaced, newest first. */
 async function readFailed(workspaceId: string, connectors: readonly Connector[]): Promise<FailedWritebacks> {
   const read = connectors.slice(0, LANDING_CONNECTORS);
   const lists = await Promise.all(
     read.map(async (connector) =>
-      (await recentTasks(workspaceId, connector.connectorId))
-        .filter((task) => task.status === 'failed')
-        .map((task) => ({ ...task, connectorName: connector.name })),
+      standingFailures(await recentTasks(workspaceId, connector.connectorId)).map((task) => ({ ...task, connectorName: connector.name })),
     ),
   );
   const tasks = lists.flat().sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));

@@ -4,6 +4,7 @@ import { ConfirmationRequired, RecommendationMoved } from '#shared/approvals/rul
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import { minorUnitDigits, toDecimalAmount } from '#shared/pricing/currency.ts';
+import { resendAction } from './product-resend.ts';
 import { LIST_PATH, productPath } from './recommendation-paths.ts';
 import { type MarginPoint, readProductMargins } from '#shared/recommendations/margins.ts';
 import { changePct } from '#shared/recommendations/overview.ts';
@@ -15,7 +16,7 @@ import type { ApprovalHistoryEntry } from '#shared/approvals/history.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { timeChart } from '#edge/console/time-chart.ts';
-import { facts, moment, money, signedPct } from '#edge/console/formats.ts';
+import { alert, facts, moment, money, signedPct } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
 import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
 import {
@@ -37,11 +38,12 @@ export interface ProductViewInput {
   readonly margins: readonly MarginPoint[];
   readonly canApprove: boolean;
   readonly csrfToken: string;
-  /** What the approve form showed last, with the reason it was refused. */
   /** What the form was sent with and why it was refused; without a price the form offers the recommendation again. */
   readonly attempt?: { readonly price?: string; readonly error: string };
   /** The approval history section, read beside the page. */
   readonly approvals?: Html;
+  /** Why a failed write-back was not sent again, said above the history that offered it. */
+  readonly resendError?: string;
   /** The newest approval of the SKU: when it is over this recommendation, the form holds its price. */
   readonly newestApproval?: ApprovalHistoryEntry;
 }
@@ -218,7 +220,7 @@ function pricedBody(input: ProductViewInput, recommendation: PricedRecommendatio
     <h2>Approve a price</h2>
     ${approveForm(input, recommendation)}
     <h2>Approval history</h2>
-    ${input.approvals ?? ''}`;
+    ${alert('error', input.resendError)} ${input.approvals ?? ''}`;
 }
 
 /** A product's page: pure, so that what it shows and when it offers the form is unit-tested. */
@@ -278,13 +280,14 @@ async function workspaceOf(ctx: ConsoleContext) {
   return workspace;
 }
 
-async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['attempt']): Promise<PageView> {
+async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['attempt'], resendError?: string): Promise<PageView> {
   const sku = ctx.params.sku ?? '';
   const workspace = await workspaceOf(ctx);
   // A SKU past the identifier bound would make a key DynamoDB refuses; no product can have one.
   const recommendation = v.is(IdentifierSchema, sku) ? await findRecommendation(workspace, sku, ctx.nowMs) : undefined;
   const margins = recommendation ? await readProductMargins(workspace.workspaceId, sku) : [];
-  const approvals = recommendation ? await readProductApprovals(workspace.workspaceId, sku, ctx.nowMs) : undefined;
+  const resend = ctx.user.roles.includes('pricing') ? { csrfToken: ctx.csrfToken } : undefined;
+  const approvals = recommendation ? await readProductApprovals(workspace.workspaceId, sku, ctx.nowMs, resend) : undefined;
   return productView({
     sku,
     recommendation,
@@ -294,6 +297,7 @@ async function readProduct(ctx: ConsoleContext, attempt?: ProductViewInput['atte
     canApprove: ctx.user.roles.includes('pricing'),
     csrfToken: ctx.csrfToken,
     ...(attempt ? { attempt } : {}),
+    ...(resendError ? { resendError } : {}),
   });
 }
 
@@ -340,5 +344,6 @@ export const productPage: ConsolePage = {
         }
       },
     },
+    resend: resendAction((ctx, error) => readProduct(ctx, undefined, error)),
   },
 };

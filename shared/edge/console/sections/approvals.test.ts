@@ -40,6 +40,20 @@ describe('the approval history table', () => {
     expect(text).not.toContain('<b>ERP down');
   });
 
+  it('names keys and connectors by their names, with the id beside each to match the API', () => {
+    const names = { keys: new Map([['key_2', 'Nightly repricing job']]), connectors: new Map([['con_1', 'SAP Business One']]) };
+    const text = String(approvalHistoryTable([entry], 'PUMP', names));
+    expect(text).toContain('API key “Nightly repricing job” <code>key_2</code>');
+    expect(text).toMatch(/SAP Business One <code>con_1<\/code>:\s*failed/);
+  });
+
+  it('labels a sandbox approval as never published, not as the published price', () => {
+    const sandbox: ApprovalHistoryEntry = { ...entry, livemode: false, tasks: [], second_approval: null };
+    const text = String(approvalHistoryTable([sandbox], 'PUMP'));
+    expect(text).toContain('<strong>Sandbox</strong>: a test key’s approval, never published; the live price is unchanged');
+    expect(text).not.toMatch(/<td>published/);
+  });
+
   it('says when no price has been approved yet', () => {
     expect(String(approvalHistoryTable([], 'PUMP'))).toContain('No price of PUMP has been approved yet.');
   });

@@ -1,5 +1,7 @@
 // The product page's approvals: its approval history, and the step that confirms a large move before it is approved.
+import { apiKeyNames } from '#shared/api-keys/repository.ts';
 import type { Approver } from '#shared/approvals/approve.ts';
+import { connectorNames } from '#shared/connectors/repository.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { type ApprovalHistoryEntry, approvalHistoryView, readApprovalHistory } from '#shared/approvals/history.ts';
 import { ConfirmationRequired, type PendingConfirmation, type SeenRecommendation } from '#shared/approvals/rules.ts';
@@ -18,8 +20,18 @@ import type { ActionOutcome, ConsoleUser, PageView } from '#edge/console/page.ts
 /** Approvals the product page shows: the newest; the API and the admin CLI page through the rest. */
 export const PAGE_APPROVALS = 20;
 
-function approverText(approver: ApprovalHistoryEntry['approved_by']): string {
-  return approver.type === 'console_user' ? (approver.email ?? approver.id) : `API key ${approver.id}`;
+/** The names of the keys and connectors a history shows, by id: people read names; the id stays beside them to match the API. */
+export interface HistoryNames {
+  readonly keys: ReadonlyMap<string, string>;
+  readonly connectors: ReadonlyMap<string, string>;
+}
+
+const noNames: HistoryNames = { keys: new Map(), connectors: new Map() };
+
+function approverText(approver: ApprovalHistoryEntry['approved_by'], names: HistoryNames): Html | string {
+  if (approver.type === 'console_user') return approver.email ?? approver.id;
+  const name = names.keys.get(approver.id);
+  return name === undefined ? `API key ${approver.id}` : html`API key “${name}” <code>${approver.id}</code>`;
 }
 
 const statusText: Record<ApprovalHistoryEntry['status'], string> = {
@@ -29,24 +41,50 @@ const statusText: Record<ApprovalHistoryEntry['status'], string> = {
   expired: 'expired while waiting',
 };
 
-function secondApproval(entry: ApprovalHistoryEntry): Html | string {
+function secondApproval(entry: ApprovalHistoryEntry, names: HistoryNames): Html | string {
   const second = entry.second_approval;
   if (!second) return 'not needed';
-  if (second.approved_by) return html`${approverText(second.approved_by)}, ${moment(second.approved_at ?? undefined)}`;
+  if (second.approved_by) return html`${approverText(second.approved_by, names)}, ${moment(second.approved_at ?? undefined)}`;
   return html`needed (past ${second.threshold_pct}%), until ${moment(second.waiting_until)}`;
 }
 
-function tasksCell(entry: ApprovalHistoryEntry): Html | string {
-  if (entry.tasks.length === 0) return entry.livemode ? '' : ' (sandbox)';
-  return html`<ul class="plain">
-    ${entry.tasks.map(
-      (task) =>
-        html`<li>
-          <code>${task.connector_id}</code>:
-          ${task.state}${task.error === null ? '' : html` (<span class="error-text">${task.error}</span>)`}
-        </li>`,
-    )}
-  </ul>`;
+/**
+ * The approval's status and its write-backs. A sandbox approval (a test key's) published nothing and is never the live
+ * state: it says so in words, where a bare "published" would read as the price in force.
+ */
+function statusCell(entry: ApprovalHistoryEntry, names: HistoryNames, resend: ResendForm | undefined): Html | string {
+  if (!entry.livemode) return html`<strong>Sandbox</strong>: a test key’s approval, never published; the live price is unchanged`;
+  if (entry.tasks.length === 0) return statusText[entry.status];
+  return html`${statusText[entry.status]}
+    <ul class="plain">
+      ${entry.tasks.map(
+        (task, index) =>
+          html`<li>
+            ${connectorText(task.connector_id, names)}:
+            ${task.state}${task.error === null ? '' : html` (<span class="error-text">${task.error}</span>)`}
+            ${
+              resend && task.state === 'failed' && !entry.tasks.slice(index + 1).some((later) => later.connector_id === task.connector_id)
+                ? resendButton(task.writeback_id, resend)
+                : ''
+            }
+          </li>`,
+      )}
+    </ul>`;
+}
+
+/** What the history needs to offer a failed write-back again: the session's token, for a person who may publish prices. */
+export interface ResendForm {
+  readonly csrfToken: string;
+}
+
+/** Sends the failed task's price to its connector again: the service never does on its own, a person decides. */
+function resendButton(taskId: string, { csrfToken }: ResendForm): Html {
+  return html`<form class="inline" method="post">
+    <input type="hidden" name="_csrf" value="${csrfToken}" />
+    <input type="hidden" name="_action" value="resend" />
+    <input type="hidden" name="task" value="${taskId}" />
+    <button type="submit" class="secondary">Send again</button>
+  </form>`;
 }
 
 function confirmationText(confirmation: ApprovalHistoryEntry['confirmation']): string {
@@ -55,8 +93,20 @@ function confirmationText(confirmation: ApprovalHistoryEntry['confirmation']): s
   return `confirmed (past ${confirmation.threshold_pct}%)`;
 }
 
+function connectorText(connectorId: string, names: HistoryNames): Html {
+  const name = names.connectors.get(connectorId);
+  return name === undefined ? html`<code>${connectorId}</code>` : html`${name} <code>${connectorId}</code>`;
+}
+
 /** The history as a table: pure, so that what it shows of each approval is unit-tested. */
-export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], sku: string): Html {
+export function approvalHistoryTable(
+  entries: readonly ApprovalHistoryEntry[],
+  sku: string,
+  names: HistoryNames = noNames,
+  resend?: ResendForm,
+): Html {
+  // Only the newest live approval's failures may be sent again: an older price was replaced by that one.
+  const newestLive = entries.find((entry) => entry.livemode);
   if (entries.length === 0) return html`<p>No price of ${sku} has been approved yet.</p>`;
   return html`<div class="table-wrap" tabindex="0" role="region" aria-label="${`Approvals of ${sku}`}">
     <table class="data">
@@ -75,16 +125,16 @@ export function approvalHistoryTable(entries: readonly ApprovalHistoryEntry[], s
         ${entries.map(
           (entry) =>
             html`<tr>
-              <th scope="row">${moment(entry.approved_at)}<br />${approverText(entry.approved_by)}</th>
+              <th scope="row">${moment(entry.approved_at)}<br />${approverText(entry.approved_by, names)}</th>
               <td>
                 <strong>${amountText(entry.price, entry.currency)}</strong> (${signedPct(entry.change_pct)})<br />
                 ${recommendedText(entry)}
               </td>
               <td>
                 Confirmation: ${confirmationText(entry.confirmation)}<br />
-                Second approver: ${secondApproval(entry)}
+                Second approver: ${secondApproval(entry, names)}
               </td>
-              <td>${statusText[entry.status]}${tasksCell(entry)}</td>
+              <td>${statusCell(entry, names, entry === newestLive && entry.status === 'published' ? resend : undefined)}</td>
             </tr>`,
         )}
       </tbody>
@@ -104,14 +154,32 @@ function amountText(amount: number, currency: string): string {
   return money(fromDecimalAmount(amount, currency) ?? 0, currency);
 }
 
-/** The history section as shown, and the newest approval: the page's form starts from what was last approved. */
+/**
+ * The history section as shown, and the newest live approval: the page's form starts from what was last approved. A
+ * sandbox approval never stands for the product's state, as the list's approval state does not count it either.
+ */
 export interface ProductApprovals {
   readonly section: Html;
   readonly newest?: ApprovalHistoryEntry;
 }
 
+/** The names of the keys and connectors the entries show: nothing is read when they show none. */
+async function namesIn(workspaceId: string, entries: readonly ApprovalHistoryEntry[]): Promise<HistoryNames> {
+  const keyIds = entries
+    .flatMap((entry) => [entry.approved_by, entry.second_approval?.approved_by ?? undefined])
+    .flatMap((approver) => (approver?.type === 'api_key' ? [approver.id] : []));
+  const connectorIds = entries.flatMap((entry) => entry.tasks.map((task) => task.connector_id));
+  const [keys, connectors] = await Promise.all([apiKeyNames(workspaceId, keyIds), connectorNames(workspaceId, connectorIds)]);
+  return { keys, connectors };
+}
+
 /** The product page's history section: the newest approvals, with each connector's task as it stands. */
-export async function readProductApprovals(workspaceId: string, sku: string, nowMs: number): Promise<ProductApprovals> {
+export async function readProductApprovals(
+  workspaceId: string,
+  sku: string,
+  nowMs: number,
+  resend?: ResendForm,
+): Promise<ProductApprovals> {
   try {
     const page = await readApprovalHistory(workspaceId, sku, { limit: PAGE_APPROVALS });
     const view = approvalHistoryView(page, nowMs);
@@ -119,8 +187,9 @@ export async function readProductApprovals(workspaceId: string, sku: string, now
       view.next === null
         ? ''
         : html`<p class="hint">Older approvals: GET /v1/prices/${sku}/approvals, or the admin CLI's approval history.</p>`;
-    const newest = view.data[0];
-    return { section: html`${approvalHistoryTable(view.data, sku)}${more}`, ...(newest ? { newest } : {}) };
+    const newest = view.data.find((entry) => entry.livemode);
+    const names = await namesIn(workspaceId, view.data);
+    return { section: html`${approvalHistoryTable(view.data, sku, names, resend)}${more}`, ...(newest ? { newest } : {}) };
   } catch (error) {
     // A product the workspace does not know has no history to show; the page says so above.
     if (error instanceof ApiError && error.code === 'not_found') return { section: html`` };

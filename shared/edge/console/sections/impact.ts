@@ -27,8 +27,11 @@ export function signedPoints(change: number): string {
  */
 export function impactEvidenceText(evidence: Impact['evidence']): string {
   const mix = evidence.segments.map((segment) => `${segment.segment} ${pct(segment.share)}`).join(', ');
+  const weighted = mix ? `, weighted by the recent segment mix: ${mix}` : '';
+  // No curve was fitted: the reason above says why, and there is no count to give.
+  if (evidence.closedQuotes === 0) return '';
   const quotes = `${evidence.closedQuotes} closed quote${evidence.closedQuotes === 1 ? '' : 's'}`;
-  return `From the win model fitted on the category's ${quotes}${mix ? `, weighted by the recent segment mix: ${mix}` : ''}.`;
+  return `From the win model fitted on the category's ${quotes}${weighted}.`;
 }
 
 function estimatedTable(impact: Estimated, currency: string): Html {
@@ -99,8 +102,9 @@ export function impactSection(impact: Impact | undefined, currency: string): Htm
     return html`<p>Not estimated: this recommendation was stored before expected impact was computed. The next pricing run adds it.</p>`;
   }
   if (impact.status === 'too_thin') {
+    const evidence = impactEvidenceText(impact.evidence);
     return html`<p><strong>Too thin to say.</strong> ${impact.reason}</p>
-      <p class="hint">${impactEvidenceText(impact.evidence)}</p>`;
+      ${evidence ? html`<p class="hint">${evidence}</p>` : ''}`;
   }
   const change = impact.expectedMarginChangeCents;
   const verdict =
