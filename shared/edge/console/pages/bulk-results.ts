@@ -55,10 +55,9 @@ function reviewAgain(results: readonly BulkResult[], back: string, csrfToken: st
       <legend>Not approved</legend>
       ${again.map(
         (result, index) =>
-          html`<div class="field">
-            <input id="again-${index}" name="pick.${index}" type="checkbox" value="${result.sku}" checked />
-            <label for="again-${index}">${result.sku}</label>
-          </div>`,
+          html`<label class="choice" for="again-${index}"
+            ><input id="again-${index}" name="pick.${index}" type="checkbox" value="${result.sku}" checked /> ${result.sku}</label
+          >`,
       )}
     </fieldset>
     <button type="submit">Review the ${again.length} ticked again</button>
