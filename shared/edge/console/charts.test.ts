@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { expectShown } from '#test/support/markup.ts';
-import { barChart, chartScale, niceCeiling } from './charts.ts';
+import { axisTicks, barChart, chartScale, niceCeiling } from './charts.ts';
+import { costDollars } from './formats.ts';
 import { monthStartMs, timeAxis, timeChart, timeGeometry } from './time-chart.ts';
 
 const spec = {
@@ -17,6 +18,12 @@ const spec = {
 };
 
 describe('charts', () => {
+  it('never writes the same label on two gridlines: a scale of two cents gets halves, not quarters', () => {
+    const labels = axisTicks(chartScale([0.013, 0.004]), costDollars).map(costDollars);
+    expect(labels).toEqual(['$0', '$0.01', '$0.02']);
+    expect(axisTicks({ min: 0, max: 100 }, (value) => String(value))).toEqual([0, 25, 50, 75, 100]);
+  });
+
   it('round the scale up to 1, 2 or 5 times a power of ten, and reach below 0 only for negative values', () => {
     expect(niceCeiling(31.5)).toBe(50);
     expect(niceCeiling(0.0032)).toBeCloseTo(0.005);

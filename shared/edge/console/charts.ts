@@ -50,10 +50,26 @@ export function round(value: number): number {
 /** Labels are thinned so that at most this many show under the axis; the table has every one. */
 const MAX_LABELS = 8;
 
+/**
+ * The gridlines' values: quarters of the scale, or halves, or its ends, the first whose labels all differ. A scale of
+ * two cents in quarters would write "$0.01" twice, once for the cent and once for a cent and a half.
+ */
+export function axisTicks(scale: { min: number; max: number }, format: (value: number) => string): number[] {
+  const at = (shares: readonly number[]) => shares.map((share) => scale.min + share * (scale.max - scale.min));
+  for (const shares of [
+    [0, 0.25, 0.5, 0.75, 1],
+    [0, 0.5, 1],
+  ]) {
+    const ticks = at(shares);
+    if (new Set(ticks.map(format)).size === ticks.length) return ticks;
+  }
+  return at([0, 1]);
+}
+
 function frame(spec: ChartSpec, marks: Html, scale: { min: number; max: number }): Html {
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const y = (value: number) => round(PAD.top + plotHeight - ((value - scale.min) / (scale.max - scale.min)) * plotHeight);
-  const ticks = [0, 0.25, 0.5, 0.75, 1].map((share) => scale.min + share * (scale.max - scale.min));
+  const ticks = axisTicks(scale, spec.format);
   const titleId = `${spec.id}-title`;
   const descId = `${spec.id}-desc`;
   return html`<figure class="chart">
