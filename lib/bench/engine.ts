@@ -27,34 +27,37 @@ function makeBand(random: () => number, centre: number, nEff: number): Band {
   };
 }
 
+/** A pooled model as the bands job writes them, on 60% of cases: half in price over list, some bent, all with support and offsets. */
+function makeWinModel(random: () => number, centre: number): WinModel | undefined {
+  const list = random() < 0.5;
+  return random() < 0.6
+    ? {
+        intercept: list ? random() : 3 + random() * 4,
+        slope: -(8 + random() * 20),
+        closedQuotes: 50 + Math.floor(random() * 5000),
+        nEff: 20 + random() * 2000,
+        quantitySlope: -0.3 * random(),
+        feature: list ? 'list' : 'margin',
+        supportLow: list ? -0.3 : centre - 0.15,
+        supportHigh: list ? 0.1 : centre + 0.15,
+        slopeSe: 1 + random() * 5,
+        bend: random() < 0.3 ? -10 * random() : 0,
+        knot: list ? -0.05 : centre,
+        categorySlope: -12,
+        centroid: list ? -0.08 : centre,
+        slopeShift: random() - 0.5,
+        ownSlopeSe: 2 + random() * 5,
+      }
+    : undefined;
+}
+
 /** Mostly full chains, some thin ones, a few lines with no history at all; a third with a win model, half with customers. */
 function makeCase(random: () => number): { inputs: LineInputs; bands: LineBands } {
   const costCents = 100 + Math.floor(random() * 200_000);
   const centre = 0.15 + random() * 0.35;
   const currentPriceCents = Math.round(costCents / (1 - centre - (random() - 0.5) * 0.1));
   const history = random();
-  // Pooled models as the bands job writes them: half in price over list, some bent, all with support and offsets.
-  const list = random() < 0.5;
-  const winModel: WinModel | undefined =
-    random() < 0.6
-      ? {
-          intercept: list ? random() : 3 + random() * 4,
-          slope: -(8 + random() * 20),
-          closedQuotes: 50 + Math.floor(random() * 5000),
-          nEff: 20 + random() * 2000,
-          quantitySlope: -0.3 * random(),
-          feature: list ? 'list' : 'margin',
-          supportLow: list ? -0.3 : centre - 0.15,
-          supportHigh: list ? 0.1 : centre + 0.15,
-          slopeSe: 1 + random() * 5,
-          bend: random() < 0.3 ? -10 * random() : 0,
-          knot: list ? -0.05 : centre,
-          categorySlope: -12,
-          centroid: list ? -0.08 : centre,
-          slopeShift: random() - 0.5,
-          ownSlopeSe: 2 + random() * 5,
-        }
-      : undefined;
+  const winModel = makeWinModel(random, centre);
   const bands: LineBands =
     history < 0.05
       ? {}

@@ -45,7 +45,7 @@ export const TaskSchema = v.object({
   error: v.optional(v.string()),
   /** The approval whose task replaced this one, for a cancelled task. */
   supersededBy: v.optional(v.string()),
-  /** A failed task a person sent again: the task that carries its price now (shared/writebacks/resend.ts). */
+  /** A failed task a person sent again: the task that carries its price now (shared/approvals/resend.ts). */
   resentAs: v.optional(v.string()),
   /** The failed task this one sends again, and who sent it: the audit of a second try, which the service never makes itself. */
   resendOf: v.optional(v.object({ taskId: v.string(), by: v.string() })),

@@ -99,7 +99,7 @@ describe('a morning’s approvals in one round', { timeout: 300_000 }, () => {
     }
     const tasks = claimedTasks(await claim(workspace.keys.connector, { limit: 50 }));
     expect(tasks.map((task) => task.productSku).sort()).toEqual(LAMPS.slice(0, 20).map((lamp) => lamp.sku));
-    for (const task of tasks) expect(task.reasonSummary, task.productSku).not.toMatch(/over the recommended/);
+    for (const task of tasks) expect(task.reasonSummary, String(task.productSku)).not.toMatch(/over the recommended/);
 
     await page.goto(consoleUrl('/console/recommendations/LAMP-01'));
     const history = page.getByRole('region', { name: 'Approvals of LAMP-01' });

@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { readApprovalHistory } from '#shared/approvals/history.ts';
 import { readLatestApproval } from '#shared/approvals/latest.ts';
-import { resendTask } from '#shared/writebacks/resend.ts';
+import { resendTask } from '#shared/approvals/resend.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';

@@ -1,7 +1,7 @@
 // The product page's "Send again" for a failed write-back of its newest approval: the form's task checked, the domain's refusal said above the history.
 import * as v from 'valibot';
 import { IdentifierSchema } from '#shared/records/identifier.ts';
-import { resendTask } from '#shared/writebacks/resend.ts';
+import { resendTask } from '#shared/approvals/resend.ts';
 import { TaskIdSchema } from '#shared/writebacks/schema.ts';
 import { money } from '#edge/console/formats.ts';
 import type { ConsoleContext, PageAction, PageView } from '#edge/console/page.ts';

@@ -3,11 +3,11 @@ import { newId } from '#platform/ids.ts';
 import { pause } from '#platform/table/bulk.ts';
 import { cancellationCodes, type TransactEntry, transactWrite } from '#platform/table/commands.ts';
 import { keys } from '#platform/table/keys.ts';
-import { type LatestApproval, readLatestApproval } from '#shared/approvals/latest.ts';
+import { type LatestApproval, readLatestApproval } from './latest.ts';
 import { handOn, outboxEntry } from '#shared/webhooks/outbox.ts';
 import { newEvent } from '#shared/webhooks/events.ts';
-import type { Task } from './schema.ts';
-import { openTaskIds, pendingTaskItem, readTask } from './tasks.ts';
+import type { Task } from '#shared/writebacks/schema.ts';
+import { openTaskIds, pendingTaskItem, readTask } from '#shared/writebacks/tasks.ts';
 
 export type ResendOutcome = { readonly resent: Task } | { readonly refused: string };
 

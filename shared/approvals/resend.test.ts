@@ -1,7 +1,7 @@
 // Unit tests of when a failed write-back may be sent again: the rule that keeps a second try from publishing a replaced price.
 import { describe, expect, it } from 'vitest';
 import { resendRefusal } from './resend.ts';
-import type { Task } from './schema.ts';
+import type { Task } from '#shared/writebacks/schema.ts';
 
 const failed: Task = {
   taskId: 'wb_1',
