@@ -1,4 +1,4 @@
-// A person's browser, as far as the console's integration tests need one: a cookie jar, signing in, reading a page's CSRF token, posting its forms.
+// A person's browser, as far as the console's integration tests need one: a cookie jar, signing in, reading a page's CSRF token, posting its forms and following their redirects.
 import { inject } from 'vitest';
 import { PASSWORD_PATH } from '#edge/console/users.ts';
 
@@ -6,6 +6,13 @@ export interface PageAnswer {
   readonly status: number;
   readonly headers: Headers;
   readonly text: string;
+}
+
+/** A form's post, and the page its 303 led to when it answered one. */
+export interface FollowedPost {
+  readonly posted: PageAnswer;
+  /** The one GET of the post's Location, with the same cookies; undefined when the post answered anything but 303. */
+  readonly page?: PageAnswer;
 }
 
 /** The `_csrf` field of a page's first form. */
@@ -64,6 +71,18 @@ export class ConsoleBrowser {
   async submit(path: string, form: Record<string, string | readonly string[]>): Promise<PageAnswer> {
     const page = await this.get(path);
     return this.request('POST', path, { _csrf: csrfTokenOf(page.text), ...form });
+  }
+
+  /**
+   * Posts as `submit` does, then follows a 303 as a browser would: one GET of its Location with the same cookies. A
+   * secret a form makes is shown on that page only, and only in that one view: `page` is the answer that shows it.
+   */
+  async submitAndFollow(path: string, form: Record<string, string | readonly string[]>): Promise<FollowedPost> {
+    const posted = await this.submit(path, form);
+    if (posted.status !== 303) return { posted };
+    const location = posted.headers.get('location');
+    if (!location) throw new Error(`the post to ${path} answered 303 without a Location`);
+    return { posted, page: await this.get(location) };
   }
 
   /**

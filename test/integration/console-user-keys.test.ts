@@ -7,11 +7,9 @@ import { projectRoot } from '#lib/stack/project.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import { getWorkspaceApiKey } from '#shared/api-keys/repository.ts';
 import { OPERATOR } from '#shared/api-keys/schema.ts';
+import { makeKey, USERS_PATH as USERS } from './console-reveals.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
-
-const USERS = '/console/settings/users';
-const KEYS = '/console/settings/api-keys';
 
 async function signedIn(workspace: TestWorkspace, roles: Array<'admin' | 'pricing'>) {
   const email = `person-${randomUUID()}@example.com`;
@@ -22,45 +20,66 @@ async function signedIn(workspace: TestWorkspace, roles: Array<'admin' | 'pricin
   return { email, browser };
 }
 
-/** A pw_live key the signed-in admin makes in Settings → API keys. */
-async function makeKey(browser: ConsoleBrowser, name: string): Promise<string> {
-  const created = await browser.submit(KEYS, { _action: 'create', name, family: 'pw_live' });
-  const key = /data-testid="new-key">(pw_live_\w+)</.exec(created.text)?.[1];
-  if (!key) throw new Error(`no key shown: ${created.status}`);
-  return key;
-}
-
 const usage = (key: string) => call('/v1/usage', { key });
 
 describe("a console user's keys when the user goes", { timeout: 180_000 }, () => {
-  for (const [action, done] of [
-    ['disable', 'Disabled'],
-    ['delete', 'Deleted'],
-  ] as const) {
-    it(`are listed when the user is ${action}d, keep working until revoked, and are revoked together on request`, async () => {
-      const workspace = await newWorkspace('Leaving Admin');
-      const leaving = await signedIn(workspace, ['admin']);
-      const first = await makeKey(leaving.browser, 'Nightly export');
-      const second = await makeKey(leaving.browser, 'Spreadsheet');
-      const admin = await signedIn(workspace, ['admin']);
-      const kept = await makeKey(admin.browser, 'Kept');
-
-      const changed = await admin.browser.submit(USERS, { _action: action, email: leaving.email });
-      expect(changed.status).toBe(200);
-      const section = /<section[^>]*data-testid="user-keys"[\s\S]*?<\/section>/.exec(changed.text)?.[0] ?? '';
-      expect(section).toContain(`${done} ${leaving.email}: 2 keys they made still work`);
-      expect(section).toContain('“Nightly export”');
-      expect(section).toContain('“Spreadsheet”');
-      expect(section).not.toContain('“Kept”');
-      expect((await usage(first)).status).toBe(200);
-
-      const userId = /name="userId" value="(usr_\w+)"/.exec(section)?.[1] as string;
-      const revoked = await admin.browser.submit(USERS, { _action: 'revokeKeys', userId, email: leaving.email });
-      expect(revoked.status).toBe(303);
-      for (const key of [first, second]) expect((await usage(key)).status).toBe(401);
-      expect((await usage(kept)).status).toBe(200);
-    });
+  /** A workspace where one admin made two keys and another made one: the first admin is about to go. */
+  async function leavingWithKeys() {
+    const workspace = await newWorkspace('Leaving Admin');
+    const leaving = await signedIn(workspace, ['admin']);
+    const first = await makeKey(leaving.browser, 'Nightly export');
+    const second = await makeKey(leaving.browser, 'Spreadsheet');
+    const admin = await signedIn(workspace, ['admin']);
+    const kept = await makeKey(admin.browser, 'Kept');
+    return { leaving, admin, made: [first, second], kept };
   }
+
+  it('are listed when the user is disabled, keep working until revoked, and are revoked together on request', async () => {
+    const { leaving, admin, made, kept } = await leavingWithKeys();
+
+    const changed = await admin.browser.submit(USERS, { _action: 'disable', email: leaving.email });
+    expect(changed.status).toBe(200);
+    const section = /<section[^>]*data-testid="user-keys"[\s\S]*?<\/section>/.exec(changed.text)?.[0] ?? '';
+    expect(section).toContain(`Disabled ${leaving.email}: 2 keys they made still work`);
+    expect(section).toContain('“Nightly export”');
+    expect(section).toContain('“Spreadsheet”');
+    expect(section).not.toContain('“Kept”');
+    for (const key of made) expect((await usage(key)).status).toBe(200);
+
+    const userId = /name="userId" value="(usr_\w+)"/.exec(section)?.[1] as string;
+    const revoked = await admin.browser.submit(USERS, { _action: 'revokeKeys', userId, email: leaving.email });
+    expect(revoked.status).toBe(303);
+    for (const key of made) expect((await usage(key)).status).toBe(401);
+    expect((await usage(kept)).status).toBe(200);
+  });
+
+  it('are listed in the step that confirms deleting the user, keep working until it is confirmed, and are revoked with the user when asked', async () => {
+    const { leaving, admin, made, kept } = await leavingWithKeys();
+
+    // The row's Delete only asks: the step names the keys that would go on working, and deletes nothing yet.
+    const asked = await admin.browser.submit(USERS, { _action: 'delete', email: leaving.email });
+    expect(asked.status).toBe(200);
+    const section = /<section[^>]*data-testid="delete-user"[\s\S]*?<\/section>/.exec(asked.text)?.[0] ?? '';
+    expect(section).toContain('2 keys they made still work');
+    expect(section).toContain('“Nightly export”');
+    expect(section).toContain('“Spreadsheet”');
+    expect(section).not.toContain('“Kept”');
+    expect(section).toContain('name="revokeKeys" value="yes"');
+    expect((await admin.browser.get(USERS)).text).toContain(leaving.email);
+    for (const key of made) expect((await usage(key)).status).toBe(200);
+
+    const deleted = await admin.browser.submitAndFollow(USERS, {
+      _action: 'delete',
+      email: leaving.email,
+      confirmed: 'yes',
+      revokeKeys: 'yes',
+    });
+    expect(deleted.posted.status).toBe(303);
+    expect(deleted.page?.text).toContain(`Deleted ${leaving.email}. Revoked the 2 keys they made:`);
+    for (const key of made) expect((await usage(key)).status).toBe(401);
+    expect((await usage(kept)).status).toBe(200);
+    expect((await leaving.browser.get('/console')).status).toBe(303);
+  });
 
   it('are listed by the CLI when it disables the user, and revoked by its --revoke-keys when it deletes them', async () => {
     const workspace = await newWorkspace('Leaving By CLI');

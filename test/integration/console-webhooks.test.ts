@@ -1,10 +1,11 @@
-// Webhook endpoints from the console, through the local stack: created (the secret shown once), edited and test-sent with the session's CSRF token; an SSRF target refused beside its field.
+// Webhook endpoints from the console, through the local stack: created (the secret shown once, on the endpoint's own page after the redirect), edited and test-sent with the session's CSRF token; an SSRF target refused beside its field.
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConsoleRole } from '#edge/console/page.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
 import { listAttempts, listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { getEndpoint, listEndpoints } from '#shared/webhooks/endpoints.ts';
+import { revealedSecret } from './console-reveals.ts';
 import { ConsoleBrowser, csrfTokenOf } from './console-session.ts';
 import { newWorkspace } from './support.ts';
 import { type Receiver, startReceiver } from './webhook-receiver.ts';
@@ -57,12 +58,19 @@ describe('webhook endpoints in the console', { timeout: 90_000 }, () => {
     expect(forged.status).toBe(403);
     expect(await listEndpoints(workspaceId)).toEqual([]);
 
-    const created = await browser.submit(WEBHOOKS, form);
-    expect(created.status).toBe(200);
-    const secret = /data-testid="new-secret">([^<]+)</.exec(created.text)?.[1] ?? '';
-    expect(secret).toMatch(/^whsec_/);
+    const created = await browser.submitAndFollow(WEBHOOKS, form);
+    expect(created.posted.status).toBe(303);
     const [endpoint] = await listEndpoints(workspaceId);
     expect(endpoint).toMatchObject({ url: target.url, eventTypes: ['price.approved', 'batch.failed'], description: 'ERP', enabled: true });
+    const path = `${WEBHOOKS}/${endpoint?.endpointId}`;
+    expect(created.posted.headers.get('location')).toBe(path);
+    expect(created.page?.status).toBe(200);
+    const secret = revealedSecret(created.page, 'new-secret') ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    // Shown once: the endpoint's page, opened again, and the list no longer show it.
+    const reloaded = await browser.get(path);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.text).not.toContain(secret);
     const again = await browser.get(WEBHOOKS);
     expect(again.text).toContain(target.url);
     expect(again.text).not.toContain(secret);
@@ -136,8 +144,13 @@ describe('webhook endpoints in the console', { timeout: 90_000 }, () => {
     const target = await receiver();
     const bystander = await receiver();
     target.answerEvery(503);
-    const created = await browser.submit(WEBHOOKS, { _action: 'create', url: target.url, events: 'price.approved', enabled: 'yes' });
-    target.verifyWith(/data-testid="new-secret">([^<]+)</.exec(created.text)?.[1] ?? '');
+    const created = await browser.submitAndFollow(WEBHOOKS, {
+      _action: 'create',
+      url: target.url,
+      events: 'price.approved',
+      enabled: 'yes',
+    });
+    target.verifyWith(revealedSecret(created.page, 'new-secret') ?? '');
     await browser.submit(WEBHOOKS, { _action: 'create', url: bystander.url, events: 'price.approved', enabled: 'yes' });
     const endpoint = (await listEndpoints(workspaceId)).find((each) => each.url === target.url);
     const path = `${WEBHOOKS}/${endpoint?.endpointId}`;

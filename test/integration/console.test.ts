@@ -15,6 +15,7 @@ import { createConsoleUser } from '#edge/console/users.ts';
 import type { ConsoleRole } from '#edge/console/page.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
+import { revealedSecret } from './console-reveals.ts';
 import { ConsoleBrowser, csrfTokenOf } from './console-session.ts';
 import { call, newWorkspace } from './support.ts';
 
@@ -219,19 +220,23 @@ describe('the console’s forms', () => {
   it('create a key shown once that the API takes, and revoke it so that the API refuses it', async () => {
     const workspace = await newWorkspace();
     const { browser } = await personOf(workspace.workspaceId, ['admin']);
-    const created = await browser.submit(KEYS, {
+    const created = await browser.submitAndFollow(KEYS, {
       _action: 'create',
       name: 'Connector key',
       family: 'svc_live',
       scopes: ['connector'],
       connectorId: workspace.connectorId,
     });
-    expect(created.status).toBe(200);
-    const key = /data-testid="new-key">([^<]+)</.exec(created.text)?.[1] ?? '';
+    // The post's own answer carries no secret: the page it leads to shows it.
+    expect(created.posted.status).toBe(303);
+    expect(created.posted.headers.get('location')).toBe(KEYS);
+    expect(created.posted.text).not.toContain('svc_live_');
+    const key = revealedSecret(created.page, 'new-key') ?? '';
     expect(key).toMatch(/^svc_live_/);
     expect((await call('/api/v1/ingest/batches', { method: 'POST', key })).status).toBe(201);
     const again = await browser.get(KEYS);
     expect(again.text).not.toContain(key);
+    expect(revealedSecret(again, 'new-key')).toBeUndefined();
     const keyId = (await listApiKeys(workspace.workspaceId)).find(
       (record) => record.connectorId && !record.revokedAt && record.keyId !== workspace.keyIds.connector,
     )?.keyId;
@@ -244,10 +249,11 @@ describe('the console’s forms', () => {
   it('rotate a key: the new one works at once, and the old one until the grace period ends', async () => {
     const workspace = await newWorkspace();
     const { browser } = await personOf(workspace.workspaceId, ['admin']);
-    const rotated = await browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.erp, graceHours: '24' });
-    expect(rotated.status).toBe(200);
-    const key = /data-testid="new-key">([^<]+)</.exec(rotated.text)?.[1] ?? '';
-    expect(rotated.text).toContain(`It replaces ${workspace.keyIds.erp}`);
+    const rotated = await browser.submitAndFollow(KEYS, { _action: 'rotate', keyId: workspace.keyIds.erp, graceHours: '24' });
+    expect(rotated.posted.status).toBe(303);
+    const key = revealedSecret(rotated.page, 'new-key') ?? '';
+    expect(key).toMatch(/^svc_live_/);
+    expect(rotated.page?.text).toContain(`it replaces ${workspace.keyIds.erp}, which works until`);
     const lines = { lines: [{ productSku: 'NONE', quantity: 1 }] };
     expect(
       (await call('/api/v1/prices', { method: 'POST', key, body: lines, headers: { 'idempotency-key': crypto.randomUUID() } })).status,
@@ -266,10 +272,15 @@ describe('the users page', () => {
       const workspace = await newWorkspace();
       const { browser } = await personOf(workspace.workspaceId, ['admin']);
       const email = `new-${Date.now()}@example.com`;
-      const created = await browser.submit('/console/settings/users', { _action: 'create', email, roles: ['pricing', 'finance'] });
-      expect(created.status).toBe(200);
-      const password = /data-testid="new-password">([^<]+)</.exec(created.text)?.[1] ?? '';
-      expect((await browser.get('/console/settings/users')).text).not.toContain(password);
+      const created = await browser.submitAndFollow('/console/settings/users', { _action: 'create', email, roles: ['pricing', 'finance'] });
+      expect(created.posted.status).toBe(303);
+      const password = revealedSecret(created.page, 'new-password') ?? '';
+      expect(password).toMatch(/^[0-9A-Za-z]{24}$/);
+      expect(created.page?.text).toContain(email);
+      // Shown once: the same page, opened again, no longer shows it.
+      const again = await browser.get('/console/settings/users');
+      expect(again.text).toContain(email);
+      expect(again.text).not.toContain(password);
       const person = new ConsoleBrowser();
       const signedIn = await person.signIn(email, password);
       expect(signedIn.status).toBe(303);

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createConsoleUser } from '#edge/console/users.ts';
+import { revealedSecret } from './console-reveals.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { workspaceItems, writesBetween } from './hostile-input-support.ts';
 import { newWorkspace } from './support.ts';
@@ -60,11 +61,12 @@ describe('hostile input to the console’s key and webhook forms', { timeout: 12
       expect(answer.text, JSON.stringify(name)).toContain('id="key-name-error"');
       expect(answer.text).not.toContain('data-testid="new-key"');
     }
-    // Markup in a name is kept, as text: shown escaped, never as markup.
-    const markup = await browser.submit(KEYS, { _action: 'create', name: '<img src=x onerror=alert(1)>', family: 'pw_live' });
-    expect(markup.status).toBe(200);
-    expect(markup.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
-    expect(markup.text).not.toContain('<img src=x');
+    // Markup in a name is kept, as text: shown escaped, never as markup, on the page that shows the new key.
+    const markup = await browser.submitAndFollow(KEYS, { _action: 'create', name: '<img src=x onerror=alert(1)>', family: 'pw_live' });
+    expect(markup.posted.status).toBe(303);
+    expect(revealedSecret(markup.page, 'new-key')).toMatch(/^pw_live_/);
+    expect(markup.page?.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(markup.page?.text).not.toContain('<img src=x');
     const writes = writesBetween(before, await workspaceItems(workspaceId));
     expect(writes.filter((write) => !/APIKEY|SESSION|session|usage|rate/i.test(write))).toEqual([]);
   });

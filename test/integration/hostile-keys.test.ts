@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { listApiKeys } from '#shared/api-keys/repository.ts';
 import { createConsoleUser } from '#edge/console/users.ts';
-import { ConsoleBrowser } from './console-session.ts';
+import { revealedSecret } from './console-reveals.ts';
+import { ConsoleBrowser, type FollowedPost } from './console-session.ts';
 import { workspaceItems, writesBetween } from './hostile-input-support.ts';
 import { call, newWorkspace } from './support.ts';
 
@@ -15,7 +16,11 @@ async function adminOf(workspaceId: string): Promise<ConsoleBrowser> {
   return browser;
 }
 
-const newKeyOf = (page: string) => /data-testid="new-key">([^<]+)</.exec(page)?.[1] ?? '';
+/** Rotates a key in Settings → API keys, following the redirect to the page that shows the new key once. */
+const rotate = (browser: ConsoleBrowser, keyId: string, graceHours: string): Promise<FollowedPost> =>
+  browser.submitAndFollow(KEYS, { _action: 'rotate', keyId, graceHours });
+/** The new key a rotation's page shows, or '' where it shows none. */
+const newKeyOf = (rotated: FollowedPost) => revealedSecret(rotated.page, 'new-key') ?? '';
 const overview = (key: string) => call('/v1/prices/NONE', { key });
 
 describe('rotating a key with "revoke the old key now"', () => {
@@ -23,11 +28,12 @@ describe('rotating a key with "revoke the old key now"', () => {
     const workspace = await newWorkspace();
     const browser = await adminOf(workspace.workspaceId);
     expect((await overview(workspace.keys.pwLive)).status).not.toBe(401);
-    const rotated = await browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours: '0' });
-    expect(rotated.status).toBe(200);
+    const rotated = await rotate(browser, workspace.keyIds.pwLive, '0');
+    expect(rotated.posted.status).toBe(303);
     const old = await overview(workspace.keys.pwLive);
     expect(old.status).toBe(401);
-    expect((await overview(newKeyOf(rotated.text))).status).not.toBe(401);
+    expect(newKeyOf(rotated)).toMatch(/^pw_live_/);
+    expect((await overview(newKeyOf(rotated))).status).not.toBe(401);
   });
 });
 
@@ -35,37 +41,40 @@ describe('rotating a key again within its grace period', () => {
   it('is refused with a message that says why, and changes nothing: no second new key, the same end of grace', async () => {
     const workspace = await newWorkspace();
     const browser = await adminOf(workspace.workspaceId);
-    const first = await browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours: '24' });
-    expect(first.status).toBe(200);
+    const first = await rotate(browser, workspace.keyIds.pwLive, '24');
+    expect(first.posted.status).toBe(303);
+    expect(newKeyOf(first)).toMatch(/^pw_live_/);
     const before = await workspaceItems(workspace.workspaceId);
     for (const graceHours of ['0', '1', '24', '720']) {
-      const again = await browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours });
-      expect(again.status).toBe(422);
-      expect(again.text).toContain(`key ${workspace.keyIds.pwLive} was already rotated`);
-      expect(newKeyOf(again.text)).toBe('');
+      // Refused on the form's own page, with no redirect: there is no page that could show a second new key.
+      const again = await rotate(browser, workspace.keyIds.pwLive, graceHours);
+      expect(again.posted.status).toBe(422);
+      expect(again.posted.text).toContain(`key ${workspace.keyIds.pwLive} was already rotated`);
+      expect(revealedSecret(again.posted, 'new-key')).toBeUndefined();
+      expect(again.page).toBeUndefined();
     }
     expect(writesBetween(before, await workspaceItems(workspace.workspaceId))).toEqual([]);
+    expect(revealedSecret(await browser.get(KEYS), 'new-key')).toBeUndefined();
     expect((await overview(workspace.keys.pwLive)).status).not.toBe(401);
-    expect((await overview(newKeyOf(first.text))).status).not.toBe(401);
+    expect((await overview(newKeyOf(first))).status).not.toBe(401);
   });
 
   it('lets the key that replaced it be rotated in turn', async () => {
     const workspace = await newWorkspace();
     const browser = await adminOf(workspace.workspaceId);
-    expect((await browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours: '1' })).status).toBe(200);
+    expect((await rotate(browser, workspace.keyIds.pwLive, '1')).posted.status).toBe(303);
     const successor = (await listApiKeys(workspace.workspaceId)).find((key) => key.rotatedFrom === workspace.keyIds.pwLive);
-    const next = await browser.submit(KEYS, { _action: 'rotate', keyId: successor?.keyId ?? '', graceHours: '1' });
-    expect(next.status).toBe(200);
-    expect(newKeyOf(next.text)).toMatch(/^pw_live_/);
+    const next = await rotate(browser, successor?.keyId ?? '', '1');
+    expect(next.posted.status).toBe(303);
+    expect(newKeyOf(next)).toMatch(/^pw_live_/);
   });
 
   it('mints one successor when two rotations of the same key are sent at once', async () => {
     const workspace = await newWorkspace();
     const [first, second] = await Promise.all([adminOf(workspace.workspaceId), adminOf(workspace.workspaceId)]);
-    const answers = await Promise.all(
-      [first, second].map((browser) => browser.submit(KEYS, { _action: 'rotate', keyId: workspace.keyIds.pwLive, graceHours: '24' })),
-    );
-    expect(answers.filter((answer) => newKeyOf(answer.text).startsWith('pw_live_'))).toHaveLength(1);
+    // Both posts go at once; each browser then opens its own redirect, if it had one, with its own session.
+    const answers = await Promise.all([first, second].map((browser) => rotate(browser, workspace.keyIds.pwLive, '24')));
+    expect(answers.filter((answer) => newKeyOf(answer).startsWith('pw_live_'))).toHaveLength(1);
     const successors = (await listApiKeys(workspace.workspaceId)).filter((key) => key.rotatedFrom === workspace.keyIds.pwLive);
     expect(successors).toHaveLength(1);
   });

@@ -5,6 +5,7 @@ import { createConsoleUser } from '#edge/console/users.ts';
 import { OPERATOR } from '#shared/api-keys/schema.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { updateWorkspace } from '#shared/workspaces/repository.ts';
+import { makeKey, makeUser } from './console-reveals.ts';
 import { ConsoleBrowser } from './console-session.ts';
 import { drain } from './prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from './support.ts';
@@ -50,10 +51,8 @@ describe('a second approval', { timeout: 180_000 }, () => {
     await approveInConsole(browser);
     expect((await newestApproval(workspace)).status).toBe('waiting');
 
-    const created = await browser.submit('/console/settings/api-keys', { _action: 'create', name: 'My second hat', family: 'pw_live' });
-    const key = /data-testid="new-key">(pw_live_\w+)</.exec(created.text)?.[1];
-    expect(key, created.text.slice(0, 400)).toBeDefined();
-    const seconded = await approve(key as string, { sku: 'PUMP', price: Number(RAISED), confirm: true });
+    const key = await makeKey(browser, 'My second hat');
+    const seconded = await approve(key, { sku: 'PUMP', price: Number(RAISED), confirm: true });
     expect(seconded.status, seconded.text).toBe(200);
     // The key is its creator: one person approving again, which waits anew and publishes nothing.
     expect(seconded.json).toMatchObject({ status: 'waiting', published_to: [] });
@@ -69,11 +68,9 @@ describe('a second approval', { timeout: 180_000 }, () => {
     const waiting = await newestApproval(workspace);
 
     const email = `made-${randomUUID()}@example.com`;
-    const made = await browser.submit('/console/settings/users', { _action: 'create', email, roles: ['pricing'] });
-    const oneTime = /data-testid="new-password">([^<]+)</.exec(made.text)?.[1];
-    expect(oneTime, made.text.slice(0, 400)).toBeDefined();
+    const oneTime = await makeUser(browser, email, ['pricing']);
     const other = new ConsoleBrowser();
-    expect((await other.signIn(email, oneTime as string)).status).toBe(303);
+    expect((await other.signIn(email, oneTime)).status).toBe(303);
     await approveInConsole(other);
 
     const newest = await newestApproval(workspace);
@@ -88,8 +85,7 @@ describe('a second approval', { timeout: 180_000 }, () => {
     await approveInConsole(first.browser);
     const waiting = await newestApproval(workspace);
     const second = await signedIn(workspace);
-    const created = await second.browser.submit('/console/settings/api-keys', { _action: 'create', name: 'Colleague', family: 'pw_live' });
-    const key = /data-testid="new-key">(pw_live_\w+)</.exec(created.text)?.[1] as string;
+    const key = await makeKey(second.browser, 'Colleague');
     const seconded = await approve(key, { sku: 'PUMP', price: Number(RAISED), confirm: true });
     expect(seconded.json).toMatchObject({ approval_id: waiting.approval_id, status: 'published' });
     expect(await newestApproval(workspace)).toMatchObject({

@@ -626,7 +626,7 @@ describe('least privilege', () => {
     }
   });
 
-  it('the console’s routes get their own functions: the stylesheet’s touches nothing, the pages’ the table and the webhooks queue alone', () => {
+  it('the console’s routes get their own functions: the stylesheet’s touches nothing, the pages’ the table and the webhooks queue, and the data key only the settings posts that seal or open a signing secret', () => {
     for (const route of consoleRoutes) {
       const functionId = functionBehindRoute(defaultTemplate, routeKey(route));
       expect(functionProperties(defaultTemplate, functionId)).toMatchObject({ MemorySize: route.memoryMb, Timeout: route.timeoutSeconds });
@@ -637,8 +637,11 @@ describe('least privilege', () => {
         route.id,
       ).toBe(access.table !== undefined);
       expect(actions.includes('sqs:SendMessage'), route.id).toBe((access.sendTo ?? []).length > 0);
-      expect(actions.includes('secretsmanager:GetSecretValue'), route.id).toBe(false);
+      expect(actions.includes('secretsmanager:GetSecretValue'), route.id).toBe(access.webhookSecrets === true);
     }
+    expect(consoleRoutes.filter((route) => (route.access as HttpRoute['access']).webhookSecrets === true).map((route) => route.id)).toEqual(
+      ['consoleSettingsAction'],
+    );
     const asset = consoleRoutes.find((route) => route.id === 'consoleAsset');
     expect(
       asset && permissionsOf(defaultTemplate, functionBehindRoute(defaultTemplate, routeKey(asset))).actions.filter(dynamoOrSqs),

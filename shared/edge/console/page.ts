@@ -1,6 +1,7 @@
 // The contract between the console's router and its pages: what a page reads, what it renders, and what its forms may change.
+import * as v from 'valibot';
 import type { Feature } from '#shared/workspaces/schema.ts';
-import type { Html } from './html.ts';
+import { type Html, html } from './html.ts';
 
 export type ConsoleRole = 'admin' | 'pricing' | 'finance';
 
@@ -27,6 +28,31 @@ export interface ConsoleContext {
   readonly nowMs: number;
   /** The table's name for the session (the hash of its id): a password change keeps this one session open. */
   readonly sessionIdHash?: string;
+  /** The secret a form's redirect left for this page, taken off the session by this view: it is never shown again. */
+  readonly reveal?: Reveal;
+}
+
+/**
+ * A secret a form made or opened, for the page its redirect leads to to show once: a new key, a one-time password,
+ * a webhook signing secret. `kind` names the element that shows it, which people and tests copy it from.
+ */
+export const RevealSchema = v.object({
+  kind: v.picklist(['new-key', 'new-password', 'new-secret', 'current-secret']),
+  heading: v.string(),
+  /** What to do with it, said before it. */
+  advice: v.string(),
+  secret: v.string(),
+});
+export type Reveal = v.InferOutput<typeof RevealSchema>;
+
+/** The secret a redirect left for the page, where the page chooses to show it; nothing when there is none. */
+export function revealSection(reveal: Reveal | undefined): Html {
+  if (!reveal) return html``;
+  return html`<section class="notice" aria-labelledby="reveal-heading">
+    <h2 id="reveal-heading">${reveal.heading}</h2>
+    <p>${reveal.advice}</p>
+    <p class="secret" data-testid="${reveal.kind}">${reveal.secret}</p>
+  </section>`;
 }
 
 /** What a GET renders: the body inside the console's layout. */
@@ -37,13 +63,35 @@ export interface PageView {
   readonly status?: 404;
 }
 
+/**
+ * What a GET may answer instead of the page's view: a file the browser saves, such as a report as CSV. It carries the
+ * same headers as a page (the policy, no-store); only its type and its name differ.
+ */
+export interface PageDownload {
+  /** Letters, digits, dots, dashes and underscores: the name goes into a header as it is. */
+  readonly filename: string;
+  readonly contentType: 'text/csv; charset=utf-8';
+  readonly body: string;
+}
+
 /** What a form post leads to: back to a page (with a notice, carried in the session), or the same page again with errors shown inline. */
 export type ActionOutcome =
-  | { readonly kind: 'redirect'; readonly location: string; readonly notice?: string }
+  | {
+      readonly kind: 'redirect';
+      readonly location: string;
+      readonly notice?: string;
+      /**
+       * A secret for the page at `location` to show once. It never travels in the URL: the session keeps it sealed
+       * under a key only the session's cookie gives, until the next view of that page takes it off. A reload of that
+       * page shows it no more and posts nothing again.
+       */
+      readonly reveal?: Reveal;
+    }
   | { readonly kind: 'render'; readonly status: 400 | 409 | 422 | 429; readonly view: PageView }
   /**
-   * A success shown in the answer to the post itself, with 200, rather than after a redirect: what is shown once and
-   * must never travel in a URL, such as a new key's plaintext or a one-time password. Reloading does not show it again.
+   * An answer to the post itself, with 200, rather than after a redirect: a step that asks before anything changes
+   * (a confirmation), or a result of its own. Never a secret: reloading posts the form again, so a secret made there
+   * would be made twice; a secret goes by a redirect's `reveal`.
    */
   | { readonly kind: 'show'; readonly view: PageView };
 
@@ -61,6 +109,11 @@ export interface ConsolePage {
   /** The label in the navigation, when the page has an entry there. */
   readonly nav?: string;
   read(ctx: ConsoleContext): Promise<PageView>;
+  /**
+   * The file a GET's query asks for instead of the view (e.g. `?format=csv`), read before the view; undefined when the
+   * query asks for none, or for one it cannot have, which the view then explains.
+   */
+  download?(ctx: ConsoleContext): Promise<PageDownload | undefined>;
   /** Form posts to the page's path, chosen by the form's `_action` field. */
   readonly actions?: Readonly<Record<string, PageAction>>;
 }

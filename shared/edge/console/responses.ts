@@ -1,6 +1,7 @@
 // What every console answer carries: the strict Content-Security-Policy and the other security headers, and the few kinds of answer there are.
 import type { HttpResult } from '#edge/http/endpoint.ts';
 import type { Html } from './html.ts';
+import type { PageDownload } from './page.ts';
 
 /**
  * Nothing but the service's own stylesheet and images: no script at all (the console needs none), no inline style,
@@ -31,6 +32,22 @@ export function htmlAnswer(statusCode: number, body: Html, requestId: string, co
     headers: { ...pageHeaders, 'content-type': 'text/html; charset=utf-8', 'x-request-id': requestId },
     body: body.text,
     ...(cookies?.length ? { cookies: [...cookies] } : {}),
+  };
+}
+
+/** A page's file, saved by the browser under its name rather than shown; the page's own headers otherwise. */
+export function downloadAnswer(file: PageDownload, requestId: string): HttpResult {
+  // Anything but a plain name would let a page's data end the header or name a path.
+  if (!/^[\w.-]+$/.test(file.filename)) throw new Error(`not a plain file name: ${JSON.stringify(file.filename)}`);
+  return {
+    statusCode: 200,
+    headers: {
+      ...pageHeaders,
+      'content-type': file.contentType,
+      'content-disposition': `attachment; filename="${file.filename}"`,
+      'x-request-id': requestId,
+    },
+    body: file.body,
   };
 }
 

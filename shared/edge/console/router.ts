@@ -8,8 +8,18 @@ import { documentFrame, layout } from './layout.ts';
 import { checkFeatureEnabled, checkWorkspaceActive } from '#shared/workspaces/admission.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import type { ConsoleContext, ConsolePage, PageAction, PageView } from './page.ts';
-import { htmlAnswer, isConsoleLocation, redirect } from './responses.ts';
-import { clearFlash, csrfTokenMatches, leaveFlash, readCookies, readSession, SESSION_COOKIE, type Session } from './sessions.ts';
+import { downloadAnswer, htmlAnswer, isConsoleLocation, redirect } from './responses.ts';
+import {
+  clearFlash,
+  csrfTokenMatches,
+  leaveForNextView,
+  readCookies,
+  readSession,
+  sealReveal,
+  SESSION_COOKIE,
+  type Session,
+  takeReveal,
+} from './sessions.ts';
 import { PASSWORD_PATH } from './users.ts';
 
 /** A console form is a few fields; anything larger is not one of ours. */
@@ -95,8 +105,9 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   // A HEAD reads the page as a GET does, and changes nothing (its notice stays for the next view).
   const method = event.requestContext.http.method === 'HEAD' ? 'GET' : event.requestContext.http.method;
   const head = event.requestContext.http.method === 'HEAD';
-  const session = await readSession(readCookies(event.cookies, event.headers?.cookie).get(SESSION_COOKIE), nowMs);
-  if (!session) {
+  const sessionId = readCookies(event.cookies, event.headers?.cookie).get(SESSION_COOKIE);
+  const session = await readSession(sessionId, nowMs);
+  if (!session || !sessionId) {
     // Nothing runs without a session: a post is turned to the sign-in page as a visit is, and changes nothing.
     const next = method === 'GET' ? `?next=${encodeURIComponent(path + (event.rawQueryString ? `?${event.rawQueryString}` : ''))}` : '';
     return redirect(`/console/sign-in${next}`, requestId);
@@ -109,6 +120,11 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   // The notice comes from the session, never from the address: a link cannot put words in the console's mouth.
   const notice = method === 'GET' && !head ? session.flash : undefined;
   if (notice) await clearFlash(session.sessionIdHash, notice);
+  // A secret is opened only with the cookie's id, by the one page view that takes it off the session: never a HEAD nor a download.
+  const revealedTo = async (ctx: ConsoleContext): Promise<ConsoleContext> => {
+    const reveal = !head && session.reveal ? await takeReveal(sessionId, session.reveal, path) : undefined;
+    return reveal ? { ...ctx, reveal } : ctx;
+  };
   const render = (status: number, view: PageView, ctx: ConsoleContext): HttpResult =>
     htmlAnswer(status, layout({ ctx, currentPath: path, view, ...(notice ? { notice } : {}) }), requestId);
   const ctx: ConsoleContext = {
@@ -122,10 +138,12 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
   if (!matched) return render(404, problemView('Page not found', 'The console has no page at this address.'), ctx);
   try {
     if (method === 'GET') {
-      const view = await matched.page.read(ctx);
+      const file = await matched.page.download?.(ctx);
+      if (file) return downloadAnswer(file, requestId);
+      const view = await matched.page.read(await revealedTo(ctx));
       return render(view.status ?? 200, view, ctx);
     }
-    return await runAction(matched.page, ctx, session, event, requestId, render);
+    return await runAction(matched.page, ctx, { session, sessionId }, event, requestId, render);
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return render(404, problemView('Not found', error.message), ctx);
     if (error instanceof ApiError && error.status === 403) return render(403, problemView('Not allowed', error.message), ctx);
@@ -142,7 +160,7 @@ export async function serveConsole({ event, requestId, nowMs, pages, onSession }
 async function runAction(
   page: ConsolePage,
   ctx: ConsoleContext,
-  session: Session,
+  { session, sessionId }: { readonly session: Session; readonly sessionId: string },
   event: HttpEvent,
   requestId: string,
   render: (status: number, view: PageView, ctx: ConsoleContext) => HttpResult,
@@ -172,7 +190,8 @@ async function runAction(
   if (outcome.kind === 'render') return render(outcome.status, outcome.view, ctx);
   if (outcome.kind === 'show') return render(200, outcome.view, ctx);
   const location = isConsoleLocation(outcome.location) ? outcome.location : '/console';
-  if (outcome.notice) await leaveFlash(session.sessionIdHash, outcome.notice);
+  const reveal = outcome.reveal ? sealReveal(sessionId, normalPath(location.split('?')[0] ?? location), outcome.reveal) : undefined;
+  await leaveForNextView(session.sessionIdHash, { notice: outcome.notice, reveal });
   return redirect(location, requestId);
 }
 

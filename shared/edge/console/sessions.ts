@@ -1,10 +1,10 @@
-// Console sessions: opened at sign-in, kept in the table under a hash of their id with a TTL, each with its CSRF token; and the cookie that carries them.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+// Console sessions: opened at sign-in, kept in the table under a hash of their id with a TTL, each with its CSRF token, notice and sealed reveal; and the cookie that carries them.
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import * as v from 'valibot';
 import { deleteItem, getItem, putItem, updateItem } from '#platform/table/commands.ts';
 import { table } from '#platform/table/definition.ts';
 import { consoleKeys } from '#platform/table/console-keys.ts';
-import type { ConsoleUser } from './page.ts';
+import { type ConsoleUser, type Reveal, RevealSchema } from './page.ts';
 import { ConsoleRoleSchema, type ConsoleUserRecord, consoleUserOf, findCredentials } from './users.ts';
 
 /** A session ends this long after sign-in, used or not: a console left open overnight asks again in the morning. */
@@ -26,6 +26,8 @@ const SessionSchema = v.object({
   userVersion: v.optional(v.number(), 0),
   /** What the last form did, kept for the next page view only; never taken from a URL, so no link can make one up. */
   flash: v.optional(v.string()),
+  /** A secret a form left for one view of one page, sealed (sealReveal): the table never holds it in plaintext. */
+  reveal: v.optional(v.string()),
 });
 
 export interface Session {
@@ -36,6 +38,8 @@ export interface Session {
   readonly sessionIdHash: string;
   /** The notice a form's redirect left for the next page view, if any. */
   readonly flash?: string;
+  /** The sealed secret a form's redirect left for its page, if any: opened only with the cookie's id (takeReveal). */
+  readonly reveal?: string;
 }
 
 /** 32 random bytes, base64url: what the cookie carries; the table holds only its SHA-256. */
@@ -92,16 +96,25 @@ export async function readSession(sessionId: string | undefined, nowMs: number):
     expiresAtMs: stored.expiresAtMs,
     sessionIdHash,
     ...(stored.flash ? { flash: stored.flash } : {}),
+    ...(stored.reveal ? { reveal: stored.reveal } : {}),
   };
 }
 
-/** Leaves a notice for the session's next page view (after a form's redirect): one write, only when a form posts. */
-export async function leaveFlash(sessionIdHash: string, notice: string): Promise<void> {
+/**
+ * Leaves a form's notice for the session's next page view, its sealed secret for the page its redirect leads to, or
+ * both: one write, and only when a form posts something to leave.
+ */
+export async function leaveForNextView(sessionIdHash: string, left: { readonly notice?: string; readonly reveal?: string }): Promise<void> {
+  const fields = [
+    ...(left.notice ? [['flash', ':notice', left.notice] as const] : []),
+    ...(left.reveal ? [['reveal', ':reveal', left.reveal] as const] : []),
+  ];
+  if (fields.length === 0) return;
   await updateItem({
     Key: consoleKeys.consoleSession(sessionIdHash),
     ConditionExpression: 'attribute_exists(PK)',
-    UpdateExpression: 'SET flash = :notice',
-    ExpressionAttributeValues: { ':notice': notice },
+    UpdateExpression: `SET ${fields.map(([name, value]) => `${name} = ${value}`).join(', ')}`,
+    ExpressionAttributeValues: Object.fromEntries(fields.map(([, value, text]) => [value, text])),
   });
 }
 
@@ -116,6 +129,72 @@ export async function clearFlash(sessionIdHash: string, shown: string): Promise<
     UpdateExpression: 'REMOVE flash',
     ExpressionAttributeValues: { ':shown': shown },
   });
+}
+
+const REVEAL_VERSION = 'r1';
+const REVEAL_IV_BYTES = 12;
+const REVEAL_TAG_BYTES = 16;
+
+/** Where the reveal belongs (the path of the page that shows it) and what it shows, as sealed. */
+const SealedRevealSchema = v.object({ path: v.string(), reveal: RevealSchema });
+
+/**
+ * The key a session's reveal is sealed under: HKDF-SHA256 of the id the cookie carries. The table holds only the id's
+ * SHA-256, from which this key cannot be had, so a read of the table (a backup, an export, a stolen item) opens no
+ * reveal; only a request bearing the cookie does.
+ */
+function revealKey(sessionId: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', sessionId, 'pricing-service console', 'console reveal v1', 32));
+}
+
+/** The associated data: sealed text moved onto another session's item does not open there, even under its key. */
+function revealContext(sessionId: string): Buffer {
+  return Buffer.from(`console-reveal:${hashSessionId(sessionId)}`);
+}
+
+/** Seals a secret for one view of the page at `path`, with AES-256-GCM under the session's own key. */
+export function sealReveal(sessionId: string, path: string, reveal: Reveal): string {
+  const iv = randomBytes(REVEAL_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', revealKey(sessionId), iv);
+  cipher.setAAD(revealContext(sessionId));
+  const ciphertext = Buffer.concat([cipher.update(JSON.stringify({ path, reveal }), 'utf8'), cipher.final()]);
+  return [REVEAL_VERSION, ...[iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url'))].join('.');
+}
+
+/** The sealed reveal and the page it is for, or undefined where it does not open under this session's id. */
+export function openReveal(sessionId: string, sealed: string): { path: string; reveal: Reveal } | undefined {
+  const [version, iv, tag, ciphertext] = sealed.split('.');
+  if (version !== REVEAL_VERSION || !iv || !tag || ciphertext === undefined) return undefined;
+  try {
+    // The whole 16-byte tag, always: a shorter one given here would be checked as short, and forged the more easily.
+    const decipher = createDecipheriv('aes-256-gcm', revealKey(sessionId), Buffer.from(iv, 'base64url'), {
+      authTagLength: REVEAL_TAG_BYTES,
+    });
+    decipher.setAAD(revealContext(sessionId));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    const text = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64url')), decipher.final()]).toString('utf8');
+    const opened = v.safeParse(SealedRevealSchema, JSON.parse(text));
+    return opened.success ? opened.output : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The secret the session holds for the page at `path`, taken off the session first: the conditional removal succeeds
+ * for one view only, so that two views at once (a reload racing the redirect) cannot both show it. A reveal for
+ * another page stays for that page; one that does not open under this session's id is taken off unread.
+ */
+export async function takeReveal(sessionId: string, sealed: string, path: string): Promise<Reveal | undefined> {
+  const opened = openReveal(sessionId, sealed);
+  if (opened && opened.path !== path) return undefined;
+  const taken = await updateItem({
+    Key: consoleKeys.consoleSession(hashSessionId(sessionId)),
+    ConditionExpression: 'reveal = :sealed',
+    UpdateExpression: 'REMOVE reveal',
+    ExpressionAttributeValues: { ':sealed': sealed },
+  });
+  return taken.refused ? undefined : opened?.reveal;
 }
 
 /** Whether the user now is the one the session was opened for, still active, and at the session's version. */

@@ -147,8 +147,9 @@ export const consoleRoutes = [
     auth: 'session',
     memoryMb: 512,
     timeoutSeconds: 29,
-    // A redelivery queues its attempt for the delivery worker.
-    access: { table: 'readWrite', sendTo: ['webhooks'] },
+    // A redelivery queues its attempt for the delivery worker. Creating an endpoint and rolling its secret seal a new
+    // secret, and revealing one opens it, under the webhook data key; the page's GET shows only what its session sealed.
+    access: { table: 'readWrite', sendTo: ['webhooks'], webhookSecrets: true },
     files: consoleFiles,
   },
   {

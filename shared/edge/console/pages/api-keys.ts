@@ -1,4 +1,4 @@
-// Settings → API keys: a workspace's keys, and creating (named; the secret shown once), rotating with a grace period, and revoking them; changes need the admin role.
+// Settings → API keys: a workspace's keys, and creating (named; the secret shown once, after the redirect), rotating with a grace period, and revoking them; changes need the admin role.
 import { forgetCachedCredentials } from '#shared/api-keys/authenticate.ts';
 import {
   checkGrant,
@@ -13,7 +13,14 @@ import { listConnectors } from '#shared/connectors/repository.ts';
 import type { Connector } from '#shared/connectors/schema.ts';
 import { ApiError } from '#platform/errors.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ActionOutcome, ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import {
+  type ActionOutcome,
+  type ConsoleContext,
+  type ConsolePage,
+  type PageView,
+  type Reveal,
+  revealSection,
+} from '#edge/console/page.ts';
 import { personOfUser } from '#edge/console/users.ts';
 import { type FieldErrors, sentence, textField } from '#edge/console/form-fields.ts';
 import { API_KEYS_PATH, graceChoices, isActive, keysTable, keyTitle, maskedKey } from './api-key-list.ts';
@@ -108,8 +115,6 @@ interface KeysViewInput {
   readonly ctx: ConsoleContext;
   readonly keys: readonly ApiKeyRecord[];
   readonly connectors: readonly Connector[];
-  /** A key just made, shown this once. */
-  readonly created?: { readonly keyId: string; readonly name?: string; readonly key: string; readonly replaces?: string };
   /** An error of the page's forms as a whole (a rotation or a revoke refused). */
   readonly error?: string;
   /** A create refused: what was sent, and the errors by field. */
@@ -119,26 +124,17 @@ interface KeysViewInput {
 }
 
 /** The page's body: pure, so that what it shows to whom is unit-tested. */
-export function apiKeysView({ ctx, keys, connectors, created, error, attempt, revoking }: KeysViewInput): PageView {
+export function apiKeysView({ ctx, keys, connectors, error, attempt, revoking }: KeysViewInput): PageView {
   const body = html`<h1>API keys</h1>
     <p>The workspace's keys. A key's secret is shown once, when it is created; the service keeps only its hash.</p>
-    ${revoking ? revokeConfirmation(ctx, revoking) : ''}
-    ${
-      created
-        ? html`<section class="notice" aria-labelledby="new-key-heading">
-            <h2 id="new-key-heading">New key ${created.name ? `“${created.name}” ` : ''}(${created.keyId})</h2>
-            <p>${created.replaces ? `It replaces ${created.replaces}. ` : ''}Copy it now: it is shown this once.</p>
-            <p class="secret" data-testid="new-key">${created.key}</p>
-          </section>`
-        : ''
-    }
+    ${revoking ? revokeConfirmation(ctx, revoking) : ''} ${revealSection(ctx.reveal)}
     ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${keysTable(ctx, keys, connectors)}
     <h2>Create a key</h2>
     ${createForm(ctx, connectors, attempt)}`;
   return { title: 'API keys', body };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'created' | 'error' | 'attempt' | 'revoking'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<KeysViewInput, 'error' | 'attempt' | 'revoking'> = {}): Promise<PageView> {
   const [keys, connectors] = await Promise.all([listApiKeys(ctx.user.workspaceId), listConnectors(ctx.user.workspaceId)]);
   return apiKeysView({ ctx, keys, connectors, ...extra });
 }
@@ -150,6 +146,17 @@ async function confirmingView(ctx: ConsoleContext, keyId: string): Promise<PageV
   if (!revoking) throw new ApiError('not_found', 'No API key with this id in this workspace.');
   if (!isActive(revoking, ctx.nowMs)) return apiKeysView({ ctx, keys, connectors, error: `${keyId} is revoked already.` });
   return apiKeysView({ ctx, keys, connectors, revoking });
+}
+
+/** A key just made, for the page to show once after the redirect; its id goes in the text, where a phone can wrap it. */
+function newKeyReveal(issued: { readonly key: string; readonly record: ApiKeyRecord }, advice: string): Reveal {
+  const heading = issued.record.name === undefined ? 'New key' : `New key “${issued.record.name}”`;
+  return { kind: 'new-key', heading, advice, secret: issued.key };
+}
+
+/** A time to the minute, as the list shows when a key stops working. */
+function minuteOf(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 function listOf(value: string | undefined): string[] {
@@ -191,7 +198,14 @@ export const apiKeysPage: ConsolePage = {
         try {
           checkGrant(grant);
           const issued = await issueApiKey(grant, new Date(ctx.nowMs));
-          return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, name: issued.record.name, key: issued.key } }) };
+          return {
+            kind: 'redirect',
+            location: API_KEYS_PATH,
+            reveal: newKeyReveal(
+              issued,
+              `Its id is ${issued.keyId}. Copy it now: it is shown this once, and the service keeps only its hash.`,
+            ),
+          };
         } catch (error) {
           if (error instanceof ApiError && error.status < 500) {
             return refused(error.param === 'name' ? { name: sentence(error.message) } : { form: sentence(error.message) });
@@ -211,7 +225,15 @@ export const apiKeysPage: ConsolePage = {
         const issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs), personOfUser(ctx.user));
         // The old key's revocation, now or at the end of its grace period, holds in this process at once, as a revoke does.
         forgetCachedCredentials();
-        return { kind: 'show', view: await view(ctx, { created: { keyId: issued.keyId, key: issued.key, replaces: keyId } }) };
+        const oldKeyEnds = graceHours === 0 ? 'is revoked now' : `works until ${minuteOf(ctx.nowMs + graceHours * 3_600_000)}`;
+        return {
+          kind: 'redirect',
+          location: API_KEYS_PATH,
+          reveal: newKeyReveal(
+            issued,
+            `Its id is ${issued.keyId}; it replaces ${keyId}, which ${oldKeyEnds}. Copy it now: it is shown this once, and the service keeps only its hash.`,
+          ),
+        };
       },
     },
     revoke: {

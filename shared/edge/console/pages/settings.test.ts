@@ -59,14 +59,11 @@ describe('the API keys page', () => {
     expect(apiKeysView({ ctx: contextOf(['admin']), keys, connectors: [] }).body.text).not.toContain('name="confirmed"');
   });
 
-  it('shows a new key once, in the element the tests and people copy it from', () => {
-    const { body } = apiKeysView({
-      ctx: contextOf(['admin']),
-      keys,
-      connectors: [],
-      created: { keyId: 'key_new', key: 'svc_live_secret' },
-    });
+  it('shows a new key the redirect left for it, in the element the tests and people copy it from, and no key without one', () => {
+    const reveal = { kind: 'new-key', heading: 'New key (key_new)', advice: 'Copy it now.', secret: 'svc_live_secret' } as const;
+    const { body } = apiKeysView({ ctx: { ...contextOf(['admin']), reveal }, keys, connectors: [] });
     expect(body.text).toContain('<p class="secret" data-testid="new-key">svc_live_secret</p>');
+    expect(apiKeysView({ ctx: contextOf(['admin']), keys, connectors: [] }).body.text).not.toContain('class="secret"');
   });
 });
 
@@ -131,6 +128,52 @@ describe('the API keys page’s names, last fours and last uses', () => {
     expect(body.text).toContain('<table class="keys cards">');
     for (const label of ['Key', 'Scopes', 'Created', 'Last used', 'Status', 'Actions'])
       expect(body.text).toContain(`data-label="${label}"`);
+  });
+});
+
+describe('the users page', () => {
+  const user = (email: string) => ({
+    userId: `usr_${email.length}`,
+    email,
+    workspaceId: 'ws_1',
+    roles: ['finance' as const],
+    createdAt: '2026-01-01T00:00:00.000Z',
+    status: 'active' as const,
+    mustChangePassword: false,
+    version: 0,
+  });
+  const leaving = user('bob@example.com');
+
+  it('leads each other user’s Delete button to a step, never straight to the deletion', () => {
+    const text = usersView({ ctx: contextOf(['admin']), users: [leaving] }).body.text;
+    expect(text).toContain('aria-label="Delete bob@example.com"');
+    expect(text).not.toContain('name="confirmed"');
+  });
+
+  it('asks to confirm a deletion, naming the user and the keys they made that still work, with Delete user and Cancel', () => {
+    const made = key({ keyId: 'key_made', name: 'Nightly export', lastFour: 'a9Zq' });
+    const text = usersView({ ctx: contextOf(['admin']), users: [leaving], deleting: { user: leaving, keys: [made] } }).body.text;
+    const section = text.slice(text.indexOf('<section class="confirm-revoke"'), text.indexOf('</section>') + 10);
+    expect(section).toContain('Delete this user?');
+    expect(section).toContain('<strong>bob@example.com</strong> (finance) will no longer sign in');
+    expect(section).toContain('1 key they made still works');
+    expect(section).toContain('“Nightly export” svc_live_…a9Zq (key_made)');
+    expect(section).toContain('name="confirmed" value="yes"');
+    expect(section).toContain('name="_csrf" value="token-of-the-session"');
+    expect(section).toContain('name="revokeKeys" value="yes"');
+    expect(section).toContain('>Delete user</button>');
+    expect(section).toContain('<a href="/console/settings/users">Cancel</a>');
+    const keyless = usersView({ ctx: contextOf(['admin']), users: [leaving], deleting: { user: leaving, keys: [] } }).body.text;
+    expect(keyless).toContain('They made no key that still works.');
+    expect(keyless).not.toContain('name="revokeKeys"');
+  });
+
+  it('shows a new user’s one-time password only when the redirect left it for the page', () => {
+    const reveal = { kind: 'new-password', heading: 'New user bob@example.com', advice: 'Hand it on.', secret: 'Xy7' } as const;
+    expect(usersView({ ctx: { ...contextOf(['admin']), reveal }, users: [leaving] }).body.text).toContain(
+      '<p class="secret" data-testid="new-password">Xy7</p>',
+    );
+    expect(usersView({ ctx: contextOf(['admin']), users: [leaving] }).body.text).not.toContain('data-testid="new-password"');
   });
 });
 

@@ -1,11 +1,20 @@
-// Settings → users: the workspace's console users and their roles; creating one with a one-time password shown once, changing roles, disabling, enabling and deleting; changes need the admin role.
+// Settings → users: the workspace's console users and their roles; creating one with a one-time password shown once (after the redirect), changing roles, disabling, enabling and deleting (once confirmed); changes need the admin role.
 import { ApiError } from '#platform/errors.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ActionOutcome, ConsoleContext, ConsolePage, ConsoleRole, PageView } from '#edge/console/page.ts';
+import {
+  type ActionOutcome,
+  type ConsoleContext,
+  type ConsolePage,
+  type ConsoleRole,
+  type PageAction,
+  type PageView,
+  revealSection,
+} from '#edge/console/page.ts';
 import { changeConsoleUser, type ConsoleUserChange, deleteConsoleUser } from '#edge/console/user-changes.ts';
 import { type ConsoleUserRecord, consoleRoles, createConsoleUser, listConsoleUsers, roleDescriptions } from '#edge/console/users.ts';
 import { keysCreatedBy } from '#shared/api-keys/repository.ts';
-import { revokeUserKeysAction, type UserKeys, userKeysSection } from './user-keys.ts';
+import type { ApiKeyRecord } from '#shared/api-keys/schema.ts';
+import { deleteConfirmation, keysLeftWords, revokeUserKeys, revokeUserKeysAction, type UserKeys, userKeysSection } from './user-keys.ts';
 
 export const USERS_PATH = '/console/settings/users';
 
@@ -72,25 +81,19 @@ function userActions(ctx: ConsoleContext, user: ConsoleUserRecord): Html {
 interface UsersViewInput {
   readonly ctx: ConsoleContext;
   readonly users: readonly ConsoleUserRecord[];
-  readonly created?: { readonly email: string; readonly password: string };
   readonly error?: string;
-  /** A user just disabled or deleted who made keys that still work. */
+  /** A user just disabled who made keys that still work. */
   readonly madeKeys?: UserKeys;
+  /** A user whose deletion waits for its confirmation, with the keys they made that still work. */
+  readonly deleting?: { readonly user: ConsoleUserRecord; readonly keys: readonly ApiKeyRecord[] };
 }
 
-export function usersView({ ctx, users, created, error, madeKeys }: UsersViewInput): PageView {
+export function usersView({ ctx, users, error, madeKeys, deleting }: UsersViewInput): PageView {
   const body = html`<h1>Users</h1>
     <p>The people who sign in to this workspace's console. Every role reads every page; each role changes its own part.</p>
+    ${deleting ? deleteConfirmation(ctx, USERS_PATH, deleting.user, deleting.keys) : ''}
     ${error ? html`<p class="error" role="alert">${error}</p>` : ''} ${madeKeys ? userKeysSection(ctx, USERS_PATH, madeKeys) : ''}
-    ${
-      created
-        ? html`<section class="notice" aria-labelledby="new-user-heading">
-            <h2 id="new-user-heading">New user ${created.email}</h2>
-            <p>Hand on this one-time password; it is shown this once. At their first sign-in they choose their own.</p>
-            <p class="secret" data-testid="new-password">${created.password}</p>
-          </section>`
-        : ''
-    }
+    ${revealSection(ctx.reveal)}
     <div class="table-wrap" tabindex="0" role="region" aria-label="Console users of the workspace">
       <table>
         <caption class="muted">
@@ -124,12 +127,44 @@ export function usersView({ ctx, users, created, error, madeKeys }: UsersViewInp
   return { title: 'Users', body };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<UsersViewInput, 'created' | 'error' | 'madeKeys'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<UsersViewInput, 'error' | 'madeKeys' | 'deleting'> = {}): Promise<PageView> {
   return usersView({ ctx, users: await listConsoleUsers(ctx.user.workspaceId), ...extra });
 }
 
+/** The user of the workspace a form names, other than the one signed in; a refusal a person can act on otherwise. */
+async function otherUserOf(ctx: ConsoleContext, form: Readonly<Record<string, string>>): Promise<ConsoleUserRecord> {
+  const email = (form.email ?? '').trim().toLowerCase();
+  if (email === ctx.user.email) throw new ApiError('invalid_request', 'Your own user is changed by another admin.');
+  const user = (await listConsoleUsers(ctx.user.workspaceId)).find((candidate) => candidate.email === email);
+  if (!user) throw new ApiError('not_found', `There is no console user ${email} in this workspace.`);
+  return user;
+}
+
+/**
+ * Deleting a user cannot be undone, so the row's button only leads to a step that names the user and the keys they
+ * made that still work; only that step's form, carrying `confirmed=yes`, deletes (and revokes the keys if ticked).
+ */
+const deleteAction: PageAction = {
+  role: 'admin',
+  async run(ctx, form) {
+    try {
+      const user = await otherUserOf(ctx, form);
+      const keys = await keysCreatedBy(ctx.user.workspaceId, user.userId, ctx.nowMs);
+      if (form.confirmed !== 'yes') return { kind: 'show', view: await view(ctx, { deleting: { user, keys } }) };
+      await deleteConsoleUser(ctx.user.workspaceId, user.email);
+      const revoked = form.revokeKeys === 'yes' ? await revokeUserKeys(ctx, user.userId) : [];
+      return { kind: 'redirect', location: USERS_PATH, notice: `Deleted ${user.email}.${keysLeftWords(keys.length, revoked)}` };
+    } catch (error) {
+      if (error instanceof ApiError && error.status < 500 && error.status !== 404) {
+        return { kind: 'render', status: 422, view: await view(ctx, { error: error.message }) };
+      }
+      throw error;
+    }
+  },
+};
+
 /** A change to another user of the workspace, back to the list with what was done; a refused one is shown on the page. */
-function changeAction(change: (form: Readonly<Record<string, string>>) => ConsoleUserChange | 'delete', done: string) {
+function changeAction(change: (form: Readonly<Record<string, string>>) => ConsoleUserChange, done: string) {
   return {
     role: 'admin' as const,
     async run(ctx: ConsoleContext, form: Readonly<Record<string, string>>): Promise<ActionOutcome> {
@@ -137,11 +172,9 @@ function changeAction(change: (form: Readonly<Record<string, string>>) => Consol
       try {
         if (email === ctx.user.email) throw new ApiError('invalid_request', 'Your own user is changed by another admin.');
         const wanted = change(form);
-        // Read before the change: a deleted user is no longer listed, and their keys are found by their id.
         const changed = (await listConsoleUsers(ctx.user.workspaceId)).find((user) => user.email === email);
-        if (wanted === 'delete') await deleteConsoleUser(ctx.user.workspaceId, email);
-        else await changeConsoleUser(ctx.user.workspaceId, email, wanted);
-        const ending = wanted === 'delete' || ('status' in wanted && wanted.status === 'disabled');
+        await changeConsoleUser(ctx.user.workspaceId, email, wanted);
+        const ending = 'status' in wanted && wanted.status === 'disabled';
         const keys = ending && changed ? await keysCreatedBy(ctx.user.workspaceId, changed.userId, ctx.nowMs) : [];
         if (changed && keys.length > 0) {
           return { kind: 'show', view: await view(ctx, { madeKeys: { email, userId: changed.userId, done, keys } }) };
@@ -171,7 +204,16 @@ export const usersPage: ConsolePage = {
             { workspaceId: ctx.user.workspaceId, email: form.email ?? '', roles, createdBy: ctx.user.userId },
             new Date(ctx.nowMs),
           );
-          return { kind: 'show', view: await view(ctx, { created: { email: created.email, password: created.password } }) };
+          return {
+            kind: 'redirect',
+            location: USERS_PATH,
+            reveal: {
+              kind: 'new-password',
+              heading: "The new user's one-time password",
+              advice: `For ${created.email}: hand it on; it is shown this once. At their first sign-in they choose their own.`,
+              secret: created.password,
+            },
+          };
         } catch (error) {
           if (error instanceof ApiError && error.status < 500)
             return { kind: 'render', status: 422, view: await view(ctx, { error: error.message }) };
@@ -182,7 +224,7 @@ export const usersPage: ConsolePage = {
     roles: changeAction((form) => ({ roles: (form.roles ?? '').split(',').filter(Boolean) as ConsoleRole[] }), 'Changed the roles of'),
     disable: changeAction(() => ({ status: 'disabled' }), 'Disabled'),
     enable: changeAction(() => ({ status: 'active' }), 'Enabled'),
-    delete: changeAction(() => 'delete', 'Deleted'),
+    delete: deleteAction,
     revokeKeys: revokeUserKeysAction(USERS_PATH),
   },
 };

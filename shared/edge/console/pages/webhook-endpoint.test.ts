@@ -6,7 +6,7 @@ import { newEvent } from '#shared/webhooks/events.ts';
 import type { ConsoleContext, ConsoleRole } from '#edge/console/page.ts';
 import { endpointView, RESPONSE_EXCERPT_CHARS, responseExcerpt } from './webhook-endpoint.ts';
 import { readCreate, readUpdate, refusalOf, valuesOf } from './webhook-forms.ts';
-import { webhooksView } from './webhooks.ts';
+import { newEndpointReveal, webhooksView } from './webhooks.ts';
 
 const contextOf = (roles: readonly ConsoleRole[]): ConsoleContext => ({
   user: { userId: 'usr_1', email: 'ann@example.com', workspaceId: 'ws_1', roles },
@@ -72,9 +72,10 @@ describe('the webhooks pages', () => {
     expect(webhooksView(contextOf(['pricing']), [{ endpoint, deliveries: [] }]).body.text).not.toContain('Create endpoint');
   });
 
-  it('show a new endpoint’s secret once, and the URL refused beside its field, focused, with what was typed kept', () => {
-    const created = webhooksView(contextOf(['admin']), [], { created: { endpoint, secret: 'whsec_abc' } }).body.text;
-    expect(created).toContain('<p class="secret" data-testid="new-secret">whsec_abc</p>');
+  it('show a new endpoint’s secret on its own page when the redirect left it there, and the URL refused beside its field', () => {
+    const shown = endpointView({ ctx: { ...contextOf(['admin']), reveal: newEndpointReveal('whsec_abc') }, endpoint, deliveries: [] });
+    expect(shown.body.text).toContain('<p class="secret" data-testid="new-secret">whsec_abc</p>');
+    expect(endpointView({ ctx: contextOf(['admin']), endpoint, deliveries: [] }).body.text).not.toContain('whsec_abc');
     const refused = webhooksView(contextOf(['admin']), [], {
       attempt: {
         values: { url: 'http://10.0.0.7/x', description: '', eventTypes: ['price.approved'], enabled: true },
@@ -124,6 +125,53 @@ describe('the webhooks pages', () => {
     expect(text).toContain('&lt;b&gt;down&lt;/b&gt;');
     expect(text).toContain('connection refused');
     expect(text).toContain(`&quot;type&quot;: &quot;webhook.test&quot;`);
+  });
+
+  it('offer to reveal and to roll the secret, and to delete the endpoint, each only leading to its step', () => {
+    const text = endpointView({ ctx: contextOf(['admin']), endpoint, deliveries: [] }).body.text;
+    for (const action of ['reveal', 'roll', 'delete']) expect(text).toContain(`name="_action" value="${action}"`);
+    expect(text).toContain('Reveal the secret</button>');
+    expect(text).toContain('Roll the secret</button>');
+    expect(text).toContain('Delete the endpoint</button>');
+    expect(text).not.toContain('name="confirmed"');
+  });
+
+  it('ask to confirm a roll, saying how long the current secret keeps signing, and a deletion, saying it cannot be undone', () => {
+    const rolling = endpointView({ ctx: contextOf(['admin']), endpoint, deliveries: [], confirming: 'roll' }).body.text.replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(rolling).toContain('Roll the signing secret of https://hooks.example.com/pricing?');
+    expect(rolling).toContain('keeps signing beside it for 24 hours, until about 2026-03-02 00:00 UTC');
+    expect(rolling).toMatch(/name="_action" value="roll" \/>\s*<input type="hidden" name="confirmed" value="yes" \/>/);
+    expect(rolling).toContain('Yes, roll the secret</button>');
+    const deleting = endpointView({ ctx: contextOf(['admin']), endpoint, deliveries: [], confirming: 'delete' }).body.text.replace(
+      /\s+/g,
+      ' ',
+    );
+    expect(deleting).toContain('Delete the endpoint https://hooks.example.com/pricing?');
+    expect(deleting).toContain('This cannot be undone.');
+    expect(deleting).toMatch(/name="_action" value="delete" \/>\s*<input type="hidden" name="confirmed" value="yes" \/>/);
+    expect(deleting).toContain('<a href="/console/settings/webhooks/we_1">Keep the endpoint</a>');
+  });
+
+  it('say when a pending delivery’s next attempt goes, "now" once it is due, and "—" for a delivery that has none', () => {
+    const delivery = {
+      eventId: 'evt_1',
+      eventType: 'price.approved',
+      eventTimestamp: '2026-02-28T23:59:00.000Z',
+      endpointId: 'we_1',
+      attempts: 2,
+      lastStatus: 503,
+    };
+    const deliveries = [
+      { ...delivery, eventId: 'evt_later', status: 'pending' as const, nextAttemptAt: '2026-03-01T00:05:00.000Z' },
+      { ...delivery, eventId: 'evt_due', status: 'pending' as const, nextAttemptAt: '2026-02-28T23:59:30.000Z' },
+      { ...delivery, eventId: 'evt_parked', status: 'parked' as const },
+    ];
+    const text = endpointView({ ctx: contextOf(['admin']), endpoint, deliveries }).body.text;
+    const cells = [...text.matchAll(/<td data-label="Next attempt">([\s\S]*?)<\/td>/g)].map((match) => match[1]);
+    expect(cells).toEqual(['<time datetime="2026-03-01T00:05:00.000Z">2026-03-01 00:05:00 UTC</time>', 'now', '—']);
   });
 
   it('cut a receiver’s answer to the excerpt a page shows', () => {

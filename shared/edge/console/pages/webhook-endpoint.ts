@@ -1,10 +1,11 @@
-// Settings → one webhook endpoint, for admins: edit it, send it a test event, and read each attempt's status, answer and payload.
+// Settings → one webhook endpoint, for admins: edit it, send it a test event, read each attempt's status, answer and payload and each pending delivery's next attempt, reveal or roll its signing secret, and delete it.
 import { ApiError } from '#platform/errors.ts';
 import { listAttempts, listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import type { DeliveryAttempt, DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
 import { EventIdSchema } from '#shared/webhooks/delivery-schema.ts';
 import { EndpointIdSchema, type WebhookEndpoint } from '#shared/webhooks/endpoint-schema.ts';
-import { getEndpoint, updateEndpoint } from '#shared/webhooks/endpoints.ts';
+import { deleteEndpoint, getEndpoint, rotateSecret, updateEndpoint } from '#shared/webhooks/endpoints.ts';
+import { dataKey, openSecret } from '#shared/webhooks/secrets.ts';
 import type { WebhookEvent } from '#shared/webhooks/events.ts';
 import { readEvent } from '#shared/webhooks/outbox.ts';
 import { sendTestEvent } from '#shared/webhooks/test-event.ts';
@@ -13,9 +14,23 @@ import * as v from 'valibot';
 import type { FieldErrors } from '#edge/console/form-fields.ts';
 import { moment } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
-import { endpointFields, type EndpointFormValues, endpointPath, readUpdate, refusalOf, valuesOf, WEBHOOKS_PATH } from './webhook-forms.ts';
-import { healthWords } from './webhooks.ts';
+import { type ConsoleContext, type ConsolePage, type PageView, revealSection } from '#edge/console/page.ts';
+import {
+  actionForm,
+  deleteConfirmation,
+  endpointFields,
+  type EndpointFormValues,
+  endpointPath,
+  minute,
+  PREVIOUS_SECRET_HOURS,
+  readUpdate,
+  refusalOf,
+  rollConfirmation,
+  secretSection,
+  valuesOf,
+  WEBHOOKS_PATH,
+} from './webhook-forms.ts';
+import { healthWords, nextAttemptWords } from './webhooks.ts';
 
 /** Deliveries listed on the endpoint's page: the newest, where a test just sent shows first. */
 const RECENT_DELIVERIES = 20;
@@ -49,7 +64,7 @@ function testForm(ctx: ConsoleContext, endpoint: WebhookEndpoint, error: string 
   </form>`;
 }
 
-function deliveriesTable(endpoint: WebhookEndpoint, deliveries: readonly DeliverySummary[]): Html {
+function deliveriesTable(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliveries: readonly DeliverySummary[]): Html {
   if (deliveries.length === 0) return html`<p>No deliveries yet: send a test event to see one.</p>`;
   return html`<table class="cards deliveries">
     <caption class="muted">
@@ -62,6 +77,7 @@ function deliveriesTable(endpoint: WebhookEndpoint, deliveries: readonly Deliver
         <th scope="col">Status</th>
         <th scope="col">Attempts</th>
         <th scope="col">Last answer</th>
+        <th scope="col">Next attempt</th>
       </tr>
     </thead>
     <tbody>
@@ -76,6 +92,7 @@ function deliveriesTable(endpoint: WebhookEndpoint, deliveries: readonly Deliver
             <td data-label="Status">${delivery.status}</td>
             <td data-label="Attempts" class="number">${delivery.attempts}</td>
             <td data-label="Last answer">${delivery.lastStatus ?? '—'}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
+            <td data-label="Next attempt">${nextAttemptWords(delivery, ctx.nowMs)}</td>
           </tr>`,
       )}
     </tbody>
@@ -133,10 +150,12 @@ interface EndpointViewInput {
   readonly detail?: EventDetail;
   readonly attempt?: { readonly values: EndpointFormValues; readonly errors: FieldErrors };
   readonly testError?: string;
+  /** A step waiting for its confirmation: rolling the secret, or deleting the endpoint. */
+  readonly confirming?: 'roll' | 'delete';
 }
 
 /** The page's body: pure, so that what it shows is unit-tested. */
-export function endpointView({ ctx, endpoint, deliveries, detail, attempt, testError }: EndpointViewInput): PageView {
+export function endpointView({ ctx, endpoint, deliveries, detail, attempt, testError, confirming }: EndpointViewInput): PageView {
   const body = html`<p><a href="${WEBHOOKS_PATH}">← Webhook endpoints</a></p>
     <h1 class="endpoint-url">${endpoint.url}</h1>
     <p>
@@ -144,10 +163,14 @@ export function endpointView({ ctx, endpoint, deliveries, detail, attempt, testE
       <code>${endpoint.endpointId}</code>
       · created ${moment(endpoint.createdAt)}
     </p>
-    ${testForm(ctx, endpoint, testError)} ${detail ? eventSection(detail) : ''}
+    ${confirming === 'roll' ? rollConfirmation(ctx, endpoint) : ''} ${confirming === 'delete' ? deleteConfirmation(ctx, endpoint) : ''}
+    ${revealSection(ctx.reveal)} ${testForm(ctx, endpoint, testError)} ${detail ? eventSection(detail) : ''}
     <h2>Deliveries</h2>
-    ${deliveriesTable(endpoint, deliveries)}
-    ${editForm(ctx, endpoint, attempt?.values ?? valuesOfEndpoint(endpoint), attempt?.errors ?? {})}`;
+    ${deliveriesTable(ctx, endpoint, deliveries)} ${secretSection(ctx, endpoint)}
+    ${editForm(ctx, endpoint, attempt?.values ?? valuesOfEndpoint(endpoint), attempt?.errors ?? {})}
+    <h2>Delete the endpoint</h2>
+    <p>Stops every delivery to it, at once and for good.</p>
+    ${actionForm(ctx, endpoint, 'delete', html`<button type="submit" class="danger">Delete the endpoint</button>`)}`;
   return { title: `Webhook endpoint ${endpoint.url}`, body };
 }
 
@@ -171,7 +194,7 @@ async function eventDetail(ctx: ConsoleContext, endpointId: string): Promise<Eve
   return { event: stored.event, attempts: await listAttempts(ctx.user.workspaceId, endpointId, eventId) };
 }
 
-async function view(ctx: ConsoleContext, extra: Pick<EndpointViewInput, 'attempt' | 'testError'> = {}): Promise<PageView> {
+async function view(ctx: ConsoleContext, extra: Pick<EndpointViewInput, 'attempt' | 'testError' | 'confirming'> = {}): Promise<PageView> {
   requireAdmin(ctx);
   const endpoint = await endpointOf(ctx);
   const [page, detail] = await Promise.all([
@@ -230,6 +253,59 @@ export const webhookEndpointPage: ConsolePage = {
           }
           throw error;
         }
+      },
+    },
+    reveal: {
+      role: 'admin',
+      async run(ctx) {
+        const endpoint = await endpointOf(ctx);
+        // Opened here, where the data key is granted, and sealed again under the session's own key for one view.
+        const secret = openSecret(await dataKey(), endpoint.secret, endpoint);
+        return {
+          kind: 'redirect',
+          location: endpointPath(endpoint.endpointId),
+          reveal: {
+            kind: 'current-secret',
+            heading: "The endpoint's current signing secret",
+            advice:
+              "The receiver verifies each delivery's signature with it. Shown this once: reload, and it is gone; reveal it again when needed.",
+            secret,
+          },
+        };
+      },
+    },
+    roll: {
+      role: 'admin',
+      async run(ctx, form) {
+        const endpoint = await endpointOf(ctx);
+        if (form.confirmed !== 'yes') return { kind: 'show', view: await view(ctx, { confirming: 'roll' }) };
+        const rolled = await rotateSecret(ctx.user.workspaceId, endpoint.endpointId, ctx.nowMs);
+        const expiresAt = rolled.endpoint.previousSecretExpiresAt;
+        const until = expiresAt ? minute(expiresAt) : `${PREVIOUS_SECRET_HOURS} hours from now`;
+        return {
+          kind: 'redirect',
+          location: endpointPath(endpoint.endpointId),
+          reveal: {
+            kind: 'new-secret',
+            heading: 'New signing secret',
+            advice: `It signs every delivery from now on, and is shown this once. The previous secret signs beside it until ${until}: switch the receiver to this one before then.`,
+            secret: rolled.secret,
+          },
+        };
+      },
+    },
+    delete: {
+      role: 'admin',
+      async run(ctx, form) {
+        const endpoint = await endpointOf(ctx);
+        if (form.confirmed !== 'yes') return { kind: 'show', view: await view(ctx, { confirming: 'delete' }) };
+        await deleteEndpoint(ctx.user.workspaceId, endpoint.endpointId);
+        return {
+          kind: 'redirect',
+          location: WEBHOOKS_PATH,
+          // Named by its id: a URL may be 2,048 characters of one token, which a notice on a phone cannot wrap.
+          notice: `Deleted the endpoint ${endpoint.endpointId}: nothing more is sent to it.`,
+        };
       },
     },
   },

@@ -1,4 +1,4 @@
-// The webhook endpoint forms of the console: their fields with errors beside them, and reading a post through the API's own schemas.
+// The webhook endpoint forms of the console: their fields with errors beside them, reading a post through the API's own schemas, and the secret's and deletion's forms with their confirmation steps.
 import * as v from 'valibot';
 import { ApiError } from '#platform/errors.ts';
 import {
@@ -6,12 +6,16 @@ import {
   MAX_DESCRIPTION_LENGTH,
   subscribableEventTypes,
   UpdateEndpointRequestSchema,
+  type WebhookEndpoint,
 } from '#shared/webhooks/endpoint-schema.ts';
 import { eventDescriptions } from '#shared/webhooks/event-descriptions.ts';
 import type { EventType } from '#shared/webhooks/events.ts';
+import { PREVIOUS_SECRET_ACCEPTED_MS } from '#shared/webhooks/secrets.ts';
 import { MAX_WEBHOOK_URL_LENGTH } from '#shared/webhooks/url-guard.ts';
 import { type FieldErrors, sentence, textField } from '#edge/console/form-fields.ts';
+import { moment } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
+import type { ConsoleContext } from '#edge/console/page.ts';
 
 export const WEBHOOKS_PATH = '/console/settings/webhooks';
 
@@ -141,4 +145,87 @@ export function endpointFields(values: EndpointFormValues, errors: FieldErrors):
       endpoint</label
     >
     ${errors.form ? html`<p class="error" role="alert">${errors.form}</p>` : ''}`;
+}
+
+/** The previous secret's hours, in the words the page and its confirmation use. */
+export const PREVIOUS_SECRET_HOURS = PREVIOUS_SECRET_ACCEPTED_MS / 3_600_000;
+
+/** To the minute, in UTC: when a secret stops signing. */
+export function minute(iso: string): string {
+  return `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/** Whether the secret the last roll replaced still signs beside the current one. */
+function previousSecretSigns(endpoint: WebhookEndpoint, nowMs: number): endpoint is WebhookEndpoint & { previousSecretExpiresAt: string } {
+  return (
+    endpoint.previousSecret !== undefined &&
+    endpoint.previousSecretExpiresAt !== undefined &&
+    Date.parse(endpoint.previousSecretExpiresAt) > nowMs
+  );
+}
+
+/** A form of one button posting an action of this endpoint's page, optionally the confirmed step of it. */
+export function actionForm(
+  ctx: ConsoleContext,
+  endpoint: WebhookEndpoint,
+  action: string,
+  button: Html,
+  options: { readonly confirmed?: boolean; readonly inline?: boolean; readonly after?: Html } = {},
+): Html {
+  return html`<form method="post" action="${endpointPath(endpoint.endpointId)}" ${options.inline ? html`class="inline"` : ''}>
+    <input type="hidden" name="_csrf" value="${ctx.csrfToken}" />
+    <input type="hidden" name="_action" value="${action}" />
+    ${options.confirmed ? html`<input type="hidden" name="confirmed" value="yes" />` : ''} ${button} ${options.after ?? ''}
+  </form>`;
+}
+
+/** What signs the endpoint's deliveries, and the forms that reveal the secret and roll it. */
+export function secretSection(ctx: ConsoleContext, endpoint: WebhookEndpoint): Html {
+  const previous = previousSecretSigns(endpoint, ctx.nowMs)
+    ? `The secret it replaced signs beside it until ${minute(endpoint.previousSecretExpiresAt)}.`
+    : '';
+  return html`<section aria-labelledby="secret-heading">
+    <h2 id="secret-heading">Signing secret</h2>
+    <p>
+      Each delivery is signed with the endpoint's secret (Standard Webhooks), made ${moment(endpoint.secretCreatedAt)}. ${previous}
+      Revealing shows it on this page once; rolling makes a new one, the current one signing beside it for ${PREVIOUS_SECRET_HOURS} hours.
+    </p>
+    ${actionForm(ctx, endpoint, 'reveal', html`<button type="submit" class="secondary">Reveal the secret</button>`, { inline: true })}
+    ${actionForm(ctx, endpoint, 'roll', html`<button type="submit" class="secondary">Roll the secret</button>`, { inline: true })}
+  </section>`;
+}
+
+/** The step before a roll: receivers must move to the new secret within the hours the current one keeps signing. */
+export function rollConfirmation(ctx: ConsoleContext, endpoint: WebhookEndpoint): Html {
+  const until = minute(new Date(ctx.nowMs + PREVIOUS_SECRET_ACCEPTED_MS).toISOString());
+  const oldest = previousSecretSigns(endpoint, ctx.nowMs)
+    ? 'The secret the last roll replaced stops signing at once: two at most are live.'
+    : '';
+  return html`<section class="confirm-revoke" aria-labelledby="roll-heading">
+    <h2 id="roll-heading" class="endpoint-url">Roll the signing secret of ${endpoint.url}?</h2>
+    <p>
+      A new secret signs every delivery from now on, and is shown once. The current secret keeps signing beside it for
+      ${PREVIOUS_SECRET_HOURS} hours, until about ${until}, so that the receiver can switch without losing an event; after that only the new
+      one signs. ${oldest}
+    </p>
+    ${actionForm(ctx, endpoint, 'roll', html`<button type="submit" class="danger">Yes, roll the secret</button>`, {
+      confirmed: true,
+      after: html`<a href="${endpointPath(endpoint.endpointId)}">Keep the current secret</a>`,
+    })}
+  </section>`;
+}
+
+/** The step before a deletion, which cannot be undone and ends the retries of what is pending. */
+export function deleteConfirmation(ctx: ConsoleContext, endpoint: WebhookEndpoint): Html {
+  return html`<section class="confirm-revoke" aria-labelledby="delete-heading">
+    <h2 id="delete-heading" class="endpoint-url">Delete the endpoint ${endpoint.url}?</h2>
+    <p>
+      Nothing more is sent to it (${endpoint.endpointId}): no new event, and no retry of a pending delivery. Its secret is gone with it, and
+      its place under the workspace's endpoints is given back. This cannot be undone.
+    </p>
+    ${actionForm(ctx, endpoint, 'delete', html`<button type="submit" class="danger">Yes, delete the endpoint</button>`, {
+      confirmed: true,
+      after: html`<a href="${endpointPath(endpoint.endpointId)}">Keep the endpoint</a>`,
+    })}
+  </section>`;
 }

@@ -54,4 +54,12 @@ describe('the webhooks page', () => {
     const text = webhooksView(contextOf(['finance']), [{ endpoint: refused, deliveries: [] }]).body.text;
     expect(text).toContain('>failing</span> (3 failed attempts in a row)');
   });
+
+  it('shows a pending delivery’s next attempt in UTC beside its last answer', () => {
+    const pending: DeliverySummary = { ...delivery, status: 'pending', attempts: 1, nextAttemptAt: '2026-03-01T00:30:00.000Z' };
+    const text = webhooksView(contextOf(['finance']), [{ endpoint, deliveries: [pending, delivery] }]).body.text;
+    expect(text).toContain('<th scope="col">Next attempt</th>');
+    expect(text).toContain('<td data-label="Next attempt"><time datetime="2026-03-01T00:30:00.000Z">2026-03-01 00:30:00 UTC</time></td>');
+    expect(text).toContain('<td data-label="Next attempt">—</td>');
+  });
 });

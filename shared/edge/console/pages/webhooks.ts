@@ -1,4 +1,4 @@
-// Settings → webhook endpoints: each endpoint with its health and recent deliveries, creating one (its secret shown once), and redelivering an event; changes need the admin role.
+// Settings → webhook endpoints: each endpoint with its health and recent deliveries (a pending one with its next attempt), creating one (its secret shown once on its page), and redelivering an event; changes need the admin role.
 import { listDeliveries } from '#shared/webhooks/attempt-log.ts';
 import { redeliver } from '#shared/webhooks/delivery.ts';
 import type { DeliverySummary } from '#shared/webhooks/delivery-schema.ts';
@@ -7,7 +7,7 @@ import { FAILING_AFTER_ATTEMPTS, type WebhookEndpoint } from '#shared/webhooks/e
 import { loopbackHttpAllowed } from '#shared/webhooks/url-guard.ts';
 import type { FieldErrors } from '#edge/console/form-fields.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ConsoleContext, ConsolePage, PageView } from '#edge/console/page.ts';
+import type { ConsoleContext, ConsolePage, PageView, Reveal } from '#edge/console/page.ts';
 import { endpointFields, type EndpointFormValues, endpointPath, readCreate, refusalOf, valuesOf, WEBHOOKS_PATH } from './webhook-forms.ts';
 
 export { WEBHOOKS_PATH } from './webhook-forms.ts';
@@ -25,6 +25,16 @@ function redeliverForm(ctx: ConsoleContext, delivery: DeliverySummary): Html {
     <input type="hidden" name="eventId" value="${delivery.eventId}" />
     <button type="submit" class="secondary" aria-label="Redeliver ${delivery.eventType} ${delivery.eventId}">Redeliver</button>
   </form>`;
+}
+
+/**
+ * When a delivery's next attempt goes: a pending one's due time in UTC, or "now" once due (or queued with no time,
+ * which goes at once); "—" for one delivered or parked, which has none.
+ */
+export function nextAttemptWords(delivery: DeliverySummary, nowMs: number): Html {
+  if (delivery.status !== 'pending') return html`—`;
+  if (!delivery.nextAttemptAt || Date.parse(delivery.nextAttemptAt) <= nowMs) return html`now`;
+  return html`<time datetime="${delivery.nextAttemptAt}">${delivery.nextAttemptAt.slice(0, 19).replace('T', ' ')} UTC</time>`;
 }
 
 /** Why the endpoint shows the status it does, in words: the count of failed attempts a reader can act on. */
@@ -60,6 +70,7 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
                 <th scope="col">Status</th>
                 <th scope="col">Attempts</th>
                 <th scope="col">Last answer</th>
+                <th scope="col">Next attempt</th>
                 <th scope="col">Actions</th>
               </tr>
             </thead>
@@ -75,6 +86,7 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
                     <td data-label="Status">${delivery.status}</td>
                     <td data-label="Attempts" class="number">${delivery.attempts}</td>
                     <td data-label="Last answer">${delivery.lastStatus ?? ''}${delivery.lastError ? ` ${delivery.lastError}` : ''}</td>
+                    <td data-label="Next attempt">${nextAttemptWords(delivery, ctx.nowMs)}</td>
                     <td class="actions">${redeliverForm(ctx, delivery)}</td>
                   </tr>`,
               )}
@@ -84,10 +96,9 @@ function endpointSection(ctx: ConsoleContext, endpoint: WebhookEndpoint, deliver
   </section>`;
 }
 
-/** A create refused: what was sent, and the errors by field; or an endpoint just made, with its secret shown this once. */
+/** A create refused: what was sent, and the errors by field. */
 export interface CreateOutcome {
   readonly attempt?: { readonly values: EndpointFormValues; readonly errors: FieldErrors };
-  readonly created?: { readonly endpoint: WebhookEndpoint; readonly secret: string };
 }
 
 const blankEndpoint: EndpointFormValues = { url: '', description: '', eventTypes: [], enabled: true };
@@ -105,13 +116,15 @@ function createForm(ctx: ConsoleContext, attempt: CreateOutcome['attempt']): Htm
   </form>`;
 }
 
-function createdNotice(created: NonNullable<CreateOutcome['created']>): Html {
-  return html`<section class="notice" aria-labelledby="new-endpoint-heading">
-    <h2 id="new-endpoint-heading" class="endpoint-url">New endpoint ${created.endpoint.url}</h2>
-    <p>Its signing secret, to verify each delivery's signature: copy it now, it is shown this once.</p>
-    <p class="secret" data-testid="new-secret">${created.secret}</p>
-    <p><a href="${endpointPath(created.endpoint.endpointId)}">Open the endpoint to send it a test event</a></p>
-  </section>`;
+/** A new endpoint's signing secret, for its own page to show once after the create's redirect. */
+export function newEndpointReveal(secret: string): Reveal {
+  return {
+    kind: 'new-secret',
+    heading: "The new endpoint's signing secret",
+    advice:
+      "Copy it into the receiver now, to verify each delivery's signature: it is shown this once. An admin can reveal it again on this page, or roll it.",
+    secret,
+  };
 }
 
 export function webhooksView(
@@ -125,7 +138,6 @@ export function webhooksView(
       ${FAILING_AFTER_ATTEMPTS} failed attempts in a row. Open one to edit it, send it a test event, or read each attempt's answer and
       payload. Endpoints can also be managed through the overview API (<code>/v1/webhook-endpoints</code>) or the admin CLI.
     </p>
-    ${outcome.created ? createdNotice(outcome.created) : ''}
     ${endpoints.length === 0 ? html`<p>No webhook endpoints yet.</p>` : endpoints.map(({ endpoint, deliveries }) => endpointSection(ctx, endpoint, deliveries))}
     <h2>Create an endpoint</h2>
     ${createForm(ctx, outcome.attempt)}`;
@@ -168,7 +180,12 @@ export const webhooksPage: ConsolePage = {
             { allowLoopbackHttp: loopbackHttpAllowed() },
             ctx.nowMs,
           );
-          return { kind: 'show', view: await listView(ctx, { created }) };
+          return {
+            kind: 'redirect',
+            location: endpointPath(created.endpoint.endpointId),
+            notice: 'Created the endpoint: send it a test event to see a delivery.',
+            reveal: newEndpointReveal(created.secret),
+          };
         } catch (error) {
           return refused(refusalOf(error));
         }
