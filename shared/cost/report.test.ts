@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '#platform/errors.ts';
 import { type CostCounts, emptyCounts } from './counts.ts';
 import { listPrices } from './list-prices.ts';
-import { buildCostReport, formatCostReport, formatCostReportCsv, type LedgerRow, readReportRange } from './report.ts';
+import { buildCostReport, COST_NOT_INCLUDED, formatCostReport, formatCostReportCsv, type LedgerRow, readReportRange } from './report.ts';
 
 const NOW = Date.parse('2026-11-24T10:00:00Z');
 
@@ -133,6 +133,8 @@ describe('a cost report', () => {
     expect(text).toMatch(/us-east-1 list prices as of \d{4}-\d{2}-\d{2}/);
     expect(text).toMatch(/^2026-11-24 .*\$\d+\.\d{6}/m);
     expect(text).toMatch(/Not included: storage, CloudWatch, data transfer, the free tier/);
+    // The console's cost page says the same sentence: the report's last line is the one both show.
+    expect(text.split('\n').at(-1)).toBe(COST_NOT_INCLUDED);
   });
 
   it('writes one CSV line per breakdown line and one for the total, under a header', () => {

@@ -157,6 +157,9 @@ export function buildCostReport(workspaceId: string, range: ReportRange, rows: r
   };
 }
 
+/** What no report can price, said under every report's totals, the CLI's and the console's alike. */
+export const COST_NOT_INCLUDED = 'Not included: storage, CloudWatch, data transfer, the free tier (docs/cost.md).';
+
 function usd(value: number | null, digits = 6): string {
   return value === null ? '—' : `$${value.toFixed(digits)}`;
 }
@@ -179,7 +182,7 @@ export function formatCostReport(report: CostReport): string {
     `Per 1M priced lines: ${usd(total.cost_per_million_priced_lines, 4)} for everything the workspace cost, over its ${total.priced_lines} priced lines; ${usd(report.routes.find((route) => route.route === 'priceLines')?.cost_per_million_priced_lines ?? null, 4)} for price serving alone`,
     `Share by service: DynamoDB ${shares.dynamodb}%, Lambda ${shares.lambda}%, API Gateway ${shares.api_gateway}%, SQS ${shares.sqs}%`,
     `Cost per request: ${report.routes.map((route) => `${route.route} ${usd(route.cost_per_request, 8)}`).join(', ') || 'no requests'}`,
-    'Not included: storage, CloudWatch, data transfer, the free tier (docs/cost.md).',
+    COST_NOT_INCLUDED,
   ].join('\n');
 }
 

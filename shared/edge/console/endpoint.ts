@@ -4,7 +4,7 @@ import type { Context } from 'aws-lambda';
 import { type HttpEvent, type HttpResult, requestIdOf } from '#edge/http/endpoint.ts';
 import { logger, withLogKeys } from '#platform/observability.ts';
 import { metered, type MeteredUnit, workspaceShare } from '#edge/metering.ts';
-// The console's rows alone: a console function bundles none of the API's routes.
+// The console's rows alone: the glue bundles none of the API's route rows (only the cost page does, to name its lines).
 import { type ConsoleRouteId, consoleRouteById } from '#edge/routes/console.ts';
 import { answerForMethod, routeKey, servingRouteKey } from '#edge/routes/rows.ts';
 import { traceRequests } from '#platform/tracing.ts';

@@ -1,13 +1,21 @@
-// The console's cost: what the workspace cost in dollars at list prices, per day with a chart and per route, from the cost report GET /v1/usage answers.
+// The console's cost: what the workspace cost in dollars at list prices, per day with a chart and per named route, from the cost report GET /v1/usage answers, and as CSV.
 import { dayOf } from '#shared/cost/counts.ts';
-import { buildCostReport, type ReportRange, readReportRange } from '#shared/cost/report.ts';
+import {
+  buildCostReport,
+  COST_NOT_INCLUDED,
+  formatCostReportCsv,
+  type ReportGrouping,
+  type ReportRange,
+  readReportRange,
+} from '#shared/cost/report.ts';
 import { readCostLedger } from '#shared/cost/repository.ts';
 import type { CostLine, CostReport } from '#shared/cost/schema.ts';
-import { ApiError } from '#platform/errors.ts';
+import { ApiError, quoted } from '#platform/errors.ts';
 import { barChart } from '#edge/console/charts.ts';
 import { alert, costDollars, facts } from '#edge/console/formats.ts';
 import { type Html, html } from '#edge/console/html.ts';
-import type { ConsolePage, PageView } from '#edge/console/page.ts';
+import type { ConsolePage, PageDownload, PageView } from '#edge/console/page.ts';
+import { routeName } from '#edge/console/route-names.ts';
 
 const PATH = '/console/cost';
 /** What the page shows before anyone picks a range: the last 30 days, today included. */
@@ -29,6 +37,32 @@ export function costRange(query: URLSearchParams, nowMs: number): { range: Repor
   }
 }
 
+/**
+ * Whether the query asks for the range's report as CSV (`format=csv`), and grouped how: by route unless `by=day`. A
+ * format or grouping the page does not offer is refused with the reason, as a bad range is, not quietly ignored.
+ */
+export function csvAsked(query: URLSearchParams): { by?: ReportGrouping; error?: string } {
+  const format = query.get('format') || undefined;
+  if (format === undefined) return {};
+  if (format !== 'csv') return { error: `format is csv; ${quoted(format)} is not.` };
+  const by = query.get('by') || 'route';
+  if (by !== 'route' && by !== 'day') return { error: `by is route or day; ${quoted(by)} is neither.` };
+  return { by };
+}
+
+/** The report as the admin CLI's `cost report --csv` writes it, ids and all, so that the two read alike; named for its days. */
+export function costCsv(report: CostReport): PageDownload {
+  return {
+    filename: `cost-${report.from}-to-${report.to}-by-${report.by}.csv`,
+    contentType: 'text/csv; charset=utf-8',
+    body: `${formatCostReportCsv(report)}\n`,
+  };
+}
+
+function csvPath(report: CostReport, by: ReportGrouping): string {
+  return `${PATH}?${new URLSearchParams({ from: report.from, to: report.to, format: 'csv', by }).toString()}`;
+}
+
 /** Every day of the range, those without a ledger item at $0, so that the chart's bars stand where their days are. */
 export function dailyTotals(report: CostReport): { day: string; total: number }[] {
   const byDay = new Map(report.breakdown.map((line) => [line.key, line.cost.total]));
@@ -40,12 +74,18 @@ export function dailyTotals(report: CostReport): { day: string; total: number }[
   return days;
 }
 
+/** A ledger key by the name a person reads, its id under it for matching the CLI's and the API's reports. */
+function routeLabel(key: string): Html {
+  const name = routeName(key);
+  return name === key ? html`${key}` : html`${name}<br /><code class="id">${key}</code>`;
+}
+
 function routeRow(
   line: Pick<CostLine, 'requests' | 'read_units' | 'write_units' | 'lambda_gb_seconds' | 'cost' | 'cost_per_request'>,
-  name: string,
+  label: Html | string,
 ): Html {
   return html`<tr>
-    <th scope="row">${name}</th>
+    <th scope="row">${label}</th>
     <td class="number">${line.requests}</td>
     <td class="number">${line.read_units}</td>
     <td class="number">${line.write_units}</td>
@@ -70,7 +110,7 @@ function rangeForm(report: CostReport): Html {
   </form>`;
 }
 
-/** The range's totals, and the prices they are at. */
+/** The range's totals, the prices they are at and what they leave out, and the range as CSV. */
 function totals(byDay: CostReport): Html {
   return html`${facts(`${byDay.from} to ${byDay.to}`, [
       ['Total', costDollars(byDay.total.cost.total)],
@@ -79,7 +119,12 @@ function totals(byDay: CostReport): Html {
       ['DynamoDB share', `${byDay.service_shares.dynamodb}%`],
       ['Lambda share', `${byDay.service_shares.lambda}%`],
     ])}
-    <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>`;
+    <p class="hint">At ${byDay.list_prices.region} list prices as of ${byDay.list_prices.as_of}, in US dollars.</p>
+    <p class="hint">${COST_NOT_INCLUDED}</p>
+    <p class="actions">
+      <a href="${csvPath(byDay, 'route')}">Download CSV per route</a> ·
+      <a href="${csvPath(byDay, 'day')}">Download CSV per day</a>
+    </p>`;
 }
 
 /** A bar per day of the range, the days without cost at $0. */
@@ -116,7 +161,7 @@ function routeTable(byRoute: CostReport): Html {
         </tr>
       </thead>
       <tbody>
-        ${byRoute.breakdown.map((line) => routeRow(line, line.key))}
+        ${byRoute.breakdown.map((line) => routeRow(line, routeLabel(line.key)))}
       </tbody>
       <tfoot>
         ${routeRow(byRoute.total, 'Total')}
@@ -139,11 +184,19 @@ export function costView(byDay: CostReport, byRoute: CostReport, error?: string)
 export const costPage: ConsolePage = {
   path: PATH,
   nav: 'Cost',
+  async download(ctx) {
+    const { range, error } = costRange(ctx.query, ctx.nowMs);
+    const { by } = csvAsked(ctx.query);
+    // A range that does not read gets the page, which says why, rather than the file of the default range.
+    if (!by || error) return undefined;
+    const rows = await readCostLedger(ctx.user.workspaceId, range.from, range.to);
+    return costCsv(buildCostReport(ctx.user.workspaceId, { ...range, by }, rows));
+  },
   async read(ctx) {
     const { range, error } = costRange(ctx.query, ctx.nowMs);
     const rows = await readCostLedger(ctx.user.workspaceId, range.from, range.to);
     const byDay = buildCostReport(ctx.user.workspaceId, { ...range, by: 'day' }, rows);
     const byRoute = buildCostReport(ctx.user.workspaceId, { ...range, by: 'route' }, rows);
-    return costView(byDay, byRoute, error);
+    return costView(byDay, byRoute, error ?? csvAsked(ctx.query).error);
   },
 };
