@@ -1,15 +1,13 @@
 // The cost page in a real headless Chromium, as finance reads it at 1440×900 and 390×844: routes by name with their ids, the total, what is not included, and the range as CSV; axe finds nothing serious.
-import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CapacityLedger } from '#platform/meter.ts';
-import { createConsoleUser } from '#edge/console/users.ts';
 import { dayOf } from '#shared/cost/counts.ts';
 import { chargeWork, flushCosts } from '#shared/cost/ledger.ts';
 import { COST_NOT_INCLUDED } from '#shared/cost/report.ts';
 import { newWorkspace, type TestWorkspace } from '#test/integration/support.ts';
-import { consoleUrl, launchChromium, newConsoleContext, screenshot, seriousAxeViolations, signIn } from './support.ts';
+import { consoleUrl, launchChromium, screenshot, seriousAxeViolations, signedInUser } from './support.ts';
 
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
@@ -44,12 +42,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   workspace = await newWorkspace('Cost Reader');
   await seedLedger(workspace.workspaceId);
-  const email = `finance.${randomUUID().slice(0, 8)}@example.com`;
-  const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['finance'] });
-  context = await newConsoleContext(browser, { bypassCSP: true });
-  page = await context.newPage();
-  await page.setViewportSize(DESKTOP);
-  await signIn(page, email, password);
+  ({ context, page } = await signedInUser(browser, workspace.workspaceId, ['finance']));
 }, 180_000);
 
 afterAll(async () => {

@@ -1,15 +1,13 @@
 // A morning's approvals in one round, in a real headless Chromium: twenty good changes and one that a batch turns into a typo while the review step is open, with an unrelated batch committed meanwhile; one confirmation approves the twenty as shown and holds the typo back.
-import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readApprovalHistory } from '#shared/approvals/history.ts';
 import { readLatestApproval } from '#shared/approvals/latest.ts';
-import { createConsoleUser } from '#edge/console/users.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from '#test/integration/prices-support.ts';
 import { newWorkspace, type TestWorkspace } from '#test/integration/support.ts';
 import { claim, claimedTasks } from '#test/integration/writebacks-support.ts';
-import { consoleUrl, launchChromium, newConsoleContext, screenshot, seriousAxeViolations, signIn, submit } from './support.ts';
+import { consoleUrl, launchChromium, screenshot, seriousAxeViolations, signedInUser, submit } from './support.ts';
 
 /** Twenty-one lamps, each raised by its floor from 15.00 to 16.00: a good change of +6.7% for every one. */
 const LAMPS: ProductRecord[] = Array.from({ length: 21 }, (_, index) => ({
@@ -39,12 +37,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   workspace = await newWorkspace('Morning Round Seller');
   await drain(workspace, { product: [...LAMPS, ...OTHERS] });
-  const email = `round.${randomUUID().slice(0, 8)}@example.com`;
-  const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['pricing'] });
-  context = await newConsoleContext(browser, { bypassCSP: true });
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, email, password);
+  ({ context, page } = await signedInUser(browser, workspace.workspaceId, ['pricing']));
 }, 180_000);
 
 afterAll(async () => {

@@ -1,13 +1,11 @@
 // Pages that agree with each other and with the API, in a real headless Chromium: a sandbox approval is never the live state, histories name keys and connectors, and a failed write-back is sent again from the history and leaves the landing page once sent again or approved again.
-import { randomUUID } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createConsoleUser } from '#edge/console/users.ts';
 import type { ProductRecord } from '#shared/records/schema.ts';
 import { drain } from '#test/integration/prices-support.ts';
 import { call, newWorkspace, type TestWorkspace } from '#test/integration/support.ts';
 import { ack, approve, claim, claimedTasks } from '#test/integration/writebacks-support.ts';
-import { consoleUrl, launchChromium, newConsoleContext, screenshot, seriousAxeViolations, signIn, submit } from './support.ts';
+import { consoleUrl, launchChromium, screenshot, seriousAxeViolations, signedInUser, submit } from './support.ts';
 
 const PRODUCTS: ProductRecord[] = [
   { sku: 'TRUTH-PUMP', name: 'Sandbox-approved pump', category: 'Pumps', costCents: 1000, currentPriceCents: 1500 },
@@ -23,12 +21,7 @@ beforeAll(async () => {
   browser = await launchChromium();
   workspace = await newWorkspace('One Truth Seller');
   await drain(workspace, { product: PRODUCTS });
-  const email = `truth.${randomUUID().slice(0, 8)}@example.com`;
-  const { password } = await createConsoleUser({ workspaceId: workspace.workspaceId, email, roles: ['pricing'] });
-  context = await newConsoleContext(browser, { bypassCSP: true });
-  page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 900 });
-  await signIn(page, email, password);
+  ({ context, page } = await signedInUser(browser, workspace.workspaceId, ['pricing']));
 }, 180_000);
 
 afterAll(async () => {

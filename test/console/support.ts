@@ -1,9 +1,12 @@
 // What the console's browser tests share: Chromium, a signed-in page, the accessibility check and the screenshots.
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
 import { expect, inject } from 'vitest';
 import { projectRoot } from '#lib/stack/project.ts';
+import type { ConsoleRole } from '#edge/console/page.ts';
+import { createConsoleUser } from '#edge/console/users.ts';
 
 /** Debian's Chromium unless CHROMIUM_PATH names another; never downloaded. */
 export function launchChromium(): Promise<Browser> {
@@ -104,4 +107,22 @@ export async function submit(page: Page, button: Locator): Promise<number> {
     button.click(),
   ]);
   return response.status();
+}
+
+/**
+ * A new console user of the workspace with these roles, signed in at desktop width in a context of its own (one that
+ * bypasses the CSP, so that axe can be injected): what most browser tests start from.
+ */
+export async function signedInUser(
+  browser: Browser,
+  workspaceId: string,
+  roles: readonly ConsoleRole[],
+): Promise<{ readonly context: BrowserContext; readonly page: Page; readonly email: string }> {
+  const email = `${roles.join('-')}.${randomUUID().slice(0, 8)}@example.com`;
+  const { password } = await createConsoleUser({ workspaceId, email, roles: [...roles] });
+  const context = await newConsoleContext(browser, { bypassCSP: true });
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await signIn(page, email, password);
+  return { context, page, email };
 }
