@@ -21,6 +21,10 @@ declare module 'vitest' {
 export default async function setup(project: TestProject) {
   // Handlers run in this process too (behind the gateway): keep their logs to warnings.
   process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+  // The admin CLI and the connector run as processes of their own, a few hundred times a run: Node's compile cache
+  // (keyed by each file's content, so never stale) spares each the stripping and compiling of the same modules, a
+  // fifth of the CPU of a file of CLI tests. The workers and every process they start inherit it.
+  process.env.NODE_COMPILE_CACHE ??= join(projectRoot, 'node_modules', '.cache', 'node-compile-cache');
   const stateDir = mkdtempSync(join(tmpdir(), 'pricing-it-'));
   const contract = new Contract(projectRoot);
   // Webhook receivers in the tests listen on loopback, over http: the local-mode switch lets exactly those through.
