@@ -11,5 +11,9 @@ describe('a cost as the console writes it', () => {
     expect(costDollars(0.0000012345)).toBe('$0.0000012');
     expect(costDollars(-0.5)).toBe('−$0.50');
     expect(costDollars(0.000000015)).toBe('$0.000000015');
+    // Where rounding carries into the next digit, the digits follow the rounded amount.
+    expect(costDollars(0.000999999)).toBe('$0.0010');
+    expect(costDollars(0.00999)).toBe('$0.01');
+    expect(costDollars(0.0099)).toBe('$0.0099');
   });
 });

@@ -24,8 +24,12 @@ export function costDollars(value: number): string {
   if (value === 0) return '$0';
   const sign = value < 0 ? '−' : '';
   const size = Math.abs(value);
+  // Rounded to two significant digits first, so that the digits follow the rounded amount: 0.000999 is 0.0010, not
+  // 0.00100, and 0.00999 is a cent.
+  const rounded = Number(size.toPrecision(2));
+  if (rounded >= 0.01) return `${sign}$${size.toFixed(2)}`;
   // Fixed digits rather than toPrecision, which writes a ten-millionth of a dollar as 1e-7.
-  return `${sign}$${size.toFixed(size >= 0.01 ? 2 : Math.min(20, 1 - Math.floor(Math.log10(size))))}`;
+  return `${sign}$${rounded.toFixed(Math.min(20, 1 - Math.floor(Math.log10(rounded))))}`;
 }
 
 /**
