@@ -290,7 +290,7 @@ describe('who may change what', { timeout: 120_000 }, () => {
 });
 
 describe('every page', { timeout: 300_000 }, () => {
-  it('is served under a strict Content-Security-Policy, has no serious or critical accessibility violation, and is screenshotted', async () => {
+  it('is served under a strict Content-Security-Policy, no wider than a desktop window, has no serious or critical accessibility violation, and is screenshotted', async () => {
     // The policy is asserted on the real answers; axe is injected in a context of its own that bypasses it.
     const strict = await newConsoleContext(browser);
     const audit = await newConsoleContext(browser, { bypassCSP: true });
@@ -325,6 +325,10 @@ describe('every page', { timeout: 300_000 }, () => {
         expect(policy, path).not.toMatch(/'unsafe-inline'|'unsafe-eval'/);
         // Tags alone: a hostile product name, escaped, may well say onerror= as text.
         expect(await response?.text(), path).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>|<[^>]*\s(?:on\w+|style)=/i);
+
+        // At a desktop width no page is wider than the window: a table too wide for it scrolls inside its own region.
+        const overflow = (await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth')) as number;
+        expect(overflow, `${path} is wider than the window by`).toBeLessThanOrEqual(0);
 
         await audited.goto(consoleUrl(path));
         for (const violation of await seriousAxeViolations(audited)) {

@@ -91,12 +91,12 @@ describe('the API keys page', { timeout: 120_000 }, () => {
     expect(text).toContain(`svc_live_…${named.key.slice(-4)}`);
     expect(text).toContain('storefront');
     expect(text).not.toContain(named.key);
-    expect(await row.locator('td[data-label="Last used"] time').count()).toBe(1);
+    expect(await row.locator('td[data-label="Last used (UTC)"] time').count()).toBe(1);
     await checkBothWidths('api-keys');
 
     // On a phone the key's name and its last-used time are inside the screen, not off to the right.
     await page.setViewportSize(PHONE);
-    for (const cell of [row.locator('th'), row.locator('td[data-label="Last used"]'), row.getByRole('button', { name: /Revoke/ })]) {
+    for (const cell of [row.locator('th'), row.locator('td[data-label="Last used (UTC)"]'), row.getByRole('button', { name: /Revoke/ })]) {
       const box = await cell.boundingBox();
       expect(box && box.x + box.width).toBeLessThanOrEqual(PHONE.width);
     }

@@ -82,8 +82,8 @@ function keyRow(ctx: ConsoleContext, key: ApiKeyRecord, connectorName: ReadonlyM
     </th>
     <td data-label="Key"><code>${maskedKey(key)}</code></td>
     <td data-label="Scopes">${scopesCell(key, connectorName)}</td>
-    <td data-label="Created">${moment(key.createdAt)}</td>
-    <td data-label="Last used">${key.lastUsedAt ? moment(key.lastUsedAt) : '—'}</td>
+    <td data-label="Created (UTC)">${moment(key.createdAt, { nowMs: ctx.nowMs })}</td>
+    <td data-label="Last used (UTC)">${key.lastUsedAt ? moment(key.lastUsedAt, { nowMs: ctx.nowMs }) : '—'}</td>
     <td data-label="Status">${status(key, ctx.nowMs)}</td>
     <td class="actions" data-label="Actions">${keyActions(ctx, key)}</td>
   </tr>`;
@@ -92,30 +92,33 @@ function keyRow(ctx: ConsoleContext, key: ApiKeyRecord, connectorName: ReadonlyM
 /** The workspace's keys as a table on a wide screen, and a card per key on a phone (console.css, table.keys). */
 export function keysTable(ctx: ConsoleContext, keys: readonly ApiKeyRecord[], connectors: readonly Connector[]): Html {
   const connectorName = new Map(connectors.map((connector) => [connector.connectorId, connector.name]));
-  return html`<table class="keys cards">
-    <caption class="muted">
-      Keys of the workspace, newest first. Last use is kept to within ${LAST_USE_RESOLUTION_MS / 60_000} minutes; "—" where a key has none,
-      or was made before it was kept.
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Key</th>
-        <th scope="col">Scopes</th>
-        <th scope="col">Created</th>
-        <th scope="col">Last used</th>
-        <th scope="col">Status</th>
-        <th scope="col">Actions</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${
-        keys.length === 0
-          ? html`<tr>
-              <td colspan="7">No keys yet.</td>
-            </tr>`
-          : keys.map((key) => keyRow(ctx, key, connectorName))
-      }
-    </tbody>
-  </table>`;
+  // In a region of its own, so that a window too narrow for the rotate and revoke forms scrolls the table, not the page.
+  return html`<div class="table-wrap" tabindex="0" role="region" aria-label="API keys of the workspace">
+    <table class="keys cards">
+      <caption class="muted">
+        Keys of the workspace, newest first. Last use is kept to within ${LAST_USE_RESOLUTION_MS / 60_000} minutes; "—" where a key has
+        none, or was made before it was kept.
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Key</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created (UTC)</th>
+          <th scope="col">Last used (UTC)</th>
+          <th scope="col">Status</th>
+          <th scope="col">Actions</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${
+          keys.length === 0
+            ? html`<tr>
+                <td colspan="7">No keys yet.</td>
+              </tr>`
+            : keys.map((key) => keyRow(ctx, key, connectorName))
+        }
+      </tbody>
+    </table>
+  </div>`;
 }

@@ -81,8 +81,8 @@ describe('the API keys page’s names, last fours and last uses', () => {
     expect(row).toContain('ERP price sync');
     expect(row).toContain('svc_live_…a9Zq');
     expect(row).toContain('<td data-label="Scopes">erp</td>');
-    expect(row).toContain('<time datetime="2026-02-01T00:00:00.000Z">2026-02-01 00:00:00 UTC</time>');
-    expect(row).toContain('<time datetime="2026-03-01T11:42:10.000Z">2026-03-01 11:42:10 UTC</time>');
+    expect(row).toContain('<time datetime="2026-02-01T00:00:00.000Z">2026-02-01 00:00:00</time>');
+    expect(row).toContain('<time datetime="2026-03-01T11:42:10.000Z">11:42:10</time>');
     expect(body.text).toContain('aria-label="Revoke “ERP price sync”"');
   });
 
@@ -94,7 +94,7 @@ describe('the API keys page’s names, last fours and last uses', () => {
     );
     expect(row).toContain('<span class="muted">—</span>');
     expect(row).toContain('<td data-label="Key"><code>—</code></td>');
-    expect(row).toContain('<td data-label="Last used">—</td>');
+    expect(row).toContain('<td data-label="Last used (UTC)">—</td>');
     expect(row).toContain('aria-label="Revoke key_active"');
   });
 
@@ -126,7 +126,8 @@ describe('the API keys page’s names, last fours and last uses', () => {
   it('lays the keys out as cards on a phone: the table is marked for it and each value carries its column’s name', () => {
     const { body } = apiKeysView({ ctx: contextOf(['admin']), keys: [named], connectors: [] });
     expect(body.text).toContain('<table class="keys cards">');
-    for (const label of ['Key', 'Scopes', 'Created', 'Last used', 'Status', 'Actions'])
+    expect(body.text).toContain('role="region" aria-label="API keys of the workspace"');
+    for (const label of ['Key', 'Scopes', 'Created (UTC)', 'Last used (UTC)', 'Status', 'Actions'])
       expect(body.text).toContain(`data-label="${label}"`);
   });
 });
