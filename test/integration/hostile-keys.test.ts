@@ -49,7 +49,10 @@ describe('rotating a key again within its grace period', () => {
       // Refused on the form's own page, with no redirect: there is no page that could show a second new key.
       const again = await rotate(browser, workspace.keyIds.pwLive, graceHours);
       expect(again.posted.status).toBe(422);
-      expect(again.posted.text).toContain(`key ${workspace.keyIds.pwLive} was already rotated`);
+      expect(again.posted.text).toContain(`Key ${workspace.keyIds.pwLive} was already rotated`);
+      // On the keys page itself, beside the list that shows the key which replaced it, not on a page of its own.
+      expect(again.posted.text).toContain('<h1>API keys</h1>');
+      expect(again.posted.text).toContain(`rotated from ${workspace.keyIds.pwLive}`);
       expect(revealedSecret(again.posted, 'new-key')).toBeUndefined();
       expect(again.page).toBeUndefined();
     }

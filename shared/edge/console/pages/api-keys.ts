@@ -222,7 +222,17 @@ export const apiKeysPage: ConsolePage = {
           return { kind: 'render', status: 422, view: await view(ctx, { error: 'Choose a grace period from the list.' }) };
         }
         const keyId = form.keyId ?? '';
-        const issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs), personOfUser(ctx.user));
+        let issued: Awaited<ReturnType<typeof rotateApiKey>>;
+        try {
+          issued = await rotateApiKey(ctx.user.workspaceId, keyId, graceHours * 3_600_000, new Date(ctx.nowMs), personOfUser(ctx.user));
+        } catch (error) {
+          // A key rotated or revoked meanwhile (a second tab, another admin, a double click): the list as it now stands,
+          // with why, so that the admin sees the key that replaced it. An unknown key stays a 404, as for a revoke.
+          if (error instanceof ApiError && error.status < 500 && error.status !== 404) {
+            return { kind: 'render', status: 422, view: await view(ctx, { error: sentence(error.message) }) };
+          }
+          throw error;
+        }
         // The old key's revocation, now or at the end of its grace period, holds in this process at once, as a revoke does.
         forgetCachedCredentials();
         const oldKeyEnds = graceHours === 0 ? 'is revoked now' : `works until ${minuteOf(ctx.nowMs + graceHours * 3_600_000)}`;
