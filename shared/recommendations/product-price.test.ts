@@ -94,6 +94,30 @@ describe("a product's price for all its buyers", () => {
     expect(recommendation.impact).toMatchObject({ status: 'estimated', recommended: { priceCents: recommendation.recommendedPriceCents } });
   });
 
+  it('moves less where its curve in price over list puts the best price elsewhere and the quotes barely chose between the two', () => {
+    // The same buyers answering to list: a curve that falls off steeply above the list price puts their best price just
+    // above it, where the curve in margin would cut the price.
+    const other = {
+      feature: 'list',
+      intercept: 3,
+      slope: -30,
+      centroid: 0,
+      supportLow: -0.3,
+      supportHigh: 0.3,
+      slopeSe: 1,
+      levelSe: 0.1,
+    } as const;
+    const alone = recommend(market());
+    const undecided = recommend(market({ model: { ...sureModel, other, listGain: 0 } }));
+    const decided = recommend(market({ model: { ...sureModel, other, listGain: -30 } }));
+    const moveOf = (recommendation: PricedRecommendation) => Math.abs(recommendation.recommendedPriceCents - 8000);
+    expect(moveOf(alone)).toBeGreaterThan(100);
+    expect(moveOf(undecided)).toBeLessThan(moveOf(alone) / 2);
+    expect(JSON.stringify(undecided.drivers)).toContain('its curves in margin and in price over list put the best price apart');
+    // Quotes that clearly chose margin leave the move as it was.
+    expect(Math.abs(decided.recommendedPriceCents - alone.recommendedPriceCents)).toBeLessThanOrEqual(1);
+  });
+
   it("prices higher for loyal buyers than for hard-nosed ones: each group's customer offset moves its curve", () => {
     const loyal = recommend(market({ buyers: [{ weight: 100, offset: 0.8, quantity: 5 }] }));
     const hardNosed = recommend(market({ buyers: [{ weight: 100, offset: -0.8, quantity: 5 }] }));

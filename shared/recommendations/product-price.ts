@@ -8,6 +8,7 @@ import { percent, type ReasonStep } from '#shared/pricing/reason-stack.ts';
 import type { PricingSettings } from '#shared/pricing/settings.ts';
 import { credibility } from '#shared/pricing/shrinkage.ts';
 import { stockPremium } from '#shared/pricing/adjustments.ts';
+import { swapFeature } from '#shared/pricing/segment-features.ts';
 import { type BuyerMix, expectedUnitMargin } from './buyer-mix.ts';
 
 const GRID_STEPS = 120;
@@ -19,6 +20,17 @@ const GRID_STEPS = 120;
  */
 const ERROR_FACTOR = 1.75;
 const REFINE_STEPS = 24;
+/**
+ * Each segment's curve is fitted in margin and in price over list, and priced in the one its quotes favour. Where the
+ * two put the best single price apart and the quotes barely tell them apart, the gap between them is part of the
+ * optimum's error: FEATURE_DOUBT times that gap, damped by how clearly the quotes chose (e^(−|log-likelihood gain| /
+ * FEATURE_GAIN_SCALE)). On the bench's tuning seeds this took the kinked market's products that lose against their
+ * current price from 12.2% to 4.1% (and 4.1% on the held-out seeds), every family under 5%, at a cost of 0.01–0.05 of
+ * the best price's profit in the margin, drift, kinked and steep markets; a smaller ERROR_FACTOR beside it to win that back
+ * put the anchored and confounded markets over 5% again.
+ */
+const FEATURE_DOUBT = 2;
+const FEATURE_GAIN_SCALE = 2;
 
 /** The prices the guardrails allow, as guardrails.ts clamps them: the lower bounds win over the ceiling and max change. */
 function allowedPrices(inputs: LineInputs, settings: PricingSettings): [number, number] {
@@ -69,10 +81,34 @@ export function bestSinglePrice(mix: BuyerMix, costCents: number, lo: number, hi
   return scan(Math.max(lo, coarse - step), Math.min(hi, coarse + step), REFINE_STEPS, coarse);
 }
 
+/** The buyers as the curves they are not priced with would see them: each covered buyer's model swapped to its other feature. */
+function otherFeatureMix(mix: BuyerMix): BuyerMix | undefined {
+  if (!mix.covered.some((buyer) => buyer.model?.other)) return undefined;
+  const covered = mix.covered.map((buyer) => {
+    if (!buyer.model?.other) return buyer;
+    const model = swapFeature(buyer.model);
+    return { ...buyer, model, bands: { ...buyer.bands, winModel: model } };
+  });
+  return { ...mix, covered };
+}
+
 /** The covered buyers' mean of a figure, by weight. */
 function weighted(mix: BuyerMix, pick: (buyer: BuyerMix['covered'][number]) => number): number {
   const total = mix.covered.reduce((sum, buyer) => sum + buyer.weight, 0);
   return total > 0 ? mix.covered.reduce((sum, buyer) => sum + buyer.weight * pick(buyer), 0) / total : 0;
+}
+
+/**
+ * How far the best single price's margin could be off because the curve's shape is in doubt: the gap to the best price
+ * under the buyers' other curves, times FEATURE_DOUBT, damped by how clearly their quotes chose the shape they have.
+ */
+function featureDoubt(mix: BuyerMix, costCents: number, lo: number, hi: number, bestMargin: number): number {
+  const other = otherFeatureMix(mix);
+  if (!other) return 0;
+  const otherBest = bestSinglePrice(other, costCents, lo, hi);
+  const gap = Math.abs((otherBest - costCents) / otherBest - bestMargin);
+  const chosen = weighted(mix, (buyer) => Math.abs(buyer.model?.listGain ?? 0));
+  return FEATURE_DOUBT * Math.exp(-chosen / FEATURE_GAIN_SCALE) * gap;
 }
 
 /**
@@ -98,10 +134,12 @@ function productWinStep(mix: BuyerMix, inputs: LineInputs, from: number, setting
   const optimumError = weighted(mix, (buyer) =>
     buyer.model ? modelOptimumError(buyer.model, bestMargin, slopeOf(buyer.model), mix.listMarkup) : Number.POSITIVE_INFINITY,
   );
+  // Which shape the curve has is uncertain too where the quotes barely chose between margin and price over list.
+  const doubt = featureDoubt(mix, cost, lo, hi, bestMargin);
   // A move no larger than the optimum's own error is as likely to lose as to gain: the move is shrunk by how far it
   // stands out of that error (1 − error² / move², none within it), and by the models' credibility.
   const move = bestMargin - fromMargin;
-  const error = ERROR_FACTOR * optimumError;
+  const error = Math.hypot(ERROR_FACTOR * optimumError, doubt);
   const z = weighted(mix, (buyer) => buyer.credibility) * Math.max(0, 1 - (error / Math.abs(move || 1e-12)) ** 2);
   const price = from + z * (best - from);
   const margin = (price - cost) / price;
@@ -113,7 +151,8 @@ function productWinStep(mix: BuyerMix, inputs: LineInputs, from: number, setting
     label:
       `Win model (${quotes} closed quotes) over the product's recent buyers in ${segments} segment${segments === 1 ? '' : 's'} puts the ` +
       `best single price for all of them at ${percent(bestMargin)} margin; moved ${Math.round(z * 100)}% of the way from ` +
-      `${inputs.product.currentPriceCents > 0 ? 'the current price' : 'the target'} (${percent(fromMargin)}), as far as the model is sure`,
+      `${inputs.product.currentPriceCents > 0 ? 'the current price' : 'the target'} (${percent(fromMargin)}), as far as the model is sure` +
+      (doubt > ERROR_FACTOR * optimumError ? ' (its curves in margin and in price over list put the best price apart)' : ''),
     margin,
     credibility: z,
     marginError: Math.hypot((1 - z) * (bestMargin - fromMargin), optimumError),

@@ -55,8 +55,9 @@ async function stateOf(sku: string): Promise<string> {
 beforeAll(async () => {
   browser = await launchChromium();
   workspace = await newWorkspace('Walkthrough Seller');
-  // Past 2% an approval asks to be confirmed; past 5% it waits for a second approver.
-  await updateWorkspace(workspace.workspaceId, { pricing: { approvalConfirmPct: 2, secondApprovalPct: 5 } });
+  // Past 0.5% an approval asks to be confirmed; past 5% it waits for a second approver. The engine moves the largest
+  // expected impact here by under a percent: the win model's two curve shapes disagree on this history.
+  await updateWorkspace(workspace.workspaceId, { pricing: { approvalConfirmPct: 0.5, secondApprovalPct: 5 } });
   const history = pricingHistory();
   await drain(workspace, {
     ...history,
@@ -115,6 +116,7 @@ describe("a pricing manager's morning, start to end", { timeout: 180_000 }, () =
   it('approves the recommended price after confirming the move, and the form then holds what was approved', async () => {
     const recommended = await page.getByLabel(/Price to approve/).inputValue();
     const currentPrice = Number(/[\d.]+/.exec(words(await page.locator('dt:text-is("Current price") + dd').textContent()))?.[0]);
+    expect(Math.abs(Number(recommended) / currentPrice - 1), 'the move is past the confirmation threshold').toBeGreaterThan(0.005);
     expect(await submit(page, page.getByRole('button', { name: 'Approve price' }))).toBe(422);
     await page.getByRole('heading', { name: 'Confirm a large price change' }).waitFor();
     expect(await readLatestApproval(workspace.workspaceId, chosen)).toBeUndefined();
