@@ -127,7 +127,8 @@ describe('bulk approval in the browser', { timeout: 300_000 }, () => {
         await page.getByRole('link', { name: 'Back to the list' }).click();
         // The list kept its filter: the approved fans are no longer waiting for review.
         expect(new URL(page.url()).search).toBe('?category=Fans&state=unreviewed&sort=size-desc');
-        expect(await page.getByText('No product matches the filter.').count()).toBe(1);
+        // Waited for: the click resolves once the navigation starts, and the list may not be drawn yet.
+        await page.getByText('No product matches the filter.').waitFor();
         await page.goto(consoleUrl('/console/recommendations?category=Fans&sort=size-desc'));
         for (const fan of FANS) {
           const row = page.getByRole('row').filter({ has: page.getByRole('link', { name: fan.sku, exact: true }) });
