@@ -1,22 +1,21 @@
 // The bundles the stack deploys, loaded and invoked as Lambda would against DynamoDB Local.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FunctionBundle, synthesizeBundles } from '#lib/stack/bundles.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FunctionBundle } from '#lib/stack/bundles.ts';
+import { deployedBundles } from '../deployed-bundles.ts';
 import { buildEvent } from '#lib/local/gateway.ts';
 import { createLambdaContext } from '#lib/local/lambda-context.ts';
 import { consoleRoutes, fallbackRoute, routes, scheduledJobs, workers } from '#edge/routes.ts';
 import { newWorkspace } from './support.ts';
 
 describe('the deployed bundles', () => {
-  const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
   let bundles: FunctionBundle[];
-  beforeAll(() => {
-    bundles = synthesizeBundles(outdir);
-  }, 120_000);
-  afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+  // The stack tests may be building the same bundles: the first to ask builds them, the other waits (a few minutes at
+  // most on a loaded two-core machine).
+  beforeAll(async () => {
+    bundles = await deployedBundles();
+  }, 600_000);
 
   it('open a batch as the source does, with credentials from the environment alone', async () => {
     const workspace = await newWorkspace();

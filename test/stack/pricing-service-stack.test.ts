@@ -7,7 +7,8 @@ import { App, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type FunctionBundle, synthesizeBundles } from '#lib/stack/bundles.ts';
+import type { FunctionBundle } from '#lib/stack/bundles.ts';
+import { deployedBundles } from '../deployed-bundles.ts';
 import { functionBundling, logRetention } from '#lib/stack/constructs/service-function.ts';
 import { buildEvent } from '#lib/local/gateway.ts';
 import { createLambdaContext } from '#lib/local/lambda-context.ts';
@@ -230,19 +231,14 @@ describe('routes and functions', () => {
 });
 
 describe('bundling', () => {
-  let bundled: FunctionBundle[] | undefined;
-  /** One real synth for the tests that read bundles: esbuild runs for every function, which takes seconds. */
-  function realBundles(): FunctionBundle[] {
-    if (!bundled) {
-      const outdir = mkdtempSync(join(tmpdir(), 'pricing-bundles-'));
-      outdirs.push(outdir);
-      bundled = synthesizeBundles(outdir);
-    }
-    return bundled;
-  }
+  let bundled: FunctionBundle[] = [];
+  /** The real synth's bundles, shared with the integration tests that invoke them (test/deployed-bundles.ts). */
+  const realBundles = (): FunctionBundle[] => bundled;
   // esbuild runs for every function: about a minute on a quiet two-core machine, and several on a loaded one. Counts,
   // sizes and files are what these tests judge, never how long the bundling took.
-  beforeAll(() => void realBundles(), 600_000);
+  beforeAll(async () => {
+    bundled = await deployedBundles();
+  }, 600_000);
   /** The files a function's row names; only routes name any. */
   const filesOf = (id: string): Readonly<Record<string, string>> => {
     const rows: ReadonlyArray<Pick<HttpRoute, 'id' | 'files'>> = [...routes, ...consoleRoutes];
