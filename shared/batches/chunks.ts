@@ -1,5 +1,5 @@
 // Staged records at rest: a staging call's records as brotli-compressed JSON, cut into pieces that fit a table item.
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
+import { packJson, unpackJson } from '#platform/table/packed.ts';
 
 /**
  * Each piece stays far below DynamoDB's 400 KB item limit, and a call's pieces together below the 4 MB a transaction
@@ -14,19 +14,9 @@ export const MAX_CALL_CHUNK_BYTES = 3.5 * 1024 * 1024;
  */
 export const CHUNK_SHARDS = 2;
 
-/** Quality 5 compresses JSON records about 8:1 in a few milliseconds per 1,000; higher levels cost 5x the time for 3% less. */
-const BROTLI_QUALITY = 5;
+export const compressRecords = (records: readonly unknown[]): Buffer => packJson(records);
 
-export function compressRecords(records: readonly unknown[]): Buffer {
-  const json = Buffer.from(JSON.stringify(records), 'utf8');
-  return brotliCompressSync(json, {
-    params: { [constants.BROTLI_PARAM_QUALITY]: BROTLI_QUALITY, [constants.BROTLI_PARAM_SIZE_HINT]: json.length },
-  });
-}
-
-export function decompressRecords(data: Uint8Array): unknown[] {
-  return JSON.parse(brotliDecompressSync(data).toString('utf8')) as unknown[];
-}
+export const decompressRecords = (data: Uint8Array): unknown[] => unpackJson(data) as unknown[];
 
 export interface ChunkPiece {
   readonly data: Buffer;

@@ -1,10 +1,10 @@
 // Calls by Idempotency-Key, for any operation that opts in: the in-flight marker, and the stored answer a retry replays.
 import { createHash } from 'node:crypto';
-import { brotliCompressSync, brotliDecompressSync, constants } from 'node:zlib';
 import { ApiError } from '#platform/errors.ts';
 import { randomBase62 } from '#platform/ids.ts';
 import { cancellationCodes, deleteItem, getItem, putItem, type TransactEntry, updateItem } from '#platform/table/commands.ts';
 import { keyDigest } from '#platform/table/key-parts.ts';
+import { packText, unpackText } from '#platform/table/packed.ts';
 import type { PrimaryKey } from '#platform/table/key-parts.ts';
 
 /** A replay is answered for 24 hours after the call started; after that the key starts a new call. */
@@ -78,16 +78,11 @@ export function bodyHash(body: unknown): string {
   return createHash('sha256').update(JSON.stringify(body)).digest('base64url');
 }
 
-/** Quality 5: a 100-line price answer of ~90 KB stores in ~10 KB within a couple of milliseconds. */
-function compress(json: string): Buffer {
-  const data = Buffer.from(json, 'utf8');
-  return brotliCompressSync(data, { params: { [constants.BROTLI_PARAM_QUALITY]: 5, [constants.BROTLI_PARAM_SIZE_HINT]: data.length } });
-}
+/** A 100-line price answer of ~90 KB stores in ~10 KB within a couple of milliseconds. */
+const compress = (json: string): Buffer => packText(json);
 
 /** A stored answer kept the default way, as the price call's decision records are read back. */
-export function decompressAnswer(data: Uint8Array): string {
-  return brotliDecompressSync(data).toString('utf8');
-}
+export const decompressAnswer = (data: Uint8Array): string => unpackText(data);
 
 const compressed: AnswerCodec = {
   encode: async (json) => compress(json),

@@ -1092,7 +1092,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: 'BatchGetItem, strongly consistent, of the quotes a quote chunk holds or an order chunk names; then BatchWriteItem Put of each, after the aggregates',
     calls: ['BatchGetItem', 'BatchWriteItem'],
     key: 'quoteAdherence(workspaceId, quoteExternalId)',
-    cost: '1 RRU + ~1–2 WRU per quote (~250 B per line: a 5-line quote is ~1.5 KB); an order without a source quote costs nothing',
+    cost: '1 RRU + 1 WRU per quote (its parts packed: ~250 B of JSON per line, about a 2:1 of that stored, so a 5-line quote is ~0.7 KB); an order without a source quote costs nothing',
   },
   {
     name: "Fold a chunk's adherence change into the monthly aggregates, once per chunk",
