@@ -18,7 +18,8 @@ import {
 import { toDecimalAmount } from '#shared/pricing/currency.ts';
 import { pricingSettings } from '#shared/pricing/settings.ts';
 import { changePct } from '#shared/recommendations/overview.ts';
-import { type PricedRecommendation, RecommendationSchema } from '#shared/recommendations/schema.ts';
+import type { PricedRecommendation } from '#shared/recommendations/schema.ts';
+import { recommendationOfItem } from '#shared/recommendations/repository.ts';
 import type { Workspace } from '#shared/workspaces/schema.ts';
 import { type AnswerEntry, type Approver, approvePrice } from './approve.ts';
 import {
@@ -138,7 +139,7 @@ export async function reviewSelection(
     ),
     readSkuApprovals(workspaceId, skus, reviewer.nowMs),
   ]);
-  const found = new Map(items.map((item) => [skuOfProductKey(workspaceId, String(item.PK)), v.parse(RecommendationSchema, item)]));
+  const found = new Map(items.map((item) => [skuOfProductKey(workspaceId, String(item.PK)), recommendationOfItem(item)]));
   const thresholds = approvalThresholds(pricingSettings(workspace.pricing));
   const lines: BulkLine[] = [];
   const skipped: BulkSkip[] = [];

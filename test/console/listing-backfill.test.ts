@@ -17,6 +17,7 @@ import { newWorkspace } from '#test/integration/support.ts';
 import { withTableHolding } from '#test/integration/table-of-its-own.ts';
 import { readWorkspaceItems } from '#test/integration/workspace-items.ts';
 import { approve } from '#test/integration/writebacks-support.ts';
+import { storeRecommendationUnpacked } from '#test/integration/legacy-layout.ts';
 
 /** What an item written before the index looks like: no list keys, and a recommendation without name or category. */
 async function unlist(key: { PK: string; SK: string }, recommendation = false): Promise<void> {
@@ -64,7 +65,7 @@ describe('the listing backfill', () => {
     expect(approved.status, approved.text).toBe(200);
     const taskId = approved.json.published_to[0].writeback_id as string;
 
-    await unlist(keys.recommendation(workspace.workspaceId, 'LAMP'), true);
+    await storeRecommendationUnpacked(workspace.workspaceId, 'LAMP', ['name', 'category']);
     await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendation(workspace.workspaceId, 'SHADE') }));
     await removeRows(workspace.workspaceId, 'LAMP');
     await removeRows(workspace.workspaceId, 'SHADE');

@@ -224,7 +224,10 @@ async function bandsOf(workspaceId: string) {
 /** Every product's recommendation, less what differs between two runs: when it was computed, and its decision id. */
 async function recommendationsOf(workspaceId: string) {
   const items = (await dumpCanonical(workspaceId, { derived: true })).filter((item) => item.type === 'recommendation');
-  return items.map(({ updatedAt: _at, pricingDecisionId: _id, ...rest }) => rest);
+  return items.map((item) => {
+    const { updatedAt: _at, pricingDecisionId: _id, ...rest } = (item.packed ?? item) as Record<string, unknown>;
+    return rest;
+  });
 }
 
 describe('a bands job that fails part way', () => {

@@ -1,14 +1,11 @@
 // GET /v1/prices/{sku}?include=impact through the local gateway: estimated from a drained market's win model, too thin without one, not estimated when stored before impacts.
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { SampleCatalogue } from '#lib/local/sample-catalogue.ts';
-import { tableName } from '#platform/config.ts';
 import { seededRandom } from '#platform/seeded-random.ts';
-import { tableClient } from '#platform/table/client.ts';
-import { keys } from '#platform/table/keys.ts';
 import { drain, pricingHistory } from './prices-support.ts';
 import { newWorkspace, type TestWorkspace } from './support.ts';
 import { getPrice } from './writebacks-support.ts';
+import { storeRecommendationUnpacked } from './legacy-layout.ts';
 
 const DAY_MS = 86_400_000;
 const SKUS = ['PIPE-1', 'PIPE-2', 'PIPE-3'];
@@ -127,13 +124,7 @@ describe('GET /v1/prices/{sku}?include=impact', () => {
   });
 
   it('answers not_estimated for a recommendation stored before impacts were computed', async () => {
-    await tableClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: keys.recommendation(seller.workspaceId, 'PIPE-3'),
-        UpdateExpression: 'REMOVE impact, basis',
-      }),
-    );
+    await storeRecommendationUnpacked(seller.workspaceId, 'PIPE-3', ['impact', 'basis']);
     const response = await getPrice(seller.keys.pwLive, 'PIPE-3', '?include=impact');
     expect(response.status, response.text).toBe(200);
     expect(response.json.impact).toEqual({ status: 'not_estimated', reason: expect.stringMatching(/stored before/) });

@@ -1,9 +1,14 @@
-// Documents as the older layout stored them, a line item per line with lookup and history index keys: what existing workspaces still hold until migrated.
+// Items as older layouts stored them (documents a line item per line with lookup and history index keys, recommendations unpacked): what existing workspaces still hold until migrated or stored again.
 import { type DocumentRecord, feedsOf, historyExpiresAt, type LineContext, type Provenance } from '#shared/canonical/items.ts';
 import type { OrderRecord, QuoteRecord } from '#shared/records/schema.ts';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { tableName } from '#platform/config.ts';
 import { putItems, type TableItem } from '#platform/table/bulk.ts';
+import { tableClient } from '#platform/table/client.ts';
 import { historyKeys, lookupKeys } from '#platform/table/index-keys.ts';
 import { keys } from '#platform/table/keys.ts';
+import { recommendationOfItem } from '#shared/recommendations/repository.ts';
+import type { Recommendation } from '#shared/recommendations/schema.ts';
 
 /** One item per line in the document's partition; line 0 carries the document as staged, its line count and feeds. */
 export function legacyLineItems(document: DocumentRecord, context: LineContext, from: Provenance): TableItem[] {
@@ -55,4 +60,27 @@ export function legacyLineItems(document: DocumentRecord, context: LineContext, 
 /** Writes documents in the older layout straight into the table, as a workspace drained before the history log holds them. */
 export async function writeLegacyDocuments(documents: readonly DocumentRecord[], context: LineContext, from: Provenance): Promise<void> {
   await putItems(documents.flatMap((document) => legacyLineItems(document, context, from)));
+}
+
+/**
+ * Rewrites a product's stored recommendation as the older layout kept it, every field an attribute, less the fields
+ * `omit` names (as a recommendation stored before those fields existed): what existing workspaces hold until their
+ * next bands job stores it again, packed.
+ */
+export async function storeRecommendationUnpacked(workspaceId: string, sku: string, omit: readonly string[] = []): Promise<void> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: true }),
+  );
+  if (!Item) throw new Error(`no recommendation of ${sku} to rewrite`);
+  const fields: TableItem = { ...recommendationOfItem(Item) };
+  for (const name of omit) delete fields[name];
+  await putItems([{ ...keys.recommendation(workspaceId, sku), type: 'recommendation', ...fields }]);
+}
+
+/** A product's stored recommendation, read as the service reads it, whichever layout holds it. */
+export async function storedRecommendation(workspaceId: string, sku: string): Promise<Recommendation | undefined> {
+  const { Item } = await tableClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: true }),
+  );
+  return Item ? recommendationOfItem(Item) : undefined;
 }

@@ -10,6 +10,7 @@ import { keys } from '#platform/table/keys.ts';
 import { drain, LAMP, okLines, pricesCall, pricingHistory, SHADE, workspaceWith } from './prices-support.ts';
 import { type ApiResponse, call, newWorkspace, type TestWorkspace } from './support.ts';
 import { ack, approve, claim, claimedTasks, getPrice, storedTask } from './writebacks-support.ts';
+import { storedRecommendation } from './legacy-layout.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -124,10 +125,10 @@ describe('GET /v1/prices/{sku}', () => {
     await tableClient().send(new DeleteCommand({ TableName: tableName(), Key: keys.recommendation(seller.workspaceId, 'NUT') }));
     const response = await getPrice(seller.keys.pwLive, 'NUT');
     expect(response.status, response.text).toBe(200);
-    const { Item } = await tableClient().send(
-      new GetCommand({ TableName: tableName(), Key: keys.recommendation(seller.workspaceId, 'NUT') }),
-    );
-    expect(Item).toMatchObject({ sku: 'NUT', recommendedPriceCents: Math.round(response.json.recommended_price * 100) });
+    expect(await storedRecommendation(seller.workspaceId, 'NUT')).toMatchObject({
+      sku: 'NUT',
+      recommendedPriceCents: Math.round(response.json.recommended_price * 100),
+    });
   });
 
   it('follows a later drain that changes the product', async () => {

@@ -5,13 +5,15 @@ import { tableName } from '#platform/config.ts';
 import { refreshRecommendations } from '#shared/recommendations/repository.ts';
 import { tableClient } from '#platform/table/client.ts';
 import { keys } from '#platform/table/keys.ts';
+import { recommendationOfItem } from '#shared/recommendations/repository.ts';
 import { getWorkspace } from '#shared/workspaces/repository.ts';
 import { drain } from './prices-support.ts';
 import { newWorkspace } from './support.ts';
 
+/** A product's recommendation as the service reads it, or one of its list rows as stored. */
 async function stored(workspaceId: string, sku: string, key = keys.recommendation(workspaceId, sku)) {
   const { Item } = await tableClient().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }));
-  return Item;
+  return Item?.type === 'recommendation' ? recommendationOfItem(Item) : Item;
 }
 
 describe('refreshing recommendations', () => {

@@ -12,6 +12,7 @@ import { expectError, secondConnector } from './ingest-support.ts';
 import { call, newWorkspace } from './support.ts';
 import { drain, LAMP } from './prices-support.ts';
 import { ack, approve, claim, claimedTasks, extend, storedTask } from './writebacks-support.ts';
+import { storedRecommendation } from './legacy-layout.ts';
 
 const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -337,10 +338,7 @@ describe('many workers of one connector at once', () => {
       new GetCommand({ TableName: tableName(), Key: keys.product(workspace.workspaceId, 'SEED-0'), ConsistentRead: true }),
     );
     expect(product.Item).toMatchObject({ currentPriceCents: 1000 });
-    const recommendation = await tableClient().send(
-      new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspace.workspaceId, 'SEED-0'), ConsistentRead: true }),
-    );
-    expect(recommendation.Item).toMatchObject({ currentPriceCents: 1000 });
+    expect(await storedRecommendation(workspace.workspaceId, 'SEED-0')).toMatchObject({ currentPriceCents: 1000 });
   });
 
   it('ends 20 concurrent acks that disagree in one state, counting it for the agreeing ones alone', async () => {

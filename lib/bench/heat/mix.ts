@@ -156,7 +156,7 @@ export const ingestRecords: RequestKind = {
       key: 'product',
       items: perThousand(3278.5),
       readUnits: 399.5 / 3278.5,
-      writeUnits: 2686 / 3278.5,
+      writeUnits: 2487.5 / 3278.5,
     },
     { pattern: 'Drain: upsert products and customers', key: 'customer', items: perThousand(431), writeUnits: 436 / 431 },
     { pattern: 'Drain: upsert products and customers', key: 'lookupKeys.productByExternalId', items: perThousand(200), writeUnits: 1 },

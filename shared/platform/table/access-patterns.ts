@@ -836,7 +836,7 @@ export const accessPatterns: readonly AccessPattern[] = [
     call: "The price call's two BatchGetItem rounds for 400 products at a time (no customer); BatchGetItem of each product's list row by SKU, strongly consistent; then BatchWriteItem PutRequest of the recommendations, and of a product's six list rows only when what they show moved past the workspace's dead band (its row by SKU last); a checkpoint UpdateItem per page",
     calls: ['BatchGetItem', 'UpdateItem', 'BatchWriteItem'],
     key: 'product(workspaceId, sku), categoryBands, workspaceBands, fxRate; recommendation(workspaceId, sku); recommendationRow(workspaceId, sku, ordering)',
-    cost: '~0.5 RRU per product (its item with its bands, under 4 KB) + 0.5 per category + 1 RRU per product for its row by SKU; 1–2 WRU per recommendation (600 B–1.5 KB); 6 WRU and 6 listing index entries more per product whose lists moved; 1 WRU per page',
+    cost: '~0.5 RRU per product (its item with its bands, under 4 KB) + 0.5 per category + 1 RRU per product for its row by SKU; 1 WRU per recommendation (packed whole: under 1 KB); 6 WRU and 6 listing index entries more per product whose lists moved; 1 WRU per page',
   },
   {
     name: 'Overview: compute and store the recommendation of a product that has none yet',
