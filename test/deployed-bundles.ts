@@ -6,26 +6,26 @@ import { type FunctionBundle, synthesizeBundles } from '#lib/stack/bundles.ts';
 import { projectRoot } from '#lib/stack/project.ts';
 
 const cacheRoot = join(projectRoot, 'node_modules', '.cache', 'pricing-service', 'bundles');
-/** What a bundle can hold or depend on: everything but the tests, the build outputs and the installed packages' cache. */
-const LEFT_OUT = new Set(['.git', 'node_modules', 'cdk.out', 'test', 'coverage']);
+/**
+ * What a bundle is built from or copies in: the functions and what they import, the documents and pages they serve,
+ * and the lockfile of the packages esbuild inlines. Nothing a test run writes (screenshots, the client's build, the
+ * cloud assembly) is among them, so every file of one run finds the same digest.
+ */
+const SOURCES = ['functions', 'shared', 'lib', 'openapi', 'docs', 'package.json', 'package-lock.json', 'tsconfig.json', 'cdk.json'];
 /** A build that holds the lock longer than this died with it: esbuild takes a few minutes on a loaded two-core machine. */
 const STALE_LOCK_MS = 15 * 60_000;
 
-/**
- * The sources' digest: every file a bundle is built from (or copied into one), and the lockfile of the packages esbuild
- * inlines. Any change to one makes a new synth; the same sources reuse the last.
- */
+/** The sources' digest: any change to one of them makes a new synth; the same sources reuse the last. */
 function sourcesDigest(): string {
   const hash = createHash('sha256');
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      if (LEFT_OUT.has(entry.name) && folder === projectRoot) continue;
-      const path = join(folder, entry.name);
-      if (entry.isDirectory()) walk(path);
-      else if (entry.isFile()) hash.update(relative(projectRoot, path)).update('\0').update(readFileSync(path)).update('\0');
+  const add = (path: string) => {
+    if (statSync(path).isDirectory()) {
+      for (const name of readdirSync(path).sort()) add(join(path, name));
+    } else {
+      hash.update(relative(projectRoot, path)).update('\0').update(readFileSync(path)).update('\0');
     }
   };
-  walk(projectRoot);
+  for (const source of SOURCES) add(join(projectRoot, source));
   return hash.digest('hex').slice(0, 24);
 }
 
