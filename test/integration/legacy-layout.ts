@@ -68,11 +68,9 @@ export async function writeLegacyDocuments(documents: readonly DocumentRecord[],
  * next bands job stores it again, packed.
  */
 export async function storeRecommendationUnpacked(workspaceId: string, sku: string, omit: readonly string[] = []): Promise<void> {
-  const { Item } = await tableClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.recommendation(workspaceId, sku), ConsistentRead: true }),
-  );
-  if (!Item) throw new Error(`no recommendation of ${sku} to rewrite`);
-  const fields: TableItem = { ...recommendationOfItem(Item) };
+  const stored = await storedRecommendation(workspaceId, sku);
+  if (!stored) throw new Error(`no recommendation of ${sku} to rewrite`);
+  const fields: TableItem = { ...stored };
   for (const name of omit) delete fields[name];
   await putItems([{ ...keys.recommendation(workspaceId, sku), type: 'recommendation', ...fields }]);
 }
